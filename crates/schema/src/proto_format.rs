@@ -1,0 +1,144 @@
+//! Protobuf text format and JSON (proto3 canonical mapping) for the schema
+//! messages, through prost-reflect and the descriptor set compiled from
+//! `proto/xla_data.proto` at build time.
+
+use std::sync::OnceLock;
+
+use prost::{Message, Name};
+use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor, text_format::FormatOptions};
+
+/// The descriptor set of `xla_data.proto`, written by the build script.
+static DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/xla_data.fds.bin"));
+
+/// Errors converting a message to or from text format or JSON.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FormatError {
+    /// The embedded descriptor set could not be loaded (a build defect).
+    #[error("descriptor set of xla_data.proto is unusable: {0}")]
+    Descriptor(String),
+    /// The message type is not in the descriptor set.
+    #[error("message type {0} is not in xla_data.proto")]
+    UnknownMessage(String),
+    /// The text is not valid protobuf text format for the message.
+    #[error("invalid text format for {message}: {reason}")]
+    TextFormat {
+        /// The full message name, such as `xla.Shape`.
+        message: String,
+        /// What the text-format parser reported.
+        reason: String,
+    },
+    /// The text is not valid JSON for the message.
+    #[error("invalid JSON for {message}: {reason}")]
+    Json {
+        /// The full message name, such as `xla.Shape`.
+        message: String,
+        /// What the JSON parser reported.
+        reason: String,
+    },
+    /// The message could not be converted between its typed and dynamic forms.
+    #[error("cannot convert {message}: {reason}")]
+    Convert {
+        /// The full message name, such as `xla.Shape`.
+        message: String,
+        /// What went wrong.
+        reason: String,
+    },
+}
+
+/// Text format and JSON for every message of the schema.
+///
+/// ```
+/// use schema::{ProtoFormat, Shape};
+///
+/// let shape: Shape = "f32[2,3]{1,0}".parse().unwrap();
+/// let text = shape.to_text_format().unwrap();
+/// assert_eq!(Shape::from_text_format(&text).unwrap(), shape);
+/// let json = shape.to_json().unwrap();
+/// assert!(json.contains(r#""elementType":"F32""#));
+/// assert_eq!(Shape::from_json(&json).unwrap(), shape);
+/// ```
+pub trait ProtoFormat: Sized {
+    /// The message in protobuf text format, on one line.
+    fn to_text_format(&self) -> Result<String, FormatError>;
+    /// The message in protobuf text format, one field per line.
+    fn to_text_format_pretty(&self) -> Result<String, FormatError>;
+    /// Parses protobuf text format.
+    fn from_text_format(text: &str) -> Result<Self, FormatError>;
+    /// The message in proto3 canonical JSON (camelCase names, enum names,
+    /// 64-bit integers as strings).
+    fn to_json(&self) -> Result<String, FormatError>;
+    /// Parses proto3 JSON (either field-name spelling).
+    fn from_json(json: &str) -> Result<Self, FormatError>;
+}
+
+impl<M: Message + Name + Default> ProtoFormat for M {
+    fn to_text_format(&self) -> Result<String, FormatError> {
+        Ok(to_dynamic(self)?.to_text_format())
+    }
+
+    fn to_text_format_pretty(&self) -> Result<String, FormatError> {
+        Ok(to_dynamic(self)?.to_text_format_with_options(&FormatOptions::new().pretty(true)))
+    }
+
+    fn from_text_format(text: &str) -> Result<Self, FormatError> {
+        let descriptor = descriptor::<M>()?;
+        let dynamic = DynamicMessage::parse_text_format(descriptor, text).map_err(|e| {
+            FormatError::TextFormat {
+                message: M::full_name(),
+                reason: e.to_string(),
+            }
+        })?;
+        from_dynamic(&dynamic)
+    }
+
+    fn to_json(&self) -> Result<String, FormatError> {
+        serde_json::to_string(&to_dynamic(self)?).map_err(|e| FormatError::Convert {
+            message: M::full_name(),
+            reason: e.to_string(),
+        })
+    }
+
+    fn from_json(json: &str) -> Result<Self, FormatError> {
+        let descriptor = descriptor::<M>()?;
+        let json_error = |e: serde_json::Error| FormatError::Json {
+            message: M::full_name(),
+            reason: e.to_string(),
+        };
+        let mut deserializer = serde_json::Deserializer::from_str(json);
+        let dynamic =
+            DynamicMessage::deserialize(descriptor, &mut deserializer).map_err(json_error)?;
+        deserializer.end().map_err(json_error)?;
+        from_dynamic(&dynamic)
+    }
+}
+
+fn pool() -> Result<&'static DescriptorPool, FormatError> {
+    static POOL: OnceLock<Result<DescriptorPool, String>> = OnceLock::new();
+    POOL.get_or_init(|| DescriptorPool::decode(DESCRIPTOR_SET).map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(|e| FormatError::Descriptor(e.clone()))
+}
+
+fn descriptor<M: Name>() -> Result<MessageDescriptor, FormatError> {
+    let name = M::full_name();
+    pool()?
+        .get_message_by_name(&name)
+        .ok_or(FormatError::UnknownMessage(name))
+}
+
+fn to_dynamic<M: Message + Name>(message: &M) -> Result<DynamicMessage, FormatError> {
+    DynamicMessage::decode(descriptor::<M>()?, message.encode_to_vec().as_slice()).map_err(|e| {
+        FormatError::Convert {
+            message: M::full_name(),
+            reason: e.to_string(),
+        }
+    })
+}
+
+fn from_dynamic<M: Message + Name + Default>(dynamic: &DynamicMessage) -> Result<M, FormatError> {
+    dynamic.transcode_to::<M>().map_err(|e| FormatError::Convert {
+        message: M::full_name(),
+        reason: e.to_string(),
+    })
+}
