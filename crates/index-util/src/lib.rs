@@ -1,8 +1,12 @@
 //! XLA's `IndexUtil` over the [`schema`] types: multi-dimensional indices
 //! and linear indices into an array's buffer under any layout, including
 //! the classic padded layout (where the linear index is into the padded
-//! buffer), dimension strides, index comparison, and iteration over a
-//! region in physical order.
+//! buffer) and nested tiling, dimension strides, index comparison, and
+//! iteration over a region in physical order.
+//!
+//! For repeated conversions on one shape, resolve it once into a
+//! [`PhysicalLayout`]; [`PhysicalLayout::linear_index_unchecked`] is the fast
+//! path for hot loops over known-valid indices.
 //!
 //! ```
 //! let shape: schema::Shape = "f32[2,3]{0,1}".parse().unwrap();
@@ -10,13 +14,19 @@
 //! assert_eq!(index_util::multidimensional_index_to_linear_index(&shape, &[1, 1]).unwrap(), 3);
 //! ```
 
+mod compare;
 mod convert;
 mod error;
+mod iterate;
 mod physical;
+mod tiling;
 
+pub use compare::{bump_indices, compare_indices, index_in_bounds};
 pub use convert::{
     dimension_stride, dimension_strides, linear_index_to_multidimensional_index,
     multidimensional_index_to_linear_index,
 };
 pub use error::IndexError;
+pub use iterate::{ForEachIndex, for_each_index};
 pub use physical::PhysicalLayout;
+pub use tiling::linear_index_for_nested_tiling;
