@@ -1,1 +1,178 @@
-//! Conformance tests live in tests/*.rs beside this crate root.
+//! Shared helpers of the conformance tests (`tests/*.rs`): loading the golden
+//! files in `tests/golden/` (JSON Lines written from real XLA by
+//! `build-tools/gen_golden.py`), hex conversion, and a tally that reports
+//! every failing case at once.
+
+use std::path::PathBuf;
+
+use serde_json::{Map, Value};
+
+/// One golden row: a JSON object.
+pub type Row = Map<String, Value>;
+
+/// The directory of the golden files.
+pub fn golden_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("golden")
+}
+
+/// The rows of `tests/golden/<name>`, in file order.
+///
+/// # Errors
+///
+/// A message naming the file and line if it cannot be read or a line is not
+/// a JSON object.
+pub fn load(name: &str) -> Result<Vec<Row>, String> {
+    let path = golden_dir().join(name);
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(i, line)| match serde_json::from_str(line) {
+            Ok(Value::Object(row)) => Ok(row),
+            Ok(_) => Err(format!("{name}:{}: not a JSON object", i + 1)),
+            Err(e) => Err(format!("{name}:{}: {e}", i + 1)),
+        })
+        .collect()
+}
+
+/// The names of the golden files whose rows carry a `hex` field, sorted.
+///
+/// # Errors
+///
+/// A message if the directory or a file cannot be read.
+pub fn files_with_hex() -> Result<Vec<String>, String> {
+    let dir = golden_dir();
+    let entries =
+        std::fs::read_dir(&dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+    let mut names = Vec::new();
+    for entry in entries {
+        let name = entry
+            .map_err(|e| e.to_string())?
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
+        if name.ends_with(".jsonl") && load(&name)?.iter().any(|row| row.contains_key("hex")) {
+            names.push(name);
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// The string field `key` of `row`; `None` if it is absent or not a string.
+pub fn field<'a>(row: &'a Row, key: &str) -> Option<&'a str> {
+    row.get(key).and_then(Value::as_str)
+}
+
+/// The string field `key` of `row`, or an error naming the missing field.
+///
+/// # Errors
+///
+/// If the field is absent or not a string.
+pub fn required<'a>(row: &'a Row, key: &str) -> Result<&'a str, String> {
+    field(row, key).ok_or_else(|| format!("row has no string field `{key}`"))
+}
+
+/// Decodes lowercase or uppercase hex.
+///
+/// ```
+/// assert_eq!(conformance::hex_decode("100b2a03"), Ok(vec![0x10, 0x0b, 0x2a, 0x03]));
+/// assert!(conformance::hex_decode("1").is_err());
+/// assert!(conformance::hex_decode("zz").is_err());
+/// ```
+///
+/// # Errors
+///
+/// If the length is odd or a character is not a hex digit.
+pub fn hex_decode(hex: &str) -> Result<Vec<u8>, String> {
+    if !hex.len().is_multiple_of(2) {
+        return Err(format!("odd-length hex: {hex}"));
+    }
+    let digit = |c: u8| match c {
+        b'0'..=b'9' => Ok(c - b'0'),
+        b'a'..=b'f' => Ok(c - b'a' + 10),
+        b'A'..=b'F' => Ok(c - b'A' + 10),
+        _ => Err(format!("not a hex digit: {:?}", char::from(c))),
+    };
+    hex.as_bytes()
+        .chunks_exact(2)
+        .map(|pair| Ok(digit(pair[0])? << 4 | digit(pair[1])?))
+        .collect()
+}
+
+/// Encodes bytes as lowercase hex, as the golden files write them.
+///
+/// ```
+/// assert_eq!(conformance::hex_encode(&[0x10, 0x0b, 0xff]), "100bff");
+/// ```
+pub fn hex_encode(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0xf)]));
+    }
+    out
+}
+
+/// The tally of one golden set: counts passes, keeps every failure, and
+/// prints `<name>: N passed, M failed` when finished.
+#[derive(Debug)]
+pub struct Tally {
+    name: String,
+    passed: usize,
+    failures: Vec<String>,
+}
+
+impl Tally {
+    /// An empty tally for the golden set `name`.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            passed: 0,
+            failures: Vec::new(),
+        }
+    }
+
+    /// Records the outcome of the case described by `case`.
+    pub fn record(&mut self, case: &str, outcome: Result<(), String>) {
+        match outcome {
+            Ok(()) => self.passed += 1,
+            Err(why) => self.failures.push(format!("{case}: {why}")),
+        }
+    }
+
+    /// Prints the summary line and the first 20 failures; returns whether
+    /// every case passed.
+    #[must_use]
+    pub fn finish(self) -> bool {
+        println!(
+            "{}: {} passed, {} failed",
+            self.name,
+            self.passed,
+            self.failures.len()
+        );
+        for failure in self.failures.iter().take(20) {
+            println!("  FAIL {failure}");
+        }
+        self.failures.is_empty() && self.passed > 0
+    }
+}
+
+/// Checks that `actual == expected`, describing the difference otherwise.
+///
+/// # Errors
+///
+/// `what: got .., want ..` if they differ.
+pub fn same<T: PartialEq + std::fmt::Debug>(
+    what: &str,
+    actual: T,
+    expected: T,
+) -> Result<(), String> {
+    if actual == expected {
+        Ok(())
+    } else {
+        Err(format!("{what}: got {actual:?}, want {expected:?}"))
+    }
+}

@@ -34,6 +34,7 @@ mod proto_format;
 
 pub use generated::*;
 
+pub use human_string::{MAX_DEPTH, ParseError};
 pub use proto_format::{FormatError, ProtoFormat};
 
 /// The size XLA uses for an unbounded dynamic dimension (`?`): `i64::MIN`.

@@ -8,6 +8,11 @@
 //! padded layout prints its padded dimensions as `PAD(3,5)` and a padding
 //! value other than `INVALID_PAD` as `PV(zero)` (`one`, `lowest`, `highest`,
 //! `unknown`), after every XLA attribute: `{0,1:PAD(3,5)PV(zero)}`. Layouts
-//! without padding print exactly as XLA prints them.
+//! without padding print exactly as XLA prints them. The parser reads both
+//! back (`PV` also takes the enum number).
 
+mod lex;
+mod parse;
 mod print;
+
+pub use parse::{MAX_DEPTH, ParseError};

@@ -1,0 +1,183 @@
+//! Golden tests of XLA's human shape strings: the printer and the parser
+//! against what real XLA printed, parsed and serialized.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use conformance::{Row, Tally, field, hex_decode, hex_encode, load, required, same};
+use prost::Message;
+use schema::{ParseError, Shape};
+
+/// Decodes the row's `hex` into a Shape.
+fn decoded(row: &Row) -> Result<Shape, String> {
+    let bytes = hex_decode(required(row, "hex")?)?;
+    Shape::decode(bytes.as_slice()).map_err(|e| format!("decode: {e}"))
+}
+
+/// Parses `text`, describing a failure.
+fn parsed(text: &str) -> Result<Shape, String> {
+    text.parse::<Shape>()
+        .map_err(|e| format!("parse of {text:?} failed: {e}"))
+}
+
+/// Checks that `shape` prints as the row's `string` and `string_no_layout`.
+fn prints_as_row(shape: &Shape, row: &Row) -> Result<(), String> {
+    same(
+        "Display",
+        shape.to_string().as_str(),
+        required(row, "string")?,
+    )?;
+    if let Some(no_layout) = field(row, "string_no_layout") {
+        same("human_string", shape.human_string().as_str(), no_layout)?;
+    }
+    Ok(())
+}
+
+/// A shape XLA serialized prints as XLA printed it, and (when XLA's own
+/// re-parse gave the same bytes) the printed string parses back to the same
+/// bytes and prints identically.
+fn check_shape_row(row: &Row) -> Result<(), String> {
+    let shape = decoded(row)?;
+    prints_as_row(&shape, row)?;
+    let string = required(row, "string")?;
+    if row
+        .get("reparse_equal")
+        .and_then(serde_json::Value::as_bool)
+        == Some(false)
+    {
+        return Ok(());
+    }
+    let reparsed = parsed(string)?;
+    same("parse(string)", &reparsed, &shape)?;
+    same(
+        "parse(string) bytes",
+        hex_encode(&reparsed.encode_to_vec()).as_str(),
+        required(row, "hex")?,
+    )?;
+    same(
+        "print(parse(string))",
+        reparsed.to_string().as_str(),
+        string,
+    )
+}
+
+fn check_shape_file(name: &str) -> bool {
+    let rows = load(name).unwrap();
+    let mut tally = Tally::new(name);
+    for row in &rows {
+        let case = field(row, "string").unwrap_or("?").to_owned();
+        tally.record(&case, check_shape_row(row));
+    }
+    tally.finish()
+}
+
+#[test]
+fn xla_shapes_print_and_parse_as_xla() {
+    assert!(check_shape_file("shapes.jsonl"));
+}
+
+#[test]
+fn hlo_shapes_print_and_parse_as_xla() {
+    assert!(check_shape_file("hlo_shapes.jsonl"));
+}
+
+/// The rows XLA printed but cannot parse back identically: `#(invalid)`
+/// is not a type name, and a negative `M(n)` is kept but not printed.
+#[test]
+fn strings_xla_cannot_reparse_behave_as_in_xla() {
+    let rows = load("shapes.jsonl").unwrap();
+    let odd: Vec<&Row> = rows
+        .iter()
+        .filter(|row| {
+            row.get("reparse_equal")
+                .and_then(serde_json::Value::as_bool)
+                == Some(false)
+        })
+        .collect();
+    assert_eq!(odd.len(), 2);
+    for row in odd {
+        let string = required(row, "string").unwrap();
+        if string.contains("#(invalid)") {
+            assert!(string.parse::<Shape>().is_err(), "{string}");
+        } else {
+            let shape = decoded(row).unwrap();
+            let layout = shape.layout.as_deref().unwrap();
+            assert!(layout.dynamic_shape_metadata_prefix_bytes < 0, "{string}");
+            assert_eq!(string.parse::<Shape>().unwrap().to_string(), string);
+        }
+    }
+}
+
+/// Every input XLA's ParseShape accepted parses here to the same bytes and
+/// prints XLA's canonical strings.
+#[test]
+fn parse_ok_inputs_parse_as_in_xla() {
+    let rows = load("parse_ok.jsonl").unwrap();
+    let mut tally = Tally::new("parse_ok.jsonl");
+    for row in &rows {
+        let input = field(row, "input").unwrap_or("?");
+        let outcome = parsed(input).and_then(|shape| {
+            prints_as_row(&shape, row)?;
+            same(
+                "bytes",
+                hex_encode(&shape.encode_to_vec()).as_str(),
+                required(row, "hex")?,
+            )
+        });
+        tally.record(&format!("{input:?}"), outcome);
+    }
+    assert!(tally.finish());
+}
+
+/// The messages in XLA's error text: the `msg` of each
+/// `was parsing L:C: error: msg` line, or `Extra content after shape`.
+fn xla_messages(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| {
+            if line == "Extra content after shape" {
+                return Some(line.to_owned());
+            }
+            let (_, message) = line.split_once(": error: ")?;
+            Some(message.to_owned())
+        })
+        .collect()
+}
+
+/// Our error for `input` agrees with XLA's: rejected, and where XLA names
+/// the problem, our message is one XLA reported.
+fn check_error_row(row: &Row) -> Result<(), String> {
+    let input = required(row, "input")?;
+    let error = match input.parse::<Shape>() {
+        Ok(shape) => return Err(format!("accepted as {shape}")),
+        Err(error) => error,
+    };
+    // Rows without a message are inputs XLA aborted on (`crash`) or
+    // rejected with a bare `Syntax error:`; rejecting them is the check.
+    let Some(message) = field(row, "message") else {
+        return Ok(());
+    };
+    let expected = xla_messages(message);
+    let ours = match &error {
+        ParseError::Syntax { message, .. } => message.clone(),
+        ParseError::ExtraContent { what, .. } => format!("Extra content after {what}"),
+        other => format!("{other}"),
+    };
+    if !error.to_string().starts_with("Syntax error:\n") {
+        return Err(format!("error text does not start like XLA's: {error}"));
+    }
+    if expected.is_empty() || expected.contains(&ours) {
+        Ok(())
+    } else {
+        Err(format!("message {ours:?}, XLA said {expected:?}"))
+    }
+}
+
+#[test]
+fn parse_errors_are_rejected_with_xla_messages() {
+    let rows = load("parse_errors.jsonl").unwrap();
+    let mut tally = Tally::new("parse_errors.jsonl");
+    for row in &rows {
+        let input = field(row, "input").unwrap_or("?");
+        tally.record(&format!("{input:?}"), check_error_row(row));
+    }
+    assert!(tally.finish());
+}
