@@ -1,1 +1,51 @@
-//! placeholder
+//! XLA's `ShapeUtil` over the [`schema`] types: building shapes, asking
+//! about them, their sizes, validating and comparing them, editing their
+//! dimensions, bitcast analysis, and broadcasting — with XLA's semantics and
+//! XLA's error texts.
+//!
+//! A [`Shape`](schema::Shape) is an array (`f32[2,3]{1,0}`: element type,
+//! dimensions, optional layout), a tuple of shapes, a token, an opaque
+//! value, or a buffer of an array. Shapes built here serialize to exactly
+//! the bytes XLA writes for the same shape.
+//!
+//! ```
+//! use schema::PrimitiveType;
+//! use shape_util::{byte_size_of, elements_in, make_shape, validate_shape};
+//!
+//! let shape = make_shape(PrimitiveType::F32, &[2, 3]).unwrap();
+//! assert_eq!(shape.to_string(), "f32[2,3]{1,0}");
+//! assert_eq!(elements_in(&shape).unwrap(), 6);
+//! assert_eq!(byte_size_of(&shape, None).unwrap(), 24);
+//! assert!(validate_shape(&shape).is_ok());
+//! ```
+//!
+//! Where XLA CHECK-fails (a crash), these functions return a
+//! [`ShapeError`] naming the offending value; they never panic.
+
+mod construct;
+mod error;
+mod kind;
+mod query;
+mod size;
+mod validate;
+
+pub use construct::{
+    make_buffer_shape, make_maybe_tuple_shape, make_nil, make_opaque_shape, make_program_shape,
+    make_scalar_shape, make_shape, make_shape_with_dense_layout,
+    make_shape_with_descending_layout, make_shape_with_layout, make_static_shape,
+    make_token_shape, make_tuple_shape, make_validated_shape,
+};
+pub use error::{InvalidShape, ShapeError};
+pub use kind::{is_array, is_buffer, is_opaque, is_token, is_tuple};
+pub use query::{
+    dimension_number, elements_in, elements_in_recursive, for_each_subshape, get_dimension,
+    get_mutable_subshape, has_degenerate_dimensions, index_is_valid, is_dynamic,
+    is_effective_scalar, is_leaf_index, is_scalar, is_static, is_unbounded_dynamic,
+    is_zero_element_array, leaf_count, leaf_shapes, rank, subshape_count, true_rank,
+    try_get_subshape, tuple_element_count,
+};
+pub use size::{
+    byte_size_of, byte_size_of_elements, byte_size_of_primitive_type, byte_strides,
+    element_size_in_bits,
+};
+pub use validate::{validate_shape, validate_shape_with_optional_layout};

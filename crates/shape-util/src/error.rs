@@ -1,0 +1,272 @@
+//! [`ShapeError`] and [`InvalidShape`]: every way a shape operation can
+//! fail, with XLA's message texts where XLA has one.
+
+use layout_util::LayoutError;
+use thiserror::Error;
+
+/// Joins `values` with `sep` (XLA's `absl::StrJoin`).
+pub(crate) fn join<T: ToString>(values: &[T], sep: &str) -> String {
+    values
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
+/// Formats a shape index as XLA's `ShapeIndex::ToString`: `{0,1}`.
+pub(crate) fn shape_index_string(index: &[i64]) -> String {
+    format!("{{{}}}", join(index, ","))
+}
+
+/// What is wrong with a shape, as the `<msg>` part of XLA's
+/// `Shape Error: <msg> Shape(<type>): <shape>` (`ValidateNonLayoutProperties`).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum InvalidShape {
+    /// `element_type` is `PRIMITIVE_TYPE_INVALID` or not a known number.
+    #[error("Invalid element type.")]
+    InvalidElementType,
+    /// A `TUPLE` shape carries dimensions (only `tuple_shapes` are allowed).
+    #[error("This type must have a tuple state.")]
+    NotTupleState,
+    /// A `BUFFER` shape carries dimensions.
+    #[error("This type must have a buffer state.")]
+    NotBufferState,
+    /// A `TOKEN` shape carries dimensions or tuple shapes.
+    #[error("This type must have a token state.")]
+    NotTokenState,
+    /// An `OPAQUE_TYPE` shape carries dimensions or tuple shapes.
+    #[error("This type must have an opaque state.")]
+    NotOpaqueState,
+    /// An array shape carries `tuple_shapes`.
+    #[error("This type must have an array state.")]
+    NotArrayState,
+    /// A dimension is negative (and not the unbounded `?` size).
+    #[error("Negative dimension at index {index}: {size}.")]
+    NegativeDimension {
+        /// The dimension number.
+        index: usize,
+        /// Its (negative) size.
+        size: i64,
+    },
+    /// The product of the dimensions overflows `i64`.
+    #[error("Dimensions overflow.")]
+    DimensionsOverflow,
+}
+
+/// An error from a shape operation. The Display text is XLA's message where
+/// XLA has one; shapes appear as XLA's error messages show them (without
+/// layout, `shape.human_string()`).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum ShapeError {
+    /// XLA's `ShapeError`: the shape breaks a non-layout rule.
+    #[error("Shape Error: {reason} Shape({element_type}): {shape}")]
+    Invalid {
+        /// What is wrong.
+        reason: InvalidShape,
+        /// The lowercase element type name, or its number if unknown.
+        element_type: String,
+        /// The shape (without layout).
+        shape: String,
+    },
+
+    /// The element count times the element byte size overflows `i64`.
+    #[error("Shape {shape} size may overflow int64_t.")]
+    SizeMayOverflow {
+        /// The shape (without layout).
+        shape: String,
+    },
+
+    /// `is_dynamic_dimension` is set but has the wrong length.
+    #[error(
+        "Malformed shape proto: number of is_dynamic_dimension fields ({dynamic}) does not match number of dimension fields ({dimensions})."
+    )]
+    MalformedDynamicDimensions {
+        /// The number of `is_dynamic_dimension` entries.
+        dynamic: usize,
+        /// The number of dimensions.
+        dimensions: usize,
+    },
+
+    /// A buffer shape does not hold exactly one shape.
+    #[error("Buffer shape must have exactly one tuple shape.")]
+    BufferTupleShapeCount,
+
+    /// A buffer shape holds something other than an array.
+    #[error("Buffer shape must have array shape.")]
+    BufferNotArray,
+
+    /// A layout check failed (see [`LayoutError`]).
+    #[error(transparent)]
+    Layout(#[from] LayoutError),
+
+    /// `make_validated_shape`: the dynamic flags do not match the dimensions.
+    #[error("dynamic dimensions size {dynamic} did not match number of dimensions {dimensions}")]
+    DynamicDimensionsSize {
+        /// The number of dynamic flags given.
+        dynamic: usize,
+        /// The number of dimensions given.
+        dimensions: usize,
+    },
+
+    /// `make_validated_shape`: dimensions for a non-array type.
+    #[error("Invalid dimensions size {count} for non-array shape of type {element_type}")]
+    NonArrayDimensions {
+        /// The number of dimensions given.
+        count: usize,
+        /// The proto enum name of the type (`TOKEN`).
+        element_type: String,
+    },
+
+    /// `make_validated_shape`: a negative size that is not a dynamic `?`.
+    #[error("Invalid dimension size {size}, is_dynamic={is_dynamic}")]
+    InvalidDimensionSize {
+        /// The offending size.
+        size: i64,
+        /// Whether the dimension was marked dynamic.
+        is_dynamic: bool,
+    },
+
+    /// `make_validated_shape`: the byte size of the static extent overflows.
+    #[error("overflow in static extent product: dimensions=[{}].", join(.dimensions, ", "))]
+    StaticExtentOverflow {
+        /// The dimensions given.
+        dimensions: Vec<i64>,
+    },
+
+    /// `make_shape_with_dense_layout`: `minor_to_major` has the wrong length.
+    #[error("Dimensions size is {dimensions}, but layout size is {layout}.")]
+    DenseLayoutSize {
+        /// The number of dimensions.
+        dimensions: usize,
+        /// The number of `minor_to_major` entries.
+        layout: usize,
+    },
+
+    /// A constructor was given a type it cannot build (for example an
+    /// array constructor given `TUPLE`).
+    #[error("Unsupported element type: {element_type}")]
+    UnsupportedElementType {
+        /// The proto enum name of the type (`OPAQUE_TYPE`), or its number.
+        element_type: String,
+    },
+
+    /// `make_program_shape`: names and parameters differ in number.
+    #[error(
+        "ProgramShapeProto has different numbers of parameters and parameter names: {parameters} vs {names}"
+    )]
+    ProgramShapeParameterNames {
+        /// The number of parameters.
+        parameters: usize,
+        /// The number of names.
+        names: usize,
+    },
+
+    /// A shape index does not name a subshape.
+    #[error("Shape index {} not a valid subshape index for tuple with shape {shape}", shape_index_string(.index))]
+    InvalidShapeIndex {
+        /// The offending index.
+        index: Vec<i64>,
+        /// The shape (without layout).
+        shape: String,
+    },
+
+    /// An operation that needs an array (where XLA CHECK-fails) got a
+    /// tuple, token, opaque, buffer or invalid shape.
+    #[error("expected an array shape, got {shape}")]
+    NotAnArray {
+        /// The shape (without layout).
+        shape: String,
+    },
+
+    /// An operation that needs a tuple got something else.
+    #[error("expected a tuple shape, got {shape}")]
+    NotATuple {
+        /// The shape (without layout).
+        shape: String,
+    },
+
+    /// The element count of an array overflows `i64`.
+    #[error("the number of elements of {shape} overflows int64_t")]
+    ElementCountOverflow {
+        /// The shape (without layout).
+        shape: String,
+    },
+
+    /// A size or stride computation overflows `i64`.
+    #[error("the byte size of {shape} overflows int64_t")]
+    ByteSizeOverflow {
+        /// The shape (without layout).
+        shape: String,
+    },
+
+    /// An element count was asked of an array with an unbounded (`?`)
+    /// dimension, which has no size.
+    #[error("shape {shape} has an unbounded dynamic dimension")]
+    UnboundedDimension {
+        /// The shape (without layout).
+        shape: String,
+    },
+
+    /// A dimension size is negative where a size is needed.
+    #[error("shape {shape} has a negative dimension size {size}")]
+    NegativeDimensionSize {
+        /// The offending size.
+        size: i64,
+        /// The shape (without layout).
+        shape: String,
+    },
+
+    /// A dimension number is out of range for the shape's rank.
+    #[error("dimension {dimension} is out of range for rank {rank}")]
+    DimensionOutOfRange {
+        /// The offending dimension number (as given).
+        dimension: i64,
+        /// The rank of the shape.
+        rank: usize,
+    },
+
+    /// `byte_size_of` on a tuple or opaque shape without a pointer size.
+    #[error("a positive pointer size is needed for the byte size of {shape}")]
+    PointerSizeRequired {
+        /// The shape (without layout).
+        shape: String,
+    },
+
+    /// A non-array primitive type where an element type is needed.
+    #[error("Unhandled primitive type {element_type}")]
+    UnhandledPrimitiveType {
+        /// The lowercase type name, or its number if unknown.
+        element_type: String,
+    },
+
+    /// A permutation is not a permutation of `0..rank`.
+    #[error("{{{}}} is not a permutation of the {rank} dimensions of {shape}", join(.permutation, ","))]
+    InvalidPermutation {
+        /// The offending permutation.
+        permutation: Vec<i64>,
+        /// The rank it should permute.
+        rank: usize,
+        /// The shape (without layout).
+        shape: String,
+    },
+
+    /// Two shapes that must have the same rank do not.
+    #[error("ranks differ: {lhs} and {rhs}")]
+    RankMismatch {
+        /// The first shape (without layout).
+        lhs: String,
+        /// The second shape (without layout).
+        rhs: String,
+    },
+}
+
+impl ShapeError {
+    /// [`ShapeError::NotAnArray`] for `shape`.
+    pub(crate) fn not_an_array(shape: &schema::Shape) -> Self {
+        Self::NotAnArray {
+            shape: shape.human_string(),
+        }
+    }
+}
