@@ -1,1 +1,36 @@
-//! placeholder
+//! Strided views and relayout, as numpy and DirectML describe arrays.
+//!
+//! A [`StridedView`] is sizes, strides (in elements, negative and zero
+//! allowed) and an offset over a one-dimensional buffer. Views come from
+//! packed row/column-major shapes, DirectML descriptions, `as_strided`, or
+//! an XLA [`schema::Shape`] with its layout; numpy's zero-copy operations
+//! (reshape, transpose, broadcasting, basic indexing, ...) return new views
+//! with numpy's exact semantics and errors. The relayout engine copies the
+//! elements of one view into another.
+//!
+//! The seed's slicing example, `A[0:3:2, 1:4:2]` on a (3,4) array:
+//!
+//! ```
+//! use stride_util::{StridedView, parse_index_expression};
+//!
+//! let a = StridedView::row_major(&[3, 4])?;
+//! let b = a.index(&parse_index_expression("[0:3:2, 1:4:2]")?)?;
+//! assert_eq!(b.sizes(), [2, 2]);
+//! assert_eq!(b.strides(), [8, 2]);
+//! assert_eq!(b.offset(), 1);
+//! # Ok::<(), stride_util::ViewError>(())
+//! ```
+
+mod classify;
+mod error;
+mod index;
+mod offsets;
+mod ops;
+mod reshape;
+mod view;
+
+pub use error::ViewError;
+pub use index::{IndexItem, adjust_slice, parse_index_expression};
+pub use offsets::Offsets;
+pub use reshape::Order;
+pub use view::StridedView;

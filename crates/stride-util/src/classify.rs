@@ -1,0 +1,247 @@
+//! Classifying a view: C/F contiguity (numpy's rules), broadcast, overlap,
+//! packed and padded (DirectML's terms), and the minimal buffer size.
+
+use crate::error::{ViewError, overflow};
+use crate::view::StridedView;
+
+/// The largest span (in elements) for which [`StridedView::has_overlap`]
+/// enumerates offsets when the quick tests cannot decide: one bit each.
+const MAX_ENUMERATED_SPAN: i64 = 1 << 32;
+
+impl StridedView {
+    /// numpy's `C_CONTIGUOUS` flag: strides are the row-major suffix
+    /// products, ignoring size-1 dimensions; a view with a zero size is
+    /// contiguous. The offset does not matter.
+    ///
+    /// ```
+    /// use stride_util::StridedView;
+    ///
+    /// assert!(StridedView::new(&[2, 1, 3], &[3, 99, 1], 0)?.is_c_contiguous());
+    /// assert!(StridedView::new(&[2, 0], &[7, 7], 0)?.is_c_contiguous());
+    /// assert!(!StridedView::row_major(&[2, 3])?.transpose().is_c_contiguous());
+    /// # Ok::<(), stride_util::ViewError>(())
+    /// ```
+    pub fn is_c_contiguous(&self) -> bool {
+        contiguous(
+            self.sizes().iter().zip(self.strides()).rev(),
+            self.is_empty(),
+        )
+    }
+
+    /// numpy's `F_CONTIGUOUS` flag: strides are the column-major prefix
+    /// products, ignoring size-1 dimensions; a view with a zero size is
+    /// contiguous.
+    ///
+    /// ```
+    /// let a = stride_util::StridedView::row_major(&[2, 3])?;
+    /// assert!(a.transpose().is_f_contiguous());
+    /// assert!(!a.is_f_contiguous());
+    /// # Ok::<(), stride_util::ViewError>(())
+    /// ```
+    pub fn is_f_contiguous(&self) -> bool {
+        contiguous(self.sizes().iter().zip(self.strides()), self.is_empty())
+    }
+
+    /// Whether some dimension of size > 1 has stride 0 (DirectML's
+    /// "broadcasting": elements repeated along it).
+    ///
+    /// ```
+    /// let a = stride_util::StridedView::row_major(&[3])?;
+    /// assert!(a.broadcast_to(&[2, 3])?.is_broadcast());
+    /// # Ok::<(), stride_util::ViewError>(())
+    /// ```
+    pub fn is_broadcast(&self) -> bool {
+        self.sizes()
+            .iter()
+            .zip(self.strides())
+            .any(|(&size, &stride)| size > 1 && stride == 0)
+    }
+
+    /// The offset span `last - first + 1` of the addressed elements (0 for an
+    /// empty view).
+    pub fn span(&self) -> i64 {
+        // offset_range fits in i64, but the difference may not.
+        self.offset_range()
+            .and_then(|(low, high)| high.checked_sub(low)?.checked_add(1))
+            .unwrap_or(if self.is_empty() { 0 } else { i64::MAX })
+    }
+
+    /// Whether two different indices address the same element (broadcast
+    /// views included). Exact: after sorting the dimensions by stride, a
+    /// mixed-radix check decides the usual cases, and otherwise the offsets
+    /// are enumerated into a bitmap.
+    ///
+    /// # Errors
+    ///
+    /// [`ViewError::OverlapUndecided`] when that bitmap would exceed 2³²
+    /// bits (only for unusual strides over a huge span).
+    ///
+    /// ```
+    /// use stride_util::StridedView;
+    ///
+    /// // Offsets {0,4,8,3,7,11,6,10,14}: no overlap though strides 3 and 4 interleave.
+    /// assert!(!StridedView::new(&[3, 3], &[3, 4], 0)?.has_overlap()?);
+    /// // Sliding windows share elements.
+    /// assert!(StridedView::new(&[3, 3], &[1, 1], 0)?.has_overlap()?);
+    /// # Ok::<(), stride_util::ViewError>(())
+    /// ```
+    pub fn has_overlap(&self) -> Result<bool, ViewError> {
+        if self.is_empty() {
+            return Ok(false);
+        }
+        let mut dims: Vec<(i64, i64)> = self
+            .sizes()
+            .iter()
+            .zip(self.strides())
+            .filter(|(size, _)| **size > 1)
+            .map(|(&size, &stride)| (size, stride.unsigned_abs().try_into().unwrap_or(i64::MAX)))
+            .collect();
+        if dims.iter().any(|&(_, stride)| stride == 0) {
+            return Ok(true);
+        }
+        dims.sort_unstable_by_key(|&(_, stride)| stride);
+        // Mixed radix: each stride exceeds the span of the smaller ones.
+        let mut reach = 0_i64;
+        let mut mixed_radix = true;
+        for &(size, stride) in &dims {
+            if stride <= reach {
+                mixed_radix = false;
+                break;
+            }
+            reach = (size - 1)
+                .checked_mul(stride)
+                .and_then(|extent| extent.checked_add(reach))
+                .ok_or(overflow("the span of a view"))?;
+        }
+        if mixed_radix {
+            return Ok(false);
+        }
+        let span = self.span();
+        if self.num_elements() > span {
+            return Ok(true);
+        }
+        if span > MAX_ENUMERATED_SPAN {
+            return Err(ViewError::OverlapUndecided { span });
+        }
+        let (low, _) = self.offset_range().unwrap_or((0, 0));
+        let words = usize::try_from(span / 64 + 1).map_err(|_| overflow("an overlap bitmap"))?;
+        let mut seen = vec![0_u64; words];
+        let mut overlap = false;
+        self.for_each_offset(|offset| {
+            let bit = offset - low;
+            let (word, mask) = ((bit / 64) as usize, 1_u64 << (bit % 64));
+            overlap |= seen[word] & mask != 0;
+            seen[word] |= mask;
+        });
+        Ok(overlap)
+    }
+
+    /// DirectML's "packed": every element has its own offset and together
+    /// they fill their span (no padding, no overlap). An empty view is packed.
+    ///
+    /// # Errors
+    ///
+    /// As [`StridedView::has_overlap`].
+    ///
+    /// ```
+    /// use stride_util::StridedView;
+    ///
+    /// assert!(StridedView::row_major(&[2, 2, 3])?.is_packed()?);
+    /// assert!(StridedView::row_major(&[2, 3])?.transpose().is_packed()?);
+    /// assert!(!StridedView::from_dml(&[2, 3], Some(&[5, 1]))?.is_packed()?);
+    /// # Ok::<(), stride_util::ViewError>(())
+    /// ```
+    pub fn is_packed(&self) -> Result<bool, ViewError> {
+        Ok(self.span() == self.num_elements() && !self.has_overlap()?)
+    }
+
+    /// DirectML's "padded": no overlap, and the span is larger than the
+    /// number of elements (gaps between them).
+    ///
+    /// # Errors
+    ///
+    /// As [`StridedView::has_overlap`].
+    ///
+    /// ```
+    /// let a = stride_util::StridedView::row_major(&[3, 4])?;
+    /// assert!(a.index(&stride_util::parse_index_expression("[:, ::2]")?)?.is_padded()?);
+    /// assert!(!a.is_padded()?);
+    /// # Ok::<(), stride_util::ViewError>(())
+    /// ```
+    pub fn is_padded(&self) -> Result<bool, ViewError> {
+        Ok(self.span() > self.num_elements() && !self.has_overlap()?)
+    }
+
+    /// The minimal buffer length in elements: the offset of the last
+    /// element + 1 (rten's `min_data_len`), 0 for an empty view.
+    ///
+    /// # Errors
+    ///
+    /// [`ViewError::OutsideBuffer`] if an element has a negative offset, and
+    /// [`ViewError::Overflow`].
+    ///
+    /// ```
+    /// // The seed's padded rows: {A B C x x D E F x x} needs 8 elements.
+    /// let padded = stride_util::StridedView::from_dml(&[2, 3], Some(&[5, 1]))?;
+    /// assert_eq!(padded.min_buffer_len()?, 8);
+    /// # Ok::<(), stride_util::ViewError>(())
+    /// ```
+    pub fn min_buffer_len(&self) -> Result<i64, ViewError> {
+        match self.offset_range() {
+            None => Ok(0),
+            Some((low, high)) if low < 0 => Err(ViewError::OutsideBuffer {
+                offset: low,
+                len: high.saturating_add(1),
+            }),
+            Some((_, high)) => high.checked_add(1).ok_or(overflow("the buffer length")),
+        }
+    }
+
+    /// DirectML's `DMLCalcBufferTensorSize`: (offset of the last element + 1)
+    /// × element size, rounded up to a multiple of 4 bytes. Sub-byte
+    /// elements (`element_size_in_bits` < 8) are packed, so the bits are
+    /// rounded up to whole bytes first. An empty view needs 0 bytes
+    /// (DirectML's unsigned arithmetic would wrap around there).
+    ///
+    /// # Errors
+    ///
+    /// As [`StridedView::min_buffer_len`].
+    ///
+    /// ```
+    /// let padded = stride_util::StridedView::from_dml(&[2, 3], Some(&[5, 1]))?;
+    /// assert_eq!(padded.buffer_size_in_bytes(8)?, 8);
+    /// assert_eq!(padded.buffer_size_in_bytes(16)?, 16);
+    /// assert_eq!(stride_util::StridedView::row_major(&[3])?.buffer_size_in_bytes(8)?, 4);
+    /// # Ok::<(), stride_util::ViewError>(())
+    /// ```
+    pub fn buffer_size_in_bytes(&self, element_size_in_bits: u32) -> Result<i64, ViewError> {
+        let bits = self
+            .min_buffer_len()?
+            .checked_mul(i64::from(element_size_in_bits))
+            .ok_or(overflow("the buffer size"))?;
+        let bytes = bits / 8 + i64::from(bits % 8 != 0);
+        bytes
+            .checked_add(3)
+            .map(|b| b / 4 * 4)
+            .ok_or(overflow("the buffer size"))
+    }
+}
+
+/// numpy's `_UpdateContiguousFlags` over `(size, stride)` pairs, from the
+/// fastest-varying dimension outward.
+fn contiguous<'a>(dims: impl Iterator<Item = (&'a i64, &'a i64)>, empty: bool) -> bool {
+    if empty {
+        return true;
+    }
+    let mut expected = 1_i64;
+    for (&size, &stride) in dims {
+        if size != 1 {
+            if stride != expected {
+                return false;
+            }
+            // Fits: the view's offsets fit and the dimension is not empty.
+            expected = expected.saturating_mul(size);
+        }
+    }
+    true
+}

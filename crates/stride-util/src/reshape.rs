@@ -1,0 +1,227 @@
+//! numpy's `reshape`: a view when the strides allow it (numpy's
+//! `_attempt_nocopy_reshape`), otherwise [`ViewError::ReshapeNeedsCopy`].
+
+use crate::error::{ViewError, numpy_tuple, overflow};
+use crate::view::StridedView;
+
+/// The index order a reshape reads and writes elements in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Order {
+    /// Row-major: the last index changes fastest (numpy's `order='C'`).
+    #[default]
+    C,
+    /// Column-major: the first index changes fastest (numpy's `order='F'`).
+    F,
+}
+
+impl StridedView {
+    /// numpy's `reshape(shape)` (C order) without copying.
+    ///
+    /// At most one size may be negative (numpy's `-1`); it is inferred from
+    /// the element count.
+    ///
+    /// # Errors
+    ///
+    /// [`ViewError::MultipleUnknownDimensions`],
+    /// [`ViewError::ReshapeSizeMismatch`] (numpy's text, with `-1` printed as
+    /// `newaxis` as numpy does), and [`ViewError::ReshapeNeedsCopy`] when no
+    /// strides over the same buffer describe the result.
+    ///
+    /// ```
+    /// use stride_util::StridedView;
+    ///
+    /// let a = StridedView::row_major(&[3, 4])?;
+    /// let r = a.reshape(&[2, -1, 2])?;
+    /// assert_eq!((r.sizes(), r.strides()), (&[2, 3, 2][..], &[6, 2, 1][..]));
+    /// // A transposed matrix cannot be flattened without a copy.
+    /// assert!(a.transpose().reshape(&[12]).is_err());
+    /// # Ok::<(), stride_util::ViewError>(())
+    /// ```
+    pub fn reshape(&self, shape: &[i64]) -> Result<Self, ViewError> {
+        self.reshape_with_order(shape, Order::C)
+    }
+
+    /// numpy's `reshape(shape, order=...)` without copying.
+    ///
+    /// # Errors
+    ///
+    /// As [`StridedView::reshape`].
+    ///
+    /// ```
+    /// use stride_util::{Order, StridedView};
+    ///
+    /// let a = StridedView::row_major(&[3, 4])?.transpose();
+    /// let r = a.reshape_with_order(&[12], Order::F)?;
+    /// assert_eq!(r.strides(), [1]);
+    /// # Ok::<(), stride_util::ViewError>(())
+    /// ```
+    pub fn reshape_with_order(&self, shape: &[i64], order: Order) -> Result<Self, ViewError> {
+        if shape == self.sizes() {
+            return Ok(self.clone());
+        }
+        let sizes = self.fix_unknown_dimension(shape)?;
+        let contiguous = match order {
+            Order::C => self.is_c_contiguous(),
+            Order::F => self.is_f_contiguous(),
+        };
+        if contiguous {
+            let packed = match order {
+                Order::C => Self::row_major(&sizes)?,
+                Order::F => Self::column_major(&sizes)?,
+            };
+            return Self::from_parts(sizes, packed.strides().to_vec(), self.offset());
+        }
+        match self.attempt_nocopy_reshape(&sizes, order)? {
+            Some(strides) => Self::from_parts(sizes, strides, self.offset()),
+            None => Err(ViewError::ReshapeNeedsCopy {
+                shape: numpy_tuple(self.sizes()),
+                strides: numpy_tuple(self.strides()),
+                target: numpy_tuple(&sizes),
+            }),
+        }
+    }
+
+    /// numpy's `_fix_unknown_dimension`: replaces the one negative size by
+    /// the quotient of the element count and the known sizes.
+    fn fix_unknown_dimension(&self, shape: &[i64]) -> Result<Vec<i64>, ViewError> {
+        let size = self.num_elements();
+        let mismatch = || ViewError::ReshapeSizeMismatch {
+            size,
+            shape: numpy_reshape_target(shape),
+        };
+        let mut unknown = None;
+        let mut known = 1_i64;
+        for (axis, &dim) in shape.iter().enumerate() {
+            if dim < 0 {
+                if let Some(first) = unknown {
+                    return Err(ViewError::MultipleUnknownDimensions {
+                        first,
+                        second: axis,
+                    });
+                }
+                unknown = Some(axis);
+            } else {
+                known = known.checked_mul(dim).ok_or_else(mismatch)?;
+            }
+        }
+        let mut sizes = shape.to_vec();
+        match unknown {
+            Some(axis) => {
+                if known == 0 || size % known != 0 {
+                    return Err(mismatch());
+                }
+                sizes[axis] = size / known;
+            }
+            None if known != size => return Err(mismatch()),
+            None => {}
+        }
+        Ok(sizes)
+    }
+
+    /// numpy's `_attempt_nocopy_reshape`: the strides of `sizes` over the
+    /// same elements, or `None` if the view is not contiguous enough.
+    /// `sizes` has the same element count, which is not zero (a zero-size
+    /// view is contiguous).
+    fn attempt_nocopy_reshape(
+        &self,
+        sizes: &[i64],
+        order: Order,
+    ) -> Result<Option<Vec<i64>>, ViewError> {
+        let (old_sizes, old_strides): (Vec<i64>, Vec<i64>) = self
+            .sizes()
+            .iter()
+            .zip(self.strides())
+            .filter(|(size, _)| **size != 1)
+            .map(|(&size, &stride)| (size, stride))
+            .unzip();
+        let mul = |a: i64, b: i64| a.checked_mul(b).ok_or(overflow("reshape strides"));
+        let mut strides = vec![0_i64; sizes.len()];
+        // [oi, oj) and [ni, nj) are the old and new axes of one group with
+        // equal element counts.
+        let (mut oi, mut oj, mut ni, mut nj) = (0, 1, 0, 1);
+        while ni < sizes.len() && oi < old_sizes.len() {
+            let mut np = sizes[ni];
+            let mut op = old_sizes[oi];
+            while np != op {
+                if np < op {
+                    // Trailing size-1 axes are handled after the loop.
+                    let Some(&next) = sizes.get(nj) else {
+                        return Ok(None);
+                    };
+                    np = mul(np, next)?;
+                    nj += 1;
+                } else {
+                    let Some(&next) = old_sizes.get(oj) else {
+                        return Ok(None);
+                    };
+                    op = mul(op, next)?;
+                    oj += 1;
+                }
+            }
+            for k in oi..oj - 1 {
+                let mergeable = match order {
+                    Order::C => {
+                        Some(old_strides[k]) == old_sizes[k + 1].checked_mul(old_strides[k + 1])
+                    }
+                    Order::F => {
+                        Some(old_strides[k + 1]) == old_sizes[k].checked_mul(old_strides[k])
+                    }
+                };
+                if !mergeable {
+                    return Ok(None);
+                }
+            }
+            match order {
+                Order::C => {
+                    strides[nj - 1] = old_strides[oj - 1];
+                    for k in (ni + 1..nj).rev() {
+                        strides[k - 1] = mul(strides[k], sizes[k])?;
+                    }
+                }
+                Order::F => {
+                    strides[ni] = old_strides[oi];
+                    for k in ni + 1..nj {
+                        strides[k] = mul(strides[k - 1], sizes[k - 1])?;
+                    }
+                }
+            }
+            ni = nj;
+            nj += 1;
+            oi = oj;
+            oj += 1;
+        }
+        // Trailing size-1 axes of the new shape.
+        let mut last_stride = if ni >= 1 { strides[ni - 1] } else { 1 };
+        if order == Order::F && ni >= 1 {
+            last_stride = mul(last_stride, sizes[ni - 1])?;
+        }
+        for stride in &mut strides[ni..] {
+            *stride = last_stride;
+        }
+        Ok(Some(strides))
+    }
+}
+
+/// numpy's `convert_shape_to_string` for a reshape target: leading
+/// negative sizes are left out and later ones print as `newaxis`.
+fn numpy_reshape_target(shape: &[i64]) -> String {
+    let first = shape.iter().position(|&d| d >= 0);
+    let Some(first) = first else {
+        return "()".to_owned();
+    };
+    let parts: Vec<String> = shape[first..]
+        .iter()
+        .map(|&d| {
+            if d < 0 {
+                "newaxis".to_owned()
+            } else {
+                d.to_string()
+            }
+        })
+        .collect();
+    if shape.len() == 1 {
+        format!("({},)", parts.join(","))
+    } else {
+        format!("({})", parts.join(","))
+    }
+}
