@@ -115,8 +115,7 @@ fn padded_strides_and_indices() {
         [0, 2],
         [1, 2],
     ];
-    for (lin, expected) in letters.iter().enumerate() {
-        let lin = lin as i64;
+    for (lin, expected) in (0_i64..).zip(&letters) {
         if expected[0] == 3 {
             assert_eq!(
                 multi(seed, lin),
