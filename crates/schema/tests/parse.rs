@@ -356,6 +356,58 @@ fn padded_layout_extension() {
     assert!("{0:PAD(3}".parse::<Layout>().is_err());
 }
 
+#[test]
+fn tuple_elements_are_validated_as_in_xla() {
+    // Probed with jaxlib 0.10.2's `xla_client.Shape` (XLA's ParseShape):
+    // these parse alone, but XLA rejects them as tuple elements.
+    for element in [
+        "f32[2]{5}",
+        "f32[2,3]{1,1}",
+        "f32[2,3]{-1,0}",
+        "f32[2]{0:T()}",
+        "f32[2]{0:T(2,0)}",
+        "f32[2]{0:#(u32)}",
+        "f32[2]{0:*(u16)}",
+        "f32[2]{0:E(-4)}",
+        "f32[2]{0:SC(0:2)}",
+        "f32[2]{0:SC(0:0)}",
+        "f32[2]{0:SC(1:1)}",
+        "f32[4]{0:SC(0:2,1)}",
+        "f32[4]{0:SC(0:1)(0:2)}",
+        "f32[2305843009213693952]",
+        "s8[<=9223372036854775807,2]",
+        "s8[9223372036854775807,2,0]",
+        "c128[576460752303423488]",
+        "b(f32[2]{5})",
+    ] {
+        element.parse::<Shape>().unwrap();
+        error(&format!("({element})"));
+        error(&format!("(f32[], ({element}))"));
+    }
+    // And accepts these.
+    for element in [
+        "f32[2]{0:M(-1)}",
+        "f32[2]{0:S(-1)}",
+        "f32[2]{0:T(*,*)}",
+        "f32[2]{0:E(3)}",
+        "f32[4]{0:SC(0:1,2)}",
+        "f32[4]{0:SC(0:)}",
+        "s8[0,9223372036854775807,9223372036854775807]",
+        "s8[?,?,9223372036854775807]",
+        "f32[2305843009213693951]",
+        "pred[9223372036854775807]",
+        "f32[]{:T(2)}",
+    ] {
+        parse(&format!("({element})"));
+    }
+    assert_eq!(
+        message("(f32[2,3]{1,1})"),
+        "layout minor_to_major field has duplicate values: {1, 1}; shape: f32[2,3]"
+    );
+    // A buffer alone is not validated.
+    assert_eq!(parse("b(f32[2]{5})").to_string(), "b(f32[2]{5})");
+}
+
 /// `depth` nested tuples around `f32[]`.
 fn nested(depth: usize) -> String {
     format!("{}f32[]{}", "(".repeat(depth), ")".repeat(depth))
@@ -427,30 +479,41 @@ fn integral_type_or_none() -> impl Strategy<Value = i32> {
     ]
 }
 
-fn dimension() -> impl Strategy<Value = (i64, bool)> {
+fn dimension(huge: bool) -> impl Strategy<Value = (i64, bool)> {
+    let largest = if huge { i64::MAX } else { 1000 };
     prop_oneof![
         4 => (0i64..1000).prop_map(|d| (d, false)),
         1 => (0i64..1000).prop_map(|d| (d, true)),
         1 => Just((UNBOUNDED_SIZE, true)),
-        1 => Just((i64::MAX, false)),
+        1 => Just((largest, false)),
     ]
 }
 
-fn tile() -> impl Strategy<Value = Tile> {
+fn tile(min_rank: usize) -> impl Strategy<Value = Tile> {
     prop::collection::vec(
         prop_oneof![4 => 1i64..512, 1 => Just(COMBINE_DIMENSION)],
-        0..4,
+        min_rank..4,
     )
     .prop_map(|dimensions| Tile { dimensions })
 }
 
-fn layout_for(rank: usize) -> impl Strategy<Value = Layout> {
+/// A layout for an array of `rank` dimensions. `free` layouts use every
+/// attribute the parser keeps; the others also pass XLA's validation, as
+/// tuple elements must (no index types, non-empty tiles, no split configs).
+fn layout_for(rank: usize, free: bool) -> impl Strategy<Value = Layout> {
     let permutation = Just((0..i64::try_from(rank).unwrap()).collect::<Vec<_>>()).prop_shuffle();
+    let index_type = move || {
+        if free {
+            integral_type_or_none().boxed()
+        } else {
+            Just(PrimitiveType::Invalid as i32).boxed()
+        }
+    };
     let attributes = (
-        prop::collection::vec(tile(), 0..3),
+        prop::collection::vec(tile(usize::from(!free)), 0..3),
         prop_oneof![3 => Just(1i64), 1 => 2i64..300],
-        integral_type_or_none(),
-        integral_type_or_none(),
+        index_type(),
+        index_type(),
         prop_oneof![Just(0i64), 1i64..64],
         prop_oneof![Just(0i64), -128i64..128],
         prop::collection::vec(
@@ -460,7 +523,7 @@ fn layout_for(rank: usize) -> impl Strategy<Value = Layout> {
                     split_indices,
                 },
             ),
-            0..3,
+            0..if free { 3 } else { 1 },
         ),
         prop_oneof![Just(0i64), 1i64..5000],
     );
@@ -473,28 +536,26 @@ fn layout_for(rank: usize) -> impl Strategy<Value = Layout> {
             minor_to_major,
             (tiles, tail, index, pointer, esb, memory, splits, prefix),
             (padded, pv),
-        )| {
-            Layout {
-                minor_to_major,
-                tiles,
-                tail_padding_alignment_in_elements: tail,
-                index_primitive_type: index,
-                pointer_primitive_type: pointer,
-                element_size_in_bits: esb,
-                memory_space: memory,
-                split_configs: splits,
-                dynamic_shape_metadata_prefix_bytes: prefix,
-                padded_dimensions: padded,
-                padding_value: pv,
-                ..Layout::default()
-            }
+        )| Layout {
+            minor_to_major,
+            tiles,
+            tail_padding_alignment_in_elements: tail,
+            index_primitive_type: index,
+            pointer_primitive_type: pointer,
+            element_size_in_bits: esb,
+            memory_space: memory,
+            split_configs: splits,
+            dynamic_shape_metadata_prefix_bytes: prefix,
+            padded_dimensions: padded,
+            padding_value: pv,
+            ..Layout::default()
         },
     )
 }
 
-fn array_shape() -> impl Strategy<Value = Shape> {
-    (array_type(), prop::collection::vec(dimension(), 0..5)).prop_flat_map(|(t, dims)| {
-        layout_for(dims.len()).prop_map(move |layout| Shape {
+fn array_shape(free: bool) -> impl Strategy<Value = Shape> {
+    (array_type(), prop::collection::vec(dimension(free), 0..5)).prop_flat_map(move |(t, dims)| {
+        layout_for(dims.len(), free).prop_map(move |layout| Shape {
             element_type: t as i32,
             dimensions: dims.iter().map(|d| d.0).collect(),
             is_dynamic_dimension: dims.iter().map(|d| d.1).collect(),
@@ -504,16 +565,17 @@ fn array_shape() -> impl Strategy<Value = Shape> {
     })
 }
 
-fn leaf_shape() -> impl Strategy<Value = Shape> {
+/// A shape that may stand alone (`free`) or be a tuple element.
+fn leaf_shape(free: bool) -> impl Strategy<Value = Shape> {
     let of_type = |t: PrimitiveType| Shape {
         element_type: t as i32,
         ..Shape::default()
     };
     prop_oneof![
-        6 => array_shape(),
+        6 => array_shape(free),
         1 => Just(of_type(PrimitiveType::Token)),
         1 => Just(of_type(PrimitiveType::OpaqueType)),
-        1 => array_shape().prop_map(|inner| Shape {
+        1 => array_shape(free).prop_map(|inner| Shape {
             element_type: PrimitiveType::Buffer as i32,
             tuple_shapes: vec![inner],
             ..Shape::default()
@@ -522,13 +584,14 @@ fn leaf_shape() -> impl Strategy<Value = Shape> {
 }
 
 fn any_shape() -> impl Strategy<Value = Shape> {
-    leaf_shape().prop_recursive(3, 24, 12, |inner| {
+    let tuple = leaf_shape(false).prop_recursive(3, 24, 12, |inner| {
         prop::collection::vec(inner, 0..12).prop_map(|tuple_shapes| Shape {
             element_type: PrimitiveType::Tuple as i32,
             tuple_shapes,
             ..Shape::default()
         })
-    })
+    });
+    prop_oneof![leaf_shape(true), tuple]
 }
 
 proptest! {
@@ -541,7 +604,7 @@ proptest! {
     }
 
     #[test]
-    fn printed_layouts_parse_back(layout in (0usize..5).prop_flat_map(layout_for), physical in prop::option::of(array_shape())) {
+    fn printed_layouts_parse_back(layout in (0usize..5).prop_flat_map(|rank| layout_for(rank, true)), physical in prop::option::of(array_shape(true))) {
         let layout = Layout { physical_shape: physical.map(Box::new), ..layout };
         let text = layout.to_string();
         let parsed: Layout = text.parse().map_err(|e| TestCaseError::fail(format!("{text}: {e}")))?;

@@ -14,5 +14,6 @@
 mod lex;
 mod parse;
 mod print;
+mod validate;
 
 pub use parse::{MAX_DEPTH, ParseError};

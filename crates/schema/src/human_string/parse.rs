@@ -15,6 +15,7 @@ use std::str::FromStr;
 
 use super::lex::{Lexer, Token};
 use super::print::padding_value_name;
+use super::validate::tuple_element_error;
 use crate::{
     COMBINE_DIMENSION, Layout, PaddingValue, PrimitiveType, Shape, SplitConfig, Tile,
     UNBOUNDED_SIZE,
@@ -480,8 +481,11 @@ impl<'a> Parser<'a> {
         Ok(shape)
     }
 
-    /// The closing `)` of a tuple.
+    /// XLA's validation of the elements, then the closing `)` of a tuple.
     fn finish_tuple(&mut self, elements: Vec<Shape>) -> Result<Shape> {
+        if let Some(message) = elements.iter().find_map(tuple_element_error) {
+            return self.error(message);
+        }
         self.expect(Token::RParen, "expects ')' at the end of tuple.")?;
         Ok(Shape {
             element_type: PrimitiveType::Tuple as i32,
