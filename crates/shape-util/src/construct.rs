@@ -374,7 +374,10 @@ pub fn make_static_shape(shape: &Shape) -> Shape {
 }
 
 fn clear_dynamic_flags(shape: &mut Shape) {
-    shape.is_dynamic_dimension.iter_mut().for_each(|d| *d = false);
+    shape
+        .is_dynamic_dimension
+        .iter_mut()
+        .for_each(|d| *d = false);
     if let Some(layout) = shape.layout.as_deref_mut() {
         layout.dynamic_shape_metadata_prefix_bytes = 0;
     }

@@ -252,6 +252,15 @@ pub enum ShapeError {
         shape: String,
     },
 
+    /// Two shapes that must have the same number of elements do not.
+    #[error("element counts differ: {lhs} and {rhs}")]
+    ElementCountMismatch {
+        /// The first shape (without layout).
+        lhs: String,
+        /// The second shape (without layout).
+        rhs: String,
+    },
+
     /// Two shapes that must have the same rank do not.
     #[error("ranks differ: {lhs} and {rhs}")]
     RankMismatch {

@@ -65,8 +65,10 @@ pub(crate) fn array_type(shape: &Shape) -> Option<PrimitiveType> {
 /// The type as XLA's `ShapeError` names it: the lowercase name, or the
 /// number if unknown.
 pub(crate) fn lowercase_type_name(element_type: i32) -> String {
-    PrimitiveType::try_from(element_type)
-        .map_or_else(|_| element_type.to_string(), |t| t.lowercase_name().to_owned())
+    PrimitiveType::try_from(element_type).map_or_else(
+        |_| element_type.to_string(),
+        |t| t.lowercase_name().to_owned(),
+    )
 }
 
 /// XLA's `PrimitiveType_Name`: the proto enum name (`TOKEN`), or the number

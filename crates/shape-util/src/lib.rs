@@ -22,18 +22,41 @@
 //! Where XLA CHECK-fails (a crash), these functions return a
 //! [`ShapeError`] naming the offending value; they never panic.
 
+mod bitcast;
+mod common_factors;
 mod construct;
+mod edit;
+mod equal;
 mod error;
 mod kind;
+mod permutation;
 mod query;
 mod size;
 mod validate;
 
+pub use bitcast::{
+    BitcastDecomposition, align_layouts, decompose_bitcast,
+    deduce_transpose_dimensions_for_bitcast, dimensions_unmodified_by_reshape,
+    make_shape_with_descending_layout_and_same_physical_layout, reshape_is_bitcast,
+    reshape_is_bitcast_ignoring_element_type, transpose_is_bitcast,
+    transpose_is_bitcast_ignoring_element_type,
+};
 pub use construct::{
     make_buffer_shape, make_maybe_tuple_shape, make_nil, make_opaque_shape, make_program_shape,
-    make_scalar_shape, make_shape, make_shape_with_dense_layout,
-    make_shape_with_descending_layout, make_shape_with_layout, make_static_shape,
-    make_token_shape, make_tuple_shape, make_validated_shape,
+    make_scalar_shape, make_shape, make_shape_with_dense_layout, make_shape_with_descending_layout,
+    make_shape_with_layout, make_static_shape, make_token_shape, make_tuple_shape,
+    make_validated_shape,
+};
+pub use edit::{
+    append_major_dimension, append_minor_dimension, change_element_type, delete_dimension,
+    delete_dimensions, drop_degenerate_dimensions, insert_dimension_at_index, permute_dimensions,
+    prepend_major_dimension, set_dynamic_dimension,
+};
+pub use equal::{
+    ShapeEqual, compatible, compatible_ignoring_element_type, compatible_ignoring_fp_precision,
+    equal, equal_ignoring_element_type, equal_ignoring_fp_precision, equal_ignoring_layout,
+    equal_structure, same_dimensions, same_element_type, same_element_type_ignoring_fp_precision,
+    same_rank,
 };
 pub use error::{InvalidShape, ShapeError};
 pub use kind::{is_array, is_buffer, is_opaque, is_token, is_tuple};

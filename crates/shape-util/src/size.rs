@@ -210,11 +210,12 @@ pub fn byte_strides(shape: &Shape) -> Result<Vec<i64>, ShapeError> {
         let d = usize::try_from(dimension).unwrap_or_default();
         strides[d] = stride;
         if position + 1 < layout.len() {
-            stride = stride
-                .checked_mul(extents[d])
-                .ok_or_else(|| ShapeError::ByteSizeOverflow {
-                    shape: array.human_string(),
-                })?;
+            stride =
+                stride
+                    .checked_mul(extents[d])
+                    .ok_or_else(|| ShapeError::ByteSizeOverflow {
+                        shape: array.human_string(),
+                    })?;
         }
     }
     Ok(strides)
