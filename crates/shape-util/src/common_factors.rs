@@ -44,21 +44,24 @@ pub(crate) fn common_factors(a: &[i64], b: &[i64]) -> Option<Vec<(usize, usize)>
         if !in_a && !in_b {
             break;
         }
-        let next_a = partial_a < partial_b
-            || (in_a && !in_b)
-            || (partial_a == partial_b && in_a && in_b && a[i] <= b[j]);
-        let next_b = partial_b < partial_a
-            || (in_b && !in_a)
-            || (partial_a == partial_b && in_a && in_b && b[j] <= a[i]);
-        if next_a && in_a {
+        let both_in = in_a && in_b;
+        let step_a = in_a
+            && (partial_a < partial_b
+                || !in_b
+                || (partial_a == partial_b && both_in && a[i] <= b[j]));
+        let step_b = in_b
+            && (partial_b < partial_a
+                || !in_a
+                || (partial_a == partial_b && both_in && b[j] <= a[i]));
+        if step_a {
             partial_a = partial_a.checked_mul(a[i])?;
             i += 1;
         }
-        if next_b && in_b {
+        if step_b {
             partial_b = partial_b.checked_mul(b[j])?;
             j += 1;
         }
-        if !(next_a && in_a) && !(next_b && in_b) {
+        if !step_a && !step_b {
             // Cannot happen for equal products; stop rather than spin.
             return None;
         }

@@ -265,10 +265,10 @@ pub fn make_tuple_shape(elements: Vec<Shape>) -> Result<Shape, ShapeError> {
 /// assert_eq!(shape_util::make_maybe_tuple_shape(vec![]).unwrap().to_string(), "()");
 /// ```
 pub fn make_maybe_tuple_shape(mut elements: Vec<Shape>) -> Result<Shape, ShapeError> {
-    if elements.len() == 1 {
-        if let Some(only) = elements.pop() {
-            return Ok(only);
-        }
+    if elements.len() == 1
+        && let Some(only) = elements.pop()
+    {
+        return Ok(only);
     }
     make_tuple_shape(elements)
 }

@@ -55,10 +55,10 @@ pub fn change_element_type(
     }
     let mut result = shape.clone();
     result.element_type = element_type as i32;
-    if let Some(layout) = result.layout.as_deref_mut() {
-        if !element_type.is_sub_byte() {
-            layout.element_size_in_bits = 0;
-        }
+    if let Some(layout) = result.layout.as_deref_mut()
+        && !element_type.is_sub_byte()
+    {
+        layout.element_size_in_bits = 0;
     }
     Ok(result)
 }

@@ -131,7 +131,7 @@ impl ShapeEqual {
                     .all(|(l, r)| self.equal(l, r));
         }
         if is_buffer(lhs) || is_buffer(rhs) {
-            if !self.ignore_buffer && !(is_buffer(lhs) && is_buffer(rhs)) {
+            if !(self.ignore_buffer || (is_buffer(lhs) && is_buffer(rhs))) {
                 return false;
             }
             return match (buffer_array(lhs), buffer_array(rhs)) {

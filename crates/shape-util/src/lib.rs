@@ -23,12 +23,14 @@
 //! [`ShapeError`] naming the offending value; they never panic.
 
 mod bitcast;
+mod broadcast;
 mod common_factors;
 mod construct;
 mod edit;
 mod equal;
 mod error;
 mod kind;
+mod numpy;
 mod permutation;
 mod query;
 mod size;
@@ -40,6 +42,11 @@ pub use bitcast::{
     make_shape_with_descending_layout_and_same_physical_layout, reshape_is_bitcast,
     reshape_is_bitcast_ignoring_element_type, transpose_is_bitcast,
     transpose_is_bitcast_ignoring_element_type,
+};
+pub use broadcast::{
+    BroadcastError, higher_precision_element_type, infer_broadcast_in_dim_shape,
+    infer_degenerate_dimension_broadcast_shape, infer_elementwise_binary_op_shape,
+    infer_in_dim_broadcast_shape,
 };
 pub use construct::{
     make_buffer_shape, make_maybe_tuple_shape, make_nil, make_opaque_shape, make_program_shape,
@@ -60,6 +67,7 @@ pub use equal::{
 };
 pub use error::{InvalidShape, ShapeError};
 pub use kind::{is_array, is_buffer, is_opaque, is_token, is_tuple};
+pub use numpy::{NumpyBroadcastError, numpy_broadcast_shapes};
 pub use query::{
     dimension_number, elements_in, elements_in_recursive, for_each_subshape, get_dimension,
     get_mutable_subshape, has_degenerate_dimensions, index_is_valid, is_dynamic,

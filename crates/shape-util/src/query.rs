@@ -481,12 +481,11 @@ pub(crate) fn expect_array(shape: &Shape) -> Result<&Shape, ShapeError> {
     if is_array(shape) {
         return Ok(shape);
     }
-    if is_buffer(shape) {
-        if let [inner] = shape.tuple_shapes.as_slice() {
-            if is_array(inner) {
-                return Ok(inner);
-            }
-        }
+    if is_buffer(shape)
+        && let [inner] = shape.tuple_shapes.as_slice()
+        && is_array(inner)
+    {
+        return Ok(inner);
     }
     Err(ShapeError::not_an_array(shape))
 }
