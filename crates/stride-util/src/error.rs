@@ -183,6 +183,37 @@ pub enum ViewError {
         /// What is wrong with it.
         reason: String,
     },
+    /// An XLA shape that index-util cannot resolve (not an array, no or an
+    /// invalid layout, an unbounded dimension).
+    #[error(transparent)]
+    Shape(#[from] index_util::IndexError),
+    /// An XLA layout with tiles: its element order is not strided.
+    #[error("layout {layout} is tiled; tiled layouts cannot be described by strides")]
+    TiledLayout {
+        /// The layout.
+        layout: String,
+    },
+    /// Strides that no XLA layout (a dense permutation, possibly padded)
+    /// describes.
+    #[error("strides {strides} of shape {shape} do not describe an XLA layout: {reason}")]
+    NotAnXlaLayout {
+        /// The view's shape, as a numpy tuple.
+        shape: String,
+        /// The view's strides, as a numpy tuple.
+        strides: String,
+        /// Why.
+        reason: String,
+    },
+    /// A DirectML tensor rank other than 4 or 5, or sizes of higher rank.
+    #[error(
+        "cannot describe {rank} sizes as a DirectML {target}-D tensor (4 or 5, sizes padded with leading 1s)"
+    )]
+    DmlRank {
+        /// The number of sizes given.
+        rank: usize,
+        /// The requested DirectML rank.
+        target: usize,
+    },
     /// Overlap could not be decided within the work limit.
     #[error("cannot decide whether a view spanning {span} elements overlaps itself")]
     OverlapUndecided {

@@ -26,11 +26,18 @@ mod error;
 mod index;
 mod offsets;
 mod ops;
+mod relayout;
 mod reshape;
 mod view;
+mod xla_layout;
 
 pub use error::ViewError;
 pub use index::{IndexItem, adjust_slice, parse_index_expression};
 pub use offsets::Offsets;
+pub use relayout::{
+    RelayoutError, Strategy, fill_padding, padding_pattern, relayout, relayout_bits,
+    relayout_strategy, relayout_xla,
+};
 pub use reshape::Order;
 pub use view::StridedView;
+pub use xla_layout::dml_sizes;

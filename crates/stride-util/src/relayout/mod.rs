@@ -1,0 +1,253 @@
+//! The relayout engine: copies the elements of a source view into a
+//! destination view of the same logical shape, over byte buffers.
+//!
+//! The copy is planned per pair of layouts (see [`Strategy`]): dimensions
+//! are canonicalized (size-1 dimensions dropped, destination strides made
+//! positive, sorted so the smallest destination stride is innermost,
+//! neighbours merged where both sides are contiguous across them), then the
+//! fastest applicable kernel runs: one memcpy, a memcpy per contiguous run,
+//! cache-blocked tiles for transposes, or a strided element loop.
+//! Everything is single-threaded safe Rust.
+
+mod kernels;
+mod padding;
+mod plan;
+mod sub_byte;
+mod xla;
+
+pub use padding::{fill_padding, padding_pattern};
+pub use plan::Strategy;
+pub use xla::relayout_xla;
+
+use thiserror::Error;
+
+use crate::error::{ViewError, numpy_tuple};
+use crate::view::StridedView;
+use plan::Plan;
+
+/// An error from the relayout engine.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum RelayoutError {
+    /// The two views have different logical shapes.
+    #[error("source has shape {source_shape} but destination has shape {destination_shape}")]
+    ShapeMismatch {
+        /// The source sizes, as a numpy tuple.
+        source_shape: String,
+        /// The destination sizes, as a numpy tuple.
+        destination_shape: String,
+    },
+    /// An element size the engine does not handle.
+    #[error("unsupported element size of {bits} bits (whole bytes, or 1, 2 or 4 packed bits)")]
+    ElementSize {
+        /// The element size in bits.
+        bits: u64,
+    },
+    /// A view addresses an element outside its buffer.
+    #[error("{side} element offset {offset} is outside its buffer of {len} elements")]
+    OutsideBuffer {
+        /// `"source"` or `"destination"`.
+        side: &'static str,
+        /// The offending element offset.
+        offset: i64,
+        /// The buffer length in elements.
+        len: i64,
+    },
+    /// The destination addresses some element twice (overlap or stride 0).
+    #[error("destination view with shape {shape} and strides {strides} writes some element twice")]
+    OverlappingDestination {
+        /// The destination sizes, as a numpy tuple.
+        shape: String,
+        /// The destination strides, as a numpy tuple.
+        strides: String,
+    },
+    /// A layout or padding value has no byte pattern for the element type.
+    #[error("{element_type} has no {padding} padding value")]
+    NoPaddingValue {
+        /// The element type (lowercase XLA name).
+        element_type: String,
+        /// The padding value (proto name).
+        padding: String,
+    },
+    /// A view could not be built or checked.
+    #[error(transparent)]
+    View(#[from] ViewError),
+}
+
+/// Copies every element of `src_view` over `src` into the same logical
+/// position of `dst_view` over `dst`; elements are `element_size` bytes
+/// (any size; 1, 2, 4, 8 and 16 have dedicated kernels). Bytes of `dst`
+/// that `dst_view` does not address are left untouched.
+///
+/// # Errors
+///
+/// [`RelayoutError::ShapeMismatch`], [`RelayoutError::ElementSize`] for
+/// size 0, [`RelayoutError::OutsideBuffer`] if a view addresses an element
+/// outside its buffer, and [`RelayoutError::OverlappingDestination`] if the
+/// destination addresses an element twice.
+///
+/// ```
+/// use stride_util::{StridedView, relayout};
+///
+/// // Transpose a 2×3 matrix of u16.
+/// let src: Vec<u8> = [1u16, 2, 3, 4, 5, 6].iter().flat_map(|v| v.to_le_bytes()).collect();
+/// let src_view = StridedView::row_major(&[2, 3])?.transpose();
+/// let dst_view = StridedView::row_major(&[3, 2])?;
+/// let mut dst = vec![0u8; 12];
+/// relayout(&src, &src_view, &mut dst, &dst_view, 2)?;
+/// let values: Vec<u16> = dst.chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+/// assert_eq!(values, [1, 4, 2, 5, 3, 6]);
+/// # Ok::<(), stride_util::RelayoutError>(())
+/// ```
+pub fn relayout(
+    src: &[u8],
+    src_view: &StridedView,
+    dst: &mut [u8],
+    dst_view: &StridedView,
+    element_size: usize,
+) -> Result<(), RelayoutError> {
+    if element_size == 0 {
+        return Err(RelayoutError::ElementSize { bits: 0 });
+    }
+    check_views(src_view, dst_view)?;
+    check_buffer("source", src_view, elements_in(src.len(), element_size))?;
+    check_buffer(
+        "destination",
+        dst_view,
+        elements_in(dst.len(), element_size),
+    )?;
+    if src_view.is_empty() {
+        return Ok(());
+    }
+    let plan = Plan::new(src_view, dst_view);
+    match element_size {
+        1 => kernels::copy::<1>(&plan, src.as_chunks().0, dst.as_chunks_mut().0),
+        2 => kernels::copy::<2>(&plan, src.as_chunks().0, dst.as_chunks_mut().0),
+        4 => kernels::copy::<4>(&plan, src.as_chunks().0, dst.as_chunks_mut().0),
+        8 => kernels::copy::<8>(&plan, src.as_chunks().0, dst.as_chunks_mut().0),
+        16 => kernels::copy::<16>(&plan, src.as_chunks().0, dst.as_chunks_mut().0),
+        _ => copy_any_size(src, src_view, dst, dst_view, element_size),
+    }
+    Ok(())
+}
+
+/// [`relayout`] for elements of `element_size_in_bits`: whole bytes, or
+/// 1, 2 or 4 bits packed into bytes as XLA's `E(n)` layouts store them
+/// (element `k` of the buffer in bits `k·n .. k·n+n` counting from the
+/// least significant bit of byte 0). Sub-byte elements take a correct but
+/// slow element-by-element path.
+///
+/// # Errors
+///
+/// As [`relayout`]; [`RelayoutError::ElementSize`] for other bit sizes.
+///
+/// ```
+/// use stride_util::{StridedView, relayout_bits};
+///
+/// // Four 4-bit elements 1,2,3,4 packed in two bytes, reversed.
+/// let src = [0x21u8, 0x43];
+/// let mut dst = [0u8; 2];
+/// let view = StridedView::row_major(&[4])?;
+/// relayout_bits(&src, &view.flip(), &mut dst, &view, 4)?;
+/// assert_eq!(dst, [0x34, 0x12]);
+/// # Ok::<(), stride_util::RelayoutError>(())
+/// ```
+pub fn relayout_bits(
+    src: &[u8],
+    src_view: &StridedView,
+    dst: &mut [u8],
+    dst_view: &StridedView,
+    element_size_in_bits: u32,
+) -> Result<(), RelayoutError> {
+    match element_size_in_bits {
+        1 | 2 | 4 => {
+            check_views(src_view, dst_view)?;
+            let bits = element_size_in_bits;
+            check_buffer(
+                "source",
+                src_view,
+                xla::capacity_in_elements(src.len(), bits),
+            )?;
+            check_buffer(
+                "destination",
+                dst_view,
+                xla::capacity_in_elements(dst.len(), bits),
+            )?;
+            sub_byte::copy(src, src_view, dst, dst_view, element_size_in_bits);
+            Ok(())
+        }
+        bits if bits > 0 && bits % 8 == 0 => {
+            relayout(src, src_view, dst, dst_view, bits as usize / 8)
+        }
+        bits => Err(RelayoutError::ElementSize {
+            bits: u64::from(bits),
+        }),
+    }
+}
+
+/// The strategy [`relayout`] would use to copy `src_view` into `dst_view`.
+///
+/// ```
+/// use stride_util::{Strategy, StridedView, relayout_strategy};
+///
+/// let a = StridedView::row_major(&[64, 64])?;
+/// assert_eq!(relayout_strategy(&a, &a), Strategy::SingleCopy);
+/// assert_eq!(relayout_strategy(&a.transpose(), &a), Strategy::Tiled);
+/// let padded = StridedView::new(&[64, 64], &[80, 1], 0)?;
+/// assert_eq!(relayout_strategy(&a, &padded), Strategy::Runs);
+/// # Ok::<(), stride_util::ViewError>(())
+/// ```
+pub fn relayout_strategy(src_view: &StridedView, dst_view: &StridedView) -> Strategy {
+    if src_view.is_empty() || src_view.sizes() != dst_view.sizes() {
+        return Strategy::Empty;
+    }
+    Plan::new(src_view, dst_view).strategy().0
+}
+
+/// Checks that the views have the same shape and that the destination
+/// writes every element once.
+fn check_views(src_view: &StridedView, dst_view: &StridedView) -> Result<(), RelayoutError> {
+    if src_view.sizes() != dst_view.sizes() {
+        return Err(RelayoutError::ShapeMismatch {
+            source_shape: numpy_tuple(src_view.sizes()),
+            destination_shape: numpy_tuple(dst_view.sizes()),
+        });
+    }
+    if dst_view.has_overlap()? {
+        return Err(RelayoutError::OverlappingDestination {
+            shape: numpy_tuple(dst_view.sizes()),
+            strides: numpy_tuple(dst_view.strides()),
+        });
+    }
+    Ok(())
+}
+
+/// The number of whole elements of `element_size` bytes in `bytes`.
+fn elements_in(bytes: usize, element_size: usize) -> i64 {
+    i64::try_from(bytes / element_size).unwrap_or(i64::MAX)
+}
+
+fn check_buffer(side: &'static str, view: &StridedView, len: i64) -> Result<(), RelayoutError> {
+    view.check_inside(len).map_err(|error| match error {
+        ViewError::OutsideBuffer { offset, len } => {
+            RelayoutError::OutsideBuffer { side, offset, len }
+        }
+        other => RelayoutError::View(other),
+    })
+}
+
+/// The kernel for element sizes without a dedicated one: a byte-slice copy
+/// per element, in logical order.
+fn copy_any_size(
+    src: &[u8],
+    src_view: &StridedView,
+    dst: &mut [u8],
+    dst_view: &StridedView,
+    element_size: usize,
+) {
+    for (s, d) in src_view.offsets().zip(dst_view.offsets()) {
+        // Validated: both offsets are inside their buffers.
+        let (s, d) = (s as usize * element_size, d as usize * element_size);
+        dst[d..d + element_size].copy_from_slice(&src[s..s + element_size]);
+    }
+}

@@ -1,0 +1,249 @@
+//! Padding values as bytes ([`padding_pattern`]) and filling the padding of
+//! an XLA padded layout ([`fill_padding`]).
+
+use index_util::PhysicalLayout;
+use schema::{PaddingValue, PrimitiveType, Shape};
+
+use super::RelayoutError;
+use super::sub_byte;
+use crate::error::ViewError;
+
+/// The bytes of one element of type `ty` holding `value`, little-endian and
+/// `byte_width` long; `None` for `UnknownPad` and `InvalidPad`, whose
+/// padding is left as it is ("could be anything").
+///
+/// * `ZeroPad` and `OnePad`: 0 and 1 of the type (complex: `1 + 0i`).
+/// * `LowestPad` (for max-accumulation): the type's lowest value as XLA's
+///   `LiteralUtil::MinValue` gives it: `-inf` for floats with infinities
+///   (f16, bf16, f32, f64, f8e5m2, f8e4m3, f8e3m4), else the most negative
+///   finite value (f8e4m3fn -448, the `fnuz` types, f4e2m1fn -6, f6e3m2fn
+///   -28, f6e2m3fn -7.5); for the unsigned f8e8m0fnu the smallest value
+///   2⁻¹²⁷; `MIN` for signed integers, 0 for unsigned ones, `false`.
+/// * `HighestPad` (for min-accumulation): `+inf` or the largest finite
+///   value, `MAX` of integers, `true`.
+///
+/// Sub-byte integers and f4e2m1fn use one byte with the value in its low
+/// bits (signed ones sign-extended, so s4's lowest, -8, is `0xF8`); packed
+/// `E(n)` layouts keep the low `n` bits.
+///
+/// # Errors
+///
+/// [`RelayoutError::NoPaddingValue`] for a non-array type, zero of
+/// f8e8m0fnu (it has no zero), and the lowest/highest complex value (not
+/// ordered; XLA has none either).
+///
+/// ```
+/// use schema::{PaddingValue, PrimitiveType};
+/// use stride_util::padding_pattern;
+///
+/// let one = padding_pattern(PrimitiveType::F32, PaddingValue::OnePad)?;
+/// assert_eq!(one, Some(1.0f32.to_le_bytes().to_vec()));
+/// let lowest = padding_pattern(PrimitiveType::Bf16, PaddingValue::LowestPad)?;
+/// assert_eq!(lowest, Some(vec![0x80, 0xFF])); // -inf
+/// let highest = padding_pattern(PrimitiveType::S16, PaddingValue::HighestPad)?;
+/// assert_eq!(highest, Some(i16::MAX.to_le_bytes().to_vec()));
+/// # Ok::<(), stride_util::RelayoutError>(())
+/// ```
+pub fn padding_pattern(
+    ty: PrimitiveType,
+    value: PaddingValue,
+) -> Result<Option<Vec<u8>>, RelayoutError> {
+    use PaddingValue::{HighestPad, InvalidPad, LowestPad, OnePad, UnknownPad, ZeroPad};
+    use PrimitiveType as T;
+    let missing = || RelayoutError::NoPaddingValue {
+        element_type: ty.lowercase_name().to_owned(),
+        padding: value.as_str_name().to_owned(),
+    };
+    let width = ty
+        .byte_width()
+        .filter(|_| ty.is_array_type())
+        .and_then(|w| usize::try_from(w).ok())
+        .ok_or_else(missing)?;
+    let le = |bits: u128| Some(bits.to_le_bytes()[..width].to_vec());
+    let pattern = match (value, ty) {
+        (UnknownPad | InvalidPad, _) => None,
+        (ZeroPad, T::F8e8m0fnu) => return Err(missing()),
+        (ZeroPad, _) => le(0),
+        (OnePad, T::F16) => le(0x3C00),
+        (OnePad, T::Bf16) => le(0x3F80),
+        (OnePad, T::F32) => le(0x3F80_0000),
+        (OnePad, T::F64) => le(0x3FF0_0000_0000_0000),
+        (OnePad, T::C64) => le(0x3F80_0000),
+        (OnePad, T::C128) => le(0x3FF0_0000_0000_0000),
+        (OnePad, T::F8e5m2) => le(0x3C),
+        (OnePad, T::F8e4m3 | T::F8e4m3fn) => le(0x38),
+        (OnePad, T::F8e4m3b11fnuz) => le(0x58),
+        (OnePad, T::F8e3m4) => le(0x30),
+        (OnePad, T::F8e5m2fnuz | T::F8e4m3fnuz) => le(0x40),
+        (OnePad, T::F4e2m1fn) => le(0x2),
+        (OnePad, T::F8e8m0fnu) => le(0x7F),
+        (OnePad, T::F6e3m2fn) => le(0x0C),
+        (OnePad, T::F6e2m3fn) => le(0x08),
+        (OnePad, _) => le(1),
+        (LowestPad | HighestPad, T::C64 | T::C128) => return Err(missing()),
+        (LowestPad, T::F16) => le(0xFC00),
+        (LowestPad, T::Bf16) => le(0xFF80),
+        (LowestPad, T::F32) => le(0xFF80_0000),
+        (LowestPad, T::F64) => le(0xFFF0_0000_0000_0000),
+        (LowestPad, T::F8e5m2) => le(0xFC),
+        (LowestPad, T::F8e4m3) => le(0xF8),
+        (LowestPad, T::F8e3m4) => le(0xF0),
+        (LowestPad, T::F8e4m3fn) => le(0xFE),
+        (LowestPad, T::F8e4m3b11fnuz | T::F8e5m2fnuz | T::F8e4m3fnuz) => le(0xFF),
+        (LowestPad, T::F4e2m1fn) => le(0x0F),
+        (LowestPad, T::F6e3m2fn | T::F6e2m3fn) => le(0x3F),
+        (LowestPad, T::F8e8m0fnu) => le(0x00),
+        (HighestPad, T::F16) => le(0x7C00),
+        (HighestPad, T::Bf16) => le(0x7F80),
+        (HighestPad, T::F32) => le(0x7F80_0000),
+        (HighestPad, T::F64) => le(0x7FF0_0000_0000_0000),
+        (HighestPad, T::F8e5m2) => le(0x7C),
+        (HighestPad, T::F8e4m3) => le(0x78),
+        (HighestPad, T::F8e3m4) => le(0x70),
+        (HighestPad, T::F8e4m3fn) => le(0x7E),
+        (HighestPad, T::F8e4m3b11fnuz | T::F8e5m2fnuz | T::F8e4m3fnuz) => le(0x7F),
+        (HighestPad, T::F4e2m1fn) => le(0x07),
+        (HighestPad, T::F6e3m2fn | T::F6e2m3fn) => le(0x1F),
+        (HighestPad, T::F8e8m0fnu) => le(0xFE),
+        (LowestPad | HighestPad, T::Pred) => le(u128::from(value == HighestPad)),
+        (LowestPad | HighestPad, _) => {
+            let bits = ty.bit_width().ok_or_else(missing)?;
+            let signed = ty.is_signed_integral();
+            let all_ones = if bits >= 128 {
+                u128::MAX
+            } else {
+                (1_u128 << bits) - 1
+            };
+            // Two's complement limits, sign-extended to the storage width.
+            let limit = match (value == HighestPad, signed) {
+                (true, false) => all_ones,
+                (false, false) => 0,
+                (true, true) => all_ones >> 1,
+                (false, true) => !(all_ones >> 1),
+            };
+            le(limit)
+        }
+    };
+    Ok(pattern)
+}
+
+/// Fills every padding element of `dst`, laid out as `shape` (an XLA array
+/// shape whose layout has `padded_dimensions`), with the layout's padding
+/// value; a no-op without padding or for `UnknownPad`/`InvalidPad`.
+/// Elements are `E(n)` bits when the layout says so, else the type's bytes.
+///
+/// # Errors
+///
+/// [`RelayoutError::View`] for a shape that is not a padded array layout
+/// [`index_util::PhysicalLayout`] accepts, [`RelayoutError::NoPaddingValue`],
+/// and [`RelayoutError::OutsideBuffer`] if `dst` is too short.
+///
+/// ```
+/// use layout_util::LayoutBuilder;
+/// use schema::{PaddingValue, PrimitiveType, Shape};
+///
+/// // The seed's rows of 3 padded to 5: {A B C x x D E F x x}.
+/// let shape = Shape {
+///     element_type: PrimitiveType::U8 as i32,
+///     dimensions: vec![2, 3],
+///     is_dynamic_dimension: vec![false, false],
+///     layout: Some(Box::new(
+///         LayoutBuilder::new(&[1, 0])
+///             .padded_dimensions(vec![2, 5])
+///             .padding_value(PaddingValue::HighestPad)
+///             .build(),
+///     )),
+///     ..Default::default()
+/// };
+/// let mut buffer = *b"ABC..DEF..";
+/// stride_util::fill_padding(&mut buffer, &shape)?;
+/// assert_eq!(&buffer, b"ABC\xff\xffDEF\xff\xff");
+/// # Ok::<(), stride_util::RelayoutError>(())
+/// ```
+pub fn fill_padding(dst: &mut [u8], shape: &Shape) -> Result<(), RelayoutError> {
+    let Some(layout) = shape.layout.as_deref() else {
+        return Ok(());
+    };
+    if !layout_util::is_padded(shape) {
+        return Ok(());
+    }
+    let physical = PhysicalLayout::new(shape).map_err(ViewError::from)?;
+    let ty = PrimitiveType::try_from(shape.element_type).unwrap_or(PrimitiveType::Invalid);
+    let value = layout_util::padding_value(layout)
+        .map_err(|e| ViewError::from(index_util::IndexError::from(e)))?;
+    let Some(pattern) = padding_pattern(ty, value)? else {
+        return Ok(());
+    };
+    let bits = super::xla::element_bits(shape)?;
+    let capacity = super::xla::capacity_in_elements(dst.len(), bits);
+    let total = physical.padded_element_count();
+    if total > capacity {
+        return Err(RelayoutError::OutsideBuffer {
+            side: "destination",
+            offset: total - 1,
+            len: capacity,
+        });
+    }
+    let order: Vec<usize> = physical.minor_to_major().iter().rev().copied().collect();
+    let mut filler = Filler {
+        sizes: physical.dimensions(),
+        padded: physical.padded_dimensions(),
+        strides: physical.strides(),
+        order: &order,
+        pattern: &pattern,
+        bits,
+        dst,
+    };
+    filler.fill(0, 0);
+    Ok(())
+}
+
+/// Walks the padded box in physical order (major to minor), filling the
+/// trailing padding block of each dimension.
+struct Filler<'a> {
+    sizes: &'a [i64],
+    padded: &'a [i64],
+    strides: &'a [i64],
+    order: &'a [usize],
+    pattern: &'a [u8],
+    bits: u32,
+    dst: &'a mut [u8],
+}
+
+impl Filler<'_> {
+    fn fill(&mut self, level: usize, base: i64) {
+        let Some(&d) = self.order.get(level) else {
+            return;
+        };
+        let (size, padded, stride) = (self.sizes[d], self.padded[d], self.strides[d]);
+        if level + 1 < self.order.len() {
+            for i in 0..size {
+                self.fill(level + 1, base + i * stride);
+            }
+        }
+        self.fill_range(base + size * stride, base + padded * stride);
+    }
+
+    /// Fills elements `start..end` (validated to be inside the buffer).
+    fn fill_range(&mut self, start: i64, end: i64) {
+        if start >= end {
+            return;
+        }
+        if self.bits < 8 {
+            for index in start..end {
+                sub_byte::set(self.dst, index, self.bits, self.pattern[0]);
+            }
+            return;
+        }
+        let n = self.pattern.len();
+        let (start, end) = (start as usize * n, end as usize * n);
+        let region = &mut self.dst[start..end];
+        if let [byte] = self.pattern {
+            region.fill(*byte);
+        } else {
+            for element in region.chunks_exact_mut(n) {
+                element.copy_from_slice(self.pattern);
+            }
+        }
+    }
+}

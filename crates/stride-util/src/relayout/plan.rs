@@ -1,0 +1,132 @@
+//! Canonicalizing a relayout: the dimensions both views share, with size-1
+//! dimensions dropped, destination strides made positive, sorted from the
+//! largest destination stride to the smallest, and neighbours merged where
+//! both sides are contiguous across them. Then a [`Strategy`] per layout.
+
+use crate::view::StridedView;
+
+/// One dimension of a relayout: its size and the stride on each side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Dim {
+    pub(crate) size: i64,
+    pub(crate) src: i64,
+    pub(crate) dst: i64,
+}
+
+/// A canonical relayout: `dims` outermost first (largest destination stride
+/// first), and the offsets of the first element on each side.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Plan {
+    pub(crate) dims: Vec<Dim>,
+    pub(crate) src_offset: i64,
+    pub(crate) dst_offset: i64,
+}
+
+/// How the relayout engine copies the elements of one view into another,
+/// chosen per pair of layouts after merging dimensions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Strategy {
+    /// Nothing to copy (a zero-size shape).
+    Empty,
+    /// Both sides are one contiguous run in the same order: one memcpy.
+    SingleCopy,
+    /// Both sides are contiguous along the innermost dimension: a memcpy
+    /// per run, an odometer over the outer dimensions.
+    Runs,
+    /// The destination is contiguous along one dimension and the source
+    /// along another (a transpose): cache-blocked tiles over those two
+    /// dimensions, staged through a small buffer so that both sides are
+    /// read and written in contiguous row segments.
+    Tiled,
+    /// Anything else: an element loop along the innermost destination
+    /// dimension with incremental offsets, an odometer outside it.
+    Strided,
+}
+
+/// Tiles need at least this many elements along both dimensions to pay off.
+const MIN_TILE_EXTENT: i64 = 8;
+
+impl Plan {
+    /// The canonical plan for copying `src` into `dst` (same sizes, not empty).
+    pub(crate) fn new(src: &StridedView, dst: &StridedView) -> Self {
+        let mut src_offset = src.offset();
+        let mut dst_offset = dst.offset();
+        let mut dims: Vec<Dim> = src
+            .sizes()
+            .iter()
+            .zip(src.strides().iter().zip(dst.strides()))
+            .filter(|(size, _)| **size != 1)
+            .map(|(&size, (&s, &d))| {
+                if d < 0 {
+                    // Walk this dimension backwards on both sides.
+                    let last = size - 1;
+                    src_offset += last * s;
+                    dst_offset += last * d;
+                    Dim {
+                        size,
+                        src: -s,
+                        dst: -d,
+                    }
+                } else {
+                    Dim {
+                        size,
+                        src: s,
+                        dst: d,
+                    }
+                }
+            })
+            .collect();
+        dims.sort_by_key(|d| {
+            (
+                std::cmp::Reverse(d.dst),
+                std::cmp::Reverse(d.src.unsigned_abs()),
+            )
+        });
+        let mut merged: Vec<Dim> = Vec::with_capacity(dims.len());
+        for dim in dims {
+            match merged.last_mut() {
+                Some(outer)
+                    if Some(outer.dst) == dim.dst.checked_mul(dim.size)
+                        && Some(outer.src) == dim.src.checked_mul(dim.size) =>
+                {
+                    outer.size *= dim.size;
+                    outer.src = dim.src;
+                    outer.dst = dim.dst;
+                }
+                _ => merged.push(dim),
+            }
+        }
+        Self {
+            dims: merged,
+            src_offset,
+            dst_offset,
+        }
+    }
+
+    /// The strategy for this plan, and for [`Strategy::Tiled`] the index of
+    /// the dimension that is contiguous in the source.
+    pub(crate) fn strategy(&self) -> (Strategy, usize) {
+        let Some(inner) = self.dims.last() else {
+            return (Strategy::SingleCopy, 0);
+        };
+        if inner.dst == 1 && inner.src == 1 {
+            let strategy = if self.dims.len() == 1 {
+                Strategy::SingleCopy
+            } else {
+                Strategy::Runs
+            };
+            return (strategy, 0);
+        }
+        if inner.dst == 1 && inner.size >= MIN_TILE_EXTENT {
+            let source_contiguous = self
+                .dims
+                .iter()
+                .position(|d| d.src == 1 && d.size >= MIN_TILE_EXTENT);
+            if let Some(b) = source_contiguous {
+                return (Strategy::Tiled, b);
+            }
+        }
+        (Strategy::Strided, 0)
+    }
+}

@@ -1,0 +1,97 @@
+//! Relayout between XLA array shapes: element sizes from the type or the
+//! layout's `E(n)`, views from the layouts, destination padding filled.
+
+use schema::{PrimitiveType, Shape};
+
+use super::{RelayoutError, fill_padding, relayout_bits};
+use crate::view::StridedView;
+
+/// The size in bits of one element of `shape` as stored: the layout's
+/// `element_size_in_bits` when set, else the type's byte width × 8.
+pub(crate) fn element_bits(shape: &Shape) -> Result<u32, RelayoutError> {
+    let ty = PrimitiveType::try_from(shape.element_type).unwrap_or(PrimitiveType::Invalid);
+    let declared = shape
+        .layout
+        .as_deref()
+        .map_or(0, |layout| layout.element_size_in_bits);
+    let bits = if declared != 0 {
+        declared
+    } else {
+        ty.byte_width().filter(|_| ty.is_array_type()).unwrap_or(0) * 8
+    };
+    match u32::try_from(bits) {
+        Ok(b @ (1 | 2 | 4)) => Ok(b),
+        Ok(b) if b > 0 && b % 8 == 0 && i64::from(b / 8) == ty.byte_width().unwrap_or(0) => Ok(b),
+        _ => Err(RelayoutError::ElementSize {
+            bits: bits.unsigned_abs(),
+        }),
+    }
+}
+
+/// How many elements of `bits` fit in `bytes`.
+pub(crate) fn capacity_in_elements(bytes: usize, bits: u32) -> i64 {
+    let total_bits = u128::try_from(bytes).unwrap_or(u128::MAX) * 8;
+    i64::try_from(total_bits / u128::from(bits.max(1))).unwrap_or(i64::MAX)
+}
+
+/// Copies the array `src` laid out as `src_shape` into `dst` laid out as
+/// `dst_shape` (same element type and dimensions, any layouts with or
+/// without padding), then fills the destination's padding with its
+/// layout's padding value (see [`super::padding_pattern`]).
+///
+/// # Errors
+///
+/// [`RelayoutError::ShapeMismatch`] if the types or dimensions differ,
+/// [`RelayoutError::ElementSize`] if the element sizes differ or are not
+/// supported, [`RelayoutError::View`] for a shape that is not a strided
+/// array layout (tiled, no layout, invalid), and the errors of
+/// [`super::relayout`] and [`fill_padding`].
+///
+/// ```
+/// use layout_util::LayoutBuilder;
+/// use schema::{PaddingValue, PrimitiveType, Shape};
+///
+/// let shape = |minor_to_major: &[i64], padded: Vec<i64>| Shape {
+///     element_type: PrimitiveType::U8 as i32,
+///     dimensions: vec![2, 3],
+///     is_dynamic_dimension: vec![false, false],
+///     layout: Some(Box::new(
+///         LayoutBuilder::new(minor_to_major)
+///             .padded_dimensions(padded)
+///             .padding_value(PaddingValue::ZeroPad)
+///             .build(),
+///     )),
+///     ..Default::default()
+/// };
+/// // Row-major {1,0} into column-major {0,1} with dim 0 padded to 3.
+/// let src = *b"ABCDEF";
+/// let mut dst = [b'?'; 9];
+/// stride_util::relayout_xla(&src, &shape(&[1, 0], vec![]), &mut dst, &shape(&[0, 1], vec![3, 3]))?;
+/// assert_eq!(&dst, b"AD\0BE\0CF\0");
+/// # Ok::<(), stride_util::RelayoutError>(())
+/// ```
+pub fn relayout_xla(
+    src: &[u8],
+    src_shape: &Shape,
+    dst: &mut [u8],
+    dst_shape: &Shape,
+) -> Result<(), RelayoutError> {
+    if src_shape.element_type != dst_shape.element_type
+        || src_shape.dimensions != dst_shape.dimensions
+    {
+        return Err(RelayoutError::ShapeMismatch {
+            source_shape: src_shape.human_string(),
+            destination_shape: dst_shape.human_string(),
+        });
+    }
+    let (src_bits, dst_bits) = (element_bits(src_shape)?, element_bits(dst_shape)?);
+    if src_bits != dst_bits {
+        return Err(RelayoutError::ElementSize {
+            bits: u64::from(dst_bits),
+        });
+    }
+    let src_view = StridedView::from_xla_shape(src_shape)?;
+    let dst_view = StridedView::from_xla_shape(dst_shape)?;
+    relayout_bits(src, &src_view, dst, &dst_view, dst_bits)?;
+    fill_padding(dst, dst_shape)
+}
