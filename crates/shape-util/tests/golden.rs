@@ -82,10 +82,10 @@ fn without_default_element_size(shape: &Shape) -> Shape {
         .map(without_default_element_size)
         .collect();
     let own_bits = shape.element_type().byte_width().map(|w| w * 8);
-    if let Some(layout) = result.layout.as_deref_mut() {
-        if Some(layout.element_size_in_bits) == own_bits {
-            layout.element_size_in_bits = 0;
-        }
+    if let Some(layout) = result.layout.as_deref_mut()
+        && Some(layout.element_size_in_bits) == own_bits
+    {
+        layout.element_size_in_bits = 0;
     }
     result
 }
