@@ -34,16 +34,24 @@ use crate::{IndexError, PhysicalLayout};
 /// ```
 #[derive(Debug, Clone)]
 pub struct ForEachIndex {
-    /// Logical dimensions, most minor first.
-    minor_to_major: Vec<usize>,
-    /// Per logical dimension.
-    base: Vec<i64>,
-    incr: Vec<i64>,
-    steps: Vec<i64>,
-    /// Steps taken so far, per logical dimension.
-    taken: Vec<i64>,
+    /// The dimensions of the region, most minor first.
+    axes: Vec<Axis>,
+    /// The current index, per logical dimension.
     index: Vec<i64>,
     state: State,
+}
+
+/// One dimension of the region, as the odometer steps it.
+#[derive(Debug, Clone, Copy)]
+struct Axis {
+    /// The logical dimension.
+    dimension: usize,
+    base: i64,
+    incr: i64,
+    /// The number of positions (at least 1: a pinned dimension has one).
+    steps: i64,
+    /// Positions passed so far in the current sweep.
+    taken: i64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,9 +88,9 @@ impl ForEachIndex {
             return Err(IndexError::RankMismatch { len, rank });
         }
         let zero_elements = layout.dimensions().contains(&0);
-        let mut steps = vec![0; rank];
-        for (d, &size) in layout.dimensions().iter().enumerate() {
-            let (b, c, i) = (base[d], count[d], incr[d]);
+        let mut axes = Vec::with_capacity(rank);
+        for &d in layout.minor_to_major() {
+            let (size, b, c, i) = (layout.dimensions()[d], base[d], count[d], incr[d]);
             let invalid = || IndexError::InvalidRegion {
                 dimension: d,
                 size,
@@ -93,30 +101,29 @@ impl ForEachIndex {
             if c < 0 || i < 0 || (c > 0 && i == 0) || b < 0 {
                 return Err(invalid());
             }
-            if zero_elements {
-                continue;
-            }
             let inside = if c == 0 {
                 b < size
             } else {
                 b.checked_add(c).is_some_and(|end| end <= size)
             };
-            if !inside {
+            if !inside && !zero_elements {
                 return Err(invalid());
             }
-            // ceil(c / i) steps, or 1 when pinned.
-            steps[d] = if c == 0 {
-                1
-            } else {
-                c / i + i64::from(c % i != 0)
-            };
+            axes.push(Axis {
+                dimension: d,
+                base: b,
+                incr: i,
+                // ceil(c / i) positions, or 1 when pinned.
+                steps: if c == 0 {
+                    1
+                } else {
+                    c / i + i64::from(c % i != 0)
+                },
+                taken: 0,
+            });
         }
         Ok(Self {
-            minor_to_major: layout.minor_to_major().to_vec(),
-            base: base.to_vec(),
-            incr: incr.to_vec(),
-            steps,
-            taken: vec![0; rank],
+            axes,
             index: base.to_vec(),
             state: if zero_elements {
                 State::Done
@@ -139,31 +146,16 @@ impl ForEachIndex {
     /// The next index, borrowed until the next call; `None` at the end.
     pub fn next_index(&mut self) -> Option<&[i64]> {
         match self.state {
-            State::Done => return None,
-            State::NotStarted => self.state = State::Running,
             State::Running => {
-                if !self.advance() {
+                if !advance(&mut self.axes, &mut self.index) {
                     self.state = State::Done;
                     return None;
                 }
             }
+            State::NotStarted => self.state = State::Running,
+            State::Done => return None,
         }
         Some(&self.index)
-    }
-
-    /// Steps the odometer; false when it wraps around (the end).
-    fn advance(&mut self) -> bool {
-        for &d in &self.minor_to_major {
-            self.taken[d] += 1;
-            if self.taken[d] < self.steps[d] {
-                // Stays inside the region, so no overflow.
-                self.index[d] += self.incr[d];
-                return true;
-            }
-            self.taken[d] = 0;
-            self.index[d] = self.base[d];
-        }
-        false
     }
 
     /// Calls `visitor` with every index of a fresh iteration; the
@@ -172,26 +164,51 @@ impl ForEachIndex {
         if self.state == State::Done {
             return;
         }
-        let Some(&inner) = self.minor_to_major.first() else {
+        let Some(&Axis {
+            dimension: inner,
+            base,
+            incr,
+            steps,
+            ..
+        }) = self.axes.first()
+        else {
             visitor(&[]);
             return;
         };
-        let (inner_incr, inner_steps) = (self.incr[inner], self.steps[inner]);
+        let index = self.index.as_mut_slice();
+        let last = base + (steps - 1) * incr;
         loop {
-            let mut value = self.base[inner];
-            for _ in 0..inner_steps {
-                self.index[inner] = value;
-                visitor(&self.index);
+            let mut value = base;
+            for _ in 0..steps {
+                index[inner] = value;
+                visitor(index);
                 // Past the last step this may leave the region; it is reset.
-                value = value.wrapping_add(inner_incr);
+                value = value.wrapping_add(incr);
             }
-            self.taken[inner] = inner_steps - 1;
-            self.index[inner] = self.base[inner] + (inner_steps - 1) * inner_incr;
-            if !self.advance() {
+            index[inner] = last;
+            self.axes[0].taken = steps - 1;
+            if !advance(&mut self.axes, index) {
                 return;
             }
         }
     }
+}
+
+/// Steps the odometer `axes` (most minor first) and `index`; false when it
+/// wraps around (the end).
+#[inline]
+fn advance(axes: &mut [Axis], index: &mut [i64]) -> bool {
+    for axis in axes {
+        axis.taken += 1;
+        if axis.taken < axis.steps {
+            // Stays inside the region, so no overflow.
+            index[axis.dimension] += axis.incr;
+            return true;
+        }
+        axis.taken = 0;
+        index[axis.dimension] = axis.base;
+    }
+    false
 }
 
 /// Yields each index as a `Vec` (one allocation per index; use

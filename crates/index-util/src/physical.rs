@@ -129,6 +129,7 @@ impl PhysicalLayout {
     ///
     /// [`IndexError::RankMismatch`]; [`IndexError::IndexOutOfBounds`] for an
     /// entry that is negative or not below its dimension size.
+    #[inline]
     pub fn linear_index(&self, index: &[i64]) -> Result<i64, IndexError> {
         if index.len() != self.rank() {
             return Err(IndexError::RankMismatch {
@@ -136,27 +137,53 @@ impl PhysicalLayout {
                 rank: self.rank(),
             });
         }
-        let mut linear = 0;
-        for (dimension, ((&i, &size), &stride)) in index
-            .iter()
-            .zip(&self.dimensions)
-            .zip(&self.strides)
-            .enumerate()
-        {
-            // `as u64` maps negative indices above any size: one comparison
-            // checks both bounds.
-            #[allow(clippy::cast_sign_loss)]
-            if i as u64 >= size as u64 {
-                return Err(IndexError::IndexOutOfBounds {
-                    index: index.to_vec(),
-                    dimension,
-                    size,
-                });
-            }
-            // In bounds, so the sum stays below `padded_element_count`.
-            linear += i * stride;
+        let (linear, out_of_bounds) = self.sum(index);
+        if out_of_bounds {
+            return Err(self.out_of_bounds(index));
         }
         Ok(linear)
+    }
+
+    /// `Σ index[d] * strides[d]` (wrapping) and whether some entry is out of
+    /// bounds. Ranks up to 4 get a fully unrolled loop (see the `index`
+    /// bench).
+    #[inline]
+    fn sum(&self, index: &[i64]) -> (i64, bool) {
+        match index.len() {
+            1 => self.sum_of_rank::<1>(index),
+            2 => self.sum_of_rank::<2>(index),
+            3 => self.sum_of_rank::<3>(index),
+            4 => self.sum_of_rank::<4>(index),
+            _ => sum(index, &self.dimensions, &self.strides),
+        }
+    }
+
+    /// [`sum`](Self::sum) for `N` entries, with arrays of known length.
+    #[inline]
+    fn sum_of_rank<const N: usize>(&self, index: &[i64]) -> (i64, bool) {
+        match (
+            <&[i64; N]>::try_from(index),
+            <&[i64; N]>::try_from(self.dimensions.as_slice()),
+            <&[i64; N]>::try_from(self.strides.as_slice()),
+        ) {
+            (Ok(index), Ok(dimensions), Ok(strides)) => sum(index, dimensions, strides),
+            _ => sum(index, &self.dimensions, &self.strides),
+        }
+    }
+
+    /// The error for an `index` known to be out of bounds somewhere.
+    #[cold]
+    fn out_of_bounds(&self, index: &[i64]) -> IndexError {
+        let (dimension, size) = index
+            .iter()
+            .zip(&self.dimensions)
+            .position(|(&i, &size)| i < 0 || i >= size)
+            .map_or((0, 0), |d| (d, self.dimensions[d]));
+        IndexError::IndexOutOfBounds {
+            index: index.to_vec(),
+            dimension,
+            size,
+        }
     }
 
     /// The linear index of `index` without any check, for hot loops whose
@@ -165,10 +192,7 @@ impl PhysicalLayout {
     /// or UB.
     #[inline]
     pub fn linear_index_unchecked(&self, index: &[i64]) -> i64 {
-        index
-            .iter()
-            .zip(&self.strides)
-            .fold(0_i64, |acc, (&i, &s)| acc.wrapping_add(i.wrapping_mul(s)))
+        self.sum(index).0
     }
 
     /// The multi-dimensional index of the element at `linear` in the padded
@@ -226,4 +250,22 @@ impl PhysicalLayout {
         }
         Ok(())
     }
+}
+
+/// `Σ index[d] * strides[d]` (wrapping), and whether some `index[d]` is
+/// outside `[0, dimensions[d])`. Branch-free, so the loop stays tight; in
+/// bounds the sum cannot wrap, as it stays below the padded element count.
+#[inline]
+fn sum(index: &[i64], dimensions: &[i64], strides: &[i64]) -> (i64, bool) {
+    let mut linear = 0_i64;
+    let mut out_of_bounds = false;
+    for ((&i, &size), &stride) in index.iter().zip(dimensions).zip(strides) {
+        // `as u64` maps negative indices above any size: one comparison
+        // checks both bounds.
+        #[allow(clippy::cast_sign_loss)]
+        let outside = i as u64 >= size as u64;
+        out_of_bounds |= outside;
+        linear = linear.wrapping_add(i.wrapping_mul(stride));
+    }
+    (linear, out_of_bounds)
 }
