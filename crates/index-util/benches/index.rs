@@ -114,8 +114,8 @@ fn multi_to_linear(c: &mut Criterion) {
     group.bench_function("PhysicalLayout::linear_index (checked)", |b| {
         b.iter(|| {
             let mut sum = 0_i64;
-            for index in &indices {
-                sum = sum.wrapping_add(layout.linear_index(black_box(index)).unwrap());
+            for index in black_box(&indices) {
+                sum = sum.wrapping_add(layout.linear_index(index).unwrap());
             }
             black_box(sum)
         });
@@ -123,8 +123,8 @@ fn multi_to_linear(c: &mut Criterion) {
     group.bench_function("PhysicalLayout::linear_index_unchecked", |b| {
         b.iter(|| {
             let mut sum = 0_i64;
-            for index in &indices {
-                sum = sum.wrapping_add(layout.linear_index_unchecked(black_box(index)));
+            for index in black_box(&indices) {
+                sum = sum.wrapping_add(layout.linear_index_unchecked(index));
             }
             black_box(sum)
         });
@@ -132,8 +132,8 @@ fn multi_to_linear(c: &mut Criterion) {
     group.bench_function("baseline: XLA formula from the shape", |b| {
         b.iter(|| {
             let mut sum = 0_i64;
-            for index in &indices {
-                sum = sum.wrapping_add(naive_linear_index(&shape, black_box(index)));
+            for index in black_box(&indices) {
+                sum = sum.wrapping_add(naive_linear_index(&shape, index));
             }
             black_box(sum)
         });
@@ -143,9 +143,9 @@ fn multi_to_linear(c: &mut Criterion) {
         |b| {
             b.iter(|| {
                 let mut sum = 0_i64;
-                for index in &indices {
+                for index in black_box(&indices) {
                     sum = sum.wrapping_add(
-                        multidimensional_index_to_linear_index(&shape, black_box(index)).unwrap(),
+                        multidimensional_index_to_linear_index(&shape, index).unwrap(),
                     );
                 }
                 black_box(sum)
