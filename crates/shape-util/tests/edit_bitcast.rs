@@ -1,5 +1,6 @@
 //! Dimension edits and bitcast analysis, with the examples of XLA's
 //! `shape_util_test.cc` quoted in the spec (§3, §9).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use layout_util::LayoutBuilder;
 use schema::{PrimitiveType, Shape};

@@ -1,5 +1,6 @@
 //! Sizes (spec §3), queries and equality (spec §7) with XLA's expected
 //! values.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use layout_util::LayoutBuilder;
 use schema::{PrimitiveType, Shape, Tile, UNBOUNDED_SIZE};

@@ -1,6 +1,7 @@
 //! Validation and construction errors: every check of XLA's
 //! `ValidateShape` and `MakeValidatedShape`, with XLA's exact texts, in
 //! XLA's order.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use schema::{PrimitiveType, Shape, UNBOUNDED_SIZE};
 use shape_util::{
