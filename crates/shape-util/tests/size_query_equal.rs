@@ -71,7 +71,7 @@ fn byte_size_of_every_primitive_type() {
 #[test]
 fn element_size_in_bits_packs_sub_byte_types() {
     let packed = |ty, bits, dims: &[i64]| {
-        let m2m: Vec<i64> = (0..dims.len() as i64).rev().collect();
+        let m2m: Vec<i64> = (0..i64::try_from(dims.len()).unwrap()).rev().collect();
         make_shape_with_layout(
             ty,
             dims,
