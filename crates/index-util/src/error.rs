@@ -40,8 +40,11 @@ pub enum IndexError {
         shape: String,
     },
 
-    /// The number of elements in the (padded) buffer overflows `i64`.
-    #[error("the padded buffer of shape {shape} has more than i64::MAX elements")]
+    /// The number of elements in the buffer (with padding or tiles)
+    /// overflows `i64`.
+    #[error(
+        "the buffer of shape {shape} (padding and tiles included) has more than i64::MAX elements"
+    )]
     Overflow {
         /// The shape (without layout).
         shape: String,

@@ -219,7 +219,7 @@ fn shapes_that_cannot_be_indexed() {
         linear("f32[4294967296,4294967296]{1,0}", &[0, 0])
             .unwrap_err()
             .to_string(),
-        "the padded buffer of shape f32[4294967296,4294967296] has more than i64::MAX elements"
+        "the buffer of shape f32[4294967296,4294967296] (padding and tiles included) has more than i64::MAX elements"
     );
 }
 
