@@ -168,6 +168,13 @@ fn nested_tiling_examples_from_xla() {
         tiled("f32[8,4]{1,0:T(2,2)}", &[8, 0]),
         Err(IndexError::IndexOutOfBounds { .. })
     ));
+    // XLA's parser accepts a tile of i64::MAX; the tiled buffer overflows.
+    let huge = "f32[8,8]{1,0:T(9223372036854775807,1)}";
+    assert_eq!(tiled(huge, &[7, 0]).unwrap(), 7);
+    assert_eq!(
+        tiled(huge, &[0, 1]).unwrap_err().to_string(),
+        "the buffer of shape f32[8,8] (padding and tiles included) has more than i64::MAX elements"
+    );
     assert_eq!(
         tiled("f32[8,4]{1,0:T(2,*)}", &[0, 0])
             .unwrap_err()
