@@ -221,6 +221,9 @@ impl Iterator for ForEachIndex {
     }
 }
 
+/// Once exhausted, stays exhausted.
+impl std::iter::FusedIterator for ForEachIndex {}
+
 /// Calls `visitor` with every index of the region `base`/`count`/`incr` of
 /// `shape`, in physical order (XLA's `ShapeUtil::ForEachIndex`); see
 /// [`ForEachIndex`] for the rules. The fastest way to visit a region: no
