@@ -48,62 +48,86 @@ pub(crate) const fn tile_side(n: usize) -> usize {
     }
 }
 
-/// Copies the elements of `plan` from `src` to `dst`.
-pub(crate) fn copy<const N: usize>(plan: &Plan, src: &[[u8; N]], dst: &mut [[u8; N]]) {
+/// Padding to write right after each destination row (the innermost
+/// dimension, stride 1): `count` copies of `element`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Tail<const N: usize> {
+    pub(crate) element: [u8; N],
+    pub(crate) count: usize,
+}
+
+impl<const N: usize> Tail<N> {
+    /// Fills the tail of the row ending just before `row_end`.
+    fn write(&self, dst: &mut [[u8; N]], row_end: usize) {
+        dst[row_end..row_end + self.count].fill(self.element);
+    }
+}
+
+/// Copies the elements of `plan` from `src` to `dst`, writing `tail` after
+/// every destination row if given (the caller checked that the innermost
+/// dimension of the plan is the destination's row).
+pub(crate) fn copy<const N: usize>(
+    plan: &Plan,
+    src: &[[u8; N]],
+    dst: &mut [[u8; N]],
+    tail: Option<Tail<N>>,
+) {
     let (strategy, tiled_dim) = plan.strategy();
-    let dims = &plan.dims;
+    let Some((&inner, outer)) = plan.dims.split_last() else {
+        // Rank 0 (after dropping size-1 dimensions): one element.
+        dst[at(plan.dst_offset)] = src[at(plan.src_offset)];
+        return;
+    };
+    let n = at(inner.size);
     match strategy {
         Strategy::Empty => {}
-        Strategy::SingleCopy => {
-            let n = dims.last().map_or(1, |d| at(d.size));
-            let (s, d) = (at(plan.src_offset), at(plan.dst_offset));
-            dst[d..d + n].copy_from_slice(&src[s..s + n]);
-        }
-        Strategy::Runs => {
-            let (inner, outer) = dims.split_last().unwrap_or((
-                &Dim {
-                    size: 1,
-                    src: 1,
-                    dst: 1,
-                },
-                &[],
-            ));
-            let n = at(inner.size);
+        Strategy::SingleCopy | Strategy::Runs => {
             for_each_outer(outer, plan.src_offset, plan.dst_offset, |s, d| {
                 let (s, d) = (at(s), at(d));
                 dst[d..d + n].copy_from_slice(&src[s..s + n]);
+                if let Some(tail) = &tail {
+                    tail.write(dst, d + n);
+                }
             });
         }
         Strategy::Tiled => {
-            let a = dims.len() - 1;
-            let outer: Vec<Dim> = dims
+            let a = plan.dims.len() - 1;
+            let others: Vec<Dim> = plan
+                .dims
                 .iter()
                 .enumerate()
                 .filter(|&(i, _)| i != a && i != tiled_dim)
                 .map(|(_, d)| *d)
                 .collect();
-            let (da, db) = (dims[a], dims[tiled_dim]);
+            let (da, db) = (plan.dims[a], plan.dims[tiled_dim]);
             let side = tile_side(N);
             let mut tile = vec![[0_u8; N]; side * side];
-            for_each_outer(&outer, plan.src_offset, plan.dst_offset, |s, d| {
-                transpose_tiles(src, dst, s, d, da, db, &mut tile, side);
+            for_each_outer(&others, plan.src_offset, plan.dst_offset, |s, d| {
+                if N <= 2 {
+                    transpose_tiles::<N, u64>(src, dst, s, d, da, db, &mut tile, side);
+                } else {
+                    transpose_tiles::<N, u128>(src, dst, s, d, da, db, &mut tile, side);
+                }
+                if let Some(tail) = &tail {
+                    // One row per index of the tiled source dimension.
+                    let mut row = d;
+                    for _ in 0..db.size {
+                        tail.write(dst, at(row) + n);
+                        row += db.dst;
+                    }
+                }
             });
         }
         Strategy::Strided => {
-            let (inner, outer) = dims.split_last().unwrap_or((
-                &Dim {
-                    size: 1,
-                    src: 1,
-                    dst: 1,
-                },
-                &[],
-            ));
             for_each_outer(outer, plan.src_offset, plan.dst_offset, |s, d| {
-                let (mut s, mut d) = (s, d);
+                let (mut s_k, mut d_k) = (s, d);
                 for _ in 0..inner.size {
-                    dst[at(d)] = src[at(s)];
-                    s = s.wrapping_add(inner.src);
-                    d = d.wrapping_add(inner.dst);
+                    dst[at(d_k)] = src[at(s_k)];
+                    s_k = s_k.wrapping_add(inner.src);
+                    d_k = d_k.wrapping_add(inner.dst);
+                }
+                if let Some(tail) = &tail {
+                    tail.write(dst, at(d) + n);
                 }
             });
         }
@@ -112,9 +136,10 @@ pub(crate) fn copy<const N: usize>(plan: &Plan, src: &[[u8; N]], dst: &mut [[u8;
 
 /// One 2-D transpose: `a` is contiguous in the destination (stride 1),
 /// `b` in the source (stride 1). Each tile is read as source row segments
-/// into `tile`, then written as destination row segments.
+/// into `tile`, then written as destination row segments, transposed in
+/// registers `L::BYTES / N` elements at a time.
 #[allow(clippy::too_many_arguments)]
-fn transpose_tiles<const N: usize>(
+fn transpose_tiles<const N: usize, L: Lane>(
     src: &[[u8; N]],
     dst: &mut [[u8; N]],
     src_base: i64,
@@ -138,18 +163,133 @@ fn transpose_tiles<const N: usize>(
                 row[..tb].copy_from_slice(&src[start..start + tb]);
                 s += a.src;
             }
-            // Destination rows: fixed b, contiguous along a.
-            let mut d = dst_base + b0 * b.dst + a0;
-            for j in 0..tb {
-                let start = at(d);
-                let out = &mut dst[start..start + ta];
-                for (i, element) in out.iter_mut().enumerate() {
-                    *element = tile[i * side + j];
-                }
-                d += b.dst;
-            }
+            let first_row = dst_base + b0 * b.dst + a0;
+            scatter::<N, L>(tile, side, ta, tb, dst, first_row, b.dst);
             a0 += step;
         }
         b0 += step;
     }
+}
+
+/// Writes the transpose of the `ta × tb` block of `tile` (row length
+/// `side`) to `tb` destination rows of `ta` elements, the first at
+/// `first_row`, `row_stride` apart.
+fn scatter<const N: usize, L: Lane>(
+    tile: &[[u8; N]],
+    side: usize,
+    ta: usize,
+    tb: usize,
+    dst: &mut [[u8; N]],
+    first_row: i64,
+    row_stride: i64,
+) {
+    let m = (L::BYTES / N).max(1);
+    let (full_a, full_b) = (ta - ta % m, tb - tb % m);
+    let mut rows = [L::ZERO; 16];
+    let rows = &mut rows[..m];
+    let row_start = |j: usize| first_row + i64::try_from(j).unwrap_or(0) * row_stride;
+    for j0 in (0..full_b).step_by(m) {
+        for i0 in (0..full_a).step_by(m) {
+            for (r, row) in rows.iter_mut().enumerate() {
+                let k = (i0 + r) * side + j0;
+                *row = L::load(tile[k..k + m].as_flattened());
+            }
+            transpose_lanes::<L>(rows, N);
+            for (c, row) in rows.iter().enumerate() {
+                let start = at(row_start(j0 + c)) + i0;
+                row.store(dst[start..start + m].as_flattened_mut());
+            }
+        }
+    }
+    // The edges: columns past the last full block, then rows past it.
+    let mut edge = |i_range: std::ops::Range<usize>, j_range: std::ops::Range<usize>| {
+        for j in j_range {
+            let start = at(row_start(j));
+            for i in i_range.clone() {
+                dst[start + i] = tile[i * side + j];
+            }
+        }
+    };
+    edge(full_a..ta, 0..tb);
+    edge(0..full_a, full_b..tb);
+}
+
+/// An integer holding a row of `BYTES / N` elements of a register tile.
+pub(crate) trait Lane:
+    Copy
+    + std::ops::BitAnd<Output = Self>
+    + std::ops::BitOr<Output = Self>
+    + std::ops::Not<Output = Self>
+    + std::ops::Shl<u32, Output = Self>
+    + std::ops::Shr<u32, Output = Self>
+{
+    /// The width in bytes.
+    const BYTES: usize;
+    /// Zero.
+    const ZERO: Self;
+    /// All bits set.
+    const ONES: Self;
+    /// Little-endian load of `BYTES` bytes.
+    fn load(bytes: &[u8]) -> Self;
+    /// Little-endian store of `BYTES` bytes.
+    fn store(self, bytes: &mut [u8]);
+}
+
+impl Lane for u64 {
+    const BYTES: usize = 8;
+    const ZERO: Self = 0;
+    const ONES: Self = u64::MAX;
+    fn load(bytes: &[u8]) -> Self {
+        let mut raw = [0; 8];
+        raw.copy_from_slice(bytes);
+        u64::from_le_bytes(raw)
+    }
+    fn store(self, bytes: &mut [u8]) {
+        bytes.copy_from_slice(&self.to_le_bytes());
+    }
+}
+
+impl Lane for u128 {
+    const BYTES: usize = 16;
+    const ZERO: Self = 0;
+    const ONES: Self = u128::MAX;
+    fn load(bytes: &[u8]) -> Self {
+        let mut raw = [0; 16];
+        raw.copy_from_slice(bytes);
+        u128::from_le_bytes(raw)
+    }
+    fn store(self, bytes: &mut [u8]) {
+        bytes.copy_from_slice(&self.to_le_bytes());
+    }
+}
+
+/// Transposes the square matrix of `n`-byte elements held in `rows` (row
+/// `i`, element `j` at byte `j·n`), by swapping ever smaller blocks.
+fn transpose_lanes<L: Lane>(rows: &mut [L], n: usize) {
+    let m = rows.len();
+    let mut k = m / 2;
+    while k >= 1 {
+        let unit = u32::try_from(k * n * 8).unwrap_or(0);
+        let mask = alternating::<L>(unit);
+        for i in 0..m {
+            if i & k == 0 {
+                let (x, y) = (rows[i], rows[i + k]);
+                rows[i] = (x & mask) | ((y & mask) << unit);
+                rows[i + k] = ((x >> unit) & mask) | (y & !mask);
+            }
+        }
+        k /= 2;
+    }
+}
+
+/// `unit` one bits, `unit` zero bits, repeated from the least significant bit.
+fn alternating<L: Lane>(unit: u32) -> L {
+    let bits = u32::try_from(L::BYTES * 8).unwrap_or(0);
+    let mut mask = L::ONES >> (bits - unit);
+    let mut width = 2 * unit;
+    while width < bits {
+        mask = mask | (mask << width);
+        width *= 2;
+    }
+    mask
 }

@@ -109,6 +109,22 @@ pub fn relayout(
     if element_size == 0 {
         return Err(RelayoutError::ElementSize { bits: 0 });
     }
+    relayout_with_tail(src, src_view, dst, dst_view, element_size, None).map(|_| ())
+}
+
+/// [`relayout`], also writing `tail = (element bytes, count)` right after
+/// every destination row when the plan's innermost dimension is the
+/// destination's contiguous row of the same size as `row_size` (so padding
+/// is filled while the row is in cache). Returns whether the tails were
+/// written.
+pub(crate) fn relayout_with_tail(
+    src: &[u8],
+    src_view: &StridedView,
+    dst: &mut [u8],
+    dst_view: &StridedView,
+    element_size: usize,
+    tail: Option<(&[u8], i64, i64)>,
+) -> Result<bool, RelayoutError> {
     check_views(src_view, dst_view)?;
     check_buffer("source", src_view, elements_in(src.len(), element_size))?;
     check_buffer(
@@ -117,18 +133,52 @@ pub fn relayout(
         elements_in(dst.len(), element_size),
     )?;
     if src_view.is_empty() {
-        return Ok(());
+        return Ok(false);
     }
     let plan = Plan::new(src_view, dst_view);
-    match element_size {
-        1 => kernels::copy::<1>(&plan, src.as_chunks().0, dst.as_chunks_mut().0),
-        2 => kernels::copy::<2>(&plan, src.as_chunks().0, dst.as_chunks_mut().0),
-        4 => kernels::copy::<4>(&plan, src.as_chunks().0, dst.as_chunks_mut().0),
-        8 => kernels::copy::<8>(&plan, src.as_chunks().0, dst.as_chunks_mut().0),
-        16 => kernels::copy::<16>(&plan, src.as_chunks().0, dst.as_chunks_mut().0),
-        _ => copy_any_size(src, src_view, dst, dst_view, element_size),
-    }
-    Ok(())
+    // The tail applies if the innermost dimension is the padded row and
+    // the padding after the last row is inside the buffer.
+    let tail = tail.filter(|&(_, row_size, count)| {
+        let row = plan.dims.last();
+        row.is_some_and(|r| r.dst == 1 && r.size == row_size)
+            && dst_view.offset_range().is_some_and(|(_, high)| {
+                high.checked_add(count)
+                    .is_some_and(|end| end < elements_in(dst.len(), element_size))
+            })
+    });
+    let applied = match element_size {
+        1 => run::<1>(&plan, src, dst, tail),
+        2 => run::<2>(&plan, src, dst, tail),
+        4 => run::<4>(&plan, src, dst, tail),
+        8 => run::<8>(&plan, src, dst, tail),
+        16 => run::<16>(&plan, src, dst, tail),
+        _ => {
+            copy_any_size(src, src_view, dst, dst_view, element_size);
+            false
+        }
+    };
+    Ok(applied)
+}
+
+/// Runs the kernel for `N`-byte elements; whether the tail was written.
+fn run<const N: usize>(
+    plan: &Plan,
+    src: &[u8],
+    dst: &mut [u8],
+    tail: Option<(&[u8], i64, i64)>,
+) -> bool {
+    let tail = tail_of::<N>(tail);
+    kernels::copy::<N>(plan, src.as_chunks().0, dst.as_chunks_mut().0, tail);
+    tail.is_some()
+}
+
+/// The kernel form of a tail, if its element has `N` bytes.
+fn tail_of<const N: usize>(tail: Option<(&[u8], i64, i64)>) -> Option<kernels::Tail<N>> {
+    let (element, _, count) = tail?;
+    Some(kernels::Tail {
+        element: element.try_into().ok()?,
+        count: usize::try_from(count).ok()?,
+    })
 }
 
 /// [`relayout`] for elements of `element_size_in_bits`: whole bytes, or

@@ -161,6 +161,16 @@ pub fn padding_pattern(
 /// # Ok::<(), stride_util::RelayoutError>(())
 /// ```
 pub fn fill_padding(dst: &mut [u8], shape: &Shape) -> Result<(), RelayoutError> {
+    fill_padding_except_row_tails(dst, shape, false)
+}
+
+/// [`fill_padding`], leaving out the padding at the end of each row of the
+/// most minor dimension when `skip_row_tails` (the relayout wrote it).
+pub(crate) fn fill_padding_except_row_tails(
+    dst: &mut [u8],
+    shape: &Shape,
+    skip_row_tails: bool,
+) -> Result<(), RelayoutError> {
     let Some(layout) = shape.layout.as_deref() else {
         return Ok(());
     };
@@ -192,6 +202,7 @@ pub fn fill_padding(dst: &mut [u8], shape: &Shape) -> Result<(), RelayoutError> 
         order: &order,
         pattern: &pattern,
         bits,
+        skip_row_tails,
         dst,
     };
     filler.fill(0, 0);
@@ -207,6 +218,7 @@ struct Filler<'a> {
     order: &'a [usize],
     pattern: &'a [u8],
     bits: u32,
+    skip_row_tails: bool,
     dst: &'a mut [u8],
 }
 
@@ -216,12 +228,16 @@ impl Filler<'_> {
             return;
         };
         let (size, padded, stride) = (self.sizes[d], self.padded[d], self.strides[d]);
-        if level + 1 < self.order.len() {
+        let levels = self.order.len();
+        let children_fill = level + 2 < levels || (level + 2 == levels && !self.skip_row_tails);
+        if children_fill {
             for i in 0..size {
                 self.fill(level + 1, base + i * stride);
             }
         }
-        self.fill_range(base + size * stride, base + padded * stride);
+        if level + 1 < levels || !self.skip_row_tails {
+            self.fill_range(base + size * stride, base + padded * stride);
+        }
     }
 
     /// Fills elements `start..end` (validated to be inside the buffer).

@@ -3,7 +3,9 @@
 
 use schema::{PrimitiveType, Shape};
 
-use super::{RelayoutError, fill_padding, relayout_bits};
+use super::padding::fill_padding_except_row_tails;
+use super::{RelayoutError, fill_padding, padding_pattern, relayout_bits, relayout_with_tail};
+use crate::error::ViewError;
 use crate::view::StridedView;
 
 /// The size in bits of one element of `shape` as stored: the layout's
@@ -92,6 +94,43 @@ pub fn relayout_xla(
     }
     let src_view = StridedView::from_xla_shape(src_shape)?;
     let dst_view = StridedView::from_xla_shape(dst_shape)?;
-    relayout_bits(src, &src_view, dst, &dst_view, dst_bits)?;
-    fill_padding(dst, dst_shape)
+    if dst_bits < 8 {
+        relayout_bits(src, &src_view, dst, &dst_view, dst_bits)?;
+        return fill_padding(dst, dst_shape);
+    }
+    let row_tail = row_tail(dst_shape)?;
+    let tail = row_tail
+        .as_ref()
+        .map(|(element, row, count)| (element.as_slice(), *row, *count));
+    let element_size = usize::try_from(dst_bits / 8).unwrap_or(0);
+    let wrote_tails = relayout_with_tail(src, &src_view, dst, &dst_view, element_size, tail)?;
+    fill_padding_except_row_tails(dst, dst_shape, wrote_tails)
+}
+
+/// The padding after each row of the most minor dimension of a padded
+/// layout: `(padding element, row size, padding count)`, if any is written.
+fn row_tail(shape: &Shape) -> Result<Option<(Vec<u8>, i64, i64)>, RelayoutError> {
+    let Some(layout) = shape
+        .layout
+        .as_deref()
+        .filter(|_| layout_util::is_padded(shape))
+    else {
+        return Ok(None);
+    };
+    let padded = layout_util::padded_dimensions(shape)
+        .map_err(|e| ViewError::from(index_util::IndexError::from(e)))?;
+    let value = layout_util::padding_value(layout)
+        .map_err(|e| ViewError::from(index_util::IndexError::from(e)))?;
+    let ty = PrimitiveType::try_from(shape.element_type).unwrap_or(PrimitiveType::Invalid);
+    let Some(element) = padding_pattern(ty, value)? else {
+        return Ok(None);
+    };
+    let minor = layout
+        .minor_to_major
+        .first()
+        .and_then(|&d| usize::try_from(d).ok());
+    Ok(minor.and_then(|d| {
+        let (size, extent) = (*shape.dimensions.get(d)?, *padded.get(d)?);
+        (extent > size).then_some((element, size, extent - size))
+    }))
 }
