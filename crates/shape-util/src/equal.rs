@@ -130,14 +130,20 @@ impl ShapeEqual {
                     .zip(&rhs.tuple_shapes)
                     .all(|(l, r)| self.equal(l, r));
         }
+        if is_buffer(lhs) && is_buffer(rhs) {
+            return lhs.tuple_shapes.len() == rhs.tuple_shapes.len()
+                && lhs
+                    .tuple_shapes
+                    .iter()
+                    .zip(&rhs.tuple_shapes)
+                    .all(|(l, r)| self.equal(l, r));
+        }
         if is_buffer(lhs) || is_buffer(rhs) {
-            if !(self.ignore_buffer || (is_buffer(lhs) && is_buffer(rhs))) {
-                return false;
-            }
-            return match (buffer_array(lhs), buffer_array(rhs)) {
-                (Some(l), Some(r)) => self.equal(l, r),
-                _ => false,
-            };
+            return self.ignore_buffer
+                && match (buffer_array(lhs), buffer_array(rhs)) {
+                    (Some(l), Some(r)) => self.equal(l, r),
+                    _ => false,
+                };
         }
         if !is_array(lhs) {
             return lhs.element_type == rhs.element_type;

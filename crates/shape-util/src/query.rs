@@ -226,7 +226,14 @@ pub fn is_unbounded_dynamic(shape: &Shape) -> bool {
 /// ```
 pub fn get_dimension(shape: &Shape, dimension: i64) -> Result<i64, ShapeError> {
     let number = dimension_number(shape, dimension)?;
-    Ok(shape.dimensions[number])
+    let dimensions = &expect_array(shape)?.dimensions;
+    dimensions
+        .get(number)
+        .copied()
+        .ok_or(ShapeError::DimensionOutOfRange {
+            dimension,
+            rank: dimensions.len(),
+        })
 }
 
 /// The dimension number meant by `dimension`, negative numbers counting
