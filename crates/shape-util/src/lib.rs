@@ -10,17 +10,34 @@
 //!
 //! ```
 //! use schema::PrimitiveType;
-//! use shape_util::{byte_size_of, elements_in, make_shape, validate_shape};
+//! use shape_util::{byte_size_of, byte_strides, elements_in, make_shape, true_rank, validate_shape};
 //!
-//! let shape = make_shape(PrimitiveType::F32, &[2, 3]).unwrap();
-//! assert_eq!(shape.to_string(), "f32[2,3]{1,0}");
+//! let shape = make_shape(PrimitiveType::F32, &[2, 1, 3]).unwrap();
+//! assert_eq!(shape.to_string(), "f32[2,1,3]{2,1,0}");
+//! assert!(validate_shape(&shape).is_ok());
+//! assert_eq!(true_rank(&shape).unwrap(), 2);
 //! assert_eq!(elements_in(&shape).unwrap(), 6);
 //! assert_eq!(byte_size_of(&shape, None).unwrap(), 24);
-//! assert!(validate_shape(&shape).is_ok());
+//! assert_eq!(byte_strides(&shape).unwrap(), [12, 12, 4]);
 //! ```
 //!
+//! What is where:
+//!
+//! | concern | functions |
+//! |---|---|
+//! | construction | [`make_shape`], [`make_validated_shape`], [`make_shape_with_dense_layout`], [`make_shape_with_layout`], [`make_scalar_shape`], [`make_tuple_shape`], [`make_nil`], [`make_token_shape`], [`make_opaque_shape`], [`make_buffer_shape`], [`make_program_shape`] |
+//! | kinds and queries | [`is_array`], [`is_tuple`], [`rank`], [`true_rank`], [`elements_in`], [`is_scalar`], [`is_zero_element_array`], [`is_static`], [`get_dimension`], [`get_subshape`], [`leaf_count`], [`for_each_subshape`] |
+//! | sizes | [`byte_size_of_primitive_type`], [`element_size_in_bits`], [`byte_size_of_elements`], [`byte_size_of`], [`byte_strides`] |
+//! | validation | [`validate_shape`], [`validate_shape_with_optional_layout`] |
+//! | equality | [`equal`], [`compatible`], [`equal_ignoring_layout`], [`same_dimensions`], [`ShapeEqual`] |
+//! | dimension edits | [`permute_dimensions`], [`delete_dimensions`], [`drop_degenerate_dimensions`], [`insert_dimension_at_index`], [`append_major_dimension`], [`change_element_type`] |
+//! | bitcasts | [`transpose_is_bitcast`], [`reshape_is_bitcast`], [`deduce_transpose_dimensions_for_bitcast`], [`decompose_bitcast`], [`align_layouts`], [`dimensions_unmodified_by_reshape`] |
+//! | broadcasting | [`infer_elementwise_binary_op_shape`], [`infer_broadcast_in_dim_shape`], [`numpy_broadcast_shapes`] |
+//!
 //! Where XLA CHECK-fails (a crash), these functions return a
-//! [`ShapeError`] naming the offending value; they never panic.
+//! [`ShapeError`] (or [`BroadcastError`]) naming the offending value; they
+//! never panic. Texts are XLA's where XLA has a message; shapes in messages
+//! are printed without layout, as XLA's `Shape::ToString()` does.
 
 mod bitcast;
 mod broadcast;
@@ -70,10 +87,10 @@ pub use kind::{is_array, is_buffer, is_opaque, is_token, is_tuple};
 pub use numpy::{NumpyBroadcastError, numpy_broadcast_shapes};
 pub use query::{
     dimension_number, elements_in, elements_in_recursive, for_each_subshape, get_dimension,
-    get_mutable_subshape, has_degenerate_dimensions, index_is_valid, is_dynamic,
+    get_mutable_subshape, get_subshape, has_degenerate_dimensions, index_is_valid, is_dynamic,
     is_effective_scalar, is_leaf_index, is_scalar, is_static, is_unbounded_dynamic,
     is_zero_element_array, leaf_count, leaf_shapes, rank, subshape_count, true_rank,
-    try_get_subshape, tuple_element_count,
+    tuple_element_count,
 };
 pub use size::{
     byte_size_of, byte_size_of_elements, byte_size_of_primitive_type, byte_strides,

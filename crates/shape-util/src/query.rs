@@ -295,7 +295,7 @@ pub fn tuple_element_count(shape: &Shape) -> Result<usize, ShapeError> {
 /// assert!(!shape_util::index_is_valid(&nested, &[2]));
 /// ```
 pub fn index_is_valid(shape: &Shape, index: &[i64]) -> bool {
-    try_get_subshape(shape, index).is_ok()
+    get_subshape(shape, index).is_ok()
 }
 
 /// The subshape of `shape` at `index` (`ShapeUtil::GetSubshape` /
@@ -309,13 +309,13 @@ pub fn index_is_valid(shape: &Shape, index: &[i64]) -> bool {
 /// use schema::PrimitiveType;
 /// let s8 = shape_util::make_shape(PrimitiveType::S8, &[3]).unwrap();
 /// let tuple = shape_util::make_tuple_shape(vec![shape_util::make_token_shape(), s8.clone()]).unwrap();
-/// assert_eq!(shape_util::try_get_subshape(&tuple, &[1]).unwrap(), &s8);
+/// assert_eq!(shape_util::get_subshape(&tuple, &[1]).unwrap(), &s8);
 /// assert_eq!(
-///     shape_util::try_get_subshape(&tuple, &[1, 0]).unwrap_err().to_string(),
+///     shape_util::get_subshape(&tuple, &[1, 0]).unwrap_err().to_string(),
 ///     "Shape index {1,0} not a valid subshape index for tuple with shape (token[], s8[3])",
 /// );
 /// ```
-pub fn try_get_subshape<'a>(shape: &'a Shape, index: &[i64]) -> Result<&'a Shape, ShapeError> {
+pub fn get_subshape<'a>(shape: &'a Shape, index: &[i64]) -> Result<&'a Shape, ShapeError> {
     let mut current = shape;
     for &i in index {
         current = usize::try_from(i)
@@ -334,7 +334,7 @@ pub fn try_get_subshape<'a>(shape: &'a Shape, index: &[i64]) -> Result<&'a Shape
 ///
 /// # Errors
 ///
-/// As [`try_get_subshape`].
+/// As [`get_subshape`].
 ///
 /// ```
 /// use schema::PrimitiveType;
@@ -375,7 +375,7 @@ fn subshape_mut<'a>(shape: &'a mut Shape, index: &[i64]) -> Option<&'a mut Shape
 ///
 /// # Errors
 ///
-/// As [`try_get_subshape`].
+/// As [`get_subshape`].
 ///
 /// ```
 /// use schema::PrimitiveType;
@@ -384,7 +384,7 @@ fn subshape_mut<'a>(shape: &'a mut Shape, index: &[i64]) -> Option<&'a mut Shape
 /// assert!(!shape_util::is_leaf_index(&tuple, &[]).unwrap());
 /// ```
 pub fn is_leaf_index(shape: &Shape, index: &[i64]) -> Result<bool, ShapeError> {
-    Ok(!is_tuple(try_get_subshape(shape, index)?))
+    Ok(!is_tuple(get_subshape(shape, index)?))
 }
 
 /// The number of leaves (non-tuple subshapes) of `shape`; a non-tuple is

@@ -80,6 +80,24 @@ fn permute_dimensions_moves_sizes_flags_and_layout() {
 }
 
 #[test]
+fn permute_dimensions_matches_xlas_reorder_logical_dimensions_examples() {
+    // ReorderLogicalDimensions maps the layout through the inverse
+    // permutation (the 2026 fix), which is what PermuteDimensions does.
+    let shape = f32(&[16, 3, 12, 17], &[1, 2, 0, 3]);
+    assert_eq!(
+        permute_dimensions(&shape, &[0, 2, 1, 3])
+            .unwrap()
+            .to_string(),
+        "f32[16,12,3,17]{2,1,0,3}"
+    );
+    let shape = f32(&[10, 20, 30], &[2, 1, 0]);
+    assert_eq!(
+        permute_dimensions(&shape, &[1, 2, 0]).unwrap().to_string(),
+        "f32[20,30,10]{1,0,2}"
+    );
+}
+
+#[test]
 fn transpose_and_reshape_need_layouts() {
     let mut bare = f32(&[2, 3], &[1, 0]);
     bare.layout = None;

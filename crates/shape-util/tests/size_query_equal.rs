@@ -7,10 +7,10 @@ use schema::{PrimitiveType, Shape, Tile, UNBOUNDED_SIZE};
 use shape_util::{
     ShapeEqual, byte_size_of, byte_size_of_elements, byte_size_of_primitive_type, byte_strides,
     compatible, dimension_number, element_size_in_bits, elements_in, equal, for_each_subshape,
-    get_dimension, is_scalar, is_zero_element_array, leaf_count, make_buffer_shape, make_nil,
-    make_opaque_shape, make_scalar_shape, make_shape, make_shape_with_dense_layout,
+    get_dimension, get_subshape, is_scalar, is_zero_element_array, leaf_count, make_buffer_shape,
+    make_nil, make_opaque_shape, make_scalar_shape, make_shape, make_shape_with_dense_layout,
     make_shape_with_layout, make_token_shape, make_tuple_shape, make_validated_shape,
-    same_dimensions, true_rank, try_get_subshape,
+    same_dimensions, true_rank,
 };
 
 fn f32(dims: &[i64]) -> Shape {
@@ -248,11 +248,11 @@ fn subshapes_in_pre_order() {
     );
     assert_eq!(leaf_count(&tuple), 5);
     assert_eq!(
-        try_get_subshape(&tuple, &[1, 1]).unwrap().to_string(),
+        get_subshape(&tuple, &[1, 1]).unwrap().to_string(),
         "token[]"
     );
     assert_eq!(
-        try_get_subshape(&tuple, &[-1]).unwrap_err().to_string(),
+        get_subshape(&tuple, &[-1]).unwrap_err().to_string(),
         "Shape index {-1} not a valid subshape index for tuple with shape \
          (f32[1], (f32[2], token[]), opaque[], f32[3])"
     );
