@@ -332,8 +332,10 @@ pub fn decompose_bitcast(
 
 /// The array with the same bytes in memory but a descending layout: its
 /// dimensions listed in physical major-to-minor order
-/// (`ShapeUtil::MakeShapeWithDescendingLayoutAndSamePhysicalLayout`). Tiles,
-/// element size, tail padding, memory space and dynamic flags are kept.
+/// (`ShapeUtil::MakeShapeWithDescendingLayoutAndSamePhysicalLayout`). As in
+/// XLA, the layout keeps its tiles, element size, tail padding and memory
+/// space (and padded extents, which move with their dimensions); other
+/// layout fields are dropped. Dynamic flags move with their dimensions.
 ///
 /// # Errors
 ///
@@ -365,11 +367,24 @@ pub fn make_shape_with_descending_layout_and_same_physical_layout(
         .map(|i| crate::kind::is_dynamic_dimension(shape, i))
         .collect();
     result.is_dynamic_dimension = permute(&flags, &major_to_minor);
-    if let Some(layout) = result.layout.as_deref_mut() {
-        layout.minor_to_major = (0..shape.dimensions.len()).rev().map(to_i64).collect();
-        if !layout.padded_dimensions.is_empty() {
-            layout.padded_dimensions = permute(&layout.padded_dimensions, &major_to_minor);
+    if let Some(old) = shape.layout.as_deref() {
+        // XLA keeps exactly these fields: the physical layout is unchanged.
+        let mut layout = layout_util::LayoutBuilder::new(
+            &(0..shape.dimensions.len())
+                .rev()
+                .map(to_i64)
+                .collect::<Vec<_>>(),
+        )
+        .tiles(old.tiles.clone())
+        .element_size_in_bits(old.element_size_in_bits)
+        .tail_padding_alignment_in_elements(old.tail_padding_alignment_in_elements)
+        .memory_space(old.memory_space)
+        .build();
+        if !old.padded_dimensions.is_empty() {
+            layout.padded_dimensions = permute(&old.padded_dimensions, &major_to_minor);
+            layout.padding_value = old.padding_value;
         }
+        result.layout = Some(Box::new(layout));
     }
     Ok(result)
 }

@@ -360,7 +360,8 @@ pub fn make_program_shape(parameters: Vec<Shape>, result: Shape) -> ProgramShape
 }
 
 /// A copy of `shape` with every dynamic flag cleared, through tuples and
-/// buffers (`ShapeUtil::MakeStaticShape`); bounds become static sizes.
+/// buffers, and its own layout's `dynamic_shape_metadata_prefix_bytes` set
+/// to 0 (`ShapeUtil::MakeStaticShape`); bounds become static sizes.
 ///
 /// ```
 /// use schema::PrimitiveType;
@@ -370,6 +371,9 @@ pub fn make_program_shape(parameters: Vec<Shape>, result: Shape) -> ProgramShape
 pub fn make_static_shape(shape: &Shape) -> Shape {
     let mut result = shape.clone();
     clear_dynamic_flags(&mut result);
+    if let Some(layout) = result.layout.as_deref_mut() {
+        layout.dynamic_shape_metadata_prefix_bytes = 0;
+    }
     result
 }
 
@@ -378,8 +382,5 @@ fn clear_dynamic_flags(shape: &mut Shape) {
         .is_dynamic_dimension
         .iter_mut()
         .for_each(|d| *d = false);
-    if let Some(layout) = shape.layout.as_deref_mut() {
-        layout.dynamic_shape_metadata_prefix_bytes = 0;
-    }
     shape.tuple_shapes.iter_mut().for_each(clear_dynamic_flags);
 }
