@@ -448,11 +448,9 @@ pub fn align_layouts(input: &Shape, output: &Shape) -> Result<Option<Shape>, Sha
                 .filter(|&i| output.dimensions[i] == 1)
                 .map(to_i64),
         );
+        // As in XLA, the output gets a fresh layout with only this order.
         let mut result = output.clone();
-        match result.layout.as_deref_mut() {
-            Some(layout) => layout.minor_to_major = m2m,
-            None => result.layout = Some(Box::new(layout_util::make_layout(&m2m))),
-        }
+        result.layout = Some(Box::new(layout_util::make_layout(&m2m)));
         return Ok(Some(result));
     }
     let Some(factors) = common_factors(&input.dimensions, &output.dimensions) else {
