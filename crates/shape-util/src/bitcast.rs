@@ -247,7 +247,15 @@ pub fn deduce_transpose_dimensions_for_bitcast(
 }
 
 /// How a bitcast between two layouts can be done as logical operations
-/// (XLA's `ShapeUtil::BitcastDecomposition`).
+/// (XLA's `ShapeUtil::BitcastDecomposition`); see [`decompose_bitcast`].
+///
+/// ```
+/// use schema::PrimitiveType;
+/// use shape_util::{BitcastDecomposition, decompose_bitcast, make_shape};
+/// let a = make_shape(PrimitiveType::F32, &[2, 3]).unwrap();
+/// let b = make_shape(PrimitiveType::F32, &[6]).unwrap();
+/// assert_eq!(decompose_bitcast(&a, &b).unwrap(), Some(BitcastDecomposition::Reshape));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum BitcastDecomposition {

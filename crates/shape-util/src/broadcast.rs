@@ -45,6 +45,16 @@ use crate::kind::{
 use crate::query::is_unbounded_dynamic;
 
 /// A broadcasting error, with XLA's message texts.
+///
+/// ```
+/// use schema::PrimitiveType;
+/// use shape_util::BroadcastError;
+/// let a = shape_util::make_shape(PrimitiveType::F32, &[2, 3]).unwrap();
+/// let b = shape_util::make_shape(PrimitiveType::F32, &[2, 4]).unwrap();
+/// let err = shape_util::infer_elementwise_binary_op_shape("add", &a, &b, &[]).unwrap_err();
+/// assert!(matches!(err, BroadcastError::IncompatibleShapes { .. }));
+/// assert_eq!(err.to_string(), "Binary op with incompatible shapes: f32[2,3] and f32[2,4].");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum BroadcastError {

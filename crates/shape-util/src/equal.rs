@@ -40,35 +40,86 @@ pub struct ShapeEqual {
 
 impl ShapeEqual {
     /// Compares everything (XLA's `Shape::Equal()`).
+    ///
+    /// ```
+    /// use schema::PrimitiveType;
+    /// let a = shape_util::make_shape(PrimitiveType::F32, &[2]).unwrap();
+    /// assert!(shape_util::ShapeEqual::new().equal(&a, &a.clone()));
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }
 
     /// Ignores layouts entirely (`IgnoreLayout`).
+    ///
+    /// ```
+    /// use schema::PrimitiveType;
+    /// let row = shape_util::make_shape_with_dense_layout(PrimitiveType::F32, &[2, 3], &[1, 0]).unwrap();
+    /// let mut bare = row.clone();
+    /// bare.layout = None;
+    /// assert!(shape_util::ShapeEqual::new().ignore_layout().equal(&row, &bare));
+    /// ```
     pub fn ignore_layout(mut self) -> Self {
         self.ignore_layout = true;
         self
     }
 
     /// Ignores the tiles of layouts (`IgnoreTilesInLayout`).
+    ///
+    /// ```
+    /// use layout_util::LayoutBuilder;
+    /// use schema::{PrimitiveType, Tile};
+    /// let tiled = LayoutBuilder::new(&[1, 0]).tiles(vec![Tile { dimensions: vec![8, 128] }]).build();
+    /// let a = shape_util::make_shape_with_layout(PrimitiveType::F32, &[8, 128], tiled).unwrap();
+    /// let b = shape_util::make_shape(PrimitiveType::F32, &[8, 128]).unwrap();
+    /// assert!(!shape_util::equal(&a, &b));
+    /// assert!(shape_util::ShapeEqual::new().ignore_tiles_in_layout().equal(&a, &b));
+    /// ```
     pub fn ignore_tiles_in_layout(mut self) -> Self {
         self.layout = self.layout.ignore_tiles();
         self
     }
 
     /// Ignores `element_size_in_bits` in layouts (`IgnoreElementSizeInLayout`).
+    ///
+    /// ```
+    /// use layout_util::LayoutBuilder;
+    /// use schema::PrimitiveType;
+    /// let packed = LayoutBuilder::new(&[0]).element_size_in_bits(4).build();
+    /// let a = shape_util::make_shape_with_layout(PrimitiveType::S4, &[8], packed).unwrap();
+    /// let b = shape_util::make_shape(PrimitiveType::S4, &[8]).unwrap();
+    /// assert!(shape_util::ShapeEqual::new().ignore_element_size_in_layout().equal(&a, &b));
+    /// ```
     pub fn ignore_element_size_in_layout(mut self) -> Self {
         self.layout = self.layout.ignore_element_size();
         self
     }
 
     /// Ignores memory spaces in layouts (`IgnoreMemorySpaceInLayout`).
+    ///
+    /// ```
+    /// use layout_util::LayoutBuilder;
+    /// use schema::PrimitiveType;
+    /// let host = LayoutBuilder::new(&[0]).memory_space(5).build();
+    /// let a = shape_util::make_shape_with_layout(PrimitiveType::F32, &[8], host).unwrap();
+    /// let b = shape_util::make_shape(PrimitiveType::F32, &[8]).unwrap();
+    /// assert!(shape_util::ShapeEqual::new().ignore_memory_space_in_layout().equal(&a, &b));
+    /// ```
     pub fn ignore_memory_space_in_layout(mut self) -> Self {
         self.layout = self.layout.ignore_memory_space();
         self
     }
 
     /// Compares only `minor_to_major` of layouts (`MinorToMajorOnlyInLayout`).
+    ///
+    /// ```
+    /// use layout_util::LayoutBuilder;
+    /// use schema::PrimitiveType;
+    /// let odd = LayoutBuilder::new(&[0]).memory_space(1).tail_padding_alignment_in_elements(4).build();
+    /// let a = shape_util::make_shape_with_layout(PrimitiveType::F32, &[8], odd).unwrap();
+    /// let b = shape_util::make_shape(PrimitiveType::F32, &[8]).unwrap();
+    /// assert!(shape_util::ShapeEqual::new().minor_to_major_only_in_layout().equal(&a, &b));
+    /// ```
     pub fn minor_to_major_only_in_layout(mut self) -> Self {
         self.layout = self.layout.minor_to_major_only();
         self
@@ -76,24 +127,62 @@ impl ShapeEqual {
 
     /// Ignores `tail_padding_alignment_in_elements` in layouts
     /// (`IgnoreTailPaddingAlignmentInElements`).
+    ///
+    /// ```
+    /// use layout_util::LayoutBuilder;
+    /// use schema::PrimitiveType;
+    /// let aligned = LayoutBuilder::new(&[0]).tail_padding_alignment_in_elements(128).build();
+    /// let a = shape_util::make_shape_with_layout(PrimitiveType::F32, &[8], aligned).unwrap();
+    /// let b = shape_util::make_shape(PrimitiveType::F32, &[8]).unwrap();
+    /// let eq = shape_util::ShapeEqual::new().ignore_tail_padding_alignment_in_elements();
+    /// assert!(eq.equal(&a, &b));
+    /// ```
     pub fn ignore_tail_padding_alignment_in_elements(mut self) -> Self {
         self.layout = self.layout.ignore_tail_padding_alignment();
         self
     }
 
     /// Ignores split configs in layouts (`IgnoreSplitConfigInLayout`).
+    ///
+    /// ```
+    /// use layout_util::LayoutBuilder;
+    /// use schema::{PrimitiveType, SplitConfig};
+    /// let split = LayoutBuilder::new(&[0])
+    ///     .split_configs(vec![SplitConfig { dimension: 0, split_indices: vec![4] }])
+    ///     .build();
+    /// let a = shape_util::make_shape_with_layout(PrimitiveType::F32, &[8], split).unwrap();
+    /// let b = shape_util::make_shape(PrimitiveType::F32, &[8]).unwrap();
+    /// assert!(shape_util::ShapeEqual::new().ignore_split_config_in_layout().equal(&a, &b));
+    /// ```
     pub fn ignore_split_config_in_layout(mut self) -> Self {
         self.layout = self.layout.ignore_split_configs();
         self
     }
 
     /// Ignores element types (`IgnoreElementType`).
+    ///
+    /// ```
+    /// use schema::PrimitiveType;
+    /// let a = shape_util::make_shape(PrimitiveType::F32, &[2]).unwrap();
+    /// let b = shape_util::make_shape(PrimitiveType::U8, &[2]).unwrap();
+    /// assert!(shape_util::ShapeEqual::new().ignore_element_type().equal(&a, &b));
+    /// ```
     pub fn ignore_element_type(mut self) -> Self {
         self.ignore_element_type = true;
         self
     }
 
     /// Treats any two floating-point types as equal (`IgnoreFpPrecision`).
+    ///
+    /// ```
+    /// use schema::PrimitiveType;
+    /// let a = shape_util::make_shape(PrimitiveType::F8e5m2, &[2]).unwrap();
+    /// let b = shape_util::make_shape(PrimitiveType::F64, &[2]).unwrap();
+    /// let c = shape_util::make_shape(PrimitiveType::S64, &[2]).unwrap();
+    /// let eq = shape_util::ShapeEqual::new().ignore_fp_precision();
+    /// assert!(eq.equal(&a, &b));
+    /// assert!(!eq.equal(&b, &c));
+    /// ```
     pub fn ignore_fp_precision(mut self) -> Self {
         self.ignore_fp_precision = true;
         self
@@ -101,12 +190,26 @@ impl ShapeEqual {
 
     /// Ignores dynamic flags, and tolerates a size mismatch where either
     /// side is unbounded `?` (`IgnoreDynamicDimension`).
+    ///
+    /// ```
+    /// use schema::{PrimitiveType, UNBOUNDED_SIZE};
+    /// let a = shape_util::make_shape(PrimitiveType::F32, &[UNBOUNDED_SIZE]).unwrap();
+    /// let b = shape_util::make_shape(PrimitiveType::F32, &[3]).unwrap();
+    /// assert!(shape_util::ShapeEqual::new().ignore_dynamic_dimension().equal(&a, &b));
+    /// ```
     pub fn ignore_dynamic_dimension(mut self) -> Self {
         self.ignore_dynamic_dimension = true;
         self
     }
 
     /// Ignores ranks and dimension sizes (`IgnoreDimensions`).
+    ///
+    /// ```
+    /// use schema::PrimitiveType;
+    /// let a = shape_util::make_shape(PrimitiveType::F32, &[2, 3]).unwrap();
+    /// let b = shape_util::make_shape(PrimitiveType::F32, &[4, 5]).unwrap();
+    /// assert!(shape_util::ShapeEqual::new().ignore_dimensions().equal(&a, &b));
+    /// ```
     pub fn ignore_dimensions(mut self) -> Self {
         self.ignore_dimensions = true;
         self
@@ -114,12 +217,27 @@ impl ShapeEqual {
 
     /// Compares a buffer's array with the other side, buffer or not
     /// (`IgnoreBuffer`).
+    ///
+    /// ```
+    /// use schema::PrimitiveType;
+    /// let buffer = shape_util::make_buffer_shape(PrimitiveType::F32, &[2]).unwrap();
+    /// let array = shape_util::make_shape(PrimitiveType::F32, &[2]).unwrap();
+    /// assert!(!shape_util::equal(&buffer, &array));
+    /// assert!(shape_util::ShapeEqual::new().ignore_buffer().equal(&buffer, &array));
+    /// ```
     pub fn ignore_buffer(mut self) -> Self {
         self.ignore_buffer = true;
         self
     }
 
     /// Whether `lhs` and `rhs` are equal under these options.
+    ///
+    /// ```
+    /// use schema::PrimitiveType;
+    /// let a = shape_util::make_nil();
+    /// let b = shape_util::make_tuple_shape(vec![shape_util::make_token_shape()]).unwrap();
+    /// assert!(!shape_util::ShapeEqual::new().ignore_layout().equal(&a, &b));
+    /// ```
     pub fn equal(&self, lhs: &Shape, rhs: &Shape) -> bool {
         if is_tuple(lhs) {
             return is_tuple(rhs)

@@ -20,6 +20,17 @@ pub(crate) fn shape_index_string(index: &[i64]) -> String {
 
 /// What is wrong with a shape, as the `<msg>` part of XLA's
 /// `Shape Error: <msg> Shape(<type>): <shape>` (`ValidateNonLayoutProperties`).
+///
+/// ```
+/// use schema::{PrimitiveType, Shape};
+/// use shape_util::{InvalidShape, ShapeError};
+/// let shape = Shape { element_type: PrimitiveType::S8 as i32, dimensions: vec![4, -1], ..Shape::default() };
+/// let Err(ShapeError::Invalid { reason, element_type, .. }) = shape_util::validate_shape(&shape) else {
+///     panic!("expected a shape error");
+/// };
+/// assert_eq!(reason, InvalidShape::NegativeDimension { index: 1, size: -1 });
+/// assert_eq!(element_type, "s8");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum InvalidShape {
@@ -57,6 +68,14 @@ pub enum InvalidShape {
 /// An error from a shape operation. The Display text is XLA's message where
 /// XLA has one; shapes appear as XLA's error messages show them (without
 /// layout, `shape.human_string()`).
+///
+/// ```
+/// use schema::PrimitiveType;
+/// use shape_util::ShapeError;
+/// let err = shape_util::make_validated_shape(PrimitiveType::F32, &[3], &[false, true]).unwrap_err();
+/// assert_eq!(err, ShapeError::DynamicDimensionsSize { dynamic: 2, dimensions: 1 });
+/// assert_eq!(err.to_string(), "dynamic dimensions size 2 did not match number of dimensions 1");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum ShapeError {

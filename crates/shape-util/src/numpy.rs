@@ -6,6 +6,15 @@
 use thiserror::Error;
 
 /// A numpy broadcasting error, with numpy's message texts.
+///
+/// ```
+/// use shape_util::{NumpyBroadcastError, numpy_broadcast_shapes};
+/// let err = numpy_broadcast_shapes(&[&[2, 3], &[4, 3]]).unwrap_err();
+/// assert_eq!(
+///     err,
+///     NumpyBroadcastError::Mismatch { first: 0, first_shape: vec![2, 3], second: 1, second_shape: vec![4, 3] },
+/// );
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum NumpyBroadcastError {
