@@ -38,16 +38,17 @@ impl<'a> LaidOut<'a> {
         self.shape.dimensions.len()
     }
 
-    /// XLA's `MultidimensionalIndexToLinearIndex` in this layout.
-    fn linear_index(&self, index: &[i64]) -> i64 {
+    /// The physical stride (in elements) of each dimension in this layout:
+    /// the product of the dimensions more minor than it.
+    fn physical_strides(&self) -> Vec<i64> {
         let dims = &self.shape.dimensions;
-        let mut linear = 0_i64;
+        let mut strides = vec![0; dims.len()];
         let mut scale = 1_i64;
         for &d in &self.minor_to_major {
-            linear = linear.saturating_add(scale.saturating_mul(index[d]));
+            strides[d] = scale;
             scale = scale.saturating_mul(dims[d]);
         }
-        linear
+        strides
     }
 }
 
@@ -181,35 +182,36 @@ pub fn reshape_is_bitcast_ignoring_element_type(
     Ok(unit_indices_agree(&input, &output) && unit_indices_agree(&output, &input))
 }
 
-/// For each unit index of `from`, the element at the same row-major
-/// position of `to` has the same physical position.
+/// For each unit index of `from` (a single 1 in a dimension larger than
+/// 1), the element at the same row-major position of `to` has the same
+/// physical position. The physical position of a unit index is its
+/// dimension's physical stride; the row-major position is split into `to`'s
+/// index digit by digit, so nothing is allocated per index. Both shapes
+/// have the same, non-zero, element count, so nothing here overflows.
 fn unit_indices_agree(from: &LaidOut<'_>, to: &LaidOut<'_>) -> bool {
     let from_dims = &from.shape.dimensions;
     let to_dims = &to.shape.dimensions;
-    (0..from.rank()).filter(|&d| from_dims[d] > 1).all(|d| {
-        let mut unit = vec![0_i64; from.rank()];
-        unit[d] = 1;
-        let logical = row_major_linear_index(from_dims, &unit);
-        let to_index = row_major_multi_index(to_dims, logical);
-        from.linear_index(&unit) == to.linear_index(&to_index)
-    })
-}
-
-fn row_major_linear_index(dims: &[i64], index: &[i64]) -> i64 {
-    dims.iter().zip(index).fold(0_i64, |linear, (&d, &i)| {
-        linear.saturating_mul(d).saturating_add(i)
-    })
-}
-
-fn row_major_multi_index(dims: &[i64], mut linear: i64) -> Vec<i64> {
-    let mut index = vec![0; dims.len()];
-    for (slot, &d) in index.iter_mut().zip(dims).rev() {
-        if d > 0 {
-            *slot = linear % d;
-            linear /= d;
+    let from_physical = from.physical_strides();
+    let to_physical = to.physical_strides();
+    let mut row_major_stride = 1_i64;
+    for d in (0..from.rank()).rev() {
+        if from_dims[d] > 1 {
+            let mut logical = row_major_stride;
+            let mut physical = 0_i64;
+            for k in (0..to.rank()).rev() {
+                if to_dims[k] > 0 {
+                    physical = physical
+                        .saturating_add((logical % to_dims[k]).saturating_mul(to_physical[k]));
+                    logical /= to_dims[k];
+                }
+            }
+            if physical != from_physical[d] {
+                return false;
+            }
         }
+        row_major_stride = row_major_stride.saturating_mul(from_dims[d]);
     }
-    index
+    true
 }
 
 /// The dimension mapping that makes `input` → `output` a bitcast

@@ -173,7 +173,69 @@ fn permutation_of(shape: &Shape) -> impl Strategy<Value = Vec<i64>> + use<> {
     Just((0..i64::try_from(shape.dimensions.len()).unwrap()).collect::<Vec<_>>()).prop_shuffle()
 }
 
+/// The physical position of every element in row-major logical order.
+fn physical_positions(shape: &Shape) -> Vec<i64> {
+    let dims = &shape.dimensions;
+    let mut strides = vec![0_i64; dims.len()];
+    let mut scale = 1;
+    for &d in &shape.layout.as_ref().unwrap().minor_to_major {
+        let d = usize::try_from(d).unwrap();
+        strides[d] = scale;
+        scale *= dims[d];
+    }
+    let count: i64 = dims.iter().product();
+    (0..count)
+        .map(|mut linear| {
+            let mut physical = 0;
+            for (k, &size) in dims.iter().enumerate().rev() {
+                physical += (linear % size) * strides[k];
+                linear /= size;
+            }
+            physical
+        })
+        .collect()
+}
+
+/// `shape` reshaped to `dims` with the layout `minor_to_major`.
+fn reshaped(shape: &Shape, dims: &[i64], minor_to_major: &[i64]) -> Shape {
+    su::make_shape_with_dense_layout(shape.element_type(), dims, minor_to_major).unwrap()
+}
+
+/// A valid array and a reshape of it (merging two neighbouring dimensions,
+/// or inserting a 1) with a random layout.
+fn reshape_pair() -> impl Strategy<Value = (Shape, Shape)> {
+    valid_array()
+        .prop_flat_map(|shape| {
+            let rank = shape.dimensions.len();
+            (Just(shape), 0..=rank, any::<bool>())
+        })
+        .prop_flat_map(|(shape, at, merge)| {
+            let dims = &shape.dimensions;
+            let mut target = dims.clone();
+            if merge && at + 1 < dims.len() {
+                target.splice(at..at + 2, [dims[at] * dims[at + 1]]);
+            } else {
+                target.insert(at.min(dims.len()), 1);
+            }
+            let layout =
+                Just((0..i64::try_from(target.len()).unwrap()).collect::<Vec<_>>()).prop_shuffle();
+            (Just(shape), Just(target), layout)
+        })
+        .prop_map(|(shape, target, layout)| {
+            let other = reshaped(&shape, &target, &layout);
+            (shape, other)
+        })
+}
+
 proptest! {
+    #[test]
+    fn reshape_is_bitcast_iff_every_element_keeps_its_place((a, b) in reshape_pair()) {
+        let count = su::elements_in(&a).unwrap();
+        let expected = count == 0 || physical_positions(&a) == physical_positions(&b);
+        prop_assert_eq!(su::reshape_is_bitcast(&a, &b).unwrap(), expected, "{} -> {}", a, b);
+        prop_assert_eq!(su::reshape_is_bitcast(&b, &a).unwrap(), expected, "{} -> {}", b, a);
+    }
+
     #[test]
     fn nothing_panics_on_hostile_shapes(shape in hostile_shape(), other in hostile_shape(), number in hostile_dim()) {
         exercise(&shape, &other, number);
