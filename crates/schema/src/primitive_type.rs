@@ -238,7 +238,10 @@ mod tests {
     #[test]
     fn every_type_round_trips_through_its_name() {
         for &t in PrimitiveType::all() {
-            assert_eq!(PrimitiveType::from_lowercase_name(t.lowercase_name()), Some(t));
+            assert_eq!(
+                PrimitiveType::from_lowercase_name(t.lowercase_name()),
+                Some(t)
+            );
         }
     }
 

@@ -5,7 +5,9 @@
 use std::sync::OnceLock;
 
 use prost::{Message, Name};
-use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor, text_format::FormatOptions};
+use prost_reflect::{
+    DescriptorPool, DynamicMessage, MessageDescriptor, text_format::FormatOptions,
+};
 
 /// The descriptor set of `xla_data.proto`, written by the build script.
 static DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/xla_data.fds.bin"));
@@ -137,8 +139,10 @@ fn to_dynamic<M: Message + Name>(message: &M) -> Result<DynamicMessage, FormatEr
 }
 
 fn from_dynamic<M: Message + Name + Default>(dynamic: &DynamicMessage) -> Result<M, FormatError> {
-    dynamic.transcode_to::<M>().map_err(|e| FormatError::Convert {
-        message: M::full_name(),
-        reason: e.to_string(),
-    })
+    dynamic
+        .transcode_to::<M>()
+        .map_err(|e| FormatError::Convert {
+            message: M::full_name(),
+            reason: e.to_string(),
+        })
 }
