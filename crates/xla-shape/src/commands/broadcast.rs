@@ -1,0 +1,81 @@
+//! `broadcast`: result shapes under XLA's broadcasting rules (elementwise
+//! binary ops, BroadcastInDim) or numpy's implicit rules.
+
+use schema::{PrimitiveType, Shape};
+use serde_json::json;
+
+use super::{Outcome, list, parse_list, shape};
+use crate::cli::BroadcastArgs;
+
+/// A shape argument: an XLA shape string, or a bare dimension list
+/// `[d0,d1,...]` standing for an `f32` array of those dimensions.
+struct Operand {
+    shape: Shape,
+    bare: bool,
+}
+
+impl Operand {
+    fn parse(text: &str) -> Result<Self, String> {
+        if text.trim_start().starts_with('[') {
+            let dims = parse_list(text).map_err(|e| format!("in {text:?}: {e}"))?;
+            let shape = shape_util::make_shape(PrimitiveType::F32, &dims)
+                .map_err(|e| format!("in {text:?}: {e}"))?;
+            Ok(Self { shape, bare: true })
+        } else {
+            Ok(Self {
+                shape: shape(text)?,
+                bare: false,
+            })
+        }
+    }
+
+    fn dimensions(&self) -> Result<&[i64], String> {
+        if shape_util::is_array(&self.shape) {
+            Ok(&self.shape.dimensions)
+        } else {
+            Err(format!("{} is not an array", self.shape.human_string()))
+        }
+    }
+}
+
+/// The broadcast result (or XLA's / numpy's error).
+pub fn run(args: &BroadcastArgs) -> Outcome {
+    let operands = args
+        .shapes
+        .iter()
+        .map(|text| Operand::parse(text))
+        .collect::<Result<Vec<_>, _>>()?;
+    let dims = args
+        .dims
+        .as_deref()
+        .map(|text| parse_list(text).map_err(|e| format!("--dims: {e}")))
+        .transpose()?
+        .unwrap_or_default();
+    if args.numpy {
+        let shapes = operands
+            .iter()
+            .map(Operand::dimensions)
+            .collect::<Result<Vec<_>, _>>()?;
+        let result = shape_util::numpy_broadcast_shapes(&shapes).map_err(|e| e.to_string())?;
+        let text = list(&result);
+        return Ok((text.clone(), json!({"shape": text, "error": null})));
+    }
+    let [lhs, rhs] = operands.as_slice() else {
+        return Err(format!(
+            "XLA broadcasting takes two shapes, got {} (use --numpy for more)",
+            operands.len()
+        ));
+    };
+    let result = if args.in_dim {
+        shape_util::infer_broadcast_in_dim_shape(&lhs.shape, &rhs.shape, &dims)
+    } else {
+        shape_util::infer_elementwise_binary_op_shape("add", &lhs.shape, &rhs.shape, &dims)
+    }
+    .map_err(|e| e.to_string())?;
+    let text = if lhs.bare && rhs.bare {
+        list(&result.dimensions)
+    } else {
+        result.human_string()
+    };
+    Ok((text.clone(), json!({"shape": text, "error": null})))
+}

@@ -1,0 +1,168 @@
+//! `explain`: a readable report on a shape for a person (or, with `--json`,
+//! the same facts as fields).
+
+use index_util::PhysicalLayout;
+use schema::{PaddingValue, PrimitiveType, Shape};
+use serde_json::{Value, json};
+
+use super::order::memory_order;
+use super::{Outcome, list, shape};
+
+/// The memory picture is drawn for buffers of at most this many positions.
+const MAX_PICTURE: i64 = 64;
+
+/// The report on one shape.
+pub fn run(input: &str) -> Outcome {
+    let shape = shape(input)?;
+    if shape_util::is_array(&shape) {
+        explain_array(&shape)
+    } else {
+        explain_other(&shape)
+    }
+}
+
+fn err(e: impl ToString) -> String {
+    e.to_string()
+}
+
+fn explain_array(shape: &Shape) -> Outcome {
+    let element_type = PrimitiveType::try_from(shape.element_type).map_err(err)?;
+    let name = element_type.lowercase_name();
+    let rank = shape_util::rank(shape).map_err(err)?;
+    let true_rank = shape_util::true_rank(shape).map_err(err)?;
+    let element_count = shape_util::elements_in(shape).map_err(err)?;
+    let byte_size = shape_util::byte_size_of(shape, None).map_err(err)?;
+    let physical = PhysicalLayout::new(shape).map_err(err)?;
+    let byte_strides = shape_util::byte_strides(shape).map_err(err)?;
+    let strides = physical.strides();
+    let major_to_minor: Vec<i64> = layout_util::minor_to_major(shape)
+        .map_err(err)?
+        .iter()
+        .rev()
+        .copied()
+        .collect();
+    let padded = layout_util::is_padded(shape).then(|| physical.padded_dimensions().to_vec());
+
+    let bits = element_type.bit_width().unwrap_or(0);
+    let mut lines = vec![
+        format!("shape: {shape}"),
+        format!("element type: {name} ({bits} bits)"),
+        format!("rank: {rank} (true rank {true_rank})"),
+        format!("elements: {element_count}"),
+        format!("byte size: {byte_size}"),
+        format!("layout: {}", layout_words(shape, &major_to_minor)),
+        format!(
+            "strides: {} elements, {} bytes",
+            list(strides),
+            list(&byte_strides)
+        ),
+        format!("padding: {}", padding_words(shape, &physical)?),
+    ];
+    if physical.padded_element_count() <= MAX_PICTURE {
+        lines.push(format!("memory: {}", memory_picture(shape, &physical)?));
+    }
+    let fields = json!({
+        "element_type": name,
+        "rank": rank,
+        "true_rank": true_rank,
+        "element_count": element_count,
+        "byte_size": byte_size,
+        "strides": strides,
+        "byte_strides": byte_strides,
+        "major_to_minor": major_to_minor,
+        "padded_dimensions": padded,
+    });
+    Ok((lines.join("\n"), fields))
+}
+
+/// `major to minor: dim 1 (size 3), dim 0 (size 2)`.
+fn layout_words(shape: &Shape, major_to_minor: &[i64]) -> String {
+    if major_to_minor.is_empty() {
+        return "none needed (a scalar)".to_owned();
+    }
+    let dims: Vec<String> = major_to_minor
+        .iter()
+        .map(|&d| {
+            let size = usize::try_from(d)
+                .ok()
+                .and_then(|d| shape.dimensions.get(d))
+                .copied()
+                .unwrap_or_default();
+            format!("dim {d} (size {size})")
+        })
+        .collect();
+    format!("major to minor: {}", dims.join(", "))
+}
+
+/// `none`, or the padded extents and the padding value.
+fn padding_words(shape: &Shape, physical: &PhysicalLayout) -> Result<String, String> {
+    if !layout_util::is_padded(shape) {
+        return Ok("none".to_owned());
+    }
+    let value = padding_value(shape)?;
+    Ok(format!(
+        "padded to {} with {} ({} positions for {} elements)",
+        list(physical.padded_dimensions()),
+        value.as_str_name(),
+        physical.padded_element_count(),
+        shape_util::elements_in(shape).map_err(err)?,
+    ))
+}
+
+fn padding_value(shape: &Shape) -> Result<PaddingValue, String> {
+    shape
+        .layout
+        .as_deref()
+        .map_or(Ok(PaddingValue::InvalidPad), layout_util::padding_value)
+        .map_err(err)
+}
+
+/// The buffer in memory order: elements named `a`, `b`, ... in row-major
+/// order (numbers past 26 elements), padding shown by its value (`0`, `1`,
+/// `lo`, `hi`, `?`), as in the seeds' `a d 0 b e 0 ...`.
+fn memory_picture(shape: &Shape, physical: &PhysicalLayout) -> Result<String, String> {
+    let pad = match padding_value(shape)? {
+        PaddingValue::ZeroPad => "0",
+        PaddingValue::OnePad => "1",
+        PaddingValue::LowestPad => "lo",
+        PaddingValue::HighestPad => "hi",
+        PaddingValue::InvalidPad | PaddingValue::UnknownPad => "?",
+    };
+    let letters = physical.dimensions().iter().product::<i64>() <= 26;
+    let cells: Vec<String> = memory_order(physical)?
+        .into_iter()
+        .map(|cell| match cell {
+            None => pad.to_owned(),
+            Some(i) if letters => {
+                u8::try_from(i).map_or_else(|_| i.to_string(), |i| char::from(b'a' + i).to_string())
+            }
+            Some(i) => i.to_string(),
+        })
+        .collect();
+    Ok(cells.join(" "))
+}
+
+/// Tuples, tokens, opaque and buffer shapes: what they are and their size.
+fn explain_other(shape: &Shape) -> Outcome {
+    let kind = PrimitiveType::try_from(shape.element_type)
+        .map(PrimitiveType::lowercase_name)
+        .map_err(err)?;
+    let byte_size = shape_util::byte_size_of(shape, Some(8)).map_err(err)?;
+    let mut lines = vec![format!("shape: {shape}"), format!("kind: {kind}")];
+    if shape_util::is_tuple(shape) {
+        lines.push(format!("elements: {}", shape.tuple_shapes.len()));
+    }
+    lines.push(format!("byte size: {byte_size} (8-byte pointers)"));
+    let fields = json!({
+        "element_type": kind,
+        "rank": Value::Null,
+        "true_rank": Value::Null,
+        "element_count": Value::Null,
+        "byte_size": byte_size,
+        "strides": Value::Null,
+        "byte_strides": Value::Null,
+        "major_to_minor": Value::Null,
+        "padded_dimensions": Value::Null,
+    });
+    Ok((lines.join("\n"), fields))
+}

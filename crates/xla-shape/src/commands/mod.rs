@@ -1,0 +1,142 @@
+//! One module per subcommand; each turns an input into a plain line and a
+//! JSON object, or an error message.
+
+mod broadcast;
+mod compare;
+mod decode;
+mod encode;
+mod explain;
+mod index;
+mod order;
+mod parse;
+mod validate;
+mod view;
+
+use serde_json::Value;
+
+use crate::cli::Command;
+use crate::inputs::inputs;
+use crate::output::Output;
+
+/// Runs one subcommand, writing its results to `out`.
+pub fn run(command: Command, out: &mut Output) {
+    match command {
+        Command::Parse { no_layout, shapes } => each(shapes, out, |s| parse::run(s, no_layout)),
+        Command::Encode { text, shapes } => each(shapes, out, |s| encode::run(s, text)),
+        Command::Decode { binary: true, .. } => decode::run_binary(out),
+        Command::Decode { messages, .. } => each(messages, out, decode::run),
+        Command::Validate { hex, inputs } => each(inputs, out, |s| validate::run(s, hex)),
+        Command::Order { shapes } => each(shapes, out, order::run),
+        Command::Explain { shapes } => each(shapes, out, explain::run),
+        Command::Index(args) => single(out, index::run(&args)),
+        Command::Broadcast(args) => single(out, broadcast::run(&args)),
+        Command::Compare { a, b } => single(out, compare::run(&a, &b)),
+        Command::View { base, ops } => single(out, view::run(&base, &ops)),
+    }
+}
+
+/// What a command makes of one input: the plain line(s) and the JSON fields.
+type Outcome = Result<(String, Value), String>;
+
+/// Runs `f` on every input (arguments, or lines of standard input), one
+/// output line each; a failure is reported and processing goes on. JSON
+/// objects carry the input.
+fn each(args: Vec<String>, out: &mut Output, mut f: impl FnMut(&str) -> Outcome) {
+    for input in inputs(args) {
+        match input {
+            Ok(input) => match f(&input) {
+                Ok((plain, mut fields)) => {
+                    fields["input"] = Value::String(input);
+                    out.success(&plain, fields);
+                }
+                Err(message) => out.failure(Some(&input), &message),
+            },
+            Err(message) => out.failure(None, &message),
+        }
+    }
+}
+
+/// Reports the outcome of a command that takes its arguments directly.
+fn single(out: &mut Output, outcome: Outcome) {
+    match outcome {
+        Ok((plain, fields)) => out.success(&plain, fields),
+        Err(message) => out.failure(None, &message),
+    }
+}
+
+/// Parses an XLA shape string, filling in XLA's default layout.
+fn shape(text: &str) -> Result<schema::Shape, String> {
+    text.trim()
+        .parse()
+        .map_err(|e: schema::ParseError| e.to_string())
+}
+
+/// Lowercase hex of `bytes`.
+fn to_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Bytes from hex (either case, surrounding whitespace ignored).
+fn from_hex(text: &str) -> Result<Vec<u8>, String> {
+    let text = text.trim();
+    if text.len() % 2 != 0 {
+        return Err(format!("hex has an odd number of digits ({})", text.len()));
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| {
+            let pair = text.get(i..i + 2).unwrap_or_default();
+            u8::from_str_radix(pair, 16)
+                .map_err(|_| format!("invalid hex digits {pair:?} at offset {i}"))
+        })
+        .collect()
+}
+
+/// `[a,b,c]`, as XLA prints dimension lists.
+fn list(values: &[i64]) -> String {
+    let items: Vec<String> = values.iter().map(i64::to_string).collect();
+    format!("[{}]", items.join(","))
+}
+
+/// Parses `i,j,k` (or `[i,j,k]`; empty for rank 0) as integers.
+fn parse_list(text: &str) -> Result<Vec<i64>, String> {
+    let inner = text.trim();
+    let inner = inner
+        .strip_prefix('[')
+        .and_then(|s| s.strip_suffix(']'))
+        .unwrap_or(inner);
+    if inner.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    inner
+        .split(',')
+        .map(|item| {
+            item.trim()
+                .parse::<i64>()
+                .map_err(|_| format!("{:?} is not an integer", item.trim()))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_round_trips_and_rejects_bad_digits() {
+        assert_eq!(to_hex(&[0x08, 0xab, 0x00]), "08ab00");
+        assert_eq!(from_hex(" 08AB00\n").unwrap(), [0x08, 0xab, 0x00]);
+        assert!(from_hex("0").unwrap_err().contains("odd"));
+        assert!(from_hex("zz").unwrap_err().contains("\"zz\""));
+        assert!(from_hex("é0").is_err());
+    }
+
+    #[test]
+    fn lists_parse_with_or_without_brackets() {
+        assert_eq!(parse_list("1, 2,-3").unwrap(), [1, 2, -3]);
+        assert_eq!(parse_list("[4,5]").unwrap(), [4, 5]);
+        assert_eq!(parse_list("[]").unwrap(), Vec::<i64>::new());
+        assert!(parse_list("1,x").unwrap_err().contains("\"x\""));
+        assert_eq!(list(&[2, 3]), "[2,3]");
+    }
+}

@@ -1,0 +1,76 @@
+//! One output line per input, plain or JSON, and the exit status.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use serde_json::{Map, Value, json};
+
+/// Where results go; remembers whether any input failed.
+pub struct Output {
+    json: bool,
+    failed: bool,
+}
+
+impl Output {
+    /// Output in JSON lines when `json`, else plain text.
+    pub fn new(json: bool) -> Self {
+        Self {
+            json,
+            failed: false,
+        }
+    }
+
+    /// A success: `plain` in plain mode, else `fields` with `"ok": true`
+    /// first.
+    pub fn success(&mut self, plain: &str, fields: Value) {
+        if self.json {
+            let mut object = Map::new();
+            object.insert("ok".into(), Value::Bool(true));
+            if let Value::Object(rest) = fields {
+                object.extend(rest);
+            }
+            self.line(&Value::Object(object).to_string());
+        } else {
+            self.line(plain);
+        }
+    }
+
+    /// A failed input: `error: <message>`, or `"ok": false` with `input` and
+    /// `error` in JSON. Processing goes on; the exit status becomes 1.
+    pub fn failure(&mut self, input: Option<&str>, message: &str) {
+        self.failed = true;
+        if self.json {
+            let mut object = json!({"ok": false});
+            if let Some(input) = input {
+                object["input"] = Value::String(input.to_owned());
+            }
+            object["error"] = Value::String(message.to_owned());
+            self.line(&object.to_string());
+        } else {
+            self.line(&format!("error: {}", one_line(message)));
+        }
+    }
+
+    /// 1 if any input failed, else 0.
+    pub fn exit_code(&self) -> ExitCode {
+        if self.failed {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        }
+    }
+
+    fn line(&mut self, text: &str) {
+        let mut stdout = std::io::stdout().lock();
+        // A closed pipe (e.g. `| head`) ends the output quietly.
+        if writeln!(stdout, "{text}").is_err() {
+            std::process::exit(if self.failed { 1 } else { 0 });
+        }
+    }
+}
+
+/// XLA's messages may span lines (`Syntax error:\n...`); plain output keeps
+/// one line per input.
+fn one_line(message: &str) -> String {
+    message.split('\n').collect::<Vec<_>>().join(" ")
+}
