@@ -118,8 +118,9 @@ fn padding_value(shape: &Shape) -> Result<PaddingValue, String> {
 }
 
 /// The buffer in memory order: elements named `a`, `b`, ... in row-major
-/// order (numbers past 26 elements), padding shown by its value (`0`, `1`,
-/// `lo`, `hi`, `?`), as in the seeds' `a d 0 b e 0 ...`.
+/// order with padding shown by its value (`0`, `1`, `lo`, `hi`, `?`), as in
+/// the seeds' `a d 0 b e 0 ...`; past 26 elements, row-major numbers with
+/// `pad` for padding.
 fn memory_picture(shape: &Shape, physical: &PhysicalLayout) -> Result<String, String> {
     let pad = match padding_value(shape)? {
         PaddingValue::ZeroPad => "0",
@@ -129,6 +130,7 @@ fn memory_picture(shape: &Shape, physical: &PhysicalLayout) -> Result<String, St
         PaddingValue::InvalidPad | PaddingValue::UnknownPad => "?",
     };
     let letters = physical.dimensions().iter().product::<i64>() <= 26;
+    let pad = if letters { pad } else { "pad" };
     let cells: Vec<String> = memory_order(physical)?
         .into_iter()
         .map(|cell| match cell {
