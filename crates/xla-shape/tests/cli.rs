@@ -3,6 +3,8 @@
 //! input failed, 2 bad usage). Expected values come from the seeds, XLA's
 //! messages in the spec, and hand-worked layouts.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use assert_cmd::cargo::cargo_bin_cmd;
 use serde_json::Value;
 

@@ -79,7 +79,7 @@ fn to_hex(bytes: &[u8]) -> String {
 /// Bytes from hex (either case, surrounding whitespace ignored).
 fn from_hex(text: &str) -> Result<Vec<u8>, String> {
     let text = text.trim();
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return Err(format!("hex has an odd number of digits ({})", text.len()));
     }
     (0..text.len())
