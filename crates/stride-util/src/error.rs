@@ -51,10 +51,17 @@ pub enum ViewError {
         ndim: usize,
     },
     /// The same axis was given twice.
-    #[error("repeated axis {axis} in {operation}")]
+    #[error("repeated axis{} (axis {axis})", context_text(.context))]
     RepeatedAxis {
-        /// The operation or argument (`transpose`, `` `source` argument ``, ...).
-        operation: &'static str,
+        /// Where, as numpy says it (`in transpose`, ``in `source` argument``), if anywhere.
+        context: Option<&'static str>,
+        /// The repeated axis, normalized to be non-negative.
+        axis: usize,
+    },
+    /// `squeeze` was given the same axis twice (numpy words it differently
+    /// from [`ViewError::RepeatedAxis`]).
+    #[error("duplicate value in 'axis' (axis {axis})")]
+    DuplicateAxis {
         /// The repeated axis, normalized to be non-negative.
         axis: usize,
     },
@@ -121,7 +128,7 @@ pub enum ViewError {
     },
     /// The reshape cannot be expressed with strides over the same buffer.
     #[error(
-        "Unable to avoid creating a copy while reshaping: shape {shape} with strides {strides} cannot be viewed as shape {target}"
+        "Unable to avoid creating a copy while reshaping. Shape {shape} with strides {strides} cannot be viewed as shape {target}"
     )]
     ReshapeNeedsCopy {
         /// The view's shape, as a numpy tuple.
@@ -224,6 +231,10 @@ pub enum ViewError {
 
 fn prefix_text(argument: &Option<&'static str>) -> String {
     argument.map_or_else(String::new, |name| format!("{name}: "))
+}
+
+fn context_text(context: &Option<&'static str>) -> String {
+    context.map_or_else(String::new, |text| format!(" {text}"))
 }
 
 /// `what` overflowed.

@@ -41,14 +41,14 @@ fn normalize_axes(
     axes: &[i64],
     ndim: usize,
     argument: Option<&'static str>,
-    operation: &'static str,
+    context: Option<&'static str>,
 ) -> Result<Vec<usize>, ViewError> {
     let mut seen = vec![false; ndim];
     let mut normalized = Vec::with_capacity(axes.len());
     for &axis in axes {
         let a = normalize_axis(axis, ndim, argument)?;
         if std::mem::replace(&mut seen[a], true) {
-            return Err(ViewError::RepeatedAxis { operation, axis: a });
+            return Err(ViewError::RepeatedAxis { context, axis: a });
         }
         normalized.push(a);
     }
@@ -92,7 +92,7 @@ impl StridedView {
                 ndim: self.ndim(),
             });
         }
-        let order = normalize_axes(axes, self.ndim(), None, "transpose")?;
+        let order = normalize_axes(axes, self.ndim(), None, Some("in transpose"))?;
         Ok(self.permuted(&order))
     }
 
@@ -141,12 +141,12 @@ impl StridedView {
     /// ```
     pub fn moveaxis(&self, source: &[i64], destination: &[i64]) -> Result<Self, ViewError> {
         let ndim = self.ndim();
-        let source = normalize_axes(source, ndim, Some("source"), "`source` argument")?;
+        let source = normalize_axes(source, ndim, Some("source"), Some("in `source` argument"))?;
         let destination = normalize_axes(
             destination,
             ndim,
             Some("destination"),
-            "`destination` argument",
+            Some("in `destination` argument"),
         )?;
         if source.len() != destination.len() {
             return Err(ViewError::MoveaxisLengthMismatch {
@@ -180,7 +180,7 @@ impl StridedView {
     /// ```
     pub fn expand_dims(&self, axes: &[i64]) -> Result<Self, ViewError> {
         let out_ndim = self.ndim() + axes.len();
-        let axes = normalize_axes(axes, out_ndim, None, "expand_dims")?;
+        let axes = normalize_axes(axes, out_ndim, None, None)?;
         let mut old = self.sizes().iter();
         let shape: Vec<i64> = (0..out_ndim)
             .map(|a| {
@@ -212,7 +212,7 @@ impl StridedView {
     ///
     /// # Errors
     ///
-    /// [`ViewError::AxisOutOfBounds`], [`ViewError::RepeatedAxis`] and
+    /// [`ViewError::AxisOutOfBounds`], [`ViewError::DuplicateAxis`] and
     /// [`ViewError::SqueezeNotOne`].
     ///
     /// ```
@@ -224,7 +224,10 @@ impl StridedView {
     /// # Ok::<(), ViewError>(())
     /// ```
     pub fn squeeze_axes(&self, axes: &[i64]) -> Result<Self, ViewError> {
-        let axes = normalize_axes(axes, self.ndim(), None, "squeeze")?;
+        let axes = normalize_axes(axes, self.ndim(), None, None).map_err(|error| match error {
+            ViewError::RepeatedAxis { axis, .. } => ViewError::DuplicateAxis { axis },
+            other => other,
+        })?;
         if let Some(&axis) = axes.iter().find(|&&a| self.sizes()[a] != 1) {
             return Err(ViewError::SqueezeNotOne {
                 axis,
@@ -307,7 +310,7 @@ impl StridedView {
     /// # Ok::<(), stride_util::ViewError>(())
     /// ```
     pub fn flip_axes(&self, axes: &[i64]) -> Result<Self, ViewError> {
-        let axes = normalize_axes(axes, self.ndim(), None, "flip")?;
+        let axes = normalize_axes(axes, self.ndim(), None, None)?;
         Ok(self.flipped(&axes))
     }
 

@@ -95,13 +95,7 @@ impl StridedView {
     /// ```
     pub fn row_major(sizes: &[i64]) -> Result<Self, ViewError> {
         let mut strides = vec![0; sizes.len()];
-        let mut running = 1_i64;
-        for (stride, &size) in strides.iter_mut().zip(sizes).rev() {
-            *stride = running;
-            running = running
-                .checked_mul(size.max(1))
-                .ok_or(overflow("row-major strides"))?;
-        }
+        packed_strides(strides.iter_mut().zip(sizes).rev(), "row-major strides")?;
         Self::from_parts(sizes.to_vec(), strides, 0)
     }
 
@@ -121,13 +115,7 @@ impl StridedView {
     /// ```
     pub fn column_major(sizes: &[i64]) -> Result<Self, ViewError> {
         let mut strides = vec![0; sizes.len()];
-        let mut running = 1_i64;
-        for (stride, &size) in strides.iter_mut().zip(sizes) {
-            *stride = running;
-            running = running
-                .checked_mul(size.max(1))
-                .ok_or(overflow("column-major strides"))?;
-        }
+        packed_strides(strides.iter_mut().zip(sizes), "column-major strides")?;
         Self::from_parts(sizes.to_vec(), strides, 0)
     }
 
@@ -336,4 +324,20 @@ impl StridedView {
         }
         Ok(Some((low, high)))
     }
+}
+
+/// Fills `(stride, size)` pairs, innermost first, with the products of the
+/// sizes inside each (a zero size counting as 1). Only the products a
+/// stride needs are checked: the product of all sizes is the element
+/// count, which [`StridedView::from_parts`] checks.
+fn packed_strides<'a>(
+    dims: impl Iterator<Item = (&'a mut i64, &'a i64)>,
+    what: &'static str,
+) -> Result<(), ViewError> {
+    let mut running = Some(1_i64);
+    for (stride, &size) in dims {
+        *stride = running.ok_or(overflow(what))?;
+        running = running.and_then(|r| r.checked_mul(size.max(1)));
+    }
+    Ok(())
 }

@@ -51,13 +51,17 @@ impl StridedView {
     /// gives each dimension's padded extent (the next stride divided by its
     /// own; the most major dimension is not padded). The padding value is
     /// left unset. Sizes and strides of size-1 dimensions do not constrain
-    /// the layout.
+    /// the layout, but a size-1 dimension inside all others may be padded
+    /// to give the most minor of them a stride above 1. The padding of the
+    /// most major dimension (which only changes the buffer size) cannot be
+    /// seen in strides.
     ///
     /// # Errors
     ///
     /// [`ViewError::NotAnXlaLayout`] if the offset is not 0, a stride is
-    /// not positive, the most minor stride is not 1, or a stride is not a
-    /// multiple of the next smaller one at least its size apart.
+    /// not positive, the most minor stride is not 1 (and no size-1
+    /// dimension is inside it), or a stride is not a multiple of the next
+    /// smaller one at least its size apart.
     ///
     /// ```
     /// use stride_util::StridedView;
@@ -67,6 +71,9 @@ impl StridedView {
     /// // The seed's padded rows: width 3, height stride 5.
     /// let padded = StridedView::from_dml(&[2, 3], Some(&[5, 1]))?.to_xla_layout()?;
     /// assert_eq!((padded.minor_to_major, padded.padded_dimensions), (vec![1, 0], vec![2, 5]));
+    /// // A size-1 dimension padded to 2 inside a dimension of stride 2.
+    /// let inside = StridedView::new(&[1, 2], &[1, 2], 0)?.to_xla_layout()?;
+    /// assert_eq!((inside.minor_to_major, inside.padded_dimensions), (vec![0, 1], vec![2, 2]));
     /// # Ok::<(), stride_util::ViewError>(())
     /// ```
     pub fn to_xla_layout(&self) -> Result<Layout, ViewError> {
@@ -89,20 +96,29 @@ impl StridedView {
         });
         let mut padded = self.sizes().to_vec();
         let mut previous: Option<usize> = None;
+        // The last size-1 dimension seen before any other: padding it can
+        // give the most minor other dimension a stride above 1.
+        let mut size_one_inside: Option<usize> = None;
         for &d in &order {
             let (size, stride) = (self.sizes()[d], self.strides()[d]);
             if size == 1 {
+                if previous.is_none() {
+                    size_one_inside = Some(d);
+                }
                 continue;
             }
             if stride <= 0 {
                 return Err(fail(format!("dimension {d} has stride {stride}")));
             }
             match previous {
-                None if stride != 1 => {
-                    return Err(fail(format!(
-                        "the most minor dimension {d} has stride {stride}, not 1"
-                    )));
-                }
+                None if stride != 1 => match size_one_inside {
+                    Some(one) => padded[one] = stride,
+                    None => {
+                        return Err(fail(format!(
+                            "the most minor dimension {d} has stride {stride}, not 1"
+                        )));
+                    }
+                },
                 None => {}
                 Some(p) => {
                     let inner = self.strides()[p];
