@@ -117,7 +117,7 @@ pub fn hex_encode(bytes: &[u8]) -> String {
 }
 
 /// The tally of one golden set: counts passes, keeps every failure, and
-/// prints `<name>: N passed, M failed` when finished.
+/// prints `<name>: P/N cases passed` when finished.
 #[derive(Debug)]
 pub struct Tally {
     name: String,
@@ -148,16 +148,39 @@ impl Tally {
     #[must_use]
     pub fn finish(self) -> bool {
         println!(
-            "{}: {} passed, {} failed",
+            "{}: {}/{} cases passed",
             self.name,
             self.passed,
-            self.failures.len()
+            self.passed + self.failures.len()
         );
         for failure in self.failures.iter().take(20) {
             println!("  FAIL {failure}");
         }
         self.failures.is_empty() && self.passed > 0
     }
+}
+
+/// The array of integers `key` of `row`.
+///
+/// # Errors
+///
+/// If the field is absent or not an array of integers.
+pub fn ints(row: &Row, key: &str) -> Result<Vec<i64>, String> {
+    row.get(key)
+        .and_then(Value::as_array)
+        .and_then(|values| values.iter().map(Value::as_i64).collect())
+        .ok_or_else(|| format!("row has no integer array `{key}`"))
+}
+
+/// The integer field `key` of `row`.
+///
+/// # Errors
+///
+/// If the field is absent or not an integer.
+pub fn int(row: &Row, key: &str) -> Result<i64, String> {
+    row.get(key)
+        .and_then(Value::as_i64)
+        .ok_or_else(|| format!("row has no integer field `{key}`"))
 }
 
 /// Checks that `actual == expected`, describing the difference otherwise.
