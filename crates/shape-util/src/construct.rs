@@ -340,23 +340,58 @@ pub fn make_buffer_shape(
     })
 }
 
-/// A program shape `(params) -> result` (`ShapeUtil::MakeProgramShape`);
-/// the parameters are unnamed (no `parameter_names`; printed as
-/// `(unknown)`).
+/// A program shape `(params) -> result` (`ShapeUtil::MakeProgramShape`).
+/// Each parameter gets an empty name, as XLA's `AddParameter(shape, "")`
+/// does, so the program shape passes [`validate_program_shape`].
 ///
 /// ```
 /// use schema::PrimitiveType;
 /// let f32_2 = shape_util::make_shape(PrimitiveType::F32, &[2]).unwrap();
 /// let s32 = shape_util::make_scalar_shape(PrimitiveType::S32).unwrap();
-/// let program = shape_util::make_program_shape(vec![f32_2.clone(), s32], f32_2);
+/// let program = shape_util::make_program_shape(vec![f32_2.clone(), s32], f32_2.clone());
+/// assert_eq!(program.parameters.len(), 2);
+/// assert_eq!(program.parameter_names, ["", ""]);
+/// assert_eq!(program.result, Some(f32_2));
 /// assert_eq!(program.to_string(), "((unknown): f32[2], (unknown): s32[]) -> f32[2]");
+/// assert!(shape_util::validate_program_shape(&program).is_ok());
 /// ```
 pub fn make_program_shape(parameters: Vec<Shape>, result: Shape) -> ProgramShape {
     ProgramShape {
+        parameter_names: vec![String::new(); parameters.len()],
         parameters,
-        parameter_names: Vec::new(),
         result: Some(result),
     }
+}
+
+/// Checks a program shape as XLA's `ProgramShape::FromProto` does (one name
+/// per parameter) and validates each parameter and the result, layouts
+/// optional.
+///
+/// # Errors
+///
+/// `ProgramShapeProto has different numbers of parameters and parameter
+/// names: %d vs %d`, then the first validation error (see
+/// [`validate_shape_with_optional_layout`]).
+///
+/// ```
+/// use schema::{PrimitiveType, ProgramShape};
+/// let f32 = shape_util::make_scalar_shape(PrimitiveType::F32).unwrap();
+/// let unnamed = ProgramShape { parameters: vec![f32.clone()], parameter_names: vec![], result: Some(f32) };
+/// assert_eq!(
+///     shape_util::validate_program_shape(&unnamed).unwrap_err().to_string(),
+///     "ProgramShapeProto has different numbers of parameters and parameter names: 1 vs 0",
+/// );
+/// ```
+pub fn validate_program_shape(program: &ProgramShape) -> Result<(), ShapeError> {
+    let (parameters, names) = (program.parameters.len(), program.parameter_names.len());
+    if parameters != names {
+        return Err(ShapeError::ProgramShapeParameterNames { parameters, names });
+    }
+    program
+        .parameters
+        .iter()
+        .chain(program.result.as_ref())
+        .try_for_each(validate_shape_with_optional_layout)
 }
 
 /// A copy of `shape` with every dynamic flag cleared, through tuples and

@@ -28,7 +28,7 @@
 //! | construction | [`make_shape`], [`make_validated_shape`], [`make_shape_with_dense_layout`], [`make_shape_with_layout`], [`make_scalar_shape`], [`make_tuple_shape`], [`make_nil`], [`make_token_shape`], [`make_opaque_shape`], [`make_buffer_shape`], [`make_program_shape`] |
 //! | kinds and queries | [`is_array`], [`is_tuple`], [`rank`], [`true_rank`], [`elements_in`], [`is_scalar`], [`is_zero_element_array`], [`is_static`], [`get_dimension`], [`get_subshape`], [`leaf_count`], [`for_each_subshape`] |
 //! | sizes | [`byte_size_of_primitive_type`], [`element_size_in_bits`], [`byte_size_of_elements`], [`byte_size_of`], [`byte_strides`] |
-//! | validation | [`validate_shape`], [`validate_shape_with_optional_layout`] |
+//! | validation | [`validate_shape`], [`validate_shape_with_optional_layout`], [`validate_program_shape`] |
 //! | equality | [`equal`], [`compatible`], [`equal_ignoring_layout`], [`same_dimensions`], [`ShapeEqual`] |
 //! | dimension edits | [`permute_dimensions`], [`delete_dimensions`], [`drop_degenerate_dimensions`], [`insert_dimension_at_index`], [`append_major_dimension`], [`change_element_type`] |
 //! | bitcasts | [`transpose_is_bitcast`], [`reshape_is_bitcast`], [`deduce_transpose_dimensions_for_bitcast`], [`decompose_bitcast`], [`align_layouts`], [`dimensions_unmodified_by_reshape`] |
@@ -69,7 +69,7 @@ pub use construct::{
     make_buffer_shape, make_maybe_tuple_shape, make_nil, make_opaque_shape, make_program_shape,
     make_scalar_shape, make_shape, make_shape_with_dense_layout, make_shape_with_descending_layout,
     make_shape_with_layout, make_static_shape, make_token_shape, make_tuple_shape,
-    make_validated_shape,
+    make_validated_shape, validate_program_shape,
 };
 pub use edit::{
     append_major_dimension, append_minor_dimension, change_element_type, delete_dimension,

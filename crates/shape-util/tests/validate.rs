@@ -5,9 +5,10 @@
 
 use schema::{PrimitiveType, Shape, UNBOUNDED_SIZE};
 use shape_util::{
-    InvalidShape, ShapeError, make_buffer_shape, make_nil, make_scalar_shape, make_shape,
-    make_shape_with_dense_layout, make_token_shape, make_tuple_shape, make_validated_shape,
-    validate_shape, validate_shape_with_optional_layout,
+    InvalidShape, ShapeError, make_buffer_shape, make_nil, make_opaque_shape, make_program_shape,
+    make_scalar_shape, make_shape, make_shape_with_dense_layout, make_token_shape,
+    make_tuple_shape, make_validated_shape, validate_program_shape, validate_shape,
+    validate_shape_with_optional_layout,
 };
 
 fn raw(element_type: i32, dimensions: &[i64]) -> Shape {
@@ -298,4 +299,69 @@ fn tuple_construction_validates_its_elements() {
     );
     // Layouts are optional in tuple elements.
     assert!(make_tuple_shape(vec![f32_raw(&[2])]).is_ok());
+}
+
+#[test]
+fn program_shapes_print_and_validate_as_xla() {
+    // XLA's ShapeTest.ProgramShapeToString: unnamed parameters print as
+    // `(unknown)`, named ones by name, all without layouts.
+    let opaque = make_opaque_shape();
+    let scalar = make_scalar_shape(PrimitiveType::F32).unwrap();
+    let matrix = make_shape(PrimitiveType::U32, &[1, 2]).unwrap();
+    let matrix2 = make_shape_with_dense_layout(PrimitiveType::S32, &[3, 4], &[0, 1]).unwrap();
+    let tuple = make_tuple_shape(vec![
+        opaque.clone(),
+        scalar.clone(),
+        matrix.clone(),
+        matrix2.clone(),
+    ])
+    .unwrap();
+    let nested = make_tuple_shape(vec![tuple.clone(), matrix.clone(), make_token_shape()]).unwrap();
+    let mut program = make_program_shape(
+        vec![opaque, scalar, matrix, matrix2, tuple, nested.clone()],
+        nested,
+    );
+    assert_eq!(
+        program.to_string(),
+        "((unknown): opaque[], (unknown): f32[], (unknown): u32[1,2], (unknown): s32[3,4], \
+         (unknown): (opaque[], f32[], u32[1,2], s32[3,4]), \
+         (unknown): ((opaque[], f32[], u32[1,2], s32[3,4]), u32[1,2], token[])) \
+         -> ((opaque[], f32[], u32[1,2], s32[3,4]), u32[1,2], token[])"
+    );
+    assert!(validate_program_shape(&program).is_ok());
+    program.parameter_names = [
+        "arg0",
+        "scalar",
+        "matrix",
+        "matrix2",
+        "tuple",
+        "nested_tuple",
+    ]
+    .map(String::from)
+    .to_vec();
+    assert_eq!(
+        program.to_string(),
+        "(arg0: opaque[], scalar: f32[], matrix: u32[1,2], matrix2: s32[3,4], \
+         tuple: (opaque[], f32[], u32[1,2], s32[3,4]), \
+         nested_tuple: ((opaque[], f32[], u32[1,2], s32[3,4]), u32[1,2], token[])) \
+         -> ((opaque[], f32[], u32[1,2], s32[3,4]), u32[1,2], token[])"
+    );
+
+    // ProgramShape::FromProto's name count check, then each shape's
+    // validation (layouts optional).
+    program.parameter_names.pop();
+    assert_eq!(
+        validate_program_shape(&program).unwrap_err().to_string(),
+        "ProgramShapeProto has different numbers of parameters and parameter names: 6 vs 5"
+    );
+    let bad = make_program_shape(vec![f32_raw(&[2]), f32_raw(&[-1])], f32_raw(&[3]));
+    assert_eq!(
+        validate_program_shape(&bad).unwrap_err().to_string(),
+        "Shape Error: Negative dimension at index 0: -1. Shape(f32): f32[-1]"
+    );
+    let bad_result = make_program_shape(vec![], f32_raw(&[i64::MAX, 2]));
+    assert_eq!(
+        validate_program_shape(&bad_result).unwrap_err().to_string(),
+        "Shape Error: Dimensions overflow. Shape(f32): f32[9223372036854775807,2]"
+    );
 }

@@ -82,7 +82,8 @@ impl Display for ShapeIndex {
 }
 
 /// Prints the program shape as XLA's `ShapeUtil::HumanString(ProgramShape)`:
-/// `(x: f32[2], (unknown): s32[]) -> f32[2]`, without layouts.
+/// `(x: f32[2], (unknown): s32[]) -> f32[2]`, without layouts; a missing or
+/// empty parameter name prints as `(unknown)`.
 impl Display for ProgramShape {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         f.write_char('(')?;
@@ -93,6 +94,7 @@ impl Display for ProgramShape {
             let name = self
                 .parameter_names
                 .get(i)
+                .filter(|name| !name.is_empty())
                 .map_or("(unknown)", String::as_str);
             write!(f, "{name}: ")?;
             write_shape(f, parameter, false)?;
