@@ -6,7 +6,10 @@
 //! build time (compiled in-process by protox: no system `protoc`). Beside the
 //! binary wire format, this crate gives every message
 //! - XLA's human string format (`f32[2,3]{0,1}`): [`std::fmt::Display`] and
-//!   [`std::str::FromStr`] on [`Shape`] and [`Layout`];
+//!   [`std::str::FromStr`] on [`Shape`], [`Layout`] and [`PrimitiveType`],
+//!   [`std::fmt::Display`] on [`Tile`] (`(8,128)`), [`SplitConfig`]
+//!   (`(0:3,5)`), [`ShapeIndex`] (`{0,2}`) and [`ProgramShape`]
+//!   (`(x: f32[2]) -> f32[2]`);
 //! - protobuf text format and JSON through [`ProtoFormat`].
 //!
 //! ```
@@ -22,6 +25,8 @@
 //! assert_eq!(Shape::decode(bytes.as_slice()).unwrap(), shape);
 //! ```
 
+#![forbid(unsafe_code)]
+
 #[allow(missing_docs, clippy::all, clippy::pedantic)]
 #[rustfmt::skip]
 mod generated {
@@ -35,6 +40,7 @@ mod proto_format;
 pub use generated::*;
 
 pub use human_string::{MAX_DEPTH, ParseError};
+pub use primitive_type::PrimitiveTypeError;
 pub use proto_format::{FormatError, ProtoFormat};
 
 /// The size XLA uses for an unbounded dynamic dimension (`?`): `i64::MIN`.

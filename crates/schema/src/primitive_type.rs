@@ -1,6 +1,62 @@
 //! Names, widths and kinds of [`PrimitiveType`], as XLA's `primitive_util`.
 
+use std::fmt::{self, Display, Formatter};
+use std::str::FromStr;
+
 use crate::PrimitiveType;
+
+/// A string that names no primitive type.
+///
+/// ```
+/// let err = "F32".parse::<schema::PrimitiveType>().unwrap_err();
+/// assert_eq!(err.to_string(), "Invalid element type string: \"F32\".");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PrimitiveTypeError {
+    /// XLA's `StringToPrimitiveType` message, with the name it was given.
+    #[error("Invalid element type string: \"{name}\".")]
+    UnknownName {
+        /// The rejected name.
+        name: String,
+    },
+}
+
+/// Prints XLA's lowercase name ([`PrimitiveType::lowercase_name`]), as in
+/// shape strings: `f32`, `bf16`, `opaque`.
+///
+/// ```
+/// assert_eq!(schema::PrimitiveType::F8e4m3fn.to_string(), "f8e4m3fn");
+/// assert_eq!(schema::PrimitiveType::OpaqueType.to_string(), "opaque");
+/// ```
+impl Display for PrimitiveType {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str(self.lowercase_name())
+    }
+}
+
+/// Parses a lowercase type name as XLA's `StringToPrimitiveType`
+/// ([`PrimitiveType::from_lowercase_name`]).
+///
+/// ```
+/// use schema::PrimitiveType;
+/// assert_eq!("s4".parse(), Ok(PrimitiveType::S4));
+/// assert_eq!("opaque_type".parse(), Ok(PrimitiveType::OpaqueType));
+/// assert!("Pred".parse::<PrimitiveType>().is_err());
+/// ```
+///
+/// # Errors
+///
+/// [`PrimitiveTypeError::UnknownName`] for anything else (names are
+/// case-sensitive).
+impl FromStr for PrimitiveType {
+    type Err = PrimitiveTypeError;
+
+    fn from_str(s: &str) -> Result<Self, PrimitiveTypeError> {
+        Self::from_lowercase_name(s)
+            .ok_or_else(|| PrimitiveTypeError::UnknownName { name: s.to_owned() })
+    }
+}
 
 impl PrimitiveType {
     /// XLA's lowercase name of the type: the enum name in lowercase, except
@@ -241,6 +297,25 @@ mod tests {
             assert_eq!(
                 PrimitiveType::from_lowercase_name(t.lowercase_name()),
                 Some(t)
+            );
+        }
+    }
+
+    #[test]
+    fn names_are_the_lowercase_enum_names_except_opaque() {
+        // xla_data.proto's names, lowercased; OPAQUE_TYPE prints as `opaque`.
+        for &t in PrimitiveType::all() {
+            let expected = match t {
+                PrimitiveType::OpaqueType => "opaque".to_owned(),
+                _ => t.as_str_name().to_lowercase(),
+            };
+            assert_eq!(t.to_string(), expected);
+            assert_eq!(expected.parse::<PrimitiveType>(), Ok(t));
+        }
+        for name in ["F32", "Pred", "preD", "g32", "", "opaque "] {
+            assert_eq!(
+                name.parse::<PrimitiveType>().unwrap_err().to_string(),
+                format!("Invalid element type string: \"{name}\".")
             );
         }
     }

@@ -39,6 +39,8 @@
 //! never panic. Texts are XLA's where XLA has a message; shapes in messages
 //! are printed without layout, as XLA's `Shape::ToString()` does.
 
+#![forbid(unsafe_code)]
+
 mod bitcast;
 mod broadcast;
 mod common_factors;

@@ -98,6 +98,10 @@ fn hostile_shape() -> impl Strategy<Value = Shape> {
 fn exercise(shape: &Shape, other: &Shape, number: i64) {
     let _ = su::validate_shape(shape);
     let _ = su::validate_shape_with_optional_layout(shape);
+    let _ = su::validate_program_shape(&su::make_program_shape(
+        vec![shape.clone(), other.clone()],
+        shape.clone(),
+    ));
     let _ = su::rank(shape);
     let _ = su::true_rank(shape);
     let _ = su::elements_in(shape);
