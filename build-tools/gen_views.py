@@ -1,0 +1,223 @@
+"""Writes tests/golden/views.jsonl: chains of numpy view operations and what
+numpy made of each step.
+
+Every chain starts from a C-contiguous `np.arange(n, dtype=np.int32)` buffer
+(`start` = `{"shape"}`: reshaped to that shape; or `{"as_strided": {...}}`:
+`np.lib.stride_tricks.as_strided(buf[offset:], shape, byte strides)`), then
+applies `steps`. After each step the row records numpy's shape, strides and
+offset in elements (the offset from the data-pointer difference in
+`__array_interface__`), C/F contiguity flags, and for small views the element
+values (= their element offsets, as the buffer is an arange). A step numpy
+rejects records the exception text and ends the chain; `reshape` is called with
+`copy=False`, so a reshape that needs a copy is such an error. An index of
+integers only (including `[]`) gets a trailing `...`, so numpy returns a 0-d
+view rather than a scalar copy.
+
+    /work/venv-golden/bin/python build-tools/gen_views.py [--check]
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+
+from golden_io import run
+
+ITEMSIZE = 4
+MAX_ELEMENTS = 64
+
+
+def index_text(items) -> str:
+    def one(it):
+        if it is None:
+            return "None"
+        if it is Ellipsis:
+            return "..."
+        if isinstance(it, int):
+            return str(it)
+        parts = ["" if v is None else str(v) for v in (it.start, it.stop, it.step)]
+        return ":".join(parts) if it.step is not None else ":".join(parts[:2])
+
+    return "[" + ", ".join(one(it) for it in items) + "]"
+
+
+def random_slice(rng, size):
+    def bound():
+        return rng.choice([None, None, rng.randint(-size - 1, size + 1)])
+
+    step = rng.choice([None, None, 1, 2, 3, -1, -2, -1])
+    return slice(bound(), bound(), step)
+
+
+def random_step(rng, shape):
+    """One operation (json dict, numpy callable) for an array of `shape`."""
+    import numpy as np
+
+    nd = len(shape)
+    bad = rng.random() < 0.1
+
+    def axis(extra=0):
+        n = nd + extra
+        if bad or n == 0:
+            return rng.randint(-n - 2, n + 1)
+        return rng.randint(-n, n - 1)
+
+    kind = rng.choice(
+        ["reshape", "reshape", "reshape_f", "transpose", "transpose", "swapaxes", "moveaxis", "expand_dims",
+         "squeeze", "broadcast_to", "index", "index", "index", "flip"]
+    )
+    if kind in ("reshape", "reshape_f"):
+        count = math.prod(shape)
+        target = []
+        rest = count
+        for _ in range(rng.randint(1, 4)):
+            divisors = [d for d in range(1, rest + 1) if rest % d == 0] if rest else [0, 1, 2]
+            d = rng.choice(divisors)
+            target.append(d)
+            rest = rest // d if d else rest
+        if rest not in (0, 1) or count == 0:
+            target.append(rest if count else 0)
+        if rng.random() < 0.3 and target:
+            target[rng.randrange(len(target))] = -1
+        if bad:
+            target.append(rng.choice([2, 3, -1]))
+        order = "F" if kind == "reshape_f" else "C"
+        return {"op": kind, "target": target}, lambda a: a.reshape(target, order=order, copy=False)
+    if kind == "transpose":
+        if rng.random() < 0.3:
+            return {"op": "transpose"}, lambda a: a.T
+        axes = list(range(nd))
+        rng.shuffle(axes)
+        axes = [x - nd if rng.random() < 0.3 else x for x in axes]
+        if bad:
+            axes = axes[:-1] if axes and rng.random() < 0.5 else axes + [0]
+        return {"op": "transpose", "axes": axes}, lambda a: a.transpose(axes)
+    if kind == "swapaxes":
+        a1, a2 = axis(), axis()
+        return {"op": "swapaxes", "axis1": a1, "axis2": a2}, lambda a: np.swapaxes(a, a1, a2)
+    if kind == "moveaxis":
+        k = rng.randint(0, nd)
+        src = rng.sample(range(nd), k)
+        dst = rng.sample(range(nd), k)
+        if bad:
+            src = src + [axis()]
+        return {"op": "moveaxis", "source": src, "destination": dst}, lambda a: np.moveaxis(a, src, dst)
+    if kind == "expand_dims":
+        k = rng.randint(1, 2)
+        axes = [axis(k) for _ in range(k)]
+        return {"op": "expand_dims", "axes": axes}, lambda a: np.expand_dims(a, tuple(axes))
+    if kind == "squeeze":
+        ones = [i for i, s in enumerate(shape) if s == 1]
+        if rng.random() < 0.3 or not ones:
+            if bad and nd:
+                ax = [axis()]
+                return {"op": "squeeze", "axes": ax}, lambda a: np.squeeze(a, tuple(ax))
+            return {"op": "squeeze"}, lambda a: np.squeeze(a)
+        ax = rng.sample(ones, rng.randint(1, len(ones)))
+        if bad:
+            ax = ax + [ax[0]]
+        return {"op": "squeeze", "axes": ax}, lambda a: np.squeeze(a, tuple(ax))
+    if kind == "broadcast_to":
+        target = [rng.choice([2, 3]) if s == 1 and rng.random() < 0.6 else s for s in shape]
+        target = [rng.randint(1, 3) for _ in range(rng.randint(0, 2))] + target
+        if bad:
+            target = target[1:] if target and rng.random() < 0.5 else [s + 1 for s in target]
+        return {"op": "broadcast_to", "target": target}, lambda a: np.broadcast_to(a, target)
+    if kind == "flip" and nd:
+        # (np.flip of a 0-d array returns a scalar copy, not a view.)
+        if rng.random() < 0.3:
+            return {"op": "flip"}, lambda a: np.flip(a)
+        ax = sorted(set(axis() for _ in range(rng.randint(1, nd))))
+        return {"op": "flip", "axes": ax}, lambda a: np.flip(a, tuple(ax))
+    # Basic indexing.
+    items = []
+    dims = list(shape)
+    while dims and rng.random() < 0.85:
+        size = dims.pop(0)
+        r = rng.random()
+        if r < 0.55:
+            items.append(random_slice(rng, size))
+        elif r < 0.75:
+            items.append(rng.randint(-size, size - 1) if size and not bad else rng.randint(-size - 1, size + 1))
+        elif r < 0.85:
+            items.append(None)
+            dims.insert(0, size)
+        else:
+            items.append(Ellipsis)
+            dims = dims[rng.randint(0, len(dims)) :] if dims else []
+    if rng.random() < 0.15:
+        items.append(None)
+    if bad:
+        items.append(0)
+    if not any(it is Ellipsis for it in items) and all(isinstance(it, int) for it in items):
+        # Integers alone give numpy scalars (copies); with `...` a 0-d view.
+        items.append(Ellipsis)
+    key = tuple(items)
+    return {"op": "index", "expression": index_text(items)}, lambda a: a[key]
+
+
+def describe(view, base) -> dict:
+    offset = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    out = {
+        "shape": list(view.shape),
+        "strides": [s // ITEMSIZE for s in view.strides],
+        "offset": offset // ITEMSIZE,
+        "c_contiguous": bool(view.flags.c_contiguous),
+        "f_contiguous": bool(view.flags.f_contiguous),
+    }
+    if view.size <= MAX_ELEMENTS:
+        out["elements"] = view.ravel(order="C").tolist()
+    return out
+
+
+def chain(rng):
+    import numpy as np
+
+    rank = rng.choice([0, 1, 2, 2, 3, 3, 4])
+    shape = [rng.choice([1, 2, 3, 4, 2, 3, 0 if rng.random() < 0.1 else 2]) for _ in range(rank)]
+    if rng.random() < 0.2 and rank:
+        # as_strided over a buffer that fits the view.
+        strides = [rng.choice([0, 1, 2, 3, -1, 5, 7]) for _ in shape]
+        low = sum(min(0, st * (s - 1)) for s, st in zip(shape, strides))
+        high = sum(max(0, st * (s - 1)) for s, st in zip(shape, strides))
+        offset = -low + rng.randint(0, 2)
+        n = offset + high + 1 + rng.randint(0, 2)
+        buf = np.arange(n, dtype=np.int32)
+        view = np.lib.stride_tricks.as_strided(buf[offset:], shape, [st * ITEMSIZE for st in strides])
+        start = {"as_strided": {"buffer_len": n, "shape": shape, "strides": strides, "offset": offset}}
+    else:
+        n = math.prod(shape)
+        buf = np.arange(n, dtype=np.int32)
+        view = buf.reshape(shape)
+        start = {"shape": shape}
+    steps = []
+    for _ in range(rng.randint(1, 5)):
+        step, apply = random_step(rng, list(view.shape))
+        try:
+            view = apply(view)
+        except (ValueError, IndexError, TypeError) as e:
+            step["error"] = str(e)
+            steps.append(step)
+            break
+        if not isinstance(view, np.ndarray) or (view.size and not np.shares_memory(view, buf)):
+            sys.exit("not a view of the buffer: %r after %r" % (view, steps + [step]))
+        step.update(describe(view, buf))
+        steps.append(step)
+    return {"start": start, "steps": steps}
+
+
+def generate():
+    rng = random.Random(11)
+    rows, seen = [], set()
+    while len(rows) < 600:
+        row = chain(rng)
+        key = repr(row)
+        if key not in seen:
+            seen.add(key)
+            rows.append(row)
+    return {"views.jsonl": rows}
+
+
+if __name__ == "__main__":
+    sys.exit(run(generate, __doc__))
