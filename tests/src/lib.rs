@@ -123,6 +123,7 @@ pub struct Tally {
     name: String,
     passed: usize,
     failures: Vec<String>,
+    deviations: Vec<String>,
 }
 
 impl Tally {
@@ -132,6 +133,7 @@ impl Tally {
             name: name.into(),
             passed: 0,
             failures: Vec::new(),
+            deviations: Vec::new(),
         }
     }
 
@@ -143,16 +145,34 @@ impl Tally {
         }
     }
 
-    /// Prints the summary line and the first 20 failures; returns whether
-    /// every case passed.
+    /// Records the outcome of a case with a known, documented deviation
+    /// from XLA or numpy (`why`, listed in `build-tools/README.md`): a
+    /// failure is counted as a deviation, not a failure; a pass is a pass.
+    pub fn record_deviation(&mut self, case: &str, outcome: Result<(), String>, why: &str) {
+        match outcome {
+            Ok(()) => self.passed += 1,
+            Err(got) => self.deviations.push(format!("{case}: {got} ({why})")),
+        }
+    }
+
+    /// Prints the summary line, the deviations and the first 20 failures;
+    /// returns whether every case passed or is a known deviation.
     #[must_use]
     pub fn finish(self) -> bool {
-        println!(
-            "{}: {}/{} cases passed",
-            self.name,
-            self.passed,
-            self.passed + self.failures.len()
-        );
+        let total = self.passed + self.failures.len() + self.deviations.len();
+        if self.deviations.is_empty() {
+            println!("{}: {}/{total} cases passed", self.name, self.passed);
+        } else {
+            println!(
+                "{}: {}/{total} cases passed, {} known deviations",
+                self.name,
+                self.passed,
+                self.deviations.len()
+            );
+        }
+        for deviation in &self.deviations {
+            println!("  DEVIATION {deviation}");
+        }
         for failure in self.failures.iter().take(20) {
             println!("  FAIL {failure}");
         }

@@ -1,0 +1,176 @@
+"""Writes tests/golden/validation.jsonl: which shapes real XLA rejects when it
+loads them, and with what error text.
+
+Each input is a shape string used as the entry parameter of an HLO module,
+`ROOT p0 = <shape> parameter(0)`:
+
+1. `xla_client.hlo.hlo_module_from_text` parses it (XLA's HLO parser, which
+   checks the syntax and a few things such as the layout length but does not
+   validate the layout);
+2. the module is serialized to an `HloModuleProto` and loaded back through
+   `xla_computation_to_mlir_module(XlaComputation(bytes))`, which runs
+   `HloModule::CreateFromProto` and so XLA's shape and layout validation
+   (`ShapeUtil::ValidateShapeWithOptionalLayout`, `LayoutUtil::ValidateLayoutForShape`).
+
+A row is `{"input", "stage", ...}`: `stage` is `parse` or `load` with `code`
+and `message` (XLA's status code and text; for `parse`, the text after
+`error: ` when XLA names one), `accepted` when both steps pass,
+or `crash` when XLA aborted the process (a CHECK failure) with `crash` holding
+the CHECK message. Every input runs in a child process (`--worker`), restarted
+after a crash.
+
+    /work/venv-golden/bin/python build-tools/gen_validation.py [--check]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+TAG = "@@VALIDATION@@"
+CHECK_RE = re.compile(r"^F\d{4} [\d:.]+\s+\d+ (\S+\] .*)$")
+
+
+def worker() -> None:
+    from jax._src.lib import xla_client as xc
+
+    for line in sys.stdin:
+        text = json.loads(line)
+        module_text = "HloModule m\n\nENTRY e {\n  ROOT p0 = %s parameter(0)\n}\n" % text
+        try:
+            module = xc.hlo.hlo_module_from_text(module_text)
+        except Exception as e:  # noqa: BLE001 -- XLA's status is the golden value
+            m = re.search(r"error: (.*)", str(e))
+            res = {"stage": "parse", "error": str(e)}
+            if m:
+                res["message"] = m.group(1)
+        else:
+            try:
+                computation = xc.XlaComputation(module.as_serialized_hlo_module_proto())
+                xc._xla.mlir.xla_computation_to_mlir_module(computation)
+                res = {"stage": "accepted"}
+            except Exception as e:  # noqa: BLE001
+                res = {"stage": "load", "error": str(e)}
+        sys.stdout.write(TAG + json.dumps(res) + "\n")
+        sys.stdout.flush()
+
+
+class Runner:
+    def __init__(self) -> None:
+        self.proc = None
+        self.errf = None
+
+    def start(self) -> None:
+        self.errf = tempfile.TemporaryFile(mode="w+b")
+        self.proc = subprocess.Popen(
+            [sys.executable, os.path.abspath(__file__), "--worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.errf,
+            text=True,
+            encoding="utf-8",
+        )
+
+    def run(self, text: str) -> dict:
+        if self.proc is None:
+            self.start()
+        self.proc.stdin.write(json.dumps(text) + "\n")
+        self.proc.stdin.flush()
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                self.proc.wait()
+                self.errf.seek(0)
+                msg = "process died with exit code %d" % self.proc.returncode
+                for l in self.errf.read().decode("utf-8", "replace").splitlines():
+                    m = CHECK_RE.match(l)
+                    if m:
+                        msg = m.group(1).rstrip()
+                        break
+                self.proc = None
+                return {"stage": "crash", "crash": msg}
+            if line.startswith(TAG):
+                return json.loads(line[len(TAG) :])
+
+    def close(self) -> None:
+        if self.proc is not None:
+            self.proc.stdin.close()
+            self.proc.wait()
+
+
+def inputs():
+    dims = ["f32[2,3]", "s8[4,1]", "bf16[2,3,4]"]
+    out = []
+    # minor_to_major: duplicates, out of range, negative, wrong length, valid.
+    for m2m in ["{1,1}", "{0,0}", "{0,5}", "{2,0}", "{-1,0}", "{1,-1}", "{1}", "{1,0,2}", "{0,1}", "{1,0}"]:
+        out.append("f32[2,3]" + m2m)
+    for m2m in ["{2,2,0}", "{0,1,3}", "{2,1,0}", "{0,2,1}", "{3,2,1}", "{1,0}"]:
+        out.append("bf16[2,3,4]" + m2m)
+    out += ["f32[]{0}", "f32[5]{-1}", "f32[5]{1}", "f32[5]{0}", "f32[0]{0}"]
+    # Tiles.
+    for tiles in ["T(0)", "T(-3)", "T(2,0)", "T(0,128)", "T(8,128)", "T(8,128)(2,1)", "T(2)(0)", "T(2,2,2)",
+                  "T(2,3,4,5)", "T(*)", "T(*,128)", "T(1)", "T(128)", "T()", "T(-9223372036854775808)",
+                  "T(8,128)(2,1)(1)", "T(4611686018427387904)"]:
+        out.append("f32[2,3]{1,0:%s}" % tiles)
+    out += ["f32[]{:T(256)}", "f32[]{:T(0)}", "s4[8]{0:T(2)}", "pred[8]{0:T(32)(4,1)}"]
+    # Element sizes.
+    for ty, e in [("f32", "-4"), ("f32", "0"), ("f32", "32"), ("f32", "16"), ("f32", "64"), ("s4", "4"), ("s4", "8"),
+                  ("s4", "2"), ("pred", "1"), ("pred", "8"), ("u2", "2"), ("f32", "9223372036854775808")]:
+        out.append("%s[2,3]{1,0:E(%s)}" % (ty, e))
+    # Memory space, tail padding alignment, dynamic metadata, split configs.
+    for attr in ["S(0)", "S(1)", "S(-1)", "S(128)", "M(-5)", "M(0)", "M(8)", "L(1)", "L(4)", "L(0)", "L(-1)",
+                 "SC(0:2)", "SC(1:1,2)", "SC(5:2)", "SC(-1:2)", "SC(0:2)SC(0:3)", "SC(1:2)SC(0:1)", "SC(0:)",
+                 "#(s32)", "#(u8)", "*(s64)", "#(s32)*(s32)", "#(f32)"]:
+        out.append("f32[4,6]{1,0:%s}" % attr)
+    # Dimensions: dynamic, huge, zero.
+    out += [
+        "f32[<=4]", "f32[<=4]{0}", "f32[?]", "f32[?,3]{1,0}", "f32[<=0]", "f32[?]{0:T(2)}", "f32[<=3]{0:T(2)}",
+        "f32[9223372036854775807]", "f32[9223372036854775807,2]", "f32[4611686018427387904,4]",
+        "s8[3037000500,3037000500]", "f32[0,9223372036854775807]", "pred[9223372036854775807]",
+        "f32[-1]", "f32[<=-1]", "f32[0]", "f32[1,1,1,1,1,1,1,1]",
+        "s4[9223372036854775807]{0:E(4)}", "c128[576460752303423488]",
+    ]
+    # Non-array types and tuples.
+    out += ["token[]", "opaque[]", "()", "(f32[2]{0}, s32[])", "(f32[2,3]{1,1})",
+            "((f32[2]{0:E(-1)}), s8[])", "(f32[], (token[], opaque[]))", "b(f32[2]{0})", "b(f32[2,3]{1,1})",
+            "token[2]", "opaque[2]", "f32[2]{0:T(-3)}", "(f32[2]{0:T(0)})", "(s32[], f32[2]{5})",
+            "(f32[9223372036854775807,2])", "(f32[2]{0:#(s32)})", "(f32[2]{0:SC(3:1)})", "((f32[2,3]{0,1}), f32[])"]
+    for d in dims:
+        out.append(d)
+    seen = set()
+    return [x for x in out if not (x in seen or seen.add(x))]
+
+
+def generate():
+    runner = Runner()
+    rows = []
+    try:
+        for text in inputs():
+            res = runner.run(text)
+            row = {"input": text, "stage": res["stage"]}
+            if "error" in res:
+                code, _, message = res["error"].partition(": ")
+                row["code"] = code
+                if res["stage"] == "load":
+                    row["message"] = message
+                elif "message" in res:
+                    row["message"] = res["message"]
+            if "crash" in res:
+                row["crash"] = res["crash"]
+            rows.append(row)
+    finally:
+        runner.close()
+    return {"validation.jsonl": rows}
+
+
+if __name__ == "__main__":
+    if "--worker" in sys.argv:
+        worker()
+        sys.exit(0)
+    from golden_io import run
+
+    sys.exit(run(generate, __doc__))

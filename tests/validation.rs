@@ -1,0 +1,97 @@
+//! Golden test of shape validation (`validation.jsonl`, from
+//! `build-tools/gen_validation.py`): shape strings loaded by real XLA as an
+//! HLO parameter, parsed by XLA's HLO parser and then validated when the
+//! module proto is loaded. Our parser plus `shape_util::validate_shape`
+//! must accept what XLA accepts and reject what it rejects, with XLA's text.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use conformance::{Row, Tally, field, load, required, same};
+use schema::Shape;
+
+/// Where our side rejected an input.
+enum Ours {
+    Accepted,
+    ParseError(String),
+    Invalid(String),
+}
+
+fn ours(input: &str) -> Ours {
+    match input.parse::<Shape>() {
+        Err(e) => Ours::ParseError(e.to_string()),
+        Ok(shape) => match shape_util::validate_shape(&shape) {
+            Ok(()) => Ours::Accepted,
+            Err(e) => Ours::Invalid(e.to_string()),
+        },
+    }
+}
+
+fn check_row(row: &Row) -> Result<(), String> {
+    let input = required(row, "input")?;
+    let message = field(row, "message");
+    match (required(row, "stage")?, ours(input)) {
+        ("accepted", Ours::Accepted) => Ok(()),
+        // XLA's own checks run when the module proto is loaded.
+        ("load", Ours::Invalid(ours)) => match (field(row, "code"), message) {
+            // RET_CHECKs print the C++ condition; ours names the value.
+            (Some("INTERNAL"), Some(m)) if m.starts_with("RET_CHECK failure") => Ok(()),
+            (_, Some(m)) => same("message", ours.as_str(), m),
+            (_, None) => Err("load error without message".to_owned()),
+        },
+        // The HLO → MLIR step of the load has no opaque type; XLA's shape
+        // validation accepts it (a listed deviation of the golden path).
+        ("load", Ours::Accepted)
+            if message.is_some_and(|m| m.starts_with("Unsupported type: OPAQUE_TYPE")) =>
+        {
+            Ok(())
+        }
+        ("parse", Ours::ParseError(ours)) => match message {
+            Some(m) if !ours.contains(m) => Err(format!("parse error {ours:?}, XLA said {m:?}")),
+            _ => Ok(()),
+        },
+        // XLA aborted (CHECK failure): any error here is the fix.
+        ("crash", Ours::ParseError(_) | Ours::Invalid(_)) => Ok(()),
+        (stage, Ours::Accepted) => Err(format!("accepted; XLA: {stage} {message:?}")),
+        (stage, Ours::ParseError(e)) => Err(format!("parse error {e:?}; XLA: {stage} {message:?}")),
+        (stage, Ours::Invalid(e)) => Err(format!("invalid: {e:?}; XLA: {stage} {message:?}")),
+    }
+}
+
+/// Inputs where we knowingly differ from XLA, with the reason (also listed
+/// in `build-tools/README.md`).
+const DEVIATIONS: &[(&str, &str)] = &[
+    (
+        "f32[2,3]{1,0:T(*)}",
+        "validate_shape follows ValidateShape, which allows a `*` tile dimension; XLA rejects it only in Tile::FromProto",
+    ),
+    (
+        "f32[2,3]{1,0:T(*,128)}",
+        "validate_shape follows ValidateShape, which allows a `*` tile dimension; XLA rejects it only in Tile::FromProto",
+    ),
+    (
+        "f32[2,3]{1,0:T(-9223372036854775808)}",
+        "T(INT64_MIN) is T(*): allowed by ValidateShape, rejected by XLA's Tile::FromProto",
+    ),
+    (
+        "b(f32[2,3]{1,1})",
+        "shape-util names the inner array in the message; XLA names the buffer shape b(f32[2,3])",
+    ),
+    (
+        "(f32[2]{0:#(s32)})",
+        "both reject; XLA's parser says `expecting an unsigned integer type` inside a tuple, ours gives the validation message",
+    ),
+];
+
+#[test]
+fn validation_matches_xla() {
+    let rows = load("validation.jsonl").unwrap();
+    let mut tally = Tally::new("validation");
+    for row in &rows {
+        let case = field(row, "input").unwrap_or("?").to_owned();
+        match DEVIATIONS.iter().find(|(input, _)| *input == case) {
+            Some((_, why)) => tally.record_deviation(&case, check_row(row), why),
+            None => tally.record(&case, check_row(row)),
+        }
+    }
+    assert!(tally.finish());
+}
