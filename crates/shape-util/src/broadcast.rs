@@ -78,11 +78,15 @@ pub enum BroadcastError {
         rhs: String,
     },
 
-    /// Equal ranks with `broadcast_dimensions` other than the identity.
+    /// Equal ranks with `broadcast_dimensions` other than the identity
+    /// (XLA's text does not show them; the field does).
     #[error(
         "Broadcast dimensions field must either be not set or be the identity on binary operations with operands of the same rank."
     )]
-    NonIdentityBroadcastDimensions,
+    NonIdentityBroadcastDimensions {
+        /// The rejected broadcast dimensions.
+        broadcast_dimensions: Vec<i64>,
+    },
 
     /// `atan2` of non-floating, non-complex operands.
     #[error(
@@ -309,7 +313,9 @@ pub fn infer_elementwise_binary_op_shape(
             .copied()
             .eq(0..crate::kind::to_i64(lhs_rank))
     {
-        return Err(BroadcastError::NonIdentityBroadcastDimensions);
+        return Err(BroadcastError::NonIdentityBroadcastDimensions {
+            broadcast_dimensions: broadcast_dimensions.to_vec(),
+        });
     }
     if op == "atan2" {
         let ty = element_type(lhs).unwrap_or_default();

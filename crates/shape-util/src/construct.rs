@@ -331,7 +331,9 @@ pub fn make_buffer_shape(
 ) -> Result<Shape, ShapeError> {
     let array = make_shape(element_type, dimensions)?;
     if !is_array(&array) {
-        return Err(ShapeError::BufferNotArray);
+        return Err(ShapeError::BufferNotArray {
+            shape: array.human_string(),
+        });
     }
     Ok(Shape {
         element_type: PrimitiveType::Buffer as i32,

@@ -108,13 +108,21 @@ pub enum ShapeError {
         dimensions: usize,
     },
 
-    /// A buffer shape does not hold exactly one shape.
+    /// A buffer shape does not hold exactly one shape (XLA's text does not
+    /// say how many; the field does).
     #[error("Buffer shape must have exactly one tuple shape.")]
-    BufferTupleShapeCount,
+    BufferTupleShapeCount {
+        /// How many shapes the buffer holds.
+        count: usize,
+    },
 
-    /// A buffer shape holds something other than an array.
+    /// A buffer shape holds something other than an array (XLA's text does
+    /// not name it; the field does).
     #[error("Buffer shape must have array shape.")]
-    BufferNotArray,
+    BufferNotArray {
+        /// The held shape (without layout).
+        shape: String,
+    },
 
     /// A layout check failed (see [`LayoutError`]).
     #[error(transparent)]

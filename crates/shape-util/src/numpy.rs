@@ -14,6 +14,9 @@ use thiserror::Error;
 ///     err,
 ///     NumpyBroadcastError::Mismatch { first: 0, first_shape: vec![2, 3], second: 1, second_shape: vec![4, 3] },
 /// );
+/// let err = numpy_broadcast_shapes(&[&[3], &[2, -3]]).unwrap_err();
+/// assert_eq!(err, NumpyBroadcastError::NegativeDimension { arg: 1, shape: vec![2, -3] });
+/// assert_eq!(err.to_string(), "negative dimensions are not allowed");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
@@ -35,13 +38,22 @@ pub enum NumpyBroadcastError {
         second_shape: Vec<i64>,
     },
 
-    /// A negative size.
+    /// A negative size (numpy's text does not name it; the fields do).
     #[error("negative dimensions are not allowed")]
-    NegativeDimension,
+    NegativeDimension {
+        /// The first argument with a negative size.
+        arg: usize,
+        /// Its shape.
+        shape: Vec<i64>,
+    },
 
-    /// The broadcast shape's element count overflows.
+    /// The broadcast shape's element count overflows (numpy's text does not
+    /// name the shape; the field does).
     #[error("broadcast dimensions too large.")]
-    TooLarge,
+    TooLarge {
+        /// The broadcast shape whose element count overflows `i64`.
+        shape: Vec<i64>,
+    },
 }
 
 /// Formats a shape as Python prints a tuple: `()`, `(3,)`, `(2, 3)`.
@@ -77,8 +89,15 @@ fn python_tuple(shape: &[i64]) -> String {
 /// );
 /// ```
 pub fn numpy_broadcast_shapes(shapes: &[&[i64]]) -> Result<Vec<i64>, NumpyBroadcastError> {
-    if shapes.iter().any(|shape| shape.iter().any(|&d| d < 0)) {
-        return Err(NumpyBroadcastError::NegativeDimension);
+    let negative = shapes
+        .iter()
+        .enumerate()
+        .find(|(_, s)| s.iter().any(|&d| d < 0));
+    if let Some((arg, shape)) = negative {
+        return Err(NumpyBroadcastError::NegativeDimension {
+            arg,
+            shape: shape.to_vec(),
+        });
     }
     let rank = shapes.iter().map(|shape| shape.len()).max().unwrap_or(0);
     let mut result = vec![1_i64; rank];
@@ -105,9 +124,12 @@ pub fn numpy_broadcast_shapes(shapes: &[&[i64]]) -> Result<Vec<i64>, NumpyBroadc
             }
         }
     }
-    result
+    if result
         .iter()
         .try_fold(1_i64, |product, &d| product.checked_mul(d))
-        .ok_or(NumpyBroadcastError::TooLarge)?;
+        .is_none()
+    {
+        return Err(NumpyBroadcastError::TooLarge { shape: result });
+    }
     Ok(result)
 }

@@ -96,13 +96,17 @@ fn validate_proto_structure(shape: &Shape) -> Result<(), ShapeError> {
             .try_for_each(validate_proto_structure),
         Some(PrimitiveType::Buffer) => {
             let [inner] = shape.tuple_shapes.as_slice() else {
-                return Err(ShapeError::BufferTupleShapeCount);
+                return Err(ShapeError::BufferTupleShapeCount {
+                    count: shape.tuple_shapes.len(),
+                });
             };
             validate_proto_structure(inner)?;
             if is_array(inner) {
                 Ok(())
             } else {
-                Err(ShapeError::BufferNotArray)
+                Err(ShapeError::BufferNotArray {
+                    shape: inner.human_string(),
+                })
             }
         }
         Some(t) if t.is_array_type() => {

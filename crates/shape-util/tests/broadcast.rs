@@ -4,8 +4,9 @@
 
 use schema::{PrimitiveType, Shape, UNBOUNDED_SIZE};
 use shape_util::{
-    infer_broadcast_in_dim_shape, infer_elementwise_binary_op_shape, make_nil, make_scalar_shape,
-    make_shape, make_shape_with_dense_layout, make_validated_shape, numpy_broadcast_shapes,
+    BroadcastError, NumpyBroadcastError, infer_broadcast_in_dim_shape,
+    infer_elementwise_binary_op_shape, make_nil, make_scalar_shape, make_shape,
+    make_shape_with_dense_layout, make_validated_shape, numpy_broadcast_shapes,
 };
 
 fn f32(dims: &[i64]) -> Shape {
@@ -95,6 +96,12 @@ fn errors_in_xlas_order() {
         add(&f32(&[2, 3]), &f32(&[2, 3]), &[1, 0]),
         "Broadcast dimensions field must either be not set or be the identity on binary \
          operations with operands of the same rank."
+    );
+    assert_eq!(
+        infer_elementwise_binary_op_shape("add", &f32(&[2, 3]), &f32(&[2, 3]), &[1, 0]),
+        Err(BroadcastError::NonIdentityBroadcastDimensions {
+            broadcast_dimensions: vec![1, 0]
+        })
     );
     assert_eq!(add(&f32(&[2, 3]), &f32(&[2, 3]), &[0, 1]), "f32[2,3]");
     assert_eq!(
@@ -265,5 +272,19 @@ fn numpy_broadcasting() {
     assert_eq!(
         err(&[&[1 << 40], &[1 << 40, 1]]),
         "broadcast dimensions too large."
+    );
+    // numpy's texts name nothing; the variants carry the offending values.
+    assert_eq!(
+        numpy_broadcast_shapes(&[&[3], &[2, -1], &[-5]]).unwrap_err(),
+        NumpyBroadcastError::NegativeDimension {
+            arg: 1,
+            shape: vec![2, -1]
+        }
+    );
+    assert_eq!(
+        numpy_broadcast_shapes(&[&[1 << 40], &[1 << 40, 1]]).unwrap_err(),
+        NumpyBroadcastError::TooLarge {
+            shape: vec![1 << 40, 1 << 40]
+        }
     );
 }

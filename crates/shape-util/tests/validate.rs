@@ -98,6 +98,23 @@ fn malformed_protos_are_rejected_as_xlas_from_proto_does() {
         message(&buffer_of_tuple),
         "Buffer shape must have array shape."
     );
+    // XLA's texts name nothing; the variants carry what was wrong.
+    assert_eq!(
+        validate_shape(&empty_buffer),
+        Err(ShapeError::BufferTupleShapeCount { count: 0 })
+    );
+    assert_eq!(
+        validate_shape(&buffer_of_tuple),
+        Err(ShapeError::BufferNotArray {
+            shape: "()".to_owned()
+        })
+    );
+    assert_eq!(
+        make_buffer_shape(PrimitiveType::Token, &[]),
+        Err(ShapeError::BufferNotArray {
+            shape: "token[]".to_owned()
+        })
+    );
     let flags = Shape {
         is_dynamic_dimension: vec![false],
         ..f32_raw(&[2, 3])
