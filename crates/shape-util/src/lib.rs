@@ -23,21 +23,45 @@
 //!
 //! What is where:
 //!
-//! | concern | functions |
+//! | concern | items |
 //! |---|---|
-//! | construction | [`make_shape`], [`make_validated_shape`], [`make_shape_with_dense_layout`], [`make_shape_with_layout`], [`make_scalar_shape`], [`make_tuple_shape`], [`make_nil`], [`make_token_shape`], [`make_opaque_shape`], [`make_buffer_shape`], [`make_program_shape`] |
-//! | kinds and queries | [`is_array`], [`is_tuple`], [`rank`], [`true_rank`], [`elements_in`], [`is_scalar`], [`is_zero_element_array`], [`is_static`], [`get_dimension`], [`get_subshape`], [`leaf_count`], [`for_each_subshape`] |
+//! | construction | [`make_shape`], [`make_validated_shape`], [`make_shape_with_dense_layout`], [`make_shape_with_layout`], [`make_shape_with_descending_layout`], [`make_scalar_shape`], [`make_tuple_shape`], [`make_maybe_tuple_shape`], [`make_nil`], [`make_token_shape`], [`make_opaque_shape`], [`make_buffer_shape`], [`make_program_shape`], [`make_static_shape`] |
+//! | kinds | [`is_array`], [`is_tuple`], [`is_token`], [`is_opaque`], [`is_buffer`] |
+//! | queries | [`rank`], [`true_rank`], [`elements_in`], [`elements_in_recursive`], [`is_scalar`], [`is_effective_scalar`], [`is_zero_element_array`], [`has_degenerate_dimensions`], [`is_static`], [`is_dynamic`], [`is_unbounded_dynamic`], [`get_dimension`], [`dimension_number`] |
+//! | tuples and indices | [`tuple_element_count`], [`index_is_valid`], [`is_leaf_index`], [`get_subshape`], [`get_mutable_subshape`], [`leaf_count`], [`leaf_shapes`], [`subshape_count`], [`for_each_subshape`] |
 //! | sizes | [`byte_size_of_primitive_type`], [`element_size_in_bits`], [`byte_size_of_elements`], [`byte_size_of`], [`byte_strides`] |
 //! | validation | [`validate_shape`], [`validate_shape_with_optional_layout`], [`validate_program_shape`] |
-//! | equality | [`equal`], [`compatible`], [`equal_ignoring_layout`], [`same_dimensions`], [`ShapeEqual`] |
-//! | dimension edits | [`permute_dimensions`], [`delete_dimensions`], [`drop_degenerate_dimensions`], [`insert_dimension_at_index`], [`append_major_dimension`], [`change_element_type`] |
-//! | bitcasts | [`transpose_is_bitcast`], [`reshape_is_bitcast`], [`deduce_transpose_dimensions_for_bitcast`], [`decompose_bitcast`], [`align_layouts`], [`dimensions_unmodified_by_reshape`] |
-//! | broadcasting | [`infer_elementwise_binary_op_shape`], [`infer_broadcast_in_dim_shape`], [`numpy_broadcast_shapes`] |
+//! | equality | [`equal`], [`compatible`], [`compatible_ignoring_element_type`], [`compatible_ignoring_fp_precision`], [`equal_ignoring_layout`], [`equal_ignoring_element_type`], [`equal_ignoring_fp_precision`], [`equal_structure`], [`same_dimensions`], [`same_rank`], [`same_element_type`], [`same_element_type_ignoring_fp_precision`], [`ShapeEqual`] |
+//! | dimension edits | [`permute_dimensions`], [`delete_dimension`], [`delete_dimensions`], [`drop_degenerate_dimensions`], [`insert_dimension_at_index`], [`append_major_dimension`], [`prepend_major_dimension`], [`append_minor_dimension`], [`set_dynamic_dimension`], [`change_element_type`] |
+//! | bitcasts | [`transpose_is_bitcast`], [`transpose_is_bitcast_ignoring_element_type`], [`reshape_is_bitcast`], [`reshape_is_bitcast_ignoring_element_type`], [`deduce_transpose_dimensions_for_bitcast`], [`decompose_bitcast`], [`align_layouts`], [`dimensions_unmodified_by_reshape`], [`make_shape_with_descending_layout_and_same_physical_layout`] |
+//! | XLA broadcasting (seed 001) | [`infer_elementwise_binary_op_shape`], [`infer_degenerate_dimension_broadcast_shape`], [`infer_in_dim_broadcast_shape`], [`infer_broadcast_in_dim_shape`], [`higher_precision_element_type`] |
+//! | numpy broadcasting | [`numpy_broadcast_shapes`] |
 //!
-//! Where XLA CHECK-fails (a crash), these functions return a
-//! [`ShapeError`] (or [`BroadcastError`]) naming the offending value; they
-//! never panic. Texts are XLA's where XLA has a message; shapes in messages
-//! are printed without layout, as XLA's `Shape::ToString()` does.
+//! The text form (`f32[2,3]{0,1}`, XLA's `HumanString`/`ParseShape`) is
+//! [`Display`](std::fmt::Display)/[`FromStr`](std::str::FromStr) on the
+//! [`schema`] types, so parsed shapes feed straight into these functions:
+//!
+//! ```
+//! use schema::Shape;
+//! use shape_util::{compatible, infer_elementwise_binary_op_shape, numpy_broadcast_shapes};
+//!
+//! let lhs: Shape = "f32[4]".parse().unwrap();
+//! let rhs: Shape = "f32[1,2]{0,1}".parse().unwrap();
+//! // XLA: `|1 2 3 4| + [5 6]` with broadcast_dimensions (0) gives 4x2.
+//! let sum = infer_elementwise_binary_op_shape("add", &lhs, &rhs, &[0]).unwrap();
+//! assert_eq!(sum.to_string(), "f32[4,2]{1,0}");
+//! assert!(compatible(&sum, &"f32[4,<=2]{0,1}".parse().unwrap()));
+//! // numpy would not need the dimensions, and aligns at the right.
+//! assert_eq!(numpy_broadcast_shapes(&[&[4], &[1, 2]]).unwrap_err().to_string(),
+//!     "shape mismatch: objects cannot be broadcast to a single shape.  \
+//!      Mismatch is between arg 0 with shape (4,) and arg 1 with shape (1, 2).");
+//! ```
+//!
+//! Where XLA CHECK-fails (a crash), these functions return a [`ShapeError`]
+//! (or [`BroadcastError`], [`NumpyBroadcastError`]) naming the offending
+//! value; they never panic. Texts are XLA's (numpy's) where XLA has a
+//! message; shapes in messages are printed without layout, as XLA's
+//! `Shape::ToString()` does.
 
 #![forbid(unsafe_code)]
 
