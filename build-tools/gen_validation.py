@@ -35,14 +35,124 @@ TAG = "@@VALIDATION@@"
 CHECK_RE = re.compile(r"^F\d{4} [\d:.]+\s+\d+ (\S+\] .*)$")
 
 
+def module_text(shape: str) -> str:
+    return "HloModule m\n\nENTRY e {\n  ROOT p0 = %s parameter(0)\n}\n" % shape
+
+
+# Where the parameter's ShapeProto sits in an HloModuleProto (field numbers of
+# xla/service/hlo.proto): computations = 3 > instructions = 2 > shape = 3, and
+# the program shapes (computation's = 4, module's host_program_shape = 4) with
+# parameters = 1 and result = 2.
+PROGRAM_SHAPE = {1: None, 2: None}
+MODULE_SHAPES = {3: {2: {3: None}, 4: PROGRAM_SHAPE}, 4: PROGRAM_SHAPE}
+
+
+def varint(n: int) -> bytes:
+    n &= (1 << 64) - 1
+    out = bytearray()
+    while True:
+        b, n = n & 0x7F, n >> 7
+        out.append(b | 0x80 if n else b)
+        if not n:
+            return bytes(out)
+
+
+def field(number: int, wire_type: int, value) -> bytes:
+    key = varint(number << 3 | wire_type)
+    if wire_type == 0:
+        return key + varint(value)
+    if wire_type == 2:
+        return key + varint(len(value)) + value
+    return key + value
+
+
+def packed(number: int, values) -> bytes:
+    return field(number, 2, b"".join(varint(v) for v in values)) if values else b""
+
+
+def rewrite(buf: bytes, tree: dict, new: bytes) -> bytes:
+    """`buf` re-encoded with every message at a `tree` leaf replaced by `new`."""
+    from gen_golden import wire_fields
+
+    out = b""
+    for number, wire_type, value in wire_fields(buf):
+        if wire_type == 2 and number in tree:
+            value = new if tree[number] is None else rewrite(value, tree[number], new)
+        out += field(number, wire_type, value)
+    return out
+
+
+def shape_proto(element_type, dims=(), dynamic=None, tuples=(), layout=None) -> bytes:
+    """A ShapeProto written field by field (xla_data.proto numbers)."""
+    out = field(2, 0, element_type) if element_type else b""
+    out += packed(3, dims)
+    for t in tuples:
+        out += field(4, 2, t)
+    if layout is not None:
+        out += field(5, 2, layout)
+    return out + packed(6, [int(d) for d in (dynamic if dynamic is not None else [False] * len(dims))])
+
+
+def layout_proto(m2m=(), tail=1, extra=b"") -> bytes:
+    """A LayoutProto: minor_to_major = 1, `extra` fields, tail alignment = 16."""
+    return packed(1, m2m) + extra + (field(16, 0, tail) if tail is not None else b"")
+
+
+def proto_inputs():
+    """(description, ShapeProto bytes) that the HLO text cannot express."""
+    PRED, S4, S32, F32, TUPLE, OPAQUE, TOKEN, BUFFER = 1, 21, 4, 11, 13, 14, 17, 34
+    L = layout_proto
+    P = shape_proto
+    f32_2 = P(F32, [2], layout=L([0]))
+    return [
+        ("f32[2] as XLA writes it", f32_2),
+        ("negative dimension", P(F32, [-2], layout=L([0]))),
+        ("negative second dimension", P(F32, [3, -1], layout=L([1, 0]))),
+        ("dynamic flags fewer than dimensions", P(F32, [2, 3], dynamic=[True], layout=L([1, 0]))),
+        ("dynamic flags more than dimensions", P(F32, [2], dynamic=[False, True], layout=L([0]))),
+        ("no dynamic flags", P(F32, [2, 3], dynamic=[], layout=L([1, 0]))),
+        ("element type INVALID", P(0, [2], layout=L([0]))),
+        ("element type 999", P(999, [2], layout=L([0]))),
+        ("tuple with dimensions", P(TUPLE, [2])),
+        ("token with dimensions", P(TOKEN, [2])),
+        ("opaque with dimensions", P(OPAQUE, [1])),
+        ("array without layout", P(F32, [2, 3])),
+        ("minor_to_major shorter than rank", P(F32, [2, 3], layout=L([0]))),
+        ("minor_to_major longer than rank", P(F32, [2], layout=L([0, 1]))),
+        ("tuple with a layout", P(TUPLE, tuples=[f32_2], layout=L([]))),
+        ("token with a layout", P(TOKEN, layout=L([]))),
+        ("negative dynamic dimension", P(F32, [-5], dynamic=[True], layout=L([0]))),
+        ("unbounded dynamic dimension", P(F32, [-(1 << 63)], dynamic=[True], layout=L([0]))),
+        ("unbounded but static dimension", P(F32, [-(1 << 63)], dynamic=[False], layout=L([0]))),
+        ("tail padding alignment 0", P(F32, [2], layout=L([0], tail=0))),
+        ("no tail padding alignment", P(F32, [2], layout=L([0], tail=None))),
+        ("classic padded_dimensions (field 2)", P(F32, [2], layout=L([0], extra=packed(2, [4])))),
+        ("classic padding_value (field 3)", P(F32, [2], layout=L([0], extra=field(3, 0, 1)))),
+        ("buffer with two shapes", P(BUFFER, tuples=[f32_2, f32_2])),
+        ("buffer of a tuple", P(BUFFER, tuples=[P(TUPLE, tuples=[f32_2])])),
+        ("buffer with dimensions", P(BUFFER, [2], tuples=[f32_2])),
+        ("nested tuple with a negative dimension", P(TUPLE, tuples=[P(TUPLE, tuples=[P(F32, [-1], layout=L([0]))])])),
+        ("s4 with element_size_in_bits 4", P(S4, [8], layout=L([0], extra=field(7, 0, 4)))),
+        ("pred with a tile", P(PRED, [8], layout=L([0], extra=field(6, 2, packed(1, [4]))))),
+        ("tile with no dimensions", P(S32, [8], layout=L([0], extra=field(6, 2, b"")))),
+        ("dim_level_types on a dense array", P(F32, [2], layout=L([0], extra=packed(9, [1])))),
+        ("memory space 300", P(F32, [2], layout=L([0], extra=field(8, 0, 300)))),
+    ]
+
+
 def worker() -> None:
     from jax._src.lib import xla_client as xc
 
+    base = xc.hlo.hlo_module_from_text(module_text("f32[2]")).as_serialized_hlo_module_proto()
+    if rewrite(base, {}, b"") != base:
+        sys.exit("the wire re-encoder does not reproduce XLA's module bytes")
     for line in sys.stdin:
-        text = json.loads(line)
-        module_text = "HloModule m\n\nENTRY e {\n  ROOT p0 = %s parameter(0)\n}\n" % text
+        req = json.loads(line)
         try:
-            module = xc.hlo.hlo_module_from_text(module_text)
+            if "hex" in req:
+                data = rewrite(base, MODULE_SHAPES, bytes.fromhex(req["hex"]))
+            else:
+                data = xc.hlo.hlo_module_from_text(module_text(req["text"])).as_serialized_hlo_module_proto()
         except Exception as e:  # noqa: BLE001 -- XLA's status is the golden value
             m = re.search(r"error: (.*)", str(e))
             res = {"stage": "parse", "error": str(e)}
@@ -50,7 +160,7 @@ def worker() -> None:
                 res["message"] = m.group(1)
         else:
             try:
-                computation = xc.XlaComputation(module.as_serialized_hlo_module_proto())
+                computation = xc.XlaComputation(data)
                 xc._xla.mlir.xla_computation_to_mlir_module(computation)
                 res = {"stage": "accepted"}
             except Exception as e:  # noqa: BLE001
@@ -75,10 +185,10 @@ class Runner:
             encoding="utf-8",
         )
 
-    def run(self, text: str) -> dict:
+    def run(self, request: dict) -> dict:
         if self.proc is None:
             self.start()
-        self.proc.stdin.write(json.dumps(text) + "\n")
+        self.proc.stdin.write(json.dumps(request) + "\n")
         self.proc.stdin.flush()
         while True:
             line = self.proc.stdout.readline()
@@ -149,9 +259,11 @@ def generate():
     runner = Runner()
     rows = []
     try:
-        for text in inputs():
-            res = runner.run(text)
-            row = {"input": text, "stage": res["stage"]}
+        cases = [({"text": t}, {"input": t}) for t in inputs()]
+        cases += [({"hex": p.hex()}, {"proto": d, "hex": p.hex()}) for d, p in proto_inputs()]
+        for request, row in cases:
+            res = runner.run(request)
+            row["stage"] = res["stage"]
             if "error" in res:
                 code, _, message = res["error"].partition(": ")
                 row["code"] = code
