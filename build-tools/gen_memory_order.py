@@ -49,12 +49,16 @@ def dtypes():
     return [
         ("s2", np.dtype(ml_dtypes.int2), 2, lambda p: (p * 3 + 1) % 4 - 2),
         ("s4", np.dtype(ml_dtypes.int4), 4, lambda p: (p * 5 + 3) % 16 - 8),
+        ("pred", np.dtype(np.bool_), 8, lambda p: p % 3 == 0),
         ("s8", np.dtype(np.int8), 8, lambda p: (p * 37 + 11) % 256 - 128),
+        ("f8e4m3fn", np.dtype(ml_dtypes.float8_e4m3fn), 8, real),
         ("bf16", np.dtype(ml_dtypes.bfloat16), 16, real),
         ("f16", np.dtype(np.float16), 16, real),
+        ("u16", np.dtype(np.uint16), 16, lambda p: (p * 4099 + 7) % 65536),
         ("s32", np.dtype(np.int32), 32, lambda p: p * 65599 - 1000000),
         ("f32", np.dtype(np.float32), 32, real),
         ("f64", np.dtype(np.float64), 64, real),
+        ("u64", np.dtype(np.uint64), 64, lambda p: p * ((1 << 40) + 3) + 5),
         ("c64", np.dtype(np.complex64), 64, cplx),
         ("c128", np.dtype(np.complex128), 128, cplx),
     ]
