@@ -152,6 +152,15 @@ fn classification_edge_cases() {
             what: "the number of elements"
         })
     );
+    // The last element at i64::MAX - 1: the length fits, its bits do not.
+    let far = StridedView::new(&[2], &[i64::MAX - 1], 0).unwrap();
+    assert_eq!(far.min_buffer_len().unwrap(), i64::MAX);
+    assert_eq!(
+        far.buffer_size_in_bytes(32),
+        Err(ViewError::Overflow {
+            what: "the buffer size"
+        })
+    );
     assert!(
         StridedView::new(&[2], &[-1], 0)
             .unwrap()
