@@ -46,7 +46,8 @@ impl PhysicalLayout {
     ///
     /// [`IndexError::NotAnArray`]; [`IndexError::Layout`] if the shape has no
     /// layout or [`validate_layout_for_shape`] rejects it;
-    /// [`IndexError::NegativeDimension`] for an unbounded (`?`) dimension;
+    /// [`IndexError::NegativeDimension`] for a negative dimension (an
+    /// unbounded `?` one, or any other, padded or not) or padded extent;
     /// [`IndexError::Overflow`] if the padded buffer has more than
     /// `i64::MAX` elements.
     pub fn new(shape: &Shape) -> Result<Self, IndexError> {
@@ -60,7 +61,10 @@ impl PhysicalLayout {
             validate_layout_for_shape(layout, shape)?;
         }
         let padded = padded_dimensions(shape)?;
-        if let Some((dimension, &size)) = padded.iter().enumerate().find(|(_, s)| **s < 0) {
+        // A negative size (or padded extent) has no elements to index: a
+        // padded layout must not make a negative dimension look valid.
+        let negative = |sizes: &[i64]| sizes.iter().copied().enumerate().find(|&(_, s)| s < 0);
+        if let Some((dimension, size)) = negative(&shape.dimensions).or_else(|| negative(padded)) {
             return Err(IndexError::NegativeDimension {
                 dimension,
                 size,
