@@ -36,30 +36,6 @@ pub fn load(name: &str) -> Result<Vec<Row>, String> {
         .collect()
 }
 
-/// The names of the golden files whose rows carry a `hex` field, sorted.
-///
-/// # Errors
-///
-/// A message if the directory or a file cannot be read.
-pub fn files_with_hex() -> Result<Vec<String>, String> {
-    let dir = golden_dir();
-    let entries =
-        std::fs::read_dir(&dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
-    let mut names = Vec::new();
-    for entry in entries {
-        let name = entry
-            .map_err(|e| e.to_string())?
-            .file_name()
-            .to_string_lossy()
-            .into_owned();
-        if name.ends_with(".jsonl") && load(&name)?.iter().any(|row| row.contains_key("hex")) {
-            names.push(name);
-        }
-    }
-    names.sort();
-    Ok(names)
-}
-
 /// The string field `key` of `row`; `None` if it is absent or not a string.
 pub fn field<'a>(row: &'a Row, key: &str) -> Option<&'a str> {
     row.get(key).and_then(Value::as_str)
