@@ -124,6 +124,15 @@ pub enum ShapeError {
         shape: String,
     },
 
+    /// A tuple, token, opaque or invalid shape carries a layout (XLA's
+    /// `Shape::FromProto`).
+    #[error("Malformed shape proto: element_type {element_type} should not have a layout.")]
+    LayoutOnNonArray {
+        /// The proto enum name of the element type (`TUPLE`;
+        /// `PRIMITIVE_TYPE_INVALID` for unknown numbers, as XLA).
+        element_type: String,
+    },
+
     /// A layout check failed (see [`LayoutError`]).
     #[error(transparent)]
     Layout(#[from] LayoutError),

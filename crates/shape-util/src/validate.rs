@@ -11,7 +11,7 @@
 
 use schema::{PrimitiveType, Shape, UNBOUNDED_SIZE};
 
-use crate::kind::{element_type, is_array, lowercase_type_name};
+use crate::kind::{element_type, is_array, is_buffer, lowercase_type_name};
 use crate::{InvalidShape, ShapeError};
 
 /// Checks that `shape` is valid and that every array in it has a valid
@@ -22,7 +22,8 @@ use crate::{InvalidShape, ShapeError};
 /// The first failing check, with XLA's text: the proto checks
 /// (`Malformed shape proto: number of is_dynamic_dimension fields ...`,
 /// `Buffer shape must have exactly one tuple shape.`,
-/// `Buffer shape must have array shape.`), then
+/// `Buffer shape must have array shape.`, `Malformed shape proto:
+/// element_type %s should not have a layout.`), then
 /// [`ShapeError::Invalid`] (`Shape Error: <msg> Shape(<type>): <shape>`),
 /// `Shape %s size may overflow int64_t.`, then the layout errors
 /// ([`ShapeError::Layout`]), including `shape %s does not have a layout`.
@@ -87,8 +88,23 @@ fn validate_non_layout_properties(shape: &Shape) -> Result<(), ShapeError> {
     validate_states(shape)
 }
 
-/// What XLA's `Shape::FromProto` rejects (through tuples and buffers).
+/// What XLA's `Shape::FromProto` rejects (through tuples and buffers): the
+/// contents first, then a layout on this shape unless it is an array or a
+/// buffer (XLA's `IsArray`).
 fn validate_proto_structure(shape: &Shape) -> Result<(), ShapeError> {
+    validate_proto_contents(shape)?;
+    if shape.layout.is_some() && !is_array(shape) && !is_buffer(shape) {
+        // XLA stores an unknown type number as PRIMITIVE_TYPE_INVALID.
+        let name = element_type(shape).unwrap_or(PrimitiveType::Invalid);
+        return Err(ShapeError::LayoutOnNonArray {
+            element_type: name.as_str_name().to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// The per-kind part of [`validate_proto_structure`].
+fn validate_proto_contents(shape: &Shape) -> Result<(), ShapeError> {
     match element_type(shape) {
         Some(PrimitiveType::Tuple) => shape
             .tuple_shapes

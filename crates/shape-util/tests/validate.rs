@@ -124,6 +124,40 @@ fn malformed_protos_are_rejected_as_xlas_from_proto_does() {
         "Malformed shape proto: number of is_dynamic_dimension fields (1) does not match \
          number of dimension fields (2)."
     );
+    // Only arrays (and buffers) may carry a layout, even an empty one.
+    let layout = Some(Box::new(schema::Layout::default()));
+    for (element_type, name) in [
+        (PrimitiveType::Tuple as i32, "TUPLE"),
+        (PrimitiveType::Token as i32, "TOKEN"),
+        (PrimitiveType::OpaqueType as i32, "OPAQUE_TYPE"),
+        (0, "PRIMITIVE_TYPE_INVALID"),
+        (99, "PRIMITIVE_TYPE_INVALID"),
+    ] {
+        let with_layout = Shape {
+            layout: layout.clone(),
+            ..raw(element_type, &[])
+        };
+        assert_eq!(
+            validate_shape_with_optional_layout(&with_layout),
+            Err(ShapeError::LayoutOnNonArray {
+                element_type: name.to_owned()
+            })
+        );
+        assert_eq!(
+            message(&with_layout),
+            format!("Malformed shape proto: element_type {name} should not have a layout.")
+        );
+    }
+    // A tuple's elements are read before its own layout.
+    let tuple_with_layout = Shape {
+        tuple_shapes: vec![buffer_of_tuple.clone()],
+        layout: layout.clone(),
+        ..make_nil()
+    };
+    assert_eq!(
+        message(&tuple_with_layout),
+        "Buffer shape must have array shape."
+    );
     // The proto checks run over the whole tree before the element checks.
     let tuple = Shape {
         tuple_shapes: vec![raw(0, &[]), empty_buffer],
