@@ -17,7 +17,10 @@ use schema::Shape;
 fn memory_spaces_fit_in_i8(shape: &Shape) -> bool {
     let layout_fits = shape.layout.as_deref().is_none_or(|layout| {
         i8::try_from(layout.memory_space).is_ok()
-            && layout.physical_shape.as_deref().is_none_or(memory_spaces_fit_in_i8)
+            && layout
+                .physical_shape
+                .as_deref()
+                .is_none_or(memory_spaces_fit_in_i8)
     });
     layout_fits && shape.tuple_shapes.iter().all(memory_spaces_fit_in_i8)
 }
@@ -39,9 +42,15 @@ fuzz_target!(|data: &[u8]| {
     }
     let parsed = match reparsed {
         Ok(parsed) => parsed,
-        Err(error) => panic!("valid shape {shape:?} prints as {text:?}, which does not parse: {error}"),
+        Err(error) => {
+            panic!("valid shape {shape:?} prints as {text:?}, which does not parse: {error}")
+        }
     };
-    assert_eq!(parsed.to_string(), text, "print(parse(print(shape))) != print(shape)");
+    assert_eq!(
+        parsed.to_string(),
+        text,
+        "print(parse(print(shape))) != print(shape)"
+    );
     assert!(
         shape_util::equal(&parsed, &shape),
         "{text:?} parses to {parsed:?}, not equal to the decoded {shape:?}"

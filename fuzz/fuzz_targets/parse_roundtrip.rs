@@ -6,27 +6,67 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use schema::{Layout, Shape};
+use schema::{Layout, PrimitiveType, Shape};
+
+/// Two texts XLA's parser accepts print, as XLA prints them, as text no
+/// parser reads back (known, reported differences), so they are left out:
+/// * after a physical shape that fails to parse (`{0:P(f32[1)}`) the parser
+///   goes on with an empty shape, printed `primitive_type_invalid[]`;
+/// * a non-integer index or pointer type (`#(c64)`) prints as `#(invalid)`.
+fn prints_readably(layout: &Layout) -> bool {
+    let integral = |t: i32| t == 0 || PrimitiveType::try_from(t).is_ok_and(|t| t.is_integral());
+    layout
+        .physical_shape
+        .as_deref()
+        .is_none_or(|p| p.element_type != 0)
+        && integral(layout.index_primitive_type)
+        && integral(layout.pointer_primitive_type)
+}
+
+fn layouts_print_readably(shape: &Shape) -> bool {
+    shape.layout.as_deref().is_none_or(prints_readably)
+        && shape.tuple_shapes.iter().all(layouts_print_readably)
+}
 
 fuzz_target!(|text: &str| {
-    if let Ok(shape) = text.parse::<Shape>() {
+    if let Ok(shape) = text.parse::<Shape>().map_err(drop).and_then(|s| {
+        if layouts_print_readably(&s) {
+            Ok(s)
+        } else {
+            Err(())
+        }
+    }) {
         let printed = shape.to_string();
         let _ = shape.human_string();
         let _ = shape_util::validate_shape(&shape);
         let reparsed = match printed.parse::<Shape>() {
             Ok(reparsed) => reparsed,
-            Err(error) => panic!("{text:?} parses, prints as {printed:?}, which does not parse: {error}"),
+            Err(error) => {
+                panic!("{text:?} parses, prints as {printed:?}, which does not parse: {error}")
+            }
         };
-        assert_eq!(reparsed, shape, "{text:?} -> {printed:?} -> a different shape");
+        assert_eq!(
+            reparsed, shape,
+            "{text:?} -> {printed:?} -> a different shape"
+        );
         assert_eq!(reparsed.to_string(), printed);
     }
-    if let Ok(layout) = text.parse::<Layout>() {
+    if let Ok(layout) = text
+        .parse::<Layout>()
+        .map_err(drop)
+        .and_then(|l| if prints_readably(&l) { Ok(l) } else { Err(()) })
+    {
         let printed = layout.to_string();
         let reparsed = match printed.parse::<Layout>() {
             Ok(reparsed) => reparsed,
-            Err(error) => panic!("{text:?} parses as a layout, prints as {printed:?}, which does not parse: {error}"),
+            Err(error) => panic!(
+                "{text:?} parses as a layout, prints as {printed:?}, which does not parse: {error}"
+            ),
         };
-        assert_eq!(reparsed, layout, "{text:?} -> {printed:?} -> a different layout");
+        assert_eq!(
+            reparsed, layout,
+            "{text:?} -> {printed:?} -> a different layout"
+        );
         assert_eq!(reparsed.to_string(), printed);
     }
 });

@@ -164,7 +164,12 @@ fn axes(values: &[i64], ndim: usize) -> Option<Vec<usize>> {
 }
 
 /// The positions `start:stop:step` selects in `0..len`, by Python's rules.
-fn slice_positions(len: usize, start: Option<i64>, stop: Option<i64>, step: Option<i64>) -> Option<Vec<usize>> {
+fn slice_positions(
+    len: usize,
+    start: Option<i64>,
+    stop: Option<i64>,
+    step: Option<i64>,
+) -> Option<Vec<usize>> {
     let step = i128::from(step.unwrap_or(1));
     if step == 0 {
         return None;
@@ -174,7 +179,11 @@ fn slice_positions(len: usize, start: Option<i64>, stop: Option<i64>, step: Opti
         let Some(b) = bound else { return default };
         let b = i128::from(b);
         let b = if b < 0 { b + len } else { b };
-        if step > 0 { b.clamp(0, len) } else { b.clamp(-1, len - 1) }
+        if step > 0 {
+            b.clamp(0, len)
+        } else {
+            b.clamp(-1, len - 1)
+        }
     };
     let mut positions = Vec::new();
     if step > 0 {
@@ -225,7 +234,11 @@ fn reference_index(r: &Reference, items: &[IndexItem]) -> Option<Reference> {
             }
             IndexItem::Index(i) => {
                 let size = r.shape[a] as i128;
-                let p = if i < 0 { i128::from(i) + size } else { i128::from(i) };
+                let p = if i < 0 {
+                    i128::from(i) + size
+                } else {
+                    i128::from(i)
+                };
                 if !(0..size).contains(&p) {
                     return None;
                 }
@@ -233,7 +246,10 @@ fn reference_index(r: &Reference, items: &[IndexItem]) -> Option<Reference> {
                 a += 1;
             }
             IndexItem::Slice { start, stop, step } => {
-                outs.push(OutDim::Positions(a, slice_positions(r.shape[a], start, stop, step)?));
+                outs.push(OutDim::Positions(
+                    a,
+                    slice_positions(r.shape[a], start, stop, step)?,
+                ));
                 a += 1;
             }
         }
@@ -263,12 +279,20 @@ fn reshape_target(count: usize, new: &[i64]) -> Option<Vec<usize>> {
     if unknown > 1 {
         return None;
     }
-    let known: usize = new.iter().filter(|&&d| d >= 0).map(|&d| d as usize).product();
+    let known: usize = new
+        .iter()
+        .filter(|&&d| d >= 0)
+        .map(|&d| d as usize)
+        .product();
     if unknown == 1 {
         if known == 0 || count % known != 0 {
             return None;
         }
-        return Some(new.iter().map(|&d| if d < 0 { count / known } else { d as usize }).collect());
+        return Some(
+            new.iter()
+                .map(|&d| if d < 0 { count / known } else { d as usize })
+                .collect(),
+        );
     }
     (known == count).then(|| new.iter().map(|&d| d as usize).collect())
 }
@@ -295,7 +319,9 @@ fn reference_reshape(r: &Reference, new: &[i64], order: Order) -> Option<Referen
             let flat = fortran_order(r);
             let reversed: Vec<usize> = shape.iter().rev().copied().collect();
             let mut position = Vec::new();
-            for_each_index(&reversed, |i| position.push(i.iter().rev().copied().collect::<Vec<_>>()));
+            for_each_index(&reversed, |i| {
+                position.push(i.iter().rev().copied().collect::<Vec<_>>())
+            });
             let mut out = Reference::build(shape, |_| 0)?;
             for (index, value) in position.iter().zip(flat) {
                 let mut linear = 0;
@@ -320,7 +346,10 @@ fn reference_moveaxis(r: &Reference, source: &[i64], destination: &[i64]) -> Opt
         order[d] = Some(s);
     }
     let mut rest = (0..r.ndim()).filter(|a| !source.contains(a));
-    let order: Vec<usize> = order.into_iter().map(|o| o.or_else(|| rest.next()).unwrap_or(0)).collect();
+    let order: Vec<usize> = order
+        .into_iter()
+        .map(|o| o.or_else(|| rest.next()).unwrap_or(0))
+        .collect();
     r.permuted(&order)
 }
 
@@ -330,7 +359,13 @@ fn reference_expand_dims(r: &Reference, new: &[i64]) -> Option<Reference> {
     let kept: Vec<usize> = (0..out_ndim).filter(|a| !new.contains(a)).collect();
     let mut old = r.shape.iter();
     let shape = (0..out_ndim)
-        .map(|a| if new.contains(&a) { 1 } else { old.next().copied().unwrap_or(1) })
+        .map(|a| {
+            if new.contains(&a) {
+                1
+            } else {
+                old.next().copied().unwrap_or(1)
+            }
+        })
         .collect();
     Reference::build(shape, |out| {
         let index: Vec<usize> = kept.iter().map(|&a| out[a]).collect();
@@ -361,7 +396,13 @@ fn reference_flip(r: &Reference, flipped: &[usize]) -> Option<Reference> {
         let index: Vec<usize> = out
             .iter()
             .enumerate()
-            .map(|(a, &i)| if flipped.contains(&a) { r.shape[a] - 1 - i } else { i })
+            .map(|(a, &i)| {
+                if flipped.contains(&a) {
+                    r.shape[a] - 1 - i
+                } else {
+                    i
+                }
+            })
             .collect();
         r.at(&index)
     })
@@ -370,7 +411,9 @@ fn reference_flip(r: &Reference, flipped: &[usize]) -> Option<Reference> {
 fn item(i: Item) -> IndexItem {
     match i {
         Item::Slice(a, b, c) => IndexItem::slice(a, b, c),
-        Item::SmallSlice(a, b, c) => IndexItem::slice(a.map(i64::from), b.map(i64::from), c.map(i64::from)),
+        Item::SmallSlice(a, b, c) => {
+            IndexItem::slice(a.map(i64::from), b.map(i64::from), c.map(i64::from))
+        }
         Item::Index(i) => IndexItem::Index(i),
         Item::SmallIndex(i) => IndexItem::Index(i64::from(i)),
         Item::NewAxis => IndexItem::NewAxis,
@@ -380,13 +423,24 @@ fn item(i: Item) -> IndexItem {
 
 /// Applies `op` to the view and to the reference (`None` when the reference
 /// says numpy rejects it). `Err(true)` marks a reshape numpy would copy.
-fn apply(view: &StridedView, r: &Reference, op: &Op) -> (Result<StridedView, ViewError>, Option<Reference>) {
+fn apply(
+    view: &StridedView,
+    r: &Reference,
+    op: &Op,
+) -> (Result<StridedView, ViewError>, Option<Reference>) {
     let n = r.ndim();
     match op {
-        Op::Transpose => (Ok(view.transpose()), r.permuted(&(0..n).rev().collect::<Vec<_>>())),
+        Op::Transpose => (
+            Ok(view.transpose()),
+            r.permuted(&(0..n).rev().collect::<Vec<_>>()),
+        ),
         Op::Permute(a) => {
             let a = small(a, 10);
-            let reference = if a.len() == n { axes(&a, n).and_then(|o| r.permuted(&o)) } else { None };
+            let reference = if a.len() == n {
+                axes(&a, n).and_then(|o| r.permuted(&o))
+            } else {
+                None
+            };
             (view.permute(&a), reference)
         }
         Op::Swapaxes(x, y) => {
@@ -412,10 +466,12 @@ fn apply(view: &StridedView, r: &Reference, op: &Op) -> (Result<StridedView, Vie
         }
         Op::SqueezeAxes(a) => {
             let a = small(a, 10);
-            let reference = axes(&a, n).filter(|a| a.iter().all(|&d| r.shape[d] == 1)).and_then(|a| {
-                let keep: Vec<usize> = (0..n).filter(|d| !a.contains(d)).collect();
-                r.permuted(&keep)
-            });
+            let reference = axes(&a, n)
+                .filter(|a| a.iter().all(|&d| r.shape[d] == 1))
+                .and_then(|a| {
+                    let keep: Vec<usize> = (0..n).filter(|d| !a.contains(d)).collect();
+                    r.permuted(&keep)
+                });
             (view.squeeze_axes(&a), reference)
         }
         Op::BroadcastTo(t) => {
@@ -423,10 +479,16 @@ fn apply(view: &StridedView, r: &Reference, op: &Op) -> (Result<StridedView, Vie
             let t64: Vec<i64> = t.iter().map(|&s| s as i64).collect();
             (view.broadcast_to(&t64), reference_broadcast(r, &t))
         }
-        Op::Flip => (Ok(view.flip()), reference_flip(r, &(0..n).collect::<Vec<_>>())),
+        Op::Flip => (
+            Ok(view.flip()),
+            reference_flip(r, &(0..n).collect::<Vec<_>>()),
+        ),
         Op::FlipAxes(a) => {
             let a = small(a, 10);
-            (view.flip_axes(&a), axes(&a, n).and_then(|a| reference_flip(r, &a)))
+            (
+                view.flip_axes(&a),
+                axes(&a, n).and_then(|a| reference_flip(r, &a)),
+            )
         }
         Op::Index(items) => {
             let items: Vec<IndexItem> = items.iter().take(12).map(|&i| item(i)).collect();
@@ -447,7 +509,10 @@ fn apply(view: &StridedView, r: &Reference, op: &Op) -> (Result<StridedView, Vie
         }
         Op::ReshapeF(s) => {
             let s = small(s, 10);
-            (view.reshape_with_order(&s, Order::F), reference_reshape(r, &s, Order::F))
+            (
+                view.reshape_with_order(&s, Order::F),
+                reference_reshape(r, &s, Order::F),
+            )
         }
     }
 }
@@ -463,9 +528,17 @@ fn check(view: &StridedView, r: &Reference, low: i64, high: i64) {
     assert_eq!(seen, r.data, "for_each_offset of {view:?}");
     assert_eq!(view.num_elements(), r.data.len() as i64);
     for &o in &r.data {
-        assert!((low..=high).contains(&o), "offset {o} outside the base's [{low}, {high}]");
+        assert!(
+            (low..=high).contains(&o),
+            "offset {o} outside the base's [{low}, {high}]"
+        );
     }
-    let range = r.data.iter().min().copied().zip(r.data.iter().max().copied());
+    let range = r
+        .data
+        .iter()
+        .min()
+        .copied()
+        .zip(r.data.iter().max().copied());
     assert_eq!(view.offset_range(), range);
     let mut k = 0;
     for_each_index(&r.shape, |i| {
@@ -480,33 +553,61 @@ fn base(base: &Base) -> Option<(StridedView, Reference, i64, i64)> {
     let (view, buffer) = match base {
         Base::RowMajor(s) => (StridedView::row_major(&sizes_of(s)).ok()?, None),
         Base::ColumnMajor(s) => (StridedView::column_major(&sizes_of(s)).ok()?, None),
-        Base::Strided { len, sizes, strides, offset } => {
+        Base::Strided {
+            len,
+            sizes,
+            strides,
+            offset,
+        } => {
             let sizes = sizes_of(sizes);
-            let strides: Vec<i64> = strides.iter().take(sizes.len()).map(|&v| i64::from(v)).collect();
+            let strides: Vec<i64> = strides
+                .iter()
+                .take(sizes.len())
+                .map(|&v| i64::from(v))
+                .collect();
             let (len, offset) = (i64::from(*len), i64::from(*offset));
             let view = StridedView::as_strided(len, &sizes, &strides, offset);
             if sizes.len() == strides.len() {
                 let inside = naive_range(&sizes, &strides, offset)
                     .is_none_or(|(lo, hi)| lo >= 0 && hi < i128::from(len));
-                assert_eq!(view.is_ok(), inside, "as_strided({len}, {sizes:?}, {strides:?}, {offset})");
+                assert_eq!(
+                    view.is_ok(),
+                    inside,
+                    "as_strided({len}, {sizes:?}, {strides:?}, {offset})"
+                );
             }
             (view.ok()?, Some(len))
         }
-        Base::Raw { sizes, strides, offset } => {
+        Base::Raw {
+            sizes,
+            strides,
+            offset,
+        } => {
             let sizes: Vec<i64> = sizes.iter().take(8).copied().collect();
             let strides: Vec<i64> = strides.iter().take(8).copied().collect();
             let view = StridedView::new(&sizes, &strides, *offset);
             if sizes.len() == strides.len() && sizes.iter().all(|&s| s >= 0) {
                 let fits = |v: i128| i64::try_from(v).is_ok();
-                let count = sizes.iter().try_fold(1i128, |n, &s| n.checked_mul(i128::from(s)).filter(|&n| fits(n)));
+                let count = sizes.iter().try_fold(1i128, |n, &s| {
+                    n.checked_mul(i128::from(s)).filter(|&n| fits(n))
+                });
                 let ok = count.is_some()
-                    && naive_range(&sizes, &strides, *offset).is_none_or(|(lo, hi)| fits(lo) && fits(hi));
-                assert_eq!(view.is_ok(), ok, "new({sizes:?}, {strides:?}, {offset}) = {view:?}");
+                    && naive_range(&sizes, &strides, *offset)
+                        .is_none_or(|(lo, hi)| fits(lo) && fits(hi));
+                assert_eq!(
+                    view.is_ok(),
+                    ok,
+                    "new({sizes:?}, {strides:?}, {offset}) = {view:?}"
+                );
             }
             (view.ok()?, None)
         }
     };
-    let shape: Vec<usize> = view.sizes().iter().map(|&s| usize::try_from(s).unwrap_or(usize::MAX)).collect();
+    let shape: Vec<usize> = view
+        .sizes()
+        .iter()
+        .map(|&s| usize::try_from(s).unwrap_or(usize::MAX))
+        .collect();
     let r = Reference::build(shape, |i| {
         let mut o = i128::from(view.offset());
         for (&x, &s) in i.iter().zip(view.strides()) {
@@ -531,7 +632,11 @@ fn naive_range(sizes: &[i64], strides: &[i64], offset: i64) -> Option<(i128, i12
     let (mut lo, mut hi) = (i128::from(offset), i128::from(offset));
     for (&s, &st) in sizes.iter().zip(strides) {
         let extent = i128::from(s - 1) * i128::from(st);
-        if extent < 0 { lo += extent } else { hi += extent }
+        if extent < 0 {
+            lo += extent
+        } else {
+            hi += extent
+        }
     }
     Some((lo, hi))
 }
@@ -557,14 +662,18 @@ fuzz_target!(|input: Input| {
                 (view, r) = (v, e);
             }
             // A reshape that needs a copy fails where numpy would copy.
-            (Err(ViewError::ReshapeNeedsCopy { .. }), Some(_)) if matches!(op, Op::Reshape(_) | Op::ReshapeF(_)) => {}
+            (Err(ViewError::ReshapeNeedsCopy { .. }), Some(_))
+                if matches!(op, Op::Reshape(_) | Op::ReshapeF(_)) => {}
             (Err(_), None) => {}
             // numpy multiplies stride by step even for a one-element slice
             // (wrapping in C); the library reports the overflow instead.
             (Err(ViewError::Overflow { .. }), Some(_)) if has_huge_step(op) => {}
             // The result is too big for the reference: keep going on the view alone.
             (Ok(v), None) if v.num_elements() as usize > MAX_ELEMENTS || v.ndim() > 32 => return,
-            (got, expected) => panic!("{op:?} on {view:?}: library {got:?}, reference {:?}", expected.map(|e| e.shape)),
+            (got, expected) => panic!(
+                "{op:?} on {view:?}: library {got:?}, reference {:?}",
+                expected.map(|e| e.shape)
+            ),
         }
     }
 });
