@@ -279,11 +279,13 @@ fn reshape_target(count: usize, new: &[i64]) -> Option<Vec<usize>> {
     if unknown > 1 {
         return None;
     }
-    let known: usize = new
+    // numpy rejects a shape whose nonzero sizes overflow ("array is too
+    // big"), even when another size is 0.
+    let known = new
         .iter()
-        .filter(|&&d| d >= 0)
-        .map(|&d| d as usize)
-        .product();
+        .filter(|&&d| d > 0)
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d as usize))?
+        * usize::from(!new.contains(&0));
     if unknown == 1 {
         if known == 0 || count % known != 0 {
             return None;
