@@ -88,10 +88,6 @@ const DEVIATIONS: &[(&str, &str)] = &[
         "f32[2,3]{1,0:T(-9223372036854775808)}",
         "T(INT64_MIN) is T(*): allowed by ValidateShape, rejected by XLA's Tile::FromProto",
     ),
-    (
-        "b(f32[2,3]{1,1})",
-        "shape-util names the inner array in the message; XLA names the buffer shape b(f32[2,3])",
-    ),
     ("tuple with dimensions", DROPPED_DIMENSIONS),
     ("token with dimensions", DROPPED_DIMENSIONS),
     ("opaque with dimensions", DROPPED_DIMENSIONS),

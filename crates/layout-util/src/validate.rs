@@ -46,10 +46,11 @@ pub fn validate_layout_for_shape(layout: &Layout, shape: &Shape) -> Result<(), L
         return Err(LayoutError::TupleLayout);
     }
     if is_buffer(shape) {
+        // The array has the dimensions; errors name the buffer, as XLA's.
         return shape
             .tuple_shapes
             .first()
-            .map_or(Ok(()), |array| validate_layout_for_shape(layout, array));
+            .map_or(Ok(()), |array| validate_array_layout(layout, array, shape));
     }
     if !is_array(shape) {
         if layout.minor_to_major.is_empty() && layout.padded_dimensions.is_empty() {
@@ -59,10 +60,16 @@ pub fn validate_layout_for_shape(layout: &Layout, shape: &Shape) -> Result<(), L
             element_type: proto_type_name(shape),
         });
     }
-    validate_minor_to_major(layout, shape)?;
-    validate_padding(layout, shape)?;
-    validate_scalar_fields(layout, shape)?;
-    validate_split_configs(layout, shape)
+    validate_array_layout(layout, shape, shape)
+}
+
+/// The checks of an array's layout; errors name `named` (the array, or the
+/// buffer holding it).
+fn validate_array_layout(layout: &Layout, array: &Shape, named: &Shape) -> Result<(), LayoutError> {
+    validate_minor_to_major(layout, array, named)?;
+    validate_padding(layout, array)?;
+    validate_scalar_fields(layout, named)?;
+    validate_split_configs(layout, array, named)
 }
 
 /// Checks the layouts in `shape` (XLA's `LayoutUtil::ValidateLayoutInShape`):
@@ -103,22 +110,43 @@ pub fn validate_layout_in_shape(
                 }
             });
         }
+        if let Some(array) = shape.tuple_shapes.first().filter(|_| is_buffer(shape)) {
+            // The buffer's array holds the layout; errors name the buffer.
+            if is_array(array) {
+                return validate_array_in_shape(array, shape, allow_missing_layouts);
+            }
+        }
         return shape
             .tuple_shapes
             .iter()
             .try_for_each(|element| validate_layout_in_shape(element, allow_missing_layouts));
     }
-    match &shape.layout {
-        Some(layout) => validate_layout_for_shape(layout, shape),
-        None if is_array(shape) && !allow_missing_layouts => Err(LayoutError::MissingLayout {
-            shape: shape.human_string(),
+    validate_array_in_shape(shape, shape, allow_missing_layouts)
+}
+
+/// The layout check of one array (or token/opaque) shape; errors name
+/// `named`.
+fn validate_array_in_shape(
+    array: &Shape,
+    named: &Shape,
+    allow_missing_layouts: bool,
+) -> Result<(), LayoutError> {
+    match &array.layout {
+        Some(layout) if is_array(array) => validate_array_layout(layout, array, named),
+        Some(layout) => validate_layout_for_shape(layout, array),
+        None if is_array(array) && !allow_missing_layouts => Err(LayoutError::MissingLayout {
+            shape: named.human_string(),
         }),
         None => Ok(()),
     }
 }
 
 /// `minor_to_major` must be a permutation of the shape's dimensions.
-fn validate_minor_to_major(layout: &Layout, shape: &Shape) -> Result<(), LayoutError> {
+fn validate_minor_to_major(
+    layout: &Layout,
+    shape: &Shape,
+    named: &Shape,
+) -> Result<(), LayoutError> {
     let m2m = &layout.minor_to_major;
     let rank = shape.dimensions.len();
     if m2m.len() != rank {
@@ -126,7 +154,7 @@ fn validate_minor_to_major(layout: &Layout, shape: &Shape) -> Result<(), LayoutE
             len: m2m.len(),
             rank,
             minor_to_major: m2m.clone(),
-            shape: shape.human_string(),
+            shape: named.human_string(),
         });
     }
     let mut seen = vec![false; rank];
@@ -134,13 +162,13 @@ fn validate_minor_to_major(layout: &Layout, shape: &Shape) -> Result<(), LayoutE
         let Some(slot) = usize::try_from(dim).ok().and_then(|d| seen.get_mut(d)) else {
             return Err(LayoutError::MinorToMajorOutOfBounds {
                 minor_to_major: m2m.clone(),
-                shape: shape.human_string(),
+                shape: named.human_string(),
             });
         };
         if *slot {
             return Err(LayoutError::MinorToMajorDuplicate {
                 minor_to_major: m2m.clone(),
-                shape: shape.human_string(),
+                shape: named.human_string(),
             });
         }
         *slot = true;
@@ -174,7 +202,7 @@ pub(crate) fn validate_padding(layout: &Layout, shape: &Shape) -> Result<(), Lay
 }
 
 /// Tail padding, sparse-only fields, tiles and element size, in XLA's order.
-fn validate_scalar_fields(layout: &Layout, shape: &Shape) -> Result<(), LayoutError> {
+fn validate_scalar_fields(layout: &Layout, named: &Shape) -> Result<(), LayoutError> {
     if layout.tail_padding_alignment_in_elements < 0 {
         return Err(LayoutError::TailPaddingAlignment {
             alignment: layout.tail_padding_alignment_in_elements,
@@ -182,23 +210,23 @@ fn validate_scalar_fields(layout: &Layout, shape: &Shape) -> Result<(), LayoutEr
     }
     if layout.index_primitive_type != 0 {
         return Err(LayoutError::IndexPrimitiveType {
-            shape: shape.human_string(),
+            shape: named.human_string(),
         });
     }
     if layout.pointer_primitive_type != 0 {
         return Err(LayoutError::PointerPrimitiveType {
-            shape: shape.human_string(),
+            shape: named.human_string(),
         });
     }
     if layout.physical_shape.is_some() {
         return Err(LayoutError::PhysicalShape {
-            shape: shape.human_string(),
+            shape: named.human_string(),
         });
     }
     for tile in &layout.tiles {
         if tile.dimensions.is_empty() {
             return Err(LayoutError::EmptyTile {
-                shape: shape.human_string(),
+                shape: named.human_string(),
             });
         }
         if let Some(&dimension) = tile
@@ -208,7 +236,7 @@ fn validate_scalar_fields(layout: &Layout, shape: &Shape) -> Result<(), LayoutEr
         {
             return Err(LayoutError::InvalidTileDimension {
                 dimension,
-                shape: shape.human_string(),
+                shape: named.human_string(),
             });
         }
     }
@@ -224,7 +252,11 @@ fn validate_scalar_fields(layout: &Layout, shape: &Shape) -> Result<(), LayoutEr
 /// split indices are strictly increasing, positive, and below the size of
 /// the logical dimension at that physical position (`Major(layout, dim)`).
 /// Runs after `minor_to_major` is known to be a permutation.
-fn validate_split_configs(layout: &Layout, shape: &Shape) -> Result<(), LayoutError> {
+fn validate_split_configs(
+    layout: &Layout,
+    shape: &Shape,
+    named: &Shape,
+) -> Result<(), LayoutError> {
     let rank = shape.dimensions.len();
     let mut seen = vec![false; rank];
     for config in &layout.split_configs {
@@ -232,13 +264,13 @@ fn validate_split_configs(layout: &Layout, shape: &Shape) -> Result<(), LayoutEr
         let Some(physical) = usize::try_from(dimension).ok().filter(|&p| p < rank) else {
             return Err(LayoutError::SplitConfigDimensionOutOfBounds {
                 dimension,
-                shape: shape.human_string(),
+                shape: named.human_string(),
             });
         };
         if seen[physical] {
             return Err(LayoutError::SplitConfigDuplicateDimension {
                 dimension,
-                shape: shape.human_string(),
+                shape: named.human_string(),
             });
         }
         seen[physical] = true;
@@ -248,7 +280,7 @@ fn validate_split_configs(layout: &Layout, shape: &Shape) -> Result<(), LayoutEr
         if !increasing {
             return Err(LayoutError::SplitIndicesNotIncreasing {
                 split_indices: indices.clone(),
-                shape: shape.human_string(),
+                shape: named.human_string(),
             });
         }
         let dim_size = crate::major(layout, physical)
@@ -259,7 +291,7 @@ fn validate_split_configs(layout: &Layout, shape: &Shape) -> Result<(), LayoutEr
             return Err(LayoutError::SplitIndexOutOfBounds {
                 index,
                 dim_size,
-                shape: shape.human_string(),
+                shape: named.human_string(),
             });
         }
     }

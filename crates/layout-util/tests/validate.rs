@@ -273,18 +273,27 @@ fn layouts_in_shape_are_checked_through_tuples_and_buffers() {
         "tuple should not have a layout field"
     );
 
+    // A buffer's errors name the buffer, as XLA's (validation.jsonl:
+    // `b(f32[2,3]{1,1})`), though its array holds the layout.
     let mut buffer = shape("b(s32[3,4]{1,0})");
     buffer.tuple_shapes[0].layout = Some(Box::new(make_layout(&[1, 1])));
     assert_eq!(
         validate_layout_in_shape(&buffer, false)
             .unwrap_err()
             .to_string(),
-        "layout minor_to_major field has duplicate values: {1, 1}; shape: s32[3,4]"
+        "layout minor_to_major field has duplicate values: {1, 1}; shape: b(s32[3,4])"
+    );
+    buffer.tuple_shapes[0].layout = None;
+    assert_eq!(
+        validate_layout_in_shape(&buffer, false)
+            .unwrap_err()
+            .to_string(),
+        "shape b(s32[3,4]) does not have a layout"
     );
     assert_eq!(
         validate_layout_for_shape(&make_layout(&[0]), &buffer)
             .unwrap_err()
             .to_string(),
-        "layout minor_to_major field contains 1 elements, but shape has 2 dimensions: {0}; shape: s32[3,4]"
+        "layout minor_to_major field contains 1 elements, but shape has 2 dimensions: {0}; shape: b(s32[3,4])"
     );
 }
