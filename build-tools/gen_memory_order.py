@@ -118,8 +118,20 @@ def generate():
                     row_major = data
                     if bits >= 8 and data != x.tobytes():
                         sys.exit("row-major device bytes differ from numpy's for %s%s" % (name, dims))
+                row = {}
+                if bits >= 8:
+                    # XLA's own strides of the buffer, as its DLPack export gives
+                    # them (numpy cannot import every dtype: those rows have none).
+                    try:
+                        exported = np.from_dlpack(y)
+                    except (RuntimeError, BufferError, TypeError):
+                        exported = None
+                    if exported is not None:
+                        if exported.size and exported.__array_interface__["data"][0] != y.unsafe_buffer_pointer():
+                            sys.exit("DLPack export is a copy for %s%s" % (name, dims))
+                        row["dlpack_byte_strides"] = list(exported.strides)
                 rows.append(
-                    {
+                    row | {
                         "dtype": name,
                         "dimensions": dims,
                         "major_to_minor": list(m2m),

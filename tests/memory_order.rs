@@ -3,7 +3,8 @@
 //! (`memory_order.jsonl`, from `build-tools/gen_memory_order.py`) are where
 //! index-util's multi→linear mapping puts each element, and are what the
 //! relayout engine writes when copying the row-major buffer into that
-//! layout.
+//! layout; and stride-util's strides of each layout are those of XLA's
+//! DLPack export of the buffer.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -90,6 +91,15 @@ fn check_row(row: &Row) -> Result<(), String> {
                 .map_err(|e| e.to_string())?,
             index,
         )?;
+    }
+
+    // stride-util: the layout's strides are those of XLA's own DLPack export
+    // of the buffer (rows of types numpy can import).
+    if row.contains_key("dlpack_byte_strides") {
+        let view = stride_util::StridedView::from_xla_shape(&shape).map_err(|e| e.to_string())?;
+        let bytes = i64::from(bits / 8);
+        let strides: Vec<i64> = view.strides().iter().map(|s| s * bytes).collect();
+        same("byte strides", strides, ints(row, "dlpack_byte_strides")?)?;
     }
 
     // The relayout engine: row-major bytes copied into the device layout.
