@@ -195,3 +195,8 @@ pub fn same<T: PartialEq + std::fmt::Debug>(
         Err(format!("{what}: got {actual:?}, want {expected:?}"))
     }
 }
+
+/// The README's Rust example, compiled and run by `cargo test` as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
