@@ -179,7 +179,12 @@ impl StridedView {
                     let stride = self.strides()[axis];
                     let (start, step, count) =
                         adjust_slice(self.sizes()[axis], start, stop, step, axis)?;
-                    if count > 0 {
+                    if count == 1 {
+                        // Never stepped along, so never an address: numpy's
+                        // product, wrapped as its C arithmetic wraps it.
+                        offset += start * stride;
+                        strides.push(stride.wrapping_mul(step));
+                    } else if count > 1 {
                         offset += start * stride;
                         strides.push(stride.checked_mul(step).ok_or(overflow("a slice stride"))?);
                     } else {

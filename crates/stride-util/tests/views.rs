@@ -117,6 +117,24 @@ fn seed_strided_views_article() {
     assert_eq!(s.offsets().collect::<Vec<_>>(), [1, 3, 9, 11]);
 }
 
+/// Fuzz find: a step that overflows a length-1 dimension's stride. That
+/// stride is never stepped along; numpy keeps the wrapped product (values
+/// from numpy 2.x: `as_strided(...)[::-65, None]`).
+#[test]
+fn slicing_a_length_one_dimension_keeps_numpys_wrapped_stride() {
+    let huge = -4_629_489_586_660_196_360;
+    let a = StridedView::new(&[1; 8], &[huge, 0, 0, 1, 1, 1, 1, 1], 1).unwrap();
+    let items = [IndexItem::slice(None, None, Some(-65)), IndexItem::NewAxis];
+    let v = a.index(&items).unwrap();
+    assert_eq!(v.sizes(), [1; 9]);
+    assert_eq!(
+        v.strides(),
+        [5_768_917_953_559_937_544, 0, 0, 0, 1, 1, 1, 1, 1]
+    );
+    assert_eq!(v.offset(), 1);
+    assert_eq!(a.flip().strides(), [-huge, 0, 0, -1, -1, -1, -1, -1]);
+}
+
 #[test]
 fn classification_edge_cases() {
     let empty = StridedView::new(&[3, 0, 2], &[5, 7, -1], 4).unwrap();
