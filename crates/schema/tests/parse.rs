@@ -424,10 +424,11 @@ fn on_small_stack(f: impl FnOnce() + Send + 'static) {
 }
 
 #[test]
-fn nesting_up_to_xlas_limit_parses_and_drops_on_a_small_stack() {
+fn nesting_up_to_the_limit_parses_prints_and_decodes_on_a_small_stack() {
     on_small_stack(|| {
         // The innermost f32[] is shape number MAX_DEPTH.
-        let shape = parse(&nested(MAX_DEPTH - 1));
+        let text = nested(MAX_DEPTH - 1);
+        let shape = parse(&text);
         let mut depth = 1;
         let mut inner = &shape;
         while let Some(next) = inner.tuple_shapes.first() {
@@ -435,12 +436,16 @@ fn nesting_up_to_xlas_limit_parses_and_drops_on_a_small_stack() {
             depth += 1;
         }
         assert_eq!(depth, MAX_DEPTH);
+        assert_eq!(shape.to_string(), text);
+        // The bytes of the deepest nest are within protobuf's recursion limit.
+        let bytes = shape.encode_to_vec();
+        assert_eq!(Shape::decode(bytes.as_slice()).unwrap(), shape.clone());
         drop(shape);
     });
 }
 
 #[test]
-fn nesting_beyond_xlas_limit_is_an_error() {
+fn nesting_beyond_the_limit_is_an_error() {
     on_small_stack(|| {
         let e = error(&nested(MAX_DEPTH));
         assert_eq!(e.offset(), MAX_DEPTH);

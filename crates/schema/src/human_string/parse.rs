@@ -2,9 +2,10 @@
 //! `ParseShape`/`ParseLayout` (`xla/hlo/parser/hlo_parser.cc`).
 //!
 //! The parser is iterative: nesting (`(`, `b(`, a layout's `P(`) lives on an
-//! explicit stack, so [`MAX_DEPTH`] levels never exhaust the thread's stack.
+//! explicit stack, so parsing never exhausts the thread's stack.
 //!
-//! It accepts what XLA's parser accepts, including XLA's leniency inside a
+//! It accepts what XLA's parser accepts (except nesting deeper than
+//! [`MAX_DEPTH`]), including XLA's leniency inside a
 //! layout: a malformed `D`, `T`, `L`, `#`, `*`, `E`, `S`, `SC`, `P` or `M`
 //! attribute is parsed as far as it goes and parsing continues, so
 //! `{0:E(4}` is accepted (XLA records an error there but only reports it when
@@ -21,9 +22,30 @@ use crate::{
     UNBOUNDED_SIZE,
 };
 
-/// The deepest nesting of shapes the parser accepts (XLA's default
-/// `max_recursion_depth`): a shape nested in 8192 tuples fails.
-pub const MAX_DEPTH: usize = 8192;
+/// The deepest nesting of shapes the parser accepts: a shape nested in 100
+/// tuples (or buffers) fails with XLA's `maximum recursion depth exceeded`.
+///
+/// XLA's parser allows 8192 levels (its default `max_recursion_depth`), but
+/// the message types are recursive: cloning, comparing, printing, dropping
+/// or encoding a shape recurses once per level, and a few thousand levels
+/// exhaust a 2 MiB thread stack. This limit is protobuf's instead: the
+/// binary decoders (prost, and XLA's C++ protobuf) accept 100 messages
+/// nested in the outermost one, so every shape the parser accepts (99
+/// tuples around an array and its layout at most) also decodes from its
+/// own bytes.
+///
+/// ```
+/// use schema::{MAX_DEPTH, Shape};
+///
+/// let nest = |depth: usize| format!("{}f32[]{}", "(".repeat(depth), ")".repeat(depth));
+/// assert!(nest(MAX_DEPTH - 1).parse::<Shape>().is_ok());
+/// let error = nest(MAX_DEPTH).parse::<Shape>().unwrap_err();
+/// assert_eq!(
+///     error.to_string(),
+///     "Syntax error:\nmaximum recursion depth exceeded (at byte 100: `f32`)"
+/// );
+/// ```
+pub const MAX_DEPTH: usize = 100;
 
 /// Why a shape or layout string was rejected.
 ///
