@@ -41,7 +41,7 @@ pub use generated::*;
 
 pub use human_string::{MAX_DEPTH, ParseError};
 pub use primitive_type::PrimitiveTypeError;
-pub use proto_format::{FormatError, ProtoFormat};
+pub use proto_format::{FormatError, MAX_TEXT_FORMAT_DEPTH, ProtoFormat};
 
 /// The size XLA uses for an unbounded dynamic dimension (`?`): `i64::MIN`.
 pub const UNBOUNDED_SIZE: i64 = i64::MIN;

@@ -12,6 +12,15 @@ use prost_reflect::{
 /// The descriptor set of `xla_data.proto`, written by the build script.
 static DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/xla_data.fds.bin"));
 
+/// The deepest nesting of messages (`{`/`<` inside one another) that
+/// [`ProtoFormat::from_text_format`] accepts.
+///
+/// The text-format parser (prost-reflect's) recurses once per level with
+/// large frames: about 80 levels exhaust a 2 MiB thread stack in a debug
+/// build. JSON has a similar bound: serde_json stops at 128 levels of
+/// objects and arrays, which is 64 levels of `tuple_shapes`.
+pub const MAX_TEXT_FORMAT_DEPTH: usize = 64;
+
 /// Errors converting a message to or from text format or JSON.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -29,6 +38,18 @@ pub enum FormatError {
         message: String,
         /// What the text-format parser reported.
         reason: String,
+    },
+    /// The text nests messages deeper than [`MAX_TEXT_FORMAT_DEPTH`].
+    #[error(
+        "invalid text format for {message}: messages nested deeper than {limit} levels (at byte {offset})"
+    )]
+    TooDeep {
+        /// The full message name, such as `xla.Shape`.
+        message: String,
+        /// Byte offset of the `{` or `<` that opens one level too many.
+        offset: usize,
+        /// The limit, [`MAX_TEXT_FORMAT_DEPTH`].
+        limit: usize,
     },
     /// The text is not valid JSON for the message.
     #[error("invalid JSON for {message}: {reason}")]
@@ -84,6 +105,13 @@ impl<M: Message + Name + Default> ProtoFormat for M {
     }
 
     fn from_text_format(text: &str) -> Result<Self, FormatError> {
+        if let Some(offset) = too_deep(text) {
+            return Err(FormatError::TooDeep {
+                message: M::full_name(),
+                offset,
+                limit: MAX_TEXT_FORMAT_DEPTH,
+            });
+        }
         let descriptor = descriptor::<M>()?;
         let dynamic = DynamicMessage::parse_text_format(descriptor, text).map_err(|e| {
             FormatError::TextFormat {
@@ -113,6 +141,36 @@ impl<M: Message + Name + Default> ProtoFormat for M {
         deserializer.end().map_err(json_error)?;
         from_dynamic(&dynamic)
     }
+}
+
+/// The byte offset of the first `{` or `<` nested deeper than
+/// [`MAX_TEXT_FORMAT_DEPTH`] in protobuf text format, skipping quoted
+/// strings and `#` comments; `None` if the nesting stays within the limit.
+fn too_deep(text: &str) -> Option<usize> {
+    let mut depth = 0_usize;
+    let mut quote = None;
+    let mut escaped = false;
+    let mut comment = false;
+    for (offset, byte) in text.bytes().enumerate() {
+        match (quote, byte) {
+            (Some(_), _) if escaped => escaped = false,
+            (Some(_), b'\\') => escaped = true,
+            (Some(open), _) if byte == open => quote = None,
+            (Some(_), _) => {}
+            _ if comment => comment = byte != b'\n',
+            (None, b'#') => comment = true,
+            (None, b'"' | b'\'') => quote = Some(byte),
+            (None, b'{' | b'<') => {
+                depth += 1;
+                if depth > MAX_TEXT_FORMAT_DEPTH {
+                    return Some(offset);
+                }
+            }
+            (None, b'}' | b'>') => depth = depth.saturating_sub(1),
+            (None, _) => {}
+        }
+    }
+    None
 }
 
 fn pool() -> Result<&'static DescriptorPool, FormatError> {
