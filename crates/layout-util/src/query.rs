@@ -45,9 +45,7 @@ pub fn minor_to_major(shape: &Shape) -> Result<&[i64], LayoutError> {
 /// ```
 pub fn major(layout: &Layout, physical: usize) -> Option<i64> {
     let m2m = &layout.minor_to_major;
-    m2m.len()
-        .checked_sub(1 + physical)
-        .map(|position| m2m[position])
+    m2m.iter().rev().nth(physical).copied()
 }
 
 /// The logical dimension at physical position `physical`, counting from the

@@ -238,6 +238,7 @@ fn queries_with_out_of_range_dimensions() {
         );
         assert!(move_dim_to_minor(&layout, dimension).is_err());
     }
+    assert_eq!(major(&layout, usize::MAX), None);
     assert_eq!(minor(&layout, usize::MAX), None);
     assert_eq!(major(&layout, 2), None);
     assert_eq!(major(&layout, 1), Some(1));
