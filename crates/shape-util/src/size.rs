@@ -114,8 +114,11 @@ pub fn byte_size_of_elements(shape: &Shape) -> Result<i64, ShapeError> {
         .as_deref()
         .is_some_and(|l| l.element_size_in_bits != 0);
     if custom {
-        let total_bits = count.checked_mul(bits).ok_or_else(overflow)?;
-        Ok(total_bits.div_euclid(8) + i64::from(total_bits.rem_euclid(8) != 0))
+        // ceil(count * bits / 8), in i128: the bit count may pass i64::MAX
+        // while the byte count fits (s4[i64::MAX]{0:E(4)} takes 2^62 bytes).
+        let total_bits = i128::from(count) * i128::from(bits);
+        let bytes = total_bits.div_euclid(8) + i128::from(total_bits.rem_euclid(8) != 0);
+        i64::try_from(bytes).map_err(|_| overflow())
     } else {
         count.checked_mul(bits / 8).ok_or_else(overflow)
     }

@@ -145,6 +145,28 @@ fn element_counts_and_byte_sizes_just_over_i64_max() {
 }
 
 #[test]
+fn packed_sizes_whose_bit_count_exceeds_i64_still_fit_in_bytes() {
+    use PrimitiveType::{Pred, S4, U2};
+    // ceil(n * bits / 8): the bit count passes i64::MAX, the bytes do not.
+    assert_eq!(
+        byte_size_of_elements(&packed(S4, &[i64::MAX], 4)).unwrap(),
+        TWO_TO_62
+    );
+    assert_eq!(
+        byte_size_of_elements(&packed(S4, &[TWO_TO_62], 4)).unwrap(),
+        TWO_TO_61
+    );
+    assert_eq!(
+        byte_size_of_elements(&packed(U2, &[i64::MAX], 2)).unwrap(),
+        TWO_TO_61
+    );
+    assert_eq!(
+        byte_size_of_elements(&packed(Pred, &[i64::MAX], 1)).unwrap(),
+        TWO_TO_60
+    );
+}
+
+#[test]
 fn strides_of_padded_extents_that_overflow() {
     let shape = Shape {
         layout: Some(Box::new(
