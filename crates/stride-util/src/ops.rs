@@ -35,24 +35,42 @@ pub(crate) fn normalize_axis(
     }
 }
 
-/// Normalizes every axis of `axes` (numpy's `normalize_axis_tuple`),
-/// rejecting repeats.
+/// Normalizes every axis of `axes` as numpy's `normalize_axis_tuple`
+/// (flip, expand_dims, moveaxis): every axis is checked against the bounds
+/// before any repeat is looked for, so `flip(a, (1, 1, 7))` on 3-d `a`
+/// reports axis 7, not the repeat.
 fn normalize_axes(
     axes: &[i64],
     ndim: usize,
     argument: Option<&'static str>,
     context: Option<&'static str>,
 ) -> Result<Vec<usize>, ViewError> {
-    let mut seen = vec![false; ndim];
-    let mut normalized = Vec::with_capacity(axes.len());
     for &axis in axes {
-        let a = normalize_axis(axis, ndim, argument)?;
-        if std::mem::replace(&mut seen[a], true) {
-            return Err(ViewError::RepeatedAxis { context, axis: a });
-        }
-        normalized.push(a);
+        normalize_axis(axis, ndim, argument)?;
     }
-    Ok(normalized)
+    normalize_axes_in_order(axes, ndim, argument, context)
+}
+
+/// Normalizes the axes one at a time, as numpy's C code does for
+/// `transpose` and `squeeze`: the first axis that is out of bounds or a
+/// repeat is the error, so `transpose(0, 0, 5)` on 3-d `a` reports the
+/// repeat.
+fn normalize_axes_in_order(
+    axes: &[i64],
+    ndim: usize,
+    argument: Option<&'static str>,
+    context: Option<&'static str>,
+) -> Result<Vec<usize>, ViewError> {
+    let mut seen = vec![false; ndim];
+    axes.iter()
+        .map(|&axis| {
+            let a = normalize_axis(axis, ndim, argument)?;
+            if std::mem::replace(&mut seen[a], true) {
+                return Err(ViewError::RepeatedAxis { context, axis: a });
+            }
+            Ok(a)
+        })
+        .collect()
 }
 
 impl StridedView {
@@ -92,7 +110,7 @@ impl StridedView {
                 ndim: self.ndim(),
             });
         }
-        let order = normalize_axes(axes, self.ndim(), None, Some("in transpose"))?;
+        let order = normalize_axes_in_order(axes, self.ndim(), None, Some("in transpose"))?;
         Ok(self.permuted(&order))
     }
 
@@ -224,10 +242,13 @@ impl StridedView {
     /// # Ok::<(), ViewError>(())
     /// ```
     pub fn squeeze_axes(&self, axes: &[i64]) -> Result<Self, ViewError> {
-        let axes = normalize_axes(axes, self.ndim(), None, None).map_err(|error| match error {
-            ViewError::RepeatedAxis { axis, .. } => ViewError::DuplicateAxis { axis },
-            other => other,
-        })?;
+        let axes =
+            normalize_axes_in_order(axes, self.ndim(), None, None).map_err(
+                |error| match error {
+                    ViewError::RepeatedAxis { axis, .. } => ViewError::DuplicateAxis { axis },
+                    other => other,
+                },
+            )?;
         if let Some(&axis) = axes.iter().find(|&&a| self.sizes()[a] != 1) {
             return Err(ViewError::SqueezeNotOne {
                 axis,
