@@ -1,0 +1,292 @@
+//! Hostile views: strides and offsets at the `i64` extremes, whose
+//! products with an index or sums with the offset overflow, buffers whose
+//! length or byte size passes `i64::MAX`, slices and axes at the extremes,
+//! and relayouts whose buffer sizes overflow. Each is a precise error or
+//! numpy's answer (checked with numpy 2.4 where numpy has one), never a
+//! panic or a wrapped offset.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use layout_util::LayoutBuilder;
+use schema::{PaddingValue, PrimitiveType, Shape};
+use stride_util::{
+    RelayoutError, StridedView, ViewError, fill_padding, parse_index_expression, relayout,
+    relayout_bits, relayout_xla,
+};
+
+fn overflow(what: &'static str) -> ViewError {
+    ViewError::Overflow { what }
+}
+
+#[test]
+fn as_strided_with_i64_extreme_strides() {
+    // Two elements i64::MAX apart: the last is at i64::MAX, outside any
+    // buffer an i64 can measure.
+    assert_eq!(
+        StridedView::as_strided(10, &[2], &[i64::MAX], 0),
+        Err(ViewError::OutsideBuffer {
+            offset: i64::MAX,
+            len: 10
+        })
+    );
+    assert_eq!(
+        StridedView::as_strided(i64::MAX, &[2], &[i64::MAX], 0),
+        Err(ViewError::OutsideBuffer {
+            offset: i64::MAX,
+            len: i64::MAX
+        })
+    );
+    // A third element would be at 2 * i64::MAX.
+    for strides in [[i64::MAX], [i64::MIN], [i64::MIN + 1]] {
+        assert_eq!(
+            StridedView::as_strided(10, &[3], &strides, 0),
+            Err(overflow("an element offset")),
+            "{strides:?}"
+        );
+    }
+    // The offset plus the extent overflows, upwards and downwards.
+    assert_eq!(
+        StridedView::as_strided(10, &[2], &[i64::MAX], 1),
+        Err(overflow("an element offset"))
+    );
+    assert_eq!(
+        StridedView::as_strided(10, &[2], &[i64::MIN], -1),
+        Err(overflow("an element offset"))
+    );
+    assert_eq!(
+        StridedView::as_strided(10, &[2], &[-1], i64::MIN),
+        Err(overflow("an element offset"))
+    );
+    // Negative strides reaching below 0.
+    assert_eq!(
+        StridedView::as_strided(10, &[2], &[i64::MIN], 5),
+        Err(ViewError::OutsideBuffer {
+            offset: i64::MIN + 5,
+            len: 10
+        })
+    );
+    // Huge strides over a size-1 or size-0 dimension address nothing new.
+    let single = StridedView::as_strided(10, &[1, 0], &[i64::MAX, i64::MIN], 9).unwrap();
+    assert_eq!(single.offset_range(), None);
+    let one = StridedView::as_strided(10, &[1, 2], &[i64::MIN, i64::MAX / 4], 0);
+    assert_eq!(
+        one,
+        Err(ViewError::OutsideBuffer {
+            offset: i64::MAX / 4,
+            len: 10
+        })
+    );
+    // Negative sizes and rank mismatches.
+    assert_eq!(
+        StridedView::as_strided(10, &[2, i64::MIN], &[1, 1], 0),
+        Err(ViewError::NegativeSize {
+            axis: 1,
+            size: i64::MIN
+        })
+    );
+    assert_eq!(
+        StridedView::as_strided(10, &[2], &[], 0),
+        Err(ViewError::RankMismatch {
+            sizes: 1,
+            strides: 0
+        })
+    );
+}
+
+#[test]
+fn indices_whose_products_with_strides_would_overflow() {
+    // Dimension 0 steps by 2^62 - 1: the last element is at 2^63 - 3.
+    let big = (1_i64 << 62) - 1;
+    let view = StridedView::new(&[2, big], &[big, 1], 0).unwrap();
+    assert_eq!(view.element_offset(&[1, big - 1]).unwrap(), i64::MAX - 2);
+    assert_eq!(view.min_buffer_len().unwrap(), i64::MAX - 1);
+    for (index, axis, size) in [
+        ([2, 0], 0, 2),
+        ([i64::MAX, 0], 0, 2),
+        ([i64::MIN, 0], 0, 2),
+        ([-1, 0], 0, 2),
+        ([0, i64::MAX], 1, big),
+        ([0, big], 1, big),
+    ] {
+        assert_eq!(
+            view.element_offset(&index),
+            Err(ViewError::IndexOutOfBounds {
+                index: index[axis],
+                axis,
+                size
+            }),
+            "{index:?}"
+        );
+    }
+    // Indexing keeps numpy's negative indices: -1 is the last.
+    let last = view
+        .index(&parse_index_expression("[-1, -1]").unwrap())
+        .unwrap();
+    assert_eq!(last.offset(), i64::MAX - 2);
+    assert_eq!(
+        view.index(&parse_index_expression("[-3]").unwrap()),
+        Err(ViewError::IndexOutOfBounds {
+            index: -3,
+            axis: 0,
+            size: 2
+        })
+    );
+    assert_eq!(
+        view.select(i64::MIN, 0),
+        Err(ViewError::AxisOutOfBounds {
+            argument: None,
+            axis: i64::MIN,
+            ndim: 2
+        })
+    );
+    // i64::MAX elements in one dimension.
+    let long = StridedView::row_major(&[i64::MAX]).unwrap();
+    assert_eq!(long.element_offset(&[i64::MAX - 1]).unwrap(), i64::MAX - 1);
+    assert_eq!(long.min_buffer_len().unwrap(), i64::MAX);
+    let halves = long
+        .index(&parse_index_expression("[::2]").unwrap())
+        .unwrap();
+    assert_eq!(halves.sizes(), [1 << 62]);
+    assert_eq!(
+        halves.element_offset(&[(1 << 62) - 1]).unwrap(),
+        i64::MAX - 1
+    );
+    // numpy clamps a step of -2^63 to -(2^63 - 1): np.arange(3)[::-(2**63)]
+    // is array([2]).
+    let three = StridedView::row_major(&[3]).unwrap();
+    let reversed = three
+        .index(&[stride_util::IndexItem::slice(None, None, Some(i64::MIN))])
+        .unwrap();
+    assert_eq!((reversed.sizes(), reversed.offset()), (&[1][..], 2));
+}
+
+#[test]
+fn reshapes_and_broadcasts_whose_sizes_overflow() {
+    // numpy: "cannot reshape array of size 1 into shape (4294967296,4294967296)".
+    let one = StridedView::row_major(&[1]).unwrap();
+    assert_eq!(
+        one.reshape(&[1 << 32, 1 << 32]).unwrap_err().to_string(),
+        "cannot reshape array of size 1 into shape (4294967296,4294967296)"
+    );
+    // numpy: "cannot reshape array of size 5 into shape (2)" for (-1, 2).
+    let longest = StridedView::row_major(&[i64::MAX]).unwrap();
+    assert_eq!(
+        longest.reshape(&[-1, 2]).unwrap_err().to_string(),
+        "cannot reshape array of size 9223372036854775807 into shape (2)"
+    );
+    // i64::MAX = 7^2 * 73 * 127 * 337 * 92737 * 649657.
+    let factored = longest
+        .reshape(&[49, 73, 127, 337, 92_737, 649_657])
+        .unwrap();
+    assert_eq!(factored.strides()[0], i64::MAX / 49);
+    // A non-contiguous view of a huge buffer reshapes through strides.
+    let strided = StridedView::new(&[2, 1 << 30], &[1 << 32, 2], 0).unwrap();
+    let split = strided.reshape(&[2, 1 << 15, 1 << 15]).unwrap();
+    assert_eq!(split.strides(), [1 << 32, 1 << 16, 2]);
+    // numpy raises for a broadcast this big; here the count overflows.
+    let scalar = StridedView::row_major(&[]).unwrap();
+    assert_eq!(
+        scalar.broadcast_to(&[1 << 62, 4]),
+        Err(overflow("the number of elements"))
+    );
+    assert_eq!(
+        scalar.broadcast_to(&[2, i64::MIN]),
+        Err(ViewError::NegativeBroadcastSize {
+            axis: 1,
+            size: i64::MIN
+        })
+    );
+    assert_eq!(
+        scalar.broadcast_to(&[i64::MAX]).unwrap().sizes(),
+        [i64::MAX]
+    );
+    assert!(matches!(
+        one.expand_dims(&[i64::MAX]),
+        Err(ViewError::AxisOutOfBounds { axis: i64::MAX, .. })
+    ));
+}
+
+fn padded_f32(dimensions: &[i64], padded: &[i64]) -> Shape {
+    Shape {
+        element_type: PrimitiveType::F32 as i32,
+        dimensions: dimensions.to_vec(),
+        is_dynamic_dimension: vec![false; dimensions.len()],
+        layout: Some(Box::new(
+            LayoutBuilder::new(&[1, 0])
+                .padded_dimensions(padded.to_vec())
+                .padding_value(PaddingValue::ZeroPad)
+                .build(),
+        )),
+        ..Shape::default()
+    }
+}
+
+#[test]
+fn relayouts_whose_buffer_sizes_overflow() {
+    // A view reaching i64::MAX is outside any byte buffer.
+    let src = [0_u8; 16];
+    let mut dst = [0_u8; 16];
+    let reach = StridedView::new(&[2], &[i64::MAX], 0).unwrap();
+    let packed = StridedView::row_major(&[2]).unwrap();
+    assert_eq!(
+        relayout(&src, &reach, &mut dst, &packed, 4),
+        Err(RelayoutError::OutsideBuffer {
+            side: "source",
+            offset: i64::MAX,
+            len: 4
+        })
+    );
+    assert_eq!(
+        relayout(&src, &packed, &mut dst, &reach, 1),
+        Err(RelayoutError::OutsideBuffer {
+            side: "destination",
+            offset: i64::MAX,
+            len: 16
+        })
+    );
+    // An element size larger than the buffer holds no element.
+    assert_eq!(
+        relayout(&src, &packed, &mut dst, &packed, usize::MAX),
+        Err(RelayoutError::OutsideBuffer {
+            side: "source",
+            offset: 1,
+            len: 0
+        })
+    );
+    assert_eq!(
+        relayout_bits(&src, &reach, &mut dst, &packed, 4),
+        Err(RelayoutError::OutsideBuffer {
+            side: "source",
+            offset: i64::MAX,
+            len: 32
+        })
+    );
+    assert_eq!(
+        relayout_bits(&src, &packed, &mut dst, &packed, u32::MAX),
+        Err(RelayoutError::ElementSize {
+            bits: u64::from(u32::MAX)
+        })
+    );
+    // XLA shapes whose padded buffers pass i64::MAX elements.
+    let huge = padded_f32(&[2, 3], &[2, 1 << 62]);
+    assert_eq!(
+        relayout_xla(&src, &huge, &mut dst, &huge)
+            .unwrap_err()
+            .to_string(),
+        "the buffer of shape f32[2,3] (padding and tiles included) has more than i64::MAX elements"
+    );
+    assert_eq!(
+        fill_padding(&mut dst, &huge).unwrap_err().to_string(),
+        "the buffer of shape f32[2,3] (padding and tiles included) has more than i64::MAX elements"
+    );
+    // Fits in i64, not in the destination: named by its last element.
+    let large = padded_f32(&[2, 3], &[2, 1 << 60]);
+    assert_eq!(
+        fill_padding(&mut dst, &large),
+        Err(RelayoutError::OutsideBuffer {
+            side: "destination",
+            offset: (1 << 61) - 1,
+            len: 4
+        })
+    );
+}
