@@ -54,6 +54,23 @@ fn transposes_for_every_element_size() {
     assert_eq!(relayout_strategy(&a.transpose(), &a), CopyStrategy::Tiled);
 }
 
+/// Larger than one tile along both dimensions (tiles hold up to 256 or 512
+/// source rows of up to 512 elements), with ragged last tiles and ragged
+/// register blocks, in a batch, with padded source and destination rows.
+#[test]
+fn transposes_across_several_tiles() {
+    for (n, rows, cols) in [(1, 530, 1030), (2, 270, 523), (4, 270, 523), (8, 261, 515)] {
+        let a = StridedView::new(&[2, rows, cols], &[rows * (cols + 3), cols + 3, 1], 5).unwrap();
+        let t = StridedView::new(&[2, cols, rows], &[cols * (rows + 1), rows + 1, 1], 1).unwrap();
+        check(&a.permute(&[0, 2, 1]).unwrap(), &t, n);
+    }
+    let (a, t) = (
+        StridedView::row_major(&[300, 700]).unwrap(),
+        StridedView::row_major(&[700, 300]).unwrap(),
+    );
+    check(&a.transpose(), &t, 16);
+}
+
 #[test]
 fn nchw_to_nhwc_and_back() {
     let nchw = StridedView::nchw(&[2, 19, 7, 9]).unwrap();

@@ -37,17 +37,20 @@ fn at(offset: i64) -> usize {
     usize::try_from(offset).unwrap_or(usize::MAX)
 }
 
-/// The tile side for `N`-byte elements: rows of 256 to 1024 bytes, so a
-/// tile (64 to 256 KiB) stays in L2 while source rows and destination rows
-/// are each touched as one contiguous segment. Measured on the 4096² f32
-/// and 2048² f64 transposes and NCHW→NHWC: 64-byte tile rows (16 KiB
-/// tiles, in L1) were 1.6× slower than 1 KiB rows, 2 KiB rows no better.
-pub(crate) const fn tile_side(n: usize) -> usize {
-    match n {
-        1 | 2 | 4 => 256,
-        8 => 128,
-        _ => 64,
-    }
+/// The tile of a transpose whose source has `a_size` rows (each becoming a
+/// destination column) of `b_size` elements of `N` bytes: `(rows, row
+/// length)`. At most 256 KiB (it stays in L2 while its destination rows
+/// fill), at most 256 source rows (512 for bytes) so that destination row
+/// segments are 1 KiB or 512 bytes, at most 512 elements per source row.
+/// Measured (ratios to a plain copy, noisy shared machine): f32 4096² with
+/// 256×256 tiles 1.8–2.0, 128×256 or 256×512 no better; NCHW→NHWC
+/// (64 source rows) 64×512 1.55–1.7, 64×256 1.6–1.8, 64×1024 2.2; u8 8192²
+/// 512×512 3.0, 256×1024 or 1024×256 3.1.
+pub(crate) fn tile_extent(n: usize, a_size: usize, b_size: usize) -> (usize, usize) {
+    const TILE_BYTES: usize = 256 * 1024;
+    let rows = a_size.min(if n == 1 { 512 } else { 256 });
+    let row_len = b_size.min(512).min(TILE_BYTES / n.max(1) / rows.max(1));
+    (rows, row_len.max(1))
 }
 
 /// Padding to write right after each destination row (the innermost
@@ -102,17 +105,11 @@ pub(crate) fn copy<const N: usize>(
                 .map(|(_, d)| *d)
                 .collect();
             let (da, db) = (plan.dims[a], plan.dims[tiled_dim]);
-            let side = tile_side(N);
-            let mut tile = vec![[0_u8; N]; side * side];
+            let extent = tile_extent(N, at(da.size), at(db.size));
+            // Whole tiles of 16-byte register blocks, then the ragged rest.
+            let mut tile = vec![[0_u8; N]; extent.0 * extent.1];
             for_each_outer(&others, plan.src_offset, plan.dst_offset, |s, d| {
-                // Register tiles of M×M elements, one M-element row per lane.
-                match N {
-                    1 => transpose_tiles::<N, 8, u64>(src, dst, s, d, da, db, &mut tile, side),
-                    2 => transpose_tiles::<N, 4, u64>(src, dst, s, d, da, db, &mut tile, side),
-                    4 => transpose_tiles::<N, 4, u128>(src, dst, s, d, da, db, &mut tile, side),
-                    8 => transpose_tiles::<N, 2, u128>(src, dst, s, d, da, db, &mut tile, side),
-                    _ => transpose_tiles::<N, 1, u128>(src, dst, s, d, da, db, &mut tile, side),
-                }
+                transpose_tiles(src, dst, s, d, da, db, &mut tile, extent);
                 if let Some(tail) = &tail {
                     // One row per index of the tiled source dimension.
                     let mut row = d;
@@ -140,11 +137,11 @@ pub(crate) fn copy<const N: usize>(
 }
 
 /// One 2-D transpose: `a` is contiguous in the destination (stride 1),
-/// `b` in the source (stride 1). Each tile is read as source row segments
-/// into `tile`, then written as destination row segments, transposed in
-/// registers `L::BYTES / N` elements at a time.
+/// `b` in the source (stride 1). Each tile of up to `extent` = (rows along
+/// `a`, row length along `b`) elements is read as source row segments into
+/// `tile`, then written as destination row segments.
 #[allow(clippy::too_many_arguments)]
-fn transpose_tiles<const N: usize, const M: usize, L: Lane>(
+fn transpose_tiles<const N: usize>(
     src: &[[u8; N]],
     dst: &mut [[u8; N]],
     src_base: i64,
@@ -152,161 +149,77 @@ fn transpose_tiles<const N: usize, const M: usize, L: Lane>(
     a: Dim,
     b: Dim,
     tile: &mut [[u8; N]],
-    side: usize,
+    extent: (usize, usize),
 ) {
-    let step = i64::try_from(side).unwrap_or(i64::MAX);
-    let mut b0 = 0_i64;
-    while b0 < b.size {
-        let tb = at(step.min(b.size - b0));
-        let mut a0 = 0_i64;
-        while a0 < a.size {
-            let ta = at(step.min(a.size - a0));
+    let (a_size, b_size) = (at(a.size), at(b.size));
+    let (src_base, dst_base, a_stride, row_stride) =
+        (at(src_base), at(dst_base), at(a.src), at(b.dst));
+    for b0 in (0..b_size).step_by(extent.1) {
+        let cols = extent.1.min(b_size - b0);
+        for a0 in (0..a_size).step_by(extent.0) {
+            let rows = extent.0.min(a_size - a0);
             // Source rows: fixed a, contiguous along b.
-            let mut s = src_base + a0 * a.src + b0;
-            for row in tile.chunks_exact_mut(side).take(ta) {
-                let start = at(s);
-                row[..tb].copy_from_slice(&src[start..start + tb]);
-                s += a.src;
+            let mut s = src_base + a0 * a_stride + b0;
+            for row in tile.chunks_exact_mut(cols).take(rows) {
+                row.copy_from_slice(&src[s..s + cols]);
+                s += a_stride;
             }
-            let first_row = dst_base + b0 * b.dst + a0;
-            scatter::<N, M, L>(tile, side, ta, tb, dst, first_row, b.dst);
-            a0 += step;
-        }
-        b0 += step;
-    }
-}
-
-/// Writes the transpose of the `ta × tb` block of `tile` (row length
-/// `side`) to `tb` destination rows of `ta` elements, the first at
-/// `first_row`, `row_stride` apart.
-fn scatter<const N: usize, const M: usize, L: Lane>(
-    tile: &[[u8; N]],
-    side: usize,
-    ta: usize,
-    tb: usize,
-    dst: &mut [[u8; N]],
-    first_row: i64,
-    row_stride: i64,
-) {
-    let (full_a, full_b) = (ta - ta % M, tb - tb % M);
-    let block_stride = row_stride * i64::try_from(M).unwrap_or(0);
-    let mut block_row = first_row;
-    for j0 in (0..full_b).step_by(M) {
-        for i0 in (0..full_a).step_by(M) {
-            let mut rows = [L::ZERO; M];
-            for (r, row) in rows.iter_mut().enumerate() {
-                let k = (i0 + r) * side + j0;
-                *row = L::load(tile[k..k + M].as_flattened());
-            }
-            transpose_lanes::<L, M>(&mut rows, N);
-            let mut d = block_row;
-            for row in rows {
-                let start = at(d) + i0;
-                row.store(dst[start..start + M].as_flattened_mut());
-                d += row_stride;
-            }
-        }
-        block_row += block_stride;
-    }
-    // The edges: columns past the last full block, then rows past it.
-    let row_start = |j: usize| at(first_row + i64::try_from(j).unwrap_or(0) * row_stride);
-    for j in 0..tb {
-        let start = row_start(j);
-        let i_range = if j < full_b { full_a..ta } else { 0..ta };
-        for i in i_range {
-            dst[start + i] = tile[i * side + j];
+            let blocks = Blocks {
+                tile,
+                row_len: cols,
+                rows,
+                cols,
+                first_row: dst_base + b0 * row_stride + a0,
+                row_stride,
+            };
+            scatter(&blocks, dst);
         }
     }
 }
 
-/// An integer holding a row of `BYTES / N` elements of a register tile.
-pub(crate) trait Lane:
-    Copy
-    + std::ops::BitAnd<Output = Self>
-    + std::ops::BitOr<Output = Self>
-    + std::ops::Not<Output = Self>
-    + std::ops::Shl<u32, Output = Self>
-    + std::ops::Shr<u32, Output = Self>
-{
-    /// The width in bytes.
-    const BYTES: usize;
-    /// Zero.
-    const ZERO: Self;
-    /// All bits set.
-    const ONES: Self;
-    /// Little-endian load of `BYTES` bytes.
-    fn load(bytes: &[u8]) -> Self;
-    /// Little-endian store of `BYTES` bytes.
-    fn store(self, bytes: &mut [u8]);
+/// A staged tile to write transposed: `rows × cols` elements of `tile`
+/// (row `i` at `i · row_len`), whose column `j` goes to the destination row
+/// segment starting at `first_row + j · row_stride`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Blocks<'a, const N: usize> {
+    pub(crate) tile: &'a [[u8; N]],
+    pub(crate) row_len: usize,
+    pub(crate) rows: usize,
+    pub(crate) cols: usize,
+    pub(crate) first_row: usize,
+    pub(crate) row_stride: usize,
 }
 
-impl Lane for u64 {
-    const BYTES: usize = 8;
-    const ZERO: Self = 0;
-    const ONES: Self = u64::MAX;
-    fn load(bytes: &[u8]) -> Self {
-        let mut raw = [0; 8];
-        raw.copy_from_slice(bytes);
-        u64::from_le_bytes(raw)
-    }
-    fn store(self, bytes: &mut [u8]) {
-        bytes.copy_from_slice(&self.to_le_bytes());
-    }
-}
-
-impl Lane for u128 {
-    const BYTES: usize = 16;
-    const ZERO: Self = 0;
-    const ONES: Self = u128::MAX;
-    fn load(bytes: &[u8]) -> Self {
-        let mut raw = [0; 16];
-        raw.copy_from_slice(bytes);
-        u128::from_le_bytes(raw)
-    }
-    fn store(self, bytes: &mut [u8]) {
-        bytes.copy_from_slice(&self.to_le_bytes());
-    }
-}
-
-/// Transposes the square matrix of `n`-byte elements held in `rows` (row
-/// `i`, element `j` at byte `j·n`) by swapping ever smaller blocks; every
-/// loop has a constant trip count, so it unrolls into registers.
-#[inline(always)]
-fn transpose_lanes<L: Lane, const M: usize>(rows: &mut [L; M], n: usize) {
-    if M >= 8 {
-        swap_blocks::<L, M, 4>(rows, n);
-    }
-    if M >= 4 {
-        swap_blocks::<L, M, 2>(rows, n);
-    }
-    if M >= 2 {
-        swap_blocks::<L, M, 1>(rows, n);
-    }
-}
-
-/// Swaps the off-diagonal `K`×`K` blocks of each `2K`×`2K` block.
-#[inline(always)]
-fn swap_blocks<L: Lane, const M: usize, const K: usize>(rows: &mut [L; M], n: usize) {
-    let unit = u32::try_from(K * n * 8).unwrap_or(0);
-    let mask = alternating::<L>(unit);
-    for base in (0..M).step_by(2 * K) {
-        for i in base..base + K {
-            let (x, y) = (rows[i], rows[i + K]);
-            rows[i] = (x & mask) | ((y & mask) << unit);
-            rows[i + K] = ((x >> unit) & mask) | (y & !mask);
+/// Writes the transpose of `blocks` to `dst`: whole 16-byte register blocks
+/// where the target has them, then the ragged edges element by element.
+fn scatter<const N: usize>(blocks: &Blocks<'_, N>, dst: &mut [[u8; N]]) {
+    let (done_rows, done_cols) = register_blocks(blocks, dst);
+    let Blocks {
+        tile,
+        row_len,
+        rows,
+        cols,
+        first_row,
+        row_stride,
+    } = *blocks;
+    for j in 0..cols {
+        let start = first_row + j * row_stride;
+        let range = if j < done_cols {
+            done_rows..rows
+        } else {
+            0..rows
+        };
+        for i in range {
+            dst[start + i] = tile[i * row_len + j];
         }
     }
 }
 
-/// `unit` one bits, `unit` zero bits, repeated from the least significant bit.
-#[inline(always)]
-fn alternating<L: Lane>(unit: u32) -> L {
-    let bits = u32::try_from(L::BYTES * 8).unwrap_or(0);
-    let mut mask = L::ONES >> (bits - unit);
-    let mut width = 2 * unit;
-    while width < bits {
-        mask = mask | (mask << width);
-        width *= 2;
-    }
-    mask
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+use super::sse2::transpose_blocks as register_blocks;
+
+/// Without SSE2 every element goes through the edge loop of [`scatter`].
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+fn register_blocks<const N: usize>(_: &Blocks<'_, N>, _: &mut [[u8; N]]) -> (usize, usize) {
+    (0, 0)
 }

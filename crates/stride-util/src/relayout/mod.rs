@@ -7,11 +7,15 @@
 //! neighbours merged where both sides are contiguous across them), then the
 //! fastest applicable kernel runs: one memcpy, a memcpy per contiguous run,
 //! cache-blocked tiles for transposes, or a strided element loop.
-//! Everything is single-threaded safe Rust.
+//! Everything is single-threaded safe Rust, except one call into the SSE2
+//! register transposes on x86_64 (see `sse2.rs`); other targets transpose
+//! tiles element by element.
 
 mod kernels;
 mod padding;
 mod plan;
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod sse2;
 mod sub_byte;
 mod xla;
 
