@@ -215,15 +215,10 @@ impl StridedView {
     /// # Ok::<(), stride_util::ViewError>(())
     /// ```
     pub fn buffer_size_in_bytes(&self, element_size_in_bits: u32) -> Result<i64, ViewError> {
-        let bits = self
-            .min_buffer_len()?
-            .checked_mul(i64::from(element_size_in_bits))
-            .ok_or(overflow("the buffer size"))?;
-        let bytes = bits / 8 + i64::from(bits % 8 != 0);
-        bytes
-            .checked_add(3)
-            .map(|b| b / 4 * 4)
-            .ok_or(overflow("the buffer size"))
+        // In i128: the bit count may pass i64::MAX while the bytes fit.
+        let bits = i128::from(self.min_buffer_len()?) * i128::from(element_size_in_bits);
+        let bytes = (bits + 7) / 8;
+        i64::try_from((bytes + 3) / 4 * 4).map_err(|_| overflow("the buffer size"))
     }
 }
 

@@ -161,6 +161,42 @@ fn indices_whose_products_with_strides_would_overflow() {
 }
 
 #[test]
+fn minimal_buffers_just_over_i64_max() {
+    // The last element at i64::MAX: the buffer needs i64::MAX + 1 elements.
+    let far = StridedView::new(&[2], &[i64::MAX], 0).unwrap();
+    assert_eq!(far.min_buffer_len(), Err(overflow("the buffer length")));
+    assert_eq!(
+        far.buffer_size_in_bytes(8),
+        Err(overflow("the buffer length"))
+    );
+    let far = StridedView::new(&[2, 2], &[i64::MAX - 1, 1], 0).unwrap();
+    assert_eq!(far.min_buffer_len(), Err(overflow("the buffer length")));
+    // 2^60 elements fit; their bytes at 64 bits do not, at 32 they do.
+    let long = StridedView::row_major(&[1 << 60]).unwrap();
+    assert_eq!(
+        long.buffer_size_in_bytes(64),
+        Err(overflow("the buffer size"))
+    );
+    assert_eq!(long.buffer_size_in_bytes(32).unwrap(), 1 << 62);
+    assert_eq!(
+        long.buffer_size_in_bytes(u32::MAX),
+        Err(overflow("the buffer size"))
+    );
+    // Sub-byte elements: i64::MAX 4-bit elements take 2^62 bytes.
+    let longest = StridedView::row_major(&[i64::MAX]).unwrap();
+    assert_eq!(longest.buffer_size_in_bytes(4).unwrap(), 1 << 62);
+    // An element below 0 has no buffer.
+    let below = StridedView::new(&[2], &[i64::MIN], 0).unwrap();
+    assert_eq!(
+        below.min_buffer_len(),
+        Err(ViewError::OutsideBuffer {
+            offset: i64::MIN,
+            len: 1
+        })
+    );
+}
+
+#[test]
 fn reshapes_and_broadcasts_whose_sizes_overflow() {
     // numpy: "cannot reshape array of size 1 into shape (4294967296,4294967296)".
     let one = StridedView::row_major(&[1]).unwrap();
