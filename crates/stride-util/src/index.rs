@@ -53,7 +53,8 @@ impl IndexItem {
 ///
 /// # Errors
 ///
-/// [`ViewError::ZeroStep`] for step 0.
+/// [`ViewError::NegativeSize`] for a negative `length` (Python's `length
+/// should not be negative`), then [`ViewError::ZeroStep`] for step 0.
 ///
 /// ```
 /// // 1:4:2 over 4 positions: 1 and 3.
@@ -69,6 +70,9 @@ pub fn adjust_slice(
     step: Option<i64>,
     axis: usize,
 ) -> Result<(i64, i64, i64), ViewError> {
+    if length < 0 {
+        return Err(ViewError::NegativeSize { axis, size: length });
+    }
     let step = step.unwrap_or(1).max(-i64::MAX);
     if step == 0 {
         return Err(ViewError::ZeroStep { axis });

@@ -10,8 +10,8 @@
 use layout_util::LayoutBuilder;
 use schema::{PaddingValue, PrimitiveType, Shape};
 use stride_util::{
-    RelayoutError, StridedView, ViewError, fill_padding, parse_index_expression, relayout,
-    relayout_bits, relayout_xla,
+    RelayoutError, StridedView, ViewError, adjust_slice, fill_padding, parse_index_expression,
+    relayout, relayout_bits, relayout_xla,
 };
 
 fn overflow(what: &'static str) -> ViewError {
@@ -240,6 +240,29 @@ fn reshapes_and_broadcasts_whose_sizes_overflow() {
         one.expand_dims(&[i64::MAX]),
         Err(ViewError::AxisOutOfBounds { axis: i64::MAX, .. })
     ));
+}
+
+#[test]
+fn slices_of_negative_lengths_are_rejected() {
+    // numpy: slice(None).indices(-1) raises "length should not be negative".
+    for length in [-1, i64::MIN] {
+        assert_eq!(
+            adjust_slice(length, Some(-1), None, Some(-1), 3),
+            Err(ViewError::NegativeSize {
+                axis: 3,
+                size: length
+            })
+        );
+    }
+    // Extreme bounds clamp as numpy's PySlice_AdjustIndices.
+    assert_eq!(
+        adjust_slice(i64::MAX, Some(i64::MIN), Some(i64::MAX), Some(i64::MAX), 0),
+        Ok((0, i64::MAX, 1))
+    );
+    assert_eq!(
+        adjust_slice(i64::MAX, None, None, Some(i64::MIN), 0),
+        Ok((i64::MAX - 1, -i64::MAX, 1))
+    );
 }
 
 fn padded_f32(dimensions: &[i64], padded: &[i64]) -> Shape {
