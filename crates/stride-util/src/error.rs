@@ -156,6 +156,13 @@ pub enum ViewError {
         /// The size given.
         size: i64,
     },
+    /// A `broadcast_to` target with no dimensions for a view with some
+    /// (numpy checks this before anything else).
+    #[error("cannot broadcast a non-scalar to a scalar array (a {ndim}-d view to shape ())")]
+    BroadcastToScalar {
+        /// Number of dimensions of the view.
+        ndim: usize,
+    },
     /// A `broadcast_to` target with fewer dimensions than the view.
     #[error(
         "input operand has more dimensions than allowed by the axis remapping ({ndim} dimensions into a shape of {target_ndim})"

@@ -265,7 +265,7 @@ impl StridedView {
     ///
     /// # Errors
     ///
-    /// [`ViewError::NegativeBroadcastSize`],
+    /// [`ViewError::BroadcastToScalar`], [`ViewError::NegativeBroadcastSize`],
     /// [`ViewError::BroadcastFewerDimensions`],
     /// [`ViewError::BroadcastMismatch`] and [`ViewError::Overflow`].
     ///
@@ -276,6 +276,9 @@ impl StridedView {
     /// # Ok::<(), stride_util::ViewError>(())
     /// ```
     pub fn broadcast_to(&self, shape: &[i64]) -> Result<Self, ViewError> {
+        if shape.is_empty() && self.ndim() > 0 {
+            return Err(ViewError::BroadcastToScalar { ndim: self.ndim() });
+        }
         if let Some((axis, &size)) = shape.iter().enumerate().find(|(_, s)| **s < 0) {
             return Err(ViewError::NegativeBroadcastSize { axis, size });
         }

@@ -43,3 +43,18 @@ fn transpose_and_squeeze_check_axes_one_at_a_time() {
     // np.squeeze(np.zeros((2,1,1)), (1, 1, 7))
     error_starts_with(a.squeeze_axes(&[1, 1, 7]), "duplicate value in 'axis'");
 }
+
+#[test]
+fn broadcast_to_a_scalar_shape_is_numpys_scalar_error() {
+    // np.broadcast_to(np.zeros(4), ()) and np.broadcast_to(np.zeros((1, 1)), ())
+    error_starts_with(
+        rm(&[4]).broadcast_to(&[]),
+        "cannot broadcast a non-scalar to a scalar array",
+    );
+    error_starts_with(
+        rm(&[1, 1]).broadcast_to(&[]),
+        "cannot broadcast a non-scalar to a scalar array",
+    );
+    // np.broadcast_to(np.zeros(()), ()) is a 0-d view.
+    assert_eq!(rm(&[]).broadcast_to(&[]).unwrap().sizes(), [] as [i64; 0]);
+}
