@@ -60,8 +60,9 @@ impl StridedView {
     ///
     /// [`ViewError::NotAnXlaLayout`] if the offset is not 0, a stride is
     /// not positive, the most minor stride is not 1 (and no size-1
-    /// dimension is inside it), or a stride is not a multiple of the next
-    /// smaller one at least its size apart.
+    /// dimension is inside it), a stride is not a multiple of the next
+    /// smaller one at least its size apart, or the padded extents multiply
+    /// to more than `i64::MAX` elements.
     ///
     /// ```
     /// use stride_util::StridedView;
@@ -138,6 +139,16 @@ impl StridedView {
             .iter()
             .map(|&d| i64::try_from(d).unwrap_or(i64::MAX))
             .collect();
+        if padded
+            .iter()
+            .try_fold(1_i64, |n, &d| n.checked_mul(d))
+            .is_none()
+        {
+            return Err(fail(format!(
+                "the padded buffer {} has more than i64::MAX elements",
+                numpy_tuple(&padded)
+            )));
+        }
         let mut builder = LayoutBuilder::new(&minor_to_major);
         if padded != self.sizes() {
             builder = builder.padded_dimensions(padded);

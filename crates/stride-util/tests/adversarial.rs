@@ -349,3 +349,17 @@ fn relayouts_whose_buffer_sizes_overflow() {
         })
     );
 }
+
+#[test]
+fn xla_layouts_of_views_whose_padded_buffer_overflows() {
+    // Rows 2^62 apart: the view fits (its last element is at 2^62 + 2),
+    // but as an XLA layout dimension 1 is padded to 2^62, and the padded
+    // buffer of 2 * 2^62 elements does not fit in i64.
+    let view = StridedView::new(&[2, 3], &[1 << 62, 1], 0).unwrap();
+    assert_eq!(view.min_buffer_len().unwrap(), (1 << 62) + 3);
+    let error = view.to_xla_layout().unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "strides (4611686018427387904,1) of shape (2,3) do not describe an XLA layout: the padded buffer (2,4611686018427387904) has more than i64::MAX elements"
+    );
+}
