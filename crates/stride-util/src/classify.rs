@@ -96,7 +96,7 @@ impl StridedView {
             .filter(|(size, _)| **size > 1)
             .map(|(&size, &stride)| (size, stride.unsigned_abs().try_into().unwrap_or(i64::MAX)))
             .collect();
-        if dims.iter().any(|&(_, stride)| stride == 0) {
+        if dims.iter().any(|&(_, stride)| stride == 0) || has_multiple_stride(self) {
             return Ok(true);
         }
         dims.sort_unstable_by_key(|&(_, stride)| stride);
@@ -220,6 +220,24 @@ impl StridedView {
         let bytes = (bits + 7) / 8;
         i64::try_from((bytes + 3) / 4 * 4).map_err(|_| overflow("the buffer size"))
     }
+}
+
+/// Whether some stride is `m` times another with `m` below that other
+/// dimension's size (equal strides included): index `m` along the one and
+/// index 1 along the other address the same element.
+fn has_multiple_stride(view: &StridedView) -> bool {
+    let dims: Vec<(u64, u64)> = view
+        .sizes()
+        .iter()
+        .zip(view.strides())
+        .filter(|(size, _)| **size > 1)
+        .map(|(&size, &stride)| (size.unsigned_abs(), stride.unsigned_abs()))
+        .collect();
+    dims.iter().enumerate().any(|(i, &(size, small))| {
+        dims.iter().enumerate().any(|(j, &(_, large))| {
+            i != j && small != 0 && large % small == 0 && large / small < size
+        })
+    })
 }
 
 /// numpy's `_UpdateContiguousFlags` over `(size, stride)` pairs, from the

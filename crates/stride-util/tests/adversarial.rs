@@ -197,6 +197,36 @@ fn minimal_buffers_just_over_i64_max() {
 }
 
 #[test]
+fn overlap_and_span_with_extreme_strides() {
+    // Offsets {0, MIN, MAX, -1}: four distinct elements over a span of
+    // 2^64 - 1, more than i64 holds.
+    let corners = StridedView::new(&[2, 2], &[i64::MIN, i64::MAX], 0).unwrap();
+    assert_eq!(corners.offset_range(), Some((i64::MIN, i64::MAX)));
+    assert_eq!(corners.span(), i64::MAX);
+    assert!(!corners.is_c_contiguous());
+    // Strides 3k and 4k interleave (offsets {0,4k,8k,3k,7k,11k,6k,10k,14k}):
+    // deciding takes a bitmap of the span, refused past 2^32 bits.
+    let k = 1_i64 << 40;
+    let wide = StridedView::new(&[3, 3], &[3 * k, 4 * k], 0).unwrap();
+    assert_eq!(
+        wide.has_overlap(),
+        Err(ViewError::OverlapUndecided { span: 14 * k + 1 })
+    );
+    // Equal huge strides overlap: the count exceeds the span.
+    let twice = StridedView::new(&[2, 2], &[i64::MAX / 2, i64::MAX / 2], 0).unwrap();
+    assert_eq!(twice.has_overlap(), Ok(true));
+    // A stride twice another of size 3 meets it, whatever the signs:
+    // (0, 0) and (2, 1) are both at 6 here; with size 2 nothing meets.
+    let opposite = StridedView::new(&[3, 2], &[-3, 6], 6).unwrap();
+    assert_eq!(opposite.has_overlap(), Ok(true));
+    let short = StridedView::new(&[2, 2], &[3, 6], 0).unwrap();
+    assert_eq!(short.has_overlap(), Ok(false));
+    let apart = StridedView::new(&[2, 2], &[i64::MAX / 2, 1], 0).unwrap();
+    assert_eq!(apart.has_overlap(), Ok(false));
+    assert_eq!(apart.is_padded(), Ok(true));
+}
+
+#[test]
 fn reshapes_and_broadcasts_whose_sizes_overflow() {
     // numpy: "cannot reshape array of size 1 into shape (4294967296,4294967296)".
     let one = StridedView::row_major(&[1]).unwrap();
