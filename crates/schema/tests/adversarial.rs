@@ -424,3 +424,49 @@ fn integers_outside_int64_are_rejected_by_text_format_and_json() {
     assert_eq!(extremes.dimensions, [i64::MIN, i64::MAX]);
     assert_eq!(extremes.element_type, 9999);
 }
+
+#[test]
+fn dimensions_at_the_i64_extremes_in_strings() {
+    let max: Shape = "f32[9223372036854775807]".parse().unwrap();
+    assert_eq!(max.dimensions, [i64::MAX]);
+    // XLA's lexer reads 2^63 as a u64 and casts it: i64::MIN, the
+    // unbounded size, valid only when dynamic (`<=`). The error quotes the
+    // literal as written (XLA's own text is a bare "Syntax error:").
+    for (text, size, offset, found, dynamic) in [
+        (
+            "f32[9223372036854775808]",
+            i64::MIN,
+            4,
+            "9223372036854775808",
+            false,
+        ),
+        (
+            "f32[-9223372036854775808]",
+            i64::MIN,
+            4,
+            "-9223372036854775808",
+            false,
+        ),
+        ("f32[2,-1]", -1, 6, "-1", false),
+        ("f32[<=-1]", -1, 6, "-1", true),
+        (
+            "f32[<=18446744073709551615]",
+            -1,
+            6,
+            "18446744073709551615",
+            true,
+        ),
+    ] {
+        assert_eq!(
+            parse_error(text),
+            ParseError::Syntax {
+                message: format!("Invalid dimension size {size}, is_dynamic={dynamic}"),
+                offset,
+                found: format!("`{found}`"),
+            },
+            "{text}"
+        );
+    }
+    let unbounded: Shape = "f32[<=9223372036854775808]".parse().unwrap();
+    assert_eq!(unbounded.to_string(), "f32[?]{0}");
+}

@@ -460,21 +460,24 @@ impl<'a> Parser<'a> {
         self.expect(Token::LSquare, "expects a list starting with kLsquare")?;
         if self.token() != Token::RSquare {
             loop {
-                let offset = self.lexer.start();
                 let (size, dynamic) = if self.lexer.eat(Token::Question) {
                     (UNBOUNDED_SIZE, true)
                 } else {
                     let dynamic = self.lexer.eat(Token::Leq);
-                    (self.int()?, dynamic)
+                    // The literal as written: XLA reads 9223372036854775808
+                    // as i64::MIN, but the error quotes the input.
+                    let (offset, found) = (self.lexer.start(), self.found());
+                    let size = self.int()?;
+                    // XLA's Shape::IsValidDimensionSize.
+                    if size < 0 && !(dynamic && size == UNBOUNDED_SIZE) {
+                        return Err(ParseError::Syntax {
+                            message: format!("Invalid dimension size {size}, is_dynamic={dynamic}"),
+                            offset,
+                            found,
+                        });
+                    }
+                    (size, dynamic)
                 };
-                // XLA's Shape::IsValidDimensionSize.
-                if size < 0 && !(dynamic && size == UNBOUNDED_SIZE) {
-                    return Err(ParseError::Syntax {
-                        message: format!("Invalid dimension size {size}, is_dynamic={dynamic}"),
-                        offset,
-                        found: format!("`{size}`"),
-                    });
-                }
                 shape.dimensions.push(size);
                 shape.is_dynamic_dimension.push(dynamic);
                 if !self.lexer.eat(Token::Comma) {
