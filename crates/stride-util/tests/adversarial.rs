@@ -393,3 +393,30 @@ fn xla_layouts_of_views_whose_padded_buffer_overflows() {
         "strides (4611686018427387904,1) of shape (2,3) do not describe an XLA layout: the padded buffer (2,4611686018427387904) has more than i64::MAX elements"
     );
 }
+
+#[test]
+fn relayouts_of_enum_numbers_outside_their_enums() {
+    let mut dst = [0_u8; 64];
+    let mut padding = padded_f32(&[2, 3], &[2, 4]);
+    padding.layout.as_mut().unwrap().padding_value = 77;
+    for result in [
+        relayout_xla(&[0; 64], &padding, &mut dst, &padding),
+        fill_padding(&mut dst, &padding),
+    ] {
+        assert_eq!(
+            result.unwrap_err().to_string(),
+            "layout has unknown padding_value 77"
+        );
+    }
+    // An unknown element type is PRIMITIVE_TYPE_INVALID: not an array.
+    for padded in [vec![2, 4], vec![]] {
+        let mut unknown = padded_f32(&[2, 3], &padded);
+        unknown.element_type = 9999;
+        assert_eq!(
+            relayout_xla(&[0; 64], &unknown, &mut dst, &unknown)
+                .unwrap_err()
+                .to_string(),
+            "shape primitive_type_invalid[] is not an array"
+        );
+    }
+}

@@ -44,9 +44,10 @@ pub(crate) fn capacity_in_elements(bytes: usize, bits: u32) -> i64 {
 /// # Errors
 ///
 /// [`RelayoutError::ShapeMismatch`] if the types or dimensions differ,
+/// [`RelayoutError::View`] for a shape that is not a strided array layout
+/// (not an array, tiled, no layout, invalid),
 /// [`RelayoutError::ElementSize`] if the element sizes differ or are not
-/// supported, [`RelayoutError::View`] for a shape that is not a strided
-/// array layout (tiled, no layout, invalid), and the errors of
+/// supported, and the errors of
 /// [`super::relayout`] and [`fill_padding`].
 ///
 /// ```
@@ -86,14 +87,15 @@ pub fn relayout_xla(
             destination_shape: dst_shape.human_string(),
         });
     }
+    // The views first: a shape that is not an array has no element size.
+    let src_view = StridedView::from_xla_shape(src_shape)?;
+    let dst_view = StridedView::from_xla_shape(dst_shape)?;
     let (src_bits, dst_bits) = (element_bits(src_shape)?, element_bits(dst_shape)?);
     if src_bits != dst_bits {
         return Err(RelayoutError::ElementSize {
             bits: u64::from(dst_bits),
         });
     }
-    let src_view = StridedView::from_xla_shape(src_shape)?;
-    let dst_view = StridedView::from_xla_shape(dst_shape)?;
     if dst_bits < 8 {
         relayout_bits(src, &src_view, dst, &dst_view, dst_bits)?;
         return fill_padding(dst, dst_shape);
