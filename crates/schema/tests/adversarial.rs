@@ -10,7 +10,7 @@
 use prost::Message;
 use schema::{
     FormatError, Layout, MAX_DEPTH, MAX_TEXT_FORMAT_DEPTH, PaddingValue, ParseError, PrimitiveType,
-    ProgramShape, ProtoFormat, Shape,
+    ProgramShape, ProtoFormat, Shape, SplitConfig, Tile,
 };
 
 /// Runs `f` on a thread with a 2 MiB stack.
@@ -487,4 +487,34 @@ fn dimensions_at_the_i64_extremes_in_strings() {
     }
     let unbounded: Shape = "f32[<=9223372036854775808]".parse().unwrap();
     assert_eq!(unbounded.to_string(), "f32[?]{0}");
+}
+
+#[test]
+fn layouts_with_every_field_at_the_extremes_print_as_xla() {
+    // Spec §4.2: attributes in XLA's order, `*` for i64::MIN in a tile and
+    // `Invalid value -N` for other negative tile sizes, `#(invalid)` for a
+    // non-integer index type, M(..) only when positive; then PAD and PV.
+    let layout = Layout {
+        minor_to_major: vec![i64::MIN, i64::MAX],
+        tiles: vec![Tile {
+            dimensions: vec![-3, i64::MIN, i64::MIN + 1, 0],
+        }],
+        tail_padding_alignment_in_elements: i64::MIN,
+        index_primitive_type: i32::MIN,
+        pointer_primitive_type: PrimitiveType::U32 as i32,
+        element_size_in_bits: i64::MIN,
+        memory_space: i64::MIN,
+        split_configs: vec![SplitConfig {
+            dimension: i64::MIN,
+            split_indices: vec![i64::MAX],
+        }],
+        dynamic_shape_metadata_prefix_bytes: i64::MIN,
+        padded_dimensions: vec![i64::MIN],
+        padding_value: i32::MIN,
+        ..Layout::default()
+    };
+    assert_eq!(
+        layout.to_string(),
+        "{-9223372036854775808,9223372036854775807:T(Invalid value -3,*,Invalid value -9223372036854775807,0)L(-9223372036854775808)#(invalid)*(u32)E(-9223372036854775808)S(-9223372036854775808)SC(-9223372036854775808:9223372036854775807)PAD(-9223372036854775808)PV(-2147483648)}"
+    );
 }
