@@ -96,10 +96,6 @@ const DEVIATIONS: &[(&str, &str)] = &[
         "token with a layout",
         "XLA's Shape::FromProto rejects any layout on a non-array (RET_CHECK); ValidateShape, which validate_shape follows, allows an empty one",
     ),
-    (
-        "(f32[2]{0:#(s32)})",
-        "both reject; XLA's parser says `expecting an unsigned integer type` inside a tuple, ours gives the validation message",
-    ),
 ];
 
 #[test]

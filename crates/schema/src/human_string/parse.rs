@@ -11,6 +11,15 @@
 //! `{0:E(4}` is accepted (XLA records an error there but only reports it when
 //! the whole parse fails). The padded-layout extension (`PAD(..)`, `PV(..)`)
 //! is strict.
+//!
+//! XLA's parser keeps a list of every error it records, including those of
+//! the lenient attributes (and `expects integer` for each `*` of a tile,
+//! read after an integer was tried), and reports the list when the parse
+//! fails. Some failures add nothing to the list: an invalid dimension size,
+//! a tuple element that fails validation, a buffer of a non-array. For
+//! those, this parser reports the first recorded error, which is the first
+//! of XLA's messages; only with none recorded (XLA's bare `Syntax error:`)
+//! does it describe the failure itself.
 
 use std::str::FromStr;
 
@@ -232,12 +241,41 @@ type Result<T, E = ParseError> = std::result::Result<T, E>;
 
 struct Parser<'a> {
     lexer: Lexer<'a>,
+    /// The first error recorded and gone past (see the module docs).
+    recorded: Option<ParseError>,
+    /// The array as far as it was built when it failed, which XLA keeps
+    /// as a physical shape (`P(s32[2,-1])` is `P(s32[2])`).
+    partial: Option<Shape>,
 }
 
 impl<'a> Parser<'a> {
     fn new(src: &'a str) -> Self {
         Self {
             lexer: Lexer::new(src),
+            recorded: None,
+            partial: None,
+        }
+    }
+
+    /// Records the error of a lenient step, as XLA does, and goes on.
+    fn record(&mut self, result: Result<()>) {
+        if let Err(error) = result {
+            self.recorded.get_or_insert(error);
+        }
+    }
+
+    /// Records `message` at the current token.
+    fn record_here(&mut self, message: &str) {
+        let error = self.error(message);
+        self.record(error);
+    }
+
+    /// A failure XLA adds no message for: the first recorded error if
+    /// there is one (XLA's first message), else `error`.
+    fn silent<T>(&self, error: Result<T>) -> Result<T> {
+        match &self.recorded {
+            Some(recorded) => Err(recorded.clone()),
+            None => error,
         }
     }
 
@@ -327,8 +365,10 @@ impl<'a> Parser<'a> {
                     Some(Frame::Buffer) => self.finish_buffer(done),
                     Some(Frame::Physical { array, mut layout }) => {
                         layout.physical_shape = Some(Box::new(done));
-                        // XLA ignores a missing ')' here.
-                        self.lexer.eat(Token::RParen);
+                        // XLA records a missing ')' here and goes on.
+                        if !self.lexer.eat(Token::RParen) {
+                            self.record_here("expects physical shape to end with kRparen");
+                        }
                         match (self.layout_tail(&mut layout), array) {
                             (Err(error), _) => Err(error),
                             (Ok(()), Some(array)) => self.finish_array(*array, *layout),
@@ -344,22 +384,26 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// XLA ignores a failure to parse a physical shape (`P(...)`) and goes
-    /// on after it with an empty shape: unwinds `stack` to the innermost
-    /// physical shape and returns that empty shape, or returns `error` if no
-    /// physical shape is being parsed.
+    /// XLA records a failure to parse a physical shape (`P(...)`) and goes
+    /// on after it with the shape as far as it was built (an array that
+    /// failed is kept partly, anything else is empty): unwinds `stack` to
+    /// the innermost physical shape and returns that shape, or returns
+    /// `error` if no physical shape is being parsed.
     fn recover_in_physical_shape(
-        &self,
+        &mut self,
         stack: &mut Vec<Frame>,
         error: ParseError,
     ) -> Result<Shape> {
         let physical = stack
             .iter()
             .rposition(|frame| matches!(frame, Frame::Physical { .. }));
+        let partial = self.partial.take();
         match physical {
             Some(index) => {
+                let direct = index + 1 == stack.len();
                 stack.truncate(index + 1);
-                Ok(Shape::default())
+                self.record(Err(error));
+                Ok(partial.filter(|_| direct).unwrap_or_default())
             }
             None => Err(error),
         }
@@ -435,8 +479,9 @@ impl<'a> Parser<'a> {
             minor_to_major: (0..rank).rev().collect(),
             ..new_layout()
         };
+        // XLA sets the default layout before reading an explicit one.
+        shape.layout = Some(Box::new(default_layout));
         if !has_layout {
-            shape.layout = Some(Box::new(default_layout));
             return Ok(Some(shape));
         }
         let mut layout = new_layout();
@@ -455,47 +500,56 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `'[' [dim (',' dim)*] ']'` with `dim ::= '?' | ['<='] int`.
+    /// `'[' [dim (',' dim)*] ']'` with `dim ::= '?' | ['<='] int`. As in
+    /// XLA, the whole list is read before any size is checked, and an
+    /// invalid size adds no message of its own.
     fn dimension_sizes(&mut self, shape: &mut Shape) -> Result<()> {
         self.expect(Token::LSquare, "expects a list starting with kLsquare")?;
+        // Each size with the literal as written and where: XLA reads
+        // 9223372036854775808 as i64::MIN, but the error quotes the input.
+        let mut sizes = Vec::new();
         if self.token() != Token::RSquare {
             loop {
-                let (size, dynamic) = if self.lexer.eat(Token::Question) {
+                let (offset, found) = (self.lexer.start(), self.found());
+                let size = if self.lexer.eat(Token::Question) {
                     (UNBOUNDED_SIZE, true)
                 } else {
                     let dynamic = self.lexer.eat(Token::Leq);
-                    // The literal as written: XLA reads 9223372036854775808
-                    // as i64::MIN, but the error quotes the input.
-                    let (offset, found) = (self.lexer.start(), self.found());
-                    let size = self.int()?;
-                    // XLA's Shape::IsValidDimensionSize.
-                    if size < 0 && !(dynamic && size == UNBOUNDED_SIZE) {
-                        return Err(ParseError::Syntax {
-                            message: format!("Invalid dimension size {size}, is_dynamic={dynamic}"),
-                            offset,
-                            found,
-                        });
-                    }
-                    (size, dynamic)
+                    (self.int()?, dynamic)
                 };
-                shape.dimensions.push(size);
-                shape.is_dynamic_dimension.push(dynamic);
+                sizes.push((size, offset, found));
                 if !self.lexer.eat(Token::Comma) {
                     break;
                 }
             }
         }
-        self.expect(Token::RSquare, "expects a list to end with kRsquare")
+        self.expect(Token::RSquare, "expects a list to end with kRsquare")?;
+        for ((size, dynamic), offset, found) in sizes {
+            // XLA's Shape::IsValidDimensionSize.
+            if size < 0 && !(dynamic && size == UNBOUNDED_SIZE) {
+                self.partial = Some(shape.clone());
+                return self.silent(Err(ParseError::Syntax {
+                    message: format!("Invalid dimension size {size}, is_dynamic={dynamic}"),
+                    offset,
+                    found,
+                }));
+            }
+            shape.dimensions.push(size);
+            shape.is_dynamic_dimension.push(dynamic);
+        }
+        Ok(())
     }
 
     /// XLA's checks of an explicit layout, then attaches it.
-    fn finish_array(&self, mut shape: Shape, layout: Layout) -> Result<Shape> {
+    fn finish_array(&mut self, mut shape: Shape, layout: Layout) -> Result<Shape> {
         if layout.minor_to_major.len() != shape.dimensions.len() {
-            return self.error(format!(
+            let error = self.error(format!(
                 "Dimensions size is {}, but minor to major size is {}.",
                 shape.dimensions.len(),
                 layout.minor_to_major.len()
             ));
+            self.partial = Some(shape);
+            return error;
         }
         if layout.physical_shape.is_some() {
             return self.error(format!(
@@ -509,7 +563,7 @@ impl<'a> Parser<'a> {
     /// XLA's validation of the elements, then the closing `)` of a tuple.
     fn finish_tuple(&mut self, elements: Vec<Shape>) -> Result<Shape> {
         if let Some(message) = elements.iter().find_map(tuple_element_error) {
-            return self.error(message);
+            return self.silent(self.error(message));
         }
         self.expect(Token::RParen, "expects ')' at the end of tuple.")?;
         Ok(Shape {
@@ -523,7 +577,7 @@ impl<'a> Parser<'a> {
     fn finish_buffer(&mut self, inner: Shape) -> Result<Shape> {
         let inner_type = PrimitiveType::try_from(inner.element_type).unwrap_or_default();
         if !inner_type.is_array_type() {
-            return self.error("Buffer shape must have array shape.");
+            return self.silent(self.error("Buffer shape must have array shape."));
         }
         self.expect(Token::RParen, "expects ')' at the end of buffer shape.")?;
         Ok(Shape {
@@ -556,50 +610,54 @@ impl<'a> Parser<'a> {
         if self.is_ident("D") {
             self.lexer.bump();
             // Dim level types are parsed and dropped, as XLA does since 2025.
-            let _ = self.dim_level_types();
+            let result = self.dim_level_types();
+            self.record(result);
         }
         if self.is_ident("T") {
             self.lexer.bump();
-            let _ = self.tiles(&mut layout.tiles);
+            let result = self.tiles(&mut layout.tiles);
+            self.record(result);
         }
         if self.is_ident("L") {
             self.lexer.bump();
-            if let Some(value) = self.int_attribute() {
+            if let Some(value) = self.int_attribute("multiple padded to in elements") {
                 layout.tail_padding_alignment_in_elements = value;
             }
         }
         if self.lexer.eat(Token::Octothorp)
-            && let Some(t) = self.index_type()
+            && let Some(t) = self.index_type("kOctothorp", "index")
         {
             layout.index_primitive_type = t as i32;
         }
         if self.lexer.eat(Token::Asterisk)
-            && let Some(t) = self.index_type()
+            && let Some(t) = self.index_type("kAsterisk", "pointer")
         {
             layout.pointer_primitive_type = t as i32;
         }
         if self.is_ident("E") {
             self.lexer.bump();
-            if let Some(value) = self.int_attribute() {
+            if let Some(value) = self.int_attribute("element size in bits") {
                 layout.element_size_in_bits = value;
             }
         }
         if self.is_ident("S") {
             self.lexer.bump();
-            if let Some(value) = self.int_attribute() {
+            if let Some(value) = self.int_attribute("memory space") {
                 // XLA keeps the memory space in an int8: S(128) is S(-128).
                 layout.memory_space = i64::from(i8::from_le_bytes([value.to_le_bytes()[0]]));
             }
         }
         if self.is_ident("SC") {
             self.lexer.bump();
-            let _ = self.split_configs(&mut layout.split_configs);
+            let result = self.split_configs(&mut layout.split_configs);
+            self.record(result);
         }
         if self.is_ident("P") {
             self.lexer.bump();
             if self.lexer.eat(Token::LParen) {
                 return Ok(Head::PhysicalShape);
             }
+            self.record_here("expects physical shape to start with kLparen");
             // XLA creates the physical shape before looking for '('.
             layout.physical_shape = Some(Box::default());
         }
@@ -611,7 +669,7 @@ impl<'a> Parser<'a> {
     fn layout_tail(&mut self, layout: &mut Layout) -> Result<()> {
         if self.is_ident("M") {
             self.lexer.bump();
-            if let Some(value) = self.int_attribute() {
+            if let Some(value) = self.int_attribute("dynamic shape metadata prefix bytes") {
                 layout.dynamic_shape_metadata_prefix_bytes = value;
             }
         }
@@ -693,29 +751,57 @@ impl<'a> Parser<'a> {
     }
 
     /// `'(' int ')'`, as XLA's `ParseLayoutIntAttribute`: the value counts
-    /// once the integer is read, even if `)` is missing.
-    fn int_attribute(&mut self) -> Option<i64> {
+    /// once the integer is read, even if `)` is missing. A missing part is
+    /// recorded with XLA's message naming the attribute (`what`).
+    fn int_attribute(&mut self, what: &str) -> Option<i64> {
         if !self.lexer.eat(Token::LParen) {
+            self.record_here(&format!("expects {what} to start with kLparen"));
             return None;
         }
-        let value = self.int().ok()?;
-        self.lexer.eat(Token::RParen);
+        let value = self.int();
+        let value = match value {
+            Ok(value) => value,
+            Err(error) => {
+                self.record(Err(error));
+                return None;
+            }
+        };
+        if !self.lexer.eat(Token::RParen) {
+            self.record_here(&format!("expects {what} to end with kRparen"));
+        }
         Some(value)
     }
 
-    /// `'(' type ')'` after `#` or `*`: each part is optional, as in XLA;
-    /// any type name counts (XLA records a non-unsigned type as an error it
-    /// never reports).
-    fn index_type(&mut self) -> Option<PrimitiveType> {
-        self.lexer.eat(Token::LParen);
+    /// `'(' type ')'` after `#` or `*` (`marker`, for `kind` index or
+    /// pointer): each part is optional, as in XLA, and any type name counts;
+    /// what is missing, and a type that is not an unsigned integer, is
+    /// recorded with XLA's message.
+    fn index_type(&mut self, marker: &str, kind: &str) -> Option<PrimitiveType> {
+        if !self.lexer.eat(Token::LParen) {
+            self.record_here(&format!("expects {marker} to be followed by kLparen"));
+        }
         let found = match self.token() {
             Token::Ident(name) => type_token(name),
             _ => None,
         };
+        match found {
+            Some(t) if !t.is_unsigned_integral() => {
+                self.record_here("expecting an unsigned integer type");
+            }
+            Some(_) => {}
+            None => self.record_here(&format!(
+                "expected primitive type, saw {}",
+                self.token().kind_name()
+            )),
+        }
         if found.is_some() {
             self.lexer.bump();
         }
-        self.lexer.eat(Token::RParen);
+        if !self.lexer.eat(Token::RParen) {
+            self.record_here(&format!(
+                "expects {kind} primitive type to be followed by kRparen"
+            ));
+        }
         found
     }
 
@@ -739,7 +825,10 @@ impl<'a> Parser<'a> {
         loop {
             tiles.push(Tile::default());
             self.list(Token::LParen, Token::RParen, |p| {
-                let dimension = if p.lexer.eat(Token::Asterisk) {
+                // XLA tries an integer first and records that it failed.
+                let dimension = if p.token() == Token::Asterisk {
+                    p.record_here("expects integer");
+                    p.lexer.bump();
                     COMBINE_DIMENSION
                 } else {
                     p.int()?
