@@ -56,7 +56,8 @@ fn transposes_for_every_element_size() {
 
 /// Larger than one tile along both dimensions (tiles hold up to 256 or 512
 /// source rows of up to 512 elements), with ragged last tiles and ragged
-/// register blocks, in a batch, with padded source and destination rows.
+/// register blocks, in a batch, with padded source and destination rows;
+/// and NCHW→NHWC with several tiles per image.
 #[test]
 fn transposes_across_several_tiles() {
     for (n, rows, cols) in [(1, 530, 1030), (2, 270, 523), (4, 270, 523), (8, 261, 515)] {
@@ -69,6 +70,13 @@ fn transposes_across_several_tiles() {
         StridedView::row_major(&[700, 300]).unwrap(),
     );
     check(&a.transpose(), &t, 16);
+    // Few source rows (channels) and long ones: the next tile's source is
+    // prefetched while a tile is written.
+    let nchw = StridedView::nchw(&[2, 40, 33, 35]).unwrap();
+    let nhwc = StridedView::nhwc(&[2, 40, 33, 35]).unwrap();
+    for n in [1, 2, 4, 8] {
+        check(&nchw, &nhwc, n);
+    }
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! SSE2 register transposes for the tiled kernel: a block of `M` rows of
 //! 16 bytes (`M = 16 / N` elements of `N` bytes each) is loaded into `M`
 //! registers, transposed with `log2(M)` rounds of unpack instructions, and
-//! stored as `M` destination rows of 16 bytes.
+//! stored as `M` destination rows of 16 bytes. Meanwhile the source lines
+//! of the next tile can be prefetched (see `NextRows`).
 //!
 //! This is the crate's only `unsafe`: calling a `#[target_feature]`
 //! function from code compiled without the attribute. It is sound because
@@ -12,9 +13,9 @@
 //! scalar block transposes were 1.3× to 1.7× slower than these.
 
 use core::arch::x86_64::{
-    __m128i, _mm_cvtsi128_si64, _mm_set_epi64x, _mm_unpackhi_epi8, _mm_unpackhi_epi16,
-    _mm_unpackhi_epi32, _mm_unpackhi_epi64, _mm_unpacklo_epi8, _mm_unpacklo_epi16,
-    _mm_unpacklo_epi32, _mm_unpacklo_epi64,
+    __m128i, _MM_HINT_T0, _mm_cvtsi128_si64, _mm_prefetch, _mm_set_epi64x, _mm_unpackhi_epi8,
+    _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi64, _mm_unpacklo_epi8,
+    _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64,
 };
 
 use super::kernels::Blocks;
@@ -63,10 +64,28 @@ fn whole_blocks<const N: usize, const M: usize>(
         cols,
         first_row,
         row_stride,
+        next,
     } = *blocks;
     let (full_rows, full_cols) = (rows - rows % M, cols - cols % M);
+    // Prefetch the next tile's source lines, spread over the strips.
+    let line_elements = (64 / N).max(1);
+    let lines_per_row = next.map_or(0, |n| n.len.div_ceil(line_elements));
+    let total_lines = next.map_or(0, |n| n.rows * lines_per_row);
+    let per_strip = total_lines.div_ceil((full_cols / M).max(1));
+    let mut line = 0;
     let mut block_row = first_row;
     for j in (0..full_cols).step_by(M) {
+        if let Some(n) = next {
+            let end = (line + per_strip).min(total_lines);
+            for l in line..end {
+                let row = l / lines_per_row;
+                let k = n.start + row * n.stride + (l - row * lines_per_row) * line_elements;
+                if let Some(element) = n.src.get(k) {
+                    _mm_prefetch::<_MM_HINT_T0>(element.as_ptr().cast());
+                }
+            }
+            line = end;
+        }
         for i in (0..full_rows).step_by(M) {
             // Rows in bit-reversed order: the unpack rounds then leave
             // every destination row's elements in order.
