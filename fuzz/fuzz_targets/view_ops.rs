@@ -14,7 +14,7 @@ use libfuzzer_sys::fuzz_target;
 use stride_util::{IndexItem, Order, StridedView, ViewError};
 
 /// The reference is kept for views of at most this many elements.
-const MAX_ELEMENTS: usize = 4096;
+const MAX_ELEMENTS: usize = 256;
 
 #[derive(Arbitrary, Debug)]
 enum Base {
