@@ -113,7 +113,7 @@ pub(crate) fn copy<const N: usize>(
             let (da, db) = (plan.dims[a], plan.dims[tiled_dim]);
             let extent = tile_extent(N, at(da.size), at(db.size));
             // Whole tiles of 16-byte register blocks, then the ragged rest.
-            let mut tile = vec![[0_u8; N]; extent.0 * extent.1];
+            let mut tile = vec![[0_u8; N]; extent.0 * extent.1.next_multiple_of(16)];
             for_each_outer(&others, plan.src_offset, plan.dst_offset, |s, d| {
                 transpose_tiles(src, dst, s, d, da, db, &mut tile, extent);
                 if let Some(tail) = &tail {
@@ -177,13 +177,16 @@ fn transpose_tiles<const N: usize>(
             let rows = extent.0.min(a_size - a0);
             // Source rows: fixed a, contiguous along b.
             let mut s = src_base + a0 * a_stride + b0;
-            for row in tile.chunks_exact_mut(cols).take(rows) {
+            // Tile rows start on 16-byte boundaries of the tile.
+            let row_len = cols.next_multiple_of(16);
+            for row in tile.chunks_exact_mut(row_len).take(rows) {
+                let row = &mut row[..cols];
                 row.copy_from_slice(&src[s..s + cols]);
                 s += a_stride;
             }
             let blocks = Blocks {
                 tile,
-                row_len: cols,
+                row_len,
                 rows,
                 cols,
                 first_row: dst_base + b0 * row_stride + a0,

@@ -18,7 +18,7 @@ use core::arch::x86_64::{
     _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64,
 };
 
-use super::kernels::Blocks;
+use super::kernels::{Blocks, NextRows};
 
 /// Writes the transpose of the whole register blocks of `blocks` (see
 /// [`Blocks`]) for elements of `N` bytes; returns the number of tile rows
@@ -49,9 +49,11 @@ fn transpose_sse2<const N: usize>(blocks: &Blocks<'_, N>, dst: &mut [[u8; N]]) -
     }
 }
 
-/// The register blocks of `M × M` elements (`M · N = 16`), destination row
-/// by destination row so that each destination row segment is written
-/// front to back.
+/// The register blocks of `M × M` elements (`M · N = 16`), strip by strip
+/// of `M` destination rows so that each destination row segment is written
+/// front to back. The tile's rows start on 16-byte boundaries, so the tile
+/// and the destination row segments are indexed as 16-byte pieces (one
+/// bounds check per piece).
 #[target_feature(enable = "sse2")]
 fn whole_blocks<const N: usize, const M: usize>(
     blocks: &Blocks<'_, N>,
@@ -67,44 +69,73 @@ fn whole_blocks<const N: usize, const M: usize>(
         next,
     } = *blocks;
     let (full_rows, full_cols) = (rows - rows % M, cols - cols % M);
-    // Prefetch the next tile's source lines, spread over the strips.
-    let line_elements = (64 / N).max(1);
-    let lines_per_row = next.map_or(0, |n| n.len.div_ceil(line_elements));
-    let total_lines = next.map_or(0, |n| n.rows * lines_per_row);
-    let per_strip = total_lines.div_ceil((full_cols / M).max(1));
-    let mut line = 0;
-    let mut block_row = first_row;
-    for j in (0..full_cols).step_by(M) {
-        if let Some(n) = next {
-            let end = (line + per_strip).min(total_lines);
-            for l in line..end {
-                let row = l / lines_per_row;
-                let k = n.start + row * n.stride + (l - row * lines_per_row) * line_elements;
-                if let Some(element) = n.src.get(k) {
-                    _mm_prefetch::<_MM_HINT_T0>(element.as_ptr().cast());
-                }
-            }
-            line = end;
+    let pieces = tile.as_flattened().as_chunks::<16>().0;
+    let row_pieces = row_len * N / 16;
+    // Rows in bit-reversed order: the unpack rounds then leave every
+    // destination row's elements in order.
+    let order = const { bit_reversed::<M>() };
+    let mut prefetch = next.map(|rows| Prefetch::new(rows, full_cols / M));
+    for (strip, j) in (0..full_cols).step_by(M).enumerate() {
+        if let Some(prefetch) = &mut prefetch {
+            prefetch.strip(strip);
         }
-        for i in (0..full_rows).step_by(M) {
-            // Rows in bit-reversed order: the unpack rounds then leave
-            // every destination row's elements in order.
-            let order = const { bit_reversed::<M>() };
-            let base = i * row_len + j;
-            let regs: [__m128i; M] = core::array::from_fn(|r| {
-                let k = base + order[r] * row_len;
-                load(tile[k..k + M].as_flattened())
+        let mut lines = dst[first_row + j * row_stride..]
+            .chunks_mut(row_stride.max(1))
+            .map(|line| {
+                line.get_mut(..full_rows)
+                    .map(|line| line.as_flattened_mut().as_chunks_mut::<16>().0)
+                    .unwrap_or_default()
             });
-            let regs = transpose::<M>(regs);
-            let mut d = block_row + i;
-            for reg in regs {
-                store(reg, dst[d..d + M].as_flattened_mut());
-                d += row_stride;
+        let mut outs: [&mut [[u8; 16]]; M] =
+            core::array::from_fn(|_| lines.next().unwrap_or_default());
+        for block in 0..full_rows / M {
+            let base = block * M * row_pieces + strip;
+            let regs = transpose::<M>(core::array::from_fn(|r| {
+                load(&pieces[base + order[r] * row_pieces])
+            }));
+            for (out, reg) in outs.iter_mut().zip(regs) {
+                store(reg, &mut out[block]);
             }
         }
-        block_row += M * row_stride;
     }
     (full_rows, full_cols)
+}
+
+/// Prefetches the cache lines of the next tile's source rows, an equal
+/// share before each strip of the current tile.
+struct Prefetch<'a, const N: usize> {
+    rows: NextRows<'a, N>,
+    lines_per_row: usize,
+    lines: usize,
+    per_strip: usize,
+}
+
+impl<'a, const N: usize> Prefetch<'a, N> {
+    const LINE_ELEMENTS: usize = if N < 64 { 64 / N } else { 1 };
+
+    fn new(rows: NextRows<'a, N>, strips: usize) -> Self {
+        let lines_per_row = rows.len.div_ceil(Self::LINE_ELEMENTS);
+        let lines = rows.rows * lines_per_row;
+        Self {
+            rows,
+            lines_per_row,
+            lines,
+            per_strip: lines.div_ceil(strips.max(1)),
+        }
+    }
+
+    /// The share before strip `strip`.
+    #[target_feature(enable = "sse2")]
+    fn strip(&self, strip: usize) {
+        let start = strip * self.per_strip;
+        for line in start..(start + self.per_strip).min(self.lines) {
+            let (row, column) = (line / self.lines_per_row, line % self.lines_per_row);
+            let k = self.rows.start + row * self.rows.stride + column * Self::LINE_ELEMENTS;
+            if let Some(element) = self.rows.src.get(k) {
+                _mm_prefetch::<_MM_HINT_T0>(element.as_ptr().cast());
+            }
+        }
+    }
 }
 
 /// `0..M` with the `log2(M)` low bits of each index reversed.
@@ -160,24 +191,20 @@ fn round<const M: usize, const W: usize>(rows: [__m128i; M]) -> [__m128i; M] {
     next
 }
 
-/// Loads 16 bytes (little-endian halves; compiled to one unaligned load).
+/// Loads 16 bytes (compiled to one unaligned load).
 #[target_feature(enable = "sse2")]
 #[inline]
-fn load(bytes: &[u8]) -> __m128i {
-    let half = |range: core::ops::Range<usize>| {
-        let mut raw = [0_u8; 8];
-        raw.copy_from_slice(&bytes[range]);
-        i64::from_le_bytes(raw)
-    };
-    _mm_set_epi64x(half(8..16), half(0..8))
+fn load(bytes: &[u8; 16]) -> __m128i {
+    let value = i128::from_le_bytes(*bytes);
+    _mm_set_epi64x((value >> 64) as i64, value as i64)
 }
 
 /// Stores 16 bytes (compiled to one unaligned store).
 #[target_feature(enable = "sse2")]
 #[inline]
-fn store(reg: __m128i, bytes: &mut [u8]) {
+fn store(reg: __m128i, bytes: &mut [u8; 16]) {
     let low = _mm_cvtsi128_si64(reg);
     let high = _mm_cvtsi128_si64(_mm_unpackhi_epi64(reg, reg));
     bytes[..8].copy_from_slice(&low.to_le_bytes());
-    bytes[8..16].copy_from_slice(&high.to_le_bytes());
+    bytes[8..].copy_from_slice(&high.to_le_bytes());
 }
