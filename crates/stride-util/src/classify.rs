@@ -58,12 +58,21 @@ impl StridedView {
     }
 
     /// The offset span `last - first + 1` of the addressed elements (0 for an
-    /// empty view).
-    pub fn span(&self) -> i64 {
-        // offset_range fits in i64, but the difference may not.
-        self.offset_range()
-            .and_then(|(low, high)| high.checked_sub(low)?.checked_add(1))
-            .unwrap_or(if self.is_empty() { 0 } else { i64::MAX })
+    /// empty view); `None` if it exceeds `i64::MAX` (the offsets fit in
+    /// `i64`, their distance may not).
+    ///
+    /// ```
+    /// use stride_util::StridedView;
+    ///
+    /// assert_eq!(StridedView::new(&[2, 3], &[-10, 2], 20)?.span(), Some(15));
+    /// assert_eq!(StridedView::new(&[2, 2], &[i64::MIN, i64::MAX], 0)?.span(), None);
+    /// # Ok::<(), stride_util::ViewError>(())
+    /// ```
+    pub fn span(&self) -> Option<i64> {
+        match self.offset_range() {
+            Some((low, high)) => high.checked_sub(low)?.checked_add(1),
+            None => Some(0),
+        }
     }
 
     /// Whether two different indices address the same element (broadcast
@@ -89,34 +98,26 @@ impl StridedView {
         if self.is_empty() {
             return Ok(false);
         }
-        let mut dims: Vec<(i64, i64)> = self
-            .sizes()
-            .iter()
-            .zip(self.strides())
-            .filter(|(size, _)| **size > 1)
-            .map(|(&size, &stride)| (size, stride.unsigned_abs().try_into().unwrap_or(i64::MAX)))
-            .collect();
-        if dims.iter().any(|&(_, stride)| stride == 0) || has_multiple_stride(self) {
+        let mut dims = moving_dimensions(self);
+        if dims.iter().any(|&(_, stride)| stride == 0) || has_multiple_stride(&dims) {
             return Ok(true);
         }
         dims.sort_unstable_by_key(|&(_, stride)| stride);
-        // Mixed radix: each stride exceeds the span of the smaller ones.
-        let mut reach = 0_i64;
+        // Mixed radix: each stride exceeds the span of the smaller ones
+        // (exact in u128: sizes and strides are below 2^64).
+        let mut reach = 0_u128;
         let mut mixed_radix = true;
         for &(size, stride) in &dims {
-            if stride <= reach {
+            if u128::from(stride) <= reach {
                 mixed_radix = false;
                 break;
             }
-            reach = (size - 1)
-                .checked_mul(stride)
-                .and_then(|extent| extent.checked_add(reach))
-                .ok_or(overflow("the span of a view"))?;
+            reach = reach.saturating_add(u128::from(size - 1) * u128::from(stride));
         }
         if mixed_radix {
             return Ok(false);
         }
-        let span = self.span();
+        let span = self.span().ok_or(overflow("the span of a view"))?;
         if self.num_elements() > span {
             return Ok(true);
         }
@@ -152,7 +153,7 @@ impl StridedView {
     /// # Ok::<(), stride_util::ViewError>(())
     /// ```
     pub fn is_packed(&self) -> Result<bool, ViewError> {
-        Ok(self.span() == self.num_elements() && !self.has_overlap()?)
+        Ok(self.span() == Some(self.num_elements()) && !self.has_overlap()?)
     }
 
     /// DirectML's "padded": no overlap, and the span is larger than the
@@ -169,7 +170,7 @@ impl StridedView {
     /// # Ok::<(), stride_util::ViewError>(())
     /// ```
     pub fn is_padded(&self) -> Result<bool, ViewError> {
-        Ok(self.span() > self.num_elements() && !self.has_overlap()?)
+        Ok(self.span().is_none_or(|span| span > self.num_elements()) && !self.has_overlap()?)
     }
 
     /// The minimal buffer length in elements: the offset of the last
@@ -222,17 +223,21 @@ impl StridedView {
     }
 }
 
-/// Whether some stride is `m` times another with `m` below that other
-/// dimension's size (equal strides included): index `m` along the one and
-/// index 1 along the other address the same element.
-fn has_multiple_stride(view: &StridedView) -> bool {
-    let dims: Vec<(u64, u64)> = view
-        .sizes()
+/// `(size, |stride|)` of the dimensions of size > 1: the ones an index
+/// moves along.
+fn moving_dimensions(view: &StridedView) -> Vec<(u64, u64)> {
+    view.sizes()
         .iter()
         .zip(view.strides())
         .filter(|(size, _)| **size > 1)
         .map(|(&size, &stride)| (size.unsigned_abs(), stride.unsigned_abs()))
-        .collect();
+        .collect()
+}
+
+/// Whether some stride is `m` times another with `m` below that other
+/// dimension's size (equal strides included): index `m` along the one and
+/// index 1 along the other address the same element.
+fn has_multiple_stride(dims: &[(u64, u64)]) -> bool {
     dims.iter().enumerate().any(|(i, &(size, small))| {
         dims.iter().enumerate().any(|(j, &(_, large))| {
             i != j && small != 0 && large % small == 0 && large / small < size
