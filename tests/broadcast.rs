@@ -9,8 +9,7 @@ use conformance::{Row, Tally, field, ints, load, required, same};
 use schema::Shape;
 use serde_json::Value;
 use shape_util::{
-    BroadcastError, infer_broadcast_in_dim_shape, infer_elementwise_binary_op_shape,
-    numpy_broadcast_shapes,
+    BroadcastError, infer_binary_op_shape, infer_broadcast_in_dim_shape, numpy_broadcast_shapes,
 };
 
 fn shape(row: &Row, key: &str) -> Result<Shape, String> {
@@ -33,8 +32,7 @@ fn check_outcome<E: std::fmt::Display>(row: &Row, ours: Result<String, E>) -> Re
 /// broadcast_dimensions): same result shape with layout, same error text.
 fn check_binary(row: &Row) -> Result<(), String> {
     let (lhs, rhs) = (shape(row, "lhs")?, shape(row, "rhs")?);
-    let ours = infer_elementwise_binary_op_shape(required(row, "op")?, &lhs, &rhs, &[])
-        .map(|s| s.to_string());
+    let ours = infer_binary_op_shape(required(row, "op")?, &lhs, &rhs, &[]).map(|s| s.to_string());
     check_outcome(row, ours)
 }
 

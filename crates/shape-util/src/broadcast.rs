@@ -99,6 +99,39 @@ pub enum BroadcastError {
         element_type: String,
     },
 
+    /// `subtract`, `divide`, `remainder`, `power`, `atan2` or a shift of
+    /// a `pred` operand.
+    #[error(
+        "Expected element type in shape to be arithmetic type for operation {op}; got {element_type}."
+    )]
+    NotArithmetic {
+        /// The opcode.
+        op: String,
+        /// The proto enum name of the element type (`PRED`).
+        element_type: String,
+    },
+
+    /// `and`, `or` or `xor` of a left operand that is not `pred` or an
+    /// integer (XLA's text says `and/or` for all three).
+    #[error("Expected pred or integral type in argument to and/or operation; got {element_type}.")]
+    NotPredOrIntegral {
+        /// The proto enum name of the element type (`F32`).
+        element_type: String,
+    },
+
+    /// `complex` of a left operand that is not floating-point.
+    #[error(
+        "Expected element type in shape to be floating for complex compose operation; got {element_type}."
+    )]
+    ComplexComponentNotFloating {
+        /// The proto enum name of the element type (`S32`).
+        element_type: String,
+    },
+
+    /// `complex` of floating-point types other than two `f32` or two `f64`.
+    #[error("Complex component type is not implemented.")]
+    ComplexComponentUnimplemented,
+
     /// Degenerate broadcasting: two sizes differ and neither is 1 or `?`.
     #[error("Binary op with incompatible shapes: {lhs} and {rhs}.")]
     IncompatibleShapes {
@@ -685,7 +718,7 @@ fn float_range(ty: PrimitiveType) -> Option<(i32, i32)> {
     })
 }
 
-fn expect_array(shape: &Shape, operand: &str) -> Result<(), BroadcastError> {
+pub(crate) fn expect_array(shape: &Shape, operand: &str) -> Result<(), BroadcastError> {
     if is_array(shape) {
         Ok(())
     } else {

@@ -69,7 +69,7 @@ pub fn run(args: &BroadcastArgs) -> Outcome {
     let result = if args.in_dim {
         shape_util::infer_broadcast_in_dim_shape(&lhs.shape, &rhs.shape, &dims)
     } else {
-        shape_util::infer_elementwise_binary_op_shape("add", &lhs.shape, &rhs.shape, &dims)
+        shape_util::infer_binary_op_shape("add", &lhs.shape, &rhs.shape, &dims)
     }
     .map_err(|e| e.to_string())?;
     let text = if lhs.bare && rhs.bare {
