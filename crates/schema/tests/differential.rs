@@ -78,3 +78,16 @@ fn a_physical_shape_that_fails_is_kept_as_far_as_it_was_built() {
         "Layout has physical shape, but is not for a sparse array: {0:P(s32[2,3]{1,0})}"
     );
 }
+
+#[test]
+fn attributes_need_the_colon() {
+    // XLA: `expects layout to end with kRbrace` for both.
+    assert_eq!(
+        message("u16[16,64,8]{1,0,2M(0)}"),
+        "expects layout to end with kRbrace"
+    );
+    assert_eq!(
+        message("f32[2,3]{1,0PAD(3,5)}"),
+        "expects layout to end with kRbrace"
+    );
+}

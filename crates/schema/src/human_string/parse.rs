@@ -603,6 +603,10 @@ impl<'a> Parser<'a> {
             }
         }
         if !self.lexer.eat(Token::Colon) {
+            // Attributes need the `:`: `{1,0M(0)}` is an error.
+            if self.token() != Token::RBrace {
+                return self.error("expects layout to end with kRbrace");
+            }
             return Ok(Head::Done);
         }
         // Each attribute below is optional and read once, in XLA's order;
