@@ -274,25 +274,28 @@ fn validate_split_configs(
             });
         }
         seen[physical] = true;
-        let indices = &config.split_indices;
-        let increasing = indices.first().is_none_or(|&first| first > 0)
-            && indices.windows(2).all(|pair| pair[0] < pair[1]);
-        if !increasing {
-            return Err(LayoutError::SplitIndicesNotIncreasing {
-                split_indices: indices.clone(),
-                shape: named.human_string(),
-            });
-        }
         let dim_size = crate::major(layout, physical)
             .and_then(|logical| usize::try_from(logical).ok())
             .and_then(|logical| shape.dimensions.get(logical).copied())
             .unwrap_or_default();
-        if let Some(&index) = indices.iter().find(|&&index| index >= dim_size) {
-            return Err(LayoutError::SplitIndexOutOfBounds {
-                index,
-                dim_size,
-                shape: named.human_string(),
-            });
+        // Index by index, as XLA: `SC(0:9,1)` on a dimension of size 0 is
+        // out of bounds at 9 before it is out of order at 1.
+        let mut previous = 0;
+        for &index in &config.split_indices {
+            if index <= previous {
+                return Err(LayoutError::SplitIndicesNotIncreasing {
+                    split_indices: config.split_indices.clone(),
+                    shape: named.human_string(),
+                });
+            }
+            if index >= dim_size {
+                return Err(LayoutError::SplitIndexOutOfBounds {
+                    index,
+                    dim_size,
+                    shape: named.human_string(),
+                });
+            }
+            previous = index;
         }
     }
     Ok(())

@@ -4,8 +4,8 @@
 //! lenient layout attributes it goes past, and reports them all when the
 //! parse fails; a failure that adds no message of its own (an invalid
 //! dimension size, a tuple element that fails validation, a buffer of a
-//! non-array) is reported with the earlier ones. Each expected message is
-//! one XLA printed for the input (as `was parsing L:C: error: <message>`).
+//! non-array) is reported with the earlier ones. Ours is the first message
+//! XLA printed for the input (as `was parsing L:C: error: <message>`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use schema::{ParseError, Shape};
@@ -71,11 +71,10 @@ fn a_physical_shape_that_fails_is_kept_as_far_as_it_was_built() {
         message("f32[2]{0:P(s32[2,-1,3])}"),
         "Layout has physical shape, but is not for a sparse array: {0:P(s32[2])}"
     );
-    // XLA records the length mismatch and keeps the default layout:
-    // `... {0:P(s32[2,3]{1,0})}`.
+    // XLA records the length mismatch, and prints it first.
     assert_eq!(
         message("f32[2]{0:P(s32[2,3]{0})}"),
-        "Layout has physical shape, but is not for a sparse array: {0:P(s32[2,3]{1,0})}"
+        "Dimensions size is 2, but minor to major size is 1."
     );
 }
 
@@ -89,5 +88,31 @@ fn attributes_need_the_colon() {
     assert_eq!(
         message("f32[2,3]{1,0PAD(3,5)}"),
         "expects layout to end with kRbrace"
+    );
+}
+
+#[test]
+fn a_failed_parse_reports_the_first_recorded_error() {
+    // XLA: `expects integer` (the `*`), then `expects layout to end with kRbrace`.
+    assert_eq!(message("f32[2]{0:T(*)Q}"), "expects integer");
+    // XLA: `expecting an unsigned integer type`, then the length mismatch.
+    assert_eq!(
+        message("f64[3037000500,2,8,4]{2,1,0,3,4:#(u32)*(pred)M(8)}"),
+        "expecting an unsigned integer type"
+    );
+    // XLA: `Extra content after shape` alone.
+    let error = "f32[2]{0:#(s8)}x".parse::<Shape>().unwrap_err();
+    assert!(matches!(error, ParseError::ExtraContent { .. }), "{error}");
+}
+
+#[test]
+fn a_split_config_in_a_tuple_is_bounded_by_its_physical_dimension() {
+    // Physical dimension 0 of {0,1} is logical dimension 1: XLA accepts
+    // `(f32[2,5]{0,1:SC(0:3)})` and rejects `(f32[5,2]{0,1:SC(0:3)})` (with
+    // a bare `Syntax error:`).
+    assert!("(f32[2,5]{0,1:SC(0:3)})".parse::<Shape>().is_ok());
+    assert_eq!(
+        message("(f32[5,2]{0,1:SC(0:3)})"),
+        "split config split index is out of bounds: 3 (dim size 2); shape: f32[5,2]"
     );
 }

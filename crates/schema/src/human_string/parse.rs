@@ -16,10 +16,10 @@
 //! the lenient attributes (and `expects integer` for each `*` of a tile,
 //! read after an integer was tried), and reports the list when the parse
 //! fails. Some failures add nothing to the list: an invalid dimension size,
-//! a tuple element that fails validation, a buffer of a non-array. For
-//! those, this parser reports the first recorded error, which is the first
-//! of XLA's messages; only with none recorded (XLA's bare `Syntax error:`)
-//! does it describe the failure itself.
+//! a tuple element that fails validation, a buffer of a non-array. A failed
+//! parse here reports the first error recorded, which is the first of XLA's
+//! messages, or else the failure itself (for the silent ones XLA's text is
+//! a bare `Syntax error:`; ours describes the failure).
 
 use std::str::FromStr;
 
@@ -131,7 +131,10 @@ impl FromStr for Shape {
 
     fn from_str(s: &str) -> Result<Self, ParseError> {
         let mut parser = Parser::new(s);
-        match parser.shape(None)? {
+        let parsed = parser
+            .shape(None)
+            .map_err(|error| parser.first_error(error))?;
+        match parsed {
             Parsed::Shape(shape) => {
                 parser.expect_end("shape")?;
                 Ok(shape)
@@ -163,10 +166,21 @@ impl FromStr for Layout {
 
     fn from_str(s: &str) -> Result<Self, ParseError> {
         let mut parser = Parser::new(s);
+        let layout = parser
+            .whole_layout()
+            .map_err(|error| parser.first_error(error))?;
+        parser.expect_end("layout")?;
+        Ok(layout)
+    }
+}
+
+impl Parser<'_> {
+    /// A layout on its own, up to its closing `}`.
+    fn whole_layout(&mut self) -> Result<Layout> {
         let mut layout = new_layout();
-        let layout = match parser.layout_head(&mut layout)? {
+        Ok(match self.layout_head(&mut layout)? {
             Head::Done => {
-                parser.layout_tail(&mut layout)?;
+                self.layout_tail(&mut layout)?;
                 layout
             }
             Head::PhysicalShape => {
@@ -174,14 +188,12 @@ impl FromStr for Layout {
                     array: None,
                     layout: Box::new(layout),
                 };
-                match parser.shape(Some(frame))? {
+                match self.shape(Some(frame))? {
                     Parsed::Layout(layout) => layout,
-                    Parsed::Shape(_) => return parser.error("expected a layout"),
+                    Parsed::Shape(_) => return self.error("expected a layout"),
                 }
             }
-        };
-        parser.expect_end("layout")?;
-        Ok(layout)
+        })
     }
 }
 
@@ -243,6 +255,8 @@ struct Parser<'a> {
     lexer: Lexer<'a>,
     /// The first error recorded and gone past (see the module docs).
     recorded: Option<ParseError>,
+    /// Whether the error being returned is one XLA records nothing for.
+    silent: bool,
     /// The array as far as it was built when it failed, which XLA keeps
     /// as a physical shape (`P(s32[2,-1])` is `P(s32[2])`).
     partial: Option<Shape>,
@@ -253,6 +267,7 @@ impl<'a> Parser<'a> {
         Self {
             lexer: Lexer::new(src),
             recorded: None,
+            silent: false,
             partial: None,
         }
     }
@@ -270,13 +285,16 @@ impl<'a> Parser<'a> {
         self.record(error);
     }
 
-    /// A failure XLA adds no message for: the first recorded error if
-    /// there is one (XLA's first message), else `error`.
-    fn silent<T>(&self, error: Result<T>) -> Result<T> {
-        match &self.recorded {
-            Some(recorded) => Err(recorded.clone()),
-            None => error,
-        }
+    /// Returns `error` as a failure XLA records no message for.
+    fn silent<T>(&mut self, error: Result<T>) -> Result<T> {
+        self.silent = true;
+        error
+    }
+
+    /// What a failed parse reports: the first error recorded on the way,
+    /// which XLA prints first, or else `error`.
+    fn first_error(&self, error: ParseError) -> ParseError {
+        self.recorded.clone().unwrap_or(error)
     }
 
     fn token(&self) -> Token<'a> {
@@ -402,7 +420,9 @@ impl<'a> Parser<'a> {
             Some(index) => {
                 let direct = index + 1 == stack.len();
                 stack.truncate(index + 1);
-                self.record(Err(error));
+                if !std::mem::take(&mut self.silent) {
+                    self.record(Err(error));
+                }
                 Ok(partial.filter(|_| direct).unwrap_or_default())
             }
             None => Err(error),
@@ -479,9 +499,8 @@ impl<'a> Parser<'a> {
             minor_to_major: (0..rank).rev().collect(),
             ..new_layout()
         };
-        // XLA sets the default layout before reading an explicit one.
-        shape.layout = Some(Box::new(default_layout));
         if !has_layout {
+            shape.layout = Some(Box::new(default_layout));
             return Ok(Some(shape));
         }
         let mut layout = new_layout();
@@ -541,15 +560,13 @@ impl<'a> Parser<'a> {
     }
 
     /// XLA's checks of an explicit layout, then attaches it.
-    fn finish_array(&mut self, mut shape: Shape, layout: Layout) -> Result<Shape> {
+    fn finish_array(&self, mut shape: Shape, layout: Layout) -> Result<Shape> {
         if layout.minor_to_major.len() != shape.dimensions.len() {
-            let error = self.error(format!(
+            return self.error(format!(
                 "Dimensions size is {}, but minor to major size is {}.",
                 shape.dimensions.len(),
                 layout.minor_to_major.len()
             ));
-            self.partial = Some(shape);
-            return error;
         }
         if layout.physical_shape.is_some() {
             return self.error(format!(
@@ -563,7 +580,8 @@ impl<'a> Parser<'a> {
     /// XLA's validation of the elements, then the closing `)` of a tuple.
     fn finish_tuple(&mut self, elements: Vec<Shape>) -> Result<Shape> {
         if let Some(message) = elements.iter().find_map(tuple_element_error) {
-            return self.silent(self.error(message));
+            let error = self.error(message);
+            return self.silent(error);
         }
         self.expect(Token::RParen, "expects ')' at the end of tuple.")?;
         Ok(Shape {
@@ -577,7 +595,8 @@ impl<'a> Parser<'a> {
     fn finish_buffer(&mut self, inner: Shape) -> Result<Shape> {
         let inner_type = PrimitiveType::try_from(inner.element_type).unwrap_or_default();
         if !inner_type.is_array_type() {
-            return self.silent(self.error("Buffer shape must have array shape."));
+            let error = self.error("Buffer shape must have array shape.");
+            return self.silent(error);
         }
         self.expect(Token::RParen, "expects ')' at the end of buffer shape.")?;
         Ok(Shape {

@@ -131,7 +131,16 @@ fn split_config_error(layout: &Layout, shape: &Shape, human: &str) -> Option<Str
                 ));
             }
             previous = split;
-            let size = shape.dimensions[index];
+            // The physical dimension counts from the most major: its size is
+            // that of the logical dimension `minor_to_major[rank - 1 - index]`.
+            let size = seen
+                .len()
+                .checked_sub(index + 1)
+                .and_then(|position| layout.minor_to_major.get(position))
+                .and_then(|&logical| usize::try_from(logical).ok())
+                .and_then(|logical| shape.dimensions.get(logical))
+                .copied()
+                .unwrap_or_default();
             if split >= size {
                 return Some(format!(
                     "split config split index is out of bounds: {split} (dim size {size}); shape: {human}"
