@@ -203,11 +203,14 @@ fn validate_dimensions(shape: &Shape) -> Result<(), InvalidShape> {
 /// (sub-byte types count as one byte) fits in `i64`.
 fn validate_shape_size(shape: &Shape, array_type: PrimitiveType) -> Result<(), ShapeError> {
     let byte_width = array_type.byte_width().unwrap_or(1);
+    // The sizes left to right, then the byte width, as XLA: a zero size
+    // before the bytes are counted makes `s64[<=2^62,0,2]` valid.
     shape
         .dimensions
         .iter()
         .filter(|&&size| size != UNBOUNDED_SIZE)
-        .try_fold(byte_width, |product, &size| product.checked_mul(size))
+        .try_fold(1_i64, |product, &size| product.checked_mul(size))
+        .and_then(|elements| elements.checked_mul(byte_width))
         .map(drop)
         .ok_or_else(|| ShapeError::SizeMayOverflow {
             shape: shape.human_string(),
