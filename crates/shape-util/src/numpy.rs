@@ -47,6 +47,25 @@ pub enum NumpyBroadcastError {
         shape: Vec<i64>,
     },
 
+    /// A shape with more dimensions than a numpy array may have (64).
+    #[error("maximum supported dimension for an ndarray is currently 64, found {ndim}")]
+    TooManyDimensions {
+        /// The argument.
+        arg: usize,
+        /// Its number of dimensions.
+        ndim: usize,
+    },
+
+    /// A shape with more dimensions than numpy's broadcasting iterator
+    /// takes (32; numpy raises a `RuntimeError`).
+    #[error("this function only supports up to 32 dimensions but the array has {ndim}.")]
+    IteratorDimensions {
+        /// The argument.
+        arg: usize,
+        /// Its number of dimensions.
+        ndim: usize,
+    },
+
     /// The broadcast shape's element count overflows (numpy's text does not
     /// name the shape; the field does).
     #[error("broadcast dimensions too large.")]
@@ -73,8 +92,11 @@ fn python_tuple(shape: &[i64]) -> String {
 ///
 /// numpy's `shape mismatch: objects cannot be broadcast to a single shape.
 /// Mismatch is between arg %d with shape %s and arg %d with shape %s.`
-/// (naming the argument that set the size and the first that disagrees),
-/// `negative dimensions are not allowed`, and `broadcast dimensions too
+/// (naming the argument that set the size and the first that disagrees;
+/// past 64 shapes, numbered within numpy's groups),
+/// `negative dimensions are not allowed`, `maximum supported dimension for
+/// an ndarray is currently 64, found %d`, `this function only supports up
+/// to 32 dimensions but the array has %d.`, and `broadcast dimensions too
 /// large.`.
 ///
 /// ```
@@ -89,14 +111,51 @@ fn python_tuple(shape: &[i64]) -> String {
 /// );
 /// ```
 pub fn numpy_broadcast_shapes(shapes: &[&[i64]]) -> Result<Vec<i64>, NumpyBroadcastError> {
-    let negative = shapes
+    // numpy first makes an empty array of each shape, in order.
+    for (arg, shape) in shapes.iter().enumerate() {
+        if shape.len() > MAX_DIMS {
+            return Err(NumpyBroadcastError::TooManyDimensions {
+                arg,
+                ndim: shape.len(),
+            });
+        }
+        if shape.iter().any(|&d| d < 0) {
+            return Err(NumpyBroadcastError::NegativeDimension {
+                arg,
+                shape: shape.to_vec(),
+            });
+        }
+    }
+    // Then `np.broadcast` takes at most 64 of them; each further group of
+    // 63 is broadcast with the shape so far as its argument 0, so errors
+    // name arguments by their place in the group.
+    let (first, rest) = shapes.split_at(shapes.len().min(MAX_ARGS));
+    let mut result = broadcast_group(first)?;
+    for group in rest.chunks(MAX_ARGS - 1) {
+        let mut arguments: Vec<&[i64]> = vec![&result];
+        arguments.extend_from_slice(group);
+        result = broadcast_group(&arguments)?;
+    }
+    Ok(result)
+}
+
+/// The most dimensions a numpy array has.
+const MAX_DIMS: usize = 64;
+/// The most dimensions `np.broadcast`'s iterator takes.
+const MAX_ITERATOR_DIMS: usize = 32;
+/// The most arguments `np.broadcast` takes.
+const MAX_ARGS: usize = 64;
+
+/// One `np.broadcast` of at most 64 shapes.
+fn broadcast_group(shapes: &[&[i64]]) -> Result<Vec<i64>, NumpyBroadcastError> {
+    if let Some((arg, shape)) = shapes
         .iter()
         .enumerate()
-        .find(|(_, s)| s.iter().any(|&d| d < 0));
-    if let Some((arg, shape)) = negative {
-        return Err(NumpyBroadcastError::NegativeDimension {
+        .find(|(_, shape)| shape.len() > MAX_ITERATOR_DIMS)
+    {
+        return Err(NumpyBroadcastError::IteratorDimensions {
             arg,
-            shape: shape.to_vec(),
+            ndim: shape.len(),
         });
     }
     let rank = shapes.iter().map(|shape| shape.len()).max().unwrap_or(0);
