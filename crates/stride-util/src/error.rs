@@ -156,6 +156,18 @@ pub enum ViewError {
         /// The size given.
         size: i64,
     },
+    /// A result with more dimensions than a numpy array may have (64).
+    #[error("maximum supported dimension for an ndarray is currently 64, found {ndim}")]
+    TooManyDimensions {
+        /// The number of dimensions asked for.
+        ndim: usize,
+    },
+    /// An index whose result would have more than 64 dimensions.
+    #[error("number of dimensions must be within [0, 64], indexing result would have {ndim}")]
+    IndexTooManyDimensions {
+        /// The number of dimensions of the result.
+        ndim: usize,
+    },
     /// A `broadcast_to` target with no dimensions for a view with some
     /// (numpy checks this before anything else).
     #[error("cannot broadcast a non-scalar to a scalar array (a {ndim}-d view to shape ())")]

@@ -3,7 +3,7 @@
 
 use crate::error::{ViewError, overflow};
 use crate::ops::normalize_axis;
-use crate::view::StridedView;
+use crate::view::{MAX_DIMS, StridedView};
 
 /// One item of a numpy basic index such as `[0:3:2, ..., None, -1]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -119,7 +119,7 @@ impl StridedView {
     /// # Errors
     ///
     /// [`ViewError::MultipleEllipsis`], [`ViewError::TooManyIndices`],
-    /// [`ViewError::ZeroStep`], [`ViewError::IndexOutOfBounds`] and
+    /// [`ViewError::IndexTooManyDimensions`] (more than 64), [`ViewError::ZeroStep`], [`ViewError::IndexOutOfBounds`] and
     /// [`ViewError::Overflow`].
     ///
     /// The seed's example: `A[0:3:2, 1:4:2]` of a (3,4) array.
@@ -147,6 +147,15 @@ impl StridedView {
                 ndim,
                 indexed: consumed,
             });
+        }
+        let integers = items
+            .iter()
+            .filter(|i| matches!(i, IndexItem::Index(_)))
+            .count();
+        let new_axes = items.iter().filter(|i| **i == IndexItem::NewAxis).count();
+        let result_ndim = ndim - integers + new_axes;
+        if result_ndim > MAX_DIMS {
+            return Err(ViewError::IndexTooManyDimensions { ndim: result_ndim });
         }
         let mut sizes = Vec::with_capacity(ndim + items.len());
         let mut strides = Vec::with_capacity(ndim + items.len());

@@ -4,7 +4,7 @@
 
 use crate::error::{ViewError, numpy_tuple};
 use crate::index::IndexItem;
-use crate::view::StridedView;
+use crate::view::{StridedView, check_ndim};
 
 /// Normalizes `axis` against `ndim` as numpy's `normalize_axis_index`:
 /// `-ndim <= axis < ndim`, negative values counting from the end.
@@ -266,6 +266,7 @@ impl StridedView {
     /// # Errors
     ///
     /// [`ViewError::BroadcastToScalar`], [`ViewError::NegativeBroadcastSize`],
+    /// [`ViewError::TooManyDimensions`] (more than 64),
     /// [`ViewError::BroadcastFewerDimensions`],
     /// [`ViewError::BroadcastMismatch`] and [`ViewError::Overflow`].
     ///
@@ -282,6 +283,7 @@ impl StridedView {
         if let Some((axis, &size)) = shape.iter().enumerate().find(|(_, s)| **s < 0) {
             return Err(ViewError::NegativeBroadcastSize { axis, size });
         }
+        check_ndim(shape.len())?;
         let (ndim, target_ndim) = (self.ndim(), shape.len());
         let Some(leading) = target_ndim.checked_sub(ndim) else {
             return Err(ViewError::BroadcastFewerDimensions { ndim, target_ndim });

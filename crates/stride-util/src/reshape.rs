@@ -2,7 +2,7 @@
 //! `_attempt_nocopy_reshape`), otherwise [`ViewError::ReshapeNeedsCopy`].
 
 use crate::error::{ViewError, numpy_tuple, overflow};
-use crate::view::StridedView;
+use crate::view::{StridedView, check_ndim};
 
 /// The index order a reshape reads and writes elements in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -22,6 +22,7 @@ impl StridedView {
     ///
     /// # Errors
     ///
+    /// [`ViewError::TooManyDimensions`] (more than 64),
     /// [`ViewError::MultipleUnknownDimensions`],
     /// [`ViewError::ReshapeSizeMismatch`] (numpy's text, with `-1` printed as
     /// `newaxis` as numpy does), and [`ViewError::ReshapeNeedsCopy`] when no
@@ -56,6 +57,7 @@ impl StridedView {
     /// # Ok::<(), stride_util::ViewError>(())
     /// ```
     pub fn reshape_with_order(&self, shape: &[i64], order: Order) -> Result<Self, ViewError> {
+        check_ndim(shape.len())?;
         if shape == self.sizes() {
             return Ok(self.clone());
         }

@@ -31,6 +31,18 @@ pub struct StridedView {
     offset: i64,
 }
 
+/// The most dimensions a numpy array has (`NPY_MAXDIMS`).
+pub(crate) const MAX_DIMS: usize = 64;
+
+/// [`ViewError::TooManyDimensions`] for a result of `ndim` dimensions
+/// beyond [`MAX_DIMS`].
+pub(crate) fn check_ndim(ndim: usize) -> Result<(), ViewError> {
+    if ndim > MAX_DIMS {
+        return Err(ViewError::TooManyDimensions { ndim });
+    }
+    Ok(())
+}
+
 impl StridedView {
     /// A view with the given sizes, strides and offset (in elements).
     ///
