@@ -7,6 +7,8 @@ Three kinds of rows (`kind`):
   shape (`ROOT r = add(p0, p1)`), parsed with `xla_client.hlo.hlo_module_from_text`.
   The HLO parser infers the missing shape with XLA's
   `ShapeInference::InferBinaryOpShape` (no broadcast_dimensions: HLO has none).
+  The last rows try more opcodes (shifts, and/or/xor, complex, ...) on every
+  kind of element type, whose checks come before the broadcasting.
 * `xla_broadcast_in_dim`: a StableHLO `broadcast_in_dim` converted to HLO by
   `mlir_module_to_xla_computation` (StableHLO's verifier runs first, then
   XLA's builder).
@@ -68,10 +70,32 @@ def binary_cases(rng: random.Random):
     return cases
 
 
-def gen_binary(rng, hlo):
+OPCODE_TYPES = ["f32", "f64", "bf16", "s32", "u8", "s4", "pred", "c64"]
+OPCODES = ["subtract", "divide", "remainder", "power", "atan2", "shift-left", "shift-right-logical",
+           "shift-right-arithmetic", "and", "or", "xor", "complex", "minimum", "maximum", "multiply"]
+
+
+def opcode_cases(rng: random.Random):
+    """(op, lhs, rhs) of the opcodes whose element type checks come before
+    broadcasting (InferBinaryOpShape), on every kind of element type."""
+    cases = []
+    for _ in range(200):
+        op = rng.choice(OPCODES)
+        lt = rng.choice(OPCODE_TYPES)
+        rt = lt if rng.random() < 0.7 else rng.choice(OPCODE_TYPES)
+        rank = rng.randint(0, 3)
+        lhs = [(rng.choice(SIZES), "") for _ in range(rank)]
+        rhs = [(s if rng.random() < 0.7 else 1, "") for s, _ in lhs] if rng.random() < 0.8 else []
+        if rng.random() < 0.5:
+            lhs, rhs = rhs, lhs
+        cases.append((op, shape_text(lt, lhs), shape_text(rt, rhs)))
+    return cases
+
+
+def gen_binary(hlo, cases):
     rows = []
     seen = set()
-    for op, lhs, rhs in binary_cases(rng):
+    for op, lhs, rhs in cases:
         if (op, lhs, rhs) in seen:
             continue
         seen.add((op, lhs, rhs))
@@ -82,7 +106,7 @@ def gen_binary(rng, hlo):
             m = re.search(r"ROOT %r = (\S+) " + op + r"\(", module.to_string())
             row["result"] = m.group(1)
         except Exception as e:  # noqa: BLE001 -- the error text is the golden value
-            m = re.search(r"failed to infer shape for opcode: \w+, error: (.*)", str(e))
+            m = re.search(r"failed to infer shape for opcode: [\w-]+, error: (.*)", str(e))
             if not m:
                 sys.exit("unexpected error for %r: %s" % (text, e))
             row["error"] = m.group(1)
@@ -187,9 +211,10 @@ def generate():
     from jax._src.lib import xla_client as xc
 
     jax.config.update("jax_enable_x64", True)
-    rows = gen_binary(random.Random(7), xc.hlo)
+    rows = gen_binary(xc.hlo, binary_cases(random.Random(7)))
     rows += gen_broadcast_in_dim(random.Random(8), xc._xla.mlir)
     rows += gen_numpy(random.Random(9))
+    rows += gen_binary(xc.hlo, opcode_cases(random.Random(10)))
     return {"broadcast.jsonl": rows}
 
 
