@@ -588,6 +588,18 @@ def parser_probe_inputs():
         "b(s32[]", "b(s32[]))", "bs32[]", "B(s32[])", "b(s32[])b(s32[])", "(b(s32[]), b(f32[2]))",
         "b(s32[2]){0}", "b(f32[<=3])",
     ]
+    # Errors XLA records while going on (a `*` tile dimension, a signed `#`/`*`
+    # type, a malformed L/E/S/M) and reports when a later step fails,
+    # possibly one that adds no message (a tuple element's validation, an
+    # invalid size, a buffer of a non-array).
+    p += [
+        "(f32[2]{0:#(s32)})", "(f32[2]{0:T(*)*(u64)})", "(f32[2]{0:T(*)}, f32[2]{0:T(0)})",
+        "(f32[2]{0:E(4}, f32[2]{0:T(0)})", "(f32[2]{0:#s8}, f32[2]{0:T(0)})", "(f32[2]{0:S}, f32[2]{0:T(0)})",
+        "(f32[2]{0:M}, f32[2]{0:T(0)})", "(f32[2]{0:L(2}, f32[2]{0:T(0)})", "(f32[2]{0:T(*)}, b(token[]))",
+        "(f32[2]{0:T(*)}, f32[-1])", "f32[-1,x]", "f32[-1", "f32[2]{0:T(*)Q}", "f32[2]{0:P(s32[2,-1,3])}",
+        "f32[2]{0:P(s32[2,3]{0})}", "u16[16,64,8]{1,0,2M(0)}", "f32[2,3]{1,0PAD(3,5)}",
+        "(f32[2,5]{0,1:SC(0:3)})", "(f32[5,2]{0,1:SC(0:3)})", "f32[2]{0:#(s8)}x",
+    ]
     # Misc.
     p += ["", " ", "\n", "f32[2]f32[2]", "f32[2],", "f32[2] x", "x", "1", "%f32[2]", "f32[2]\x00", "é[]", "f32[２]"]
     return p
