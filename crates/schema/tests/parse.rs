@@ -251,7 +251,10 @@ fn xlas_lenient_attribute_parsing() {
     // `P(` is read even when its shape is malformed; the array then fails
     // because it has a physical shape, as in XLA, whose first message is
     // the one it recorded for the malformed shape.
-    assert_eq!(message("f32[2]{0:P()}"), "expected primitive type, saw kRparen");
+    assert_eq!(
+        message("f32[2]{0:P()}"),
+        "expected primitive type, saw kRparen"
+    );
     // A layout on its own keeps that (empty) physical shape.
     let layout: Layout = "{0:P()}".parse().unwrap();
     assert_eq!(layout.physical_shape.as_deref(), Some(&Shape::default()));
