@@ -3,6 +3,8 @@
 //! `build-tools/gen_golden.py`), hex conversion, and a tally that reports
 //! every failing case at once.
 
+#![forbid(unsafe_code)]
+
 use std::path::PathBuf;
 
 use serde_json::{Map, Value};

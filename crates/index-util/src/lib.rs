@@ -14,6 +14,8 @@
 //! assert_eq!(index_util::multidimensional_index_to_linear_index(&shape, &[1, 1]).unwrap(), 3);
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod compare;
 mod convert;
 mod error;

@@ -20,6 +20,8 @@
 //! assert!(is_monotonic_with_dim0_major(&layout));
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod construct;
 mod equal;
 mod error;

@@ -21,6 +21,9 @@
 //! # Ok::<(), stride_util::ViewError>(())
 //! ```
 
+// Denied, not forbidden: one measured SSE2 kernel allows it (relayout/sse2.rs).
+#![deny(unsafe_code)]
+
 mod classify;
 mod error;
 mod index;

@@ -4,6 +4,8 @@
 //! Exit status: 0 when every input succeeded, 1 when any input failed, 2 for
 //! bad usage.
 
+#![forbid(unsafe_code)]
+
 mod cli;
 mod commands;
 mod inputs;
