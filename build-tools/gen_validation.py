@@ -251,6 +251,12 @@ def inputs():
             "(f32[9223372036854775807,2])", "(f32[2]{0:#(s32)})", "(f32[2]{0:SC(3:1)})", "((f32[2,3]{0,1}), f32[])"]
     for d in dims:
         out.append(d)
+    # Found by differential testing: split indices checked one at a time, a
+    # zero size counted before the byte width, the first of several parse errors.
+    out += ["s64[<=0,1]{0,1:SC(1:9,1)}", "u8[<=8,3,3,?]{3,0,1,2:SC(0:3,9,7)}", "c64[1,1]{1,0:SC(1:5,3,5)}",
+            "(s64[<=4611686018427387904,0,2])", "f32[0,4611686018427387904]", "s64[4611686018427387904,0]",
+            "c64[9223372036854775807,0,0,0,?,4611686018427387904]{5,0,2,4,3,1:SC(6:4)(2:0,8,0)}",
+            "f64[3037000500,2,8,4]{2,1,0,3,4:#(u32)*(pred)M(8)}", "(f32[2]{0:T(*)}, f32[2]{0:T(0)})"]
     seen = set()
     return [x for x in out if not (x in seen or seen.add(x))]
 
