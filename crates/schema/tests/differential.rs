@@ -116,3 +116,18 @@ fn a_split_config_in_a_tuple_is_bounded_by_its_physical_dimension() {
         "split config split index is out of bounds: 3 (dim size 2); shape: f32[5,2]"
     );
 }
+
+#[test]
+fn padding_keywords_without_a_parenthesis_are_xlas_unexpected_words() {
+    // XLA (which has no PAD/PV): `expects layout to end with kRbrace`.
+    assert_eq!(
+        message("f32[8]{:T(256)PAD}"),
+        "expects layout to end with kRbrace"
+    );
+    assert_eq!(
+        message("u8[4]{0:S(1)SC(0:2)M(8)PV}"),
+        "expects layout to end with kRbrace"
+    );
+    // With `(` they are the padded-layout extension.
+    assert!("f32[2,3]{1,0:PAD(3,5)PV(zero)}".parse::<Shape>().is_ok());
+}

@@ -696,12 +696,12 @@ impl<'a> Parser<'a> {
                 layout.dynamic_shape_metadata_prefix_bytes = value;
             }
         }
-        if self.is_ident("PAD") {
+        // The extension's keywords count only before `(`: otherwise they are
+        // what XLA sees, an unexpected word (`expects layout to end with
+        // kRbrace`).
+        if self.is_ident("PAD") && self.lexer.peek() == Token::LParen {
             self.lexer.bump();
-            self.expect(
-                Token::LParen,
-                "expects padded dimensions to start with kLparen",
-            )?;
+            self.lexer.bump();
             if self.token() != Token::RParen {
                 loop {
                     layout.padded_dimensions.push(self.int()?);
@@ -715,9 +715,9 @@ impl<'a> Parser<'a> {
                 "expects padded dimensions to end with kRparen",
             )?;
         }
-        if self.is_ident("PV") {
+        if self.is_ident("PV") && self.lexer.peek() == Token::LParen {
             self.lexer.bump();
-            self.expect(Token::LParen, "expects padding value to start with kLparen")?;
+            self.lexer.bump();
             layout.padding_value = self.padding_value()?;
             self.expect(Token::RParen, "expects padding value to end with kRparen")?;
         }
