@@ -207,6 +207,54 @@ def chain(rng):
     return {"start": start, "steps": steps}
 
 
+def fixed_chains():
+    """Chains found by differential testing: the order of numpy's checks
+    (every axis's bounds before a repeat in flip/expand_dims/moveaxis, one
+    at a time in transpose/squeeze), broadcasting to `()`, and the limit of
+    64 dimensions."""
+    import numpy as np
+
+    def index(items):
+        return {"op": "index", "expression": index_text(items)}, lambda a: a[tuple(items)]
+
+    return [
+        ([2, 4, 5, 1], [({"op": "flip", "axes": [-3, 1, 100]}, lambda a: np.flip(a, (-3, 1, 100)))]),
+        ([2, 1, 1], [({"op": "expand_dims", "axes": [1, 1, 9]}, lambda a: np.expand_dims(a, (1, 1, 9)))]),
+        ([2, 1, 1], [({"op": "moveaxis", "source": [0, 0, 9], "destination": [1, 2, 0]},
+                      lambda a: np.moveaxis(a, [0, 0, 9], [1, 2, 0]))]),
+        ([2, 1, 1], [({"op": "transpose", "axes": [0, 0, 5]}, lambda a: a.transpose([0, 0, 5]))]),
+        ([2, 1, 1], [({"op": "squeeze", "axes": [1, 1, 7]}, lambda a: np.squeeze(a, (1, 1, 7)))]),
+        ([4], [({"op": "broadcast_to", "target": []}, lambda a: np.broadcast_to(a, ()))]),
+        ([1, 1], [({"op": "broadcast_to", "target": []}, lambda a: np.broadcast_to(a, ()))]),
+        ([], [({"op": "broadcast_to", "target": []}, lambda a: np.broadcast_to(a, ()))]),
+        ([2], [({"op": "expand_dims", "axes": list(range(63))}, lambda a: np.expand_dims(a, tuple(range(63))))]),
+        ([2], [({"op": "expand_dims", "axes": list(range(64))}, lambda a: np.expand_dims(a, tuple(range(64))))]),
+        ([2], [({"op": "reshape", "target": [1] * 64 + [2]}, lambda a: a.reshape([1] * 64 + [2], copy=False))]),
+        ([2], [({"op": "broadcast_to", "target": [1] * 64 + [2, 3]}, lambda a: np.broadcast_to(a, [1] * 64 + [2, 3]))]),
+        ([2], [index([None] * 65 + [5])]),
+        ([2], [index([None] * 64 + [0])]),
+    ]
+
+
+def run_chain(shape, steps):
+    """A chain of explicit (json, numpy callable) steps from `np.arange`."""
+    import numpy as np
+
+    buf = np.arange(math.prod(shape), dtype=np.int32)
+    view = buf.reshape(shape)
+    rows = []
+    for step, apply in steps:
+        try:
+            view = apply(view)
+        except (ValueError, IndexError, TypeError) as e:
+            step["error"] = str(e)
+            rows.append(step)
+            break
+        step.update(describe(view, buf))
+        rows.append(step)
+    return {"start": {"shape": shape}, "steps": rows}
+
+
 def generate():
     rng = random.Random(11)
     rows, seen = [], set()
@@ -216,6 +264,7 @@ def generate():
         if key not in seen:
             seen.add(key)
             rows.append(row)
+    rows += [run_chain(shape, steps) for shape, steps in fixed_chains()]
     return {"views.jsonl": rows}
 
 
