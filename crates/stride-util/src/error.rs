@@ -162,6 +162,12 @@ pub enum ViewError {
         /// The number of dimensions asked for.
         ndim: usize,
     },
+    /// An `as_strided` shape of more than 64 dimensions.
+    #[error("number of dimensions must be within [0, 64], got {ndim}")]
+    StridedTooManyDimensions {
+        /// The number of dimensions asked for.
+        ndim: usize,
+    },
     /// An index whose result would have more than 64 dimensions.
     #[error("number of dimensions must be within [0, 64], indexing result would have {ndim}")]
     IndexTooManyDimensions {

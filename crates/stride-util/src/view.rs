@@ -177,8 +177,10 @@ impl StridedView {
     ///
     /// # Errors
     ///
-    /// As [`StridedView::new`], and [`ViewError::OutsideBuffer`] naming the
-    /// first offending offset (the smallest if below 0, else the largest).
+    /// [`ViewError::StridedTooManyDimensions`] past numpy's 64 dimensions,
+    /// the errors of [`StridedView::new`], and [`ViewError::OutsideBuffer`]
+    /// naming the first offending offset (the smallest if below 0, else the
+    /// largest).
     ///
     /// ```
     /// use stride_util::{StridedView, ViewError};
@@ -198,6 +200,10 @@ impl StridedView {
         strides: &[i64],
         offset: i64,
     ) -> Result<Self, ViewError> {
+        // numpy's array constructor checks the rank before anything else.
+        if sizes.len() > MAX_DIMS {
+            return Err(ViewError::StridedTooManyDimensions { ndim: sizes.len() });
+        }
         let view = Self::new(sizes, strides, offset)?;
         view.check_inside(buffer_len)?;
         Ok(view)

@@ -96,3 +96,17 @@ fn a_result_has_at_most_64_dimensions() {
     items.push(IndexItem::Index(0));
     assert_eq!(a.index(&items).unwrap().ndim(), 64);
 }
+
+#[test]
+fn as_strided_has_at_most_64_dimensions() {
+    // as_strided(np.zeros(5), shape=(1,)*65, strides=(8,)*64): the rank is
+    // checked before the strides' count.
+    let message = StridedView::as_strided(5, &[1; 65], &[1; 64], 0)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        message,
+        "number of dimensions must be within [0, 64], got 65"
+    );
+    assert!(StridedView::as_strided(5, &[1; 64], &[1; 64], 0).is_ok());
+}
