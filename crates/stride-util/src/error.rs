@@ -207,6 +207,13 @@ pub enum ViewError {
         /// The requested size there.
         target_size: i64,
     },
+    /// A `broadcast_to` target with more elements than `i64` counts (numpy
+    /// checks this after the sizes agree).
+    #[error("iterator is too large: the broadcast shape {target} has more than 2^63 - 1 elements")]
+    BroadcastTooLarge {
+        /// The requested shape, as a numpy tuple.
+        target: String,
+    },
     /// An index expression could not be parsed.
     #[error("invalid index expression {expression:?}: {reason}")]
     InvalidIndexExpression {

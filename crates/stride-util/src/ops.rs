@@ -268,7 +268,8 @@ impl StridedView {
     /// [`ViewError::BroadcastToScalar`], [`ViewError::NegativeBroadcastSize`],
     /// [`ViewError::TooManyDimensions`] (more than 64),
     /// [`ViewError::BroadcastFewerDimensions`],
-    /// [`ViewError::BroadcastMismatch`] and [`ViewError::Overflow`].
+    /// [`ViewError::BroadcastMismatch`], then [`ViewError::BroadcastTooLarge`]
+    /// (more elements than `i64` counts), as numpy checks them.
     ///
     /// ```
     /// let a = stride_util::StridedView::row_major(&[4, 1])?;
@@ -305,6 +306,15 @@ impl StridedView {
                 });
             }
             strides[target_axis] = stride;
+        }
+        if shape
+            .iter()
+            .try_fold(1_i64, |count, &size| count.checked_mul(size))
+            .is_none()
+        {
+            return Err(ViewError::BroadcastTooLarge {
+                target: numpy_tuple(shape),
+            });
         }
         Self::from_parts(shape.to_vec(), strides, self.offset())
     }
