@@ -117,7 +117,9 @@ impl StridedView {
         if mixed_radix {
             return Ok(false);
         }
-        let span = self.span().ok_or(overflow("the span of a view"))?;
+        let span = self
+            .span()
+            .ok_or_else(|| overflow("the span", self.describe()))?;
         if self.num_elements() > span {
             return Ok(true);
         }
@@ -125,7 +127,8 @@ impl StridedView {
             return Err(ViewError::OverlapUndecided { span });
         }
         let (low, _) = self.offset_range().unwrap_or((0, 0));
-        let words = usize::try_from(span / 64 + 1).map_err(|_| overflow("an overlap bitmap"))?;
+        let words = usize::try_from(span / 64 + 1)
+            .map_err(|_| overflow("an overlap bitmap", self.describe()))?;
         let mut seen = vec![0_u64; words];
         let mut overlap = false;
         self.for_each_offset(|offset| {
@@ -194,7 +197,9 @@ impl StridedView {
                 offset: low,
                 len: high.saturating_add(1),
             }),
-            Some((_, high)) => high.checked_add(1).ok_or(overflow("the buffer length")),
+            Some((_, high)) => high
+                .checked_add(1)
+                .ok_or_else(|| overflow("the buffer length", self.describe())),
         }
     }
 
@@ -217,9 +222,12 @@ impl StridedView {
     /// ```
     pub fn buffer_size_in_bytes(&self, element_size_in_bits: u32) -> Result<i64, ViewError> {
         // In i128: the bit count may pass i64::MAX while the bytes fit.
-        let bits = i128::from(self.min_buffer_len()?) * i128::from(element_size_in_bits);
-        let bytes = (bits + 7) / 8;
-        i64::try_from((bytes + 3) / 4 * 4).map_err(|_| overflow("the buffer size"))
+        let len = self.min_buffer_len()?;
+        let bytes = (i128::from(len) * i128::from(element_size_in_bits) + 7) / 8;
+        i64::try_from((bytes + 3) / 4 * 4).map_err(|_| {
+            let of = format!("{len} elements of {element_size_in_bits} bits");
+            overflow("the buffer size in bytes", of)
+        })
     }
 }
 

@@ -27,10 +27,13 @@ pub enum ViewError {
         size: i64,
     },
     /// Size, stride or offset arithmetic overflowed `i64`.
-    #[error("integer overflow computing {what}")]
+    #[error("integer overflow computing {what} of {of}")]
     Overflow {
         /// What was being computed.
         what: &'static str,
+        /// The values it was computed from (a view's sizes, strides and
+        /// offset, or the operands).
+        of: String,
     },
     /// `as_strided` (or a buffer check) addresses an element outside the buffer.
     #[error("element offset {offset} is outside a buffer of {len} elements")]
@@ -269,9 +272,9 @@ fn context_text(context: &Option<&'static str>) -> String {
     context.map_or_else(String::new, |text| format!(" {text}"))
 }
 
-/// `what` overflowed.
-pub(crate) fn overflow(what: &'static str) -> ViewError {
-    ViewError::Overflow { what }
+/// `what`, computed from `of`, overflowed.
+pub(crate) fn overflow(what: &'static str, of: String) -> ViewError {
+    ViewError::Overflow { what, of }
 }
 
 /// Formats values as a numpy shape tuple: `()`, `(3,)`, `(4,3)`.

@@ -199,7 +199,12 @@ impl StridedView {
                         strides.push(stride.wrapping_mul(step));
                     } else if count > 1 {
                         offset += start * stride;
-                        strides.push(stride.checked_mul(step).ok_or(overflow("a slice stride"))?);
+                        strides.push(stride.checked_mul(step).ok_or_else(|| {
+                            overflow(
+                                "a slice stride",
+                                format!("stride {stride} times step {step}"),
+                            )
+                        })?);
                     } else {
                         strides.push(stride);
                     }

@@ -136,7 +136,10 @@ impl StridedView {
             .filter(|(size, _)| **size != 1)
             .map(|(&size, &stride)| (size, stride))
             .unzip();
-        let mul = |a: i64, b: i64| a.checked_mul(b).ok_or(overflow("reshape strides"));
+        let mul = |a: i64, b: i64| {
+            a.checked_mul(b)
+                .ok_or_else(|| overflow("reshape strides", format!("{a} times {b}")))
+        };
         let mut strides = vec![0_i64; sizes.len()];
         // [oi, oj) and [ni, nj) are the old and new axes of one group with
         // equal element counts.

@@ -1,7 +1,7 @@
 //! [`StridedView`]: sizes, strides and an offset, all in elements, and its
 //! constructors.
 
-use crate::error::{ViewError, overflow};
+use crate::error::{ViewError, numpy_tuple, overflow};
 
 /// A strided view of a one-dimensional buffer, as numpy and DirectML
 /// describe arrays: the element at multi-index `i` lives at buffer offset
@@ -107,7 +107,11 @@ impl StridedView {
     /// ```
     pub fn row_major(sizes: &[i64]) -> Result<Self, ViewError> {
         let mut strides = vec![0; sizes.len()];
-        packed_strides(strides.iter_mut().zip(sizes).rev(), "row-major strides")?;
+        packed_strides(
+            strides.iter_mut().zip(sizes).rev(),
+            "row-major strides",
+            sizes,
+        )?;
         Self::from_parts(sizes.to_vec(), strides, 0)
     }
 
@@ -127,7 +131,7 @@ impl StridedView {
     /// ```
     pub fn column_major(sizes: &[i64]) -> Result<Self, ViewError> {
         let mut strides = vec![0; sizes.len()];
-        packed_strides(strides.iter_mut().zip(sizes), "column-major strides")?;
+        packed_strides(strides.iter_mut().zip(sizes), "column-major strides", sizes)?;
         Self::from_parts(sizes.to_vec(), strides, 0)
     }
 
@@ -313,10 +317,24 @@ impl StridedView {
         self.checked_offset_range().ok().flatten()
     }
 
+    /// `the view of sizes (2,3), strides (3,1), offset 0`, for errors.
+    pub(crate) fn describe(&self) -> String {
+        format!(
+            "the view of sizes {}, strides {}, offset {}",
+            numpy_tuple(&self.sizes),
+            numpy_tuple(&self.strides),
+            self.offset
+        )
+    }
+
     fn checked_element_count(&self) -> Result<i64, ViewError> {
         self.sizes.iter().try_fold(1_i64, |n, &size| {
-            n.checked_mul(size)
-                .ok_or(overflow("the number of elements"))
+            n.checked_mul(size).ok_or_else(|| {
+                overflow(
+                    "the number of elements",
+                    format!("the sizes {}", numpy_tuple(&self.sizes)),
+                )
+            })
         })
     }
 
@@ -329,15 +347,15 @@ impl StridedView {
         for (&size, &stride) in self.sizes.iter().zip(&self.strides) {
             let extent = (size - 1)
                 .checked_mul(stride)
-                .ok_or(overflow("an element offset"))?;
+                .ok_or_else(|| overflow("an element offset", self.describe()))?;
             if extent < 0 {
                 low = low
                     .checked_add(extent)
-                    .ok_or(overflow("an element offset"))?;
+                    .ok_or_else(|| overflow("an element offset", self.describe()))?;
             } else {
                 high = high
                     .checked_add(extent)
-                    .ok_or(overflow("an element offset"))?;
+                    .ok_or_else(|| overflow("an element offset", self.describe()))?;
             }
         }
         Ok(Some((low, high)))
@@ -351,10 +369,12 @@ impl StridedView {
 fn packed_strides<'a>(
     dims: impl Iterator<Item = (&'a mut i64, &'a i64)>,
     what: &'static str,
+    sizes: &[i64],
 ) -> Result<(), ViewError> {
     let mut running = Some(1_i64);
     for (stride, &size) in dims {
-        *stride = running.ok_or(overflow(what))?;
+        *stride =
+            running.ok_or_else(|| overflow(what, format!("the sizes {}", numpy_tuple(sizes))))?;
         running = running.and_then(|r| r.checked_mul(size.max(1)));
     }
     Ok(())

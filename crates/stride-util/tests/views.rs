@@ -157,27 +157,26 @@ fn classification_edge_cases() {
             .unwrap(),
         8
     );
-    // Overflow is an error, never a wrap.
+    // Overflow is an error, never a wrap, and names the values.
     assert_eq!(
-        StridedView::new(&[3], &[i64::MAX / 2 + 1], 0),
-        Err(ViewError::Overflow {
-            what: "an element offset"
-        })
+        StridedView::new(&[3], &[i64::MAX / 2 + 1], 0)
+            .unwrap_err()
+            .to_string(),
+        "integer overflow computing an element offset of the view of sizes (3,), \
+         strides (4611686018427387904,), offset 0"
     );
     assert_eq!(
-        StridedView::row_major(&[1 << 32, 1 << 32]),
-        Err(ViewError::Overflow {
-            what: "the number of elements"
-        })
+        StridedView::row_major(&[1 << 32, 1 << 32])
+            .unwrap_err()
+            .to_string(),
+        "integer overflow computing the number of elements of the sizes (4294967296,4294967296)"
     );
     // The last element at i64::MAX - 1: the length fits, its bits do not.
     let far = StridedView::new(&[2], &[i64::MAX - 1], 0).unwrap();
     assert_eq!(far.min_buffer_len().unwrap(), i64::MAX);
     assert_eq!(
-        far.buffer_size_in_bytes(32),
-        Err(ViewError::Overflow {
-            what: "the buffer size"
-        })
+        far.buffer_size_in_bytes(32).unwrap_err().to_string(),
+        "integer overflow computing the buffer size in bytes of 9223372036854775807 elements of 32 bits"
     );
     assert!(
         StridedView::new(&[2], &[-1], 0)
