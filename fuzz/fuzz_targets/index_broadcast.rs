@@ -171,8 +171,11 @@ fn check_layout(shape: &Shape, layout: &PhysicalLayout, input: &Input) {
     };
     let in_bounds = |index: &[i64]| index.iter().zip(dims).all(|(&i, &d)| (0..d).contains(&i));
     // Every index of a small array: multi -> linear -> multi.
-    let elements: i128 = dims.iter().map(|&d| i128::from(d)).product();
-    if elements <= 4096 {
+    // (Checked: with a zero dimension the others may be huge.)
+    let elements = dims
+        .iter()
+        .try_fold(1i128, |count, &d| count.checked_mul(i128::from(d)));
+    if dims.contains(&0) || elements.is_some_and(|count| count <= 4096) {
         for_each_index(dims, |index| {
             let linear = layout
                 .linear_index(index)
