@@ -113,9 +113,18 @@ pub(crate) fn copy<const N: usize>(
             let (da, db) = (plan.dims[a], plan.dims[tiled_dim]);
             let extent = tile_extent(N, at(da.size), at(db.size));
             // Whole tiles of 16-byte register blocks, then the ragged rest.
-            let mut tile = vec![[0_u8; N]; extent.0 * extent.1.next_multiple_of(16)];
+            let streaming = streams::<N>(plan, da);
+            let mut tile = if streaming {
+                Vec::new()
+            } else {
+                vec![[0_u8; N]; extent.0 * extent.1.next_multiple_of(16)]
+            };
             for_each_outer(&others, plan.src_offset, plan.dst_offset, |s, d| {
-                transpose_tiles(src, dst, s, d, da, db, &mut tile, extent);
+                if streaming {
+                    transpose_streaming(src, dst, s, d, da, db);
+                } else {
+                    transpose_tiles(src, dst, s, d, da, db, &mut tile, extent);
+                }
                 if let Some(tail) = &tail {
                     // One row per index of the tiled source dimension.
                     let mut row = d;
@@ -140,6 +149,84 @@ pub(crate) fn copy<const N: usize>(
             });
         }
     }
+}
+
+/// Relayouts of at least this many bytes are large enough not to stay in
+/// cache: their destination is written with streaming stores where the
+/// streaming transpose applies.
+const STREAM_MIN_BYTES: usize = 8 << 20;
+
+/// Whether the transpose of `plan` (`a` its innermost dimension) takes the
+/// streaming kernel: a large relayout on a target with SSE2, destination
+/// rows of whole register blocks, short enough for the kernel.
+fn streams<const N: usize>(plan: &Plan, a: Dim) -> bool {
+    let bytes = plan
+        .dims
+        .iter()
+        .try_fold(N, |bytes, dim| bytes.checked_mul(at(dim.size)));
+    let block = 16 / N.clamp(1, 16);
+    cfg!(all(target_arch = "x86_64", target_feature = "sse2"))
+        && matches!(N, 1 | 2 | 4 | 8)
+        && bytes.is_some_and(|bytes| bytes >= STREAM_MIN_BYTES)
+        && at(a.size).is_multiple_of(block)
+        && at(a.size) * N <= MAX_ROW_PIECES * 16
+}
+
+/// One 2-D transpose with the streaming kernel (see `stream.rs`), then the
+/// source columns it left (fewer than a register block) element by element.
+pub(super) fn transpose_streaming<const N: usize>(
+    src: &[[u8; N]],
+    dst: &mut [[u8; N]],
+    src_base: i64,
+    dst_base: i64,
+    a: Dim,
+    b: Dim,
+) {
+    let strip = Strip {
+        src,
+        src_base: at(src_base),
+        rows: at(a.size),
+        row_stride_src: at(a.src),
+        cols: at(b.size),
+        dst_base: at(dst_base),
+        row_stride: at(b.dst),
+    };
+    let done = stream_strip(&strip, dst);
+    for j in done..strip.cols {
+        let start = strip.dst_base + j * strip.row_stride;
+        for i in 0..strip.rows {
+            dst[start + i] = src[strip.src_base + i * strip.row_stride_src + j];
+        }
+    }
+}
+
+/// A 2-D transpose for the streaming kernel: `rows` source rows of `cols`
+/// elements, the first at `src_base`, `row_stride_src` apart; source
+/// column `j` goes to the destination row of `rows` elements starting at
+/// `dst_base + j · row_stride`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Strip<'a, const N: usize> {
+    pub(crate) src: &'a [[u8; N]],
+    pub(crate) src_base: usize,
+    pub(crate) rows: usize,
+    pub(crate) row_stride_src: usize,
+    pub(crate) cols: usize,
+    pub(crate) dst_base: usize,
+    pub(crate) row_stride: usize,
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+use super::stream::{MAX_ROW_PIECES, stream_strip};
+
+/// The largest destination row of the streaming kernel, in 16-byte pieces
+/// (without SSE2 it never runs).
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+const MAX_ROW_PIECES: usize = 0;
+
+/// Without SSE2 the streaming kernel never runs.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+fn stream_strip<const N: usize>(_: &Strip<'_, N>, _: &mut [[u8; N]]) -> usize {
+    0
 }
 
 /// One 2-D transpose: `a` is contiguous in the destination (stride 1),

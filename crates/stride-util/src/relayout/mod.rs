@@ -16,6 +16,10 @@ mod padding;
 mod plan;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2;
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod stream;
+#[cfg(test)]
+mod stream_tests;
 mod sub_byte;
 mod xla;
 

@@ -37,7 +37,9 @@ pub enum Strategy {
     /// The destination is contiguous along one dimension and the source
     /// along another (a transpose): cache-blocked tiles over those two
     /// dimensions, staged through a small buffer so that both sides are
-    /// read and written in contiguous row segments.
+    /// read and written in contiguous row segments. Large transposes with
+    /// short destination rows (NCHW→NHWC) instead assemble a few whole
+    /// destination rows at a time and write them with streaming stores.
     Tiled,
     /// Anything else: an element loop along the innermost destination
     /// dimension with incremental offsets, an odometer outside it.

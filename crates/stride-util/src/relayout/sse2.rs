@@ -4,8 +4,9 @@
 //! stored as `M` destination rows of 16 bytes. Meanwhile the source lines
 //! of the next tile can be prefetched (see `NextRows`).
 //!
-//! This is the crate's only `unsafe`: calling a `#[target_feature]`
-//! function from code compiled without the attribute. It is sound because
+//! The crate's `unsafe` is here and in `stream.rs`: calling a
+//! `#[target_feature]` function from code compiled without the attribute
+//! (and, in `stream.rs`, one aligned streaming store). It is sound because
 //! the module is compiled only for targets that enable SSE2 (every x86_64
 //! target does), so the CPU running the code has the instructions. The
 //! loads and stores are safe slice accesses (LLVM fuses them into 16-byte
@@ -139,7 +140,7 @@ impl<'a, const N: usize> Prefetch<'a, N> {
 }
 
 /// `0..M` with the `log2(M)` low bits of each index reversed.
-const fn bit_reversed<const M: usize>() -> [usize; M] {
+pub(super) const fn bit_reversed<const M: usize>() -> [usize; M] {
     let bits = M.trailing_zeros();
     let mut order = [0; M];
     let mut r = 0;
@@ -159,7 +160,7 @@ const fn bit_reversed<const M: usize>() -> [usize; M] {
 /// `i + M/2` in units twice as wide as the previous round's, up to 8 bytes.
 #[target_feature(enable = "sse2")]
 #[inline]
-fn transpose<const M: usize>(mut rows: [__m128i; M]) -> [__m128i; M] {
+pub(super) fn transpose<const M: usize>(mut rows: [__m128i; M]) -> [__m128i; M] {
     if M >= 16 {
         rows = round::<M, 1>(rows);
     }
@@ -194,7 +195,7 @@ fn round<const M: usize, const W: usize>(rows: [__m128i; M]) -> [__m128i; M] {
 /// Loads 16 bytes (compiled to one unaligned load).
 #[target_feature(enable = "sse2")]
 #[inline]
-fn load(bytes: &[u8; 16]) -> __m128i {
+pub(super) fn load(bytes: &[u8; 16]) -> __m128i {
     let value = i128::from_le_bytes(*bytes);
     _mm_set_epi64x((value >> 64) as i64, value as i64)
 }
@@ -202,7 +203,7 @@ fn load(bytes: &[u8; 16]) -> __m128i {
 /// Stores 16 bytes (compiled to one unaligned store).
 #[target_feature(enable = "sse2")]
 #[inline]
-fn store(reg: __m128i, bytes: &mut [u8; 16]) {
+pub(super) fn store(reg: __m128i, bytes: &mut [u8; 16]) {
     let low = _mm_cvtsi128_si64(reg);
     let high = _mm_cvtsi128_si64(_mm_unpackhi_epi64(reg, reg));
     bytes[..8].copy_from_slice(&low.to_le_bytes());
