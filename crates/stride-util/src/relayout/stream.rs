@@ -8,9 +8,10 @@
 //! is never read for ownership nor kept in cache.
 //!
 //! Measured on NCHW→NHWC f32[32,64,56,56] (ratios to a plain copy in the
-//! same run, noisy shared machine with 2 cores and 2 fuzzers): 1.05–1.15
-//! (best of 40 alternating runs), criterion medians 1.1–1.8; the staged
-//! 64×512 tiles 1.4–1.5 and 1.4–1.9. A raw-pointer prototype of this loop
+//! same run, noisy shared machine with 2 cores and 2 fuzzers): 1.05–1.25
+//! (best of 40 alternating runs; up to 1.75 while the machine was busy),
+//! criterion medians 1.05–1.8; the staged 64×512 tiles 1.35–1.6 and
+//! 1.4–1.9 in the same sessions. A raw-pointer prototype of this loop
 //! measured 0.75–0.9 with streaming stores and 1.35–1.55 with ordinary
 //! ones: the plain copy (glibc `rep movsb`) pays for reading the
 //! destination lines for ownership, streaming stores do not. Staging whole
