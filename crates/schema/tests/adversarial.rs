@@ -7,21 +7,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
+use common::on_small_stack;
 use prost::Message;
 use schema::{
     FormatError, Layout, MAX_DEPTH, MAX_TEXT_FORMAT_DEPTH, PaddingValue, ParseError, PrimitiveType,
     ProgramShape, ProtoFormat, Shape, SplitConfig, Tile,
 };
-
-/// Runs `f` on a thread with a 2 MiB stack.
-fn on_small_stack(f: impl FnOnce() + Send + 'static) {
-    std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(f)
-        .unwrap()
-        .join()
-        .unwrap();
-}
 
 /// The protobuf base-128 varint of `value`.
 fn varint(mut value: u64) -> Vec<u8> {

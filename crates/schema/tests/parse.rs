@@ -3,6 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
+use common::on_small_stack;
 use proptest::prelude::*;
 use prost::Message;
 use schema::{
@@ -415,16 +418,6 @@ fn tuple_elements_are_validated_as_in_xla() {
 /// `depth` nested tuples around `f32[]`.
 fn nested(depth: usize) -> String {
     format!("{}f32[]{}", "(".repeat(depth), ")".repeat(depth))
-}
-
-/// Runs `f` on a thread with a 2 MiB stack (the default for test threads).
-fn on_small_stack(f: impl FnOnce() + Send + 'static) {
-    std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(f)
-        .unwrap()
-        .join()
-        .unwrap();
 }
 
 #[test]
