@@ -10,7 +10,10 @@
 
 #![no_main]
 
+mod common;
+
 use arbitrary::Arbitrary;
+use common::for_each_index;
 use index_util::{ForEachIndex, IndexError, PhysicalLayout};
 use libfuzzer_sys::fuzz_target;
 use schema::{Layout, PrimitiveType, Shape, Tile};
@@ -119,29 +122,6 @@ fn build(a: &ArrayShape) -> Shape {
         dimensions: dims,
         layout,
         ..Shape::default()
-    }
-}
-
-/// Calls `f` with every multi-index of `dims`, row-major.
-fn for_each_index(dims: &[i64], mut f: impl FnMut(&[i64])) {
-    if dims.iter().any(|&d| d <= 0) {
-        return;
-    }
-    let mut index = vec![0; dims.len()];
-    loop {
-        f(&index);
-        let mut d = dims.len();
-        loop {
-            if d == 0 {
-                return;
-            }
-            d -= 1;
-            index[d] += 1;
-            if index[d] < dims[d] {
-                break;
-            }
-            index[d] = 0;
-        }
     }
 }
 

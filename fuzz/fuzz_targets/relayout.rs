@@ -13,7 +13,10 @@
 
 #![no_main]
 
+mod common;
+
 use arbitrary::Arbitrary;
+use common::for_each_index;
 use layout_util::LayoutBuilder;
 use libfuzzer_sys::fuzz_target;
 use schema::{PaddingValue, PrimitiveType, Shape};
@@ -158,29 +161,6 @@ impl Layout {
 
     fn padded_count(&self) -> usize {
         self.padded.iter().product()
-    }
-}
-
-/// Calls `f` with every multi-index of `shape`, row-major.
-fn for_each_index(shape: &[usize], mut f: impl FnMut(&[usize])) {
-    if shape.contains(&0) {
-        return;
-    }
-    let mut index = vec![0; shape.len()];
-    loop {
-        f(&index);
-        let mut d = shape.len();
-        loop {
-            if d == 0 {
-                return;
-            }
-            d -= 1;
-            index[d] += 1;
-            if index[d] < shape[d] {
-                break;
-            }
-            index[d] = 0;
-        }
     }
 }
 

@@ -9,7 +9,10 @@
 
 #![no_main]
 
+mod common;
+
 use arbitrary::Arbitrary;
+use common::for_each_index;
 use libfuzzer_sys::fuzz_target;
 use stride_util::{IndexItem, Order, StridedView, ViewError};
 
@@ -78,29 +81,6 @@ struct Reference {
 
 fn small<T: Copy + Into<i64>>(values: &[T], limit: usize) -> Vec<i64> {
     values.iter().take(limit).map(|&v| v.into()).collect()
-}
-
-/// Calls `f` with every multi-index of `shape`, row-major.
-fn for_each_index(shape: &[usize], mut f: impl FnMut(&[usize])) {
-    if shape.contains(&0) {
-        return;
-    }
-    let mut index = vec![0; shape.len()];
-    loop {
-        f(&index);
-        let mut d = shape.len();
-        loop {
-            if d == 0 {
-                return;
-            }
-            d -= 1;
-            index[d] += 1;
-            if index[d] < shape[d] {
-                break;
-            }
-            index[d] = 0;
-        }
-    }
 }
 
 /// Whether the reference follows views of this shape: at most
