@@ -19,14 +19,8 @@ fn golden_arrays() -> Vec<(String, Shape)> {
     }
     let mut arrays = Vec::new();
     for file in ["shapes.jsonl", "hlo_shapes.jsonl"] {
-        let path = format!("{}/../../tests/golden/{file}", env!("CARGO_MANIFEST_DIR"));
-        for line in std::fs::read_to_string(&path).unwrap().lines() {
-            let row: serde_json::Value = serde_json::from_str(line).unwrap();
-            let hex = row["hex"].as_str().unwrap();
-            let bytes: Vec<u8> = (0..hex.len())
-                .step_by(2)
-                .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-                .collect();
+        for row in conformance::load(file).unwrap() {
+            let bytes = conformance::hex_decode(row["hex"].as_str().unwrap()).unwrap();
             let mut found = Vec::new();
             leaves(Shape::decode(bytes.as_slice()).unwrap(), &mut found);
             for shape in found {

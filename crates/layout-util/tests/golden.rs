@@ -13,16 +13,11 @@ use schema::Shape;
 
 /// (source, string, shape) of every row of a golden file.
 fn rows(file: &str) -> Vec<(String, String, Shape)> {
-    let path = format!("{}/../../tests/golden/{file}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap();
-    text.lines()
-        .map(|line| {
-            let row: serde_json::Value = serde_json::from_str(line).unwrap();
-            let hex = row["hex"].as_str().unwrap();
-            let bytes: Vec<u8> = (0..hex.len())
-                .step_by(2)
-                .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-                .collect();
+    conformance::load(file)
+        .unwrap()
+        .into_iter()
+        .map(|row| {
+            let bytes = conformance::hex_decode(row["hex"].as_str().unwrap()).unwrap();
             (
                 row["source"].as_str().unwrap().to_owned(),
                 row["string"].as_str().unwrap().to_owned(),

@@ -17,17 +17,9 @@ use schema::Shape;
 fn golden_strings() -> Vec<String> {
     ["shapes.jsonl", "hlo_shapes.jsonl"]
         .iter()
-        .flat_map(|name| {
-            let path = format!("{}/../../tests/golden/{name}", env!("CARGO_MANIFEST_DIR"));
-            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-            text.lines()
-                .filter_map(|line| {
-                    let value: serde_json::Value = serde_json::from_str(line).unwrap();
-                    let reparses = value["reparse_equal"].as_bool().unwrap();
-                    reparses.then(|| value["string"].as_str().unwrap().to_owned())
-                })
-                .collect::<Vec<_>>()
-        })
+        .flat_map(|name| conformance::load(name).unwrap())
+        .filter(|row| row["reparse_equal"].as_bool().unwrap())
+        .map(|row| row["string"].as_str().unwrap().to_owned())
         .collect()
 }
 

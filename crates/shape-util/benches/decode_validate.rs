@@ -18,20 +18,8 @@ use shape_util::validate_shape;
 fn golden_messages() -> Vec<Vec<u8>> {
     ["shapes.jsonl", "hlo_shapes.jsonl"]
         .iter()
-        .flat_map(|name| {
-            let path = format!("{}/../../tests/golden/{name}", env!("CARGO_MANIFEST_DIR"));
-            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-            text.lines()
-                .map(|line| {
-                    let value: serde_json::Value = serde_json::from_str(line).unwrap();
-                    let hex = value["hex"].as_str().unwrap();
-                    (0..hex.len())
-                        .step_by(2)
-                        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-                        .collect()
-                })
-                .collect::<Vec<_>>()
-        })
+        .flat_map(|name| conformance::load(name).unwrap())
+        .map(|row| conformance::hex_decode(row["hex"].as_str().unwrap()).unwrap())
         .collect()
 }
 

@@ -19,21 +19,15 @@ struct Golden {
 }
 
 fn load(name: &str) -> Vec<Golden> {
-    let path = format!("{}/../../tests/golden/{name}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    text.lines()
-        .map(|line| {
-            let value: serde_json::Value = serde_json::from_str(line).unwrap();
-            let field = |key: &str| value[key].as_str().unwrap_or_default().to_owned();
-            let hex = field("hex");
-            let bytes = (0..hex.len())
-                .step_by(2)
-                .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-                .collect();
+    conformance::load(name)
+        .unwrap()
+        .iter()
+        .map(|row| {
+            let field = |key: &str| conformance::field(row, key).unwrap_or_default().to_owned();
             Golden {
                 source: field("source"),
                 string: field("string"),
-                bytes,
+                bytes: conformance::hex_decode(&field("hex")).unwrap(),
             }
         })
         .collect()
