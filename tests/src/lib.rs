@@ -198,6 +198,34 @@ pub fn same<T: PartialEq + std::fmt::Debug>(
     }
 }
 
+/// The protobuf base-128 varint of `value`, for hand-built messages.
+///
+/// ```
+/// assert_eq!(conformance::varint(300), [0xac, 0x02]);
+/// ```
+pub fn varint(mut value: u64) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    while value >= 0x80 {
+        bytes.push((value & 0x7f) as u8 | 0x80);
+        value >>= 7;
+    }
+    bytes.push(value as u8);
+    bytes
+}
+
+/// A length-delimited protobuf field: the key byte, the length of
+/// `contents` as a varint, then `contents`.
+///
+/// ```
+/// assert_eq!(conformance::length_delimited(0x22, &[8, 1]), [0x22, 2, 8, 1]);
+/// ```
+pub fn length_delimited(key: u8, contents: &[u8]) -> Vec<u8> {
+    let mut bytes = vec![key];
+    bytes.extend(varint(contents.len() as u64));
+    bytes.extend_from_slice(contents);
+    bytes
+}
+
 /// The README's Rust example, compiled and run by `cargo test` as a doctest.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]

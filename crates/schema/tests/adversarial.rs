@@ -10,30 +10,12 @@
 mod common;
 
 use common::on_small_stack;
+use conformance::{length_delimited as delimited, varint};
 use prost::Message;
 use schema::{
     FormatError, Layout, MAX_DEPTH, MAX_TEXT_FORMAT_DEPTH, PaddingValue, ParseError, PrimitiveType,
     ProgramShape, ProtoFormat, Shape, SplitConfig, Tile,
 };
-
-/// The protobuf base-128 varint of `value`.
-fn varint(mut value: u64) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    while value >= 0x80 {
-        bytes.push(u8::try_from(value & 0x7f).unwrap() | 0x80);
-        value >>= 7;
-    }
-    bytes.push(u8::try_from(value).unwrap());
-    bytes
-}
-
-/// A length-delimited field: key byte, length varint, contents.
-fn delimited(key: u8, contents: &[u8]) -> Vec<u8> {
-    let mut bytes = vec![key];
-    bytes.extend(varint(u64::try_from(contents.len()).unwrap()));
-    bytes.extend_from_slice(contents);
-    bytes
-}
 
 /// Keys: field number << 3 | wire type (0 varint, 2 length-delimited).
 const ELEMENT_TYPE: u8 = 2 << 3;

@@ -7,6 +7,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use conformance::{length_delimited, varint};
 use layout_util::LayoutBuilder;
 use prost::Message;
 use schema::{MAX_DEPTH, PrimitiveType, Shape};
@@ -218,23 +219,6 @@ const ELEMENT_TYPE: u8 = 2 << 3;
 const DIMENSIONS_PACKED: u8 = 3 << 3 | 2;
 const TUPLE_SHAPES: u8 = 4 << 3 | 2;
 
-fn varint(mut value: u64) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    while value >= 0x80 {
-        bytes.push(u8::try_from(value & 0x7f).unwrap() | 0x80);
-        value >>= 7;
-    }
-    bytes.push(u8::try_from(value).unwrap());
-    bytes
-}
-
-fn with_length(key: u8, contents: &[u8]) -> Vec<u8> {
-    let mut bytes = vec![key];
-    bytes.extend(varint(u64::try_from(contents.len()).unwrap()));
-    bytes.extend_from_slice(contents);
-    bytes
-}
-
 #[test]
 fn decoded_element_types_outside_the_enum_are_invalid() {
     // XLA stores an unknown number as PRIMITIVE_TYPE_INVALID and names the
@@ -246,7 +230,7 @@ fn decoded_element_types_outside_the_enum_are_invalid() {
     ] {
         let mut bytes = vec![ELEMENT_TYPE];
         bytes.extend(varint(number));
-        bytes.extend(with_length(DIMENSIONS_PACKED, &[2]));
+        bytes.extend(length_delimited(DIMENSIONS_PACKED, &[2]));
         let shape = Shape::decode(bytes.as_slice()).unwrap();
         assert_eq!(
             invalid(&shape),
@@ -258,7 +242,7 @@ fn decoded_element_types_outside_the_enum_are_invalid() {
 #[test]
 fn a_million_decoded_dimensions_are_validated_and_sized() {
     let mut bytes = vec![ELEMENT_TYPE, PrimitiveType::F32 as u8];
-    bytes.extend(with_length(DIMENSIONS_PACKED, &vec![1; 1_000_000]));
+    bytes.extend(length_delimited(DIMENSIONS_PACKED, &vec![1; 1_000_000]));
     let mut shape = Shape::decode(bytes.as_slice()).unwrap();
     assert_eq!(validate_shape_with_optional_layout(&shape), Ok(()));
     assert_eq!(byte_size_of(&shape, None).unwrap(), 4);
@@ -281,7 +265,7 @@ fn nested_tuple_bytes(depth: usize) -> Vec<u8> {
     let mut bytes = vec![ELEMENT_TYPE, PrimitiveType::F32 as u8];
     for _ in 0..depth {
         let mut outer = vec![ELEMENT_TYPE, PrimitiveType::Tuple as u8];
-        outer.extend(with_length(TUPLE_SHAPES, &bytes));
+        outer.extend(length_delimited(TUPLE_SHAPES, &bytes));
         bytes = outer;
     }
     bytes
