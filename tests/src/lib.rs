@@ -226,6 +226,25 @@ pub fn length_delimited(key: u8, contents: &[u8]) -> Vec<u8> {
     bytes
 }
 
+/// The ShapeProto bytes of `depth` tuples nested around an `f32[]`, as XLA
+/// would write them (`element_type` = field 2, `tuple_shapes` = field 4;
+/// F32 = 11, TUPLE = 13 in `proto/xla_data.proto`).
+///
+/// ```
+/// assert_eq!(conformance::nested_tuple_bytes(1), [0x10, 13, 0x22, 2, 0x10, 11]);
+/// ```
+pub fn nested_tuple_bytes(depth: usize) -> Vec<u8> {
+    const ELEMENT_TYPE: u8 = 2 << 3;
+    const TUPLE_SHAPES: u8 = 4 << 3 | 2;
+    let mut bytes = vec![ELEMENT_TYPE, 11];
+    for _ in 0..depth {
+        let mut outer = vec![ELEMENT_TYPE, 13];
+        outer.extend(length_delimited(TUPLE_SHAPES, &bytes));
+        bytes = outer;
+    }
+    bytes
+}
+
 /// The README's Rust example, compiled and run by `cargo test` as a doctest.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]

@@ -10,7 +10,7 @@
 mod common;
 
 use common::on_small_stack;
-use conformance::{length_delimited as delimited, varint};
+use conformance::{length_delimited as delimited, nested_tuple_bytes, varint};
 use prost::Message;
 use schema::{
     FormatError, Layout, MAX_DEPTH, MAX_TEXT_FORMAT_DEPTH, PaddingValue, ParseError, PrimitiveType,
@@ -198,17 +198,6 @@ fn enum_numbers_outside_their_enums_are_kept_and_printed_as_invalid() {
     // `#(invalid)` names no type and does not parse back; PV(77) does.
     let reparsed: Shape = "f32[2]{0:PV(77)}".parse().unwrap();
     assert_eq!(reparsed.layout.as_deref().unwrap().padding_value, 77);
-}
-
-/// `depth` tuples nested around an `f32[]`, encoded by hand.
-fn nested_tuple_bytes(depth: usize) -> Vec<u8> {
-    let mut bytes = vec![ELEMENT_TYPE, PrimitiveType::F32 as u8];
-    for _ in 0..depth {
-        let mut outer = vec![ELEMENT_TYPE, PrimitiveType::Tuple as u8];
-        outer.extend(delimited(TUPLE_SHAPES, &bytes));
-        bytes = outer;
-    }
-    bytes
 }
 
 /// prost's message for a nest past its (and C++ protobuf's) limit of 100

@@ -7,7 +7,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use conformance::{length_delimited, varint};
+use conformance::{length_delimited, nested_tuple_bytes, varint};
 use layout_util::LayoutBuilder;
 use prost::Message;
 use schema::{MAX_DEPTH, PrimitiveType, Shape};
@@ -217,7 +217,6 @@ fn dimension_edits_with_extreme_arguments() {
 /// Keys of the protobuf fields used below.
 const ELEMENT_TYPE: u8 = 2 << 3;
 const DIMENSIONS_PACKED: u8 = 3 << 3 | 2;
-const TUPLE_SHAPES: u8 = 4 << 3 | 2;
 
 #[test]
 fn decoded_element_types_outside_the_enum_are_invalid() {
@@ -258,17 +257,6 @@ fn a_million_decoded_dimensions_are_validated_and_sized() {
         elements_in(&shape),
         Err(ShapeError::ElementCountOverflow { .. })
     ));
-}
-
-/// `depth` tuples nested around an `f32[]`, encoded by hand.
-fn nested_tuple_bytes(depth: usize) -> Vec<u8> {
-    let mut bytes = vec![ELEMENT_TYPE, PrimitiveType::F32 as u8];
-    for _ in 0..depth {
-        let mut outer = vec![ELEMENT_TYPE, PrimitiveType::Tuple as u8];
-        outer.extend(length_delimited(TUPLE_SHAPES, &bytes));
-        bytes = outer;
-    }
-    bytes
 }
 
 #[test]
