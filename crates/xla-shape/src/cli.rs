@@ -155,6 +155,36 @@ pub enum Command {
         /// Shape strings; none reads one per line from standard input.
         shapes: Vec<String>,
     },
+
+    /// Draw a layout as an SVG picture: the array as a grid coloured by
+    /// memory position, padding hatched, tiles outlined, and the buffer in
+    /// memory order below.
+    #[command(after_help = "Examples:\n  \
+        xla-shape draw 'f32[2,3]{0,1}' > layout.svg\n  \
+        xla-shape draw 'f32[3,5]{1,0:T(2,2)}' --output tiles.svg\n  \
+        xla-shape draw --view '[3,4]' '[0:3:2, 1:4:2]' -o slice.svg\n\n\
+        With --view, SHAPE and OPS are the `view` command's BASE and OPs: the view's grid\n\
+        above the base buffer, the view's elements outlined in it. Elements are named\n\
+        a b c ... (row-major; numbers past 26 elements), `@n` is the memory position.\n\
+        Big arrays are drawn as a window, which the picture says.\n\
+        JSON fields: ok, svg (or output and bytes with --output).")]
+    Draw(DrawArgs),
+}
+
+/// Arguments of `draw`.
+#[derive(Debug, Args)]
+pub struct DrawArgs {
+    /// Draw a strided view: SHAPE is the base array, OPS the operations.
+    #[arg(long)]
+    pub view: bool,
+    /// Write the SVG to FILE instead of standard output.
+    #[arg(long, short)]
+    pub output: Option<std::path::PathBuf>,
+    /// The shape (with --view: the base array, as for `view`).
+    pub shape: String,
+    /// With --view: the operations, as for `view`.
+    #[arg(requires = "view")]
+    pub ops: Vec<String>,
 }
 
 /// Arguments of `index`.

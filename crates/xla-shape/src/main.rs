@@ -8,6 +8,7 @@
 
 mod cli;
 mod commands;
+mod draw;
 mod inputs;
 mod output;
 mod view_ops;

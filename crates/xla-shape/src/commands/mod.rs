@@ -4,6 +4,7 @@
 mod broadcast;
 mod compare;
 mod decode;
+mod draw;
 mod encode;
 mod explain;
 mod index;
@@ -32,6 +33,7 @@ pub fn run(command: Command, out: &mut Output) {
         Command::Broadcast(args) => single(out, broadcast::run(&args)),
         Command::Compare { a, b } => single(out, compare::run(&a, &b)),
         Command::View { base, ops } => single(out, view::run(&base, &ops)),
+        Command::Draw(args) => single(out, draw::run(&args)),
     }
 }
 

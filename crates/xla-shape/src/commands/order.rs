@@ -1,6 +1,7 @@
 //! `order`: which logical element each position of the buffer holds.
 
 use index_util::{IndexError, PhysicalLayout};
+use schema::Shape;
 use serde_json::{Value, json};
 
 use super::{Outcome, shape};
@@ -31,10 +32,16 @@ pub fn memory_order(layout: &PhysicalLayout) -> Result<Vec<Option<i64>>, String>
         .collect()
 }
 
+/// The memory order of `shape`, as [`memory_order`] gives it: what `order`
+/// prints and `draw` draws.
+pub fn memory_order_of(shape: &Shape) -> Result<Vec<Option<i64>>, String> {
+    let layout = PhysicalLayout::new(shape).map_err(|e| e.to_string())?;
+    memory_order(&layout)
+}
+
 /// The memory order as `0 3 1 4 2 5` (`pad` for padding).
 pub fn run(input: &str) -> Outcome {
-    let layout = PhysicalLayout::new(&shape(input)?).map_err(|e| e.to_string())?;
-    let order = memory_order(&layout)?;
+    let order = memory_order_of(&shape(input)?)?;
     let plain: Vec<String> = order
         .iter()
         .map(|p| p.map_or_else(|| "pad".to_owned(), |i| i.to_string()))

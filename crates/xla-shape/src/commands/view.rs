@@ -46,11 +46,17 @@ fn apply(view: &StridedView, op: &Op, buffer_len: i64) -> Result<StridedView, St
 }
 
 /// The view after `ops` (separate arguments or one chain) applied to `base`.
-pub fn run(base: &str, ops: &[String]) -> Outcome {
+pub fn resolve(base: &str, ops: &[String]) -> Result<StridedView, String> {
     let (mut view, buffer_len) = base_view(base)?;
     for op in parse_chain(&ops.concat())? {
         view = apply(&view, &op, buffer_len)?;
     }
+    Ok(view)
+}
+
+/// The view after `ops` applied to `base`, printed.
+pub fn run(base: &str, ops: &[String]) -> Outcome {
+    let view = resolve(base, ops)?;
     let (c, f) = (view.is_c_contiguous(), view.is_f_contiguous());
     let plain = format!(
         "shape: {}\nstrides: {}\noffset: {}\nc_contiguous: {c}\nf_contiguous: {f}",

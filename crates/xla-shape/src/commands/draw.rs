@@ -1,0 +1,66 @@
+//! `draw`: a shape's layout, or a strided view, as an SVG picture.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde_json::json;
+
+use super::order::memory_order_of;
+use super::{Outcome, shape, view};
+use crate::cli::DrawArgs;
+use crate::draw;
+
+/// The SVG on standard output, or written to `--output` (whole or not at
+/// all).
+pub fn run(args: &DrawArgs) -> Outcome {
+    let picture = if args.view {
+        let view = view::resolve(&args.shape, &args.ops)?;
+        // `view` already accepted the base; a bare `[d0,...]` is packed
+        // row-major, as XLA's default layout of `f32[d0,...]`.
+        let base = args.shape.trim();
+        let base = if base.starts_with('[') {
+            shape(&format!("f32{base}"))?
+        } else {
+            shape(base)?
+        };
+        let title = format!("{} {}", args.shape.trim(), args.ops.join(" "));
+        draw::view::picture(title.trim_end(), &base, &memory_order_of(&base)?, &view)?
+    } else {
+        let shape = shape(&args.shape)?;
+        draw::shape::picture(&shape, &memory_order_of(&shape)?)?
+    };
+    let svg = draw::render(&picture);
+    match &args.output {
+        None => Ok((svg.clone(), json!({ "svg": svg }))),
+        Some(path) => {
+            write_whole(path, &svg)?;
+            Ok((
+                format!("wrote {}", path.display()),
+                json!({ "output": path.display().to_string(), "bytes": svg.len() }),
+            ))
+        }
+    }
+}
+
+/// Writes `text` to a temporary file beside `path`, then renames it: a
+/// failure leaves no partial file.
+fn write_whole(path: &Path, text: &str) -> Result<(), String> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| format!("--output {} is not a file name", path.display()))?;
+    let mut temporary_name = std::ffi::OsString::from(".");
+    temporary_name.push(name);
+    temporary_name.push(format!(".{}.tmp", std::process::id()));
+    let temporary = path.with_file_name(temporary_name);
+    let written = std::fs::File::create(&temporary)
+        .and_then(|mut file| {
+            file.write_all(text.as_bytes())?;
+            file.write_all(b"\n")?;
+            file.sync_all()
+        })
+        .and_then(|()| std::fs::rename(&temporary, path));
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&temporary);
+        format!("cannot write {}: {e}", path.display())
+    })
+}

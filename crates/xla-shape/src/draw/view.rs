@@ -1,0 +1,125 @@
+//! The picture of a strided view: the view's grid, each cell the base
+//! element it reads, above the base buffer with the view's elements
+//! outlined; strides written on the axes.
+
+use index_util::PhysicalLayout;
+use schema::{PaddingValue, Shape};
+use stride_util::StridedView;
+
+use super::labels::{element_label, padding_label};
+use super::shape::{element_bits, padding, strip};
+use super::{Cell, Fill, Picture, window};
+
+/// The most elements of a view whose buffer positions are collected.
+pub const MAX_VIEW_ELEMENTS: i64 = 1 << 20;
+
+/// The picture of `view` into the buffer of `base`, whose memory order is
+/// `order` (as [`super::shape::picture`] takes it); `title` heads it.
+///
+/// # Errors
+/// A message if the view has more than [`MAX_VIEW_ELEMENTS`] elements or
+/// reads outside the buffer.
+pub fn picture(
+    title: &str,
+    base: &Shape,
+    order: &[Option<i64>],
+    view: &StridedView,
+) -> Result<Picture, String> {
+    let count: i64 = PhysicalLayout::new(base)
+        .map_err(|e| e.to_string())?
+        .dimensions()
+        .iter()
+        .product();
+    let pad = padding_label(
+        base.layout
+            .as_deref()
+            .map_or(Ok(PaddingValue::InvalidPad), |l| {
+                layout_util::padding_value(l).map_err(|e| e.to_string())
+            })?,
+    );
+    let elements = view.num_elements();
+    if elements > MAX_VIEW_ELEMENTS {
+        return Err(format!(
+            "the view has {elements} elements; draw reads at most {MAX_VIEW_ELEMENTS}"
+        ));
+    }
+    let len = order.len();
+    let mut in_view = vec![false; len];
+    let mut outside = None;
+    view.for_each_offset(|p| match usize::try_from(p).ok().filter(|&p| p < len) {
+        Some(p) => in_view[p] = true,
+        None => outside = outside.or(Some(p)),
+    });
+    if let Some(p) = outside {
+        return Err(format!(
+            "the view reads buffer position {p}, outside the base's {len} positions"
+        ));
+    }
+    let axes: Vec<String> = view
+        .sizes()
+        .iter()
+        .zip(view.strides())
+        .enumerate()
+        .map(|(axis, (&size, &stride))| {
+            let how = match stride {
+                0 => " (repeats one element)",
+                s if s < 0 => " (reversed)",
+                _ => "",
+            };
+            format!("axis {axis} \u{b7} size {size} \u{b7} stride {stride}{how}")
+        })
+        .collect();
+    let label =
+        |element: Option<i64>| element.map_or_else(|| pad.to_owned(), |e| element_label(e, count));
+    let cell = |index: &[i64]| -> Result<Cell, String> {
+        let p = view.element_offset(index).map_err(|e| e.to_string())?;
+        let element = usize::try_from(p)
+            .ok()
+            .and_then(|p| order.get(p))
+            .copied()
+            .flatten();
+        Ok(match element {
+            Some(_) => Cell {
+                label: label(element),
+                note: format!("@{p}"),
+                fill: Fill::Position(p),
+                emphasis: false,
+            },
+            None => padding(pad, format!("@{p}")),
+        })
+    };
+    let (panels, window_notes) = window::panels(view.sizes(), &axes, cell, |_, _| Vec::new())?;
+    let mut notes = vec![format!(
+        "view: shape {:?} \u{b7} strides {:?} \u{b7} offset {} (elements)",
+        view.sizes(),
+        view.strides(),
+        view.offset()
+    )];
+    notes.extend(window_notes);
+    let strip = strip(order, element_bits(base)?, |p, element| {
+        let hit = usize::try_from(p)
+            .ok()
+            .and_then(|p| in_view.get(p))
+            .copied()
+            == Some(true);
+        match element {
+            None => Cell {
+                emphasis: hit,
+                ..padding(pad, String::new())
+            },
+            Some(_) => Cell {
+                label: label(element),
+                note: String::new(),
+                fill: if hit { Fill::Position(p) } else { Fill::Faded },
+                emphasis: hit,
+            },
+        }
+    });
+    Ok(Picture {
+        title: title.to_owned(),
+        notes,
+        positions: i64::try_from(len).unwrap_or(i64::MAX),
+        panels,
+        strip,
+    })
+}

@@ -1,0 +1,118 @@
+//! The logical array cut into 2-D panels, within the cell budget: ranks 0
+//! to 2 as one panel, higher ranks as slices labelled by their leading
+//! indices; past the budget, a window of the array, said in notes.
+
+use super::{Axis, Cell, Outline, Panel};
+
+/// The most rows (and columns) a panel shows.
+pub const MAX_SIDE: i64 = 32;
+/// The most cells all panels show together.
+pub const MAX_CELLS: i64 = 1024;
+/// The most panels shown.
+pub const MAX_PANELS: i64 = 16;
+
+/// The panels of an array with the given `extents` (padding included) and
+/// axis words; `cell` gives each shown cell from its full index, `outlines`
+/// the tile outlines of a panel showing `rows` by `cols` cells. Also returns
+/// the notes saying what was left out.
+///
+/// # Errors
+/// Whatever `cell` returns.
+pub fn panels(
+    extents: &[i64],
+    axes: &[String],
+    mut cell: impl FnMut(&[i64]) -> Result<Cell, String>,
+    outlines: impl Fn(usize, usize) -> Vec<Outline>,
+) -> Result<(Vec<Panel>, Vec<String>), String> {
+    let rank = extents.len();
+    let mut notes = Vec::new();
+    // The panel's row and column dimensions.
+    let (row_dim, col_dim) = match rank {
+        0 => (None, None),
+        1 => (None, Some(0)),
+        _ => (Some(rank - 2), Some(rank - 1)),
+    };
+    let shown = |dim: Option<usize>, what: &str, notes: &mut Vec<String>| -> Vec<i64> {
+        let Some(d) = dim else { return vec![0] };
+        let extent = extents[d];
+        if extent > MAX_SIDE {
+            notes.push(format!(
+                "window: {what} 0-{} of {extent} of dim {d} shown",
+                MAX_SIDE - 1
+            ));
+        }
+        (0..extent.min(MAX_SIDE)).collect()
+    };
+    let rows = shown(row_dim, "rows", &mut notes);
+    let cols = shown(col_dim, "columns", &mut notes);
+    let leading = &extents[..rank.saturating_sub(2)];
+    let slices = leading
+        .iter()
+        .try_fold(1_i64, |acc, &e| acc.checked_mul(e))
+        .unwrap_or(i64::MAX);
+    let cells_per_panel = i64::try_from(rows.len() * cols.len()).unwrap_or(MAX_CELLS);
+    let budget = (MAX_CELLS / cells_per_panel.max(1)).clamp(1, MAX_PANELS);
+    let panel_count = slices.min(budget);
+    if rank > 4 {
+        notes.push(format!(
+            "rank {rank}: dims 0-{} summarized as {slices} slices of dims {}-{}",
+            rank - 3,
+            rank - 2,
+            rank - 1
+        ));
+    }
+    if panel_count < slices {
+        notes.push(format!(
+            "window: the first {panel_count} of {slices} slices shown"
+        ));
+    }
+    let axis = |dim: Option<usize>| {
+        dim.map(|d| Axis {
+            label: axes[d].clone(),
+        })
+    };
+    let panel_outlines = outlines(rows.len(), cols.len());
+    let mut result = Vec::new();
+    let mut lead = vec![0_i64; leading.len()];
+    for _ in 0..panel_count {
+        let caption = if leading.is_empty() {
+            String::new()
+        } else {
+            let mut parts: Vec<String> = lead.iter().map(i64::to_string).collect();
+            parts.extend([":".to_owned(), ":".to_owned()]);
+            format!("[{}]", parts.join(","))
+        };
+        let mut index = lead.clone();
+        index.resize(rank, 0);
+        let mut cells = Vec::with_capacity(rows.len() * cols.len());
+        for &r in &rows {
+            for &c in &cols {
+                if let Some(d) = row_dim {
+                    index[d] = r;
+                }
+                if let Some(d) = col_dim {
+                    index[d] = c;
+                }
+                cells.push(cell(&index)?);
+            }
+        }
+        result.push(Panel {
+            caption,
+            row_axis: axis(row_dim),
+            col_axis: axis(col_dim),
+            rows: rows.clone(),
+            cols: cols.clone(),
+            cells,
+            outlines: panel_outlines.clone(),
+        });
+        // The next leading index, row-major.
+        for d in (0..lead.len()).rev() {
+            lead[d] += 1;
+            if lead[d] < leading[d] {
+                break;
+            }
+            lead[d] = 0;
+        }
+    }
+    Ok((result, notes))
+}

@@ -1,0 +1,260 @@
+//! `draw`: the seeds' pictures as golden SVGs, rendered with resvg and
+//! checked cell by cell (gradient ends at the first and last memory
+//! positions, padding hatched, a view's elements outlined in the buffer).
+//!
+//! The goldens are `tests/golden/draw/*.svg`; after an intended change to the
+//! pictures, regenerate them with
+//! `UPDATE_GOLDEN=1 cargo test -p xla-shape --test draw` and review the diff.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::PathBuf;
+
+use assert_cmd::cargo::cargo_bin_cmd;
+use resvg::{tiny_skia, usvg};
+
+/// The gradient's ends (viridis) and the padding colours.
+const FIRST: [u8; 3] = [0x44, 0x01, 0x54];
+const LAST: [u8; 3] = [0xfd, 0xe7, 0x25];
+const PADDING: [u8; 3] = [0xf2, 0xf2, 0xf2];
+const HATCH: [u8; 3] = [0x8c, 0x8c, 0x8c];
+const FADED: [u8; 3] = [0xe6, 0xe6, 0xe6];
+
+/// `xla-shape draw args...`: the SVG, checked against its golden file.
+fn draw(golden: &str, args: &[&str]) -> Picture {
+    let output = cargo_bin_cmd!("xla-shape")
+        .arg("draw")
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let svg = String::from_utf8(output.stdout).unwrap();
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden/draw")
+        .join(format!("{golden}.svg"));
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, &svg).unwrap();
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1 writes it)", path.display()));
+    assert!(
+        svg == expected,
+        "{golden}: the SVG differs from {} (UPDATE_GOLDEN=1 rewrites it)",
+        path.display()
+    );
+    Picture::new(svg)
+}
+
+/// A rendered SVG and its source.
+struct Picture {
+    svg: String,
+    pixmap: tiny_skia::Pixmap,
+}
+
+/// A named rectangle of the SVG: where it is, its fill, its label.
+#[derive(Debug)]
+struct Rect {
+    x: u32,
+    y: u32,
+    size: u32,
+    fill: String,
+    label: String,
+}
+
+impl Picture {
+    fn new(svg: String) -> Self {
+        let tree = usvg::Tree::from_str(&svg, &usvg::Options::default()).unwrap();
+        let size = tree.size().to_int_size();
+        let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height()).unwrap();
+        resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
+        Self { svg, pixmap }
+    }
+
+    /// The rectangle with `id` (`cell-P-R-C`, `strip-N`) and the label
+    /// written on it.
+    fn rect(&self, id: &str) -> Rect {
+        let start = self
+            .svg
+            .find(&format!("<rect id=\"{id}\" "))
+            .unwrap_or_else(|| panic!("no {id}"));
+        let tag = &self.svg[start..start + self.svg[start..].find("/>").unwrap()];
+        let attribute = |name: &str| {
+            let from = tag.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+            tag[from..from + tag[from..].find('"').unwrap()].to_owned()
+        };
+        let text = &self.svg[start..];
+        let text = &text[text.find("<text ").unwrap()..];
+        let label = &text[text.find('>').unwrap() + 1..text.find("</text>").unwrap()];
+        Rect {
+            x: attribute("x").parse().unwrap(),
+            y: attribute("y").parse().unwrap(),
+            size: attribute("width").parse().unwrap(),
+            fill: attribute("fill"),
+            label: label.to_owned(),
+        }
+    }
+
+    fn pixel(&self, x: u32, y: u32) -> [u8; 3] {
+        let p = self.pixmap.pixel(x, y).unwrap().demultiply();
+        [p.red(), p.green(), p.blue()]
+    }
+
+    /// The colour inside the cell's corner, clear of border and text.
+    fn colour(&self, id: &str) -> [u8; 3] {
+        let r = self.rect(id);
+        self.pixel(r.x + 4, r.y + 4)
+    }
+
+    /// Asserts the cell `id` is labelled `label` and filled `rgb`.
+    fn assert_cell(&self, id: &str, label: &str, rgb: [u8; 3]) {
+        let r = self.rect(id);
+        assert_eq!(r.label, label, "{id}");
+        assert_eq!(self.colour(id), rgb, "{id} ({r:?})");
+        // The pixel is the fill the SVG says.
+        let hex = format!("#{:02x}{:02x}{:02x}", rgb[0], rgb[1], rgb[2]);
+        assert_eq!(r.fill, hex, "{id}");
+    }
+
+    /// Asserts the cell `id` shows padding `label` on hatching: its corner
+    /// has both the hatch lines and the background between them.
+    fn assert_hatched(&self, id: &str, label: &str) {
+        let r = self.rect(id);
+        assert_eq!(
+            (r.label.as_str(), r.fill.as_str()),
+            (label, "url(#padding-hatch)")
+        );
+        let mut seen = Vec::new();
+        // The top-left quarter, clear of the value's patch.
+        for dy in 2..r.size / 4 {
+            for dx in 2..r.size / 4 {
+                seen.push(self.pixel(r.x + dx, r.y + dy));
+            }
+        }
+        assert!(
+            seen.contains(&PADDING) && seen.contains(&HATCH),
+            "{id}: {seen:?}"
+        );
+    }
+
+    /// The labels of the strip's entries, in memory order.
+    fn strip(&self) -> Vec<String> {
+        (0..)
+            .map_while(|n| {
+                let id = format!("strip-{n}");
+                self.svg
+                    .contains(&format!("\"{id}\""))
+                    .then(|| self.rect(&id).label)
+            })
+            .collect()
+    }
+}
+
+fn words(text: &str) -> Vec<String> {
+    text.split(' ').map(str::to_owned).collect()
+}
+
+#[test]
+fn column_major_is_the_seeds_a_d_b_e_c_f() {
+    let p = draw("f32_2x3_col_major", &["f32[2,3]{0,1}"]);
+    assert_eq!(p.strip(), words("a d b e c f"));
+    p.assert_cell("cell-0-0-0", "a", FIRST);
+    p.assert_cell("cell-0-1-2", "f", LAST);
+    p.assert_cell("strip-0", "a", FIRST);
+    p.assert_cell("strip-5", "f", LAST);
+    assert!(p.svg.contains(">@1</text>"));
+    assert!(p.svg.contains("rows: dim 0 · size 2 · stride 1"));
+    assert!(p.svg.contains("columns: dim 1 · size 3 · stride 2"));
+}
+
+#[test]
+fn row_major_is_the_seeds_a_b_c_d_e_f() {
+    let p = draw("f32_2x3_row_major", &["f32[2,3]{1,0}"]);
+    assert_eq!(p.strip(), words("a b c d e f"));
+    p.assert_cell("cell-0-0-0", "a", FIRST);
+    p.assert_cell("cell-0-1-2", "f", LAST);
+    // Byte offsets every entry: 4 bytes each.
+    assert!(p.svg.contains(">20</text>"));
+}
+
+#[test]
+fn padding_is_hatched_with_its_value() {
+    let p = draw("f32_2x3_pad_3x5", &["f32[2,3]{0,1:PAD(3,5)PV(zero)}"]);
+    assert_eq!(p.strip(), words("a d 0 b e 0 c f 0 0 0 0 0 0 0"));
+    p.assert_cell("cell-0-0-0", "a", FIRST);
+    // f is position 7 of 15: the gradient's middle stop exactly.
+    p.assert_cell("cell-0-1-2", "f", [0x21, 0x91, 0x8c]);
+    p.assert_hatched("cell-0-2-4", "0");
+    p.assert_hatched("cell-0-0-3", "0");
+    p.assert_hatched("strip-2", "0");
+    // The last position is padding.
+    p.assert_hatched("strip-14", "0");
+    assert!(p.svg.contains("padded to 5"));
+}
+
+#[test]
+fn dhw_is_two_slices() {
+    let p = draw("f32_2x2x3_dhw", &["f32[2,2,3]{2,1,0}"]);
+    assert_eq!(p.strip(), words("a b c d e f g h i j k l"));
+    assert!(p.svg.contains(">[0,:,:]</text>") && p.svg.contains(">[1,:,:]</text>"));
+    p.assert_cell("cell-0-0-0", "a", FIRST);
+    p.assert_cell("cell-1-0-0", "g", p.colour("strip-6"));
+    p.assert_cell("cell-1-1-2", "l", LAST);
+    assert!(p.svg.contains("strides [6,3,1]"));
+}
+
+#[test]
+fn nchw_and_nhwc_store_the_same_3x5_image() {
+    let nchw = draw("f32_1x1x3x5_nchw", &["f32[1,1,3,5]{3,2,1,0}"]);
+    let nhwc = draw("f32_1x1x3x5_nhwc", &["f32[1,1,3,5]{1,3,2,0}"]);
+    for p in [&nchw, &nhwc] {
+        assert_eq!(p.strip(), words("a b c d e f g h i j k l m n o"));
+        p.assert_cell("cell-0-0-0", "a", FIRST);
+        p.assert_cell("cell-0-2-4", "o", LAST);
+        assert!(p.svg.contains(">[0,0,:,:]</text>"));
+    }
+    // DirectML's strides: NCHW {15,15,5,1}, NHWC {15,1,5,1}.
+    assert!(nchw.svg.contains("strides [15,15,5,1]"));
+    assert!(nhwc.svg.contains("strides [15,1,5,1]"));
+}
+
+#[test]
+fn a_view_reads_b_d_j_l() {
+    let p = draw("view_3x4_slice", &["--view", "[3,4]", "[0:3:2, 1:4:2]"]);
+    assert_eq!(p.strip(), words("a b c d e f g h i j k l"));
+    p.assert_cell("cell-0-0-0", "b", p.colour("strip-1"));
+    p.assert_cell("cell-0-0-1", "d", p.colour("strip-3"));
+    p.assert_cell("cell-0-1-0", "j", p.colour("strip-9"));
+    p.assert_cell("cell-0-1-1", "l", LAST);
+    // Outside the view: faded; inside: the position's colour, outlined.
+    p.assert_cell("strip-0", "a", FADED);
+    p.assert_cell("strip-2", "c", FADED);
+    p.assert_cell("strip-11", "l", LAST);
+    assert!(p.svg.contains("rows: axis 0 · size 2 · stride 8"));
+    assert!(p.svg.contains("columns: axis 1 · size 2 · stride 2"));
+    assert!(p.svg.contains("offset 1"));
+}
+
+#[test]
+#[ignore = "needs tiled order (issue 13)"]
+fn xlas_tiled_figure() {
+    // XLA's tiled-layout figure: 2x2 tiles of a 3x5 array, padded to 4x6.
+    let p = draw("f32_3x5_tiled_2x2", &["f32[3,5]{1,0:T(2,2)}"]);
+    assert_eq!(
+        p.strip(),
+        words("a b f g c d h i e ? j ? k l ? ? m n ? ? o ? ? ?")
+    );
+    p.assert_cell("cell-0-0-0", "a", FIRST);
+    p.assert_cell("cell-0-1-1", "g", p.colour("strip-3"));
+    p.assert_cell("cell-0-2-4", "o", p.colour("strip-20"));
+    assert!(p.svg.contains(">@20</text>"));
+    p.assert_hatched("cell-0-3-5", "?");
+    p.assert_hatched("strip-23", "?");
+    assert_eq!(p.rect("strip-23").fill, "url(#padding-hatch)");
+    // Six 2x2 tile outlines.
+    assert_eq!(
+        p.svg
+            .matches("width=\"88\" height=\"88\" fill=\"none\"")
+            .count(),
+        6
+    );
+}
