@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use super::order::memory_order;
 use super::{Outcome, list, shape};
+use crate::draw::labels::{element_label, padding_label};
 
 /// The memory picture is drawn for buffers of at most this many positions.
 const MAX_PICTURE: i64 = 64;
@@ -122,24 +123,15 @@ fn padding_value(shape: &Shape) -> Result<PaddingValue, String> {
 /// the seeds' `a d 0 b e 0 ...`; past 26 elements, row-major numbers with
 /// `pad` for padding.
 fn memory_picture(shape: &Shape, physical: &PhysicalLayout) -> Result<String, String> {
-    let pad = match padding_value(shape)? {
-        PaddingValue::ZeroPad => "0",
-        PaddingValue::OnePad => "1",
-        PaddingValue::LowestPad => "lo",
-        PaddingValue::HighestPad => "hi",
-        PaddingValue::InvalidPad | PaddingValue::UnknownPad => "?",
+    let count = physical.dimensions().iter().product::<i64>();
+    let pad = if count <= 26 {
+        padding_label(padding_value(shape)?)
+    } else {
+        "pad"
     };
-    let letters = physical.dimensions().iter().product::<i64>() <= 26;
-    let pad = if letters { pad } else { "pad" };
     let cells: Vec<String> = memory_order(physical)?
         .into_iter()
-        .map(|cell| match cell {
-            None => pad.to_owned(),
-            Some(i) if letters => {
-                u8::try_from(i).map_or_else(|_| i.to_string(), |i| char::from(b'a' + i).to_string())
-            }
-            Some(i) => i.to_string(),
-        })
+        .map(|cell| cell.map_or_else(|| pad.to_owned(), |i| element_label(i, count)))
         .collect();
     Ok(cells.join(" "))
 }

@@ -125,6 +125,16 @@ fn draw_panel(out: &mut Svg, number: usize, panel: &Panel, positions: i64, (x, y
     }
 }
 
+/// The font size, at most `size`, at which `text` fits across `side`
+/// (at least 6 pixels: past that, it overflows).
+fn fit(text: &str, size: i64, side: i64) -> i64 {
+    let chars = i64::try_from(text.chars().count())
+        .unwrap_or(i64::MAX)
+        .max(1);
+    size.min((side - 4).saturating_mul(5) / chars.saturating_mul(3))
+        .max(6)
+}
+
 /// One square cell of side `side` at `(x, y)`: fill, label, and the note
 /// under it. Shared with the strip.
 pub fn draw_cell(
@@ -150,10 +160,14 @@ pub fn draw_cell(
         let (px, py) = (x + (side - patch) / 2, y + side / 2 - patch * 3 / 4);
         out.rect("", px, py, (patch, patch), colour::PADDING);
     }
-    let label = TextStyle::plain(side / 3).anchored("middle").filled(ink);
+    let label = TextStyle::plain(fit(&cell.label, side / 3, side))
+        .anchored("middle")
+        .filled(ink);
     out.text(x + side / 2, y + side / 2 + 1, label, &cell.label);
     if !cell.note.is_empty() {
-        let note = TextStyle::plain(side / 5).anchored("middle").filled(ink);
+        let note = TextStyle::plain(fit(&cell.note, side / 5, side))
+            .anchored("middle")
+            .filled(ink);
         out.text(x + side / 2, y + side - 5, note, &cell.note);
     }
     if cell.emphasis {

@@ -66,6 +66,9 @@ pub fn panels(
             "window: the first {panel_count} of {slices} slices shown"
         ));
     }
+    for words in axes.iter().take(leading.len()) {
+        notes.push(format!("slices along {words}"));
+    }
     let axis = |dim: Option<usize>| {
         dim.map(|d| Axis {
             label: axes[d].clone(),
