@@ -149,6 +149,12 @@ impl Picture {
     }
 }
 
+/// The colour `#rrggbb`.
+fn rgb_of(hex: &str) -> [u8; 3] {
+    let channel = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).unwrap();
+    [channel(1), channel(3), channel(5)]
+}
+
 fn words(text: &str) -> Vec<String> {
     text.split(' ').map(str::to_owned).collect()
 }
@@ -257,4 +263,171 @@ fn xlas_tiled_figure() {
             .count(),
         6
     );
+}
+
+/// `xla-shape args...`: stdout and exit code.
+fn run(args: &[&str]) -> (String, i32) {
+    let output = cargo_bin_cmd!("xla-shape").args(args).output().unwrap();
+    (
+        String::from_utf8(output.stdout).unwrap(),
+        output.status.code().unwrap(),
+    )
+}
+
+/// `draw args...`, which must succeed: the picture.
+fn picture(args: &[&str]) -> Picture {
+    let mut all = vec!["draw"];
+    all.extend(args);
+    let (svg, code) = run(&all);
+    assert_eq!(code, 0, "{svg}");
+    Picture::new(svg)
+}
+
+/// A fresh empty directory for output files.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("xla-shape-draw-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn output_files_hold_what_standard_output_shows() {
+    let dir = scratch("output");
+    let file = dir.join("a.svg");
+    let file_arg = file.to_str().unwrap();
+    let (said, code) = run(&["draw", "f32[2,3]{0,1}", "--output", file_arg]);
+    assert_eq!((said, code), (format!("wrote {file_arg}\n"), 0));
+    let (svg, _) = run(&["draw", "f32[2,3]{0,1}"]);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), svg);
+    assert!(svg.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg "));
+    assert!(svg.ends_with("</svg>\n"));
+    // Only the file: no temporary left beside it.
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    let (json, _) = run(&["--json", "draw", "f32[2,3]{0,1}", "-o", file_arg]);
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json["ok"], true);
+    assert_eq!(json["output"], file_arg);
+    assert_eq!(json["bytes"], svg.len() - 1);
+    let (json, _) = run(&["--json", "draw", "f32[2,3]{0,1}"]);
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(format!("{}\n", json["svg"].as_str().unwrap()), svg);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_input_is_an_error_and_writes_nothing() {
+    let dir = scratch("bad");
+    let file = dir.join("bad.svg");
+    let file_arg = file.to_str().unwrap();
+    for args in [
+        vec!["draw", "f32[2,", "-o", file_arg],
+        vec!["draw", "(f32[2], s32[])", "-o", file_arg],
+        vec!["draw", "f32[2000,2000]", "-o", file_arg],
+        vec!["draw", "--view", "[3,4]", ".frobnicate()", "-o", file_arg],
+        vec!["draw", "--view", "[3,4]", "[5]", "-o", file_arg],
+        vec!["draw", "--view", "f32[4]{0:T(2)}", "-o", file_arg],
+    ] {
+        let (out, code) = run(&args);
+        assert_eq!(code, 1, "{args:?}: {out}");
+        assert!(
+            out.starts_with("error: ") && out.lines().count() == 1,
+            "{args:?}: {out}"
+        );
+    }
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    let (out, code) = run(&["draw", "f32[2]", "-o", "/nonexistent-dir/x.svg"]);
+    assert_eq!(code, 1);
+    assert!(
+        out.starts_with("error: cannot write /nonexistent-dir/x.svg"),
+        "{out}"
+    );
+    // Operations belong to --view: bad usage.
+    assert_eq!(run(&["draw", "f32[2]", ".T"]).1, 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn big_arrays_show_a_window_and_say_so() {
+    let p = picture(&["f32[100,200]"]);
+    assert!(p.svg.contains("window: rows 0-31 of 100 of dim 0 shown"));
+    assert!(p.svg.contains("window: columns 0-31 of 200 of dim 1 shown"));
+    assert!(p.svg.contains("20000 positions of 32 bits"));
+    assert!(p.svg.contains("positions 0-255 shown"));
+    assert!(p.svg.contains("\"cell-0-31-31\"") && !p.svg.contains("\"cell-0-32-0\""));
+    assert_eq!(p.strip().len(), 256);
+    // Numbers past 26 elements; the gradient spans the whole buffer.
+    p.assert_cell("cell-0-0-0", "0", FIRST);
+    assert_eq!(p.rect("cell-0-31-31").label, "6231");
+    assert!(p.svg.contains(">@6231</text>"));
+    assert!(p.svg.contains("last (19999)"));
+}
+
+#[test]
+fn ranks_past_4_are_summarized() {
+    let p = picture(&["f32[2,3,4,5,6]"]);
+    assert!(
+        p.svg
+            .contains("rank 5: dims 0-2 summarized as 24 slices of dims 3-4")
+    );
+    assert!(p.svg.contains("window: the first 16 of 24 slices shown"));
+    assert!(p.svg.contains(">[1,0,3,:,:]</text>") && !p.svg.contains(">[1,1,0,:,:]</text>"));
+    assert!(p.svg.contains("slices along dim 0 · size 2 · stride 360"));
+    let last = p.rect("cell-15-4-5");
+    assert_eq!(last.label, "479");
+    assert_eq!(p.colour("cell-15-4-5"), rgb_of(&last.fill));
+}
+
+#[test]
+fn views_show_zero_and_negative_strides() {
+    let p = picture(&["--view", "[2,3]", "[::-1].broadcast_to(2,2,3)"]);
+    assert!(
+        p.svg
+            .contains("slices along axis 0 · size 2 · stride 0 (repeats one element)")
+    );
+    assert!(
+        p.svg
+            .contains("rows: axis 1 · size 2 · stride -3 (reversed)")
+    );
+    assert!(p.svg.contains("offset 3"));
+    // Both slices read d e f / a b c.
+    for slice in 0..2 {
+        p.assert_cell(&format!("cell-{slice}-0-0"), "d", p.colour("strip-3"));
+        p.assert_cell(&format!("cell-{slice}-1-0"), "a", FIRST);
+        p.assert_cell(&format!("cell-{slice}-0-2"), "f", LAST);
+    }
+    // Every buffer position is read: none faded.
+    assert!(!p.svg.contains("#e6e6e6"));
+}
+
+#[test]
+fn views_of_padded_buffers_show_the_padding() {
+    // The padded buffer's first three positions: a, d, then padding.
+    let base = "f32[2,3]{0,1:PAD(3,5)PV(zero)}";
+    let p = picture(&["--view", base, ".as_strided(shape=(3,),strides=(1,))"]);
+    assert_eq!(p.strip(), words("a d 0 b e 0 c f 0 0 0 0 0 0 0"));
+    p.assert_cell("cell-0-0-0", "a", FIRST);
+    assert_eq!(p.rect("cell-0-0-1").label, "d");
+    p.assert_hatched("cell-0-0-2", "0");
+    assert!(p.svg.contains(">@2</text>"));
+    p.assert_cell("strip-3", "b", FADED);
+    // The transpose reads every element; its grid is 3x2.
+    let t = picture(&["--view", base, ".T"]);
+    assert!(t.svg.contains("rows: axis 0 · size 3 · stride 3"));
+    assert_eq!(t.rect("cell-0-2-1").label, "f");
+}
+
+#[test]
+fn scalars_and_empty_arrays() {
+    let p = picture(&["f32[]"]);
+    assert_eq!(p.strip(), ["a"]);
+    p.assert_cell("cell-0-0-0", "a", FIRST);
+    let p = picture(&["f32[0,3]"]);
+    assert!(p.svg.contains("the array has no elements"));
+    assert!(p.strip().is_empty());
+    // Elements past 26 are numbered, the first 26 too.
+    let p = picture(&["s8[27]"]);
+    assert_eq!(p.rect("cell-0-0-26").label, "26");
+    assert_eq!(p.rect("cell-0-0-0").label, "0");
+    assert!(p.svg.contains("27 positions of 8 bits"));
 }
