@@ -35,6 +35,16 @@ fn draw(golden: &str, args: &[&str]) -> Picture {
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::write(&path, &svg).unwrap();
     }
+    if let Some(doc) = doc_copy(golden) {
+        if std::env::var_os("UPDATE_GOLDEN").is_some() {
+            std::fs::write(&doc, &svg).unwrap();
+        }
+        assert!(
+            std::fs::read_to_string(&doc).is_ok_and(|d| d == svg),
+            "{}: the README's copy differs (UPDATE_GOLDEN=1 rewrites it)",
+            doc.display()
+        );
+    }
     let expected = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1 writes it)", path.display()));
     assert!(
@@ -43,6 +53,21 @@ fn draw(golden: &str, args: &[&str]) -> Picture {
         path.display()
     );
     Picture::new(svg)
+}
+
+/// The README's copy of a golden picture, under `docs/`.
+fn doc_copy(golden: &str) -> Option<PathBuf> {
+    let name = match golden {
+        "f32_2x3_pad_3x5" => "draw-padded.svg",
+        "view_3x4_slice" => "draw-view.svg",
+        "f32_3x5_tiled_2x2" => "draw-tiled.svg",
+        _ => return None,
+    };
+    Some(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../docs")
+            .join(name),
+    )
 }
 
 /// A rendered SVG and its source.
