@@ -349,6 +349,7 @@ fn bad_input_is_an_error_and_writes_nothing() {
         vec!["draw", "f32[2,", "-o", file_arg],
         vec!["draw", "(f32[2], s32[])", "-o", file_arg],
         vec!["draw", "f32[2000,2000]", "-o", file_arg],
+        vec!["draw", "f32[1099511627776,1099511627776,0]", "-o", file_arg],
         vec!["draw", "--view", "[3,4]", ".frobnicate()", "-o", file_arg],
         vec!["draw", "--view", "[3,4]", "[5]", "-o", file_arg],
         vec!["draw", "--view", "f32[4]{0:T(2)}", "-o", file_arg],

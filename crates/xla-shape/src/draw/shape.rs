@@ -21,7 +21,7 @@ pub const MAX_STRIP: usize = 256;
 pub fn picture(shape: &Shape, order: &[Option<i64>]) -> Result<Picture, String> {
     let physical = PhysicalLayout::new(shape).map_err(|e| e.to_string())?;
     let dims = physical.dimensions();
-    let count: i64 = dims.iter().product();
+    let count = shape_util::elements_in(shape).map_err(|e| e.to_string())?;
     let positions = position_of_elements(order, count)?;
     let layout = shape.layout.as_deref();
     let pad = padding_label(layout.map_or(Ok(PaddingValue::InvalidPad), |l| {
@@ -117,7 +117,14 @@ pub fn picture(shape: &Shape, order: &[Option<i64>]) -> Result<Picture, String> 
 
 /// For each element (row-major index), its position in the buffer.
 fn position_of_elements(order: &[Option<i64>], count: i64) -> Result<Vec<i64>, String> {
-    let mut positions = vec![-1; usize::try_from(count).unwrap_or(0)];
+    let count = usize::try_from(count).unwrap_or(0);
+    if count > order.len() {
+        return Err(format!(
+            "the memory order has {} positions for {count} elements",
+            order.len()
+        ));
+    }
+    let mut positions = vec![-1; count];
     for (position, element) in order.iter().enumerate() {
         if let Some(e) = *element {
             let slot = usize::try_from(e)
@@ -230,7 +237,8 @@ mod tests {
     #[test]
     fn a_bad_memory_order_is_an_error() {
         assert!(position_of_elements(&[Some(0), Some(0)], 2).is_err());
-        assert!(position_of_elements(&[Some(2)], 2).is_err());
+        assert!(position_of_elements(&[Some(2), None], 2).is_err());
+        assert!(position_of_elements(&[Some(0)], 2).is_err());
         assert_eq!(
             position_of_elements(&[Some(1), None, Some(0)], 2).unwrap(),
             [2, 0]

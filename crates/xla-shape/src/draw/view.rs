@@ -2,7 +2,6 @@
 //! element it reads, above the base buffer with the view's elements
 //! outlined; strides written on the axes.
 
-use index_util::PhysicalLayout;
 use schema::{PaddingValue, Shape};
 use stride_util::StridedView;
 
@@ -25,11 +24,7 @@ pub fn picture(
     order: &[Option<i64>],
     view: &StridedView,
 ) -> Result<Picture, String> {
-    let count: i64 = PhysicalLayout::new(base)
-        .map_err(|e| e.to_string())?
-        .dimensions()
-        .iter()
-        .product();
+    let count = shape_util::elements_in(base).map_err(|e| e.to_string())?;
     let pad = padding_label(
         base.layout
             .as_deref()
