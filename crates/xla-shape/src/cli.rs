@@ -178,7 +178,7 @@ pub struct DrawArgs {
     #[arg(long)]
     pub view: bool,
     /// Write the SVG to FILE instead of standard output.
-    #[arg(long, short)]
+    #[arg(long, short, value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
     /// The shape (with --view: the base array, as for `view`).
     pub shape: String,

@@ -63,20 +63,10 @@ impl Svg {
 
     /// Text at (`x`, `y`) (the baseline), anchored `start`, `middle` or `end`.
     pub fn text(&mut self, x: i64, y: i64, style: TextStyle, content: &str) {
-        let TextStyle {
-            size,
-            anchor,
-            fill,
-            vertical,
-        } = style;
-        let rotate = if vertical {
-            format!(" transform=\"rotate(-90 {x} {y})\"")
-        } else {
-            String::new()
-        };
+        let TextStyle { size, anchor, fill } = style;
         let _ = writeln!(
             self.body,
-            "<text x=\"{x}\" y=\"{y}\" font-size=\"{size}\" text-anchor=\"{anchor}\" fill=\"{fill}\"{rotate}>{}</text>",
+            "<text x=\"{x}\" y=\"{y}\" font-size=\"{size}\" text-anchor=\"{anchor}\" fill=\"{fill}\">{}</text>",
             escape(content)
         );
     }
@@ -121,8 +111,6 @@ pub struct TextStyle {
     pub anchor: &'static str,
     /// Its colour.
     pub fill: &'static str,
-    /// Written bottom to top.
-    pub vertical: bool,
 }
 
 impl TextStyle {
@@ -132,7 +120,6 @@ impl TextStyle {
             size,
             anchor: "start",
             fill: colour::INK,
-            vertical: false,
         }
     }
 
