@@ -24,9 +24,7 @@ pub fn picture(shape: &Shape, order: &[Option<i64>]) -> Result<Picture, String> 
     let count = shape_util::elements_in(shape).map_err(|e| e.to_string())?;
     let positions = position_of_elements(order, count)?;
     let layout = shape.layout.as_deref();
-    let pad = padding_label(layout.map_or(Ok(PaddingValue::InvalidPad), |l| {
-        layout_util::padding_value(l).map_err(|e| e.to_string())
-    })?);
+    let pad = padding_of(shape)?;
     let levels = tiles::levels(
         dims.len(),
         physical.minor_to_major(),
@@ -70,11 +68,7 @@ pub fn picture(shape: &Shape, order: &[Option<i64>]) -> Result<Picture, String> 
         })
     };
     let rank = dims.len();
-    let panel_dims = match rank {
-        0 => (None, None),
-        1 => (None, Some(0)),
-        _ => (Some(rank - 2), Some(rank - 1)),
-    };
+    let panel_dims = window::panel_dims(rank);
     let (panels, window_notes) = window::panels(&extents, &axes, cell, |rows, cols| {
         levels.outlines(panel_dims, (rows, cols))
     })?;
@@ -138,6 +132,19 @@ fn position_of_elements(order: &[Option<i64>], count: i64) -> Result<Vec<i64>, S
         }
     }
     Ok(positions)
+}
+
+/// How the padding of `shape` is written (see [`padding_label`]).
+///
+/// # Errors
+/// A message for an unknown padding value.
+pub fn padding_of(shape: &Shape) -> Result<&'static str, String> {
+    let value = shape
+        .layout
+        .as_deref()
+        .map_or(Ok(PaddingValue::InvalidPad), layout_util::padding_value)
+        .map_err(|e| e.to_string())?;
+    Ok(padding_label(value))
 }
 
 /// A padding cell showing the padding value.

@@ -2,11 +2,11 @@
 //! element it reads, above the base buffer with the view's elements
 //! outlined; strides written on the axes.
 
-use schema::{PaddingValue, Shape};
+use schema::Shape;
 use stride_util::StridedView;
 
-use super::labels::{element_label, padding_label};
-use super::shape::{element_bits, padding, strip};
+use super::labels::element_label;
+use super::shape::{element_bits, padding, padding_of, strip};
 use super::{Cell, Fill, Picture, window};
 
 /// The most elements of a view whose buffer positions are collected.
@@ -25,13 +25,7 @@ pub fn picture(
     view: &StridedView,
 ) -> Result<Picture, String> {
     let count = shape_util::elements_in(base).map_err(|e| e.to_string())?;
-    let pad = padding_label(
-        base.layout
-            .as_deref()
-            .map_or(Ok(PaddingValue::InvalidPad), |l| {
-                layout_util::padding_value(l).map_err(|e| e.to_string())
-            })?,
-    );
+    let pad = padding_of(base)?;
     let elements = view.num_elements();
     if elements > MAX_VIEW_ELEMENTS {
         return Err(format!(

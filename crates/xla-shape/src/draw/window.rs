@@ -11,6 +11,16 @@ pub const MAX_CELLS: i64 = 1024;
 /// The most panels shown.
 pub const MAX_PANELS: i64 = 16;
 
+/// The dimensions along a panel's rows (none for ranks 0 and 1: one row)
+/// and columns (none for rank 0: one cell) in an array of `rank`.
+pub fn panel_dims(rank: usize) -> (Option<usize>, Option<usize>) {
+    match rank {
+        0 => (None, None),
+        1 => (None, Some(0)),
+        _ => (Some(rank - 2), Some(rank - 1)),
+    }
+}
+
 /// The panels of an array with the given `extents` (padding included) and
 /// axis words; `cell` gives each shown cell from its full index, `outlines`
 /// the tile outlines of a panel showing `rows` by `cols` cells. Also returns
@@ -26,12 +36,7 @@ pub fn panels(
 ) -> Result<(Vec<Panel>, Vec<String>), String> {
     let rank = extents.len();
     let mut notes = Vec::new();
-    // The panel's row and column dimensions.
-    let (row_dim, col_dim) = match rank {
-        0 => (None, None),
-        1 => (None, Some(0)),
-        _ => (Some(rank - 2), Some(rank - 1)),
-    };
+    let (row_dim, col_dim) = panel_dims(rank);
     let shown = |dim: Option<usize>, what: &str, notes: &mut Vec<String>| -> Vec<i64> {
         let Some(d) = dim else { return vec![0] };
         let extent = extents[d];
@@ -118,4 +123,69 @@ pub fn panels(
         }
     }
     Ok((result, notes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::draw::Fill;
+
+    fn numbered(index: &[i64]) -> Result<Cell, String> {
+        Ok(Cell {
+            label: format!("{index:?}"),
+            note: String::new(),
+            fill: Fill::Padding,
+            emphasis: false,
+        })
+    }
+
+    fn axes(rank: usize) -> Vec<String> {
+        (0..rank).map(|d| format!("dim {d}")).collect()
+    }
+
+    #[test]
+    fn ranks_0_to_2_are_one_panel() {
+        let (panels, notes) = panels(&[], &[], numbered, |_, _| Vec::new()).unwrap();
+        assert_eq!((panels.len(), panels[0].cells.len()), (1, 1));
+        assert!(panels[0].row_axis.is_none() && panels[0].col_axis.is_none());
+        assert!(notes.is_empty());
+        let (panels, _) = panels_of(&[3]);
+        assert_eq!(
+            (panels[0].rows.clone(), panels[0].cols.clone()),
+            (vec![0], vec![0, 1, 2])
+        );
+        assert_eq!(panels[0].cells[2].label, "[2]");
+        let (panels, _) = panels_of(&[2, 3]);
+        assert_eq!(panels[0].cells[4].label, "[1, 1]");
+        assert_eq!(panels[0].col_axis.as_ref().unwrap().label, "dim 1");
+    }
+
+    fn panels_of(extents: &[i64]) -> (Vec<Panel>, Vec<String>) {
+        panels(extents, &axes(extents.len()), numbered, |_, _| Vec::new()).unwrap()
+    }
+
+    #[test]
+    fn higher_ranks_are_slices_within_the_budget() {
+        let (panels, notes) = panels_of(&[2, 2, 3]);
+        assert_eq!(panels.len(), 2);
+        assert_eq!(panels[1].caption, "[1,:,:]");
+        assert_eq!(panels[1].cells[5].label, "[1, 1, 2]");
+        assert_eq!(notes, ["slices along dim 0"]);
+        // 40x40 slices: a 32x32 window, one slice fits the budget.
+        let (panels, notes) = panels_of(&[3, 40, 40]);
+        assert_eq!((panels.len(), panels[0].cells.len()), (1, 1024));
+        assert!(notes.contains(&"window: the first 1 of 3 slices shown".to_owned()));
+        assert!(notes.contains(&"window: rows 0-31 of 40 of dim 1 shown".to_owned()));
+        // Empty leading dimensions: no slices.
+        assert!(panels_of(&[0, 2, 2]).0.is_empty());
+    }
+
+    #[test]
+    fn cell_errors_pass_through() {
+        let failing = |_: &[i64]| Err("no".to_owned());
+        assert_eq!(
+            panels(&[2], &axes(1), failing, |_, _| Vec::new()).unwrap_err(),
+            "no"
+        );
+    }
 }
