@@ -41,7 +41,8 @@ pub fn picture(shape: &Shape, order: &[Option<i64>]) -> Result<Picture, String> 
         .map(|d| {
             let mut words = format!("dim {d} \u{b7} size {}", dims[d]);
             if extents[d] != dims[d] {
-                words.push_str(&format!(" \u{b7} padded to {}", extents[d]));
+                let how = if tiled { "tiles pad to" } else { "padded to" };
+                words.push_str(&format!(" \u{b7} {how} {}", extents[d]));
             }
             if !tiled {
                 words.push_str(&format!(" \u{b7} stride {}", physical.strides()[d]));
