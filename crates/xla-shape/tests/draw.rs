@@ -457,3 +457,32 @@ fn scalars_and_empty_arrays() {
     assert_eq!(p.rect("cell-0-0-0").label, "0");
     assert!(p.svg.contains("27 positions of 8 bits"));
 }
+
+#[test]
+fn tile_outlines_mark_each_level() {
+    // 2x2 tiles, each cut into 1x2 rows: outlines need no memory order.
+    let p = picture(&["f32[4,6]{1,0:T(2,2)(1,2)}"]);
+    assert!(p.svg.contains("tile level 1 T(2,2): solid black outlines"));
+    assert!(
+        p.svg
+            .contains("tile level 2 T(1,2): dashed orange outlines")
+    );
+    let solid = "width=\"88\" height=\"88\" fill=\"none\" stroke=\"#000000\" stroke-width=\"4\"/>";
+    let dashed = "width=\"88\" height=\"44\" fill=\"none\" stroke=\"#d55e00\" stroke-width=\"3\" stroke-dasharray=\"8,4\"/>";
+    assert_eq!(p.svg.matches(solid).count(), 6);
+    assert_eq!(p.svg.matches(dashed).count(), 12);
+    // Outer outlines are drawn last, on top.
+    assert!(p.svg.rfind(solid) > p.svg.rfind(dashed));
+    // The outline between the first two tiles is black in the picture.
+    let first = p.rect("cell-0-0-1");
+    assert_eq!(p.pixel(first.x + first.size, first.y + 4), [0, 0, 0]);
+    // A tile across tiles of the level above is said, not outlined.
+    let p = picture(&["bf16[2048]{0:T(1024)(128)(2,1)}"]);
+    assert!(p.svg.contains(
+        "tile level 3 T(2,1) reaches across the tiles of the level above (an interleave): not outlined"
+    ));
+    assert!(
+        p.svg
+            .contains("window: columns 0-31 of 2048 of dim 0 shown")
+    );
+}
