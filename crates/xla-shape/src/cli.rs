@@ -1,6 +1,9 @@
 //! Command-line arguments.
 
-use clap::{Args, Parser, Subcommand};
+use clap::error::ErrorKind;
+use clap::{ArgGroup, Args, CommandFactory, Parser, Subcommand};
+
+use crate::commands::{parse_integer, parse_list};
 
 /// XLA shapes, layouts, indices, broadcasting and strided views.
 ///
@@ -15,7 +18,7 @@ use clap::{Args, Parser, Subcommand};
     xla-shape parse 'f32[2,3]' '(s32[], pred[4])'\n  \
     echo 'bf16[8,128]{1,0:T(8,128)}' | xla-shape --json encode\n  \
     xla-shape order 'f32[2,3]{0,1:PAD(3,5)}'\n  \
-    xla-shape broadcast f32[4] f32[1,2] --dims 0\n  \
+    xla-shape broadcast 'f32[4]' 'f32[1,2]' --dims 0\n  \
     xla-shape view '[3,4]' '[0:3:2, 1:4:2]'\n\n\
     Exit status: 0 if every input succeeded, 1 if any failed, 2 for bad usage.")]
 pub struct Cli {
@@ -25,6 +28,32 @@ pub struct Cli {
 
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl Cli {
+    /// The usage errors clap cannot express, reported as clap reports its
+    /// own (exit status 2).
+    pub fn check_usage(&self) -> Result<(), clap::Error> {
+        if let Command::Broadcast(args) = &self.command
+            && !args.numpy
+            && args.shapes.len() != 2
+        {
+            let mut command = Self::command();
+            command.build();
+            let mut broadcast = command
+                .find_subcommand("broadcast")
+                .cloned()
+                .unwrap_or(command);
+            return Err(broadcast.error(
+                ErrorKind::WrongNumberOfValues,
+                format!(
+                    "broadcast takes two shapes, got {} (--numpy takes any number)",
+                    args.shapes.len()
+                ),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// The subcommands.
@@ -159,35 +188,43 @@ pub enum Command {
 
 /// Arguments of `index`.
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("index").required(true).args(["linear", "multi"])))]
 pub struct IndexArgs {
-    /// The shape, with its layout (and padding).
+    /// The shape, with its layout (and padding), or `[d0,...]` (f32 with
+    /// XLA's default layout).
     pub shape: String,
     /// A linear index into the buffer: print the multi-dimensional index.
-    #[arg(
-        long,
-        allow_hyphen_values = true,
-        required_unless_present = "multi",
-        conflicts_with = "multi"
-    )]
-    pub linear: Option<String>,
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_integer)]
+    pub linear: Option<i64>,
     /// A multi-dimensional index `i,j,...`: print the linear index.
-    #[arg(long, allow_hyphen_values = true)]
-    pub multi: Option<String>,
+    #[arg(long, allow_hyphen_values = true, value_parser = integers)]
+    pub multi: Option<Integers>,
+}
+
+/// A comma-separated list of integers given as one argument (`0,2`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Integers(pub Vec<i64>);
+
+fn integers(text: &str) -> Result<Integers, String> {
+    parse_list(text).map(Integers)
 }
 
 /// Arguments of `broadcast`.
 #[derive(Debug, Args)]
 pub struct BroadcastArgs {
-    /// Apply numpy's implicit broadcasting to two or more shapes.
+    /// Apply numpy's implicit broadcasting to any number of shapes (none
+    /// gives `[]`).
     #[arg(long, conflicts_with_all = ["in_dim", "dims"])]
     pub numpy: bool,
-    /// Check XLA's BroadcastInDim of OPERAND into OUTPUT with --dims.
+    /// Check XLA's BroadcastInDim of the first SHAPE (the operand) into the
+    /// second (the output), with --dims.
     #[arg(long)]
     pub in_dim: bool,
     /// broadcast_dimensions, comma-separated (`--dims 0,2`, or `--dims ''` for none).
-    #[arg(long, allow_hyphen_values = true)]
-    pub dims: Option<String>,
-    /// The shapes.
-    #[arg(required = true, num_args = 2..)]
+    #[arg(long, allow_hyphen_values = true, value_parser = integers)]
+    pub dims: Option<Integers>,
+    /// The shapes: two (the operands of an elementwise op, or with --in-dim
+    /// the operand and the output), or with --numpy any number.
+    #[arg(value_name = "SHAPE")]
     pub shapes: Vec<String>,
 }
