@@ -100,14 +100,26 @@ pub enum Command {
         messages: Vec<String>,
     },
 
-    /// Validate shapes as XLA's ShapeUtil::ValidateShape does.
+    /// Validate shapes as XLA does when it loads them.
+    ///
+    /// By default the check is ShapeUtil::ValidateShapeWithOptionalLayout,
+    /// the one XLA applies when it loads an HloModule or XlaComputation
+    /// proto: an array without a layout is valid (only `--hex` messages can
+    /// lack one; shape strings get XLA's default layout). With
+    /// --require-layout it is ShapeUtil::ValidateShape, which also requires
+    /// every array to have a layout.
     #[command(after_help = "Examples:\n  xla-shape validate 'f32[2,3]{0,1}'\n  \
-        xla-shape validate --hex 100b1a0202032a070a02010080010132020000\n\n\
+        xla-shape validate --hex 100b1a020203                    # ok: no layout is fine\n  \
+        xla-shape validate --require-layout --hex 100b1a020203   # error: no layout\n\n\
         Prints `ok` or `error: <XLA's message>`. JSON fields: ok, input, error.")]
     Validate {
         /// The inputs are serialized Shape messages in hex, not shape strings.
         #[arg(long)]
         hex: bool,
+        /// Require a layout on every array (ValidateShape), as XLA does
+        /// where it needs the physical layout.
+        #[arg(long)]
+        require_layout: bool,
         /// Shapes (or hex); none reads one per line from standard input.
         inputs: Vec<String>,
     },

@@ -137,6 +137,32 @@ fn validate_prints_ok_or_xlas_message() {
     assert!(out.contains("Invalid element type"), "{out}");
     let (out, _) = run(&["--json", "validate", "f32[2]"], None);
     assert_eq!(json_lines(&out)[0]["ok"], true);
+    // f32[2,3] without a layout: valid when XLA loads it
+    // (ValidateShapeWithOptionalLayout), not under ValidateShape.
+    assert_eq!(
+        run(&["validate", "--hex", "100b1a020203"], None),
+        ("ok\n".into(), 0)
+    );
+    assert_eq!(
+        run(
+            &["validate", "--require-layout", "--hex", "100b1a020203"],
+            None
+        ),
+        ("error: shape f32[2,3] does not have a layout\n".into(), 1)
+    );
+    // The padded count (3 * 2^62) overflows, not the 6 elements.
+    assert_eq!(
+        run(
+            &["validate", "f32[2,3]{0,1:PAD(3,4611686018427387904)}"],
+            None
+        ),
+        (
+            "error: the padded element count of f32[2,3] \
+             (padded_dimensions [3,4611686018427387904]) overflows int64_t\n"
+                .into(),
+            1
+        )
+    );
 }
 
 #[test]
@@ -514,6 +540,25 @@ fn index_and_compare_take_bare_dimension_lists() {
     let (out, code) = run(&["compare", "[2,3]", "f32[2,3]{1,0}"], None);
     assert_eq!(code, 0);
     assert!(out.starts_with("equal: true\n"), "{out}");
+}
+
+#[test]
+fn padding_on_one_side_is_no_bitcast() {
+    // 15 buffer positions against 6.
+    let (out, code) = run(
+        &["compare", "f32[2,3]{0,1:PAD(3,5)}", "f32[2,3]{0,1}"],
+        None,
+    );
+    assert_eq!(code, 0);
+    assert!(
+        out.ends_with("reshape_is_bitcast: false\ntranspose_is_bitcast_dims: none\n"),
+        "{out}"
+    );
+    let (out, _) = run(
+        &["compare", "f32[2,3]{0,1}", "f32[3,2]{1,0:PAD(3,5)}"],
+        None,
+    );
+    assert!(out.ends_with("transpose_is_bitcast_dims: none\n"), "{out}");
 }
 
 #[test]

@@ -27,7 +27,11 @@ pub fn run(command: Command, out: &mut Output) {
         Command::Encode { text, shapes } => each(shapes, out, |s| encode::run(s, text)),
         Command::Decode { binary: true, .. } => decode::run_binary(out),
         Command::Decode { messages, .. } => each(messages, out, decode::run),
-        Command::Validate { hex, inputs } => each(inputs, out, |s| validate::run(s, hex)),
+        Command::Validate {
+            hex,
+            require_layout,
+            inputs,
+        } => each(inputs, out, |s| validate::run(s, hex, require_layout)),
         Command::Order { shapes } => each(shapes, out, order::run),
         Command::Explain { shapes } => each(shapes, out, explain::run),
         Command::Index(args) => single(out, index::run(&args)),
