@@ -376,6 +376,74 @@ fn view_bases_from_xla_layouts_and_copy_needing_reshapes() {
     assert_eq!(code, 1);
 }
 
+/// numpy's spellings: `reshape(..., order='F')` and `ravel(order)`, each
+/// checked against numpy 2.4 (shape and strides in elements).
+#[test]
+fn view_reshapes_in_numpys_orders_and_ravels_as_numpy() {
+    let view = |base: &str, ops: &str| {
+        let (out, code) = run(&["--json", "view", base, ops], None);
+        let row = json_lines(&out).remove(0);
+        (code, row)
+    };
+    // np.arange(12).reshape(3,4).T.reshape(2, -1, order='F'): strides (1, 2).
+    let (code, row) = view("[3,4]", ".T.reshape(2, -1, order='F')");
+    assert_eq!(code, 0);
+    assert_eq!(
+        (&row["shape"], &row["strides"]),
+        (&serde_json::json!([2, 6]), &serde_json::json!([1, 2]))
+    );
+    assert_eq!(
+        view("[3,4]", ".T.reshape(12, order='A')").1["strides"],
+        serde_json::json!([1])
+    );
+    assert_eq!(view("[3,4]", ".reshape((12,), order=\"C\")").0, 0);
+    // a[::-1].reshape(-1) is a view; a[::-1].ravel() is a copy.
+    assert_eq!(
+        view("[6]", "[::-1].reshape(-1)").1["strides"],
+        serde_json::json!([-1])
+    );
+    let (code, row) = view("[6]", "[::-1].ravel()");
+    assert_eq!(code, 1);
+    assert_eq!(
+        row["error"],
+        "ravel(order='C') of shape (6,) with strides (-1,) needs a copy \
+         (numpy returns a copy, not a view)"
+    );
+    // np.arange(24).reshape(2,3,4).transpose(2,0,1).ravel('K'): a view in memory order.
+    let (code, row) = view("[2,3,4]", ".transpose(2,0,1).ravel('K')");
+    assert_eq!(code, 0);
+    assert_eq!(
+        (&row["shape"], &row["strides"]),
+        (&serde_json::json!([24]), &serde_json::json!([1]))
+    );
+    let (code, row) = view("[3,4]", "[:, ::-1].ravel(order='K')");
+    assert_eq!(code, 1);
+    assert!(
+        row["error"].as_str().unwrap().contains("needs a copy"),
+        "{row}"
+    );
+    assert_eq!(
+        view("[3,4]", ".reshape(12, order='K')").1["error"],
+        "order 'K' is not permitted for reshaping"
+    );
+}
+
+/// numpy's 64-dimension limit applies to the base as to every result.
+#[test]
+fn view_bases_have_at_most_64_dimensions() {
+    let dims = |n: usize| format!("[{}]", vec!["1"; n].join(","));
+    let (out, code) = run(&["view", &dims(65)], None);
+    assert_eq!(code, 1);
+    assert_eq!(
+        out,
+        "error: maximum supported dimension for an ndarray is currently 64, found 65\n"
+    );
+    let shape = format!("f32{}", dims(65));
+    let (out, _) = run(&["view", &shape], None);
+    assert!(out.contains("found 65"), "{out}");
+    assert_eq!(run(&["view", &dims(64)], None).1, 0);
+}
+
 #[test]
 fn explain_reports_sizes_layout_padding_and_memory() {
     let (out, code) = run(&["explain", "f32[2,3]{0,1:PAD(3,5)PV(zero)}"], None);
