@@ -10,7 +10,8 @@ use crate::commands::{parse_integer, parse_list};
 /// Shapes are XLA shape strings such as `f32[2,3]{0,1}`; an array written
 /// without a layout gets XLA's default layout (`{1,0}`), as XLA's parser does.
 /// List commands take inputs as arguments or, with none, one per line of
-/// standard input, and print one line per input.
+/// standard input (a blank line is an error), and print one line per input.
+/// Quote shapes in the shell: unquoted brackets are globs.
 #[derive(Debug, Parser)]
 #[command(name = "xla-shape", version, propagate_version = true)]
 #[command(after_help = "Examples:\n  \
@@ -128,7 +129,9 @@ pub enum Command {
     /// the shape's (padded) buffer, under its layout.
     #[command(
         after_help = "Examples:\n  xla-shape index 'f32[10,20]{0,1}' --multi 3,5   # 53\n  \
-        xla-shape index 'f32[10,20]{1,0}' --linear 65   # [3,5]\n\n\
+        xla-shape index 'f32[10,20]{1,0}' --linear 65   # [3,5]\n  \
+        xla-shape index '[10,20]' --multi 3,5           # 65\n\n\
+        Give exactly one of --linear and --multi.\n\
         JSON fields: ok, linear, multi."
     )]
     Index(IndexArgs),
@@ -158,14 +161,17 @@ pub enum Command {
 
     /// How two shapes relate under XLA's rules.
     #[command(
-        after_help = "Examples:\n  xla-shape compare 'f32[5,3]{1,0}' 'f32[3,5]{0,1}'\n\n\
+        after_help = "Examples:\n  xla-shape compare 'f32[5,3]{1,0}' 'f32[3,5]{0,1}'\n  \
+        xla-shape compare '[2,3]' 'f32[2,3]{0,1}'\n\n\
+        A shape may be a bare dimension list `[d0,d1,...]` (f32, XLA's default layout).\n\
+        A padded shape on either side is no bitcast.\n\
         JSON fields: ok, equal, compatible, equal_ignoring_layout, same_dimensions,\n\
         reshape_is_bitcast, transpose_is_bitcast_dims."
     )]
     Compare {
-        /// The first shape.
+        /// The first shape (or `[d0,...]`).
         a: String,
-        /// The second shape.
+        /// The second shape (or `[d0,...]`).
         b: String,
     },
 
@@ -173,11 +179,15 @@ pub enum Command {
     #[command(
         after_help = "Examples:\n  xla-shape view '[3,4]' '[0:3:2, 1:4:2]'\n  \
         xla-shape view '[2,3,4]' '.T[::-1, 1].expand_dims(0)'\n  \
-        xla-shape view 'f32[2,3]{0,1}' .T '.reshape(6)'\n\n\
+        xla-shape view 'f32[2,3]{0,1}' .T '.reshape(6)'\n  \
+        xla-shape view '[3,4]' \".T.reshape(2, 6, order='F')\" '.ravel(order=\"K\")'\n\n\
         BASE is an XLA shape (its layout and padding give the strides) or `[d0,...]`\n\
-        (packed row-major). OPs: .T .transpose(p,...) .reshape(d,...) .broadcast_to(d,...)\n\
-        .expand_dims(a) .squeeze() .squeeze(a) .swapaxes(a,b) .moveaxis(s,d) .flip() .flip(a)\n\
-        .as_strided(shape=(..),strides=(..)) and indexing [0:3:2, 1:4:2] [::-1, 2] [..., None].\n\
+        (packed row-major), of at most 64 dimensions. OPs: .T .transpose(p,...)\n\
+        .reshape(d,...) .reshape(d,..., order='F') (or 'C', 'A') .ravel() .ravel(order='F')\n\
+        (or 'A', 'K'; a view where numpy's ravel is one, else an error: a copy is needed)\n\
+        .broadcast_to(d,...) .expand_dims(a) .squeeze() .squeeze(a) .swapaxes(a,b)\n\
+        .moveaxis(s,d) .flip() .flip(a) .as_strided(shape=(..),strides=(..)) and indexing\n\
+        [0:3:2, 1:4:2] [::-1, 2] [..., None].\n\
         JSON fields: ok, shape, strides, offset, c_contiguous, f_contiguous, error."
     )]
     View {

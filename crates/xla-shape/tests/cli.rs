@@ -599,6 +599,70 @@ fn list_commands_tell_a_terminal_user_they_read_lines() {
     assert!(text.contains(NOTICE), "{text}");
 }
 
+/// Whether `line` has a `[` or `{` outside single or double quotes, which
+/// the shell would glob or expand.
+fn has_unquoted_brackets(line: &str) -> bool {
+    let mut quote = None;
+    for c in line.chars() {
+        match (quote, c) {
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), _) if c == q => quote = None,
+            (None, '[' | '{') => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Every example command in `--help` and in the README quotes its shapes.
+#[test]
+fn examples_quote_their_shapes() {
+    assert!(has_unquoted_brackets("xla-shape broadcast f32[2] 'f32[2]'"));
+    assert!(!has_unquoted_brackets(
+        "xla-shape view '[3,4]' \".T.reshape(2, order='F')\""
+    ));
+    let commands = [
+        "",
+        "parse",
+        "encode",
+        "decode",
+        "validate",
+        "index",
+        "order",
+        "broadcast",
+        "compare",
+        "view",
+        "explain",
+    ];
+    let mut examples = Vec::new();
+    for command in commands {
+        let args: Vec<&str> = [command, "--help"]
+            .into_iter()
+            .filter(|a| !a.is_empty())
+            .collect();
+        let (help, code) = run(&args, None);
+        assert_eq!(code, 0, "{args:?}");
+        examples.extend(
+            help.lines()
+                .map(str::trim_start)
+                .filter(|l| l.starts_with("xla-shape ") || l.starts_with("echo "))
+                .map(|l| l.split(" #").next().unwrap_or(l).to_owned()),
+        );
+    }
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
+        .expect("the README");
+    examples.extend(
+        readme
+            .lines()
+            .filter_map(|l| l.strip_prefix("$ "))
+            .map(str::to_owned),
+    );
+    assert!(examples.len() > 20, "{examples:?}");
+    for example in examples {
+        assert!(!has_unquoted_brackets(&example), "{example}");
+    }
+}
+
 #[test]
 fn index_and_compare_take_bare_dimension_lists() {
     assert_eq!(
