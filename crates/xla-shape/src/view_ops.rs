@@ -2,6 +2,8 @@
 
 use stride_util::{IndexItem, NumpyOrder, parse_index_expression};
 
+use crate::commands::parse_integer;
+
 /// One operation of the chain.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Op {
@@ -126,9 +128,7 @@ impl Parser<'_> {
             return Err(self.error("expected an integer"));
         }
         let token = rest.get(..sign + digits).unwrap_or_default();
-        let value = token
-            .parse()
-            .map_err(|_| self.error(&format!("integer {token} out of range")))?;
+        let value = parse_integer(token).map_err(|e| self.error(&e))?;
         self.pos += sign + digits;
         Ok(value)
     }
@@ -425,10 +425,10 @@ mod tests {
                 .unwrap_err()
                 .contains("two axes")
         );
-        assert!(
-            parse_chain(".reshape(99999999999999999999)")
-                .unwrap_err()
-                .contains("out of range")
+        assert_eq!(
+            parse_chain(".reshape(99999999999999999999)").unwrap_err(),
+            "99999999999999999999 is out of range: integers run from -9223372036854775808 \
+             to 9223372036854775807 at offset 9 (found \"999999999999\")"
         );
     }
 }
