@@ -78,7 +78,10 @@ pub enum ParseError {
         message: String,
         /// Byte offset of the offending token.
         offset: usize,
-        /// The offending token, quoted, or `end of input`.
+        /// The offending token, quoted, or `end of input`. A character
+        /// that is not printable ASCII is followed by its code point
+        /// (`` `２` (U+FF12) ``); an integer literal out of range says so and
+        /// gives the range.
         found: String,
     },
     /// A complete shape or layout is followed by more text.
