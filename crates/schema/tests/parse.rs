@@ -324,6 +324,48 @@ fn errors_say_where() {
     );
 }
 
+/// The character XLA's lexer stops at is quoted, with its code point when
+/// it is not printable ASCII; an integer literal out of range says so.
+#[test]
+fn errors_quote_the_character_the_lexer_rejects() {
+    let cases = [
+        (
+            "f32[2;3]",
+            "expects a list to end with kRsquare (at byte 5: `;`)",
+        ),
+        (
+            "😀",
+            "expected primitive type, saw kError (at byte 0: `😀` (U+1F600))",
+        ),
+        ("f32[２,3]", "expects integer (at byte 4: `２` (U+FF12))"),
+        (
+            "\u{feff}f32[2]",
+            "expected primitive type, saw kError (at byte 0: `\\u{feff}` (U+FEFF))",
+        ),
+        (
+            "f32[2]\0",
+            "Extra content after shape (at byte 6: `\\0` (U+0000))",
+        ),
+        ("f32[2]@", "Extra content after shape (at byte 6: `@`)"),
+        (
+            "f32[99999999999999999999]",
+            "expects integer (at byte 4: `99999999999999999999`, an integer out of range: \
+             integers run from -9223372036854775808 to 18446744073709551615)",
+        ),
+        (
+            "f32[2] /* open",
+            "Extra content after shape (at byte 7: `/*`)",
+        ),
+    ];
+    for (input, expected) in cases {
+        assert_eq!(
+            error(input).to_string(),
+            format!("Syntax error:\n{expected}"),
+            "{input:?}"
+        );
+    }
+}
+
 #[test]
 fn comments_and_whitespace() {
     assert_eq!(

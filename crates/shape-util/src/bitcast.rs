@@ -55,9 +55,10 @@ impl<'a> LaidOut<'a> {
 /// Whether transposing `input` by `dimension_mapping` into `output` is a
 /// bitcast, i.e. both have the same physical order
 /// (`ShapeUtil::TransposeIsBitcast`): `dimension_mapping[output.m2m[i]] ==
-/// input.m2m[i]` for all `i`. The element types must match. Following the
-/// classic padded layout, a transpose between two padded shapes is not a
-/// bitcast.
+/// input.m2m[i]` for all `i`. The element types must match. A bitcast
+/// needs the same physical buffer, and the classic padded layout's XLA did
+/// not handle padding: a transpose with a padded shape on either side is not
+/// a bitcast (as for [`reshape_is_bitcast`]).
 ///
 /// # Errors
 ///
@@ -117,7 +118,7 @@ pub fn transpose_is_bitcast_ignoring_element_type(
             shape: input.shape.human_string(),
         }
     })?;
-    if layout_util::is_padded(input.shape) && layout_util::is_padded(output.shape) {
+    if layout_util::is_padded(input.shape) || layout_util::is_padded(output.shape) {
         return Ok(false);
     }
     Ok(compose(&mapping, &output.minor_to_major) == input.minor_to_major)
@@ -217,7 +218,8 @@ fn unit_indices_agree(from: &LaidOut<'_>, to: &LaidOut<'_>) -> bool {
 /// The dimension mapping that makes `input` → `output` a bitcast
 /// transpose, if there is one (`ShapeUtil::DeduceTransposeDimensionsForBitcast`):
 /// `perm = input.m2m ∘ inverse(output.m2m)`, accepted when permuting the
-/// input's dimensions by it gives the output's.
+/// input's dimensions by it gives the output's. As in
+/// [`transpose_is_bitcast`], there is none when either shape is padded.
 ///
 /// # Errors
 ///
@@ -237,7 +239,10 @@ pub fn deduce_transpose_dimensions_for_bitcast(
     output: &Shape,
 ) -> Result<Option<Vec<i64>>, ShapeError> {
     let (input, output) = (LaidOut::new(input)?, LaidOut::new(output)?);
-    if input.rank() != output.rank() {
+    if input.rank() != output.rank()
+        || layout_util::is_padded(input.shape)
+        || layout_util::is_padded(output.shape)
+    {
         return Ok(None);
     }
     let permutation = compose(&input.minor_to_major, &inverse(&output.minor_to_major));
@@ -285,7 +290,8 @@ pub enum BitcastDecomposition {
 /// Decomposes a bitcast between `input` and `output` into a reshape, a
 /// transpose, or transpose-reshape-transpose (`ShapeUtil::DecomposeBitcast`);
 /// `None` unless both have layouts and the same element count
-/// (`IsDecomposableBitcast`). Element types are ignored.
+/// (`IsDecomposableBitcast`), and for padded shapes (whose buffers hold more
+/// than the elements). Element types are ignored.
 ///
 /// # Errors
 ///
@@ -313,7 +319,11 @@ pub fn decompose_bitcast(
     input: &Shape,
     output: &Shape,
 ) -> Result<Option<BitcastDecomposition>, ShapeError> {
-    if input.layout.is_none() || output.layout.is_none() {
+    if input.layout.is_none()
+        || output.layout.is_none()
+        || layout_util::is_padded(input)
+        || layout_util::is_padded(output)
+    {
         return Ok(None);
     }
     if elements_in(input)? != elements_in(output)? {

@@ -97,6 +97,21 @@ pub enum ShapeError {
         shape: String,
     },
 
+    /// A classic padded layout whose padded element count, or its byte size,
+    /// overflows `i64` (the layout and the logical shape may be valid).
+    #[error(
+        "the padded {what} of {shape} (padded_dimensions [{}]) overflows int64_t",
+        join(.padded_dimensions, ",")
+    )]
+    PaddedSizeOverflow {
+        /// `element count` or `byte size`.
+        what: &'static str,
+        /// The shape (without layout).
+        shape: String,
+        /// The layout's padded extents.
+        padded_dimensions: Vec<i64>,
+    },
+
     /// `is_dynamic_dimension` is set but has the wrong length.
     #[error(
         "Malformed shape proto: number of is_dynamic_dimension fields ({dynamic}) does not match number of dimension fields ({dimensions})."

@@ -26,7 +26,9 @@ use crate::{InvalidShape, ShapeError};
 /// element_type %s should not have a layout.`), then
 /// [`ShapeError::Invalid`] (`Shape Error: <msg> Shape(<type>): <shape>`),
 /// `Shape %s size may overflow int64_t.`, then the layout errors
-/// ([`ShapeError::Layout`]), including `shape %s does not have a layout`.
+/// ([`ShapeError::Layout`]), including `shape %s does not have a layout`,
+/// and last [`ShapeError::PaddedSizeOverflow`] for a classic padded layout
+/// whose padded element count or byte size passes `i64`.
 ///
 /// ```
 /// use schema::{PrimitiveType, Shape};
@@ -53,7 +55,7 @@ use crate::{InvalidShape, ShapeError};
 pub fn validate_shape(shape: &Shape) -> Result<(), ShapeError> {
     validate_non_layout_properties(shape)?;
     layout_util::validate_layout_in_shape(shape, false)?;
-    Ok(())
+    validate_padded_sizes(shape)
 }
 
 /// As [`validate_shape`], but arrays without a layout are accepted
@@ -80,7 +82,39 @@ pub fn validate_shape(shape: &Shape) -> Result<(), ShapeError> {
 pub fn validate_shape_with_optional_layout(shape: &Shape) -> Result<(), ShapeError> {
     validate_non_layout_properties(shape)?;
     layout_util::validate_layout_in_shape(shape, true)?;
-    Ok(())
+    validate_padded_sizes(shape)
+}
+
+/// After the layouts are valid: every array with a classic padded layout
+/// has a padded element count, and a byte size, that fit in `i64`.
+fn validate_padded_sizes(shape: &Shape) -> Result<(), ShapeError> {
+    if !is_array(shape) {
+        return shape
+            .tuple_shapes
+            .iter()
+            .try_for_each(validate_padded_sizes);
+    }
+    let Some(layout) = shape.layout.as_deref() else {
+        return Ok(());
+    };
+    let padded = &layout.padded_dimensions;
+    if padded.is_empty() {
+        return Ok(());
+    }
+    let overflow = |what| ShapeError::PaddedSizeOverflow {
+        what,
+        shape: shape.human_string(),
+        padded_dimensions: padded.clone(),
+    };
+    // Valid padding has no negative extent (each is at least its size).
+    padded
+        .iter()
+        .try_fold(1_i64, |count, &extent| count.checked_mul(extent))
+        .ok_or_else(|| overflow("element count"))?;
+    match crate::byte_size_of_elements(shape) {
+        Err(ShapeError::ByteSizeOverflow { .. }) => Err(overflow("byte size")),
+        _ => Ok(()),
+    }
 }
 
 fn validate_non_layout_properties(shape: &Shape) -> Result<(), ShapeError> {

@@ -5,10 +5,10 @@
 use layout_util::LayoutBuilder;
 use schema::{PrimitiveType, Shape};
 use shape_util::{
-    BitcastDecomposition, align_layouts, change_element_type, decompose_bitcast, delete_dimensions,
-    drop_degenerate_dimensions, make_nil, make_shape, make_shape_with_dense_layout,
-    make_shape_with_layout, make_tuple_shape, make_validated_shape, permute_dimensions,
-    reshape_is_bitcast, transpose_is_bitcast,
+    BitcastDecomposition, align_layouts, change_element_type, decompose_bitcast,
+    deduce_transpose_dimensions_for_bitcast, delete_dimensions, drop_degenerate_dimensions,
+    make_nil, make_shape, make_shape_with_dense_layout, make_shape_with_layout, make_tuple_shape,
+    make_validated_shape, permute_dimensions, reshape_is_bitcast, transpose_is_bitcast,
 };
 
 fn laid_out(ty: PrimitiveType, dims: &[i64], m2m: &[i64]) -> Shape {
@@ -148,10 +148,37 @@ fn padded_shapes_do_not_bitcast() {
     let a = padded(&[2, 3], &[1, 0], vec![4, 3]);
     let b = padded(&[3, 2], &[0, 1], vec![3, 4]);
     assert!(!transpose_is_bitcast(&a, &b, &[1, 0]).unwrap());
-    // One padded side is enough to stop a reshape, not a transpose.
+    assert_eq!(
+        deduce_transpose_dimensions_for_bitcast(&a, &b).unwrap(),
+        None
+    );
+    // One padded side is enough to stop a transpose and a reshape: the
+    // buffers differ (8 positions and 6), whichever side is padded.
     let plain = f32(&[3, 2], &[0, 1]);
-    assert!(transpose_is_bitcast(&a, &plain, &[1, 0]).unwrap());
+    assert!(!transpose_is_bitcast(&a, &plain, &[1, 0]).unwrap());
+    assert!(!transpose_is_bitcast(&plain, &a, &[1, 0]).unwrap());
+    assert_eq!(
+        deduce_transpose_dimensions_for_bitcast(&a, &plain).unwrap(),
+        None
+    );
+    assert_eq!(
+        deduce_transpose_dimensions_for_bitcast(&plain, &a).unwrap(),
+        None
+    );
     assert!(!reshape_is_bitcast(&a, &f32(&[6], &[0])).unwrap());
+    assert!(!reshape_is_bitcast(&f32(&[6], &[0]), &a).unwrap());
+    // The case: f32[2,3]{0,1:PAD(3,5)} against f32[2,3]{0,1}.
+    let column_major = padded(&[2, 3], &[0, 1], vec![3, 5]);
+    let unpadded_column_major = f32(&[2, 3], &[0, 1]);
+    assert_eq!(
+        deduce_transpose_dimensions_for_bitcast(&column_major, &unpadded_column_major).unwrap(),
+        None
+    );
+    assert!(!transpose_is_bitcast(&column_major, &unpadded_column_major, &[0, 1]).unwrap());
+    assert_eq!(
+        decompose_bitcast(&column_major, &unpadded_column_major).unwrap(),
+        None
+    );
     // Padding equal to the dimensions is no padding.
     let unpadded = padded(&[2, 3], &[1, 0], vec![2, 3]);
     assert!(reshape_is_bitcast(&unpadded, &f32(&[6], &[0])).unwrap());

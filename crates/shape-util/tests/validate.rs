@@ -416,3 +416,39 @@ fn program_shapes_print_and_validate_as_xla() {
         "Shape Error: Dimensions overflow. Shape(f32): f32[9223372036854775807,2]"
     );
 }
+
+/// A classic padded layout is refused when its padded extents hold more
+/// elements, or bytes, than `i64` counts, though the shape has few elements;
+/// the message names the padded extents.
+#[test]
+fn padded_sizes_past_i64_are_refused() {
+    let check = |text: &str| {
+        let shape: Shape = text.parse().unwrap();
+        validate_shape(&shape).map_err(|e| e.to_string())
+    };
+    // 3 * 2^62 elements.
+    assert_eq!(
+        check("f32[2,3]{0,1:PAD(3,4611686018427387904)}").unwrap_err(),
+        "the padded element count of f32[2,3] (padded_dimensions [3,4611686018427387904]) \
+         overflows int64_t"
+    );
+    // 2^62 elements fit; 2^64 bytes of f32 do not; 2^62 bytes of s8 do.
+    assert_eq!(
+        check("f32[2]{0:PAD(4611686018427387904)}").unwrap_err(),
+        "the padded byte size of f32[2] (padded_dimensions [4611686018427387904]) \
+         overflows int64_t"
+    );
+    assert_eq!(check("s8[2]{0:PAD(4611686018427387904)}"), Ok(()));
+    // Through tuples, and with the layout optional.
+    let tuple: Shape = "(s32[], f32[2,3]{0,1:PAD(3,4611686018427387904)})"
+        .parse()
+        .unwrap();
+    assert!(matches!(
+        validate_shape_with_optional_layout(&tuple),
+        Err(ShapeError::PaddedSizeOverflow {
+            what: "element count",
+            ..
+        })
+    ));
+    assert_eq!(check("f32[2,3]{0,1:PAD(3,5)}"), Ok(()));
+}

@@ -141,6 +141,21 @@ pub enum ViewError {
         /// The requested shape, as a numpy tuple.
         target: String,
     },
+    /// numpy's `ravel` of this view returns a copy, not a view.
+    #[error(
+        "ravel(order='{order}') of shape {shape} with strides {strides} needs a copy (numpy returns a copy, not a view)"
+    )]
+    RavelNeedsCopy {
+        /// The order asked for: `C`, `F`, `A` or `K`.
+        order: char,
+        /// The view's shape, as a numpy tuple.
+        shape: String,
+        /// The view's strides in elements, as a numpy tuple.
+        strides: String,
+    },
+    /// numpy's `reshape` does not take `order='K'`.
+    #[error("order 'K' is not permitted for reshaping")]
+    ReshapeKeepOrder,
     /// `squeeze` of an axis whose size is not 1.
     #[error(
         "cannot select an axis to squeeze out which has size not equal to one (axis {axis} has size {size})"

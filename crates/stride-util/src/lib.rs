@@ -41,6 +41,6 @@ pub use relayout::{
     RelayoutError, Strategy, fill_padding, padding_pattern, relayout, relayout_bits,
     relayout_strategy, relayout_xla,
 };
-pub use reshape::Order;
-pub use view::StridedView;
+pub use reshape::{NumpyOrder, Order};
+pub use view::{MAX_DIMS, StridedView};
 pub use xla_layout::dml_sizes;

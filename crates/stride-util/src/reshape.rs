@@ -1,5 +1,6 @@
 //! numpy's `reshape`: a view when the strides allow it (numpy's
-//! `_attempt_nocopy_reshape`), otherwise [`ViewError::ReshapeNeedsCopy`].
+//! `_attempt_nocopy_reshape`), otherwise [`ViewError::ReshapeNeedsCopy`];
+//! and numpy's `ravel`, a view exactly where numpy's is one.
 
 use crate::error::{ViewError, numpy_tuple, overflow};
 use crate::view::{StridedView, check_ndim};
@@ -14,7 +15,149 @@ pub enum Order {
     F,
 }
 
+/// The orders numpy's `ravel` (and, but for `K`, `reshape`) take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum NumpyOrder {
+    /// `'C'`: row-major.
+    #[default]
+    C,
+    /// `'F'`: column-major.
+    F,
+    /// `'A'`: column-major if the view is F-contiguous and not C-contiguous
+    /// (numpy's `ISFORTRAN`), else row-major.
+    A,
+    /// `'K'`: the order of the elements in memory.
+    K,
+}
+
+impl NumpyOrder {
+    /// The order's letter, as numpy spells it.
+    pub fn letter(self) -> char {
+        match self {
+            Self::C => 'C',
+            Self::F => 'F',
+            Self::A => 'A',
+            Self::K => 'K',
+        }
+    }
+}
+
 impl StridedView {
+    /// numpy's `reshape(shape, order=...)` with any of numpy's reshape orders:
+    /// `A` is resolved against this view, and `K` is refused as numpy does.
+    ///
+    /// # Errors
+    ///
+    /// [`ViewError::ReshapeKeepOrder`] for `K`, else as
+    /// [`StridedView::reshape`].
+    ///
+    /// ```
+    /// use stride_util::{NumpyOrder, StridedView};
+    ///
+    /// // A transposed (F-contiguous) matrix: order='A' reads it column-major.
+    /// let a = StridedView::row_major(&[3, 4])?.transpose();
+    /// assert_eq!(a.reshape_numpy(&[12], NumpyOrder::A)?.strides(), [1]);
+    /// assert!(a.reshape_numpy(&[12], NumpyOrder::C).is_err());
+    /// # Ok::<(), stride_util::ViewError>(())
+    /// ```
+    pub fn reshape_numpy(&self, shape: &[i64], order: NumpyOrder) -> Result<Self, ViewError> {
+        let order = match order {
+            NumpyOrder::C => Order::C,
+            NumpyOrder::F => Order::F,
+            NumpyOrder::A => self.any_order(),
+            NumpyOrder::K => return Err(ViewError::ReshapeKeepOrder),
+        };
+        self.reshape_with_order(shape, order)
+    }
+
+    /// numpy's resolution of `order='A'`: `F` when the view is F-contiguous
+    /// and not C-contiguous, else `C`.
+    fn any_order(&self) -> Order {
+        if self.is_f_contiguous() && !self.is_c_contiguous() {
+            Order::F
+        } else {
+            Order::C
+        }
+    }
+
+    /// numpy's `ravel(order)` when it returns a view (numpy's
+    /// `PyArray_Ravel`): the one-dimensional view of all the elements read in
+    /// `order`. It is not `reshape(-1)`: numpy's ravel returns a view only of
+    /// a contiguous array. `C` (`F`) needs the view C- (F-) contiguous; `A`
+    /// is `F` for an F- and not C-contiguous view, else `C`; `K` is `C` or
+    /// `F` when the view is contiguous that way, and otherwise a view when
+    /// the strides, sorted, are those of a packed array (no negative or zero
+    /// stride, no gap): the elements in memory order, from the same offset.
+    ///
+    /// # Errors
+    ///
+    /// [`ViewError::RavelNeedsCopy`] where numpy's ravel copies.
+    ///
+    /// ```
+    /// use stride_util::{NumpyOrder, StridedView};
+    ///
+    /// let a = StridedView::row_major(&[3, 4])?;
+    /// assert_eq!(a.ravel(NumpyOrder::C)?.strides(), [1]);
+    /// // Transposed: only order F (or A, or K) reads it without a copy.
+    /// let t = a.transpose();
+    /// assert!(t.ravel(NumpyOrder::C).is_err());
+    /// assert_eq!(t.ravel(NumpyOrder::K)?.sizes(), [12]);
+    /// // Reversed columns: reshape(-1) is a view, ravel copies.
+    /// let flipped = StridedView::new(&[1, 4], &[4, -1], 3)?;
+    /// assert_eq!(flipped.reshape(&[-1])?.strides(), [-1]);
+    /// assert!(flipped.ravel(NumpyOrder::C).is_err());
+    /// # Ok::<(), stride_util::ViewError>(())
+    /// ```
+    pub fn ravel(&self, order: NumpyOrder) -> Result<Self, ViewError> {
+        let resolved = match order {
+            NumpyOrder::C => Order::C,
+            NumpyOrder::F => Order::F,
+            NumpyOrder::A => self.any_order(),
+            NumpyOrder::K if self.is_c_contiguous() => Order::C,
+            NumpyOrder::K if self.is_f_contiguous() => Order::F,
+            NumpyOrder::K => return self.ravel_in_memory_order(),
+        };
+        let contiguous = match resolved {
+            Order::C => self.is_c_contiguous(),
+            Order::F => self.is_f_contiguous(),
+        };
+        if contiguous {
+            self.reshape_with_order(&[-1], resolved)
+        } else {
+            Err(self.ravel_needs_copy(order))
+        }
+    }
+
+    /// `ravel(order='K')` of a view contiguous in neither order: a view if
+    /// the strides of the axes larger than 1, smallest magnitude first, are
+    /// exactly 1 and then the running products of the sizes.
+    fn ravel_in_memory_order(&self) -> Result<Self, ViewError> {
+        let mut axes: Vec<(i64, i64)> = self
+            .sizes()
+            .iter()
+            .zip(self.strides())
+            .filter(|(size, _)| **size != 1)
+            .map(|(&size, &stride)| (size, stride))
+            .collect();
+        axes.sort_by_key(|&(_, stride)| stride.unsigned_abs());
+        let mut expected = Some(1_i64);
+        for (size, stride) in axes {
+            if expected != Some(stride) {
+                return Err(self.ravel_needs_copy(NumpyOrder::K));
+            }
+            expected = stride.checked_mul(size);
+        }
+        Self::from_parts(vec![self.num_elements()], vec![1], self.offset())
+    }
+
+    fn ravel_needs_copy(&self, order: NumpyOrder) -> ViewError {
+        ViewError::RavelNeedsCopy {
+            order: order.letter(),
+            shape: numpy_tuple(self.sizes()),
+            strides: numpy_tuple(self.strides()),
+        }
+    }
+
     /// numpy's `reshape(shape)` (C order) without copying.
     ///
     /// At most one size may be negative (numpy's `-1`); it is inferred from

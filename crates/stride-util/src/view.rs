@@ -32,7 +32,7 @@ pub struct StridedView {
 }
 
 /// The most dimensions a numpy array has (`NPY_MAXDIMS`).
-pub(crate) const MAX_DIMS: usize = 64;
+pub const MAX_DIMS: usize = 64;
 
 /// [`ViewError::TooManyDimensions`] for a result of `ndim` dimensions
 /// beyond [`MAX_DIMS`].

@@ -1,13 +1,17 @@
 //! Command-line arguments.
 
-use clap::{Args, Parser, Subcommand};
+use clap::error::ErrorKind;
+use clap::{ArgGroup, Args, CommandFactory, Parser, Subcommand};
+
+use crate::commands::{parse_integer, parse_list};
 
 /// XLA shapes, layouts, indices, broadcasting and strided views.
 ///
 /// Shapes are XLA shape strings such as `f32[2,3]{0,1}`; an array written
 /// without a layout gets XLA's default layout (`{1,0}`), as XLA's parser does.
 /// List commands take inputs as arguments or, with none, one per line of
-/// standard input, and print one line per input.
+/// standard input (a blank line is an error), and print one line per input.
+/// Quote shapes in the shell: unquoted brackets are globs.
 #[derive(Debug, Parser)]
 #[command(name = "xla-shape", version, propagate_version = true)]
 #[command(after_help = "Examples:\n  \
@@ -15,7 +19,7 @@ use clap::{Args, Parser, Subcommand};
     xla-shape parse 'f32[2,3]' '(s32[], pred[4])'\n  \
     echo 'bf16[8,128]{1,0:T(8,128)}' | xla-shape --json encode\n  \
     xla-shape order 'f32[2,3]{0,1:PAD(3,5)}'\n  \
-    xla-shape broadcast f32[4] f32[1,2] --dims 0\n  \
+    xla-shape broadcast 'f32[4]' 'f32[1,2]' --dims 0\n  \
     xla-shape view '[3,4]' '[0:3:2, 1:4:2]'\n\n\
     Exit status: 0 if every input succeeded, 1 if any failed, 2 for bad usage.")]
 pub struct Cli {
@@ -25,6 +29,32 @@ pub struct Cli {
 
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl Cli {
+    /// The usage errors clap cannot express, reported as clap reports its
+    /// own (exit status 2).
+    pub fn check_usage(&self) -> Result<(), clap::Error> {
+        if let Command::Broadcast(args) = &self.command
+            && !args.numpy
+            && args.shapes.len() != 2
+        {
+            let mut command = Self::command();
+            command.build();
+            let mut broadcast = command
+                .find_subcommand("broadcast")
+                .cloned()
+                .unwrap_or(command);
+            return Err(broadcast.error(
+                ErrorKind::WrongNumberOfValues,
+                format!(
+                    "broadcast takes two shapes, got {} (--numpy takes any number)",
+                    args.shapes.len()
+                ),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// The subcommands.
@@ -71,14 +101,26 @@ pub enum Command {
         messages: Vec<String>,
     },
 
-    /// Validate shapes as XLA's ShapeUtil::ValidateShape does.
+    /// Validate shapes as XLA does when it loads them.
+    ///
+    /// By default the check is ShapeUtil::ValidateShapeWithOptionalLayout,
+    /// the one XLA applies when it loads an HloModule or XlaComputation
+    /// proto: an array without a layout is valid (only `--hex` messages can
+    /// lack one; shape strings get XLA's default layout). With
+    /// --require-layout it is ShapeUtil::ValidateShape, which also requires
+    /// every array to have a layout.
     #[command(after_help = "Examples:\n  xla-shape validate 'f32[2,3]{0,1}'\n  \
-        xla-shape validate --hex 100b1a0202032a070a02010080010132020000\n\n\
+        xla-shape validate --hex 100b1a020203                    # ok: no layout is fine\n  \
+        xla-shape validate --require-layout --hex 100b1a020203   # error: no layout\n\n\
         Prints `ok` or `error: <XLA's message>`. JSON fields: ok, input, error.")]
     Validate {
         /// The inputs are serialized Shape messages in hex, not shape strings.
         #[arg(long)]
         hex: bool,
+        /// Require a layout on every array (ValidateShape), as XLA does
+        /// where it needs the physical layout.
+        #[arg(long)]
+        require_layout: bool,
         /// Shapes (or hex); none reads one per line from standard input.
         inputs: Vec<String>,
     },
@@ -87,7 +129,9 @@ pub enum Command {
     /// the shape's (padded) buffer, under its layout.
     #[command(
         after_help = "Examples:\n  xla-shape index 'f32[10,20]{0,1}' --multi 3,5   # 53\n  \
-        xla-shape index 'f32[10,20]{1,0}' --linear 65   # [3,5]\n\n\
+        xla-shape index 'f32[10,20]{1,0}' --linear 65   # [3,5]\n  \
+        xla-shape index '[10,20]' --multi 3,5           # 65\n\n\
+        Give exactly one of --linear and --multi.\n\
         JSON fields: ok, linear, multi."
     )]
     Index(IndexArgs),
@@ -117,14 +161,17 @@ pub enum Command {
 
     /// How two shapes relate under XLA's rules.
     #[command(
-        after_help = "Examples:\n  xla-shape compare 'f32[5,3]{1,0}' 'f32[3,5]{0,1}'\n\n\
+        after_help = "Examples:\n  xla-shape compare 'f32[5,3]{1,0}' 'f32[3,5]{0,1}'\n  \
+        xla-shape compare '[2,3]' 'f32[2,3]{0,1}'\n\n\
+        A shape may be a bare dimension list `[d0,d1,...]` (f32, XLA's default layout).\n\
+        A padded shape on either side is no bitcast.\n\
         JSON fields: ok, equal, compatible, equal_ignoring_layout, same_dimensions,\n\
         reshape_is_bitcast, transpose_is_bitcast_dims."
     )]
     Compare {
-        /// The first shape.
+        /// The first shape (or `[d0,...]`).
         a: String,
-        /// The second shape.
+        /// The second shape (or `[d0,...]`).
         b: String,
     },
 
@@ -132,11 +179,15 @@ pub enum Command {
     #[command(
         after_help = "Examples:\n  xla-shape view '[3,4]' '[0:3:2, 1:4:2]'\n  \
         xla-shape view '[2,3,4]' '.T[::-1, 1].expand_dims(0)'\n  \
-        xla-shape view 'f32[2,3]{0,1}' .T '.reshape(6)'\n\n\
+        xla-shape view 'f32[2,3]{0,1}' .T '.reshape(6)'\n  \
+        xla-shape view '[3,4]' \".T.reshape(2, 6, order='F')\" '.ravel(order=\"K\")'\n\n\
         BASE is an XLA shape (its layout and padding give the strides) or `[d0,...]`\n\
-        (packed row-major). OPs: .T .transpose(p,...) .reshape(d,...) .broadcast_to(d,...)\n\
-        .expand_dims(a) .squeeze() .squeeze(a) .swapaxes(a,b) .moveaxis(s,d) .flip() .flip(a)\n\
-        .as_strided(shape=(..),strides=(..)) and indexing [0:3:2, 1:4:2] [::-1, 2] [..., None].\n\
+        (packed row-major), of at most 64 dimensions. OPs: .T .transpose(p,...)\n\
+        .reshape(d,...) .reshape(d,..., order='F') (or 'C', 'A') .ravel() .ravel(order='F')\n\
+        (or 'A', 'K'; a view where numpy's ravel is one, else an error: a copy is needed)\n\
+        .broadcast_to(d,...) .expand_dims(a) .squeeze() .squeeze(a) .swapaxes(a,b)\n\
+        .moveaxis(s,d) .flip() .flip(a) .as_strided(shape=(..),strides=(..)) and indexing\n\
+        [0:3:2, 1:4:2] [::-1, 2] [..., None].\n\
         JSON fields: ok, shape, strides, offset, c_contiguous, f_contiguous, error."
     )]
     View {
@@ -189,35 +240,43 @@ pub struct DrawArgs {
 
 /// Arguments of `index`.
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("index").required(true).args(["linear", "multi"])))]
 pub struct IndexArgs {
-    /// The shape, with its layout (and padding).
+    /// The shape, with its layout (and padding), or `[d0,...]` (f32 with
+    /// XLA's default layout).
     pub shape: String,
     /// A linear index into the buffer: print the multi-dimensional index.
-    #[arg(
-        long,
-        allow_hyphen_values = true,
-        required_unless_present = "multi",
-        conflicts_with = "multi"
-    )]
-    pub linear: Option<String>,
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_integer)]
+    pub linear: Option<i64>,
     /// A multi-dimensional index `i,j,...`: print the linear index.
-    #[arg(long, allow_hyphen_values = true)]
-    pub multi: Option<String>,
+    #[arg(long, allow_hyphen_values = true, value_parser = integers)]
+    pub multi: Option<Integers>,
+}
+
+/// A comma-separated list of integers given as one argument (`0,2`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Integers(pub Vec<i64>);
+
+fn integers(text: &str) -> Result<Integers, String> {
+    parse_list(text).map(Integers)
 }
 
 /// Arguments of `broadcast`.
 #[derive(Debug, Args)]
 pub struct BroadcastArgs {
-    /// Apply numpy's implicit broadcasting to two or more shapes.
+    /// Apply numpy's implicit broadcasting to any number of shapes (none
+    /// gives `[]`).
     #[arg(long, conflicts_with_all = ["in_dim", "dims"])]
     pub numpy: bool,
-    /// Check XLA's BroadcastInDim of OPERAND into OUTPUT with --dims.
+    /// Check XLA's BroadcastInDim of the first SHAPE (the operand) into the
+    /// second (the output), with --dims.
     #[arg(long)]
     pub in_dim: bool,
     /// broadcast_dimensions, comma-separated (`--dims 0,2`, or `--dims ''` for none).
-    #[arg(long, allow_hyphen_values = true)]
-    pub dims: Option<String>,
-    /// The shapes.
-    #[arg(required = true, num_args = 2..)]
+    #[arg(long, allow_hyphen_values = true, value_parser = integers)]
+    pub dims: Option<Integers>,
+    /// The shapes: two (the operands of an elementwise op, or with --in-dim
+    /// the operand and the output), or with --numpy any number.
+    #[arg(value_name = "SHAPE")]
     pub shapes: Vec<String>,
 }

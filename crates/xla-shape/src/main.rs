@@ -19,6 +19,9 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
+    if let Err(error) = cli.check_usage() {
+        error.exit();
+    }
     let mut out = output::Output::new(cli.json);
     commands::run(cli.command, &mut out);
     out.exit_code()

@@ -1,14 +1,19 @@
 //! The numpy-style operation chain of `view`: `.T[0:3:2, 1:4:2].reshape(2,2)`.
 
-use stride_util::{IndexItem, parse_index_expression};
+use stride_util::{IndexItem, NumpyOrder, parse_index_expression};
+
+use crate::commands::parse_integer;
 
 /// One operation of the chain.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Op {
     /// `.T` or `.transpose()` (reverse the axes), `.transpose(p0,p1,...)`.
     Transpose(Option<Vec<i64>>),
-    /// `.reshape(d0,...)`, one entry may be `-1`.
-    Reshape(Vec<i64>),
+    /// `.reshape(d0,...)` or `.reshape(d0,..., order='F')`, one entry may
+    /// be `-1`.
+    Reshape(Vec<i64>, NumpyOrder),
+    /// `.ravel()`, `.ravel(order='F')` or `.ravel('F')`.
+    Ravel(NumpyOrder),
     /// `.broadcast_to(d0,...)`.
     BroadcastTo(Vec<i64>),
     /// `.expand_dims(a)` or `.expand_dims((a,b))`.
@@ -123,9 +128,7 @@ impl Parser<'_> {
             return Err(self.error("expected an integer"));
         }
         let token = rest.get(..sign + digits).unwrap_or_default();
-        let value = token
-            .parse()
-            .map_err(|_| self.error(&format!("integer {token} out of range")))?;
+        let value = parse_integer(token).map_err(|e| self.error(&e))?;
         self.pos += sign + digits;
         Ok(value)
     }
@@ -143,7 +146,11 @@ impl Parser<'_> {
                     break;
                 }
                 self.skip_space();
-                if self.rest().starts_with(')') {
+                // `)` ends the list, a letter starts a keyword (`order=`).
+                if self
+                    .rest()
+                    .starts_with(|c: char| c == ')' || c.is_ascii_alphabetic())
+                {
                     break;
                 }
             }
@@ -170,7 +177,11 @@ impl Parser<'_> {
                 let axes = self.integers()?;
                 Op::Transpose((!axes.is_empty()).then_some(axes))
             }
-            "reshape" => Op::Reshape(self.integers()?),
+            "reshape" => {
+                let sizes = self.integers()?;
+                Op::Reshape(sizes, self.order(false)?)
+            }
+            "ravel" => Op::Ravel(self.order(true)?),
             "broadcast_to" => Op::BroadcastTo(self.integers()?),
             "expand_dims" => Op::ExpandDims(self.nonempty(&name)?),
             "squeeze" => {
@@ -201,6 +212,38 @@ impl Parser<'_> {
         };
         self.expect(")")?;
         Ok(op)
+    }
+
+    /// An optional `order='C'` (`'F'`, `'A'`, `'K'`; either quote), or with
+    /// `positional` just the quoted letter; `C` when absent.
+    fn order(&mut self, positional: bool) -> Result<NumpyOrder, String> {
+        self.skip_space();
+        let start = self.pos;
+        let keyword = self.identifier() == "order" && self.eat("=");
+        if !keyword {
+            self.pos = start;
+            if !(positional && self.rest().starts_with(['\'', '"'])) {
+                return Ok(NumpyOrder::C);
+            }
+        }
+        self.skip_space();
+        let mut chars = self.rest().chars();
+        let order = match (chars.next(), chars.next(), chars.next()) {
+            (Some(open @ ('\'' | '"')), Some(letter), Some(close)) if open == close => match letter
+            {
+                'C' => Some(NumpyOrder::C),
+                'F' => Some(NumpyOrder::F),
+                'A' => Some(NumpyOrder::A),
+                'K' => Some(NumpyOrder::K),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(order) = order else {
+            return Err(self.error("expected an order 'C', 'F', 'A' or 'K'"));
+        };
+        self.pos += 3;
+        Ok(order)
     }
 
     fn nonempty(&mut self, name: &str) -> Result<Vec<i64>, String> {
@@ -280,7 +323,7 @@ mod tests {
                     IndexItem::slice(Some(0), Some(3), Some(2)),
                     IndexItem::slice(Some(1), Some(4), Some(2))
                 ]),
-                Op::Reshape(vec![2, 2]),
+                Op::Reshape(vec![2, 2], NumpyOrder::C),
             ]
         );
     }
@@ -313,7 +356,7 @@ mod tests {
         assert_eq!(
             ops,
             [
-                Op::Reshape(vec![3, -1]),
+                Op::Reshape(vec![3, -1], NumpyOrder::C),
                 Op::Transpose(Some(vec![1, 0])),
                 Op::AsStrided {
                     shape: vec![2, 2],
@@ -331,6 +374,36 @@ mod tests {
                 Op::ExpandDims(vec![1])
             ]
         );
+    }
+
+    #[test]
+    fn parses_orders_as_numpy_writes_them() {
+        assert_eq!(
+            parse_chain(
+                ".reshape(2, 3, order='F') .reshape((6,), order=\"C\").reshape(3,2,order='A')"
+            )
+            .unwrap(),
+            [
+                Op::Reshape(vec![2, 3], NumpyOrder::F),
+                Op::Reshape(vec![6], NumpyOrder::C),
+                Op::Reshape(vec![3, 2], NumpyOrder::A),
+            ]
+        );
+        assert_eq!(
+            parse_chain(".ravel().ravel(order='F').ravel('K').ravel( order = 'A' )").unwrap(),
+            [
+                Op::Ravel(NumpyOrder::C),
+                Op::Ravel(NumpyOrder::F),
+                Op::Ravel(NumpyOrder::K),
+                Op::Ravel(NumpyOrder::A),
+            ]
+        );
+        assert!(
+            parse_chain(".reshape(6, order='X')")
+                .unwrap_err()
+                .contains("expected an order")
+        );
+        assert!(parse_chain(".reshape(6, 'F')").is_err());
     }
 
     #[test]
@@ -352,10 +425,10 @@ mod tests {
                 .unwrap_err()
                 .contains("two axes")
         );
-        assert!(
-            parse_chain(".reshape(99999999999999999999)")
-                .unwrap_err()
-                .contains("out of range")
+        assert_eq!(
+            parse_chain(".reshape(99999999999999999999)").unwrap_err(),
+            "99999999999999999999 is out of range: integers run from -9223372036854775808 \
+             to 9223372036854775807 at offset 9 (found \"999999999999\")"
         );
     }
 }

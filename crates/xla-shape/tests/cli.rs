@@ -137,6 +137,32 @@ fn validate_prints_ok_or_xlas_message() {
     assert!(out.contains("Invalid element type"), "{out}");
     let (out, _) = run(&["--json", "validate", "f32[2]"], None);
     assert_eq!(json_lines(&out)[0]["ok"], true);
+    // f32[2,3] without a layout: valid when XLA loads it
+    // (ValidateShapeWithOptionalLayout), not under ValidateShape.
+    assert_eq!(
+        run(&["validate", "--hex", "100b1a020203"], None),
+        ("ok\n".into(), 0)
+    );
+    assert_eq!(
+        run(
+            &["validate", "--require-layout", "--hex", "100b1a020203"],
+            None
+        ),
+        ("error: shape f32[2,3] does not have a layout\n".into(), 1)
+    );
+    // The padded count (3 * 2^62) overflows, not the 6 elements.
+    assert_eq!(
+        run(
+            &["validate", "f32[2,3]{0,1:PAD(3,4611686018427387904)}"],
+            None
+        ),
+        (
+            "error: the padded element count of f32[2,3] \
+             (padded_dimensions [3,4611686018427387904]) overflows int64_t\n"
+                .into(),
+            1
+        )
+    );
 }
 
 #[test]
@@ -350,6 +376,74 @@ fn view_bases_from_xla_layouts_and_copy_needing_reshapes() {
     assert_eq!(code, 1);
 }
 
+/// numpy's spellings: `reshape(..., order='F')` and `ravel(order)`, each
+/// checked against numpy 2.4 (shape and strides in elements).
+#[test]
+fn view_reshapes_in_numpys_orders_and_ravels_as_numpy() {
+    let view = |base: &str, ops: &str| {
+        let (out, code) = run(&["--json", "view", base, ops], None);
+        let row = json_lines(&out).remove(0);
+        (code, row)
+    };
+    // np.arange(12).reshape(3,4).T.reshape(2, -1, order='F'): strides (1, 2).
+    let (code, row) = view("[3,4]", ".T.reshape(2, -1, order='F')");
+    assert_eq!(code, 0);
+    assert_eq!(
+        (&row["shape"], &row["strides"]),
+        (&serde_json::json!([2, 6]), &serde_json::json!([1, 2]))
+    );
+    assert_eq!(
+        view("[3,4]", ".T.reshape(12, order='A')").1["strides"],
+        serde_json::json!([1])
+    );
+    assert_eq!(view("[3,4]", ".reshape((12,), order=\"C\")").0, 0);
+    // a[::-1].reshape(-1) is a view; a[::-1].ravel() is a copy.
+    assert_eq!(
+        view("[6]", "[::-1].reshape(-1)").1["strides"],
+        serde_json::json!([-1])
+    );
+    let (code, row) = view("[6]", "[::-1].ravel()");
+    assert_eq!(code, 1);
+    assert_eq!(
+        row["error"],
+        "ravel(order='C') of shape (6,) with strides (-1,) needs a copy \
+         (numpy returns a copy, not a view)"
+    );
+    // np.arange(24).reshape(2,3,4).transpose(2,0,1).ravel('K'): a view in memory order.
+    let (code, row) = view("[2,3,4]", ".transpose(2,0,1).ravel('K')");
+    assert_eq!(code, 0);
+    assert_eq!(
+        (&row["shape"], &row["strides"]),
+        (&serde_json::json!([24]), &serde_json::json!([1]))
+    );
+    let (code, row) = view("[3,4]", "[:, ::-1].ravel(order='K')");
+    assert_eq!(code, 1);
+    assert!(
+        row["error"].as_str().unwrap().contains("needs a copy"),
+        "{row}"
+    );
+    assert_eq!(
+        view("[3,4]", ".reshape(12, order='K')").1["error"],
+        "order 'K' is not permitted for reshaping"
+    );
+}
+
+/// numpy's 64-dimension limit applies to the base as to every result.
+#[test]
+fn view_bases_have_at_most_64_dimensions() {
+    let dims = |n: usize| format!("[{}]", vec!["1"; n].join(","));
+    let (out, code) = run(&["view", &dims(65)], None);
+    assert_eq!(code, 1);
+    assert_eq!(
+        out,
+        "error: maximum supported dimension for an ndarray is currently 64, found 65\n"
+    );
+    let shape = format!("f32{}", dims(65));
+    let (out, _) = run(&["view", &shape], None);
+    assert!(out.contains("found 65"), "{out}");
+    assert_eq!(run(&["view", &dims(64)], None).1, 0);
+}
+
 #[test]
 fn explain_reports_sizes_layout_padding_and_memory() {
     let (out, code) = run(&["explain", "f32[2,3]{0,1:PAD(3,5)PV(zero)}"], None);
@@ -401,12 +495,212 @@ fn bad_usage_exits_with_2() {
         &["broadcast", "f32[2]"],
         &["compare", "f32[2]"],
         &["--bogus", "parse", "f32[]"],
+        &["broadcast", "[2,3]", "[3]", "--dims", "x"],
+        &["index", "f32[2]", "--linear", "1e3"],
+        &["index", "f32[2]", "--multi", "1,x"],
+        &["broadcast", "f32[2]", "f32[2]", "f32[2]"],
+        &["broadcast", "--in-dim", "f32[2]"],
     ] {
         assert_eq!(run(args, None).1, 2, "{args:?}");
     }
     let (out, code) = run(&["--help"], None);
     assert_eq!(code, 0);
     assert!(out.contains("Examples:"), "{out}");
+}
+
+/// Runs `xla-shape args...`: stderr and exit code.
+fn run_stderr(args: &[&str]) -> (String, i32) {
+    let output = cargo_bin_cmd!("xla-shape")
+        .args(args)
+        .output()
+        .expect("the binary runs");
+    let stderr = String::from_utf8(output.stderr).expect("utf-8 output");
+    (stderr, output.status.code().expect("exited, not killed"))
+}
+
+#[test]
+fn usage_errors_say_what_is_wrong() {
+    let (err, code) = run_stderr(&["index", "f32[2]"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("<--linear <LINEAR>|--multi <MULTI>>"), "{err}");
+    let (err, code) = run_stderr(&["index", "f32[4]", "--linear", "99999999999999999999"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(
+            "99999999999999999999 is out of range: integers run from \
+             -9223372036854775808 to 9223372036854775807"
+        ),
+        "{err}"
+    );
+    let (err, _) = run_stderr(&["broadcast", "f32[2]", "f32[2]", "f32[2]"]);
+    assert!(err.contains("broadcast takes two shapes, got 3"), "{err}");
+    assert!(err.contains("Usage: xla-shape broadcast"), "{err}");
+    // The help names the arguments as the descriptions use them.
+    let (help, _) = run(&["broadcast", "--help"], None);
+    assert!(
+        help.contains("Usage: xla-shape broadcast [OPTIONS] [SHAPE]..."),
+        "{help}"
+    );
+    assert!(help.contains("the first SHAPE (the operand)"), "{help}");
+    assert!(!help.contains("OPERAND"), "{help}");
+}
+
+#[test]
+fn parse_errors_quote_the_offending_character() {
+    let (out, code) = run(&["parse", "f32[2;3]", "😀", "f32[２,3]"], None);
+    assert_eq!(code, 1);
+    assert_eq!(
+        out,
+        "error: Syntax error: expects a list to end with kRsquare (at byte 5: `;`)\n\
+         error: Syntax error: expected primitive type, saw kError (at byte 0: `😀` (U+1F600))\n\
+         error: Syntax error: expects integer (at byte 4: `２` (U+FF12))\n"
+    );
+    // A byte order mark at the start of a line, and a blank line.
+    let (out, code) = run(&["parse"], Some("\u{feff}f32[2]\n\nf32[]\n"));
+    assert_eq!(code, 1);
+    assert_eq!(
+        out,
+        "error: Syntax error: expected primitive type, saw kError (at byte 0: `\\u{feff}` (U+FEFF))\n\
+         error: the input line is empty\n\
+         f32[]\n"
+    );
+    let (out, _) = run(&["parse", "f32[99999999999999999999]"], None);
+    assert!(
+        out.contains(
+            "`99999999999999999999`, an integer out of range: \
+             integers run from -9223372036854775808 to 18446744073709551615"
+        ),
+        "{out}"
+    );
+}
+
+/// With no arguments and a terminal on standard input, a list command says
+/// that it reads lines (checked under `script`, which gives it a terminal);
+/// from a pipe it says nothing.
+#[test]
+fn list_commands_tell_a_terminal_user_they_read_lines() {
+    const NOTICE: &str = "reading one input per line from standard input";
+    let output = cargo_bin_cmd!("xla-shape")
+        .arg("parse")
+        .write_stdin("f32[2]\n")
+        .output()
+        .expect("the binary runs");
+    assert!(output.stderr.is_empty(), "{output:?}");
+    let binary = env!("CARGO_BIN_EXE_xla-shape");
+    let Ok(output) = std::process::Command::new("script")
+        .args(["-qec", &format!("{binary} parse"), "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .output()
+    else {
+        eprintln!("no `script` to give the command a terminal; skipped");
+        return;
+    };
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains(NOTICE), "{text}");
+}
+
+/// Whether `line` has a `[` or `{` outside single or double quotes, which
+/// the shell would glob or expand.
+fn has_unquoted_brackets(line: &str) -> bool {
+    let mut quote = None;
+    for c in line.chars() {
+        match (quote, c) {
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), _) if c == q => quote = None,
+            (None, '[' | '{') => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Every example command in `--help` and in the README quotes its shapes.
+#[test]
+fn examples_quote_their_shapes() {
+    assert!(has_unquoted_brackets("xla-shape broadcast f32[2] 'f32[2]'"));
+    assert!(!has_unquoted_brackets(
+        "xla-shape view '[3,4]' \".T.reshape(2, order='F')\""
+    ));
+    let commands = [
+        "",
+        "parse",
+        "encode",
+        "decode",
+        "validate",
+        "index",
+        "order",
+        "broadcast",
+        "compare",
+        "view",
+        "explain",
+    ];
+    let mut examples = Vec::new();
+    for command in commands {
+        let args: Vec<&str> = [command, "--help"]
+            .into_iter()
+            .filter(|a| !a.is_empty())
+            .collect();
+        let (help, code) = run(&args, None);
+        assert_eq!(code, 0, "{args:?}");
+        examples.extend(
+            help.lines()
+                .map(str::trim_start)
+                .filter(|l| l.starts_with("xla-shape ") || l.starts_with("echo "))
+                .map(|l| l.split(" #").next().unwrap_or(l).to_owned()),
+        );
+    }
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
+        .expect("the README");
+    examples.extend(
+        readme
+            .lines()
+            .filter_map(|l| l.strip_prefix("$ "))
+            .map(str::to_owned),
+    );
+    assert!(examples.len() > 20, "{examples:?}");
+    for example in examples {
+        assert!(!has_unquoted_brackets(&example), "{example}");
+    }
+}
+
+#[test]
+fn index_and_compare_take_bare_dimension_lists() {
+    assert_eq!(
+        run(&["index", "[10,20]", "--multi", "3,5"], None),
+        ("65\n".into(), 0)
+    );
+    let (out, code) = run(&["compare", "[2,3]", "f32[2,3]{1,0}"], None);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("equal: true\n"), "{out}");
+}
+
+#[test]
+fn padding_on_one_side_is_no_bitcast() {
+    // 15 buffer positions against 6.
+    let (out, code) = run(
+        &["compare", "f32[2,3]{0,1:PAD(3,5)}", "f32[2,3]{0,1}"],
+        None,
+    );
+    assert_eq!(code, 0);
+    assert!(
+        out.ends_with("reshape_is_bitcast: false\ntranspose_is_bitcast_dims: none\n"),
+        "{out}"
+    );
+    let (out, _) = run(
+        &["compare", "f32[2,3]{0,1}", "f32[3,2]{1,0:PAD(3,5)}"],
+        None,
+    );
+    assert!(out.ends_with("transpose_is_bitcast_dims: none\n"), "{out}");
+}
+
+#[test]
+fn broadcast_numpy_takes_any_number_of_shapes() {
+    // np.broadcast_shapes((7,)) is (7,); np.broadcast_shapes() is ().
+    assert_eq!(
+        run(&["broadcast", "--numpy", "[7]"], None),
+        ("[7]\n".into(), 0)
+    );
+    assert_eq!(run(&["broadcast", "--numpy"], None), ("[]\n".into(), 0));
 }
 
 #[test]
@@ -444,8 +738,9 @@ fn garbage_never_crashes_any_subcommand() {
             vec!["view", "[2,3]", input],
         ];
         for args in commands {
+            // Garbage in an option's value is bad usage (2).
             let (_, code) = run(&args, None);
-            assert!(code == 0 || code == 1, "{args:?} exited with {code}");
+            assert!((0..=2).contains(&code), "{args:?} exited with {code}");
         }
     }
     // Deep nesting in a message or string is an error, not a stack overflow.

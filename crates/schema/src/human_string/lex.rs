@@ -47,7 +47,9 @@ pub(super) enum Token<'a> {
     Other(&'static str),
     /// The end of the input.
     Eof,
-    /// Text XLA's lexer rejects (`@`, a lone `<`, an unterminated comment).
+    /// Text XLA's lexer rejects (`@`, a lone `<`, an unterminated comment,
+    /// an integer out of range). Its text is the offending character, the
+    /// opening of the unterminated comment or string, or the whole integer.
     Error,
 }
 
@@ -176,7 +178,7 @@ fn lex_token(src: &str, mut pos: usize) -> (usize, Token<'_>, usize) {
                     pos += 1 + end + 2;
                     continue;
                 }
-                None => (start, Token::Error, start),
+                None => (start, Token::Error, start + 2),
             },
             b'/' if next == Some(b'/') => {
                 pos = src[pos..].find(['\n', '\r']).map_or(src.len(), |i| pos + i);
@@ -202,16 +204,21 @@ fn lex_token(src: &str, mut pos: usize) -> (usize, Token<'_>, usize) {
             b'%' => {
                 let end = identifier_end(bytes, pos);
                 if end == pos {
-                    (start, Token::Error, start)
+                    (start, Token::Error, pos)
                 } else {
                     (start, Token::Other("kName"), end)
                 }
             }
             b'.' if src[start..].starts_with("...") => (start, Token::Other("kDots"), start + 3),
             b'"' | b'\'' => lex_string(bytes, start),
-            _ => (start, Token::Error, start),
+            _ => (start, Token::Error, char_end(src, start)),
         };
     }
+}
+
+/// The end of the character starting at byte `start` of `src`.
+fn char_end(src: &str, start: usize) -> usize {
+    start + src[start..].chars().next().map_or(1, char::len_utf8)
 }
 
 /// The end of the run of identifier characters `[a-zA-Z0-9_.-]` from `pos`.
@@ -261,7 +268,7 @@ fn lex_number(src: &str, start: usize) -> (usize, Token<'_>, usize) {
                 identifier_end(bytes, start + 1),
             )
         } else {
-            (start, Token::Error, start)
+            (start, Token::Error, start + 1)
         };
     }
     let follows = |offset: usize| bytes.get(end + offset).copied();
@@ -299,7 +306,7 @@ fn lex_number(src: &str, start: usize) -> (usize, Token<'_>, usize) {
     };
     match value {
         Some(v) => (start, Token::Int(v), end),
-        None => (start, Token::Error, start),
+        None => (start, Token::Error, end),
     }
 }
 
@@ -314,7 +321,7 @@ fn lex_string(bytes: &[u8], start: usize) -> (usize, Token<'_>, usize) {
             _ => pos += 1,
         }
     }
-    (start, Token::Error, start)
+    (start, Token::Error, start + 1)
 }
 
 #[cfg(test)]

@@ -78,7 +78,10 @@ pub enum ParseError {
         message: String,
         /// Byte offset of the offending token.
         offset: usize,
-        /// The offending token, quoted, or `end of input`.
+        /// The offending token, quoted, or `end of input`. A character
+        /// that is not printable ASCII is followed by its code point
+        /// (`` `２` (U+FF12) ``); an integer literal out of range says so and
+        /// gives the range.
         found: String,
     },
     /// A complete shape or layout is followed by more text.
@@ -251,6 +254,27 @@ enum Parsed {
 
 type Result<T, E = ParseError> = std::result::Result<T, E>;
 
+/// The text of a token XLA's lexer rejects, quoted: an integer out of range
+/// says so and gives the range; a character that is not printable ASCII is
+/// escaped and followed by its code point (`` `\u{feff}` (U+FEFF) ``).
+fn describe_error_text(text: &str) -> String {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+        return format!(
+            "`{text}`, an integer out of range: integers run from {} to {}",
+            i64::MIN,
+            u64::MAX
+        );
+    }
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) if !(c.is_ascii_graphic() || c == ' ') => {
+            format!("`{}` (U+{:04X})", c.escape_debug(), u32::from(c))
+        }
+        _ => format!("`{}`", text.escape_debug()),
+    }
+}
+
 struct Parser<'a> {
     lexer: Lexer<'a>,
     /// The first error recorded and gone past (see the module docs).
@@ -317,11 +341,7 @@ impl<'a> Parser<'a> {
     fn found(&self) -> String {
         match self.token() {
             Token::Eof => "end of input".to_owned(),
-            Token::Error => {
-                let rest = self.lexer.text();
-                let c = rest.chars().next().unwrap_or(' ');
-                format!("`{}`", c.escape_debug())
-            }
+            Token::Error => describe_error_text(self.lexer.text()),
             _ => format!("`{}`", self.lexer.text()),
         }
     }

@@ -1,10 +1,10 @@
 //! `broadcast`: result shapes under XLA's broadcasting rules (elementwise
 //! binary ops, BroadcastInDim) or numpy's implicit rules.
 
-use schema::{PrimitiveType, Shape};
+use schema::Shape;
 use serde_json::json;
 
-use super::{Outcome, list, parse_list, shape};
+use super::{Outcome, list, shape_or_dims};
 use crate::cli::BroadcastArgs;
 
 /// A shape argument: an XLA shape string, or a bare dimension list
@@ -16,17 +16,8 @@ struct Operand {
 
 impl Operand {
     fn parse(text: &str) -> Result<Self, String> {
-        if text.trim_start().starts_with('[') {
-            let dims = parse_list(text).map_err(|e| format!("in {text:?}: {e}"))?;
-            let shape = shape_util::make_shape(PrimitiveType::F32, &dims)
-                .map_err(|e| format!("in {text:?}: {e}"))?;
-            Ok(Self { shape, bare: true })
-        } else {
-            Ok(Self {
-                shape: shape(text)?,
-                bare: false,
-            })
-        }
+        let (shape, bare) = shape_or_dims(text)?;
+        Ok(Self { shape, bare })
     }
 
     fn dimensions(&self) -> Result<&[i64], String> {
@@ -47,9 +38,8 @@ pub fn run(args: &BroadcastArgs) -> Outcome {
         .collect::<Result<Vec<_>, _>>()?;
     let dims = args
         .dims
-        .as_deref()
-        .map(|text| parse_list(text).map_err(|e| format!("--dims: {e}")))
-        .transpose()?
+        .as_ref()
+        .map(|d| d.0.as_slice())
         .unwrap_or_default();
     if args.numpy {
         let shapes = operands
@@ -60,16 +50,17 @@ pub fn run(args: &BroadcastArgs) -> Outcome {
         let text = list(&result);
         return Ok((text.clone(), json!({"shape": text, "error": null})));
     }
+    // `Cli::check_usage` has made sure there are two.
     let [lhs, rhs] = operands.as_slice() else {
         return Err(format!(
-            "XLA broadcasting takes two shapes, got {} (use --numpy for more)",
+            "XLA broadcasting takes two shapes, got {}",
             operands.len()
         ));
     };
     let result = if args.in_dim {
-        shape_util::infer_broadcast_in_dim_shape(&lhs.shape, &rhs.shape, &dims)
+        shape_util::infer_broadcast_in_dim_shape(&lhs.shape, &rhs.shape, dims)
     } else {
-        shape_util::infer_binary_op_shape("add", &lhs.shape, &rhs.shape, &dims)
+        shape_util::infer_binary_op_shape("add", &lhs.shape, &rhs.shape, dims)
     }
     .map_err(|e| e.to_string())?;
     let text = if lhs.bare && rhs.bare {

@@ -2,11 +2,12 @@
 
 use serde_json::{Value, json};
 
-use super::{Outcome, shape};
+use super::{Outcome, shape_or_dims};
 
-/// Equality, compatibility and bitcast relations of `a` and `b`.
+/// Equality, compatibility and bitcast relations of `a` and `b` (shapes or
+/// bare dimension lists).
 pub fn run(a: &str, b: &str) -> Outcome {
-    let (a, b) = (shape(a)?, shape(b)?);
+    let (a, b) = (shape_or_dims(a)?.0, shape_or_dims(b)?.0);
     let both_arrays = shape_util::is_array(&a) && shape_util::is_array(&b);
     // Bitcasts are defined between arrays with layouts; anything else is
     // simply not a bitcast.

@@ -4,28 +4,23 @@
 use index_util::PhysicalLayout;
 use serde_json::json;
 
-use super::{Outcome, list, parse_list, shape};
+use super::{Outcome, list, shape_or_dims};
 use crate::cli::IndexArgs;
 
 /// The linear index of `--multi`, or the multi-dimensional index of
 /// `--linear`.
 pub fn run(args: &IndexArgs) -> Outcome {
-    let layout = PhysicalLayout::new(&shape(&args.shape)?).map_err(|e| e.to_string())?;
+    let layout = PhysicalLayout::new(&shape_or_dims(&args.shape)?.0).map_err(|e| e.to_string())?;
     let (linear, multi) = match (&args.linear, &args.multi) {
         (Some(linear), _) => {
-            let linear: i64 = linear
-                .trim()
-                .parse()
-                .map_err(|_| format!("--linear {linear:?} is not an integer"))?;
             let multi = layout
-                .multidimensional_index(linear)
+                .multidimensional_index(*linear)
                 .map_err(|e| e.to_string())?;
-            (linear, multi)
+            (*linear, multi)
         }
         (None, Some(multi)) => {
-            let multi = parse_list(multi).map_err(|e| format!("--multi: {e}"))?;
-            let linear = layout.linear_index(&multi).map_err(|e| e.to_string())?;
-            (linear, multi)
+            let linear = layout.linear_index(&multi.0).map_err(|e| e.to_string())?;
+            (linear, multi.0.clone())
         }
         (None, None) => return Err("give --linear N or --multi i,j,...".to_owned()),
     };

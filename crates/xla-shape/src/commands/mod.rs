@@ -13,6 +13,8 @@ mod parse;
 mod validate;
 mod view;
 
+use std::num::IntErrorKind;
+
 use serde_json::Value;
 
 use crate::cli::Command;
@@ -26,7 +28,11 @@ pub fn run(command: Command, out: &mut Output) {
         Command::Encode { text, shapes } => each(shapes, out, |s| encode::run(s, text)),
         Command::Decode { binary: true, .. } => decode::run_binary(out),
         Command::Decode { messages, .. } => each(messages, out, decode::run),
-        Command::Validate { hex, inputs } => each(inputs, out, |s| validate::run(s, hex)),
+        Command::Validate {
+            hex,
+            require_layout,
+            inputs,
+        } => each(inputs, out, |s| validate::run(s, hex, require_layout)),
         Command::Order { shapes } => each(shapes, out, order::run),
         Command::Explain { shapes } => each(shapes, out, explain::run),
         Command::Index(args) => single(out, index::run(&args)),
@@ -73,6 +79,20 @@ fn shape(text: &str) -> Result<schema::Shape, String> {
         .map_err(|e: schema::ParseError| e.to_string())
 }
 
+/// An XLA shape string, or a bare dimension list `[d0,d1,...]` standing for
+/// an `f32` array of those dimensions with XLA's default layout (packed row
+/// major); with whether it was bare.
+fn shape_or_dims(text: &str) -> Result<(schema::Shape, bool), String> {
+    if text.trim_start().starts_with('[') {
+        let dims = parse_list(text).map_err(|e| format!("in {text:?}: {e}"))?;
+        let shape = shape_util::make_shape(schema::PrimitiveType::F32, &dims)
+            .map_err(|e| format!("in {text:?}: {e}"))?;
+        Ok((shape, true))
+    } else {
+        Ok((shape(text)?, false))
+    }
+}
+
 /// Lowercase hex of `bytes`.
 fn to_hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -101,7 +121,7 @@ fn list(values: &[i64]) -> String {
 }
 
 /// Parses `i,j,k` (or `[i,j,k]`; empty for rank 0) as integers.
-fn parse_list(text: &str) -> Result<Vec<i64>, String> {
+pub(crate) fn parse_list(text: &str) -> Result<Vec<i64>, String> {
     let inner = text.trim();
     let inner = inner
         .strip_prefix('[')
@@ -110,14 +130,20 @@ fn parse_list(text: &str) -> Result<Vec<i64>, String> {
     if inner.trim().is_empty() {
         return Ok(Vec::new());
     }
-    inner
-        .split(',')
-        .map(|item| {
-            item.trim()
-                .parse::<i64>()
-                .map_err(|_| format!("{:?} is not an integer", item.trim()))
-        })
-        .collect()
+    inner.split(',').map(parse_integer).collect()
+}
+
+/// Parses a decimal `i64`, saying whether a failure is a number out of range.
+pub(crate) fn parse_integer(text: &str) -> Result<i64, String> {
+    let text = text.trim();
+    text.parse::<i64>().map_err(|e| match e.kind() {
+        IntErrorKind::PosOverflow | IntErrorKind::NegOverflow => format!(
+            "{text} is out of range: integers run from {} to {}",
+            i64::MIN,
+            i64::MAX
+        ),
+        _ => format!("{text:?} is not an integer"),
+    })
 }
 
 #[cfg(test)]
@@ -139,6 +165,11 @@ mod tests {
         assert_eq!(parse_list("[4,5]").unwrap(), [4, 5]);
         assert_eq!(parse_list("[]").unwrap(), Vec::<i64>::new());
         assert!(parse_list("1,x").unwrap_err().contains("\"x\""));
+        assert_eq!(
+            parse_list("1,-99999999999999999999").unwrap_err(),
+            "-99999999999999999999 is out of range: integers run from \
+             -9223372036854775808 to 9223372036854775807"
+        );
         assert_eq!(list(&[2, 3]), "[2,3]");
     }
 }

@@ -1,13 +1,22 @@
 //! `view`: a strided view after numpy-style operations.
 
 use serde_json::json;
-use stride_util::StridedView;
+use stride_util::{MAX_DIMS, StridedView, ViewError};
 
 use super::{Outcome, list, parse_list, shape};
 use crate::view_ops::{Op, parse_chain};
 
-/// The base array and the length of its buffer in elements.
+/// The base array and the length of its buffer in elements; as numpy, at
+/// most 64 dimensions.
 fn base_view(text: &str) -> Result<(StridedView, i64), String> {
+    let (view, len) = any_base_view(text)?;
+    if view.ndim() > MAX_DIMS {
+        return Err(ViewError::TooManyDimensions { ndim: view.ndim() }.to_string());
+    }
+    Ok((view, len))
+}
+
+fn any_base_view(text: &str) -> Result<(StridedView, i64), String> {
     if text.trim_start().starts_with('[') {
         let sizes = parse_list(text).map_err(|e| format!("in base {text:?}: {e}"))?;
         let view = StridedView::row_major(&sizes).map_err(|e| e.to_string())?;
@@ -28,7 +37,8 @@ fn apply(view: &StridedView, op: &Op, buffer_len: i64) -> Result<StridedView, St
     let result = match op {
         Op::Transpose(None) => Ok(view.transpose()),
         Op::Transpose(Some(axes)) => view.permute(axes),
-        Op::Reshape(sizes) => view.reshape(sizes),
+        Op::Reshape(sizes, order) => view.reshape_numpy(sizes, *order),
+        Op::Ravel(order) => view.ravel(*order),
         Op::BroadcastTo(sizes) => view.broadcast_to(sizes),
         Op::ExpandDims(axes) => view.expand_dims(axes),
         Op::Squeeze(None) => Ok(view.squeeze()),
