@@ -158,3 +158,13 @@ fn stride_util_views_at_rank_200000() {
         assert_eq!(dst[0], 0x21);
     });
 }
+
+#[test]
+fn flips_at_rank_200000_fail_with_numpys_text() {
+    on_small_stack(|| {
+        let view = StridedView::row_major(&vec![1; RANK]).unwrap();
+        let too_many = Err(ViewError::TooManyDimensions { ndim: RANK });
+        assert_eq!(view.flip(), too_many);
+        assert_eq!(view.flip_axes(&[0, -1]), too_many);
+    });
+}

@@ -426,3 +426,43 @@ fn relayouts_of_enum_numbers_outside_their_enums() {
         );
     }
 }
+
+#[test]
+fn flips_past_64_dimensions_fail_with_numpys_text() {
+    // numpy has no array of 65 dimensions: "maximum supported dimension
+    // for an ndarray is currently 64" (never the view back unflipped).
+    let mut sizes = vec![1; 65];
+    sizes[0] = 2;
+    let deep = StridedView::row_major(&sizes).unwrap();
+    let too_many = ViewError::TooManyDimensions { ndim: 65 };
+    assert_eq!(deep.flip(), Err(too_many.clone()));
+    assert_eq!(deep.flip_axes(&[0]), Err(too_many.clone()));
+    assert_eq!(
+        too_many.to_string(),
+        "maximum supported dimension for an ndarray is currently 64, found 65"
+    );
+    // 64 dimensions flip: the size-2 one steps back from its last element,
+    // the size-1 ones only change sign.
+    let at_limit = StridedView::row_major(&sizes[1..]).unwrap();
+    let flipped = at_limit.flip().unwrap();
+    assert!(flipped.strides().iter().all(|&s| s == -1));
+    let mut two = sizes[1..].to_vec();
+    two[63] = 2;
+    let flipped = StridedView::row_major(&two)
+        .unwrap()
+        .flip_axes(&[-1])
+        .unwrap();
+    assert_eq!((flipped.strides()[63], flipped.offset()), (-1, 1));
+    // An empty dimension keeps its stride and moves nothing.
+    let empty = StridedView::new(&[0, 3], &[3, 1], 0)
+        .unwrap()
+        .flip()
+        .unwrap();
+    assert_eq!((empty.strides(), empty.offset()), (&[3, -1][..], 2));
+    // Negating a stride of i64::MIN overflows along a moving dimension
+    // and wraps (as numpy's C arithmetic) along a size-1 one.
+    let min = StridedView::new(&[2], &[i64::MIN], i64::MAX).unwrap();
+    assert_overflow(min.flip(), "a slice stride");
+    let single = StridedView::new(&[1], &[i64::MIN], 0).unwrap();
+    assert_eq!(single.flip().unwrap().strides(), [i64::MIN]);
+}

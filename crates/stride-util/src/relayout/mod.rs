@@ -206,7 +206,7 @@ fn tail_of<const N: usize>(tail: Option<(&[u8], i64, i64)>) -> Option<kernels::T
 /// let src = [0x21u8, 0x43];
 /// let mut dst = [0u8; 2];
 /// let view = StridedView::row_major(&[4])?;
-/// relayout_bits(&src, &view.flip(), &mut dst, &view, 4)?;
+/// relayout_bits(&src, &view.flip()?, &mut dst, &view, 4)?;
 /// assert_eq!(dst, [0x34, 0x12]);
 /// # Ok::<(), stride_util::RelayoutError>(())
 /// ```
