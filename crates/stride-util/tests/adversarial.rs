@@ -466,3 +466,65 @@ fn flips_past_64_dimensions_fail_with_numpys_text() {
     let single = StridedView::new(&[1], &[i64::MIN], 0).unwrap();
     assert_eq!(single.flip().unwrap().strides(), [i64::MIN]);
 }
+
+/// The destination: strides 3 and 4 interleave, 15 steps past both,
+/// over a span of 4.29e9 elements (a 512 MiB bitmap to enumerate).
+fn interleaved_giant() -> StridedView {
+    StridedView::new(&[3, 3, 286_000_000], &[3, 4, 15], 0).unwrap()
+}
+
+#[test]
+fn relayout_checks_buffer_lengths_before_overlap() {
+    let start = std::time::Instant::now();
+    let dst_view = interleaved_giant();
+    let src_view = StridedView::row_major(dst_view.sizes()).unwrap();
+    let outside = |side, offset| {
+        Err(RelayoutError::OutsideBuffer {
+            side,
+            offset,
+            len: 0,
+        })
+    };
+    assert_eq!(
+        relayout(&[], &src_view, &mut [], &dst_view, 1),
+        outside("source", 2_573_999_999)
+    );
+    let src = [0_u8; 1];
+    let one = StridedView::new(&[3, 3, 286_000_000], &[0, 0, 0], 0).unwrap();
+    assert_eq!(
+        relayout(&src, &one, &mut [], &dst_view, 1),
+        outside("destination", 4_289_999_999)
+    );
+    assert_eq!(
+        relayout_bits(&src, &one, &mut [], &dst_view, 4),
+        outside("destination", 4_289_999_999)
+    );
+    assert!(start.elapsed().as_secs() < 2, "took {:?}", start.elapsed());
+}
+
+#[test]
+fn overlap_is_decided_in_bounded_time_and_memory() {
+    let start = std::time::Instant::now();
+    // The mixed-radix outer dimension is set aside: only the 3x3 inner
+    // block (span 15) is enumerated.
+    assert_eq!(interleaved_giant().has_overlap(), Ok(false));
+    let sliding = StridedView::new(&[3, 3, 286_000_000], &[3, 3, 15], 0).unwrap();
+    assert_eq!(sliding.has_overlap(), Ok(true));
+    // Interleaved strides over a span past 2^26 elements: refused at once
+    // rather than enumerated.
+    let k = 1_i64 << 23;
+    let wide = StridedView::new(&[3, 3], &[3 * k, 4 * k], 0).unwrap();
+    assert_eq!(
+        wide.has_overlap(),
+        Err(ViewError::OverlapUndecided { span: 14 * k + 1 })
+    );
+    assert_eq!(
+        wide.has_overlap().unwrap_err().to_string(),
+        "cannot decide whether a view spanning 117440513 elements overlaps itself"
+    );
+    // Just inside the bound it is decided.
+    let k = 1_i64 << 22;
+    let decided = StridedView::new(&[3, 3], &[3 * k, 4 * k], 0).unwrap();
+    assert_eq!(decided.has_overlap(), Ok(false));
+    assert!(start.elapsed().as_secs() < 5, "took {:?}", start.elapsed());
+}
