@@ -119,6 +119,10 @@ fn parse_list(text: &str) -> Result<Vec<i64>, String> {
 }
 
 #[cfg(test)]
+#[path = "deep_rank_tests.rs"]
+mod deep_rank_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
