@@ -145,6 +145,22 @@ fn stride_util_views_at_rank_200000() {
         assert_eq!(view.min_buffer_len(), Ok(1));
         let too_many = Err(ViewError::TooManyDimensions { ndim: RANK });
         assert_eq!(view.reshape(&sizes), too_many);
+        // Operations over every axis stay linear in the rank.
+        let all: Vec<i64> = (0..i64::try_from(RANK).unwrap()).collect();
+        assert_eq!(view.squeeze_axes(&all).unwrap().ndim(), 0);
+        let reversed: Vec<i64> = all.iter().rev().copied().collect();
+        assert_eq!(view.moveaxis(&all, &reversed).unwrap().ndim(), RANK);
+        assert_eq!(view.permute(&reversed).unwrap().ndim(), RANK);
+        let scalar = StridedView::row_major(&[]).unwrap();
+        let expanded = scalar.expand_dims(&all);
+        assert_eq!(expanded, too_many);
+        assert_eq!(view.broadcast_to(&sizes), too_many);
+        assert_eq!(view.reshape(&[1]).unwrap().strides(), [1]);
+        let last = view.index(&stride_util::parse_index_expression("[..., 0]").unwrap());
+        assert_eq!(
+            last,
+            Err(ViewError::IndexTooManyDimensions { ndim: RANK - 1 })
+        );
         let view = StridedView::from_xla_shape(&plain_shape()).unwrap();
         assert_eq!(view.strides()[0], 1);
         assert_eq!(

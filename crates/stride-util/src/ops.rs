@@ -171,12 +171,19 @@ impl StridedView {
                 destination_len: destination.len(),
             });
         }
-        let mut order: Vec<usize> = (0..ndim).filter(|a| !source.contains(a)).collect();
-        let mut moves: Vec<(usize, usize)> = destination.into_iter().zip(source).collect();
-        moves.sort_unstable();
-        for (dest, src) in moves {
-            order.insert(dest, src);
+        // Each source axis lands at its destination; the other axes fill
+        // the free positions in their order (numpy's sorted inserts), O(ndim).
+        let mut placed: Vec<Option<usize>> = vec![None; ndim];
+        let mut moved = vec![false; ndim];
+        for (&dest, &src) in destination.iter().zip(&source) {
+            placed[dest] = Some(src);
+            moved[src] = true;
         }
+        let mut rest = (0..ndim).filter(|&a| !moved[a]);
+        let order: Vec<usize> = placed
+            .into_iter()
+            .filter_map(|slot| slot.or_else(|| rest.next()))
+            .collect();
         Ok(self.permuted(&order))
     }
 
@@ -197,11 +204,15 @@ impl StridedView {
     /// ```
     pub fn expand_dims(&self, axes: &[i64]) -> Result<Self, ViewError> {
         let out_ndim = self.ndim() + axes.len();
-        let axes = normalize_axes(axes, out_ndim, None, None)?;
+        let mut new_axis = vec![false; out_ndim];
+        for a in normalize_axes(axes, out_ndim, None, None)? {
+            new_axis[a] = true;
+        }
         let mut old = self.sizes().iter();
-        let shape: Vec<i64> = (0..out_ndim)
-            .map(|a| {
-                if axes.contains(&a) {
+        let shape: Vec<i64> = new_axis
+            .iter()
+            .map(|&new| {
+                if new {
                     1
                 } else {
                     old.next().copied().unwrap_or(1)
@@ -254,7 +265,11 @@ impl StridedView {
                 size: self.sizes()[axis],
             });
         }
-        let keep: Vec<usize> = (0..self.ndim()).filter(|a| !axes.contains(a)).collect();
+        let mut removed = vec![false; self.ndim()];
+        for &a in &axes {
+            removed[a] = true;
+        }
+        let keep: Vec<usize> = (0..self.ndim()).filter(|&a| !removed[a]).collect();
         Ok(self.permuted(&keep))
     }
 
