@@ -126,8 +126,31 @@ fn shape_util_at_rank_200000() {
         assert!(shape_util::reshape_is_bitcast(&shape, &dropped).unwrap());
         assert_eq!(
             shape_util::deduce_transpose_dimensions_for_bitcast(&shape, &shape).unwrap(),
-            Some(identity)
+            Some(identity.clone())
         );
+        assert!(shape_util::transpose_is_bitcast(&shape, &shape, &identity).unwrap());
+        assert!(
+            shape_util::decompose_bitcast(&shape, &dropped)
+                .unwrap()
+                .is_some()
+        );
+        assert!(
+            shape_util::align_layouts(&shape, &dropped)
+                .unwrap()
+                .is_some()
+        );
+        assert_eq!(
+            shape_util::dimensions_unmodified_by_reshape(&shape, &dropped).unwrap(),
+            [(0, 0)]
+        );
+        let same = shape_util::make_shape_with_descending_layout_and_same_physical_layout(&shape);
+        assert_eq!(same.unwrap().dimensions, shape.dimensions);
+        let deleted = shape_util::delete_dimensions(&shape, &identity[1..]).unwrap();
+        assert_eq!(deleted.dimensions, [2]);
+        let both = shape_util::infer_elementwise_binary_op_shape("add", &shape, &shape, &[]);
+        assert_eq!(both.unwrap().dimensions, shape.dimensions);
+        let broadcast = shape_util::infer_broadcast_in_dim_shape(&shape, &shape, &identity);
+        assert_eq!(broadcast.unwrap().dimensions, shape.dimensions);
     });
 }
 
