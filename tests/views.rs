@@ -58,7 +58,7 @@ fn apply(view: &StridedView, step: &Row) -> Result<Result<StridedView, ViewError
         "broadcast_to" => view.broadcast_to(&ints(step, "target")?),
         "flip" => match optional_ints(step, "axes")? {
             Some(axes) => view.flip_axes(&axes),
-            None => Ok(view.flip()),
+            None => view.flip(),
         },
         "index" => parse_index_expression(required(step, "expression")?)
             .map_err(|e| format!("expression: {e}"))

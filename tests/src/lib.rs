@@ -245,6 +245,23 @@ pub fn nested_tuple_bytes(depth: usize) -> Vec<u8> {
     bytes
 }
 
+/// Runs `f` on a thread with a 2 MiB stack (the default for test threads),
+/// so that a test proves its input cannot overflow an ordinary stack; a
+/// panic in `f` fails the caller.
+///
+/// ```
+/// conformance::on_small_stack(|| assert_eq!(1 + 1, 2));
+/// ```
+#[allow(clippy::unwrap_used)]
+pub fn on_small_stack(f: impl FnOnce() + Send + 'static) {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
 /// The README's Rust example, compiled and run by `cargo test` as a doctest.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]

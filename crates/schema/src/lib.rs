@@ -36,6 +36,7 @@ mod generated {
 mod human_string;
 mod primitive_type;
 mod proto_format;
+mod text_writer;
 
 pub use generated::*;
 

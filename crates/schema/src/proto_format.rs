@@ -2,8 +2,11 @@
 //! messages, through prost-reflect and the descriptor set compiled from
 //! `proto/xla_data.proto` at build time.
 
+use std::any::Any;
 use std::sync::OnceLock;
 
+use crate::text_writer;
+use crate::{Layout, Shape};
 use prost::{Message, Name};
 use prost_reflect::{
     DescriptorPool, DynamicMessage, MessageDescriptor, text_format::FormatOptions,
@@ -95,9 +98,18 @@ pub trait ProtoFormat: Sized {
     fn from_json(json: &str) -> Result<Self, FormatError>;
 }
 
-impl<M: Message + Name + Default> ProtoFormat for M {
+impl<M: Message + Name + Default + 'static> ProtoFormat for M {
     fn to_text_format(&self) -> Result<String, FormatError> {
-        Ok(to_dynamic(self)?.to_text_format())
+        // Shapes and layouts (tuples of any size) have a direct writer that
+        // writes the same bytes without building a dynamic message.
+        let any: &dyn Any = self;
+        if let Some(shape) = any.downcast_ref::<Shape>() {
+            return Ok(text_writer::shape_text(shape));
+        }
+        if let Some(layout) = any.downcast_ref::<Layout>() {
+            return Ok(text_writer::layout_text(layout));
+        }
+        dynamic_text_format(self)
     }
 
     fn to_text_format_pretty(&self) -> Result<String, FormatError> {
@@ -171,6 +183,12 @@ fn too_deep(text: &str) -> Option<usize> {
         }
     }
     None
+}
+
+/// Compact text format through prost-reflect, for any message (the
+/// reference the direct writer matches).
+pub(crate) fn dynamic_text_format<M: Message + Name>(message: &M) -> Result<String, FormatError> {
+    Ok(to_dynamic(message)?.to_text_format())
 }
 
 fn pool() -> Result<&'static DescriptorPool, FormatError> {

@@ -5,8 +5,9 @@ use crate::error::{ViewError, overflow};
 use crate::view::StridedView;
 
 /// The largest span (in elements) for which [`StridedView::has_overlap`]
-/// enumerates offsets when the quick tests cannot decide: one bit each.
-const MAX_ENUMERATED_SPAN: i64 = 1 << 32;
+/// enumerates offsets when the quick tests cannot decide: one bit each, so
+/// at most an 8 MiB bitmap and 2²⁶ offsets visited.
+const MAX_ENUMERATED_SPAN: u128 = 1 << 26;
 
 impl StridedView {
     /// numpy's `C_CONTIGUOUS` flag: strides are the row-major suffix
@@ -76,14 +77,17 @@ impl StridedView {
     }
 
     /// Whether two different indices address the same element (broadcast
-    /// views included). Exact: after sorting the dimensions by stride, a
-    /// mixed-radix check decides the usual cases, and otherwise the offsets
-    /// are enumerated into a bitmap.
+    /// views included). Exact, in time and memory bounded independently of
+    /// the span: after sorting the dimensions by stride, the outermost ones
+    /// whose stride exceeds the reach of all smaller ones (a mixed radix)
+    /// are set aside, as they never meet; the rest overlap if they have
+    /// more elements than their span, and otherwise their offsets are
+    /// enumerated into a bitmap of at most 2²⁶ bits (8 MiB).
     ///
     /// # Errors
     ///
-    /// [`ViewError::OverlapUndecided`] when that bitmap would exceed 2³²
-    /// bits (only for unusual strides over a huge span).
+    /// [`ViewError::OverlapUndecided`] when that bitmap would be larger
+    /// (only for interleaved strides over a huge span).
     ///
     /// ```
     /// use stride_util::StridedView;
@@ -92,6 +96,8 @@ impl StridedView {
     /// assert!(!StridedView::new(&[3, 3], &[3, 4], 0)?.has_overlap()?);
     /// // Sliding windows share elements.
     /// assert!(StridedView::new(&[3, 3], &[1, 1], 0)?.has_overlap()?);
+    /// // Interleaved over a span of 2^40: too large a bitmap to decide.
+    /// assert!(StridedView::new(&[3, 3], &[3 << 40, 4 << 40], 0)?.has_overlap().is_err());
     /// # Ok::<(), stride_util::ViewError>(())
     /// ```
     pub fn has_overlap(&self) -> Result<bool, ViewError> {
@@ -103,37 +109,49 @@ impl StridedView {
             return Ok(true);
         }
         dims.sort_unstable_by_key(|&(_, stride)| stride);
-        // Mixed radix: each stride exceeds the span of the smaller ones
-        // (exact in u128: sizes and strides are below 2^64).
-        let mut reach = 0_u128;
-        let mut mixed_radix = true;
+        // reach[j]: the largest offset the dimensions below j reach (exact
+        // in u128: sizes and strides are below 2^64, at most 63 moving
+        // dimensions of size >= 2).
+        let mut reach = Vec::with_capacity(dims.len() + 1);
+        let mut total = 0_u128;
+        reach.push(total);
         for &(size, stride) in &dims {
-            if u128::from(stride) <= reach {
-                mixed_radix = false;
-                break;
-            }
-            reach = reach.saturating_add(u128::from(size - 1) * u128::from(stride));
+            total = total.saturating_add(u128::from(size - 1) * u128::from(stride));
+            reach.push(total);
         }
-        if mixed_radix {
+        // The mixed-radix dimensions on top: each stride exceeds the reach of
+        // all smaller ones, so they are digits that never meet.
+        let inner = dims
+            .iter()
+            .zip(&reach)
+            .rposition(|(&(_, stride), &below)| u128::from(stride) <= below)
+            .map_or(0, |last| last + 1);
+        if inner == 0 {
             return Ok(false);
         }
-        let span = self
-            .span()
-            .ok_or_else(|| overflow("the span", self.describe()))?;
-        if self.num_elements() > span {
+        let (dims, span) = (&dims[..inner], reach[inner] + 1);
+        let count = dims
+            .iter()
+            .try_fold(1_u128, |n, &(size, _)| n.checked_mul(u128::from(size)));
+        if count.is_none_or(|n| n > span) {
             return Ok(true);
         }
         if span > MAX_ENUMERATED_SPAN {
-            return Err(ViewError::OverlapUndecided { span });
+            return Err(ViewError::OverlapUndecided {
+                span: self.span().unwrap_or(i64::MAX),
+            });
         }
-        let (low, _) = self.offset_range().unwrap_or((0, 0));
+        // Small: the sizes, strides and span fit in i64 and usize.
+        let to_i64 = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+        let sizes: Vec<i64> = dims.iter().map(|&(size, _)| to_i64(size)).collect();
+        let strides: Vec<i64> = dims.iter().map(|&(_, stride)| to_i64(stride)).collect();
+        let view = Self::new(&sizes, &strides, 0)?;
         let words = usize::try_from(span / 64 + 1)
             .map_err(|_| overflow("an overlap bitmap", self.describe()))?;
         let mut seen = vec![0_u64; words];
         let mut overlap = false;
-        self.for_each_offset(|offset| {
-            let bit = offset - low;
-            let (word, mask) = ((bit / 64) as usize, 1_u64 << (bit % 64));
+        view.for_each_offset(|offset| {
+            let (word, mask) = ((offset / 64) as usize, 1_u64 << (offset % 64));
             overlap |= seen[word] & mask != 0;
             seen[word] |= mask;
         });

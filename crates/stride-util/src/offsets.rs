@@ -69,7 +69,7 @@ impl StridedView {
     /// others, faster than [`StridedView::offsets`].
     ///
     /// ```
-    /// let a = stride_util::StridedView::row_major(&[2, 2])?.flip();
+    /// let a = stride_util::StridedView::row_major(&[2, 2])?.flip()?;
     /// let mut seen = Vec::new();
     /// a.for_each_offset(|o| seen.push(o));
     /// assert_eq!(seen, [3, 2, 1, 0]);

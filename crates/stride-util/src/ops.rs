@@ -2,8 +2,7 @@
 //! swapaxes, moveaxis, expand_dims, squeeze, broadcast_to and flip.
 //! (Reshape is in [`crate::reshape`], indexing in [`crate::index`].)
 
-use crate::error::{ViewError, numpy_tuple};
-use crate::index::IndexItem;
+use crate::error::{ViewError, numpy_tuple, overflow};
 use crate::view::{StridedView, check_ndim};
 
 /// Normalizes `axis` against `ndim` as numpy's `normalize_axis_index`:
@@ -172,12 +171,19 @@ impl StridedView {
                 destination_len: destination.len(),
             });
         }
-        let mut order: Vec<usize> = (0..ndim).filter(|a| !source.contains(a)).collect();
-        let mut moves: Vec<(usize, usize)> = destination.into_iter().zip(source).collect();
-        moves.sort_unstable();
-        for (dest, src) in moves {
-            order.insert(dest, src);
+        // Each source axis lands at its destination; the other axes fill
+        // the free positions in their order (numpy's sorted inserts), O(ndim).
+        let mut placed: Vec<Option<usize>> = vec![None; ndim];
+        let mut moved = vec![false; ndim];
+        for (&dest, &src) in destination.iter().zip(&source) {
+            placed[dest] = Some(src);
+            moved[src] = true;
         }
+        let mut rest = (0..ndim).filter(|&a| !moved[a]);
+        let order: Vec<usize> = placed
+            .into_iter()
+            .filter_map(|slot| slot.or_else(|| rest.next()))
+            .collect();
         Ok(self.permuted(&order))
     }
 
@@ -198,11 +204,15 @@ impl StridedView {
     /// ```
     pub fn expand_dims(&self, axes: &[i64]) -> Result<Self, ViewError> {
         let out_ndim = self.ndim() + axes.len();
-        let axes = normalize_axes(axes, out_ndim, None, None)?;
+        let mut new_axis = vec![false; out_ndim];
+        for a in normalize_axes(axes, out_ndim, None, None)? {
+            new_axis[a] = true;
+        }
         let mut old = self.sizes().iter();
-        let shape: Vec<i64> = (0..out_ndim)
-            .map(|a| {
-                if axes.contains(&a) {
+        let shape: Vec<i64> = new_axis
+            .iter()
+            .map(|&new| {
+                if new {
                     1
                 } else {
                     old.next().copied().unwrap_or(1)
@@ -255,7 +265,11 @@ impl StridedView {
                 size: self.sizes()[axis],
             });
         }
-        let keep: Vec<usize> = (0..self.ndim()).filter(|a| !axes.contains(a)).collect();
+        let mut removed = vec![false; self.ndim()];
+        for &a in &axes {
+            removed[a] = true;
+        }
+        let keep: Vec<usize> = (0..self.ndim()).filter(|&a| !removed[a]).collect();
         Ok(self.permuted(&keep))
     }
 
@@ -321,22 +335,28 @@ impl StridedView {
 
     /// numpy's `flip(a)`: every dimension reversed (`a[::-1, ::-1, ...]`).
     ///
+    /// # Errors
+    ///
+    /// [`ViewError::TooManyDimensions`] for a view of more than 64
+    /// dimensions (numpy has no such array), and [`ViewError::Overflow`]
+    /// if a stride of `i64::MIN` would have to be negated.
+    ///
     /// ```
     /// let a = stride_util::StridedView::row_major(&[2, 3])?;
-    /// let f = a.flip();
+    /// let f = a.flip()?;
     /// assert_eq!((f.strides(), f.offset()), (&[-3, -1][..], 5));
     /// # Ok::<(), stride_util::ViewError>(())
     /// ```
-    #[must_use]
-    pub fn flip(&self) -> Self {
-        let axes: Vec<usize> = (0..self.ndim()).collect();
-        self.flipped(&axes)
+    pub fn flip(&self) -> Result<Self, ViewError> {
+        check_ndim(self.ndim())?;
+        self.flipped(&vec![true; self.ndim()])
     }
 
     /// numpy's `flip(a, axes)`: the given dimensions reversed.
     ///
     /// # Errors
     ///
+    /// [`ViewError::TooManyDimensions`] as [`flip`](Self::flip), then
     /// [`ViewError::AxisOutOfBounds`] and [`ViewError::RepeatedAxis`].
     ///
     /// ```
@@ -346,21 +366,44 @@ impl StridedView {
     /// # Ok::<(), stride_util::ViewError>(())
     /// ```
     pub fn flip_axes(&self, axes: &[i64]) -> Result<Self, ViewError> {
-        let axes = normalize_axes(axes, self.ndim(), None, None)?;
-        Ok(self.flipped(&axes))
+        check_ndim(self.ndim())?;
+        let mut flipped = vec![false; self.ndim()];
+        for axis in normalize_axes(axes, self.ndim(), None, None)? {
+            flipped[axis] = true;
+        }
+        self.flipped(&flipped)
     }
 
-    fn flipped(&self, axes: &[usize]) -> Self {
-        let items: Vec<IndexItem> = (0..self.ndim())
-            .map(|a| {
-                if axes.contains(&a) {
-                    IndexItem::slice(None, None, Some(-1))
-                } else {
-                    IndexItem::full()
+    /// The view with every dimension `a` with `flipped[a]` reversed, as the
+    /// slice `::-1` gives it: a dimension of size > 1 starts at its last
+    /// element and steps back; size 1 only negates the stride (never
+    /// stepped along, so wrapping as numpy's C arithmetic); size 0 is left
+    /// as it is. O(ndim).
+    fn flipped(&self, flipped: &[bool]) -> Result<Self, ViewError> {
+        let mut strides = self.strides().to_vec();
+        let mut offset = self.offset();
+        for ((stride, &size), _) in strides
+            .iter_mut()
+            .zip(self.sizes())
+            .zip(flipped)
+            .filter(|(_, flip)| **flip)
+        {
+            let (value, negated) = (*stride, stride.checked_neg());
+            match size {
+                0 => {}
+                1 => *stride = stride.wrapping_neg(),
+                _ => {
+                    let fail =
+                        || overflow("a slice stride", format!("stride {value} times step -1"));
+                    // The last element's offset: inside the checked range.
+                    offset = (size - 1)
+                        .checked_mul(value)
+                        .and_then(|extent| offset.checked_add(extent))
+                        .ok_or_else(fail)?;
+                    *stride = negated.ok_or_else(fail)?;
                 }
-            })
-            .collect();
-        // Full and reversed slices of existing dimensions cannot fail.
-        self.index(&items).unwrap_or_else(|_| self.clone())
+            }
+        }
+        Self::from_parts(self.sizes().to_vec(), strides, offset)
     }
 }

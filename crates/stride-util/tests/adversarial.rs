@@ -426,3 +426,105 @@ fn relayouts_of_enum_numbers_outside_their_enums() {
         );
     }
 }
+
+#[test]
+fn flips_past_64_dimensions_fail_with_numpys_text() {
+    // numpy has no array of 65 dimensions: "maximum supported dimension
+    // for an ndarray is currently 64" (never the view back unflipped).
+    let mut sizes = vec![1; 65];
+    sizes[0] = 2;
+    let deep = StridedView::row_major(&sizes).unwrap();
+    let too_many = ViewError::TooManyDimensions { ndim: 65 };
+    assert_eq!(deep.flip(), Err(too_many.clone()));
+    assert_eq!(deep.flip_axes(&[0]), Err(too_many.clone()));
+    assert_eq!(
+        too_many.to_string(),
+        "maximum supported dimension for an ndarray is currently 64, found 65"
+    );
+    // 64 dimensions flip: the size-2 one steps back from its last element,
+    // the size-1 ones only change sign.
+    let at_limit = StridedView::row_major(&sizes[1..]).unwrap();
+    let flipped = at_limit.flip().unwrap();
+    assert!(flipped.strides().iter().all(|&s| s == -1));
+    let mut two = sizes[1..].to_vec();
+    two[63] = 2;
+    let flipped = StridedView::row_major(&two)
+        .unwrap()
+        .flip_axes(&[-1])
+        .unwrap();
+    assert_eq!((flipped.strides()[63], flipped.offset()), (-1, 1));
+    // An empty dimension keeps its stride and moves nothing.
+    let empty = StridedView::new(&[0, 3], &[3, 1], 0)
+        .unwrap()
+        .flip()
+        .unwrap();
+    assert_eq!((empty.strides(), empty.offset()), (&[3, -1][..], 2));
+    // Negating a stride of i64::MIN overflows along a moving dimension
+    // and wraps (as numpy's C arithmetic) along a size-1 one.
+    let min = StridedView::new(&[2], &[i64::MIN], i64::MAX).unwrap();
+    assert_overflow(min.flip(), "a slice stride");
+    let single = StridedView::new(&[1], &[i64::MIN], 0).unwrap();
+    assert_eq!(single.flip().unwrap().strides(), [i64::MIN]);
+}
+
+/// The issue's destination: strides 3 and 4 interleave, 15 steps past both,
+/// over a span of 4.29e9 elements (a 512 MiB bitmap to enumerate).
+fn interleaved_giant() -> StridedView {
+    StridedView::new(&[3, 3, 286_000_000], &[3, 4, 15], 0).unwrap()
+}
+
+#[test]
+fn relayout_checks_buffer_lengths_before_overlap() {
+    let start = std::time::Instant::now();
+    let dst_view = interleaved_giant();
+    let src_view = StridedView::row_major(dst_view.sizes()).unwrap();
+    let outside = |side, offset| {
+        Err(RelayoutError::OutsideBuffer {
+            side,
+            offset,
+            len: 0,
+        })
+    };
+    assert_eq!(
+        relayout(&[], &src_view, &mut [], &dst_view, 1),
+        outside("source", 2_573_999_999)
+    );
+    let src = [0_u8; 1];
+    let one = StridedView::new(&[3, 3, 286_000_000], &[0, 0, 0], 0).unwrap();
+    assert_eq!(
+        relayout(&src, &one, &mut [], &dst_view, 1),
+        outside("destination", 4_289_999_999)
+    );
+    assert_eq!(
+        relayout_bits(&src, &one, &mut [], &dst_view, 4),
+        outside("destination", 4_289_999_999)
+    );
+    assert!(start.elapsed().as_secs() < 2, "took {:?}", start.elapsed());
+}
+
+#[test]
+fn overlap_is_decided_in_bounded_time_and_memory() {
+    let start = std::time::Instant::now();
+    // The mixed-radix outer dimension is set aside: only the 3x3 inner
+    // block (span 15) is enumerated.
+    assert_eq!(interleaved_giant().has_overlap(), Ok(false));
+    let sliding = StridedView::new(&[3, 3, 286_000_000], &[3, 3, 15], 0).unwrap();
+    assert_eq!(sliding.has_overlap(), Ok(true));
+    // Interleaved strides over a span past 2^26 elements: refused at once
+    // rather than enumerated.
+    let k = 1_i64 << 23;
+    let wide = StridedView::new(&[3, 3], &[3 * k, 4 * k], 0).unwrap();
+    assert_eq!(
+        wide.has_overlap(),
+        Err(ViewError::OverlapUndecided { span: 14 * k + 1 })
+    );
+    assert_eq!(
+        wide.has_overlap().unwrap_err().to_string(),
+        "cannot decide whether a view spanning 117440513 elements overlaps itself"
+    );
+    // Just inside the bound it is decided.
+    let k = 1_i64 << 22;
+    let decided = StridedView::new(&[3, 3], &[3 * k, 4 * k], 0).unwrap();
+    assert_eq!(decided.has_overlap(), Ok(false));
+    assert!(start.elapsed().as_secs() < 5, "took {:?}", start.elapsed());
+}

@@ -92,7 +92,9 @@ pub enum RelayoutError {
 /// [`RelayoutError::ShapeMismatch`], [`RelayoutError::ElementSize`] for
 /// size 0, [`RelayoutError::OutsideBuffer`] if a view addresses an element
 /// outside its buffer, and [`RelayoutError::OverlappingDestination`] if the
-/// destination addresses an element twice.
+/// destination addresses an element twice (checked last: see
+/// [`StridedView::has_overlap`], whose [`ViewError::OverlapUndecided`]
+/// comes as [`RelayoutError::View`]).
 ///
 /// ```
 /// use stride_util::{StridedView, relayout};
@@ -133,12 +135,9 @@ pub(crate) fn relayout_with_tail(
     element_size: usize,
     tail: Option<(&[u8], i64, i64)>,
 ) -> Result<bool, RelayoutError> {
-    check_views(src_view, dst_view)?;
-    check_buffer("source", src_view, elements_in(src.len(), element_size))?;
-    check_buffer(
-        "destination",
-        dst_view,
-        elements_in(dst.len(), element_size),
+    check_views(
+        (src_view, elements_in(src.len(), element_size)),
+        (dst_view, elements_in(dst.len(), element_size)),
     )?;
     if src_view.is_empty() {
         return Ok(false);
@@ -206,7 +205,7 @@ fn tail_of<const N: usize>(tail: Option<(&[u8], i64, i64)>) -> Option<kernels::T
 /// let src = [0x21u8, 0x43];
 /// let mut dst = [0u8; 2];
 /// let view = StridedView::row_major(&[4])?;
-/// relayout_bits(&src, &view.flip(), &mut dst, &view, 4)?;
+/// relayout_bits(&src, &view.flip()?, &mut dst, &view, 4)?;
 /// assert_eq!(dst, [0x34, 0x12]);
 /// # Ok::<(), stride_util::RelayoutError>(())
 /// ```
@@ -219,17 +218,10 @@ pub fn relayout_bits(
 ) -> Result<(), RelayoutError> {
     match element_size_in_bits {
         1 | 2 | 4 => {
-            check_views(src_view, dst_view)?;
             let bits = element_size_in_bits;
-            check_buffer(
-                "source",
-                src_view,
-                xla::capacity_in_elements(src.len(), bits),
-            )?;
-            check_buffer(
-                "destination",
-                dst_view,
-                xla::capacity_in_elements(dst.len(), bits),
+            check_views(
+                (src_view, xla::capacity_in_elements(src.len(), bits)),
+                (dst_view, xla::capacity_in_elements(dst.len(), bits)),
             )?;
             sub_byte::copy(src, src_view, dst, dst_view, element_size_in_bits);
             Ok(())
@@ -262,15 +254,22 @@ pub fn relayout_strategy(src_view: &StridedView, dst_view: &StridedView) -> Stra
     Plan::new(src_view, dst_view).strategy().0
 }
 
-/// Checks that the views have the same shape and that the destination
-/// writes every element once.
-fn check_views(src_view: &StridedView, dst_view: &StridedView) -> Result<(), RelayoutError> {
+/// Checks, cheapest first, that the views have the same shape, that each
+/// stays inside its buffer of the given length in elements, and that the
+/// destination writes every element once (the overlap check, bounded but
+/// the costliest, comes last).
+fn check_views(
+    (src_view, src_len): (&StridedView, i64),
+    (dst_view, dst_len): (&StridedView, i64),
+) -> Result<(), RelayoutError> {
     if src_view.sizes() != dst_view.sizes() {
         return Err(RelayoutError::ShapeMismatch {
             source_shape: numpy_tuple(src_view.sizes()),
             destination_shape: numpy_tuple(dst_view.sizes()),
         });
     }
+    check_buffer("source", src_view, src_len)?;
+    check_buffer("destination", dst_view, dst_len)?;
     if dst_view.has_overlap()? {
         return Err(RelayoutError::OverlappingDestination {
             shape: numpy_tuple(dst_view.sizes()),

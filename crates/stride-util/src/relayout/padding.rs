@@ -205,12 +205,13 @@ pub(crate) fn fill_padding_except_row_tails(
         skip_row_tails,
         dst,
     };
-    filler.fill(0, 0);
+    filler.fill();
     Ok(())
 }
 
 /// Walks the padded box in physical order (major to minor), filling the
-/// trailing padding block of each dimension.
+/// trailing padding block of each dimension. Iterative (an explicit
+/// odometer, not one call per dimension), so any rank fits on the stack.
 struct Filler<'a> {
     sizes: &'a [i64],
     padded: &'a [i64],
@@ -223,20 +224,47 @@ struct Filler<'a> {
 }
 
 impl Filler<'_> {
-    fn fill(&mut self, level: usize, base: i64) {
-        let Some(&d) = self.order.get(level) else {
+    /// Visits every block of the padded box, outermost first: the block at
+    /// level `l` (dimension `order[l]`) at buffer element `base` fills its
+    /// padding `base + size·stride .. base + padded·stride`, then its
+    /// `size` sub-blocks one level down are visited. The padding of the
+    /// innermost level (the rows' tails) is left out when `skip_row_tails`.
+    fn fill(&mut self) {
+        let levels = self.order.len();
+        // The deepest level whose blocks have padding to fill.
+        let Some(last) = levels.checked_sub(1 + usize::from(self.skip_row_tails)) else {
             return;
         };
-        let (size, padded, stride) = (self.sizes[d], self.padded[d], self.strides[d]);
-        let levels = self.order.len();
-        let children_fill = level + 2 < levels || (level + 2 == levels && !self.skip_row_tails);
-        if children_fill {
-            for i in 0..size {
-                self.fill(level + 1, base + i * stride);
+        // Per level down to `last`: the block's base and the index of the
+        // sub-block being visited.
+        let mut base = vec![0_i64; last + 1];
+        let mut next = vec![0_i64; last + 1];
+        let mut level = 0;
+        loop {
+            let d = self.order[level];
+            let (size, padded, stride) = (self.sizes[d], self.padded[d], self.strides[d]);
+            self.fill_range(base[level] + size * stride, base[level] + padded * stride);
+            if level < last && size > 0 {
+                next[level] = 1;
+                base[level + 1] = base[level];
+                level += 1;
+                continue;
             }
-        }
-        if level + 1 < levels || !self.skip_row_tails {
-            self.fill_range(base + size * stride, base + padded * stride);
+            // Climb to the nearest level with a sub-block left, then go down
+            // into it.
+            loop {
+                let Some(up) = level.checked_sub(1) else {
+                    return;
+                };
+                level = up;
+                let d = self.order[level];
+                if next[level] < self.sizes[d] {
+                    base[level + 1] = base[level] + next[level] * self.strides[d];
+                    next[level] += 1;
+                    level += 1;
+                    break;
+                }
+            }
         }
     }
 

@@ -147,6 +147,10 @@ pub(crate) fn parse_integer(text: &str) -> Result<i64, String> {
 }
 
 #[cfg(test)]
+#[path = "deep_rank_tests.rs"]
+mod deep_rank_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -45,7 +45,7 @@ fn apply(view: &StridedView, op: &Op, buffer_len: i64) -> Result<StridedView, St
         Op::Squeeze(Some(axes)) => view.squeeze_axes(axes),
         Op::SwapAxes(a, b) => view.swapaxes(*a, *b),
         Op::MoveAxis(source, destination) => view.moveaxis(&[*source], &[*destination]),
-        Op::Flip(None) => Ok(view.flip()),
+        Op::Flip(None) => view.flip(),
         Op::Flip(Some(axis)) => view.flip_axes(&[*axis]),
         Op::AsStrided { shape, strides } => {
             StridedView::as_strided(buffer_len, shape, strides, view.offset())
