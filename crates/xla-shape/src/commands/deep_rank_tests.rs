@@ -28,7 +28,7 @@ fn commands_at_rank_200000() {
         assert_eq!(plain, "0 1 pad");
         let (plain, _) = parse::run(&input, false).unwrap();
         assert_eq!(plain, input);
-        validate::run(&input, false).unwrap();
+        validate::run(&input, false, true).unwrap();
         let (text, _) = encode::run(&input, true).unwrap();
         assert!(text.starts_with("element_type:U8,dimensions:[2,1,1,"));
         let (hex, _) = encode::run(&input, false).unwrap();
