@@ -1,0 +1,385 @@
+//! Relayout on several threads: the destination is split along its
+//! outermost dimension (the one with the largest stride) into chunks that
+//! occupy disjoint, ordered byte ranges of the destination buffer, each
+//! chunk boundary on a cache-line boundary where the buffer's alignment
+//! allows it. Each chunk is an ordinary [`relayout`] of a sub-view into its
+//! own `&mut` sub-slice, on a scoped thread, so the bytes written are
+//! exactly those of the single-threaded relayout.
+//!
+//! [`relayout_parallel`] gives each thread at least
+//! [`MIN_BYTES_PER_THREAD`] bytes, so that small copies do not pay for
+//! spawning threads.
+
+use std::num::NonZeroUsize;
+use std::sync::mpsc;
+
+use super::{RelayoutError, check_buffer, check_views, elements_in, relayout};
+use crate::view::StridedView;
+
+/// [`relayout_parallel`] adds a thread only for every this many bytes of
+/// destination elements: copies below twice this size stay on the
+/// calling thread.
+pub const MIN_BYTES_PER_THREAD: u64 = 2 << 20;
+
+/// Chunk boundaries are placed on multiples of this many bytes where the
+/// destination's address and strides allow it, so that no two threads
+/// write the same cache line.
+const CACHE_LINE: u16 = 64;
+
+/// [`relayout`] on as many threads as the machine has
+/// (`std::thread::available_parallelism`), but at most one per
+/// [`MIN_BYTES_PER_THREAD`] bytes of destination elements: small copies
+/// run on the calling thread without spawning. See
+/// [`relayout_with_threads`] for how the work is split.
+///
+/// # Errors
+///
+/// Exactly those of [`relayout`].
+///
+/// ```
+/// use stride_util::{StridedView, relayout_parallel};
+///
+/// // Transpose a 2048×2048 f32 matrix (16 MiB: several threads if the
+/// // machine has them).
+/// let a = StridedView::row_major(&[2048, 2048])?;
+/// let src: Vec<u8> = (0..2048 * 2048 * 4).map(|i| (i % 251) as u8).collect();
+/// let mut dst = vec![0u8; src.len()];
+/// relayout_parallel(&src, &a.transpose(), &mut dst, &a, 4)?;
+/// // Element (1, 0) of the result is element (0, 1) of the source.
+/// assert_eq!(dst[2048 * 4..2049 * 4], src[4..8]);
+/// # Ok::<(), stride_util::RelayoutError>(())
+/// ```
+pub fn relayout_parallel(
+    src: &[u8],
+    src_view: &StridedView,
+    dst: &mut [u8],
+    dst_view: &StridedView,
+    element_size: usize,
+) -> Result<(), RelayoutError> {
+    let bytes = u64::try_from(dst_view.num_elements())
+        .unwrap_or(0)
+        .saturating_mul(u64::try_from(element_size).unwrap_or(u64::MAX));
+    let by_size = usize::try_from(bytes / MIN_BYTES_PER_THREAD).unwrap_or(usize::MAX);
+    let available = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
+    match NonZeroUsize::new(available.min(by_size)) {
+        Some(threads) if threads.get() > 1 => {
+            relayout_with_threads(src, src_view, dst, dst_view, element_size, threads)
+        }
+        _ => relayout(src, src_view, dst, dst_view, element_size),
+    }
+}
+
+/// [`relayout`] on up to `threads` threads (the calling thread and
+/// `threads - 1` scoped threads), whatever the size of the copy.
+///
+/// The destination's dimension with the largest stride is split into
+/// `threads` chunks (fewer if it is shorter), each written by one thread
+/// into its own byte range of `dst`; chunk boundaries fall on 64-byte
+/// boundaries of `dst` where its address and the stride allow. A
+/// destination that cannot be split into disjoint byte ranges (its largest
+/// stride does not exceed the reach of the others, as in some interleaved
+/// views) is copied on the calling thread. The bytes written are exactly
+/// those [`relayout`] writes. If the operating system cannot start a
+/// thread, its chunk runs on the calling thread.
+///
+/// # Errors
+///
+/// Exactly those of [`relayout`].
+///
+/// ```
+/// use std::num::NonZeroUsize;
+/// use stride_util::{StridedView, relayout, relayout_with_threads};
+///
+/// // NCHW -> NHWC of a u8 [2, 3, 40, 50] tensor on 3 threads.
+/// let sizes = [2, 3, 40, 50];
+/// let (nchw, nhwc) = (StridedView::nchw(&sizes)?, StridedView::nhwc(&sizes)?);
+/// let src: Vec<u8> = (0..2 * 3 * 40 * 50).map(|i| (i % 251) as u8).collect();
+/// let mut expected = vec![0u8; src.len()];
+/// relayout(&src, &nchw, &mut expected, &nhwc, 1)?;
+/// let mut dst = vec![0u8; src.len()];
+/// let threads = NonZeroUsize::new(3).unwrap_or(NonZeroUsize::MIN);
+/// relayout_with_threads(&src, &nchw, &mut dst, &nhwc, 1, threads)?;
+/// assert_eq!(dst, expected);
+/// # Ok::<(), stride_util::RelayoutError>(())
+/// ```
+pub fn relayout_with_threads(
+    src: &[u8],
+    src_view: &StridedView,
+    dst: &mut [u8],
+    dst_view: &StridedView,
+    element_size: usize,
+    threads: NonZeroUsize,
+) -> Result<(), RelayoutError> {
+    if threads.get() == 1 || element_size == 0 {
+        return relayout(src, src_view, dst, dst_view, element_size);
+    }
+    // The checks of `relayout`, in its order (so the errors are the same).
+    check_views(src_view, dst_view)?;
+    check_buffer("source", src_view, elements_in(src.len(), element_size))?;
+    check_buffer(
+        "destination",
+        dst_view,
+        elements_in(dst.len(), element_size),
+    )?;
+    let address = dst.as_ptr() as usize;
+    match chunks(src_view, dst_view, threads.get(), address, element_size)? {
+        Some(chunks) => run(src, dst, &chunks, element_size),
+        None => relayout(src, src_view, dst, dst_view, element_size),
+    }
+}
+
+/// One thread's share: the sub-views of both sides, the destination's
+/// relative to the chunk's sub-slice of the buffer, which starts at
+/// element `start` (0 for the lowest chunk, so that the first sub-slice
+/// also holds whatever precedes the view).
+#[derive(Debug)]
+struct Chunk {
+    src: StridedView,
+    dst: StridedView,
+    start: i64,
+}
+
+/// The chunks of a relayout on up to `threads` threads, lowest in the
+/// destination first, or `None` if the destination cannot be split (fewer
+/// than two chunks, or no dimension whose chunks are disjoint byte ranges).
+/// The views were validated; `address` is that of the destination buffer.
+fn chunks(
+    src_view: &StridedView,
+    dst_view: &StridedView,
+    threads: usize,
+    address: usize,
+    element_size: usize,
+) -> Result<Option<Vec<Chunk>>, RelayoutError> {
+    let Some(axis) = split_axis(dst_view) else {
+        return Ok(None);
+    };
+    let Some((low, _)) = dst_view.offset_range() else {
+        return Ok(None);
+    };
+    let size = dst_view.sizes()[axis];
+    let stride = dst_view.strides()[axis];
+    let count = i64::try_from(threads).unwrap_or(i64::MAX).min(size);
+    if count < 2 {
+        return Ok(None);
+    }
+    // The lowest element offset of index `i` along the axis.
+    let row_low = |i: i64| low + if stride > 0 { i } else { size - 1 - i } * stride.abs();
+    // The first element (of the higher chunk) at a split before index `i`.
+    let boundary = |i: i64| {
+        if stride > 0 {
+            row_low(i)
+        } else {
+            row_low(i - 1)
+        }
+    };
+    let aligned = |i: i64| {
+        usize::try_from(boundary(i)).is_ok_and(|element| {
+            element
+                .checked_mul(element_size)
+                .and_then(|bytes| bytes.checked_add(address))
+                .is_some_and(|byte| byte % usize::from(CACHE_LINE) == 0)
+        })
+    };
+    // Even splits, each moved up to the first aligned index before the
+    // next even split (the alignment repeats every 64 indices).
+    let even = |k: i64| k * (size / count) + (k * (size % count)) / count;
+    let mut splits = vec![0];
+    for k in 1..count {
+        let limit = even(k + 1).min(even(k) + i64::from(CACHE_LINE));
+        splits.push((even(k)..limit).find(|&i| aligned(i)).unwrap_or(even(k)));
+    }
+    splits.push(size);
+    let mut ranges: Vec<(i64, i64)> = splits.windows(2).map(|w| (w[0], w[1])).collect();
+    if stride < 0 {
+        // Higher indices are lower in the destination.
+        ranges.reverse();
+    }
+    let mut chunks = Vec::with_capacity(ranges.len());
+    for (position, &(begin, end)) in ranges.iter().enumerate() {
+        let start = if position == 0 {
+            0
+        } else if stride > 0 {
+            boundary(begin)
+        } else {
+            boundary(end)
+        };
+        chunks.push(Chunk {
+            src: narrow(src_view, axis, begin, end, 0)?,
+            dst: narrow(dst_view, axis, begin, end, start)?,
+            start,
+        });
+    }
+    Ok(Some(chunks))
+}
+
+/// The dimension to split: the one of largest stride magnitude among those
+/// of size > 1, if that stride exceeds the reach of all the others (then
+/// ranges of its indices occupy disjoint, ordered ranges of offsets).
+fn split_axis(view: &StridedView) -> Option<usize> {
+    let moving = || {
+        view.sizes()
+            .iter()
+            .zip(view.strides())
+            .enumerate()
+            .filter(|(_, (size, _))| **size > 1)
+    };
+    let (axis, (_, stride)) = moving().max_by_key(|(_, (_, stride))| stride.unsigned_abs())?;
+    // Exact in u128: sizes and strides are below 2^63.
+    let reach: u128 = moving()
+        .filter(|(other, _)| *other != axis)
+        .map(|(_, (&size, stride))| {
+            u128::from(size.unsigned_abs() - 1) * u128::from(stride.unsigned_abs())
+        })
+        .sum();
+    (reach < u128::from(stride.unsigned_abs())).then_some(axis)
+}
+
+/// `view` restricted to indices `begin..end` along `axis`, its offsets
+/// shifted down by `shift` elements.
+fn narrow(
+    view: &StridedView,
+    axis: usize,
+    begin: i64,
+    end: i64,
+    shift: i64,
+) -> Result<StridedView, RelayoutError> {
+    let mut sizes = view.sizes().to_vec();
+    sizes[axis] = end - begin;
+    let offset = view.offset() + begin * view.strides()[axis] - shift;
+    Ok(StridedView::new(&sizes, view.strides(), offset)?)
+}
+
+/// Runs every chunk, the last on the calling thread, each into its own
+/// sub-slice of `dst`. A chunk whose thread cannot be started runs on the
+/// calling thread (its work is handed over only once the thread runs).
+fn run(
+    src: &[u8],
+    dst: &mut [u8],
+    chunks: &[Chunk],
+    element_size: usize,
+) -> Result<(), RelayoutError> {
+    let work =
+        |chunk: &Chunk, part: &mut [u8]| relayout(src, &chunk.src, part, &chunk.dst, element_size);
+    std::thread::scope(|scope| {
+        let mut handles = Vec::with_capacity(chunks.len());
+        let mut results = Vec::with_capacity(chunks.len());
+        let mut rest = dst;
+        for (k, chunk) in chunks.iter().enumerate() {
+            // Validated: the starts ascend and are inside the buffer.
+            let len = chunks.get(k + 1).map_or(rest.len(), |next| {
+                usize::try_from(next.start - chunk.start).unwrap_or(0) * element_size
+            });
+            let (part, tail) = std::mem::take(&mut rest).split_at_mut(len);
+            rest = tail;
+            if k + 1 == chunks.len() {
+                results.push(work(chunk, part));
+                continue;
+            }
+            let (sender, receiver) = mpsc::channel::<(&Chunk, &mut [u8])>();
+            let spawned = std::thread::Builder::new().spawn_scoped(scope, move || {
+                receiver.recv().ok().map(|(chunk, part)| work(chunk, part))
+            });
+            match spawned {
+                Ok(handle) => match sender.send((chunk, part)) {
+                    Ok(()) => handles.push(handle),
+                    Err(mpsc::SendError((chunk, part))) => results.push(work(chunk, part)),
+                },
+                Err(_) => results.push(work(chunk, part)),
+            }
+        }
+        for handle in handles {
+            match handle.join() {
+                Ok(result) => results.extend(result),
+                Err(payload) => std::panic::resume_unwind(payload),
+            }
+        }
+        results.into_iter().collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::{Chunk, chunks};
+    use crate::view::StridedView;
+
+    /// The chunks of a copy of `view` into itself, as (start, size along
+    /// the split axis) pairs, for a buffer at `address`.
+    fn split(
+        view: &StridedView,
+        threads: usize,
+        address: usize,
+        n: usize,
+    ) -> Option<Vec<(i64, i64)>> {
+        let chunks: Vec<Chunk> = chunks(view, view, threads, address, n).unwrap()?;
+        Some(
+            chunks
+                .iter()
+                .map(|c| (c.start, c.dst.num_elements()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn chunks_start_on_cache_lines_where_the_address_allows() {
+        // Rows of 1040 bytes: every 4th row starts a cache line; the even
+        // splits of 300 rows in 3 (100, 200) are such rows.
+        let view = StridedView::row_major(&[300, 260]).unwrap();
+        assert_eq!(
+            split(&view, 3, 0, 4),
+            Some(vec![
+                (0, 100 * 260),
+                (100 * 260, 100 * 260),
+                (200 * 260, 100 * 260)
+            ])
+        );
+        // At address 48, rows 1, 5, 9, ... start cache lines: 101 and 201.
+        assert_eq!(
+            split(&view, 3, 48, 4),
+            Some(vec![
+                (0, 101 * 260),
+                (101 * 260, 100 * 260),
+                (201 * 260, 99 * 260)
+            ])
+        );
+        // Rows of 64 bytes at address 16: no row starts a cache line, so
+        // the splits stay even.
+        let view = StridedView::row_major(&[10, 16]).unwrap();
+        assert_eq!(split(&view, 2, 16, 4), Some(vec![(0, 80), (80, 80)]));
+    }
+
+    #[test]
+    fn chunks_of_flipped_and_padded_destinations_ascend() {
+        // Flipped rows of 16 f32 (64 bytes) at offset 5 in rows of 20:
+        // the chunk of rows 3..6 is lowest in the buffer.
+        let view = StridedView::new(&[6, 16], &[20, 1], 5)
+            .unwrap()
+            .flip_axes(&[0])
+            .unwrap();
+        let chunks = chunks(&view, &view, 2, 0, 4).unwrap().unwrap();
+        let starts: Vec<i64> = chunks.iter().map(|c| c.start).collect();
+        assert_eq!(starts, [0, 65]);
+        // The first chunk's view keeps the absolute offsets, the second's
+        // are relative to its start.
+        assert_eq!(chunks[0].dst.offset_range(), Some((5, 60)));
+        assert_eq!(chunks[1].dst.offset_range(), Some((0, 55)));
+        assert_eq!(chunks[0].src.offset(), 45);
+    }
+
+    #[test]
+    fn unsplittable_destinations() {
+        // One element; interleaved axes.
+        assert_eq!(
+            split(&StridedView::row_major(&[1, 1]).unwrap(), 4, 0, 1),
+            None
+        );
+        let interleaved = StridedView::new(&[2, 3], &[3, 2], 0).unwrap();
+        assert_eq!(split(&interleaved, 2, 0, 1), None);
+        // One row is split along it; fewer rows than threads: one chunk per row.
+        let row = StridedView::row_major(&[1, 100]).unwrap();
+        assert_eq!(split(&row, 2, 0, 1), Some(vec![(0, 64), (64, 36)]));
+        let two = StridedView::row_major(&[2, 8]).unwrap();
+        assert_eq!(split(&two, 5, 0, 1), Some(vec![(0, 8), (8, 8)]));
+    }
+}
