@@ -273,10 +273,12 @@ fn run(
         let mut results = Vec::with_capacity(chunks.len());
         let mut rest = dst;
         for (k, chunk) in chunks.iter().enumerate() {
-            // Validated: the starts ascend and are inside the buffer.
+            // The starts ascend and are inside the buffer (were they not,
+            // the chunk's relayout would report its view outside `part`).
             let len = chunks.get(k + 1).map_or(rest.len(), |next| {
-                usize::try_from(next.start - chunk.start).unwrap_or(0) * element_size
+                usize::try_from(next.start - chunk.start).map_or(0, |n| n * element_size)
             });
+            let len = len.min(rest.len());
             let (part, tail) = std::mem::take(&mut rest).split_at_mut(len);
             rest = tail;
             if k + 1 == chunks.len() {
