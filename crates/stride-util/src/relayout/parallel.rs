@@ -1,5 +1,6 @@
 //! Relayout on several threads: the destination is split along its
-//! outermost dimension (the one with the largest stride) into chunks that
+//! outermost dimension (the one with the largest stride; then along the
+//! next one if the outermost is shorter than the thread count) into chunks that
 //! occupy disjoint, ordered byte ranges of the destination buffer, each
 //! chunk boundary on a cache-line boundary where the buffer's alignment
 //! allows it. Each chunk is an ordinary [`relayout`] of a sub-view into its
@@ -81,8 +82,9 @@ pub fn relayout_parallel(
 /// `threads - 1` scoped threads), whatever the size of the copy.
 ///
 /// The destination's dimension with the largest stride is split into
-/// `threads` chunks (fewer if it is shorter), each written by one thread
-/// into its own byte range of `dst`; chunk boundaries fall on 64-byte
+/// `threads` chunks (if it is shorter, into its indices, each split
+/// further along the next dimension with its share of the threads), each
+/// written by one thread into its own byte range of `dst`; chunk boundaries fall on 64-byte
 /// boundaries of `dst` where its address and the stride allow. A
 /// destination that cannot be split into disjoint byte ranges (its largest
 /// stride does not exceed the reach of the others, as in some interleaved
@@ -158,66 +160,103 @@ fn chunks(
     address: usize,
     element_size: usize,
 ) -> Result<Option<Vec<Chunk>>, RelayoutError> {
-    let Some(axis) = split_axis(dst_view) else {
-        return Ok(None);
-    };
-    let Some((low, _)) = dst_view.offset_range() else {
-        return Ok(None);
-    };
-    let size = dst_view.sizes()[axis];
-    let stride = dst_view.strides()[axis];
-    let count = i64::try_from(threads).unwrap_or(i64::MAX).min(size);
-    if count < 2 {
+    if dst_view.is_empty() {
         return Ok(None);
     }
-    // The lowest element offset of index `i` along the axis.
-    let row_low = |i: i64| low + if stride > 0 { i } else { size - 1 - i } * stride.abs();
-    // The first element (of the higher chunk) at a split before index `i`.
-    let boundary = |i: i64| {
-        if stride > 0 {
-            row_low(i)
-        } else {
-            row_low(i - 1)
-        }
+    let mut pieces = Vec::new();
+    let place = Placement {
+        address,
+        element_size,
     };
-    let aligned = |i: i64| {
-        usize::try_from(boundary(i)).is_ok_and(|element| {
+    place.split(src_view, dst_view, threads, &mut pieces)?;
+    if pieces.len() < 2 {
+        return Ok(None);
+    }
+    pieces.sort_by_key(|piece| piece.start);
+    for piece in pieces.iter_mut().skip(1) {
+        piece.dst = shift(&piece.dst, piece.start)?;
+    }
+    if let Some(first) = pieces.first_mut() {
+        first.start = 0;
+    }
+    Ok(Some(pieces))
+}
+
+/// Where the destination buffer is, for aligning chunk boundaries.
+struct Placement {
+    address: usize,
+    element_size: usize,
+}
+
+impl Placement {
+    /// Appends the chunks of copying `src` into `dst` on `threads` threads
+    /// to `out`, each with its lowest destination offset as `start`. The
+    /// split dimension is cut into `threads` ranges if it is that long,
+    /// else into single indices whose sub-views are split further, the
+    /// threads shared among them (at most one level per dimension).
+    fn split(
+        &self,
+        src: &StridedView,
+        dst: &StridedView,
+        threads: usize,
+        out: &mut Vec<Chunk>,
+    ) -> Result<(), RelayoutError> {
+        let axis = if threads > 1 { split_axis(dst) } else { None };
+        let (Some(axis), Some((low, _))) = (axis, dst.offset_range()) else {
+            out.push(Chunk {
+                src: src.clone(),
+                dst: dst.clone(),
+                start: dst.offset_range().map_or(0, |(low, _)| low),
+            });
+            return Ok(());
+        };
+        let size = dst.sizes()[axis];
+        let stride = dst.strides()[axis];
+        let count = i64::try_from(threads).unwrap_or(i64::MAX).min(size);
+        // The lowest element offset of index `i` along the axis.
+        let row_low = |i: i64| low + if stride > 0 { i } else { size - 1 - i } * stride.abs();
+        // The first element (of the higher chunk) at a split before `i`.
+        let boundary = |i: i64| {
+            if stride > 0 {
+                row_low(i)
+            } else {
+                row_low(i - 1)
+            }
+        };
+        // Even splits, each moved up to the first aligned index within an
+        // eighth of a chunk (the alignment repeats every 64 indices), so
+        // the chunks stay within 1/8 of the same length.
+        let even = |k: i64| k * (size / count) + (k * (size % count)) / count;
+        let mut splits = vec![0];
+        for k in 1..count {
+            let window = ((even(k + 1) - even(k)) / 8).min(i64::from(CACHE_LINE));
+            let limit = even(k) + window;
+            let aligned = (even(k)..limit).find(|&i| self.aligned(boundary(i)));
+            splits.push(aligned.unwrap_or(even(k)));
+        }
+        splits.push(size);
+        let count = usize::try_from(count).unwrap_or(1);
+        for (k, range) in splits.windows(2).enumerate() {
+            let share = threads / count + usize::from(k < threads % count);
+            let (begin, end) = (range[0], range[1]);
+            let (src, dst) = (
+                narrow(src, axis, begin, end)?,
+                narrow(dst, axis, begin, end)?,
+            );
+            self.split(&src, &dst, share, out)?;
+        }
+        Ok(())
+    }
+
+    /// Whether element `offset` of the destination starts a cache line.
+    fn aligned(&self, offset: i64) -> bool {
+        usize::try_from(offset).is_ok_and(|element| {
             element
-                .checked_mul(element_size)
-                .and_then(|bytes| bytes.checked_add(address))
+                .checked_mul(self.element_size)
+                .and_then(|bytes| bytes.checked_add(self.address))
                 .is_some_and(|byte| byte % usize::from(CACHE_LINE) == 0)
         })
-    };
-    // Even splits, each moved up to the first aligned index before the
-    // next even split (the alignment repeats every 64 indices).
-    let even = |k: i64| k * (size / count) + (k * (size % count)) / count;
-    let mut splits = vec![0];
-    for k in 1..count {
-        let limit = even(k + 1).min(even(k) + i64::from(CACHE_LINE));
-        splits.push((even(k)..limit).find(|&i| aligned(i)).unwrap_or(even(k)));
     }
-    splits.push(size);
-    let mut ranges: Vec<(i64, i64)> = splits.windows(2).map(|w| (w[0], w[1])).collect();
-    if stride < 0 {
-        // Higher indices are lower in the destination.
-        ranges.reverse();
-    }
-    let mut chunks = Vec::with_capacity(ranges.len());
-    for (position, &(begin, end)) in ranges.iter().enumerate() {
-        let start = if position == 0 {
-            0
-        } else if stride > 0 {
-            boundary(begin)
-        } else {
-            boundary(end)
-        };
-        chunks.push(Chunk {
-            src: narrow(src_view, axis, begin, end, 0)?,
-            dst: narrow(dst_view, axis, begin, end, start)?,
-            start,
-        });
-    }
-    Ok(Some(chunks))
 }
 
 /// The dimension to split: the one of largest stride magnitude among those
@@ -242,19 +281,26 @@ fn split_axis(view: &StridedView) -> Option<usize> {
     (reach < u128::from(stride.unsigned_abs())).then_some(axis)
 }
 
-/// `view` restricted to indices `begin..end` along `axis`, its offsets
-/// shifted down by `shift` elements.
+/// `view` restricted to indices `begin..end` along `axis`.
 fn narrow(
     view: &StridedView,
     axis: usize,
     begin: i64,
     end: i64,
-    shift: i64,
 ) -> Result<StridedView, RelayoutError> {
     let mut sizes = view.sizes().to_vec();
     sizes[axis] = end - begin;
-    let offset = view.offset() + begin * view.strides()[axis] - shift;
+    let offset = view.offset() + begin * view.strides()[axis];
     Ok(StridedView::new(&sizes, view.strides(), offset)?)
+}
+
+/// `view` with its offsets `by` elements lower.
+fn shift(view: &StridedView, by: i64) -> Result<StridedView, RelayoutError> {
+    Ok(StridedView::new(
+        view.sizes(),
+        view.strides(),
+        view.offset() - by,
+    )?)
 }
 
 /// Runs every chunk, the last on the calling thread, each into its own
@@ -386,10 +432,25 @@ mod tests {
         );
         let interleaved = StridedView::new(&[2, 3], &[3, 2], 0).unwrap();
         assert_eq!(split(&interleaved, 2, 0, 1), None);
-        // One row is split along it; fewer rows than threads: one chunk per row.
-        let row = StridedView::row_major(&[1, 100]).unwrap();
-        assert_eq!(split(&row, 2, 0, 1), Some(vec![(0, 64), (64, 36)]));
+        // One row is split along it (at 64 for a cache line, as 64 is
+        // within an eighth of a chunk past 60, the even split).
+        let row = StridedView::row_major(&[1, 120]).unwrap();
+        assert_eq!(split(&row, 2, 0, 1), Some(vec![(0, 64), (64, 56)]));
+        // Fewer rows than threads: each row split further, 3 and 2 ways.
         let two = StridedView::row_major(&[2, 8]).unwrap();
-        assert_eq!(split(&two, 5, 0, 1), Some(vec![(0, 8), (8, 8)]));
+        assert_eq!(
+            split(&two, 5, 0, 1),
+            Some(vec![(0, 2), (2, 3), (5, 3), (8, 4), (12, 4)])
+        );
+        // Two matrices on 4 threads: each split in halves along its rows
+        // (rows of 16 bytes: row 4 starts a cache line). On 5 threads the
+        // first matrix gets 3.
+        let batch = StridedView::row_major(&[2, 8, 16]).unwrap();
+        let quarters = (0..4).map(|k| (64 * k, 64)).collect();
+        assert_eq!(split(&batch, 4, 0, 1), Some(quarters));
+        assert_eq!(
+            split(&batch, 5, 0, 1),
+            Some(vec![(0, 32), (32, 48), (80, 48), (128, 64), (192, 64)])
+        );
     }
 }
