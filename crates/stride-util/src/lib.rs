@@ -38,8 +38,9 @@ pub use error::ViewError;
 pub use index::{IndexItem, adjust_slice, parse_index_expression};
 pub use offsets::Offsets;
 pub use relayout::{
-    MIN_BYTES_PER_THREAD, RelayoutError, Strategy, fill_padding, padding_pattern, relayout,
-    relayout_bits, relayout_parallel, relayout_strategy, relayout_with_threads, relayout_xla,
+    MAX_THREADS, MIN_BYTES_PER_THREAD, RelayoutError, Strategy, fill_padding, padding_pattern,
+    relayout, relayout_bits, relayout_parallel, relayout_strategy, relayout_with_threads,
+    relayout_xla,
 };
 pub use reshape::Order;
 pub use view::StridedView;

@@ -118,6 +118,8 @@ fn short_outer_axes_and_unsplittable_destinations() {
     );
     check(&rm(&[1, 1]), &rm(&[1, 1]), 8, &[3]);
     check(&rm(&[]), &rm(&[]), 4, &[2]);
+    // A huge thread count: at most MAX_THREADS chunks, not one per element.
+    check(&rm(&[64, 64]).transpose(), &rm(&[64, 64]), 1, &[usize::MAX]);
     // Interleaved but not overlapping: offsets 0,2,4 and 3,5,7; no axis's
     // stride exceeds the reach of the other, so one thread copies.
     let interleaved = StridedView::new(&[2, 3], &[3, 2], 0).unwrap();

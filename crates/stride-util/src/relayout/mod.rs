@@ -26,7 +26,7 @@ mod sub_byte;
 mod xla;
 
 pub use padding::{fill_padding, padding_pattern};
-pub use parallel::{MIN_BYTES_PER_THREAD, relayout_parallel, relayout_with_threads};
+pub use parallel::{MAX_THREADS, MIN_BYTES_PER_THREAD, relayout_parallel, relayout_with_threads};
 pub use plan::Strategy;
 pub use xla::relayout_xla;
 

@@ -30,6 +30,10 @@ use crate::view::StridedView;
 /// calling thread.
 pub const MIN_BYTES_PER_THREAD: u64 = 2 << 20;
 
+/// [`relayout_with_threads`] uses at most this many threads, whatever it
+/// is asked for (so that a huge count cannot start a thread per element).
+pub const MAX_THREADS: usize = 1024;
+
 /// Chunk boundaries are placed on multiples of this many bytes where the
 /// destination's address and strides allow it, so that no two threads
 /// write the same cache line.
@@ -79,7 +83,8 @@ pub fn relayout_parallel(
 }
 
 /// [`relayout`] on up to `threads` threads (the calling thread and
-/// `threads - 1` scoped threads), whatever the size of the copy.
+/// `threads - 1` scoped threads; at most [`MAX_THREADS`]), whatever the
+/// size of the copy.
 ///
 /// The destination's dimension with the largest stride is split into
 /// `threads` chunks (if it is shorter, into its indices, each split
@@ -132,7 +137,8 @@ pub fn relayout_with_threads(
         elements_in(dst.len(), element_size),
     )?;
     let address = dst.as_ptr() as usize;
-    match chunks(src_view, dst_view, threads.get(), address, element_size)? {
+    let threads = threads.get().min(MAX_THREADS);
+    match chunks(src_view, dst_view, threads, address, element_size)? {
         Some(chunks) => run(src, dst, &chunks, element_size),
         None => relayout(src, src_view, dst, dst_view, element_size),
     }
