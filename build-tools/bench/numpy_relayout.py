@@ -44,6 +44,12 @@ def nchw_to_nhwc(repeat):
     return best(lambda: np.copyto(out, a.transpose(0, 2, 3, 1)), repeat), out.nbytes
 
 
+def permute_201(repeat):
+    a = source((256, 256, 256), np.float32)
+    out = np.empty((256, 256, 256), np.float32)
+    return best(lambda: np.copyto(out, a.transpose(2, 0, 1)), repeat), out.nbytes
+
+
 def identity(repeat):
     a = source((32, 64, 56, 56), np.float32)
     out = np.empty_like(a)
@@ -66,6 +72,8 @@ CASES = {
     "transpose f32[4096,4096]": lambda r: transpose(4096, np.float32, r),
     "transpose f64[2048,2048]": lambda r: transpose(2048, np.float64, r),
     "transpose u8[8192,8192]": lambda r: transpose(8192, np.uint8, r),
+    "transpose f32[1024,1024]": lambda r: transpose(1024, np.float32, r),
+    "permute (2,0,1) f32[256,256,256]": permute_201,
     "NCHW->NHWC f32[32,64,56,56]": nchw_to_nhwc,
     "identity f32[32,64,56,56]": identity,
     "padded f32[32,64,56,56] rows 56->64": padded,

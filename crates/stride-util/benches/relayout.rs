@@ -1,24 +1,72 @@
 //! Relayout throughput, each case beside a plain `copy_from_slice` of the
 //! same number of bytes in the same run (compare the two times: the ratio
-//! is the relayout's cost over a memcpy). The plain copy is glibc's
-//! memcpy: `rep movsb` at these sizes on the 2-core benchmark VM (its
-//! non-temporal threshold there is 192 MiB; forced down to 1 MiB the copy
-//! of the NCHW case takes 2.0 ms instead of 3.5). Every buffer is a large
-//! `Vec<u8>` (its own mapping: 16 bytes past a page boundary), so the copy
-//! and the relayout see the same alignment.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! is the relayout's cost over a memcpy), and beside the same relayout by
+//! the peers: the `transpose` crate (one 2-D transpose, or one per batch
+//! entry for NCHW->NHWC) and ndarray (`assign` from a permuted view). The
+//! peers move `u32`/`u64` for f32/f64 (the same bytes, no float
+//! canonicalisation); every peer's output is checked equal to ours before
+//! timing. The `threads N:` groups compare `relayout_with_threads` on N
+//! threads with a plain copy split over N threads.
+//!
+//! The plain copy is glibc's memcpy: `rep movsb` at these sizes on the
+//! 2-core benchmark VM (its non-temporal threshold there is 192 MiB; forced
+//! down to 1 MiB the copy of the NCHW case takes 2.0 ms instead of 3.5).
+//! Every buffer is a large `Vec` (its own mapping: 16 bytes past a page
+//! boundary), so the copy and the relayout see the same alignment.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::cast_possible_wrap
+)]
 
 use std::hint::black_box;
+use std::num::NonZeroUsize;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use layout_util::LayoutBuilder;
+use ndarray::{ArrayViewD, ArrayViewMutD, IxDyn};
 use schema::{PaddingValue, PrimitiveType, Shape};
-use stride_util::{StridedView, relayout, relayout_xla};
+use stride_util::{StridedView, relayout, relayout_with_threads, relayout_xla};
 
 /// Bytes 0, 1, 2, ... (wrapping), so the buffers are really written.
 fn buffer(len: usize) -> Vec<u8> {
     (0..len).map(|i| (i % 251) as u8).collect()
+}
+
+/// An element type the peers move, with its little-endian bytes.
+trait Element: Copy + Default + Send + Sync {
+    const SIZE: usize;
+    fn from_bytes(bytes: &[u8]) -> Self;
+    fn to_bytes(self, out: &mut [u8]);
+}
+
+macro_rules! element {
+    ($($t:ty),*) => {$(
+        impl Element for $t {
+            const SIZE: usize = size_of::<$t>();
+            fn from_bytes(bytes: &[u8]) -> Self {
+                <$t>::from_le_bytes(bytes.try_into().unwrap())
+            }
+            fn to_bytes(self, out: &mut [u8]) {
+                out.copy_from_slice(&self.to_le_bytes());
+            }
+        }
+    )*};
+}
+element!(u8, u32, u64);
+
+fn typed<T: Element>(bytes: &[u8]) -> Vec<T> {
+    bytes.chunks_exact(T::SIZE).map(T::from_bytes).collect()
+}
+
+fn bytes_of<T: Element>(values: &[T]) -> Vec<u8> {
+    let mut bytes = vec![0; values.len() * T::SIZE];
+    for (value, out) in values.iter().zip(bytes.chunks_exact_mut(T::SIZE)) {
+        value.to_bytes(out);
+    }
+    bytes
 }
 
 /// Benchmarks `plain copy` and `relayout` of `src_view` into `dst_view`.
@@ -45,38 +93,133 @@ fn case(
     group.finish();
 }
 
+/// A packed array of `shape` permuted by `axes` (numpy's `transpose`)
+/// into a packed array, beside the plain copy and the peers. The
+/// `transpose` crate does it as `batch` transposes of matrices `height`
+/// rows by `width` columns (`None`: it cannot).
+fn permutation<T: Element>(
+    c: &mut Criterion,
+    name: &str,
+    shape: &[usize],
+    axes: &[usize],
+    batched: Option<(usize, usize, usize)>,
+) {
+    let sizes: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
+    let order: Vec<i64> = axes.iter().map(|&a| a as i64).collect();
+    let src_view = StridedView::row_major(&sizes)
+        .unwrap()
+        .permute(&order)
+        .unwrap();
+    let dst_view = StridedView::row_major(src_view.sizes()).unwrap();
+    let dst_shape: Vec<usize> = axes.iter().map(|&a| shape[a]).collect();
+    let bytes = src_view.num_elements() as usize * T::SIZE;
+    let src = buffer(bytes);
+    let mut dst = vec![0u8; bytes];
+    relayout(&src, &src_view, &mut dst, &dst_view, T::SIZE).unwrap();
+
+    let src_typed: Vec<T> = typed(&src);
+    let mut dst_typed = vec![T::default(); src_typed.len()];
+    let transpose_peer = |out: &mut [T]| {
+        if let Some((batch, width, height)) = batched {
+            let matrix = width * height;
+            for (input, output) in src_typed
+                .chunks_exact(matrix)
+                .zip(out.chunks_exact_mut(matrix))
+                .take(batch)
+            {
+                transpose::transpose(input, output, width, height);
+            }
+        }
+    };
+    let ndarray_peer = |out: &mut [T]| {
+        let input = ArrayViewD::from_shape(IxDyn(shape), &src_typed[..])
+            .unwrap()
+            .permuted_axes(IxDyn(axes));
+        ArrayViewMutD::from_shape(IxDyn(&dst_shape), out)
+            .unwrap()
+            .assign(&input);
+    };
+    if batched.is_some() {
+        transpose_peer(&mut dst_typed);
+        assert!(bytes_of(&dst_typed) == dst, "{name}: transpose crate");
+    }
+    dst_typed.fill(T::default());
+    ndarray_peer(&mut dst_typed);
+    assert!(bytes_of(&dst_typed) == dst, "{name}: ndarray");
+
+    let plain_src = buffer(bytes);
+    let mut plain_dst = vec![0u8; bytes];
+    let mut group = c.benchmark_group(name);
+    group.throughput(Throughput::Bytes(bytes as u64));
+    group.bench_function("plain copy", |b| {
+        b.iter(|| plain_dst.copy_from_slice(black_box(&plain_src)));
+    });
+    group.bench_function("relayout", |b| {
+        b.iter(|| relayout(black_box(&src), &src_view, &mut dst, &dst_view, T::SIZE).unwrap());
+    });
+    if batched.is_some() {
+        group.bench_function("transpose crate", |b| {
+            b.iter(|| transpose_peer(black_box(&mut dst_typed)));
+        });
+    }
+    group.bench_function("ndarray assign", |b| {
+        b.iter(|| ndarray_peer(black_box(&mut dst_typed)));
+    });
+    group.finish();
+}
+
 fn transposes(c: &mut Criterion) {
-    let f32_square = StridedView::row_major(&[4096, 4096]).unwrap();
-    case(
+    let square = |n| Some((1, n, n));
+    permutation::<u32>(
         c,
         "transpose f32[4096,4096]",
-        &f32_square.transpose(),
-        &f32_square,
-        4,
+        &[4096, 4096],
+        &[1, 0],
+        square(4096),
     );
-    let f64_square = StridedView::row_major(&[2048, 2048]).unwrap();
-    case(
+    permutation::<u64>(
         c,
         "transpose f64[2048,2048]",
-        &f64_square.transpose(),
-        &f64_square,
-        8,
+        &[2048, 2048],
+        &[1, 0],
+        square(2048),
     );
-    let u8_square = StridedView::row_major(&[8192, 8192]).unwrap();
-    case(
+    permutation::<u8>(
         c,
         "transpose u8[8192,8192]",
-        &u8_square.transpose(),
-        &u8_square,
-        1,
+        &[8192, 8192],
+        &[1, 0],
+        square(8192),
+    );
+    permutation::<u32>(
+        c,
+        "transpose f32[1024,1024] (in cache)",
+        &[1024, 1024],
+        &[1, 0],
+        square(1024),
+    );
+    // out[i,j,k] = a[j,k,i]: a is a (256·256)×256 matrix, transposed.
+    permutation::<u32>(
+        c,
+        "permute (2,0,1) f32[256,256,256]",
+        &[256, 256, 256],
+        &[2, 0, 1],
+        Some((1, 256, 256 * 256)),
     );
 }
 
 fn image_layouts(c: &mut Criterion) {
     let sizes = [32, 64, 56, 56];
+    // Per image, the C×(H·W) matrix transposed.
+    permutation::<u32>(
+        c,
+        "NCHW->NHWC f32[32,64,56,56]",
+        &sizes,
+        &[0, 2, 3, 1],
+        Some((32, 56 * 56, 64)),
+    );
+    let sizes = sizes.map(|s| s as i64);
     let nchw = StridedView::nchw(&sizes).unwrap();
-    let nhwc = StridedView::nhwc(&sizes).unwrap();
-    case(c, "NCHW->NHWC f32[32,64,56,56]", &nchw, &nhwc, 4);
     case(c, "identity f32[32,64,56,56]", &nchw, &nchw, 4);
 }
 
@@ -116,6 +259,65 @@ fn padded(c: &mut Criterion) {
     group.finish();
 }
 
+/// `src` copied into `dst` (the same length) by `threads` scoped threads,
+/// each a `copy_from_slice` of its own 64-byte aligned share.
+fn plain_copy_on(threads: usize, src: &[u8], dst: &mut [u8]) {
+    let share = src.len().div_ceil(threads).next_multiple_of(64);
+    std::thread::scope(|scope| {
+        let mut parts = src.chunks(share).zip(dst.chunks_mut(share));
+        let last = parts.next_back();
+        for (from, to) in parts {
+            scope.spawn(|| to.copy_from_slice(from));
+        }
+        if let Some((from, to)) = last {
+            to.copy_from_slice(from);
+        }
+    });
+}
+
+/// f32[4096,4096] transposed (64 MiB) on 1, 2 and (if the machine has
+/// more) all threads, beside a plain copy on as many threads.
+fn threads(c: &mut Criterion) {
+    let square = StridedView::row_major(&[4096, 4096]).unwrap();
+    let src_view = square.transpose();
+    let bytes = 4096 * 4096 * 4;
+    let src = buffer(bytes);
+    let mut expected = vec![0u8; bytes];
+    relayout(&src, &src_view, &mut expected, &square, 4).unwrap();
+    let mut dst = vec![0u8; bytes];
+    let plain_src = buffer(bytes);
+    let mut plain_dst = vec![0u8; bytes];
+    let available = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
+    let mut counts = vec![1, 2];
+    if available > 2 {
+        counts.push(available);
+    }
+    for count in counts {
+        let n = NonZeroUsize::new(count).unwrap();
+        let on = if count == 1 {
+            "on 1 thread".to_string()
+        } else {
+            format!("on {count} threads")
+        };
+        dst.fill(0);
+        relayout_with_threads(&src, &src_view, &mut dst, &square, 4, n).unwrap();
+        assert!(dst == expected, "{count} threads");
+        plain_copy_on(count, &plain_src, &mut plain_dst);
+        assert!(plain_dst == plain_src, "plain copy on {count} threads");
+        let mut group = c.benchmark_group(format!("threads {count}: f32[4096,4096] axes swapped"));
+        group.throughput(Throughput::Bytes(bytes as u64));
+        group.bench_function(format!("plain copy {on}"), |b| {
+            b.iter(|| plain_copy_on(count, black_box(&plain_src), &mut plain_dst));
+        });
+        group.bench_function(format!("relayout {on}"), |b| {
+            b.iter(|| {
+                relayout_with_threads(black_box(&src), &src_view, &mut dst, &square, 4, n).unwrap();
+            });
+        });
+        group.finish();
+    }
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .sample_size(10)
@@ -126,6 +328,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = transposes, image_layouts, padded
+    targets = transposes, image_layouts, padded, threads
 }
 criterion_main!(benches);

@@ -7,12 +7,14 @@
 //! neighbours merged where both sides are contiguous across them), then the
 //! fastest applicable kernel runs: one memcpy, a memcpy per contiguous run,
 //! cache-blocked tiles for transposes, or a strided element loop.
-//! Everything is single-threaded safe Rust, except one call into the SSE2
-//! register transposes on x86_64 (see `sse2.rs`); other targets transpose
-//! tiles element by element.
+//! Everything is safe Rust, except one call into the SSE2 register
+//! transposes on x86_64 (see `sse2.rs`); other targets transpose tiles
+//! element by element. A relayout runs on one thread, or on several
+//! (`relayout_parallel`, `relayout_with_threads`: see `parallel.rs`).
 
 mod kernels;
 mod padding;
+mod parallel;
 mod plan;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2;
@@ -24,6 +26,7 @@ mod sub_byte;
 mod xla;
 
 pub use padding::{fill_padding, padding_pattern};
+pub use parallel::{MAX_THREADS, MIN_BYTES_PER_THREAD, relayout_parallel, relayout_with_threads};
 pub use plan::Strategy;
 pub use xla::relayout_xla;
 

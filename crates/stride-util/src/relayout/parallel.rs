@@ -1,0 +1,462 @@
+//! Relayout on several threads: the destination is split along its
+//! outermost dimension (the one with the largest stride; then along the
+//! next one if the outermost is shorter than the thread count) into chunks that
+//! occupy disjoint, ordered byte ranges of the destination buffer, each
+//! chunk boundary on a cache-line boundary where the buffer's alignment
+//! allows it. Each chunk is an ordinary [`relayout`] of a sub-view into its
+//! own `&mut` sub-slice, on a scoped thread, so the bytes written are
+//! exactly those of the single-threaded relayout.
+//!
+//! [`relayout_parallel`] gives each thread at least
+//! [`MIN_BYTES_PER_THREAD`] bytes, so that small copies do not pay for
+//! spawning threads. Measured on the 2-core VM while about seven builds
+//! shared it (so the second core was rarely free; best of 5 rounds, f32
+//! transposes, time on 2 threads ÷ time on 1): 128² (64 KiB) 13.7, 256²
+//! 4.3, 512² (1 MiB) 1.9, 724² (2 MiB) 0.86, 1024² 1.44, 2048² 2.2, 4096²
+//! 0.99. Starting and joining a thread cost about 55 µs there (and some
+//! 10–30 µs on an idle machine); a relayout moves 2 MiB in 0.4–1.3 ms
+//! (1.5–5 GB/s), so from 2 MiB per thread the start-up costs at most about
+//! 5–10% even on a busy machine. Whether the second thread then pays off
+//! is for the bench report on a quiet machine (`threads N` groups).
+
+use std::num::NonZeroUsize;
+use std::sync::mpsc;
+
+use super::{RelayoutError, check_buffer, check_views, elements_in, relayout};
+use crate::view::StridedView;
+
+/// [`relayout_parallel`] adds a thread only for every this many bytes of
+/// destination elements: copies below twice this size stay on the
+/// calling thread.
+pub const MIN_BYTES_PER_THREAD: u64 = 2 << 20;
+
+/// [`relayout_with_threads`] uses at most this many threads, whatever it
+/// is asked for (so that a huge count cannot start a thread per element).
+pub const MAX_THREADS: usize = 1024;
+
+/// Chunk boundaries are placed on multiples of this many bytes where the
+/// destination's address and strides allow it, so that no two threads
+/// write the same cache line.
+const CACHE_LINE: u16 = 64;
+
+/// [`relayout`] on as many threads as the machine has
+/// (`std::thread::available_parallelism`), but at most one per
+/// [`MIN_BYTES_PER_THREAD`] bytes of destination elements: small copies
+/// run on the calling thread without spawning. See
+/// [`relayout_with_threads`] for how the work is split.
+///
+/// # Errors
+///
+/// Exactly those of [`relayout`].
+///
+/// ```
+/// use stride_util::{StridedView, relayout_parallel};
+///
+/// // Transpose a 2048×2048 f32 matrix (16 MiB: several threads if the
+/// // machine has them).
+/// let a = StridedView::row_major(&[2048, 2048])?;
+/// let src: Vec<u8> = (0..2048 * 2048 * 4).map(|i| (i % 251) as u8).collect();
+/// let mut dst = vec![0u8; src.len()];
+/// relayout_parallel(&src, &a.transpose(), &mut dst, &a, 4)?;
+/// // Element (1, 0) of the result is element (0, 1) of the source.
+/// assert_eq!(dst[2048 * 4..2049 * 4], src[4..8]);
+/// # Ok::<(), stride_util::RelayoutError>(())
+/// ```
+pub fn relayout_parallel(
+    src: &[u8],
+    src_view: &StridedView,
+    dst: &mut [u8],
+    dst_view: &StridedView,
+    element_size: usize,
+) -> Result<(), RelayoutError> {
+    let bytes = u64::try_from(dst_view.num_elements())
+        .unwrap_or(0)
+        .saturating_mul(u64::try_from(element_size).unwrap_or(u64::MAX));
+    let by_size = usize::try_from(bytes / MIN_BYTES_PER_THREAD).unwrap_or(usize::MAX);
+    let available = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
+    match NonZeroUsize::new(available.min(by_size)) {
+        Some(threads) if threads.get() > 1 => {
+            relayout_with_threads(src, src_view, dst, dst_view, element_size, threads)
+        }
+        _ => relayout(src, src_view, dst, dst_view, element_size),
+    }
+}
+
+/// [`relayout`] on up to `threads` threads (the calling thread and
+/// `threads - 1` scoped threads; at most [`MAX_THREADS`]), whatever the
+/// size of the copy.
+///
+/// The destination's dimension with the largest stride is split into
+/// `threads` chunks (if it is shorter, into its indices, each split
+/// further along the next dimension with its share of the threads), each
+/// written by one thread into its own byte range of `dst`; chunk boundaries fall on 64-byte
+/// boundaries of `dst` where its address and the stride allow. A
+/// destination that cannot be split into disjoint byte ranges (its largest
+/// stride does not exceed the reach of the others, as in some interleaved
+/// views) is copied on the calling thread. The bytes written are exactly
+/// those [`relayout`] writes. If the operating system cannot start a
+/// thread, its chunk runs on the calling thread.
+///
+/// # Errors
+///
+/// Exactly those of [`relayout`].
+///
+/// ```
+/// use std::num::NonZeroUsize;
+/// use stride_util::{StridedView, relayout, relayout_with_threads};
+///
+/// // NCHW -> NHWC of a u8 [2, 3, 40, 50] tensor on 3 threads.
+/// let sizes = [2, 3, 40, 50];
+/// let (nchw, nhwc) = (StridedView::nchw(&sizes)?, StridedView::nhwc(&sizes)?);
+/// let src: Vec<u8> = (0..2 * 3 * 40 * 50).map(|i| (i % 251) as u8).collect();
+/// let mut expected = vec![0u8; src.len()];
+/// relayout(&src, &nchw, &mut expected, &nhwc, 1)?;
+/// let mut dst = vec![0u8; src.len()];
+/// let threads = NonZeroUsize::new(3).unwrap_or(NonZeroUsize::MIN);
+/// relayout_with_threads(&src, &nchw, &mut dst, &nhwc, 1, threads)?;
+/// assert_eq!(dst, expected);
+/// # Ok::<(), stride_util::RelayoutError>(())
+/// ```
+pub fn relayout_with_threads(
+    src: &[u8],
+    src_view: &StridedView,
+    dst: &mut [u8],
+    dst_view: &StridedView,
+    element_size: usize,
+    threads: NonZeroUsize,
+) -> Result<(), RelayoutError> {
+    if threads.get() == 1 || element_size == 0 {
+        return relayout(src, src_view, dst, dst_view, element_size);
+    }
+    // The checks of `relayout`, in its order (so the errors are the same).
+    check_views(src_view, dst_view)?;
+    check_buffer("source", src_view, elements_in(src.len(), element_size))?;
+    check_buffer(
+        "destination",
+        dst_view,
+        elements_in(dst.len(), element_size),
+    )?;
+    let address = dst.as_ptr() as usize;
+    let threads = threads.get().min(MAX_THREADS);
+    match chunks(src_view, dst_view, threads, address, element_size)? {
+        Some(chunks) => run(src, dst, &chunks, element_size),
+        None => relayout(src, src_view, dst, dst_view, element_size),
+    }
+}
+
+/// One thread's share: the sub-views of both sides, the destination's
+/// relative to the chunk's sub-slice of the buffer, which starts at
+/// element `start` (0 for the lowest chunk, so that the first sub-slice
+/// also holds whatever precedes the view).
+#[derive(Debug)]
+struct Chunk {
+    src: StridedView,
+    dst: StridedView,
+    start: i64,
+}
+
+/// The chunks of a relayout on up to `threads` threads, lowest in the
+/// destination first, or `None` if the destination cannot be split (fewer
+/// than two chunks, or no dimension whose chunks are disjoint byte ranges).
+/// The views were validated; `address` is that of the destination buffer.
+fn chunks(
+    src_view: &StridedView,
+    dst_view: &StridedView,
+    threads: usize,
+    address: usize,
+    element_size: usize,
+) -> Result<Option<Vec<Chunk>>, RelayoutError> {
+    if dst_view.is_empty() {
+        return Ok(None);
+    }
+    let mut pieces = Vec::new();
+    let place = Placement {
+        address,
+        element_size,
+    };
+    place.split(src_view, dst_view, threads, &mut pieces)?;
+    if pieces.len() < 2 {
+        return Ok(None);
+    }
+    pieces.sort_by_key(|piece| piece.start);
+    for piece in pieces.iter_mut().skip(1) {
+        piece.dst = shift(&piece.dst, piece.start)?;
+    }
+    if let Some(first) = pieces.first_mut() {
+        first.start = 0;
+    }
+    Ok(Some(pieces))
+}
+
+/// Where the destination buffer is, for aligning chunk boundaries.
+struct Placement {
+    address: usize,
+    element_size: usize,
+}
+
+impl Placement {
+    /// Appends the chunks of copying `src` into `dst` on `threads` threads
+    /// to `out`, each with its lowest destination offset as `start`. The
+    /// split dimension is cut into `threads` ranges if it is that long,
+    /// else into single indices whose sub-views are split further, the
+    /// threads shared among them (at most one level per dimension).
+    fn split(
+        &self,
+        src: &StridedView,
+        dst: &StridedView,
+        threads: usize,
+        out: &mut Vec<Chunk>,
+    ) -> Result<(), RelayoutError> {
+        let axis = if threads > 1 { split_axis(dst) } else { None };
+        let (Some(axis), Some((low, _))) = (axis, dst.offset_range()) else {
+            out.push(Chunk {
+                src: src.clone(),
+                dst: dst.clone(),
+                start: dst.offset_range().map_or(0, |(low, _)| low),
+            });
+            return Ok(());
+        };
+        let size = dst.sizes()[axis];
+        let stride = dst.strides()[axis];
+        let count = i64::try_from(threads).unwrap_or(i64::MAX).min(size);
+        // The lowest element offset of index `i` along the axis.
+        let row_low = |i: i64| low + if stride > 0 { i } else { size - 1 - i } * stride.abs();
+        // The first element (of the higher chunk) at a split before `i`.
+        let boundary = |i: i64| {
+            if stride > 0 {
+                row_low(i)
+            } else {
+                row_low(i - 1)
+            }
+        };
+        // Even splits, each moved up to the first aligned index within an
+        // eighth of a chunk (the alignment repeats every 64 indices), so
+        // the chunks stay within 1/8 of the same length.
+        let even = |k: i64| k * (size / count) + (k * (size % count)) / count;
+        let mut splits = vec![0];
+        for k in 1..count {
+            let window = ((even(k + 1) - even(k)) / 8).min(i64::from(CACHE_LINE));
+            let limit = even(k) + window;
+            let aligned = (even(k)..limit).find(|&i| self.aligned(boundary(i)));
+            splits.push(aligned.unwrap_or(even(k)));
+        }
+        splits.push(size);
+        let count = usize::try_from(count).unwrap_or(1);
+        for (k, range) in splits.windows(2).enumerate() {
+            let share = threads / count + usize::from(k < threads % count);
+            let (begin, end) = (range[0], range[1]);
+            let (src, dst) = (
+                narrow(src, axis, begin, end)?,
+                narrow(dst, axis, begin, end)?,
+            );
+            self.split(&src, &dst, share, out)?;
+        }
+        Ok(())
+    }
+
+    /// Whether element `offset` of the destination starts a cache line.
+    fn aligned(&self, offset: i64) -> bool {
+        usize::try_from(offset).is_ok_and(|element| {
+            element
+                .checked_mul(self.element_size)
+                .and_then(|bytes| bytes.checked_add(self.address))
+                .is_some_and(|byte| byte % usize::from(CACHE_LINE) == 0)
+        })
+    }
+}
+
+/// The dimension to split: the one of largest stride magnitude among those
+/// of size > 1, if that stride exceeds the reach of all the others (then
+/// ranges of its indices occupy disjoint, ordered ranges of offsets).
+fn split_axis(view: &StridedView) -> Option<usize> {
+    let moving = || {
+        view.sizes()
+            .iter()
+            .zip(view.strides())
+            .enumerate()
+            .filter(|(_, (size, _))| **size > 1)
+    };
+    let (axis, (_, stride)) = moving().max_by_key(|(_, (_, stride))| stride.unsigned_abs())?;
+    // Exact in u128: sizes and strides are below 2^63.
+    let reach: u128 = moving()
+        .filter(|(other, _)| *other != axis)
+        .map(|(_, (&size, stride))| {
+            u128::from(size.unsigned_abs() - 1) * u128::from(stride.unsigned_abs())
+        })
+        .sum();
+    (reach < u128::from(stride.unsigned_abs())).then_some(axis)
+}
+
+/// `view` restricted to indices `begin..end` along `axis`.
+fn narrow(
+    view: &StridedView,
+    axis: usize,
+    begin: i64,
+    end: i64,
+) -> Result<StridedView, RelayoutError> {
+    let mut sizes = view.sizes().to_vec();
+    sizes[axis] = end - begin;
+    let offset = view.offset() + begin * view.strides()[axis];
+    Ok(StridedView::new(&sizes, view.strides(), offset)?)
+}
+
+/// `view` with its offsets `by` elements lower.
+fn shift(view: &StridedView, by: i64) -> Result<StridedView, RelayoutError> {
+    Ok(StridedView::new(
+        view.sizes(),
+        view.strides(),
+        view.offset() - by,
+    )?)
+}
+
+/// Runs every chunk, the last on the calling thread, each into its own
+/// sub-slice of `dst`. A chunk whose thread cannot be started runs on the
+/// calling thread (its work is handed over only once the thread runs).
+fn run(
+    src: &[u8],
+    dst: &mut [u8],
+    chunks: &[Chunk],
+    element_size: usize,
+) -> Result<(), RelayoutError> {
+    let work =
+        |chunk: &Chunk, part: &mut [u8]| relayout(src, &chunk.src, part, &chunk.dst, element_size);
+    std::thread::scope(|scope| {
+        let mut handles = Vec::with_capacity(chunks.len());
+        let mut results = Vec::with_capacity(chunks.len());
+        let mut rest = dst;
+        for (k, chunk) in chunks.iter().enumerate() {
+            // The starts ascend and are inside the buffer (were they not,
+            // the chunk's relayout would report its view outside `part`).
+            let len = chunks.get(k + 1).map_or(rest.len(), |next| {
+                usize::try_from(next.start - chunk.start).map_or(0, |n| n * element_size)
+            });
+            let len = len.min(rest.len());
+            let (part, tail) = std::mem::take(&mut rest).split_at_mut(len);
+            rest = tail;
+            if k + 1 == chunks.len() {
+                results.push(work(chunk, part));
+                continue;
+            }
+            let (sender, receiver) = mpsc::channel::<(&Chunk, &mut [u8])>();
+            let spawned = std::thread::Builder::new().spawn_scoped(scope, move || {
+                receiver.recv().ok().map(|(chunk, part)| work(chunk, part))
+            });
+            match spawned {
+                Ok(handle) => match sender.send((chunk, part)) {
+                    Ok(()) => handles.push(handle),
+                    Err(mpsc::SendError((chunk, part))) => results.push(work(chunk, part)),
+                },
+                Err(_) => results.push(work(chunk, part)),
+            }
+        }
+        for handle in handles {
+            match handle.join() {
+                Ok(result) => results.extend(result),
+                Err(payload) => std::panic::resume_unwind(payload),
+            }
+        }
+        results.into_iter().collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::{Chunk, chunks};
+    use crate::view::StridedView;
+
+    /// The chunks of a copy of `view` into itself, as (start, size along
+    /// the split axis) pairs, for a buffer at `address`.
+    fn split(
+        view: &StridedView,
+        threads: usize,
+        address: usize,
+        n: usize,
+    ) -> Option<Vec<(i64, i64)>> {
+        let chunks: Vec<Chunk> = chunks(view, view, threads, address, n).unwrap()?;
+        Some(
+            chunks
+                .iter()
+                .map(|c| (c.start, c.dst.num_elements()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn chunks_start_on_cache_lines_where_the_address_allows() {
+        // Rows of 1040 bytes: every 4th row starts a cache line; the even
+        // splits of 300 rows in 3 (100, 200) are such rows.
+        let view = StridedView::row_major(&[300, 260]).unwrap();
+        assert_eq!(
+            split(&view, 3, 0, 4),
+            Some(vec![
+                (0, 100 * 260),
+                (100 * 260, 100 * 260),
+                (200 * 260, 100 * 260)
+            ])
+        );
+        // At address 48, rows 1, 5, 9, ... start cache lines: 101 and 201.
+        assert_eq!(
+            split(&view, 3, 48, 4),
+            Some(vec![
+                (0, 101 * 260),
+                (101 * 260, 100 * 260),
+                (201 * 260, 99 * 260)
+            ])
+        );
+        // Rows of 64 bytes at address 16: no row starts a cache line, so
+        // the splits stay even.
+        let view = StridedView::row_major(&[10, 16]).unwrap();
+        assert_eq!(split(&view, 2, 16, 4), Some(vec![(0, 80), (80, 80)]));
+    }
+
+    #[test]
+    fn chunks_of_flipped_and_padded_destinations_ascend() {
+        // Flipped rows of 16 f32 (64 bytes) at offset 5 in rows of 20:
+        // the chunk of rows 3..6 is lowest in the buffer.
+        let view = StridedView::new(&[6, 16], &[20, 1], 5)
+            .unwrap()
+            .flip_axes(&[0])
+            .unwrap();
+        let chunks = chunks(&view, &view, 2, 0, 4).unwrap().unwrap();
+        let starts: Vec<i64> = chunks.iter().map(|c| c.start).collect();
+        assert_eq!(starts, [0, 65]);
+        // The first chunk's view keeps the absolute offsets, the second's
+        // are relative to its start.
+        assert_eq!(chunks[0].dst.offset_range(), Some((5, 60)));
+        assert_eq!(chunks[1].dst.offset_range(), Some((0, 55)));
+        assert_eq!(chunks[0].src.offset(), 45);
+    }
+
+    #[test]
+    fn unsplittable_destinations() {
+        // One element; interleaved axes.
+        assert_eq!(
+            split(&StridedView::row_major(&[1, 1]).unwrap(), 4, 0, 1),
+            None
+        );
+        let interleaved = StridedView::new(&[2, 3], &[3, 2], 0).unwrap();
+        assert_eq!(split(&interleaved, 2, 0, 1), None);
+        // One row is split along it (at 64 for a cache line, as 64 is
+        // within an eighth of a chunk past 60, the even split).
+        let row = StridedView::row_major(&[1, 120]).unwrap();
+        assert_eq!(split(&row, 2, 0, 1), Some(vec![(0, 64), (64, 56)]));
+        // Fewer rows than threads: each row split further, 3 and 2 ways.
+        let two = StridedView::row_major(&[2, 8]).unwrap();
+        assert_eq!(
+            split(&two, 5, 0, 1),
+            Some(vec![(0, 2), (2, 3), (5, 3), (8, 4), (12, 4)])
+        );
+        // Two matrices on 4 threads: each split in halves along its rows
+        // (rows of 16 bytes: row 4 starts a cache line). On 5 threads the
+        // first matrix gets 3.
+        let batch = StridedView::row_major(&[2, 8, 16]).unwrap();
+        let quarters = (0..4).map(|k| (64 * k, 64)).collect();
+        assert_eq!(split(&batch, 4, 0, 1), Some(quarters));
+        assert_eq!(
+            split(&batch, 5, 0, 1),
+            Some(vec![(0, 32), (32, 48), (80, 48), (128, 64), (192, 64)])
+        );
+    }
+}
