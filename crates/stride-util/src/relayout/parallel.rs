@@ -22,7 +22,7 @@
 use std::num::NonZeroUsize;
 use std::sync::mpsc;
 
-use super::{RelayoutError, check_buffer, check_views, elements_in, relayout};
+use super::{RelayoutError, check_views, elements_in, relayout};
 use crate::view::StridedView;
 
 /// [`relayout_parallel`] adds a thread only for every this many bytes of
@@ -129,12 +129,9 @@ pub fn relayout_with_threads(
         return relayout(src, src_view, dst, dst_view, element_size);
     }
     // The checks of `relayout`, in its order (so the errors are the same).
-    check_views(src_view, dst_view)?;
-    check_buffer("source", src_view, elements_in(src.len(), element_size))?;
-    check_buffer(
-        "destination",
-        dst_view,
-        elements_in(dst.len(), element_size),
+    check_views(
+        (src_view, elements_in(src.len(), element_size)),
+        (dst_view, elements_in(dst.len(), element_size)),
     )?;
     let address = dst.as_ptr() as usize;
     let threads = threads.get().min(MAX_THREADS);
