@@ -27,7 +27,8 @@
 
 #![forbid(unsafe_code)]
 
-#[allow(missing_docs, clippy::all, clippy::pedantic)]
+// The prost types, documented by the comments of `proto/xla_data.proto`.
+#[allow(clippy::all, clippy::pedantic)]
 #[rustfmt::skip]
 mod generated {
     include!(concat!(env!("OUT_DIR"), "/xla.rs"));
