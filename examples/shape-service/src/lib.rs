@@ -11,8 +11,9 @@
 //! `INVALID_ARGUMENT` with the validation message; a buffer over
 //! [`Limits::max_buffer_bytes`] answers `RESOURCE_EXHAUSTED`.
 //!
-//! ```no_run
-//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use shape_service::proto::{ValidateRequest, shape_service_client::ShapeServiceClient};
 //!
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
