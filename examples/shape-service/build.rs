@@ -8,6 +8,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     tonic_prost_build::configure()
         .extern_path(".xla", "::schema")
         .bytes(".shape_service")
+        // Messages that do not decode are bad input (INVALID_ARGUMENT).
+        .codec_path("crate::codec::XlaCodec")
         .compile_fds(fds)?;
     Ok(())
 }

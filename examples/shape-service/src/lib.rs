@@ -8,8 +8,9 @@
 //! The RPCs: `Validate` (XLA's verdict and message), `Explain` (sizes,
 //! strides, memory order) and `Relayout` (a buffer streamed in one layout,
 //! streamed back in another, in bounded memory). Bad input answers
-//! `INVALID_ARGUMENT` with the validation message; a buffer over
-//! [`Limits::max_buffer_bytes`] answers `RESOURCE_EXHAUSTED`.
+//! `INVALID_ARGUMENT` with the validation message (a message that does not
+//! decode too: see [`codec`]); a buffer over [`Limits::max_buffer_bytes`]
+//! answers `RESOURCE_EXHAUSTED`.
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
@@ -37,6 +38,7 @@ pub mod proto {
     tonic::include_proto!("shape_service");
 }
 
+pub mod codec;
 mod explain;
 mod relayout;
 mod service;

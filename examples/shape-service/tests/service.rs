@@ -527,3 +527,93 @@ async fn relayout_rejects_bad_input_and_oversized_buffers() {
     assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
     assert!(status.message().contains("til"), "{status:?}");
 }
+
+/// Sends request bytes as they are and reads the answer's bytes: a client
+/// that can send messages no generated client would write.
+#[derive(Debug, Default, Clone, Copy)]
+struct RawCodec;
+
+impl tonic::codec::Codec for RawCodec {
+    type Encode = Vec<u8>;
+    type Decode = Vec<u8>;
+    type Encoder = Self;
+    type Decoder = Self;
+    fn encoder(&mut self) -> Self {
+        Self
+    }
+    fn decoder(&mut self) -> Self {
+        Self
+    }
+}
+
+impl tonic::codec::Encoder for RawCodec {
+    type Item = Vec<u8>;
+    type Error = tonic::Status;
+    fn encode(
+        &mut self,
+        item: Vec<u8>,
+        buf: &mut tonic::codec::EncodeBuf<'_>,
+    ) -> Result<(), tonic::Status> {
+        prost::bytes::BufMut::put_slice(buf, &item);
+        Ok(())
+    }
+}
+
+impl tonic::codec::Decoder for RawCodec {
+    type Item = Vec<u8>;
+    type Error = tonic::Status;
+    fn decode(
+        &mut self,
+        buf: &mut tonic::codec::DecodeBuf<'_>,
+    ) -> Result<Option<Vec<u8>>, tonic::Status> {
+        let len = prost::bytes::Buf::remaining(buf);
+        Ok(Some(prost::bytes::Buf::copy_to_bytes(buf, len).to_vec()))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn messages_that_do_not_decode_are_invalid_arguments() {
+    let server = Server::start(Limits::default()).await;
+    let channel = Channel::from_shared(format!("http://{}", server.address))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut grpc = tonic::client::Grpc::new(channel);
+    let call = |bytes: Vec<u8>| {
+        let mut grpc = grpc.clone();
+        async move {
+            grpc.ready().await.unwrap();
+            let path = tonic::codegen::http::uri::PathAndQuery::from_static(
+                "/shape_service.ShapeService/Validate",
+            );
+            grpc.unary(tonic::Request::new(bytes), path, RawCodec).await
+        }
+    };
+    // XLA's bytes for f32[2,3]{1,0} as ValidateRequest.shape: accepted.
+    let shape = hex_decode("100b1a0202032a070a02010080010132020000").unwrap();
+    let answer = call(conformance::length_delimited(0x0a, &shape))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(answer, [0x08, 0x01]); // valid: true
+    // A length past the end of the message.
+    let status = call(vec![0x0a, 0x05, 0x10]).await.unwrap_err();
+    assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+    assert!(
+        status.message().starts_with("invalid message: "),
+        "{status:?}"
+    );
+    // Tuples nested past protobuf's recursion limit (100).
+    let deep = conformance::length_delimited(0x0a, &conformance::nested_tuple_bytes(200));
+    let status = call(deep).await.unwrap_err();
+    assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+    assert!(status.message().contains("recursion limit"), "{status:?}");
+    // The server is still there.
+    let answer = call(conformance::length_delimited(0x0a, &shape))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(answer, [0x08, 0x01]);
+    grpc.ready().await.unwrap();
+}
