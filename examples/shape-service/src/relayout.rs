@@ -26,9 +26,7 @@ impl Plan {
     /// Checks both shapes (`INVALID_ARGUMENT` with XLA's message) and their
     /// sizes (`RESOURCE_EXHAUSTED` over the limit) before any data is read.
     fn new(source: Shape, layout: Layout, limits: Limits) -> Result<Self, Status> {
-        if !shape_util::is_array(&source)
-            || source.element_type == schema::PrimitiveType::Buffer as i32
-        {
+        if !shape_util::is_array(&source) {
             return Err(Status::invalid_argument(format!(
                 "Relayout takes an array shape; got {}",
                 source.human_string()
