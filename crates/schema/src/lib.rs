@@ -115,8 +115,3 @@ pub const UNBOUNDED_SIZE: i64 = i64::MIN;
 
 /// The tile dimension XLA prints as `*` ("combine dimension"): `i64::MIN`.
 pub const COMBINE_DIMENSION: i64 = i64::MIN;
-
-// The README's example runs as a doctest.
-#[cfg(doctest)]
-#[doc = include_str!("../README.md")]
-struct ReadmeDoctests;
