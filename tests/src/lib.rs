@@ -266,3 +266,24 @@ pub fn on_small_stack(f: impl FnOnce() + Send + 'static) {
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The example of each published crate's README (shown on crates.io), run
+/// as doctests.
+#[cfg(doctest)]
+pub mod crate_readmes {
+    /// `xla-schema`.
+    #[doc = include_str!("../../crates/schema/README.md")]
+    pub struct Schema;
+    /// `layout-util`.
+    #[doc = include_str!("../../crates/layout-util/README.md")]
+    pub struct LayoutUtil;
+    /// `index-util`.
+    #[doc = include_str!("../../crates/index-util/README.md")]
+    pub struct IndexUtil;
+    /// `shape-util`.
+    #[doc = include_str!("../../crates/shape-util/README.md")]
+    pub struct ShapeUtil;
+    /// `stride-util`.
+    #[doc = include_str!("../../crates/stride-util/README.md")]
+    pub struct StrideUtil;
+}

@@ -24,10 +24,60 @@
 //! let bytes = shape.encode_to_vec();
 //! assert_eq!(Shape::decode(bytes.as_slice()).unwrap(), shape);
 //! ```
+//!
+//! # Using `xla.Shape` in your own `.proto`
+//!
+//! A service's own messages can carry XLA shapes: its `.proto` imports
+//! `xla_data.proto` and uses `xla.Shape`, `xla.Layout`, ... Its build script
+//! compiles it with protox (no `protoc`) with [`PROTO_DIR`] as an include
+//! directory, and prost-build's `extern_path(".xla", "::schema")` makes the
+//! generated code use this crate's types instead of generating its own. The
+//! build script needs `schema` (this crate), `protox` and `prost-build` in
+//! `[build-dependencies]`; the crate needs `schema` and `prost` in
+//! `[dependencies]`.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let dir = std::env::temp_dir().join(format!("xla-schema-doctest-{}", std::process::id()));
+//! # std::fs::create_dir_all(&dir)?;
+//! # std::fs::write(dir.join("shape_store.proto"), r#"
+//! // proto/shape_store.proto
+//! syntax = "proto3";
+//! package store;
+//! import "xla_data.proto";
+//!
+//! message Entry {
+//!   string name = 1;
+//!   xla.Shape shape = 2;
+//! }
+//! # "#)?;
+//! # let proto = dir.as_path();
+//! // build.rs (`proto` is the crate's own proto directory)
+//! let fds = protox::compile(["shape_store.proto"], [proto, schema::PROTO_DIR.as_ref()])?;
+//! let mut config = prost_build::Config::new();
+//! config.extern_path(".xla", "::schema");
+//! // A build script calls `config.compile_fds(fds)?` and `include!`s
+//! // `store.rs` from `OUT_DIR`; here we only look at the generated code.
+//! let module = |file: &prost_types::FileDescriptorProto| {
+//!     prost_build::Module::from_protobuf_package_name(file.package())
+//! };
+//! let requests = fds.file.into_iter().map(|file| (module(&file), file)).collect();
+//! let code = config.generate(requests)?;
+//! let store = &code[&prost_build::Module::from_protobuf_package_name("store")];
+//! assert!(store.contains("pub shape: ::core::option::Option<::schema::Shape>"));
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! [`FILE_DESCRIPTOR_SET`] is the same schema compiled, for reflection
+//! (prost-reflect's `DescriptorPool::decode`) or protox's
+//! `DescriptorSetFileResolver`.
 
 #![forbid(unsafe_code)]
 
-#[allow(missing_docs, clippy::all, clippy::pedantic)]
+// The prost types, documented by the comments of `proto/xla_data.proto`.
+#[allow(clippy::all, clippy::pedantic)]
 #[rustfmt::skip]
 mod generated {
     include!(concat!(env!("OUT_DIR"), "/xla.rs"));
@@ -43,6 +93,23 @@ pub use generated::*;
 pub use human_string::{MAX_DEPTH, ParseError};
 pub use primitive_type::PrimitiveTypeError;
 pub use proto_format::{FormatError, MAX_TEXT_FORMAT_DEPTH, ProtoFormat};
+
+/// The directory holding `xla_data.proto`, the schema's source, as an
+/// include directory for a build script that compiles a `.proto` importing
+/// it (see the [crate documentation](crate)). It is this crate's source
+/// directory on the machine that builds it.
+pub const PROTO_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/proto");
+
+/// The encoded `google.protobuf.FileDescriptorSet` of `xla_data.proto` (with
+/// source comments), as compiled by this crate's build script.
+///
+/// ```
+/// let pool = prost_reflect::DescriptorPool::decode(schema::FILE_DESCRIPTOR_SET).unwrap();
+/// let shape = pool.get_message_by_name("xla.Shape").unwrap();
+/// assert_eq!(shape.get_field_by_name("layout").unwrap().number(), 5);
+/// ```
+pub const FILE_DESCRIPTOR_SET: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/xla_data.fds.bin"));
 
 /// The size XLA uses for an unbounded dynamic dimension (`?`): `i64::MIN`.
 pub const UNBOUNDED_SIZE: i64 = i64::MIN;

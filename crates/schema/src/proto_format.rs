@@ -12,9 +12,6 @@ use prost_reflect::{
     DescriptorPool, DynamicMessage, MessageDescriptor, text_format::FormatOptions,
 };
 
-/// The descriptor set of `xla_data.proto`, written by the build script.
-static DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/xla_data.fds.bin"));
-
 /// The deepest nesting of messages (`{`/`<` inside one another) that
 /// [`ProtoFormat::from_text_format`] accepts.
 ///
@@ -193,9 +190,11 @@ pub(crate) fn dynamic_text_format<M: Message + Name>(message: &M) -> Result<Stri
 
 fn pool() -> Result<&'static DescriptorPool, FormatError> {
     static POOL: OnceLock<Result<DescriptorPool, String>> = OnceLock::new();
-    POOL.get_or_init(|| DescriptorPool::decode(DESCRIPTOR_SET).map_err(|e| e.to_string()))
-        .as_ref()
-        .map_err(|e| FormatError::Descriptor(e.clone()))
+    POOL.get_or_init(|| {
+        DescriptorPool::decode(crate::FILE_DESCRIPTOR_SET).map_err(|e| e.to_string())
+    })
+    .as_ref()
+    .map_err(|e| FormatError::Descriptor(e.clone()))
 }
 
 fn descriptor<M: Name>() -> Result<MessageDescriptor, FormatError> {
