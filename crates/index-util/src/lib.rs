@@ -21,6 +21,7 @@ mod convert;
 mod error;
 mod iterate;
 mod physical;
+mod tiled;
 mod tiling;
 
 pub use compare::{bump_indices, compare_indices, index_in_bounds};
@@ -31,4 +32,5 @@ pub use convert::{
 pub use error::IndexError;
 pub use iterate::{ForEachIndex, for_each_index};
 pub use physical::PhysicalLayout;
+pub use tiled::TiledLayout;
 pub use tiling::linear_index_for_nested_tiling;
