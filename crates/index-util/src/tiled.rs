@@ -23,9 +23,10 @@ use crate::{IndexError, PhysicalLayout};
 /// padded) layout, so one type serves every layout.
 ///
 /// The buffer holds [`buffer_len`](Self::buffer_len) elements: the
-/// positions of the tiling, rounded up to the layout's
+/// positions of the tiling, rounded up (for a tiled layout) to the layout's
 /// `tail_padding_alignment_in_elements` (`L(n)`), which is exactly what
-/// XLA's `ShapeUtil::ArraySize` allocates; see
+/// XLA's `ShapeUtil::ArraySize` allocates (XLA ignores `L(n)` without
+/// tiles, and so does this); see
 /// [`buffer_size_in_bytes`](Self::buffer_size_in_bytes) for bytes with
 /// `E(n)` packing.
 ///
@@ -181,7 +182,12 @@ impl TiledLayout {
             levels.push(level);
         }
         let tiled_len = checked_product(&dims).ok_or_else(overflow)?;
-        let alignment = layout.tail_padding_alignment_in_elements.max(1);
+        // XLA's ArraySize applies `L(n)` to tiled layouts only.
+        let alignment = if tiled {
+            layout.tail_padding_alignment_in_elements.max(1)
+        } else {
+            1
+        };
         let buffer_len = match tiled_len % alignment {
             0 => Some(tiled_len),
             rest => tiled_len.checked_add(alignment - rest),

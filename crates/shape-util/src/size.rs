@@ -184,7 +184,7 @@ pub fn byte_size_of(shape: &Shape, pointer_size: Option<i64>) -> Result<i64, Sha
 /// `ShapeUtil::ArraySize`): tile padding, tail padding (`L(n)`), classic
 /// padding and sub-byte packing (`E(n)`) included. For a tiled layout this
 /// is exactly what XLA allocates; without tiles it is
-/// [`byte_size_of_elements`] plus the tail padding. See
+/// [`byte_size_of_elements`] (XLA ignores `L(n)` then). See
 /// [`index_util::TiledLayout`] for the positions in that buffer.
 ///
 /// Where XLA's formula is silent this follows XLA's tiled-layout document:

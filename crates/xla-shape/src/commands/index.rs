@@ -1,16 +1,16 @@
-//! `index`: multi-dimensional <-> linear index under a shape's layout and
-//! padding.
+//! `index`: multi-dimensional index <-> position in the buffer under a
+//! shape's layout (tiles and padding included).
 
-use index_util::PhysicalLayout;
+use index_util::TiledLayout;
 use serde_json::json;
 
 use super::{Outcome, list, parse_list, shape};
 use crate::cli::IndexArgs;
 
-/// The linear index of `--multi`, or the multi-dimensional index of
-/// `--linear`.
+/// The buffer position of `--multi`, or the multi-dimensional index of the
+/// element at position `--linear`; `order` lists the same positions.
 pub fn run(args: &IndexArgs) -> Outcome {
-    let layout = PhysicalLayout::new(&shape(&args.shape)?).map_err(|e| e.to_string())?;
+    let layout = TiledLayout::new(&shape(&args.shape)?).map_err(|e| e.to_string())?;
     let (linear, multi) = match (&args.linear, &args.multi) {
         (Some(linear), _) => {
             let linear: i64 = linear
@@ -18,13 +18,14 @@ pub fn run(args: &IndexArgs) -> Outcome {
                 .parse()
                 .map_err(|_| format!("--linear {linear:?} is not an integer"))?;
             let multi = layout
-                .multidimensional_index(linear)
-                .map_err(|e| e.to_string())?;
+                .logical(linear)
+                .map_err(|e| e.to_string())?
+                .ok_or_else(|| format!("linear index {linear} falls in the padding"))?;
             (linear, multi)
         }
         (None, Some(multi)) => {
             let multi = parse_list(multi).map_err(|e| format!("--multi: {e}"))?;
-            let linear = layout.linear_index(&multi).map_err(|e| e.to_string())?;
+            let linear = layout.position(&multi).map_err(|e| e.to_string())?;
             (linear, multi)
         }
         (None, None) => return Err("give --linear N or --multi i,j,...".to_owned()),

@@ -1,6 +1,7 @@
-//! `order`: which logical element each position of the buffer holds.
+//! `order`: which logical element each position of the buffer holds, tiles
+//! and padding included.
 
-use index_util::{IndexError, PhysicalLayout};
+use index_util::TiledLayout;
 use serde_json::{Value, json};
 
 use super::{Outcome, shape};
@@ -8,32 +9,24 @@ use super::{Outcome, shape};
 /// The most buffer positions `order` lists.
 pub const MAX_POSITIONS: i64 = 1 << 20;
 
-/// For each position of the (padded) buffer in memory order, the row-major
-/// index of the logical element stored there, or `None` for padding.
-pub fn memory_order(layout: &PhysicalLayout) -> Result<Vec<Option<i64>>, String> {
-    let count = layout.padded_element_count();
+/// For each position of the buffer in memory order (tiles, classic padding
+/// and tail padding included), the row-major index of the logical element
+/// stored there, or `None` for padding.
+pub fn memory_order(layout: &TiledLayout) -> Result<Vec<Option<i64>>, String> {
+    let count = layout.buffer_len();
     if count > MAX_POSITIONS {
         return Err(format!(
             "the buffer has {count} positions; order lists at most {MAX_POSITIONS}"
         ));
     }
-    let dims = layout.dimensions();
-    (0..count)
-        .map(|position| match layout.multidimensional_index(position) {
-            // The row-major index fits: it is below the element count, which
-            // is at most the padded count.
-            Ok(index) => Ok(Some(
-                index.iter().zip(dims).fold(0, |acc, (&i, &d)| acc * d + i),
-            )),
-            Err(IndexError::LinearIndexInPadding { .. }) => Ok(None),
-            Err(e) => Err(e.to_string()),
-        })
-        .collect()
+    let mut order = Vec::with_capacity(usize::try_from(count).unwrap_or_default());
+    layout.for_each_position(|_, element| order.push(element));
+    Ok(order)
 }
 
 /// The memory order as `0 3 1 4 2 5` (`pad` for padding).
 pub fn run(input: &str) -> Outcome {
-    let layout = PhysicalLayout::new(&shape(input)?).map_err(|e| e.to_string())?;
+    let layout = TiledLayout::new(&shape(input)?).map_err(|e| e.to_string())?;
     let order = memory_order(&layout)?;
     let plain: Vec<String> = order
         .iter()
