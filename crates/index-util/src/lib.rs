@@ -4,6 +4,11 @@
 //! buffer) and nested tiling, dimension strides, index comparison, and
 //! iteration over a region in physical order.
 //!
+//! XLA's `IndexUtil` ignores tiles, and so do the functions named after it;
+//! [`TiledLayout`] is the buffer of any layout, tiled or not: positions of
+//! elements, the element at each position, iteration in memory order, and
+//! the buffer size (XLA's `ShapeUtil::ArraySize`).
+//!
 //! For repeated conversions on one shape, resolve it once into a
 //! [`PhysicalLayout`]; [`PhysicalLayout::linear_index_unchecked`] is the fast
 //! path for hot loops over known-valid indices.
