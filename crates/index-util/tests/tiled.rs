@@ -118,6 +118,25 @@ fn xla_unit_test_values() {
 }
 
 #[test]
+fn xla_shape_util_test_sizes() {
+    // ShapeUtilTest.Int4ShapeSize: s4[64,128] E(4) is 64*128/2 bytes, and
+    // so is s4[9216,6144] tiled (64,128)(8,1) with E(4).
+    let size = |text: &str| layout(text).buffer_size_in_bytes();
+    assert_eq!(size("s4[64,128]{1,0:E(4)}"), 64 * 128 / 2);
+    assert_eq!(
+        size("s4[9216,6144]{1,0:T(64,128)(8,1)E(4)}"),
+        9216 * 6144 / 2
+    );
+    // XlaShapeUtilTest.ZeroSize: any zero dimension is a zero-byte buffer.
+    for dims in [
+        "0,64,128", "128,0,64", "64,128,0", "0,63,127", "127,0,63", "63,127,0",
+    ] {
+        assert_eq!(size(&format!("s4[{dims}]{{2,1,0:E(4)}}")), 0);
+        assert_eq!(size(&format!("s4[{dims}]{{2,1,0:T(8,128)(2,1)E(4)}}")), 0);
+    }
+}
+
+#[test]
 fn tiles_with_more_dimensions_than_the_shape() {
     // f32[5]{0:T(2,2)} counts as f32[1,5]: rows 0 and 1 of each 2x2 tile,
     // the second row all padding.
