@@ -227,7 +227,8 @@ fn untiled_layouts_are_the_physical_layout() {
 }
 
 /// A random array with a random layout and 0 to 3 random tiles (`*`
-/// entries allowed but never last).
+/// entries allowed but never last), or classic padding of up to 2 per
+/// dimension when there are no tiles.
 fn tiled_array() -> impl Strategy<Value = Shape> {
     (0_usize..=4)
         .prop_flat_map(|rank| {
@@ -241,28 +242,29 @@ fn tiled_array() -> impl Strategy<Value = Shape> {
                     ),
                     0..=3,
                 ),
+                prop::collection::vec(0_i64..=2, rank),
             )
         })
-        .prop_map(|(dims, m2m, mut tiles)| {
+        .prop_map(|(dims, m2m, mut tiles, extra)| {
             for tile in &mut tiles {
                 if let Some(last) = tile.last_mut() {
                     *last = (*last).max(1);
                 }
             }
+            let mut layout = LayoutBuilder::new(&m2m);
+            if tiles.is_empty() {
+                layout =
+                    layout.padded_dimensions(dims.iter().zip(extra).map(|(d, e)| d + e).collect());
+            }
+            let tiles = tiles
+                .into_iter()
+                .map(|dimensions| Tile { dimensions })
+                .collect();
             Shape {
                 element_type: PrimitiveType::F32 as i32,
                 is_dynamic_dimension: vec![false; dims.len()],
                 dimensions: dims,
-                layout: Some(Box::new(
-                    LayoutBuilder::new(&m2m)
-                        .tiles(
-                            tiles
-                                .into_iter()
-                                .map(|dimensions| Tile { dimensions })
-                                .collect(),
-                        )
-                        .build(),
-                )),
+                layout: Some(Box::new(layout.tiles(tiles).build())),
                 ..Shape::default()
             }
         })
@@ -303,10 +305,10 @@ proptest! {
             }
         }
         prop_assert!(seen.iter().all(|&s| s));
-        // Without `*`, XLA's LinearIndexForNestedTiling agrees.
-        let combine = shape.layout.as_ref().unwrap().tiles.iter()
-            .any(|t| t.dimensions.contains(&COMBINE_DIMENSION));
-        if !combine {
+        // Tiled without `*`, XLA's LinearIndexForNestedTiling agrees.
+        let tiles = &shape.layout.as_ref().unwrap().tiles;
+        let combine = tiles.iter().any(|t| t.dimensions.contains(&COMBINE_DIMENSION));
+        if !tiles.is_empty() && !combine {
             for (position, element) in order.iter().enumerate() {
                 if element.is_some() {
                     let multi = tiled.logical(i64::try_from(position).unwrap()).unwrap().unwrap();
@@ -317,9 +319,17 @@ proptest! {
                 }
             }
         }
-        if shape.layout.as_ref().unwrap().tiles.is_empty() {
+        // Untiled (maybe classically padded), it is XLA's IndexUtil.
+        if tiles.is_empty() {
             let physical = PhysicalLayout::new(&shape).unwrap();
             prop_assert_eq!(tiled.buffer_len(), physical.padded_element_count());
+            for (position, element) in order.iter().enumerate() {
+                let position = i64::try_from(position).unwrap();
+                prop_assert_eq!(
+                    physical.multidimensional_index(position).ok(),
+                    element.map(|_| tiled.logical(position).unwrap().unwrap())
+                );
+            }
         }
     }
 }
