@@ -481,48 +481,81 @@ impl TiledLayout {
     }
 
     /// The odometer over the final coordinates (those of size 1 left out):
-    /// the most minor one runs in a tight loop, its valid positions a
-    /// prefix `0..bound` of its range.
+    /// the two most minor ones run in tight loops (TPU's `(2,1)` packing
+    /// makes the most minor run only 2 long), the innermost one's valid
+    /// positions a prefix `0..bound` of its range.
     fn run_linear(&self, plan: &LinearPlan, visitor: &mut impl FnMut(i64, Option<i64>)) {
         let active: Vec<usize> = (0..self.final_dims.len())
             .filter(|&c| self.final_dims[c] > 1)
             .collect();
-        let Some((&inner, outer)) = active.split_last() else {
-            // One position: every coordinate is 0.
-            let valid = plan.checks.iter().all(|check| check.limit > 0);
-            visitor(0, valid.then_some(0));
-            return;
+        let (inner, mid, outer) = match active.as_slice() {
+            [] => {
+                // One position: every coordinate is 0.
+                let valid = plan.checks.iter().all(|check| check.limit > 0);
+                visitor(0, valid.then_some(0));
+                return;
+            }
+            [inner] => (*inner, None, &[][..]),
+            [outer @ .., mid, inner] => (*inner, Some(*mid), outer),
         };
         let inner_len = self.final_dims[inner];
         let inner_rm = plan.row_major[inner];
+        let (mid_len, mid_rm) = mid.map_or((1, 0), |m| (self.final_dims[m], plan.row_major[m]));
+        let mid_weights: Vec<i64> = plan
+            .checks
+            .iter()
+            .map(|check| mid.map_or(0, |m| check.weights[m]))
+            .collect();
         let mut coords = vec![0_i64; outer.len()];
         let mut rm = 0_i64;
         let mut values = vec![0_i64; plan.checks.len()];
+        let mut row_values = values.clone();
         let mut position = 0_i64;
         loop {
-            // How far the inner coordinate may go before a check fails.
-            let mut bound = inner_len;
-            for (check, &value) in plan.checks.iter().zip(&values) {
-                let room = check.limit - value;
-                let w = check.weights[inner];
-                let allowed = if room <= 0 {
-                    0
-                } else if w == 0 {
-                    inner_len
-                } else {
-                    room / w + i64::from(room % w != 0)
-                };
-                bound = bound.min(allowed);
-            }
-            let mut element = rm;
-            for _ in 0..bound {
-                visitor(position, Some(element));
-                element = element.wrapping_add(inner_rm);
-                position += 1;
-            }
-            for _ in bound..inner_len {
-                visitor(position, None);
-                position += 1;
+            let mut row_rm = rm;
+            if plan.checks.is_empty() {
+                // No padding anywhere: a plain two-level loop.
+                for _ in 0..mid_len {
+                    let mut element = row_rm;
+                    for _ in 0..inner_len {
+                        visitor(position, Some(element));
+                        element = element.wrapping_add(inner_rm);
+                        position += 1;
+                    }
+                    row_rm = row_rm.wrapping_add(mid_rm);
+                }
+            } else {
+                row_values.copy_from_slice(&values);
+                for _ in 0..mid_len {
+                    // How far the inner coordinate may go before a check fails.
+                    let mut bound = inner_len;
+                    for (check, &value) in plan.checks.iter().zip(&row_values) {
+                        let room = check.limit - value;
+                        let w = check.weights[inner];
+                        let allowed = if room <= 0 {
+                            0
+                        } else if w == 0 {
+                            inner_len
+                        } else {
+                            room / w + i64::from(room % w != 0)
+                        };
+                        bound = bound.min(allowed);
+                    }
+                    let mut element = row_rm;
+                    for _ in 0..bound {
+                        visitor(position, Some(element));
+                        element = element.wrapping_add(inner_rm);
+                        position += 1;
+                    }
+                    for _ in bound..inner_len {
+                        visitor(position, None);
+                        position += 1;
+                    }
+                    row_rm = row_rm.wrapping_add(mid_rm);
+                    for (value, &w) in row_values.iter_mut().zip(&mid_weights) {
+                        *value = value.wrapping_add(w);
+                    }
+                }
             }
             // Step the outer coordinates, most minor first.
             let mut level = outer.len();
