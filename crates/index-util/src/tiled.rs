@@ -147,7 +147,7 @@ impl TiledLayout {
         let layout = shape
             .layout
             .as_deref()
-            .ok_or_else(|| unsupported(String::new()))?;
+            .ok_or_else(|| unsupported("no layout".to_owned()))?;
         let tiled = !layout.tiles.is_empty();
         if tiled && is_padded(shape) {
             return Err(unsupported(
