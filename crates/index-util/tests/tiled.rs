@@ -200,6 +200,26 @@ fn unsupported_layouts_are_errors() {
         ),
         Err(IndexError::Overflow { .. })
     ));
+    // Overflow anywhere (tile padding, tail padding, bits) is an error.
+    for text in [
+        "f32[9223372036854775807]{0:T(2,2)}",
+        "f32[2,3]{1,0:T(2,2)L(9223372036854775807)}",
+        "f32[2,2]{1,0:T(9223372036854775807,9223372036854775807)}",
+        "f64[1152921504606846976]{0:T(1)}",
+    ] {
+        assert!(
+            matches!(
+                TiledLayout::new(&text.parse().unwrap()),
+                Err(IndexError::Overflow { .. })
+            ),
+            "{text}"
+        );
+    }
+    // 2^60 elements of 4 bits fit: 2^59 bytes.
+    assert_eq!(
+        layout("s4[1152921504606846976]{0:T(1)E(4)}").buffer_size_in_bytes(),
+        1 << 59
+    );
     let tiled = layout("f32[3,5]{1,0:T(2,2)}");
     assert!(matches!(
         tiled.position(&[3, 0]),
