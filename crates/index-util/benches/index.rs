@@ -1,6 +1,7 @@
 //! Benchmarks of the hot paths against naive baselines in the same run:
-//! iterating all indices of f32[64,64,64,64] in physical order, and
-//! multi-dimensional -> linear index for rank 4.
+//! iterating all indices of f32[64,64,64,64] in physical order,
+//! multi-dimensional -> linear index for rank 4, and the buffer order of
+//! bf16[16,64,64,256] untiled and tiled (`TiledLayout::for_each_position`).
 //!
 //! Run: `cargo bench -p index-util --bench index -- --warm-up-time 1 --measurement-time 3`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -9,7 +10,8 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use index_util::{
-    ForEachIndex, PhysicalLayout, for_each_index, multidimensional_index_to_linear_index,
+    ForEachIndex, PhysicalLayout, TiledLayout, for_each_index,
+    multidimensional_index_to_linear_index,
 };
 use layout_util::make_layout;
 use schema::{PrimitiveType, Shape};
@@ -155,5 +157,44 @@ fn multi_to_linear(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, iteration, multi_to_linear);
+/// Every position of a buffer in memory order with the row-major element
+/// there: the untiled layout through `for_each_index` (the baseline) and
+/// through `TiledLayout`, and TPU's tiled bf16 formats.
+fn buffer_order(c: &mut Criterion) {
+    let dims = [16, 64, 64, 256];
+    let elements: i64 = dims.iter().product();
+    let mut group = c.benchmark_group("buffer order bf16[16,64,64,256]");
+    group.throughput(Throughput::Elements(elements as u64));
+    group.sample_size(10);
+    let untiled: Shape = "bf16[16,64,64,256]{3,2,1,0}".parse().unwrap();
+    group.bench_function("baseline: for_each_index untiled (callback)", |b| {
+        b.iter(|| {
+            let mut sum = 0_i64;
+            for_each_index(&untiled, &[0; 4], &dims, &[1; 4], |index| {
+                sum = sum.wrapping_add(index[0] ^ index[3]);
+            })
+            .unwrap();
+            black_box(sum)
+        });
+    });
+    for text in [
+        "bf16[16,64,64,256]{3,2,1,0}",
+        "bf16[16,64,64,256]{3,2,1,0:T(8,128)}",
+        "bf16[16,64,64,256]{3,2,1,0:T(8,128)(2,1)}",
+    ] {
+        let layout = TiledLayout::new(&text.parse().unwrap()).unwrap();
+        group.bench_function(format!("TiledLayout::for_each_position {text}"), |b| {
+            b.iter(|| {
+                let mut sum = 0_i64;
+                layout.for_each_position(|position, element| {
+                    sum = sum.wrapping_add(position ^ element.unwrap_or(-1));
+                });
+                black_box(sum)
+            });
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, iteration, multi_to_linear, buffer_order);
 criterion_main!(benches);

@@ -1,5 +1,9 @@
 //! Conversion between multi-dimensional indices and linear indices into the
 //! (padded) buffer, and dimension strides (XLA's `IndexUtil`).
+//!
+//! Like XLA's `IndexUtil`, these ignore tiles: under a tiled layout they
+//! describe the untiled array. [`TiledLayout`](crate::TiledLayout) gives
+//! positions in a tiled buffer.
 
 use schema::Shape;
 
@@ -7,7 +11,8 @@ use crate::{IndexError, PhysicalLayout};
 
 /// The stride in elements of each logical dimension in the buffer of
 /// `shape`: the product of the padded extents of the dimensions more minor
-/// than it in the layout.
+/// than it in the layout. Tiles are ignored, as in XLA's `IndexUtil` (a
+/// tiled buffer has no strides).
 ///
 /// # Errors
 ///
@@ -51,7 +56,8 @@ pub fn dimension_stride(shape: &Shape, dimension: usize) -> Result<i64, IndexErr
 
 /// The linear index of `index` in the buffer of `shape` (XLA's
 /// `IndexUtil::MultidimensionalIndexToLinearIndex`); with padding, the
-/// linear index is into the padded buffer.
+/// linear index is into the padded buffer. Tiles are ignored, as in XLA
+/// (see [`TiledLayout::position`](crate::TiledLayout::position)).
 ///
 /// The seeds' `[2 x 3]` array `a b c / d e f`: `{0,1}` stores
 /// `a d b e c f`, `{1,0}` stores `a b c d e f`, and padded to `[3, 5]`

@@ -137,4 +137,13 @@ pub enum IndexError {
         /// The tile as XLA prints it.
         tile: String,
     },
+
+    /// A layout whose buffer this crate does not model (it says why).
+    #[error("unsupported tiled layout {shape}: {reason}")]
+    UnsupportedTiledLayout {
+        /// The shape with its layout.
+        shape: String,
+        /// What is unsupported.
+        reason: String,
+    },
 }

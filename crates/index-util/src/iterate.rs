@@ -1,6 +1,8 @@
 //! Iteration over a region of an array in physical order (XLA's
 //! `ShapeUtil::ForEachIndex`): the most minor dimension (per the layout)
-//! moves fastest, so consecutive indices are adjacent in memory.
+//! moves fastest, so consecutive indices are adjacent in memory. Tiles are
+//! ignored, as in XLA: under a tiled layout this is not memory order (see
+//! [`TiledLayout::for_each_position`](crate::TiledLayout::for_each_position)).
 
 use schema::Shape;
 

@@ -4,6 +4,11 @@
 //! buffer) and nested tiling, dimension strides, index comparison, and
 //! iteration over a region in physical order.
 //!
+//! XLA's `IndexUtil` ignores tiles, and so do the functions named after it;
+//! [`TiledLayout`] is the buffer of any layout, tiled or not: positions of
+//! elements, the element at each position, iteration in memory order, and
+//! the buffer size (XLA's `ShapeUtil::ArraySize`).
+//!
 //! For repeated conversions on one shape, resolve it once into a
 //! [`PhysicalLayout`]; [`PhysicalLayout::linear_index_unchecked`] is the fast
 //! path for hot loops over known-valid indices.
@@ -21,6 +26,7 @@ mod convert;
 mod error;
 mod iterate;
 mod physical;
+mod tiled;
 mod tiling;
 
 pub use compare::{bump_indices, compare_indices, index_in_bounds};
@@ -31,4 +37,5 @@ pub use convert::{
 pub use error::IndexError;
 pub use iterate::{ForEachIndex, for_each_index};
 pub use physical::PhysicalLayout;
+pub use tiled::TiledLayout;
 pub use tiling::linear_index_for_nested_tiling;

@@ -15,7 +15,9 @@ use crate::IndexError;
 /// and friends) build one per call.
 ///
 /// Tiles, dynamic flags and element sizes are ignored, as in XLA's
-/// `IndexUtil`.
+/// `IndexUtil`: for a tiled layout these are the indices of the untiled
+/// array, not positions in its buffer; use [`TiledLayout`](crate::TiledLayout)
+/// for those.
 ///
 /// ```
 /// use index_util::PhysicalLayout;

@@ -16,7 +16,9 @@ use crate::{IndexError, PhysicalLayout};
 /// is linearized row-major; the tiles' padding counts as buffer space.
 /// Without tiles this is the untiled physical linear index. Classic padding
 /// (`padded_dimensions`) is not combined with tiles: the dimension sizes are
-/// tiled.
+/// tiled. This is XLA's per-index formula, with no buffer-level checks:
+/// [`TiledLayout`](crate::TiledLayout) also supports `*`, checks the buffer
+/// size once, and refuses tilings whose positions pass XLA's allocation.
 ///
 /// # Errors
 ///

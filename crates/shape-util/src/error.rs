@@ -152,6 +152,11 @@ pub enum ShapeError {
     #[error(transparent)]
     Layout(#[from] LayoutError),
 
+    /// The buffer of a tiled layout cannot be resolved (see
+    /// [`index_util::IndexError`]).
+    #[error(transparent)]
+    Index(#[from] index_util::IndexError),
+
     /// `make_validated_shape`: the dynamic flags do not match the dimensions.
     #[error("dynamic dimensions size {dynamic} did not match number of dimensions {dimensions}")]
     DynamicDimensionsSize {

@@ -121,7 +121,7 @@ pub use query::{
     tuple_element_count,
 };
 pub use size::{
-    byte_size_of, byte_size_of_elements, byte_size_of_primitive_type, byte_strides,
+    array_size, byte_size_of, byte_size_of_elements, byte_size_of_primitive_type, byte_strides,
     element_size_in_bits,
 };
 pub use validate::{validate_shape, validate_shape_with_optional_layout};

@@ -71,7 +71,8 @@ pub fn element_size_in_bits(shape: &Shape) -> Result<i64, ShapeError> {
 /// element count (bounded dynamic dimensions count with their bound;
 /// padded layouts with their padded extents) times the element size,
 /// rounded up to whole bytes when the layout sets `element_size_in_bits`.
-/// Tiles and tail padding are ignored, as in XLA. A buffer counts its array.
+/// Tiles and tail padding are ignored, as in XLA (see [`array_size`] for
+/// the bytes a tiled buffer occupies). A buffer counts its array.
 ///
 /// # Errors
 ///
@@ -177,6 +178,42 @@ pub fn byte_size_of(shape: &Shape, pointer_size: Option<i64>) -> Result<i64, Sha
             element_type: lowercase_type_name(shape.element_type),
         }),
     }
+}
+
+/// The bytes a buffer of an array shape occupies (XLA's
+/// `ShapeUtil::ArraySize`): tile padding, tail padding (`L(n)`), classic
+/// padding and sub-byte packing (`E(n)`) included. For a tiled layout this
+/// is exactly what XLA allocates; without tiles it is
+/// [`byte_size_of_elements`] (XLA ignores `L(n)` then). See
+/// [`index_util::TiledLayout`] for the positions in that buffer.
+///
+/// Where XLA's formula is silent this follows XLA's tiled-layout document:
+/// a `*` tile entry combines dimensions before rounding up (XLA's
+/// `ArraySize` would round up to a multiple of `i64::MIN`).
+///
+/// # Errors
+///
+/// [`ShapeError::NotAnArray`] for non-arrays; [`ShapeError::Index`] as
+/// [`index_util::TiledLayout::new`]: an invalid layout, tiles with classic
+/// padding or split configs, later tiles that pad beyond the first (XLA's
+/// `ArraySize` counts only the first tile, so XLA would address past its
+/// allocation), overflow.
+///
+/// ```
+/// let size = |text: &str| shape_util::array_size(&text.parse().unwrap()).unwrap();
+/// // XLA's figure 1: 2x3 tiles of 2x2 f32.
+/// assert_eq!(size("f32[3,5]{1,0:T(2,2)}"), 96);
+/// // What XLA's CPU client allocates for TPU's bf16 and packed s4 formats.
+/// assert_eq!(size("bf16[10,200]{1,0:T(8,128)(2,1)}"), 8192);
+/// assert_eq!(size("s4[10,200]{1,0:T(8,128)(4,1)E(4)}"), 2048);
+/// // A rank-1 shape under a 2-dimensional tile counts as [1,5].
+/// assert_eq!(size("f32[5]{0:T(2,2)}"), 48);
+/// // Untiled: the classic padded buffer.
+/// assert_eq!(size("f32[2,3]{0,1:PAD(3,5)}"), 60);
+/// ```
+pub fn array_size(shape: &Shape) -> Result<i64, ShapeError> {
+    let array = expect_array(shape)?;
+    Ok(index_util::TiledLayout::new(array)?.buffer_size_in_bytes())
 }
 
 /// The byte stride of each dimension of an array in its layout

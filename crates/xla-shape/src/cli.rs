@@ -125,22 +125,26 @@ pub enum Command {
         inputs: Vec<String>,
     },
 
-    /// Convert between a multi-dimensional index and the linear index into
-    /// the shape's (padded) buffer, under its layout.
+    /// Convert between a multi-dimensional index and the linear index (the
+    /// position) in the shape's buffer, under its layout: tiles and padding
+    /// included, the positions `order` lists.
     #[command(
         after_help = "Examples:\n  xla-shape index 'f32[10,20]{0,1}' --multi 3,5   # 53\n  \
         xla-shape index 'f32[10,20]{1,0}' --linear 65   # [3,5]\n  \
-        xla-shape index '[10,20]' --multi 3,5           # 65\n\n\
+        xla-shape index '[10,20]' --multi 3,5           # 65\n  \
+        xla-shape index 'f32[3,5]{1,0:T(2,2)}' --multi 2,3   # 17 (XLA's tiled-layout figure)\n\n\
         Give exactly one of --linear and --multi.\n\
         JSON fields: ok, linear, multi."
     )]
     Index(IndexArgs),
 
     /// For each position of the buffer in memory order, the row-major index of
-    /// the logical element stored there (`pad` for padding).
+    /// the logical element stored there (`pad` for padding: classic, tile or
+    /// tail padding).
     #[command(
         after_help = "Examples:\n  xla-shape order 'f32[2,3]{0,1}'   # 0 3 1 4 2 5\n  \
-        xla-shape order 'f32[2,3]{0,1:PAD(3,5)}'\n\n\
+        xla-shape order 'f32[2,3]{0,1:PAD(3,5)}'\n  \
+        xla-shape order 'f32[3,5]{1,0:T(2,2)}'   # 0 1 5 6 2 3 7 8 4 pad 9 pad ...\n\n\
         JSON fields: ok, input, order (null for padding)."
     )]
     Order {
@@ -197,11 +201,15 @@ pub enum Command {
         ops: Vec<String>,
     },
 
-    /// A readable report on each shape: sizes, layout, strides, padding, memory.
+    /// A readable report on each shape: sizes, layout, tiles, strides, padding, memory.
     #[command(after_help = "Examples:\n  xla-shape explain 'f32[2,3]{0,1}'\n  \
-        xla-shape --json explain 's4[8,128]{1,0:E(4)}'\n\n\
+        xla-shape --json explain 's4[8,128]{1,0:E(4)}'\n  \
+        xla-shape explain 'bf16[10,200]{1,0:T(8,128)(2,1)}'\n\n\
+        byte_size is XLA's ByteSizeOf (tiles ignored); buffer_size is the bytes a buffer\n\
+        occupies (tiles, padding and E(n) packing included: what XLA allocates).\n\
+        Strides are null for a tiled layout (a tiled buffer has none).\n\
         JSON fields: ok, input, element_type, rank, true_rank, element_count, byte_size,\n\
-        strides, byte_strides, major_to_minor, padded_dimensions.")]
+        buffer_size, tiles, strides, byte_strides, major_to_minor, padded_dimensions.")]
     Explain {
         /// Shape strings; none reads one per line from standard input.
         shapes: Vec<String>,

@@ -1,8 +1,8 @@
 //! `explain`: a readable report on a shape for a person (or, with `--json`,
 //! the same facts as fields).
 
-use index_util::PhysicalLayout;
-use schema::{PaddingValue, PrimitiveType, Shape};
+use index_util::{PhysicalLayout, TiledLayout};
+use schema::{COMBINE_DIMENSION, PaddingValue, PrimitiveType, Shape};
 use serde_json::{Value, json};
 
 use super::order::memory_order;
@@ -34,8 +34,8 @@ fn explain_array(shape: &Shape) -> Outcome {
     let element_count = shape_util::elements_in(shape).map_err(err)?;
     let byte_size = shape_util::byte_size_of(shape, None).map_err(err)?;
     let physical = PhysicalLayout::new(shape).map_err(err)?;
-    let byte_strides = shape_util::byte_strides(shape).map_err(err)?;
-    let strides = physical.strides();
+    let tiled = TiledLayout::new(shape).map_err(err)?;
+    let buffer_size = tiled.buffer_size_in_bytes();
     let major_to_minor: Vec<i64> = layout_util::minor_to_major(shape)
         .map_err(err)?
         .iter()
@@ -43,6 +43,13 @@ fn explain_array(shape: &Shape) -> Outcome {
         .copied()
         .collect();
     let padded = layout_util::is_padded(shape).then(|| physical.padded_dimensions().to_vec());
+    // A tiled buffer has no strides.
+    let strides = if tiled.is_tiled() {
+        None
+    } else {
+        let byte_strides = shape_util::byte_strides(shape).map_err(err)?;
+        Some((physical.strides().to_vec(), byte_strides))
+    };
 
     let bits = element_type.bit_width().unwrap_or(0);
     let mut lines = vec![
@@ -52,28 +59,96 @@ fn explain_array(shape: &Shape) -> Outcome {
         format!("elements: {element_count}"),
         format!("byte size: {byte_size}"),
         format!("layout: {}", layout_words(shape, &major_to_minor)),
-        format!(
+    ];
+    if tiled.is_tiled() {
+        lines.push(format!("tiles: {}", tile_words(&tiled)));
+        lines.push(format!(
+            "buffer size: {buffer_size} bytes ({} positions for {element_count} elements, {} bits each)",
+            tiled.buffer_len(),
+            tiled.element_size_in_bits(),
+        ));
+        lines.push("strides: none (a tiled buffer has no strides)".to_owned());
+    } else {
+        lines.push(format!("buffer size: {buffer_size} bytes"));
+    }
+    if let Some((strides, byte_strides)) = &strides {
+        lines.push(format!(
             "strides: {} elements, {} bytes",
             list(strides),
-            list(&byte_strides)
-        ),
-        format!("padding: {}", padding_words(shape, &physical)?),
-    ];
-    if physical.padded_element_count() <= MAX_PICTURE {
-        lines.push(format!("memory: {}", memory_picture(shape, &physical)?));
+            list(byte_strides)
+        ));
     }
+    lines.push(format!(
+        "padding: {}",
+        padding_words(shape, &physical, &tiled)?
+    ));
+    if tiled.buffer_len() <= MAX_PICTURE {
+        lines.push(format!("memory: {}", memory_picture(shape, &tiled)?));
+    }
+    let tiles: Vec<Vec<Value>> = tiled
+        .tiles()
+        .map(|tile| tile.iter().map(|&d| tile_entry_json(d)).collect())
+        .collect();
     let fields = json!({
         "element_type": name,
         "rank": rank,
         "true_rank": true_rank,
         "element_count": element_count,
         "byte_size": byte_size,
-        "strides": strides,
-        "byte_strides": byte_strides,
+        "buffer_size": buffer_size,
+        "tiles": tiles,
+        "strides": strides.as_ref().map(|s| &s.0),
+        "byte_strides": strides.as_ref().map(|s| &s.1),
         "major_to_minor": major_to_minor,
         "padded_dimensions": padded,
     });
     Ok((lines.join("\n"), fields))
+}
+
+/// A tile entry in JSON: its size, or `"*"` for a combined dimension.
+fn tile_entry_json(d: i64) -> Value {
+    if d == COMBINE_DIMENSION {
+        json!("*")
+    } else {
+        json!(d)
+    }
+}
+
+/// `T(8,128)(2,1)` in words: `8x128 tiles over the 2 most minor dimensions,
+/// then 2x1 tiles over the 2 most minor dimensions of the result`.
+fn tile_words(tiled: &TiledLayout) -> String {
+    let mut words = Vec::new();
+    for (level, tile) in tiled.tiles().enumerate() {
+        let sizes: Vec<String> = tile
+            .iter()
+            .map(|&d| {
+                if d == COMBINE_DIMENSION {
+                    "*".to_owned()
+                } else {
+                    d.to_string()
+                }
+            })
+            .collect();
+        let over = match (level, tile.len()) {
+            (0, 1) => "the most minor dimension".to_owned(),
+            (0, n) => format!("the {n} most minor dimensions"),
+            (_, 1) => "the most minor dimension of the result".to_owned(),
+            (_, n) => format!("the {n} most minor dimensions of the result"),
+        };
+        let then = if level == 0 { "" } else { "then " };
+        words.push(format!("{then}{} tiles over {over}", sizes.join("x")));
+    }
+    let mut text = words.join(", ");
+    if tiled.tiles().any(|t| t.contains(&COMBINE_DIMENSION)) {
+        text.push_str(" (* combines a dimension with the next more minor one)");
+    }
+    if let Some(dims) = tiled.first_tile_dimensions() {
+        text.push_str(&format!("; laid out as {}", list(&dims)));
+        if tiled.tiles().len() > 1 {
+            text.push_str(&format!(", then {}", list(tiled.buffer_dimensions())));
+        }
+    }
+    text
 }
 
 /// `major to minor: dim 1 (size 3), dim 0 (size 2)`.
@@ -96,18 +171,28 @@ fn layout_words(shape: &Shape, major_to_minor: &[i64]) -> String {
 }
 
 /// `none`, or the padded extents and the padding value.
-fn padding_words(shape: &Shape, physical: &PhysicalLayout) -> Result<String, String> {
-    if !layout_util::is_padded(shape) {
-        return Ok("none".to_owned());
-    }
-    let value = padding_value(shape)?;
-    Ok(format!(
-        "padded to {} with {} ({} positions for {} elements)",
-        list(physical.padded_dimensions()),
-        value.as_str_name(),
-        physical.padded_element_count(),
-        shape_util::elements_in(shape).map_err(err)?,
-    ))
+fn padding_words(
+    shape: &Shape,
+    physical: &PhysicalLayout,
+    tiled: &TiledLayout,
+) -> Result<String, String> {
+    Ok(if layout_util::is_padded(shape) {
+        format!(
+            "padded to {} with {} ({} positions for {} elements)",
+            list(physical.padded_dimensions()),
+            padding_value(shape)?.as_str_name(),
+            physical.padded_element_count(),
+            shape_util::elements_in(shape).map_err(err)?,
+        )
+    } else if tiled.is_tiled() {
+        let elements: i64 = tiled.dimensions().iter().product();
+        format!(
+            "{} positions of tile and tail padding (any value)",
+            tiled.buffer_len() - elements
+        )
+    } else {
+        "none".to_owned()
+    })
 }
 
 fn padding_value(shape: &Shape) -> Result<PaddingValue, String> {
@@ -120,16 +205,17 @@ fn padding_value(shape: &Shape) -> Result<PaddingValue, String> {
 
 /// The buffer in memory order: elements named `a`, `b`, ... in row-major
 /// order with padding shown by its value (`0`, `1`, `lo`, `hi`, `?`), as in
-/// the seeds' `a d 0 b e 0 ...`; past 26 elements, row-major numbers with
+/// the seeds' `a d 0 b e 0 ...` (tile padding, of any value, as `.` like
+/// XLA's tiled-layout figure); past 26 elements, row-major numbers with
 /// `pad` for padding.
-fn memory_picture(shape: &Shape, physical: &PhysicalLayout) -> Result<String, String> {
-    let count = physical.dimensions().iter().product::<i64>();
-    let pad = if count <= 26 {
-        padding_label(padding_value(shape)?)
-    } else {
-        "pad"
+fn memory_picture(shape: &Shape, tiled: &TiledLayout) -> Result<String, String> {
+    let count = tiled.dimensions().iter().product::<i64>();
+    let pad = match padding_value(shape)? {
+        _ if count > 26 => "pad",
+        _ if tiled.is_tiled() => ".",
+        value => padding_label(value),
     };
-    let cells: Vec<String> = memory_order(physical)?
+    let cells: Vec<String> = memory_order(tiled)?
         .into_iter()
         .map(|cell| cell.map_or_else(|| pad.to_owned(), |i| element_label(i, count)))
         .collect();
@@ -153,6 +239,8 @@ fn explain_other(shape: &Shape) -> Outcome {
         "true_rank": Value::Null,
         "element_count": Value::Null,
         "byte_size": byte_size,
+        "buffer_size": Value::Null,
+        "tiles": Value::Null,
         "strides": Value::Null,
         "byte_strides": Value::Null,
         "major_to_minor": Value::Null,

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use index_util::{IndexError, PhysicalLayout};
+use index_util::{IndexError, PhysicalLayout, TiledLayout};
 
 use super::{memory_order, run};
 
@@ -43,12 +43,13 @@ fn memory_order_is_the_per_position_definition() {
         "u8[1,1,1]{0,1,2:PAD(1,3,1)}",
         "u8[2,2,2,2]{3,1,2,0:PAD(2,3,3,2)}",
     ] {
-        let layout = layout(text);
-        assert_eq!(memory_order(&layout).unwrap(), reference(&layout), "{text}");
+        let tiled = TiledLayout::new(&text.parse().unwrap()).unwrap();
+        assert_eq!(memory_order(&tiled).unwrap(), reference(&layout(text)), "{text}");
     }
     // The seed: rows of 3 padded to 5, column-major.
     assert_eq!(
-        memory_order(&layout("f32[2,3]{0,1:PAD(3,5)}")).unwrap()[..6],
+        memory_order(&TiledLayout::new(&"f32[2,3]{0,1:PAD(3,5)}".parse().unwrap()).unwrap())
+            .unwrap()[..6],
         [Some(0), Some(3), None, Some(1), Some(4), None]
     );
 }

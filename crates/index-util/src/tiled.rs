@@ -1,0 +1,684 @@
+//! [`TiledLayout`]: the buffer of an array under any XLA layout — tiled
+//! (XLA's "Tiled layout" document), classically padded, or plain — as a
+//! list of positions, each holding one logical element or padding.
+
+use layout_util::{is_padded, padded_dimensions};
+use schema::{COMBINE_DIMENSION, PrimitiveType, Shape};
+
+use crate::{IndexError, PhysicalLayout};
+
+/// The buffer of an array shape under its layout, tiles included.
+///
+/// XLA's tiling (the "Tiled layout" document, and
+/// `LayoutUtil::LinearIndexForNestedTiling`): start from the physical
+/// dimensions, most major first. Each tile `T(t1,...,tr)` in turn applies to
+/// the `r` most minor dimensions of the previous result (leading
+/// dimensions of size 1 are added when there are fewer than `r`): a `*`
+/// entry combines its dimension into the next more minor one (sizes
+/// multiply, row-major), then each remaining dimension `d` tiled by `t`
+/// becomes `ceil(d / t)` tile indices, and the `t`-sized within-tile
+/// dimensions follow them, in order. The final dimensions are laid out
+/// row-major; positions whose index falls outside a dimension it was cut
+/// from are padding. A layout without tiles is the plain (or classically
+/// padded) layout, so one type serves every layout.
+///
+/// The buffer holds [`buffer_len`](Self::buffer_len) elements: the
+/// positions of the tiling, rounded up (for a tiled layout) to the layout's
+/// `tail_padding_alignment_in_elements` (`L(n)`), which is exactly what
+/// XLA's `ShapeUtil::ArraySize` allocates (XLA ignores `L(n)` without
+/// tiles, and so does this); see
+/// [`buffer_size_in_bytes`](Self::buffer_size_in_bytes) for bytes with
+/// `E(n)` packing.
+///
+/// XLA's own `IndexUtil` functions
+/// ([`multidimensional_index_to_linear_index`](crate::multidimensional_index_to_linear_index)
+/// and friends, [`PhysicalLayout`]) ignore tiles; this is the type for
+/// tiled buffers.
+///
+/// XLA's figure 1, `f32[3,5]{1,0:T(2,2)}`, row-major elements 0..15 in 2x2
+/// tiles (`.` is padding):
+///
+/// ```
+/// use index_util::TiledLayout;
+/// let shape: schema::Shape = "f32[3,5]{1,0:T(2,2)}".parse().unwrap();
+/// let layout = TiledLayout::new(&shape).unwrap();
+/// let mut cells = Vec::new();
+/// layout.for_each_position(|_, element| {
+///     cells.push(element.map_or(".".to_owned(), |e| e.to_string()));
+/// });
+/// assert_eq!(
+///     cells.join(" "),
+///     "0 1 5 6 2 3 7 8 4 . 9 . 10 11 . . 12 13 . . 14 . . ."
+/// );
+/// assert_eq!(layout.buffer_len(), 24);
+/// // The document's worked example: element (2,3) is at 17, and back.
+/// assert_eq!(layout.position(&[2, 3]).unwrap(), 17);
+/// assert_eq!(layout.logical(17).unwrap(), Some(vec![2, 3]));
+/// assert_eq!(layout.logical(9).unwrap(), None);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TiledLayout {
+    /// The logical dimension sizes.
+    dimensions: Vec<i64>,
+    /// The logical dimension at each physical position, most major first.
+    major_to_minor: Vec<usize>,
+    /// The physical extents (classic padding included), most major first.
+    extents: Vec<i64>,
+    /// The tiling levels, in the order they apply.
+    levels: Vec<Level>,
+    /// The sizes of the final (row-major) dimensions of the buffer.
+    final_dims: Vec<i64>,
+    /// The product of `final_dims`: positions before tail padding.
+    tiled_len: i64,
+    /// `tiled_len` rounded up to the tail padding alignment.
+    buffer_len: i64,
+    /// Bits per element in the buffer (`E(n)`, or the type's bytes × 8).
+    element_bits: i64,
+    /// The fast iteration plan, when no tile has a `*`.
+    linear: Option<LinearPlan>,
+}
+
+/// One tile applied to the dimensions of the previous level.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Level {
+    /// The tile as XLA prints it, e.g. `(8,128)`.
+    text: String,
+    /// The tile's dimensions (`*` as [`COMBINE_DIMENSION`]).
+    tile: Vec<i64>,
+    /// Leading size-1 dimensions added before tiling.
+    added: usize,
+    /// Dimensions (after `added`) left as they are, most major first.
+    kept: usize,
+    /// The tiled dimensions, most major first.
+    groups: Vec<Group>,
+}
+
+/// Input dimensions combined by `*` into one, tiled by `tile`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Group {
+    /// The sizes of the combined input dimensions, most major first (one
+    /// unless the tile has `*` entries).
+    sizes: Vec<i64>,
+    /// Their product.
+    size: i64,
+    tile: i64,
+    /// `ceil(size / tile)`.
+    count: i64,
+}
+
+/// What iteration in buffer order needs: per final dimension, its weight in
+/// the row-major logical index; and the values that must stay below a
+/// limit (dimensions cut into padded tiles), as weights over the final
+/// coordinates. Every intermediate index is a sum of final coordinates
+/// times such weights when no tile combines dimensions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct LinearPlan {
+    row_major: Vec<i64>,
+    checks: Vec<Check>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Check {
+    weights: Vec<i64>,
+    limit: i64,
+}
+
+impl TiledLayout {
+    /// Resolves the buffer of `shape`.
+    ///
+    /// # Errors
+    ///
+    /// As [`PhysicalLayout::new`] (not an array, no or an invalid layout, a
+    /// negative dimension); [`IndexError::UnsupportedTiledLayout`] for tiles
+    /// combined with classic padding or split configs, a `*` as the most
+    /// minor entry of a tile, or later tiles that pad beyond the first
+    /// (XLA's `ArraySize` assumes they do not and allocates less);
+    /// [`IndexError::Overflow`] if the buffer has more than `i64::MAX`
+    /// elements or bits.
+    pub fn new(shape: &Shape) -> Result<Self, IndexError> {
+        let physical = PhysicalLayout::new(shape)?;
+        let unsupported = |reason: String| IndexError::UnsupportedTiledLayout {
+            shape: shape.to_string(),
+            reason,
+        };
+        let overflow = || IndexError::Overflow {
+            shape: shape.human_string(),
+        };
+        let layout = shape
+            .layout
+            .as_deref()
+            .ok_or_else(|| unsupported("no layout".to_owned()))?;
+        let tiled = !layout.tiles.is_empty();
+        if tiled && is_padded(shape) {
+            return Err(unsupported(
+                "tiles combined with classic padding (padded_dimensions)".to_owned(),
+            ));
+        }
+        if tiled && !layout.split_configs.is_empty() {
+            return Err(unsupported("tiles combined with split configs".to_owned()));
+        }
+        let major_to_minor: Vec<usize> = physical.minor_to_major().iter().rev().copied().collect();
+        let padded = padded_dimensions(shape)?;
+        let extents: Vec<i64> = major_to_minor.iter().map(|&d| padded[d]).collect();
+
+        let mut dims = extents.clone();
+        let mut levels = Vec::with_capacity(layout.tiles.len());
+        let mut first_level_len = None;
+        for tile in &layout.tiles {
+            let level =
+                Level::new(&tile.dimensions, tile.to_string(), &dims).map_err(unsupported)?;
+            dims = level.output(&dims);
+            let len = checked_product(&dims).ok_or_else(overflow)?;
+            if let Some(first) = first_level_len {
+                if len != first {
+                    return Err(unsupported(format!(
+                        "tile {} pads the buffer to {len} elements, but XLA allocates {first} (ShapeUtil::ArraySize counts only the first tile)",
+                        level.text
+                    )));
+                }
+            } else {
+                first_level_len = Some(len);
+            }
+            levels.push(level);
+        }
+        let tiled_len = checked_product(&dims).ok_or_else(overflow)?;
+        // XLA's ArraySize applies `L(n)` to tiled layouts only.
+        let alignment = if tiled {
+            layout.tail_padding_alignment_in_elements.max(1)
+        } else {
+            1
+        };
+        let buffer_len = match tiled_len % alignment {
+            0 => Some(tiled_len),
+            rest => tiled_len.checked_add(alignment - rest),
+        }
+        .ok_or_else(overflow)?;
+        let element_bits = match layout.element_size_in_bits {
+            0 => PrimitiveType::try_from(shape.element_type)
+                .ok()
+                .and_then(PrimitiveType::byte_width)
+                .map_or(0, |bytes| bytes * 8),
+            bits => bits,
+        };
+        i128::from(buffer_len)
+            .checked_mul(i128::from(element_bits))
+            .and_then(|bits| i64::try_from(bits).ok())
+            .ok_or_else(overflow)?;
+        let mut tiled = Self {
+            dimensions: shape.dimensions.clone(),
+            major_to_minor,
+            extents,
+            levels,
+            final_dims: dims,
+            tiled_len,
+            buffer_len,
+            element_bits,
+            linear: None,
+        };
+        tiled.linear = tiled.linear_plan();
+        Ok(tiled)
+    }
+
+    /// The number of dimensions of the array.
+    pub fn rank(&self) -> usize {
+        self.dimensions.len()
+    }
+
+    /// The logical dimension sizes.
+    pub fn dimensions(&self) -> &[i64] {
+        &self.dimensions
+    }
+
+    /// Whether the layout has tiles.
+    pub fn is_tiled(&self) -> bool {
+        !self.levels.is_empty()
+    }
+
+    /// The tiles, in the order they apply (`*` as
+    /// [`schema::COMBINE_DIMENSION`]).
+    pub fn tiles(&self) -> impl ExactSizeIterator<Item = &[i64]> {
+        self.levels.iter().map(|level| level.tile.as_slice())
+    }
+
+    /// The dimensions the buffer is laid out in row-major order after all
+    /// tiles: for `f32[3,5]{1,0:T(2,2)}`, `[2, 3, 2, 2]` (2x3 tiles of 2x2).
+    /// Without tiles, the physical (padded) extents, most major first.
+    pub fn buffer_dimensions(&self) -> &[i64] {
+        &self.final_dims
+    }
+
+    /// The dimensions of the first tiling level, for drawing tile outlines:
+    /// the tile counts and the first tile's shape, as
+    /// [`buffer_dimensions`](Self::buffer_dimensions) after only the first
+    /// tile. `None` without tiles.
+    ///
+    /// ```
+    /// let shape: schema::Shape = "bf16[10,200]{1,0:T(8,128)(2,1)}".parse().unwrap();
+    /// let layout = index_util::TiledLayout::new(&shape).unwrap();
+    /// assert_eq!(layout.first_tile_dimensions(), Some(vec![2, 2, 8, 128]));
+    /// assert_eq!(layout.buffer_dimensions(), [2, 2, 4, 128, 2, 1]);
+    /// ```
+    pub fn first_tile_dimensions(&self) -> Option<Vec<i64>> {
+        self.levels.first().map(|level| level.output(&self.extents))
+    }
+
+    /// The number of element positions in the buffer, tile padding and
+    /// tail padding included (XLA's `ShapeUtil::ArraySize` in elements).
+    pub fn buffer_len(&self) -> i64 {
+        self.buffer_len
+    }
+
+    /// The bits each element takes: the layout's `element_size_in_bits`
+    /// (`E(n)`), else the type's byte width × 8.
+    pub fn element_size_in_bits(&self) -> i64 {
+        self.element_bits
+    }
+
+    /// The bytes of the buffer: `ceil(buffer_len × bits / 8)`, exactly XLA's
+    /// `ShapeUtil::ArraySize` for a tiled layout (and the classic padded
+    /// buffer, per element size, otherwise).
+    ///
+    /// ```
+    /// use index_util::TiledLayout;
+    /// let size = |text: &str| TiledLayout::new(&text.parse().unwrap()).unwrap().buffer_size_in_bytes();
+    /// // One (8,128) tile of bf16 per 8 rows and 128 columns: 2 x 2 tiles.
+    /// assert_eq!(size("bf16[10,200]{1,0:T(8,128)(2,1)}"), 8192);
+    /// // Seven 4-bit elements in one tile of 8: 4 bytes.
+    /// assert_eq!(size("s4[7]{0:T(8)E(4)}"), 4);
+    /// ```
+    pub fn buffer_size_in_bytes(&self) -> i64 {
+        // `new` checked that the bit count fits.
+        let bits = self.buffer_len.saturating_mul(self.element_bits);
+        bits / 8 + i64::from(bits % 8 != 0)
+    }
+
+    /// The byte holding the element at `position`, and the bit offset of
+    /// the element in it (0 unless elements are narrower than a byte; XLA
+    /// packs sub-byte elements from the least significant bit).
+    pub fn byte_offset(&self, position: i64) -> (i64, u32) {
+        let bits = position.saturating_mul(self.element_bits);
+        (bits / 8, u32::try_from(bits % 8).unwrap_or_default())
+    }
+
+    /// The position in the buffer of the element at `index`.
+    ///
+    /// # Errors
+    ///
+    /// [`IndexError::RankMismatch`]; [`IndexError::IndexOutOfBounds`].
+    ///
+    /// ```
+    /// // XLA's document, figure 2: f32[4,8]{1,0:T(2,4)(2,1)}.
+    /// let shape: schema::Shape = "f32[4,8]{1,0:T(2,4)(2,1)}".parse().unwrap();
+    /// let layout = index_util::TiledLayout::new(&shape).unwrap();
+    /// assert_eq!(layout.position(&[1, 0]).unwrap(), 1);
+    /// assert_eq!(layout.position(&[0, 1]).unwrap(), 2);
+    /// assert_eq!(layout.position(&[0, 4]).unwrap(), 8);
+    /// ```
+    pub fn position(&self, index: &[i64]) -> Result<i64, IndexError> {
+        if index.len() != self.rank() {
+            return Err(IndexError::RankMismatch {
+                len: index.len(),
+                rank: self.rank(),
+            });
+        }
+        if let Some(d) = (0..self.rank()).find(|&d| index[d] < 0 || index[d] >= self.dimensions[d])
+        {
+            return Err(IndexError::IndexOutOfBounds {
+                index: index.to_vec(),
+                dimension: d,
+                size: self.dimensions[d],
+            });
+        }
+        let mut dims = self.extents.clone();
+        let mut idx: Vec<i64> = self.major_to_minor.iter().map(|&d| index[d]).collect();
+        for level in &self.levels {
+            idx = level.forward(&dims, &idx);
+            dims = level.output(&dims);
+        }
+        // In bounds: the row-major position is below `tiled_len`.
+        Ok(idx.iter().zip(&dims).fold(0, |acc, (&i, &d)| acc * d + i))
+    }
+
+    /// The multi-dimensional index of the element at `position`, or `None`
+    /// for a padding position.
+    ///
+    /// # Errors
+    ///
+    /// [`IndexError::LinearIndexOutOfBounds`] if `position` is outside the
+    /// buffer.
+    pub fn logical(&self, position: i64) -> Result<Option<Vec<i64>>, IndexError> {
+        if position < 0 || position >= self.buffer_len {
+            return Err(IndexError::LinearIndexOutOfBounds {
+                linear: position,
+                size: self.buffer_len,
+            });
+        }
+        if position >= self.tiled_len {
+            return Ok(None);
+        }
+        let mut idx = vec![0; self.final_dims.len()];
+        let mut rest = position;
+        for (i, &d) in idx.iter_mut().zip(&self.final_dims).rev() {
+            *i = rest % d;
+            rest /= d;
+        }
+        for level in self.levels.iter().rev() {
+            match level.backward(&idx) {
+                Some(previous) => idx = previous,
+                None => return Ok(None),
+            }
+        }
+        let mut index = vec![0; self.rank()];
+        for (&d, &i) in self.major_to_minor.iter().zip(&idx) {
+            // Classic padding: inside the extent, past the size.
+            if i >= self.dimensions[d] {
+                return Ok(None);
+            }
+            index[d] = i;
+        }
+        Ok(Some(index))
+    }
+
+    /// The row-major index (over the logical dimensions) of the element at
+    /// `position`, or `None` for padding.
+    ///
+    /// # Errors
+    ///
+    /// As [`logical`](Self::logical).
+    pub fn logical_row_major(&self, position: i64) -> Result<Option<i64>, IndexError> {
+        Ok(self.logical(position)?.map(|index| self.row_major(&index)))
+    }
+
+    /// The row-major index of a valid multi-dimensional index.
+    fn row_major(&self, index: &[i64]) -> i64 {
+        index
+            .iter()
+            .zip(&self.dimensions)
+            .fold(0, |acc, (&i, &d)| acc * d + i)
+    }
+
+    /// Calls `visitor(position, element)` for every position of the buffer
+    /// in order, `element` being the row-major index of the logical element
+    /// stored there or `None` for padding. Incremental (no division per
+    /// position) unless a tile combines dimensions with `*`.
+    ///
+    /// ```
+    /// // XLA's figure 2, first 2x4 tile: pairs of rows interleaved.
+    /// let shape: schema::Shape = "f32[4,8]{1,0:T(2,4)(2,1)}".parse().unwrap();
+    /// let mut order = Vec::new();
+    /// index_util::TiledLayout::new(&shape).unwrap().for_each_position(|_, e| order.push(e.unwrap()));
+    /// assert_eq!(order[..8], [0, 8, 1, 9, 2, 10, 3, 11]);
+    /// ```
+    pub fn for_each_position(&self, mut visitor: impl FnMut(i64, Option<i64>)) {
+        match &self.linear {
+            Some(plan) if self.tiled_len > 0 => self.run_linear(plan, &mut visitor),
+            Some(_) => {}
+            None => {
+                for position in 0..self.tiled_len {
+                    visitor(position, self.logical_row_major(position).ok().flatten());
+                }
+            }
+        }
+        for position in self.tiled_len..self.buffer_len {
+            visitor(position, None);
+        }
+    }
+
+    /// The iteration plan over the final coordinates, if every level is
+    /// linear (no `*`).
+    fn linear_plan(&self) -> Option<LinearPlan> {
+        let k = self.final_dims.len();
+        // weights[j][c]: the weight of final coordinate c in dimension j of
+        // the current level, going backwards from the final dimensions.
+        let mut weights: Vec<Vec<i64>> = (0..k)
+            .map(|j| (0..k).map(|c| i64::from(j == c)).collect())
+            .collect();
+        let mut checks = Vec::new();
+        for level in self.levels.iter().rev() {
+            if level.groups.iter().any(|g| g.sizes.len() != 1) {
+                return None;
+            }
+            let (kept, n) = (level.kept, level.groups.len());
+            let mut previous: Vec<Vec<i64>> = weights[..kept].to_vec();
+            for (g, group) in level.groups.iter().enumerate() {
+                let merged: Vec<i64> = weights[kept + g]
+                    .iter()
+                    .zip(&weights[kept + n + g])
+                    .map(|(&o, &i)| o.wrapping_mul(group.tile).wrapping_add(i))
+                    .collect();
+                if group.count.wrapping_mul(group.tile) != group.size {
+                    checks.push(Check {
+                        weights: merged.clone(),
+                        limit: group.size,
+                    });
+                }
+                previous.push(merged);
+            }
+            // The added leading dimensions have size 1: the check above
+            // keeps them at 0, so they drop out.
+            previous.drain(kept..kept + level.added);
+            weights = previous;
+        }
+        let mut rm_strides = vec![0_i64; self.rank()];
+        let mut stride = 1_i64;
+        for d in (0..self.rank()).rev() {
+            rm_strides[d] = stride;
+            stride = stride.wrapping_mul(self.dimensions[d]);
+        }
+        let mut row_major = vec![0_i64; k];
+        for ((&d, w), &extent) in self.major_to_minor.iter().zip(&weights).zip(&self.extents) {
+            for (r, &wc) in row_major.iter_mut().zip(w) {
+                *r = r.wrapping_add(wc.wrapping_mul(rm_strides[d]));
+            }
+            if extent > self.dimensions[d] {
+                checks.push(Check {
+                    weights: w.clone(),
+                    limit: self.dimensions[d],
+                });
+            }
+        }
+        Some(LinearPlan { row_major, checks })
+    }
+
+    /// The odometer over the final coordinates (those of size 1 left out):
+    /// the two most minor ones run in tight loops (TPU's `(2,1)` packing
+    /// makes the most minor run only 2 long), the innermost one's valid
+    /// positions a prefix `0..bound` of its range.
+    fn run_linear(&self, plan: &LinearPlan, visitor: &mut impl FnMut(i64, Option<i64>)) {
+        let active: Vec<usize> = (0..self.final_dims.len())
+            .filter(|&c| self.final_dims[c] > 1)
+            .collect();
+        let (inner, mid, outer) = match active.as_slice() {
+            [] => {
+                // One position: every coordinate is 0.
+                let valid = plan.checks.iter().all(|check| check.limit > 0);
+                visitor(0, valid.then_some(0));
+                return;
+            }
+            [inner] => (*inner, None, &[][..]),
+            [outer @ .., mid, inner] => (*inner, Some(*mid), outer),
+        };
+        let inner_len = self.final_dims[inner];
+        let inner_rm = plan.row_major[inner];
+        let (mid_len, mid_rm) = mid.map_or((1, 0), |m| (self.final_dims[m], plan.row_major[m]));
+        let mid_weights: Vec<i64> = plan
+            .checks
+            .iter()
+            .map(|check| mid.map_or(0, |m| check.weights[m]))
+            .collect();
+        let mut coords = vec![0_i64; outer.len()];
+        let mut rm = 0_i64;
+        let mut values = vec![0_i64; plan.checks.len()];
+        let mut row_values = values.clone();
+        let mut position = 0_i64;
+        loop {
+            let mut row_rm = rm;
+            if plan.checks.is_empty() {
+                // No padding anywhere: a plain two-level loop.
+                for _ in 0..mid_len {
+                    let mut element = row_rm;
+                    for _ in 0..inner_len {
+                        visitor(position, Some(element));
+                        element = element.wrapping_add(inner_rm);
+                        position += 1;
+                    }
+                    row_rm = row_rm.wrapping_add(mid_rm);
+                }
+            } else {
+                row_values.copy_from_slice(&values);
+                for _ in 0..mid_len {
+                    // How far the inner coordinate may go before a check fails.
+                    let mut bound = inner_len;
+                    for (check, &value) in plan.checks.iter().zip(&row_values) {
+                        let room = check.limit - value;
+                        let w = check.weights[inner];
+                        let allowed = if room <= 0 {
+                            0
+                        } else if w == 0 {
+                            inner_len
+                        } else {
+                            room / w + i64::from(room % w != 0)
+                        };
+                        bound = bound.min(allowed);
+                    }
+                    let mut element = row_rm;
+                    for _ in 0..bound {
+                        visitor(position, Some(element));
+                        element = element.wrapping_add(inner_rm);
+                        position += 1;
+                    }
+                    for _ in bound..inner_len {
+                        visitor(position, None);
+                        position += 1;
+                    }
+                    row_rm = row_rm.wrapping_add(mid_rm);
+                    for (value, &w) in row_values.iter_mut().zip(&mid_weights) {
+                        *value = value.wrapping_add(w);
+                    }
+                }
+            }
+            // Step the outer coordinates, most minor first.
+            let mut level = outer.len();
+            loop {
+                if level == 0 {
+                    return;
+                }
+                level -= 1;
+                let c = outer[level];
+                coords[level] += 1;
+                rm = rm.wrapping_add(plan.row_major[c]);
+                for (value, check) in values.iter_mut().zip(&plan.checks) {
+                    *value = value.wrapping_add(check.weights[c]);
+                }
+                if coords[level] < self.final_dims[c] {
+                    break;
+                }
+                let back = self.final_dims[c];
+                coords[level] = 0;
+                rm = rm.wrapping_sub(plan.row_major[c].wrapping_mul(back));
+                for (value, check) in values.iter_mut().zip(&plan.checks) {
+                    *value = value.wrapping_sub(check.weights[c].wrapping_mul(back));
+                }
+            }
+        }
+    }
+}
+
+impl Level {
+    /// The level of `tile` over dimensions `dims` (most major first).
+    fn new(tile: &[i64], text: String, dims: &[i64]) -> Result<Self, String> {
+        if tile.last() == Some(&COMBINE_DIMENSION) {
+            return Err(format!(
+                "tile {text} ends with *, which has no more minor dimension to combine with"
+            ));
+        }
+        let added = tile.len().saturating_sub(dims.len());
+        let kept = dims.len() + added - tile.len();
+        let mut groups = Vec::new();
+        let mut sizes = Vec::new();
+        let tiled = std::iter::repeat_n(1, added).chain(dims[kept..].iter().copied());
+        for (size, &t) in tiled.zip(tile) {
+            sizes.push(size);
+            if t != COMBINE_DIMENSION {
+                let size = checked_product(&sizes).ok_or_else(|| {
+                    format!("tile {text} combines dimensions past i64::MAX elements")
+                })?;
+                // Validation made `t` positive.
+                groups.push(Group {
+                    sizes: std::mem::take(&mut sizes),
+                    size,
+                    tile: t,
+                    count: size / t + i64::from(size % t != 0),
+                });
+            }
+        }
+        Ok(Self {
+            text,
+            tile: tile.to_vec(),
+            added,
+            kept,
+            groups,
+        })
+    }
+
+    /// The dimensions after this level.
+    fn output(&self, dims: &[i64]) -> Vec<i64> {
+        let mut out: Vec<i64> = dims[..self.kept].to_vec();
+        out.extend(self.groups.iter().map(|g| g.count));
+        out.extend(self.groups.iter().map(|g| g.tile));
+        out
+    }
+
+    /// The index after this level of `idx` over `dims`.
+    fn forward(&self, dims: &[i64], idx: &[i64]) -> Vec<i64> {
+        let tiled = std::iter::repeat_n((1, 0), self.added).chain(
+            dims[self.kept..]
+                .iter()
+                .copied()
+                .zip(idx[self.kept..].iter().copied()),
+        );
+        let mut combined = Vec::with_capacity(self.groups.len());
+        let mut value = 0_i64;
+        for ((size, i), &t) in tiled.zip(&self.tile) {
+            value = value * size + i;
+            if t != COMBINE_DIMENSION {
+                combined.push(value);
+                value = 0;
+            }
+        }
+        let mut out: Vec<i64> = idx[..self.kept].to_vec();
+        out.extend(combined.iter().zip(&self.groups).map(|(&v, g)| v / g.tile));
+        out.extend(combined.iter().zip(&self.groups).map(|(&v, g)| v % g.tile));
+        out
+    }
+
+    /// The index before this level of `idx` (after it), or `None` if it is
+    /// in this level's padding.
+    fn backward(&self, idx: &[i64]) -> Option<Vec<i64>> {
+        let n = self.groups.len();
+        let kept = idx.len() - 2 * n;
+        let mut out: Vec<i64> = Vec::with_capacity(kept + self.tile.len());
+        out.extend_from_slice(&idx[..kept]);
+        for (g, group) in self.groups.iter().enumerate() {
+            let value = idx[kept + g] * group.tile + idx[kept + n + g];
+            if value >= group.size {
+                return None;
+            }
+            let start = out.len();
+            let mut rest = value;
+            for &size in group.sizes.iter().rev() {
+                out.push(rest % size);
+                rest /= size;
+            }
+            out[start..].reverse();
+        }
+        // The added leading dimensions (size 1) hold 0 here.
+        out.drain(kept..kept + self.added);
+        Some(out)
+    }
+}
+
+/// The product of `values`, or `None` on overflow.
+fn checked_product(values: &[i64]) -> Option<i64> {
+    values.iter().try_fold(1_i64, |acc, &v| acc.checked_mul(v))
+}
