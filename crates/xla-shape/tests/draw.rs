@@ -266,7 +266,6 @@ fn a_view_reads_b_d_j_l() {
 }
 
 #[test]
-#[ignore = "needs tiled order (issue 13)"]
 fn xlas_tiled_figure() {
     // XLA's tiled-layout figure: 2x2 tiles of a 3x5 array, padded to 4x6.
     let p = draw("f32_3x5_tiled_2x2", &["f32[3,5]{1,0:T(2,2)}"]);
