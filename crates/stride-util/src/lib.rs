@@ -38,7 +38,7 @@ pub use error::ViewError;
 pub use index::{IndexItem, adjust_slice, parse_index_expression};
 pub use offsets::Offsets;
 pub use relayout::{
-    RelayoutError, Strategy, fill_padding, padding_pattern, relayout, relayout_bits,
+    RelayoutError, Strategy, buffer_bytes, fill_padding, padding_pattern, relayout, relayout_bits,
     relayout_strategy, relayout_xla,
 };
 pub use reshape::Order;

@@ -87,6 +87,12 @@ pub fn relayout_xla(
             destination_shape: dst_shape.human_string(),
         });
     }
+    if [src_shape, dst_shape]
+        .iter()
+        .any(|s| s.layout.as_ref().is_some_and(|l| !l.tiles.is_empty()))
+    {
+        return super::tiled_xla::relayout_tiled(src, src_shape, dst, dst_shape);
+    }
     // The views first: a shape that is not an array has no element size.
     let src_view = StridedView::from_xla_shape(src_shape)?;
     let dst_view = StridedView::from_xla_shape(dst_shape)?;

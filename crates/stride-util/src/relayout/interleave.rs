@@ -1,0 +1,211 @@
+//! The copy between `M` rows and their element-wise interleaving, the
+//! innermost step of relayouts to and from XLA's packing tiles such as
+//! `(8,128)(2,1)` (bf16) or `(8,128)(4,1)` (8-bit): `M` source rows of `K`
+//! elements become one run of `K` groups of `M` (or back). The general
+//! engine sees a transpose with one side of `M` < 8 elements and copies it
+//! element by element; here each run is one pass over `M` row slices.
+
+use super::RelayoutError;
+use crate::view::StridedView;
+
+/// The packed side: its innermost dimension has `M` elements at stride 1,
+/// the next `K` groups at stride `M`; the rows side has those dimensions
+/// at stride `row_stride` and 1.
+#[derive(Debug, Clone, Copy)]
+struct Pattern {
+    /// The dimension of the `M` rows (stride 1 on the packed side).
+    rows: usize,
+    /// The dimension along a row (stride 1 on the rows side).
+    along: usize,
+    /// The number of rows.
+    m: usize,
+    /// The length of a row.
+    k: usize,
+    /// The distance between rows on the rows side.
+    row_stride: i64,
+}
+
+/// Finds the pattern with `packed` the packed side, `rows` the other.
+fn find(packed: &StridedView, rows: &StridedView) -> Option<Pattern> {
+    let dims = packed.sizes().len();
+    let r = (0..dims).find(|&d| packed.strides()[d] == 1 && packed.sizes()[d] > 1)?;
+    let m = packed.sizes()[r];
+    let a = (0..dims).find(|&d| {
+        d != r && packed.strides()[d] == m && rows.strides()[d] == 1 && packed.sizes()[d] >= 8
+    })?;
+    let row_stride = rows.strides()[r];
+    (row_stride > 0).then_some(Pattern {
+        rows: r,
+        along: a,
+        m: usize::try_from(m).ok()?,
+        k: usize::try_from(packed.sizes()[a]).ok()?,
+        row_stride,
+    })
+}
+
+/// The views of the other dimensions (the runs to copy).
+fn outer(view: &StridedView, p: &Pattern) -> Result<StridedView, RelayoutError> {
+    let keep = |values: &[i64]| -> Vec<i64> {
+        values
+            .iter()
+            .enumerate()
+            .filter(|&(d, _)| d != p.rows && d != p.along)
+            .map(|(_, &v)| v)
+            .collect()
+    };
+    Ok(StridedView::new(
+        &keep(view.sizes()),
+        &keep(view.strides()),
+        view.offset(),
+    )?)
+}
+
+/// Copies `src_view` into `dst_view` if one of them is the packed side of
+/// the pattern with 2 or 4 rows of 1-, 2- or 4-byte elements; `false` if
+/// the pattern does not apply (nothing written).
+///
+/// # Errors
+///
+/// As [`StridedView::new`] (never for views that passed the engine's
+/// checks).
+pub(crate) fn try_copy(
+    src: &[u8],
+    src_view: &StridedView,
+    dst: &mut [u8],
+    dst_view: &StridedView,
+    bits: u32,
+) -> Result<bool, RelayoutError> {
+    let n = bits as usize / 8;
+    if !bits.is_multiple_of(8)
+        || !matches!(n, 1 | 2 | 4)
+        || src_view.sizes() != dst_view.sizes()
+        || src_view.is_empty()
+    {
+        return Ok(false);
+    }
+    let (pattern, packing) = match find(dst_view, src_view) {
+        Some(p) => (p, true),
+        None => match find(src_view, dst_view) {
+            Some(p) => (p, false),
+            None => return Ok(false),
+        },
+    };
+    if !matches!(pattern.m, 2 | 4) {
+        return Ok(false);
+    }
+    let (so, d_o) = (outer(src_view, &pattern)?, outer(dst_view, &pattern)?);
+    // Every element of both views must be inside its buffer.
+    let inside = |view: &StridedView, len: usize| {
+        view.check_inside(i64::try_from(len / n).unwrap_or(i64::MAX))
+            .is_ok()
+    };
+    if !inside(src_view, src.len()) || !inside(dst_view, dst.len()) || dst_view.has_overlap()? {
+        return Ok(false);
+    }
+    let runs = Runs {
+        src_outer: &so,
+        dst_outer: &d_o,
+        pattern,
+        packing,
+    };
+    Ok(match (n, pattern.m) {
+        (1, 2) => runs.copy::<1, 2>(src, dst),
+        (1, 4) => runs.copy::<1, 4>(src, dst),
+        (2, 2) => runs.copy::<2, 2>(src, dst),
+        (2, 4) => runs.copy::<2, 4>(src, dst),
+        (4, 2) => runs.copy::<4, 2>(src, dst),
+        (4, 4) => runs.copy::<4, 4>(src, dst),
+        _ => false,
+    })
+}
+
+/// The runs of one copy.
+struct Runs<'a> {
+    src_outer: &'a StridedView,
+    dst_outer: &'a StridedView,
+    pattern: Pattern,
+    /// Whether the destination is the packed side.
+    packing: bool,
+}
+
+impl Runs<'_> {
+    /// Copies every run with `N`-byte elements and `M` rows; `false` (after
+    /// a partial copy) only if a run is outside its buffer, which the
+    /// caller's checks exclude.
+    fn copy<const N: usize, const M: usize>(&self, src: &[u8], dst: &mut [u8]) -> bool {
+        let (src, dst) = (src.as_chunks::<N>().0, dst.as_chunks_mut::<N>().0);
+        let (k, stride) = (self.pattern.k, self.pattern.row_stride);
+        for (s, d) in self.src_outer.offsets().zip(self.dst_outer.offsets()) {
+            let done = if self.packing {
+                pack::<N, M>(src, s, stride, k, dst, d)
+            } else {
+                unpack::<N, M>(src, s, dst, d, stride, k)
+            };
+            if done.is_none() {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Interleaves the `M` rows of `k` elements at `s + i·stride` into the
+/// `k·M` elements at `d`.
+fn pack<const N: usize, const M: usize>(
+    src: &[[u8; N]],
+    s: i64,
+    stride: i64,
+    k: usize,
+    dst: &mut [[u8; N]],
+    d: i64,
+) -> Option<()> {
+    let out = dst.get_mut(at(d)?..at(d)?.checked_add(k.checked_mul(M)?)?)?;
+    let rows = row_slices::<N, M>(src, s, stride, k)?;
+    for (j, group) in out.as_chunks_mut::<M>().0.iter_mut().enumerate() {
+        for (value, row) in group.iter_mut().zip(&rows) {
+            *value = row[j];
+        }
+    }
+    Some(())
+}
+
+/// Splits the `k·M` elements at `s` into the `M` rows of `k` elements at
+/// `d + i·stride`.
+fn unpack<const N: usize, const M: usize>(
+    src: &[[u8; N]],
+    s: i64,
+    dst: &mut [[u8; N]],
+    d: i64,
+    stride: i64,
+    k: usize,
+) -> Option<()> {
+    let packed = src.get(at(s)?..at(s)?.checked_add(k.checked_mul(M)?)?)?;
+    let groups = packed.as_chunks::<M>().0;
+    for i in 0..M {
+        let start = at(d.checked_add(stride.checked_mul(i64::try_from(i).ok()?)?)?)?;
+        let row = dst.get_mut(start..start.checked_add(k)?)?;
+        for (value, group) in row.iter_mut().zip(groups) {
+            *value = group[i];
+        }
+    }
+    Some(())
+}
+
+/// The `M` source rows of `k` elements at `s + i·stride`.
+fn row_slices<const N: usize, const M: usize>(
+    src: &[[u8; N]],
+    s: i64,
+    stride: i64,
+    k: usize,
+) -> Option<[&[[u8; N]]; M]> {
+    let mut rows: [&[[u8; N]]; M] = [&[]; M];
+    for (i, row) in rows.iter_mut().enumerate() {
+        let start = at(s.checked_add(stride.checked_mul(i64::try_from(i).ok()?)?)?)?;
+        *row = src.get(start..start.checked_add(k)?)?;
+    }
+    Some(rows)
+}
+
+fn at(offset: i64) -> Option<usize> {
+    usize::try_from(offset).ok()
+}
