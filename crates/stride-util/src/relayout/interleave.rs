@@ -160,17 +160,31 @@ fn pack<const N: usize, const M: usize>(
     d: i64,
 ) -> Option<()> {
     let out = dst.get_mut(at(d)?..at(d)?.checked_add(k.checked_mul(M)?)?)?;
-    let rows = row_slices::<N, M>(src, s, stride, k)?;
-    for (j, group) in out.as_chunks_mut::<M>().0.iter_mut().enumerate() {
-        for (value, row) in group.iter_mut().zip(&rows) {
-            *value = row[j];
+    let (groups, _) = out.as_chunks_mut::<M>();
+    let row = |i: i64| {
+        let start = at(s.checked_add(stride.checked_mul(i)?)?)?;
+        src.get(start..start.checked_add(k)?)
+    };
+    // Zipped iterators: no bounds checks, and the loops vectorize.
+    if M == 2 {
+        for ((group, a), b) in groups.iter_mut().zip(row(0)?).zip(row(1)?) {
+            group.copy_from_slice(&[*a, *b][..M]);
+        }
+    } else {
+        for (((group, a), b), (c, e)) in groups
+            .iter_mut()
+            .zip(row(0)?)
+            .zip(row(1)?)
+            .zip(row(2)?.iter().zip(row(3)?))
+        {
+            group.copy_from_slice(&[*a, *b, *c, *e][..M]);
         }
     }
     Some(())
 }
 
 /// Splits the `k·M` elements at `s` into the `M` rows of `k` elements at
-/// `d + i·stride`.
+/// `d + i·stride` (`stride ≥ k`: the rows do not overlap).
 fn unpack<const N: usize, const M: usize>(
     src: &[[u8; N]],
     s: i64,
@@ -180,30 +194,40 @@ fn unpack<const N: usize, const M: usize>(
     k: usize,
 ) -> Option<()> {
     let packed = src.get(at(s)?..at(s)?.checked_add(k.checked_mul(M)?)?)?;
-    let groups = packed.as_chunks::<M>().0;
-    for i in 0..M {
-        let start = at(d.checked_add(stride.checked_mul(i64::try_from(i).ok()?)?)?)?;
-        let row = dst.get_mut(start..start.checked_add(k)?)?;
-        for (value, group) in row.iter_mut().zip(groups) {
-            *value = group[i];
+    let (groups, _) = packed.as_chunks::<M>();
+    let stride = at(stride)?.max(k);
+    let span = stride.checked_mul(M - 1)?.checked_add(k)?;
+    let mut rest = dst.get_mut(at(d)?..at(d)?.checked_add(span)?)?;
+    let mut rows: [&mut [[u8; N]]; M] = std::array::from_fn(|_| &mut [][..]);
+    for (i, row) in rows.iter_mut().enumerate() {
+        let (head, tail) =
+            std::mem::take(&mut rest).split_at_mut(if i + 1 < M { stride } else { k });
+        *row = head.get_mut(..k)?;
+        rest = tail;
+    }
+    match rows.as_mut_slice() {
+        [a, b] => {
+            for ((group, a), b) in groups.iter().zip(a.iter_mut()).zip(b.iter_mut()) {
+                *a = group[0];
+                *b = group[1];
+            }
         }
+        [a, b, c, e] => {
+            for (((group, a), b), (c, e)) in groups
+                .iter()
+                .zip(a.iter_mut())
+                .zip(b.iter_mut())
+                .zip(c.iter_mut().zip(e.iter_mut()))
+            {
+                *a = group[0];
+                *b = group[1];
+                *c = group[2];
+                *e = group[3];
+            }
+        }
+        _ => return None,
     }
     Some(())
-}
-
-/// The `M` source rows of `k` elements at `s + i·stride`.
-fn row_slices<const N: usize, const M: usize>(
-    src: &[[u8; N]],
-    s: i64,
-    stride: i64,
-    k: usize,
-) -> Option<[&[[u8; N]]; M]> {
-    let mut rows: [&[[u8; N]]; M] = [&[]; M];
-    for (i, row) in rows.iter_mut().enumerate() {
-        let start = at(s.checked_add(stride.checked_mul(i64::try_from(i).ok()?)?)?)?;
-        *row = src.get(start..start.checked_add(k)?)?;
-    }
-    Some(rows)
 }
 
 fn at(offset: i64) -> Option<usize> {
