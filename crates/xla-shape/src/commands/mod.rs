@@ -9,6 +9,7 @@ mod explain;
 mod index;
 mod order;
 mod parse;
+mod relayout;
 mod validate;
 mod view;
 
@@ -32,6 +33,12 @@ pub fn run(command: Command, out: &mut Output) {
         Command::Broadcast(args) => single(out, broadcast::run(&args)),
         Command::Compare { a, b } => single(out, compare::run(&a, &b)),
         Command::View { base, ops } => single(out, view::run(&base, &ops)),
+        Command::Relayout(args) => match relayout::run(&args) {
+            // Without --output, standard output carries the bytes.
+            Ok((plain, fields)) if args.output.is_some() => out.success(&plain, fields),
+            Ok(_) => {}
+            Err(message) => out.failure_on_stderr(&message),
+        },
     }
 }
 
