@@ -6,6 +6,8 @@
 //! element by element; here each run is one pass over `M` row slices.
 
 use super::RelayoutError;
+use super::kernels::for_each_outer;
+use super::plan::Dim;
 use crate::view::StridedView;
 
 /// The packed side: its innermost dimension has `M` elements at stride 1,
@@ -43,21 +45,16 @@ fn find(packed: &StridedView, rows: &StridedView) -> Option<Pattern> {
     })
 }
 
-/// The views of the other dimensions (the runs to copy).
-fn outer(view: &StridedView, p: &Pattern) -> Result<StridedView, RelayoutError> {
-    let keep = |values: &[i64]| -> Vec<i64> {
-        values
-            .iter()
-            .enumerate()
-            .filter(|&(d, _)| d != p.rows && d != p.along)
-            .map(|(_, &v)| v)
-            .collect()
-    };
-    Ok(StridedView::new(
-        &keep(view.sizes()),
-        &keep(view.strides()),
-        view.offset(),
-    )?)
+/// The other dimensions (one run to copy per index), with both strides.
+fn outer(src: &StridedView, dst: &StridedView, p: &Pattern) -> Vec<Dim> {
+    (0..src.ndim())
+        .filter(|&d| d != p.rows && d != p.along)
+        .map(|d| Dim {
+            size: src.sizes()[d],
+            src: src.strides()[d],
+            dst: dst.strides()[d],
+        })
+        .collect()
 }
 
 /// Copies `src_view` into `dst_view` if one of them is the packed side of
@@ -93,7 +90,6 @@ pub(crate) fn try_copy(
     if !matches!(pattern.m, 2 | 4) {
         return Ok(false);
     }
-    let (so, d_o) = (outer(src_view, &pattern)?, outer(dst_view, &pattern)?);
     // Every element of both views must be inside its buffer.
     let inside = |view: &StridedView, len: usize| {
         view.check_inside(i64::try_from(len / n).unwrap_or(i64::MAX))
@@ -103,8 +99,9 @@ pub(crate) fn try_copy(
         return Ok(false);
     }
     let runs = Runs {
-        src_outer: &so,
-        dst_outer: &d_o,
+        outer: outer(src_view, dst_view, &pattern),
+        src_offset: src_view.offset(),
+        dst_offset: dst_view.offset(),
         pattern,
         packing,
     };
@@ -120,32 +117,33 @@ pub(crate) fn try_copy(
 }
 
 /// The runs of one copy.
-struct Runs<'a> {
-    src_outer: &'a StridedView,
-    dst_outer: &'a StridedView,
+struct Runs {
+    /// The dimensions other than the pattern's.
+    outer: Vec<Dim>,
+    src_offset: i64,
+    dst_offset: i64,
     pattern: Pattern,
     /// Whether the destination is the packed side.
     packing: bool,
 }
 
-impl Runs<'_> {
+impl Runs {
     /// Copies every run with `N`-byte elements and `M` rows; `false` (after
     /// a partial copy) only if a run is outside its buffer, which the
     /// caller's checks exclude.
     fn copy<const N: usize, const M: usize>(&self, src: &[u8], dst: &mut [u8]) -> bool {
         let (src, dst) = (src.as_chunks::<N>().0, dst.as_chunks_mut::<N>().0);
         let (k, stride) = (self.pattern.k, self.pattern.row_stride);
-        for (s, d) in self.src_outer.offsets().zip(self.dst_outer.offsets()) {
+        let mut complete = true;
+        for_each_outer(&self.outer, self.src_offset, self.dst_offset, |s, d| {
             let done = if self.packing {
                 pack::<N, M>(src, s, stride, k, dst, d)
             } else {
                 unpack::<N, M>(src, s, dst, d, stride, k)
             };
-            if done.is_none() {
-                return false;
-            }
-        }
-        true
+            complete &= done.is_some();
+        });
+        complete
     }
 }
 
@@ -166,7 +164,22 @@ fn pack<const N: usize, const M: usize>(
         src.get(start..start.checked_add(k)?)
     };
     // Zipped iterators: no bounds checks, and the loops vectorize.
-    if M == 2 {
+    if M == 2 && N == 2 {
+        // Pairs of 16-bit elements as 32-bit words.
+        let words = groups
+            .as_flattened_mut()
+            .as_flattened_mut()
+            .as_chunks_mut::<4>()
+            .0;
+        let (a, b) = (
+            row(0)?.as_flattened().as_chunks::<2>().0,
+            row(1)?.as_flattened().as_chunks::<2>().0,
+        );
+        for ((word, a), b) in words.iter_mut().zip(a).zip(b) {
+            let w = u32::from(u16::from_le_bytes(*a)) | (u32::from(u16::from_le_bytes(*b)) << 16);
+            *word = w.to_le_bytes();
+        }
+    } else if M == 2 {
         for ((group, a), b) in groups.iter_mut().zip(row(0)?).zip(row(1)?) {
             group.copy_from_slice(&[*a, *b][..M]);
         }
@@ -195,7 +208,7 @@ fn unpack<const N: usize, const M: usize>(
 ) -> Option<()> {
     let packed = src.get(at(s)?..at(s)?.checked_add(k.checked_mul(M)?)?)?;
     let (groups, _) = packed.as_chunks::<M>();
-    let stride = at(stride)?.max(k);
+    let stride = at(stride).filter(|&stride| stride >= k)?;
     let span = stride.checked_mul(M - 1)?.checked_add(k)?;
     let mut rest = dst.get_mut(at(d)?..at(d)?.checked_add(span)?)?;
     let mut rows: [&mut [[u8; N]]; M] = std::array::from_fn(|_| &mut [][..]);
@@ -206,6 +219,17 @@ fn unpack<const N: usize, const M: usize>(
         rest = tail;
     }
     match rows.as_mut_slice() {
+        [a, b] if N == 2 => {
+            // Pairs of 16-bit elements as 32-bit words: shifts and packs.
+            let words = packed.as_flattened().as_chunks::<4>().0;
+            let a = a.as_flattened_mut().as_chunks_mut::<2>().0;
+            let b = b.as_flattened_mut().as_chunks_mut::<2>().0;
+            for ((word, a), b) in words.iter().zip(a.iter_mut()).zip(b.iter_mut()) {
+                let w = u32::from_le_bytes(*word);
+                *a = (w as u16).to_le_bytes();
+                *b = ((w >> 16) as u16).to_le_bytes();
+            }
+        }
         [a, b] => {
             for ((group, a), b) in groups.iter().zip(a.iter_mut()).zip(b.iter_mut()) {
                 *a = group[0];
