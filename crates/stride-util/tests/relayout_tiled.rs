@@ -529,3 +529,34 @@ fn packing_tiles_of_each_element_size_both_ways() {
         }
     }
 }
+
+#[test]
+fn tiled_to_tiled_in_several_slabs() {
+    // Large enough to go through more than one row-major slab (the last
+    // one partial), between tilings of different tile sizes and orders.
+    let dims = [300, 1000];
+    let (name, bits) = ("u8", 8);
+    let from_tiles = vec![vec![8, 128], vec![4, 1]];
+    let to_tiles = vec![vec![16, 32]];
+    let from = shape(&format!("{name}[300,1000]{{1,0:T(8,128)(4,1)}}"));
+    let to = shape(&format!("{name}[300,1000]{{0,1:T(16,32)}}"));
+    let src = expected_tiled(
+        &dims,
+        &[1, 0],
+        &from_tiles,
+        buffer_bytes(&from).unwrap(),
+        bits,
+    );
+    let expected = expected_tiled(&dims, &[0, 1], &to_tiles, buffer_bytes(&to).unwrap(), bits);
+    let mut dst = vec![0x33; expected.len()];
+    relayout_xla(&src, &from, &mut dst, &to).unwrap();
+    assert!(dst == expected);
+    // And 4-bit elements the other way.
+    let from4 = shape("s4[300,1000]{0,1:T(16,32)E(4)}");
+    let to4 = shape("s4[300,1000]{1,0:T(8,128)(4,1)E(4)}");
+    let src4 = expected_tiled(&dims, &[0, 1], &to_tiles, buffer_bytes(&from4).unwrap(), 4);
+    let expected4 = expected_tiled(&dims, &[1, 0], &from_tiles, buffer_bytes(&to4).unwrap(), 4);
+    let mut dst4 = vec![0x33; expected4.len()];
+    relayout_xla(&src4, &from4, &mut dst4, &to4).unwrap();
+    assert!(dst4 == expected4);
+}

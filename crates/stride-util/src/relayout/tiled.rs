@@ -56,6 +56,15 @@ struct DimBox {
     free: Vec<(i64, i64, i64, usize)>,
 }
 
+/// A part `start..start + len` of logical dimension `dim`, `start` a
+/// multiple of its [`Tiling::slab_step`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Slab {
+    pub(crate) dim: usize,
+    pub(crate) start: i64,
+    pub(crate) len: i64,
+}
+
 /// A tiled array shape resolved into split trees.
 #[derive(Debug, Clone)]
 pub(crate) struct Tiling {
@@ -187,7 +196,10 @@ impl Tiling {
 
     /// The pieces of a copy between the logical array, addressed by
     /// `logical` (one stride per logical dimension), and the tiled buffer:
-    /// pairs of (logical side, tiled side) views of the same sizes.
+    /// pairs of (logical side, tiled side) views of the same sizes. With a
+    /// `slab`, only its part of the array: `logical` addresses the slab
+    /// (its dimension `len` long), the tiled side the slab in the whole
+    /// buffer.
     ///
     /// # Errors
     ///
@@ -197,14 +209,28 @@ impl Tiling {
         &self,
         shape: &Shape,
         logical: &StridedView,
+        slab: Option<Slab>,
     ) -> Result<Vec<(StridedView, StridedView)>, RelayoutError> {
         let too_many = || RelayoutError::UnsupportedLayout {
             shape: shape.human_string_with_layout(),
             reason: format!("its tiles split a copy into more than {MAX_PIECES} pieces"),
         };
         let mut per_dim = Vec::with_capacity(self.roots.len());
-        for &(root, _) in &self.roots {
-            per_dim.push(self.dim_boxes(root, too_many)?);
+        for &(root, dim) in &self.roots {
+            match slab.filter(|slab| Some(slab.dim) == dim) {
+                Some(slab) => {
+                    // The slab starts at a multiple of the top digit's weight:
+                    // its boxes are those of [0, len) with the top digit moved.
+                    let (top, leaf) = self.top(root);
+                    let shift = (slab.start / top) * self.strides[leaf];
+                    let mut boxes = self.dim_boxes(root, slab.len, too_many)?;
+                    for b in &mut boxes {
+                        b.position += shift;
+                    }
+                    per_dim.push(boxes);
+                }
+                None => per_dim.push(self.dim_boxes(root, self.nodes[root].size, too_many)?),
+            }
         }
         if per_dim.iter().any(Vec::is_empty) {
             return Ok(Vec::new());
@@ -268,14 +294,12 @@ impl Tiling {
     fn dim_boxes(
         &self,
         root: usize,
+        size: i64,
         too_many: impl Fn() -> RelayoutError,
     ) -> Result<Vec<DimBox>, RelayoutError> {
         let mut done = Vec::new();
         // Each partial box: its nodes still to resolve, and the box so far.
-        let mut stack = vec![(
-            vec![(root, Range::Prefix(self.nodes[root].size))],
-            DimBox::default(),
-        )];
+        let mut stack = vec![(vec![(root, Range::Prefix(size))], DimBox::default())];
         while let Some((mut pending, mut b)) = stack.pop() {
             let Some((id, range)) = pending.pop() else {
                 done.push(b);
@@ -320,6 +344,23 @@ impl Tiling {
             }
         }
         Ok(done)
+    }
+
+    /// The weight of the most major digit of the tree at `root` (the
+    /// product of the tile sizes divided off it) and its final dimension.
+    fn top(&self, root: usize) -> (i64, usize) {
+        let mut id = root;
+        while let Some((_, outer, _)) = self.nodes[id].split {
+            id = outer;
+        }
+        (self.nodes[id].weight, self.leaf_index(id))
+    }
+
+    /// The step of the slabs of logical dimension `dim` (see [`Slab`]):
+    /// the weight of its most major digit.
+    pub(crate) fn slab_step(&self, dim: usize) -> Option<i64> {
+        let &(root, _) = self.roots.iter().find(|(_, d)| *d == Some(dim))?;
+        Some(self.top(root).0)
     }
 
     /// The final dimension of leaf node `id`.

@@ -5,7 +5,7 @@ use index_util::PhysicalLayout;
 use schema::Shape;
 
 use super::interleave;
-use super::tiled::Tiling;
+use super::tiled::{Slab, Tiling};
 use super::xla::element_bits;
 use super::{RelayoutError, fill_padding, relayout_bits};
 use crate::error::ViewError;
@@ -149,7 +149,7 @@ pub(crate) fn relayout_tiled(
     match (src_tiling, dst_tiling) {
         (Some(from), None) => {
             let dst_view = StridedView::from_xla_shape(dst_shape)?;
-            for (logical, tiled) in from.pieces(src_shape, &dst_view)? {
+            for (logical, tiled) in from.pieces(src_shape, &dst_view, None)? {
                 copy(src, &tiled, dst, &logical, bits)?;
             }
             fill_padding(dst, dst_shape)
@@ -163,14 +163,7 @@ pub(crate) fn relayout_tiled(
                 dst.copy_from_slice(src);
                 return Ok(());
             }
-            // Through a row-major copy of the array.
-            let row_major = StridedView::row_major(&src_shape.dimensions)?;
-            let elements = bytes_of(src_shape, row_major.num_elements(), bits)?;
-            let mut middle = vec![0_u8; elements];
-            for (logical, tiled) in from.pieces(src_shape, &row_major)? {
-                copy(src, &tiled, &mut middle, &logical, bits)?;
-            }
-            to_tiled(&middle, &row_major, dst, dst_shape, &to, bits)
+            between_tilings(src, src_shape, &from, dst, dst_shape, &to, bits)
         }
         (None, None) => super::relayout_xla(src, src_shape, dst, dst_shape),
     }
@@ -186,15 +179,91 @@ fn to_tiled(
     to: &Tiling,
     bits: u32,
 ) -> Result<(), RelayoutError> {
-    let exact = i128::try_from(dst.len()).unwrap_or(i128::MAX) * 8
-        == i128::from(src_view.num_elements()) * i128::from(bits);
-    if to.has_padding() || !exact {
-        dst.fill(0);
-    }
-    for (logical, tiled) in to.pieces(dst_shape, src_view)? {
+    zero_padding(dst, to, src_view.num_elements(), bits);
+    for (logical, tiled) in to.pieces(dst_shape, src_view, None)? {
         copy(src, &logical, dst, &tiled, bits)?;
     }
     Ok(())
+}
+
+/// Zeroes the tiled buffer `dst` of `elements` elements of `bits` if some
+/// of its bits are padding.
+fn zero_padding(dst: &mut [u8], to: &Tiling, elements: i64, bits: u32) {
+    let exact = i128::try_from(dst.len()).unwrap_or(i128::MAX) * 8
+        == i128::from(elements) * i128::from(bits);
+    if to.has_padding() || !exact {
+        dst.fill(0);
+    }
+}
+
+/// The most elements of the row-major slab a relayout between two tilings
+/// goes through (256 KiB of 4-byte elements: it stays in cache between
+/// its two copies).
+const SLAB_ELEMENTS: i64 = 1 << 16;
+
+/// Relayout between two tilings through row-major slabs of the array along
+/// one dimension, each starting at a multiple of both tilings' top digit
+/// weight in that dimension (so that a slab is a shifted copy of the
+/// array's first slab in both buffers).
+fn between_tilings(
+    src: &[u8],
+    src_shape: &Shape,
+    from: &Tiling,
+    dst: &mut [u8],
+    dst_shape: &Shape,
+    to: &Tiling,
+    bits: u32,
+) -> Result<(), RelayoutError> {
+    let dims = &src_shape.dimensions;
+    let elements = StridedView::row_major(dims)?.num_elements();
+    zero_padding(dst, to, elements, bits);
+    // The dimension cut into the most slabs.
+    let choice = (0..dims.len())
+        .filter_map(|j| {
+            let step = lcm(from.slab_step(j)?, to.slab_step(j)?)?;
+            Some((j, step))
+        })
+        .max_by_key(|&(j, step)| dims[j] / step);
+    let Some((dim, step)) = choice.filter(|&(j, _)| dims[j] > 0) else {
+        let row_major = StridedView::row_major(dims)?;
+        let mut middle = vec![0_u8; bytes_of(src_shape, elements, bits)?];
+        for (logical, tiled) in from.pieces(src_shape, &row_major, None)? {
+            copy(src, &tiled, &mut middle, &logical, bits)?;
+        }
+        for (logical, tiled) in to.pieces(dst_shape, &row_major, None)? {
+            copy(&middle, &logical, dst, &tiled, bits)?;
+        }
+        return Ok(());
+    };
+    let per_index = elements / dims[dim];
+    let height = (SLAB_ELEMENTS / per_index.max(1) / step).max(1) * step;
+    let mut middle = Vec::new();
+    let mut start = 0;
+    while start < dims[dim] {
+        let len = height.min(dims[dim] - start);
+        let mut slab_dims = dims.clone();
+        slab_dims[dim] = len;
+        let view = StridedView::row_major(&slab_dims)?;
+        middle.resize(bytes_of(src_shape, view.num_elements(), bits)?, 0);
+        let slab = Some(Slab { dim, start, len });
+        for (logical, tiled) in from.pieces(src_shape, &view, slab)? {
+            copy(src, &tiled, &mut middle, &logical, bits)?;
+        }
+        for (logical, tiled) in to.pieces(dst_shape, &view, slab)? {
+            copy(&middle, &logical, dst, &tiled, bits)?;
+        }
+        start += len;
+    }
+    Ok(())
+}
+
+/// The least common multiple of two positive numbers, if it fits.
+fn lcm(a: i64, b: i64) -> Option<i64> {
+    let (mut x, mut y) = (a, b);
+    while y != 0 {
+        (x, y) = (y, x % y);
+    }
+    (a / x).checked_mul(b)
 }
 
 /// One piece: the interleaving kernel where it applies, else the engine.
