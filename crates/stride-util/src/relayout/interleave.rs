@@ -225,9 +225,11 @@ fn unpack<const N: usize, const M: usize>(
             let a = a.as_flattened_mut().as_chunks_mut::<2>().0;
             let b = b.as_flattened_mut().as_chunks_mut::<2>().0;
             for ((word, a), b) in words.iter().zip(a.iter_mut()).zip(b.iter_mut()) {
-                let w = u32::from_le_bytes(*word);
-                *a = (w as u16).to_le_bytes();
-                *b = ((w >> 16) as u16).to_le_bytes();
+                // Arithmetic shifts keep both halves in i16 range, so the
+                // narrowing is one signed pack (SSE2 `packssdw`).
+                let w = i32::from_le_bytes(*word);
+                *a = (((w << 16) >> 16) as i16).to_le_bytes();
+                *b = ((w >> 16) as i16).to_le_bytes();
             }
         }
         [a, b] => {
