@@ -350,6 +350,8 @@ struct Case {
     other_tiles: Vec<Vec<i64>>,
     alignment: i64,
     ty: (&'static str, usize),
+    /// Classic padding of each dimension on the untiled side.
+    extra: Vec<i64>,
 }
 
 fn permutation(rank: usize) -> impl Strategy<Value = Vec<i64>> {
@@ -365,6 +367,7 @@ fn case() -> impl Strategy<Value = Case> {
         .prop_flat_map(|rank| {
             (
                 prop::collection::vec(0_i64..8, rank),
+                prop::collection::vec(0_i64..3, rank),
                 permutation(rank),
                 permutation(rank),
                 tiles(rank),
@@ -381,8 +384,9 @@ fn case() -> impl Strategy<Value = Case> {
             )
         })
         .prop_map(
-            |(dims, untiled, minor_to_major, tiles, other_tiles, alignment, ty)| Case {
+            |(dims, extra, untiled, minor_to_major, tiles, other_tiles, alignment, ty)| Case {
                 dims,
+                extra,
                 untiled,
                 minor_to_major,
                 tiles,
@@ -464,13 +468,21 @@ proptest! {
         relayout_xla(&src, &shape(&row_major_text), &mut dst, &tiled).unwrap();
         prop_assert_eq!(&dst, &expected);
 
-        // Back into another untiled layout, compared through row-major.
-        let untiled = shape(&case.text(&case.untiled, &[], 1));
+        // Back into another untiled layout with classic padding, compared
+        // through row-major, and from there into the tiling again.
+        let mut untiled = shape(&case.text(&case.untiled, &[], 1));
+        if case.extra.iter().any(|&e| e > 0) {
+            let padded = case.dims.iter().zip(&case.extra).map(|(d, e)| d + e).collect();
+            untiled.layout.as_mut().unwrap().padded_dimensions = padded;
+        }
         let mut back = vec![0; buffer_bytes(&untiled).unwrap()];
         relayout_xla(&dst, &tiled, &mut back, &untiled).unwrap();
         let mut round = vec![0; src.len()];
         relayout_xla(&back, &untiled, &mut round, &shape(&row_major_text)).unwrap();
         prop_assert_eq!(&round, &src);
+        let mut again = vec![0x5A; expected.len()];
+        relayout_xla(&back, &untiled, &mut again, &tiled).unwrap();
+        prop_assert_eq!(&again, &expected);
 
         // Tiled → tiled.
         let other = Case { minor_to_major: case.untiled.clone(), alignment: 1, ..case.clone() };
