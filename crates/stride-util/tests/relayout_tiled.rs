@@ -335,6 +335,9 @@ fn errors_name_the_values() {
         err.to_string(),
         "cannot relayout f32[4]{0:T(2)(3)}: its later tiles address 6 positions but XLA allocates 4 (by the first tile only) is not supported"
     );
+    let many = shape(&format!("f32[4]{{0:T{}}}", "(1)".repeat(64)));
+    let err = buffer_bytes(&many).unwrap_err();
+    assert!(err.to_string().contains("more than 64 dimensions"), "{err}");
     let combined = shape("f32[2,3,4]{2,1,0:T(2,*,2)}");
     let err = buffer_bytes(&combined).unwrap_err();
     assert!(err.to_string().contains("combined (*)"), "{err}");

@@ -58,13 +58,15 @@ fn outer(src: &StridedView, dst: &StridedView, p: &Pattern) -> Vec<Dim> {
 }
 
 /// Copies `src_view` into `dst_view` if one of them is the packed side of
-/// the pattern with 2 or 4 rows of 1-, 2- or 4-byte elements; `false` if
-/// the pattern does not apply (nothing written).
+/// the pattern with 2 or 4 rows of 1-, 2- or 4-byte elements. `false` if
+/// the pattern does not apply (nothing written) or, after a partial copy,
+/// if a run is not inside its buffer (which the checks here exclude): the
+/// caller then copies everything with the engine.
 ///
 /// # Errors
 ///
-/// As [`StridedView::new`] (never for views that passed the engine's
-/// checks).
+/// As [`StridedView::has_overlap`] for the destination (never for views
+/// that passed the engine's checks).
 pub(crate) fn try_copy(
     src: &[u8],
     src_view: &StridedView,

@@ -28,6 +28,10 @@ use crate::view::StridedView;
 /// The most pieces one tiled relayout is split into (each a strided copy).
 const MAX_PIECES: usize = 1 << 16;
 
+/// The most dimensions the tiles may make of a shape (a rank-4 shape with
+/// three rank-4 tiles has 16).
+const MAX_TILED_DIMS: usize = 64;
+
 /// A node of a dimension's split tree.
 #[derive(Debug, Clone, Copy)]
 struct Node {
@@ -88,7 +92,8 @@ impl Tiling {
     /// # Errors
     ///
     /// As [`PhysicalLayout::new`]; [`RelayoutError::UnsupportedLayout`] for
-    /// a combined (`*`) tile dimension or classic padding with tiles;
+    /// a combined (`*`) tile dimension, classic padding or split configs
+    /// with tiles, or more than [`MAX_TILED_DIMS`] tiled dimensions;
     /// [`ViewError::Overflow`] for a buffer of more than `i64::MAX`
     /// positions.
     pub(crate) fn new(shape: &Shape) -> Result<Option<Self>, RelayoutError> {
@@ -131,6 +136,11 @@ impl Tiling {
             }
             if t.iter().any(|&size| size <= 0) {
                 return Err(unsupported("a tile dimension that is not positive"));
+            }
+            if current.len().max(t.len()) + t.len() > MAX_TILED_DIMS {
+                return Err(unsupported(&format!(
+                    "tiling into more than {MAX_TILED_DIMS} dimensions"
+                )));
             }
             while current.len() < t.len() {
                 current.insert(0, nodes.len());
