@@ -318,6 +318,40 @@ fn threads(c: &mut Criterion) {
     }
 }
 
+/// bf16[4096,4096] row-major into TPU's bf16 tiles `(8,128)(2,1)` and
+/// back (no tile padding: the buffers have the same bytes).
+fn tiled(c: &mut Criterion) {
+    let row_major: Shape = "bf16[4096,4096]{1,0}".parse().unwrap();
+    let tiled: Shape = "bf16[4096,4096]{1,0:T(8,128)(2,1)}".parse().unwrap();
+    let bytes = 4096 * 4096 * 2;
+    let plain_src = buffer(bytes);
+    let mut plain_dst = vec![0u8; bytes];
+    for (name, from, to) in [
+        (
+            "tiled bf16[4096,4096] {1,0} -> T(8,128)(2,1)",
+            &row_major,
+            &tiled,
+        ),
+        (
+            "tiled bf16[4096,4096] T(8,128)(2,1) -> {1,0}",
+            &tiled,
+            &row_major,
+        ),
+    ] {
+        let src = buffer(bytes);
+        let mut dst = vec![0u8; bytes];
+        let mut group = c.benchmark_group(name);
+        group.throughput(Throughput::Bytes(bytes as u64));
+        group.bench_function("plain copy", |b| {
+            b.iter(|| plain_dst.copy_from_slice(black_box(&plain_src)));
+        });
+        group.bench_function("relayout", |b| {
+            b.iter(|| relayout_xla(black_box(&src), from, &mut dst, to).unwrap());
+        });
+        group.finish();
+    }
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .sample_size(10)
@@ -328,6 +362,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = transposes, image_layouts, padded, threads
+    targets = transposes, image_layouts, padded, threads, tiled
 }
 criterion_main!(benches);

@@ -20,7 +20,8 @@ use crate::commands::{parse_integer, parse_list};
     echo 'bf16[8,128]{1,0:T(8,128)}' | xla-shape --json encode\n  \
     xla-shape order 'f32[2,3]{0,1:PAD(3,5)}'\n  \
     xla-shape broadcast 'f32[4]' 'f32[1,2]' --dims 0\n  \
-    xla-shape view '[3,4]' '[0:3:2, 1:4:2]'\n\n\
+    xla-shape view '[3,4]' '[0:3:2, 1:4:2]'\n  \
+    xla-shape relayout 'bf16[8,128]{1,0}' 'bf16[8,128]{1,0:T(8,128)(2,1)}' < in.bin > out.bin\n\n\
     Exit status: 0 if every input succeeded, 1 if any failed, 2 for bad usage.")]
 pub struct Cli {
     /// Print one JSON object per output line.
@@ -228,6 +229,21 @@ pub enum Command {
         Big arrays are drawn as a window, which the picture says.\n\
         JSON fields: ok, svg (or output and bytes with --output).")]
     Draw(DrawArgs),
+
+    /// Rewrite the raw bytes of a SRC buffer as a DST buffer of the same array.
+    #[command(after_help = "Examples:\n  \
+        xla-shape relayout 'bf16[4096,4096]{1,0}' 'bf16[4096,4096]{1,0:T(8,128)(2,1)}' < rows.bin > tiles.bin\n  \
+        xla-shape relayout 'f32[3,5]{1,0:T(2,2)}' 'f32[3,5]{0,1}' --input tiles.bin --output cols.bin\n  \
+        xla-shape relayout 's4[64,128]{1,0:E(4)}' 's4[64,128]{1,0:T(8,128)(4,1)E(4)}' -i a.bin -o b.bin\n\n\
+        Any two layouts of the same element type and dimensions: untiled, tiled (XLA's\n\
+        T(..)(..) tiles, tile padding), classic padding (PAD(..)), packed E(n) elements.\n\
+        The input must be exactly SRC's buffer size (a tiled buffer is what XLA allocates);\n\
+        the output is DST's buffer, its padding written with zeros (classic padding: its\n\
+        padding value). On any error (wrong input length, different arrays, an unsupported\n\
+        layout) nothing is written, the message goes to standard error, and the exit status is 1.\n\
+        With --output, a line (JSON with --json: ok, source, destination, bytes_read,\n\
+        bytes_written, output) reports what was written.")]
+    Relayout(RelayoutArgs),
 }
 
 /// Arguments of `draw`.
@@ -244,6 +260,22 @@ pub struct DrawArgs {
     /// With --view: the operations, as for `view`.
     #[arg(requires = "view")]
     pub ops: Vec<String>,
+}
+
+/// Arguments of `relayout`.
+#[derive(Debug, Args)]
+pub struct RelayoutArgs {
+    /// The layout of the input buffer: an XLA array shape with its layout.
+    pub src: String,
+    /// The layout of the output buffer: the same array in another layout.
+    pub dst: String,
+    /// Read the source buffer from FILE instead of standard input.
+    #[arg(long, short = 'i', value_name = "FILE")]
+    pub input: Option<std::path::PathBuf>,
+    /// Write the destination buffer to FILE (replaced only on success)
+    /// instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
 }
 
 /// Arguments of `index`.

@@ -38,6 +38,19 @@ impl Output {
     /// A failed input: `error: <message>`, or `"ok": false` with `input` and
     /// `error` in JSON. Processing goes on; the exit status becomes 1.
     pub fn failure(&mut self, input: Option<&str>, message: &str) {
+        let text = self.failure_text(input, message);
+        self.line(&text);
+    }
+
+    /// A failure of a command whose standard output carries data
+    /// (`relayout`): reported as [`Output::failure`] but on standard error.
+    pub fn failure_on_stderr(&mut self, message: &str) {
+        let text = self.failure_text(None, message);
+        // Nothing more can be done if standard error is closed.
+        let _ = writeln!(std::io::stderr().lock(), "{text}");
+    }
+
+    fn failure_text(&mut self, input: Option<&str>, message: &str) -> String {
         self.failed = true;
         if self.json {
             let mut object = json!({"ok": false});
@@ -45,9 +58,9 @@ impl Output {
                 object["input"] = Value::String(input.to_owned());
             }
             object["error"] = Value::String(message.to_owned());
-            self.line(&object.to_string());
+            object.to_string()
         } else {
-            self.line(&format!("error: {}", one_line(message)));
+            format!("error: {}", one_line(message))
         }
     }
 

@@ -6,7 +6,7 @@ use super::plan::{Dim, Plan, Strategy};
 
 /// Calls `f(src_offset, dst_offset)` for every index of `dims` (outermost
 /// first), starting at `(src, dst)`, with incremental offsets.
-fn for_each_outer(dims: &[Dim], src: i64, dst: i64, mut f: impl FnMut(i64, i64)) {
+pub(super) fn for_each_outer(dims: &[Dim], src: i64, dst: i64, mut f: impl FnMut(i64, i64)) {
     let mut index = vec![0_i64; dims.len()];
     let (mut s, mut d) = (src, dst);
     loop {

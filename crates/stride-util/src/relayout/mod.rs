@@ -12,6 +12,7 @@
 //! element by element. A relayout runs on one thread, or on several
 //! (`relayout_parallel`, `relayout_with_threads`: see `parallel.rs`).
 
+mod interleave;
 mod kernels;
 mod padding;
 mod parallel;
@@ -23,11 +24,14 @@ mod stream;
 #[cfg(test)]
 mod stream_tests;
 mod sub_byte;
+mod tiled;
+mod tiled_xla;
 mod xla;
 
 pub use padding::{fill_padding, padding_pattern};
 pub use parallel::{MAX_THREADS, MIN_BYTES_PER_THREAD, relayout_parallel, relayout_with_threads};
 pub use plan::Strategy;
+pub use tiled_xla::buffer_bytes;
 pub use xla::relayout_xla;
 
 use thiserror::Error;
@@ -79,6 +83,26 @@ pub enum RelayoutError {
         element_type: String,
         /// The padding value (proto name).
         padding: String,
+    },
+    /// A layout whose element order the engine cannot produce.
+    #[error("cannot relayout {shape}: {reason} is not supported")]
+    UnsupportedLayout {
+        /// The shape with its layout.
+        shape: String,
+        /// What is not supported.
+        reason: String,
+    },
+    /// A buffer shorter than its shape's buffer size.
+    #[error("{side} buffer has {actual} bytes but {shape} needs {expected}")]
+    BufferTooSmall {
+        /// `"source"` or `"destination"`.
+        side: &'static str,
+        /// The shape with its layout.
+        shape: String,
+        /// The buffer size of the shape in bytes.
+        expected: usize,
+        /// The length of the buffer given.
+        actual: usize,
     },
     /// A view could not be built or checked.
     #[error(transparent)]

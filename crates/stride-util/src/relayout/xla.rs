@@ -38,14 +38,20 @@ pub(crate) fn capacity_in_elements(bytes: usize, bits: u32) -> i64 {
 
 /// Copies the array `src` laid out as `src_shape` into `dst` laid out as
 /// `dst_shape` (same element type and dimensions, any layouts with or
-/// without padding), then fills the destination's padding with its
-/// layout's padding value (see [`super::padding_pattern`]).
+/// without padding or tiles), then fills the destination's padding with
+/// its layout's padding value (see [`super::padding_pattern`]); tile
+/// padding is written with zeros. A tiled buffer is XLA's allocation
+/// ([`crate::buffer_bytes`]) with the element order of XLA's tiled-layout
+/// document (see `tiled.rs`).
 ///
 /// # Errors
 ///
 /// [`RelayoutError::ShapeMismatch`] if the types or dimensions differ,
-/// [`RelayoutError::View`] for a shape that is not a strided array layout
-/// (not an array, tiled, no layout, invalid),
+/// [`RelayoutError::View`] for a shape that is not an array layout (not
+/// an array, no layout, invalid),
+/// [`RelayoutError::UnsupportedLayout`] for tiles it cannot lay out (see
+/// [`crate::buffer_bytes`]), [`RelayoutError::BufferTooSmall`] for a tiled
+/// side's buffer shorter than its size,
 /// [`RelayoutError::ElementSize`] if the element sizes differ or are not
 /// supported, and the errors of
 /// [`super::relayout`] and [`fill_padding`].
@@ -86,6 +92,12 @@ pub fn relayout_xla(
             source_shape: src_shape.human_string(),
             destination_shape: dst_shape.human_string(),
         });
+    }
+    if [src_shape, dst_shape]
+        .iter()
+        .any(|s| s.layout.as_ref().is_some_and(|l| !l.tiles.is_empty()))
+    {
+        return super::tiled_xla::relayout_tiled(src, src_shape, dst, dst_shape);
     }
     // The views first: a shape that is not an array has no element size.
     let src_view = StridedView::from_xla_shape(src_shape)?;

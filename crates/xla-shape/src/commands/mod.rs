@@ -10,6 +10,7 @@ mod explain;
 mod index;
 mod order;
 mod parse;
+mod relayout;
 mod validate;
 mod view;
 
@@ -40,6 +41,12 @@ pub fn run(command: Command, out: &mut Output) {
         Command::Compare { a, b } => single(out, compare::run(&a, &b)),
         Command::View { base, ops } => single(out, view::run(&base, &ops)),
         Command::Draw(args) => single(out, draw::run(&args)),
+        Command::Relayout(args) => match relayout::run(&args) {
+            // Without --output, standard output carries the bytes.
+            Ok((plain, fields)) if args.output.is_some() => out.success(&plain, fields),
+            Ok(_) => {}
+            Err(message) => out.failure_on_stderr(&message),
+        },
     }
 }
 

@@ -44,7 +44,11 @@ fn memory_order_is_the_per_position_definition() {
         "u8[2,2,2,2]{3,1,2,0:PAD(2,3,3,2)}",
     ] {
         let tiled = TiledLayout::new(&text.parse().unwrap()).unwrap();
-        assert_eq!(memory_order(&tiled).unwrap(), reference(&layout(text)), "{text}");
+        assert_eq!(
+            memory_order(&tiled).unwrap(),
+            reference(&layout(text)),
+            "{text}"
+        );
     }
     // The seed: rows of 3 padded to 5, column-major.
     assert_eq!(

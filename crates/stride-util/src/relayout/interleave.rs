@@ -1,0 +1,263 @@
+//! The copy between `M` rows and their element-wise interleaving, the
+//! innermost step of relayouts to and from XLA's packing tiles such as
+//! `(8,128)(2,1)` (bf16) or `(8,128)(4,1)` (8-bit): `M` source rows of `K`
+//! elements become one run of `K` groups of `M` (or back). The general
+//! engine sees a transpose with one side of `M` < 8 elements and copies it
+//! element by element; here each run is one pass over `M` row slices.
+
+use super::RelayoutError;
+use super::kernels::for_each_outer;
+use super::plan::Dim;
+use crate::view::StridedView;
+
+/// The packed side: its innermost dimension has `M` elements at stride 1,
+/// the next `K` groups at stride `M`; the rows side has those dimensions
+/// at stride `row_stride` and 1.
+#[derive(Debug, Clone, Copy)]
+struct Pattern {
+    /// The dimension of the `M` rows (stride 1 on the packed side).
+    rows: usize,
+    /// The dimension along a row (stride 1 on the rows side).
+    along: usize,
+    /// The number of rows.
+    m: usize,
+    /// The length of a row.
+    k: usize,
+    /// The distance between rows on the rows side.
+    row_stride: i64,
+}
+
+/// Finds the pattern with `packed` the packed side, `rows` the other.
+fn find(packed: &StridedView, rows: &StridedView) -> Option<Pattern> {
+    let dims = packed.sizes().len();
+    let r = (0..dims).find(|&d| packed.strides()[d] == 1 && packed.sizes()[d] > 1)?;
+    let m = packed.sizes()[r];
+    let a = (0..dims).find(|&d| {
+        d != r && packed.strides()[d] == m && rows.strides()[d] == 1 && packed.sizes()[d] >= 8
+    })?;
+    let row_stride = rows.strides()[r];
+    (row_stride > 0).then_some(Pattern {
+        rows: r,
+        along: a,
+        m: usize::try_from(m).ok()?,
+        k: usize::try_from(packed.sizes()[a]).ok()?,
+        row_stride,
+    })
+}
+
+/// The other dimensions (one run to copy per index), with both strides.
+fn outer(src: &StridedView, dst: &StridedView, p: &Pattern) -> Vec<Dim> {
+    (0..src.ndim())
+        .filter(|&d| d != p.rows && d != p.along)
+        .map(|d| Dim {
+            size: src.sizes()[d],
+            src: src.strides()[d],
+            dst: dst.strides()[d],
+        })
+        .collect()
+}
+
+/// Copies `src_view` into `dst_view` if one of them is the packed side of
+/// the pattern with 2 or 4 rows of 1-, 2- or 4-byte elements. `false` if
+/// the pattern does not apply (nothing written) or, after a partial copy,
+/// if a run is not inside its buffer (which the checks here exclude): the
+/// caller then copies everything with the engine.
+///
+/// # Errors
+///
+/// As [`StridedView::has_overlap`] for the destination (never for views
+/// that passed the engine's checks).
+pub(crate) fn try_copy(
+    src: &[u8],
+    src_view: &StridedView,
+    dst: &mut [u8],
+    dst_view: &StridedView,
+    bits: u32,
+) -> Result<bool, RelayoutError> {
+    let n = bits as usize / 8;
+    if !bits.is_multiple_of(8)
+        || !matches!(n, 1 | 2 | 4)
+        || src_view.sizes() != dst_view.sizes()
+        || src_view.is_empty()
+    {
+        return Ok(false);
+    }
+    let (pattern, packing) = match find(dst_view, src_view) {
+        Some(p) => (p, true),
+        None => match find(src_view, dst_view) {
+            Some(p) => (p, false),
+            None => return Ok(false),
+        },
+    };
+    if !matches!(pattern.m, 2 | 4) {
+        return Ok(false);
+    }
+    // Every element of both views must be inside its buffer.
+    let inside = |view: &StridedView, len: usize| {
+        view.check_inside(i64::try_from(len / n).unwrap_or(i64::MAX))
+            .is_ok()
+    };
+    if !inside(src_view, src.len()) || !inside(dst_view, dst.len()) || dst_view.has_overlap()? {
+        return Ok(false);
+    }
+    let runs = Runs {
+        outer: outer(src_view, dst_view, &pattern),
+        src_offset: src_view.offset(),
+        dst_offset: dst_view.offset(),
+        pattern,
+        packing,
+    };
+    Ok(match (n, pattern.m) {
+        (1, 2) => runs.copy::<1, 2>(src, dst),
+        (1, 4) => runs.copy::<1, 4>(src, dst),
+        (2, 2) => runs.copy::<2, 2>(src, dst),
+        (2, 4) => runs.copy::<2, 4>(src, dst),
+        (4, 2) => runs.copy::<4, 2>(src, dst),
+        (4, 4) => runs.copy::<4, 4>(src, dst),
+        _ => false,
+    })
+}
+
+/// The runs of one copy.
+struct Runs {
+    /// The dimensions other than the pattern's.
+    outer: Vec<Dim>,
+    src_offset: i64,
+    dst_offset: i64,
+    pattern: Pattern,
+    /// Whether the destination is the packed side.
+    packing: bool,
+}
+
+impl Runs {
+    /// Copies every run with `N`-byte elements and `M` rows; `false` (after
+    /// a partial copy) only if a run is outside its buffer, which the
+    /// caller's checks exclude.
+    fn copy<const N: usize, const M: usize>(&self, src: &[u8], dst: &mut [u8]) -> bool {
+        let (src, dst) = (src.as_chunks::<N>().0, dst.as_chunks_mut::<N>().0);
+        let (k, stride) = (self.pattern.k, self.pattern.row_stride);
+        let mut complete = true;
+        for_each_outer(&self.outer, self.src_offset, self.dst_offset, |s, d| {
+            let done = if self.packing {
+                pack::<N, M>(src, s, stride, k, dst, d)
+            } else {
+                unpack::<N, M>(src, s, dst, d, stride, k)
+            };
+            complete &= done.is_some();
+        });
+        complete
+    }
+}
+
+/// Interleaves the `M` rows of `k` elements at `s + i·stride` into the
+/// `k·M` elements at `d`.
+fn pack<const N: usize, const M: usize>(
+    src: &[[u8; N]],
+    s: i64,
+    stride: i64,
+    k: usize,
+    dst: &mut [[u8; N]],
+    d: i64,
+) -> Option<()> {
+    let out = dst.get_mut(at(d)?..at(d)?.checked_add(k.checked_mul(M)?)?)?;
+    let (groups, _) = out.as_chunks_mut::<M>();
+    let row = |i: i64| {
+        let start = at(s.checked_add(stride.checked_mul(i)?)?)?;
+        src.get(start..start.checked_add(k)?)
+    };
+    // Zipped iterators: no bounds checks, and the loops vectorize.
+    if M == 2 && N == 2 {
+        // Pairs of 16-bit elements as 32-bit words.
+        let words = groups
+            .as_flattened_mut()
+            .as_flattened_mut()
+            .as_chunks_mut::<4>()
+            .0;
+        let (a, b) = (
+            row(0)?.as_flattened().as_chunks::<2>().0,
+            row(1)?.as_flattened().as_chunks::<2>().0,
+        );
+        for ((word, a), b) in words.iter_mut().zip(a).zip(b) {
+            let w = u32::from(u16::from_le_bytes(*a)) | (u32::from(u16::from_le_bytes(*b)) << 16);
+            *word = w.to_le_bytes();
+        }
+    } else if M == 2 {
+        for ((group, a), b) in groups.iter_mut().zip(row(0)?).zip(row(1)?) {
+            group.copy_from_slice(&[*a, *b][..M]);
+        }
+    } else {
+        for (((group, a), b), (c, e)) in groups
+            .iter_mut()
+            .zip(row(0)?)
+            .zip(row(1)?)
+            .zip(row(2)?.iter().zip(row(3)?))
+        {
+            group.copy_from_slice(&[*a, *b, *c, *e][..M]);
+        }
+    }
+    Some(())
+}
+
+/// Splits the `k·M` elements at `s` into the `M` rows of `k` elements at
+/// `d + i·stride` (`stride ≥ k`: the rows do not overlap).
+fn unpack<const N: usize, const M: usize>(
+    src: &[[u8; N]],
+    s: i64,
+    dst: &mut [[u8; N]],
+    d: i64,
+    stride: i64,
+    k: usize,
+) -> Option<()> {
+    let packed = src.get(at(s)?..at(s)?.checked_add(k.checked_mul(M)?)?)?;
+    let (groups, _) = packed.as_chunks::<M>();
+    let stride = at(stride).filter(|&stride| stride >= k)?;
+    let span = stride.checked_mul(M - 1)?.checked_add(k)?;
+    let mut rest = dst.get_mut(at(d)?..at(d)?.checked_add(span)?)?;
+    let mut rows: [&mut [[u8; N]]; M] = std::array::from_fn(|_| &mut [][..]);
+    for (i, row) in rows.iter_mut().enumerate() {
+        let (head, tail) =
+            std::mem::take(&mut rest).split_at_mut(if i + 1 < M { stride } else { k });
+        *row = head.get_mut(..k)?;
+        rest = tail;
+    }
+    match rows.as_mut_slice() {
+        [a, b] if N == 2 => {
+            // Pairs of 16-bit elements as 32-bit words: shifts and packs.
+            let words = packed.as_flattened().as_chunks::<4>().0;
+            let a = a.as_flattened_mut().as_chunks_mut::<2>().0;
+            let b = b.as_flattened_mut().as_chunks_mut::<2>().0;
+            for ((word, a), b) in words.iter().zip(a.iter_mut()).zip(b.iter_mut()) {
+                // Arithmetic shifts keep both halves in i16 range, so the
+                // narrowing is one signed pack (SSE2 `packssdw`).
+                let w = i32::from_le_bytes(*word);
+                *a = (((w << 16) >> 16) as i16).to_le_bytes();
+                *b = ((w >> 16) as i16).to_le_bytes();
+            }
+        }
+        [a, b] => {
+            for ((group, a), b) in groups.iter().zip(a.iter_mut()).zip(b.iter_mut()) {
+                *a = group[0];
+                *b = group[1];
+            }
+        }
+        [a, b, c, e] => {
+            for (((group, a), b), (c, e)) in groups
+                .iter()
+                .zip(a.iter_mut())
+                .zip(b.iter_mut())
+                .zip(c.iter_mut().zip(e.iter_mut()))
+            {
+                *a = group[0];
+                *b = group[1];
+                *c = group[2];
+                *e = group[3];
+            }
+        }
+        _ => return None,
+    }
+    Some(())
+}
+
+fn at(offset: i64) -> Option<usize> {
+    usize::try_from(offset).ok()
+}

@@ -1,0 +1,380 @@
+//! Tiled XLA layouts as pieces of strided views.
+//!
+//! XLA's tiling `T(a,b)(c,d)…` (its "Tiled layout" document) starts from
+//! the physical dimensions (most major first); each tile of rank `r`
+//! replaces the last `r` dimensions of the previous result (after
+//! prepending dimensions of size 1 if there are fewer) by their tile counts
+//! `⌈size / t⌉` followed by the tile's own dimensions `t`, and an index `e`
+//! by `⌊e / t⌋` and `e mod t`. The buffer is the final dimensions in
+//! row-major order; positions no index reaches are padding.
+//!
+//! Every logical dimension is thus a tree of splits whose leaves are final
+//! dimensions, and an index is the sum of its leaf digits times their
+//! weights (the product of the tile sizes divided off above them). The
+//! range `[0, d)` of a dimension is a union of a few boxes (all full tiles,
+//! then the partial one, level by level): in each box every leaf digit is
+//! either fixed or runs over a prefix `[0, n)`. A product of such boxes,
+//! one per dimension, is a pair of strided views of the same higher-rank
+//! shape: one over the logical array, one over the tiled buffer. The
+//! relayout engine copies each at full speed.
+
+use index_util::PhysicalLayout;
+use schema::{COMBINE_DIMENSION, Shape};
+
+use super::RelayoutError;
+use crate::error::ViewError;
+use crate::view::StridedView;
+
+/// The most pieces one tiled relayout is split into (each a strided copy).
+const MAX_PIECES: usize = 1 << 16;
+
+/// The most dimensions the tiles may make of a shape (a rank-4 shape with
+/// three rank-4 tiles has 16).
+const MAX_TILED_DIMS: usize = 64;
+
+/// A node of a dimension's split tree.
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    /// The number of index values the node has (a tile count or a tile size).
+    size: i64,
+    /// What an index step of this node is worth in its logical dimension.
+    weight: i64,
+    /// `(tile size, outer child, inner child)` once split.
+    split: Option<(i64, usize, usize)>,
+}
+
+/// An index range of a node: `[0, n)` or the single value `v`.
+#[derive(Debug, Clone, Copy)]
+enum Range {
+    Prefix(i64),
+    Single(i64),
+}
+
+/// One box of a logical dimension: the index is `base + Σ i·weight` over
+/// the free digits; its tiled position is `position + Σ i·stride`.
+#[derive(Debug, Clone, Default)]
+struct DimBox {
+    base: i64,
+    position: i64,
+    /// `(count, weight, tiled stride, final dimension)` of each free digit.
+    free: Vec<(i64, i64, i64, usize)>,
+}
+
+/// A part `start..start + len` of logical dimension `dim`, `start` a
+/// multiple of its [`Tiling::slab_step`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Slab {
+    pub(crate) dim: usize,
+    pub(crate) start: i64,
+    pub(crate) len: i64,
+}
+
+/// A tiled array shape resolved into split trees.
+#[derive(Debug, Clone)]
+pub(crate) struct Tiling {
+    nodes: Vec<Node>,
+    /// The root of each tree and its logical dimension (`None` for the
+    /// leading size-1 dimensions a tile of higher rank adds).
+    roots: Vec<(usize, Option<usize>)>,
+    /// The node of each final dimension, most major first.
+    leaves: Vec<usize>,
+    /// The row-major stride of each final dimension.
+    strides: Vec<i64>,
+    /// The number of positions of the final dimensions.
+    positions: i64,
+    /// The number of logical elements.
+    elements: i64,
+}
+
+impl Tiling {
+    /// Resolves the tiles of `shape`; `None` if its layout has none.
+    ///
+    /// # Errors
+    ///
+    /// As [`PhysicalLayout::new`]; [`RelayoutError::UnsupportedLayout`] for
+    /// a combined (`*`) tile dimension, classic padding or split configs
+    /// with tiles, or more than [`MAX_TILED_DIMS`] tiled dimensions;
+    /// [`ViewError::Overflow`] for a buffer of more than `i64::MAX`
+    /// positions.
+    pub(crate) fn new(shape: &Shape) -> Result<Option<Self>, RelayoutError> {
+        let Some(layout) = shape.layout.as_deref().filter(|l| !l.tiles.is_empty()) else {
+            return Ok(None);
+        };
+        let unsupported = |reason: &str| RelayoutError::UnsupportedLayout {
+            shape: shape.human_string_with_layout(),
+            reason: reason.to_owned(),
+        };
+        let physical = PhysicalLayout::new(shape).map_err(ViewError::from)?;
+        if physical.padded_dimensions() != physical.dimensions() {
+            return Err(unsupported("classic padding combined with tiles"));
+        }
+        if !layout.split_configs.is_empty() {
+            return Err(unsupported("split configs"));
+        }
+        let overflow = || {
+            RelayoutError::View(ViewError::Overflow {
+                what: "the tiled buffer",
+                of: shape.human_string_with_layout(),
+            })
+        };
+        let mut nodes = Vec::new();
+        let mut roots = Vec::new();
+        let mut current: Vec<usize> = Vec::new();
+        for &d in physical.minor_to_major().iter().rev() {
+            current.push(nodes.len());
+            roots.push((nodes.len(), Some(d)));
+            nodes.push(Node {
+                size: physical.dimensions()[d],
+                weight: 1,
+                split: None,
+            });
+        }
+        for tile in &layout.tiles {
+            let t = &tile.dimensions;
+            if t.contains(&COMBINE_DIMENSION) {
+                return Err(unsupported("a combined (*) tile dimension"));
+            }
+            if t.iter().any(|&size| size <= 0) {
+                return Err(unsupported("a tile dimension that is not positive"));
+            }
+            if current.len().max(t.len()) + t.len() > MAX_TILED_DIMS {
+                return Err(unsupported(&format!(
+                    "tiling into more than {MAX_TILED_DIMS} dimensions"
+                )));
+            }
+            while current.len() < t.len() {
+                current.insert(0, nodes.len());
+                roots.insert(0, (nodes.len(), None));
+                nodes.push(Node {
+                    size: 1,
+                    weight: 1,
+                    split: None,
+                });
+            }
+            let first = current.len() - t.len();
+            let mut inners = Vec::with_capacity(t.len());
+            for (k, &size) in t.iter().enumerate() {
+                let id = current[first + k];
+                let node = nodes[id];
+                let (outer, inner) = (nodes.len(), nodes.len() + 1);
+                nodes.push(Node {
+                    size: node.size / size + i64::from(node.size % size != 0),
+                    weight: node.weight.checked_mul(size).ok_or_else(overflow)?,
+                    split: None,
+                });
+                nodes.push(Node {
+                    size,
+                    weight: node.weight,
+                    split: None,
+                });
+                nodes[id].split = Some((size, outer, inner));
+                current[first + k] = outer;
+                inners.push(inner);
+            }
+            current.extend(inners);
+        }
+        let mut strides = vec![0; current.len()];
+        let mut positions: i64 = 1;
+        for (stride, &id) in strides.iter_mut().zip(&current).rev() {
+            *stride = positions;
+            positions = positions.checked_mul(nodes[id].size).ok_or_else(overflow)?;
+        }
+        let elements = physical
+            .dimensions()
+            .iter()
+            .try_fold(1_i64, |n, &d| n.checked_mul(d))
+            .ok_or_else(overflow)?;
+        Ok(Some(Self {
+            nodes,
+            roots,
+            leaves: current,
+            strides,
+            positions,
+            elements,
+        }))
+    }
+
+    /// The number of positions of the tiled buffer (tile padding included).
+    pub(crate) fn positions(&self) -> i64 {
+        self.positions
+    }
+
+    /// Whether some position of the buffer holds no element.
+    pub(crate) fn has_padding(&self) -> bool {
+        self.positions != self.elements
+    }
+
+    /// The pieces of a copy between the logical array, addressed by
+    /// `logical` (one stride per logical dimension), and the tiled buffer:
+    /// pairs of (logical side, tiled side) views of the same sizes. With a
+    /// `slab`, only its part of the array: `logical` addresses the slab
+    /// (its dimension `len` long), the tiled side the slab in the whole
+    /// buffer.
+    ///
+    /// # Errors
+    ///
+    /// [`RelayoutError::UnsupportedLayout`] for more than [`MAX_PIECES`]
+    /// pieces, and [`ViewError::Overflow`].
+    pub(crate) fn pieces(
+        &self,
+        shape: &Shape,
+        logical: &StridedView,
+        slab: Option<Slab>,
+    ) -> Result<Vec<(StridedView, StridedView)>, RelayoutError> {
+        let too_many = || RelayoutError::UnsupportedLayout {
+            shape: shape.human_string_with_layout(),
+            reason: format!("its tiles split a copy into more than {MAX_PIECES} pieces"),
+        };
+        let mut per_dim = Vec::with_capacity(self.roots.len());
+        for &(root, dim) in &self.roots {
+            match slab.filter(|slab| Some(slab.dim) == dim) {
+                Some(slab) => {
+                    // The slab starts at a multiple of the top digit's weight:
+                    // its boxes are those of [0, len) with the top digit moved.
+                    let (top, leaf) = self.top(root);
+                    let shift = (slab.start / top) * self.strides[leaf];
+                    let mut boxes = self.dim_boxes(root, slab.len, too_many)?;
+                    for b in &mut boxes {
+                        b.position += shift;
+                    }
+                    per_dim.push(boxes);
+                }
+                None => per_dim.push(self.dim_boxes(root, self.nodes[root].size, too_many)?),
+            }
+        }
+        if per_dim.iter().any(Vec::is_empty) {
+            return Ok(Vec::new());
+        }
+        let count = per_dim
+            .iter()
+            .try_fold(1_usize, |n, b| n.checked_mul(b.len()))
+            .filter(|&n| n <= MAX_PIECES)
+            .ok_or_else(too_many)?;
+        let overflow = || {
+            RelayoutError::View(ViewError::Overflow {
+                what: "a piece of a tiled relayout",
+                of: shape.human_string_with_layout(),
+            })
+        };
+        let mut pieces = Vec::with_capacity(count);
+        let mut choice = vec![0_usize; per_dim.len()];
+        loop {
+            // One box per dimension: gather the free digits in tiled order.
+            let mut digits: Vec<(usize, i64, i64, i64)> = Vec::new();
+            let (mut logical_offset, mut tiled_offset) = (logical.offset(), 0_i64);
+            for ((&(_, dim), boxes), &c) in self.roots.iter().zip(&per_dim).zip(&choice) {
+                let b = &boxes[c];
+                let stride = dim.map_or(0, |d| logical.strides()[d]);
+                tiled_offset = tiled_offset.checked_add(b.position).ok_or_else(overflow)?;
+                logical_offset = stride
+                    .checked_mul(b.base)
+                    .and_then(|o| o.checked_add(logical_offset))
+                    .ok_or_else(overflow)?;
+                for &(n, weight, tiled, leaf) in &b.free {
+                    let s = stride.checked_mul(weight).ok_or_else(overflow)?;
+                    digits.push((leaf, n, s, tiled));
+                }
+            }
+            digits.sort_unstable_by_key(|d| d.0);
+            let sizes: Vec<i64> = digits.iter().map(|d| d.1).collect();
+            let logical_strides: Vec<i64> = digits.iter().map(|d| d.2).collect();
+            let tiled_strides: Vec<i64> = digits.iter().map(|d| d.3).collect();
+            pieces.push((
+                StridedView::new(&sizes, &logical_strides, logical_offset)?,
+                StridedView::new(&sizes, &tiled_strides, tiled_offset)?,
+            ));
+            // Next combination, last dimension fastest.
+            let mut k = choice.len();
+            loop {
+                if k == 0 {
+                    return Ok(pieces);
+                }
+                k -= 1;
+                choice[k] += 1;
+                if choice[k] < per_dim[k].len() {
+                    break;
+                }
+                choice[k] = 0;
+            }
+        }
+    }
+
+    /// The boxes of the tree at `root` covering `[0, size)` (none for size
+    /// 0), worked out with an explicit stack.
+    fn dim_boxes(
+        &self,
+        root: usize,
+        size: i64,
+        too_many: impl Fn() -> RelayoutError,
+    ) -> Result<Vec<DimBox>, RelayoutError> {
+        let mut done = Vec::new();
+        // Each partial box: its nodes still to resolve, and the box so far.
+        let mut stack = vec![(vec![(root, Range::Prefix(size))], DimBox::default())];
+        while let Some((mut pending, mut b)) = stack.pop() {
+            let Some((id, range)) = pending.pop() else {
+                done.push(b);
+                if done.len() > MAX_PIECES {
+                    return Err(too_many());
+                }
+                continue;
+            };
+            let node = self.nodes[id];
+            match (node.split, range) {
+                (_, Range::Prefix(0)) => {}
+                (None, Range::Prefix(n)) => {
+                    let leaf = self.leaf_index(id);
+                    b.free.push((n, node.weight, self.strides[leaf], leaf));
+                    stack.push((pending, b));
+                }
+                (None, Range::Single(v)) => {
+                    let leaf = self.leaf_index(id);
+                    // In range: the digits stay below their node's size.
+                    b.base += v * node.weight;
+                    b.position += v * self.strides[leaf];
+                    stack.push((pending, b));
+                }
+                (Some((t, outer, inner)), Range::Single(v)) => {
+                    pending.push((outer, Range::Single(v / t)));
+                    pending.push((inner, Range::Single(v % t)));
+                    stack.push((pending, b));
+                }
+                (Some((t, outer, inner)), Range::Prefix(n)) => {
+                    if n % t != 0 {
+                        let mut partial = pending.clone();
+                        partial.push((outer, Range::Single(n / t)));
+                        partial.push((inner, Range::Prefix(n % t)));
+                        stack.push((partial, b.clone()));
+                    }
+                    if n / t != 0 {
+                        pending.push((outer, Range::Prefix(n / t)));
+                        pending.push((inner, Range::Prefix(t)));
+                        stack.push((pending, b));
+                    }
+                }
+            }
+        }
+        Ok(done)
+    }
+
+    /// The weight of the most major digit of the tree at `root` (the
+    /// product of the tile sizes divided off it) and its final dimension.
+    fn top(&self, root: usize) -> (i64, usize) {
+        let mut id = root;
+        while let Some((_, outer, _)) = self.nodes[id].split {
+            id = outer;
+        }
+        (self.nodes[id].weight, self.leaf_index(id))
+    }
+
+    /// The step of the slabs of logical dimension `dim` (see [`Slab`]):
+    /// the weight of its most major digit.
+    pub(crate) fn slab_step(&self, dim: usize) -> Option<i64> {
+        let &(root, _) = self.roots.iter().find(|(_, d)| *d == Some(dim))?;
+        Some(self.top(root).0)
+    }
+
+    /// The final dimension of leaf node `id`.
+    fn leaf_index(&self, id: usize) -> usize {
+        self.leaves.iter().position(|&l| l == id).unwrap_or(0)
+    }
+}

@@ -1,0 +1,116 @@
+//! `relayout`: the raw bytes of a buffer of one XLA layout rewritten in
+//! another layout of the same array (tiled, untiled, classically padded,
+//! packed `E(n)`).
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+use stride_util::{buffer_bytes, relayout_xla};
+
+use super::{Outcome, shape};
+use crate::cli::RelayoutArgs;
+
+/// Reads the source buffer, relayouts it and writes the destination buffer;
+/// nothing is written unless everything succeeded. The plain line and JSON
+/// fields describe what was written (reported only with `--output`, as
+/// standard output otherwise carries the bytes).
+pub fn run(args: &RelayoutArgs) -> Outcome {
+    let (src_shape, dst_shape) = (shape(&args.src)?, shape(&args.dst)?);
+    if src_shape.element_type != dst_shape.element_type
+        || src_shape.dimensions != dst_shape.dimensions
+    {
+        return Err(format!(
+            "source {} and destination {} are not the same array: element types and dimensions must match",
+            src_shape.human_string_with_layout(),
+            dst_shape.human_string_with_layout()
+        ));
+    }
+    let err = |e: stride_util::RelayoutError| e.to_string();
+    let src_bytes = buffer_bytes(&src_shape).map_err(err)?;
+    let dst_bytes = buffer_bytes(&dst_shape).map_err(err)?;
+    let src = read_input(args.input.as_deref(), src_bytes, &args.src)?;
+    let mut dst = vec![0_u8; dst_bytes];
+    relayout_xla(&src, &src_shape, &mut dst, &dst_shape).map_err(err)?;
+    drop(src);
+    match &args.output {
+        Some(path) => write_file(path, &dst)?,
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            stdout
+                .write_all(&dst)
+                .and_then(|()| stdout.flush())
+                .map_err(|e| format!("cannot write standard output: {e}"))?;
+        }
+    }
+    let output = args.output.as_ref().map(|p| p.display().to_string());
+    Ok((
+        format!(
+            "wrote {dst_bytes} bytes of {} to {}",
+            dst_shape.human_string_with_layout(),
+            output.as_deref().unwrap_or("standard output")
+        ),
+        json!({
+            "source": src_shape.human_string_with_layout(),
+            "destination": dst_shape.human_string_with_layout(),
+            "bytes_read": src_bytes,
+            "bytes_written": dst_bytes,
+            "output": output,
+        }),
+    ))
+}
+
+/// Exactly `expected` bytes from `path` or standard input.
+fn read_input(path: Option<&Path>, expected: usize, src: &str) -> Result<Vec<u8>, String> {
+    let (name, reader): (String, Box<dyn Read>) = match path {
+        Some(path) => {
+            let file = File::open(path)
+                .map_err(|e| format!("cannot open input {}: {e}", path.display()))?;
+            (path.display().to_string(), Box::new(file))
+        }
+        None => (
+            "standard input".to_owned(),
+            Box::new(std::io::stdin().lock()),
+        ),
+    };
+    let mut bytes = Vec::with_capacity(expected);
+    // One byte more than expected tells a long input from an exact one.
+    let limit = u64::try_from(expected)
+        .unwrap_or(u64::MAX)
+        .saturating_add(1);
+    reader
+        .take(limit)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read {name}: {e}"))?;
+    if bytes.len() != expected {
+        let actual = if bytes.len() > expected {
+            format!("more than {expected}")
+        } else {
+            bytes.len().to_string()
+        };
+        return Err(format!(
+            "{name} has {actual} bytes but a buffer of {src} has {expected}"
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Writes `bytes` to a temporary file beside `path`, then renames it over
+/// `path`: a failure leaves `path` as it was.
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let mut temporary = PathBuf::from(path);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    temporary.set_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let written = File::create(&temporary)
+        .and_then(|mut file| file.write_all(bytes).and_then(|()| file.sync_all()))
+        .and_then(|()| std::fs::rename(&temporary, path));
+    written.map_err(|e| {
+        // Best effort: the temporary file may not exist.
+        let _ = std::fs::remove_file(&temporary);
+        format!("cannot write output {}: {e}", path.display())
+    })
+}
