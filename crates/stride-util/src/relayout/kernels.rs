@@ -37,6 +37,20 @@ fn at(offset: i64) -> usize {
     usize::try_from(offset).unwrap_or(usize::MAX)
 }
 
+/// The slice index `row · stride` elements after `base`: the start of
+/// source row `row` of a transpose, whose rows may be any distance apart in
+/// either direction (a negative `stride` walks a flipped source). Exact for
+/// validated rows; `usize::MAX` (outside every slice) if the row would lie
+/// outside the address space, as rows prefetched past the end may.
+pub(super) fn step(base: usize, row: usize, stride: i64) -> usize {
+    i64::try_from(row)
+        .ok()
+        .and_then(|row| row.checked_mul(stride))
+        .and_then(|delta| isize::try_from(delta).ok())
+        .and_then(|delta| base.checked_add_signed(delta))
+        .unwrap_or(usize::MAX)
+}
+
 /// The tile of a transpose whose source has `a_size` rows (each becoming a
 /// destination column) of `b_size` elements of `N` bytes: `(rows, row
 /// length)`. At most 256 KiB (it stays in L2 while its destination rows
@@ -186,7 +200,7 @@ pub(super) fn transpose_streaming<const N: usize>(
         src,
         src_base: at(src_base),
         rows: at(a.size),
-        row_stride_src: at(a.src),
+        row_stride_src: a.src,
         cols: at(b.size),
         dst_base: at(dst_base),
         row_stride: at(b.dst),
@@ -195,13 +209,14 @@ pub(super) fn transpose_streaming<const N: usize>(
     for j in done..strip.cols {
         let start = strip.dst_base + j * strip.row_stride;
         for i in 0..strip.rows {
-            dst[start + i] = src[strip.src_base + i * strip.row_stride_src + j];
+            dst[start + i] = src[step(strip.src_base, i, strip.row_stride_src) + j];
         }
     }
 }
 
 /// A 2-D transpose for the streaming kernel: `rows` source rows of `cols`
-/// elements, the first at `src_base`, `row_stride_src` apart; source
+/// elements, the first at `src_base`, `row_stride_src` apart (negative for
+/// a flipped source; see [`step`]); source
 /// column `j` goes to the destination row of `rows` elements starting at
 /// `dst_base + j · row_stride`.
 #[derive(Debug, Clone, Copy)]
@@ -209,7 +224,7 @@ pub(crate) struct Strip<'a, const N: usize> {
     pub(crate) src: &'a [[u8; N]],
     pub(crate) src_base: usize,
     pub(crate) rows: usize,
-    pub(crate) row_stride_src: usize,
+    pub(crate) row_stride_src: i64,
     pub(crate) cols: usize,
     pub(crate) dst_base: usize,
     pub(crate) row_stride: usize,
@@ -230,7 +245,8 @@ fn stream_strip<const N: usize>(_: &Strip<'_, N>, _: &mut [[u8; N]]) -> usize {
 }
 
 /// One 2-D transpose: `a` is contiguous in the destination (stride 1),
-/// `b` in the source (stride 1). Each tile of up to `extent` = (rows along
+/// `b` in the source (stride 1); the source stride of `a` has either sign
+/// (negative where the source is flipped along `a`). Each tile of up to `extent` = (rows along
 /// `a`, row length along `b`) elements is read as source row segments into
 /// `tile`, then written as destination row segments.
 #[allow(clippy::too_many_arguments)]
@@ -245,8 +261,9 @@ fn transpose_tiles<const N: usize>(
     extent: (usize, usize),
 ) {
     let (a_size, b_size) = (at(a.size), at(b.size));
-    let (src_base, dst_base, a_stride, row_stride) =
-        (at(src_base), at(dst_base), at(a.src), at(b.dst));
+    let (src_base, dst_base, row_stride) = (at(src_base), at(dst_base), at(b.dst));
+    // The source row of index `i` along `a`.
+    let source_row = |i: usize| step(src_base, i, a.src);
     let next_tile = |a0: usize, b0: usize| {
         if extent.0 > PREFETCH_MAX_ROWS {
             None
@@ -262,14 +279,12 @@ fn transpose_tiles<const N: usize>(
         let cols = extent.1.min(b_size - b0);
         for a0 in (0..a_size).step_by(extent.0) {
             let rows = extent.0.min(a_size - a0);
-            // Source rows: fixed a, contiguous along b.
-            let mut s = src_base + a0 * a_stride + b0;
-            // Tile rows start on 16-byte boundaries of the tile.
+            // Source rows: fixed a, contiguous along b. Tile rows start on
+            // 16-byte boundaries of the tile.
             let row_len = cols.next_multiple_of(16);
-            for row in tile.chunks_exact_mut(row_len).take(rows) {
-                let row = &mut row[..cols];
-                row.copy_from_slice(&src[s..s + cols]);
-                s += a_stride;
+            for (i, row) in tile.chunks_exact_mut(row_len).take(rows).enumerate() {
+                let s = source_row(a0 + i) + b0;
+                row[..cols].copy_from_slice(&src[s..s + cols]);
             }
             let blocks = Blocks {
                 tile,
@@ -280,8 +295,8 @@ fn transpose_tiles<const N: usize>(
                 row_stride,
                 next: next_tile(a0, b0).map(|(a0, b0)| NextRows {
                     src,
-                    start: src_base + a0 * a_stride + b0,
-                    stride: a_stride,
+                    start: source_row(a0) + b0,
+                    stride: a.src,
                     rows: extent.0.min(a_size - a0),
                     len: extent.1.min(b_size - b0),
                 }),
@@ -307,12 +322,12 @@ pub(crate) struct Blocks<'a, const N: usize> {
 }
 
 /// `rows` source rows of `len` elements, the first at `start`, `stride`
-/// apart.
+/// apart (either sign; see [`step`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct NextRows<'a, const N: usize> {
     pub(crate) src: &'a [[u8; N]],
     pub(crate) start: usize,
-    pub(crate) stride: usize,
+    pub(crate) stride: i64,
     pub(crate) rows: usize,
     pub(crate) len: usize,
 }

@@ -20,7 +20,7 @@
 
 use core::arch::x86_64::{__m128i, _MM_HINT_T0, _mm_prefetch, _mm_sfence, _mm_stream_si128};
 
-use super::kernels::Strip;
+use super::kernels::{Strip, step};
 use super::sse2::{bit_reversed, load, transpose};
 
 /// How far ahead of the current piece each source row is prefetched, in
@@ -86,8 +86,8 @@ fn chunks<const N: usize, const M: usize>(strip: &Strip<'_, N>, dst: &mut [[u8; 
     let source_rows: Vec<&[[[u8; N]; M]]> = (0..rows)
         .map(|i| {
             let row = (i - i % M) + order[i % M];
-            let start = src_base + row * row_stride_src;
-            src.get(start..start + full_cols)
+            src.get(step(src_base, row, row_stride_src)..)
+                .and_then(|row| row.get(..full_cols))
                 .map(|row| row.as_chunks::<M>().0)
                 .unwrap_or_default()
         })
@@ -101,7 +101,8 @@ fn chunks<const N: usize, const M: usize>(strip: &Strip<'_, N>, dst: &mut [[u8; 
     for (chunk, j) in (0..full_cols).step_by(M).enumerate() {
         let column = src_base + j;
         for row in (chunk % chunks_per_line..rows).step_by(chunks_per_line) {
-            if let Some(element) = src.get(column + row * row_stride_src + ahead) {
+            if let Some(element) = src.get(step(column, row, row_stride_src).saturating_add(ahead))
+            {
                 _mm_prefetch::<_MM_HINT_T0>(element.as_ptr().cast());
             }
         }
