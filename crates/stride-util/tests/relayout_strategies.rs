@@ -76,7 +76,7 @@ fn check(src_view: &StridedView, dst_view: &StridedView, n: usize) -> Strategy {
         let wrong = actual.iter().zip(&expected).filter(|(a, e)| a != e).count();
         panic!("{src_view:?} -> {dst_view:?}, {n}-byte elements: {wrong} of {dst_len} bytes wrong");
     }
-    relayout_strategy(src_view, dst_view)
+    relayout_strategy(src_view, dst_view, n)
 }
 
 #[test]
@@ -86,7 +86,12 @@ fn transpose_of_a_flipped_source_issue_12() {
     let src_view = StridedView::new(&[8, 8], &[1, -8], 56).unwrap();
     let dst_view = StridedView::row_major(&[8, 8]).unwrap();
     for n in [1, 2, 3, 4, 8, 16] {
-        assert_eq!(check(&src_view, &dst_view, n), Strategy::Tiled);
+        let expected = if n == 3 {
+            Strategy::Elements
+        } else {
+            Strategy::Tiled
+        };
+        assert_eq!(check(&src_view, &dst_view, n), expected);
     }
     let big = StridedView::row_major(&[600, 300]).unwrap().transpose();
     for n in [1, 4] {
@@ -106,5 +111,5 @@ fn nchw_to_nhwc_with_the_channels_flipped_issue_12() {
     let nchw = StridedView::nchw(&sizes).unwrap();
     let nhwc = StridedView::nhwc(&sizes).unwrap();
     let flipped = nchw.flip_axes(&[1]).unwrap();
-    assert_eq!(check(&flipped, &nhwc, 4), Strategy::Tiled);
+    assert_eq!(check(&flipped, &nhwc, 4), Strategy::Streaming);
 }

@@ -61,17 +61,30 @@ pub(super) fn step(base: usize, row: usize, stride: i64) -> usize {
 /// (64 source rows) 64×512 1.55–1.7, 64×256 1.6–1.8, 64×1024 2.2; u8 8192²
 /// 512×512 3.0–3.3, 256×1024, 1024×256 or 1024×1024 no better.
 pub(crate) fn tile_extent(n: usize, a_size: usize, b_size: usize) -> (usize, usize) {
-    const TILE_BYTES: usize = 256 * 1024;
-    let rows = a_size.min(if n == 1 { 512 } else { 256 });
-    let row_len = b_size.min(512).min(TILE_BYTES / n.max(1) / rows.max(1));
+    // Under fuzzing and Miri, tiles of 32 (u8) or 16 rows of at most 32
+    // elements, so that small arrays take several tiles.
+    let (tile_bytes, max_rows, max_row_len) = if SMALL_THRESHOLDS {
+        (512, if n == 1 { 32 } else { 16 }, 32)
+    } else {
+        (256 * 1024, if n == 1 { 512 } else { 256 }, 512)
+    };
+    let rows = a_size.min(max_rows);
+    let row_len = b_size
+        .min(max_row_len)
+        .min(tile_bytes / n.max(1) / rows.max(1));
     (rows, row_len.max(1))
 }
+
+/// Whether the size thresholds of the kernels are lowered so that small
+/// arrays reach every kernel: under `cargo fuzz` (`cfg(fuzzing)`) and Miri.
+const SMALL_THRESHOLDS: bool = cfg!(any(fuzzing, miri));
 
 /// Tiles of at most this many source rows prefetch the next tile's source
 /// while they are written. Measured: NCHW→NHWC f32 (64 rows) 5–13% faster;
 /// the 4096² f32 (256 rows) 10–40% and u8 8192² (512 rows) up to 15%
-/// slower (the prefetched lines evict the tile from L2).
-const PREFETCH_MAX_ROWS: usize = 64;
+/// slower (the prefetched lines evict the tile from L2). Under fuzzing and
+/// Miri 16, so that u8 tiles do not prefetch and others do.
+const PREFETCH_MAX_ROWS: usize = if SMALL_THRESHOLDS { 16 } else { 64 };
 
 /// Padding to write right after each destination row (the innermost
 /// dimension, stride 1): `count` copies of `element`.
@@ -97,7 +110,7 @@ pub(crate) fn copy<const N: usize>(
     dst: &mut [[u8; N]],
     tail: Option<Tail<N>>,
 ) {
-    let (strategy, tiled_dim) = plan.strategy();
+    let (strategy, tiled_dim) = strategy::<N>(plan);
     let Some((&inner, outer)) = plan.dims.split_last() else {
         // Rank 0 (after dropping size-1 dimensions): one element.
         dst[at(plan.dst_offset)] = src[at(plan.src_offset)];
@@ -105,7 +118,7 @@ pub(crate) fn copy<const N: usize>(
     };
     let n = at(inner.size);
     match strategy {
-        Strategy::Empty => {}
+        Strategy::Empty | Strategy::Elements => {}
         Strategy::SingleCopy | Strategy::Runs => {
             for_each_outer(outer, plan.src_offset, plan.dst_offset, |s, d| {
                 let (s, d) = (at(s), at(d));
@@ -115,7 +128,7 @@ pub(crate) fn copy<const N: usize>(
                 }
             });
         }
-        Strategy::Tiled => {
+        Strategy::Tiled | Strategy::Streaming => {
             let a = plan.dims.len() - 1;
             let others: Vec<Dim> = plan
                 .dims
@@ -127,7 +140,7 @@ pub(crate) fn copy<const N: usize>(
             let (da, db) = (plan.dims[a], plan.dims[tiled_dim]);
             let extent = tile_extent(N, at(da.size), at(db.size));
             // Whole tiles of 16-byte register blocks, then the ragged rest.
-            let streaming = streams::<N>(plan, da);
+            let streaming = strategy == Strategy::Streaming;
             let mut tile = if streaming {
                 Vec::new()
             } else {
@@ -167,8 +180,18 @@ pub(crate) fn copy<const N: usize>(
 
 /// Relayouts of at least this many bytes are large enough not to stay in
 /// cache: their destination is written with streaming stores where the
-/// streaming transpose applies.
-const STREAM_MIN_BYTES: usize = 8 << 20;
+/// streaming transpose applies. 1 KiB under fuzzing and Miri.
+const STREAM_MIN_BYTES: usize = if SMALL_THRESHOLDS { 1 << 10 } else { 8 << 20 };
+
+/// The kernel for `plan` with `N`-byte elements: the plan's strategy (see
+/// [`Plan::strategy`]), [`Strategy::Streaming`] for the transposes that
+/// stream.
+pub(super) fn strategy<const N: usize>(plan: &Plan) -> (Strategy, usize) {
+    match (plan.strategy(), plan.dims.last()) {
+        ((Strategy::Tiled, b), Some(&a)) if streams::<N>(plan, a) => (Strategy::Streaming, b),
+        (strategy, _) => strategy,
+    }
+}
 
 /// Whether the transpose of `plan` (`a` its innermost dimension) takes the
 /// streaming kernel: a large relayout on a target with SSE2, destination
