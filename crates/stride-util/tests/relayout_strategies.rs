@@ -8,7 +8,9 @@
     clippy::cast_possible_wrap
 )]
 
-use stride_util::{Strategy, StridedView, relayout, relayout_strategy};
+use std::collections::BTreeMap;
+
+use stride_util::{Strategy, StridedView, relayout, relayout_bits, relayout_strategy};
 
 /// Distinct-ish bytes, so that a misplaced byte shows.
 fn pattern(len: usize) -> Vec<u8> {
@@ -112,4 +114,272 @@ fn nchw_to_nhwc_with_the_channels_flipped_issue_12() {
     let nhwc = StridedView::nhwc(&sizes).unwrap();
     let flipped = nchw.flip_axes(&[1]).unwrap();
     assert_eq!(check(&flipped, &nhwc, 4), Strategy::Streaming);
+}
+
+/// A small deterministic generator (xorshift64*), so that the test draws
+/// the same cases on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform in `low..=high`.
+    fn range(&mut self, low: i64, high: i64) -> i64 {
+        low + (self.next() % (high - low + 1) as u64) as i64
+    }
+
+    fn coin(&mut self) -> bool {
+        self.next() & 1 == 1
+    }
+
+    /// A random permutation of `0..rank`.
+    fn permutation(&mut self, rank: usize) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..rank).collect();
+        for i in (1..rank).rev() {
+            order.swap(i, self.range(0, i as i64) as usize);
+        }
+        order
+    }
+}
+
+/// One side of a relayout: a row-major layout in physical order `order`
+/// (outermost first) with `padding` extra elements per dimension, flipped
+/// along `flips`, at `offset`.
+struct Layout {
+    order: Vec<usize>,
+    padding: Vec<i64>,
+    flips: Vec<bool>,
+    offset: i64,
+}
+
+impl Layout {
+    /// A layout in `order` with random padding (if `padded`), offset and
+    /// flips (where `flippable`).
+    fn random(rng: &mut Rng, order: Vec<usize>, padded: bool, flippable: &[bool]) -> Self {
+        let rank = order.len();
+        Self {
+            order,
+            padding: (0..rank)
+                .map(|_| if padded { rng.range(0, 3) } else { 0 })
+                .collect(),
+            flips: flippable.iter().map(|&f| f && rng.coin()).collect(),
+            offset: rng.range(0, 5),
+        }
+    }
+
+    fn view(&self, sizes: &[i64]) -> StridedView {
+        let mut strides = vec![0; sizes.len()];
+        let mut stride = 1;
+        for &d in self.order.iter().rev() {
+            strides[d] = stride;
+            stride *= sizes[d] + self.padding[d];
+        }
+        let mut offset = self.offset;
+        for (d, &flip) in self.flips.iter().enumerate() {
+            if flip {
+                offset += (sizes[d] - 1) * strides[d];
+                strides[d] = -strides[d];
+            }
+        }
+        StridedView::new(sizes, &strides, offset).unwrap()
+    }
+}
+
+/// The kinds of case drawn, each at the sizes that select one strategy
+/// (flips may turn a case into another strategy; every case counts under
+/// the strategy it got).
+#[derive(Clone, Copy, Debug)]
+enum Family {
+    /// The same layout on both sides.
+    Same,
+    /// The same innermost dimension, padding on both sides.
+    Rows,
+    /// Different innermost dimensions, 8 to 300 elements along both.
+    Transpose,
+    /// Anything, at sizes below the tiles'.
+    Small,
+}
+
+/// Draws the sizes and the two views of a case of `family`.
+fn draw(rng: &mut Rng, family: Family) -> (StridedView, StridedView) {
+    let rank = match family {
+        Family::Same => rng.range(1, 3),
+        Family::Rows | Family::Transpose => rng.range(2, 3),
+        Family::Small => rng.range(1, 4),
+    } as usize;
+    let mut sizes: Vec<i64> = (0..rank)
+        .map(|_| match family {
+            Family::Same | Family::Rows => rng.range(1, 24),
+            Family::Transpose => rng.range(8, 300),
+            Family::Small => rng.range(1, 7),
+        })
+        .collect();
+    if let Family::Transpose = family {
+        // At most about 40,000 elements, at least 8 along two dimensions.
+        sizes[rank - 1] = if rank == 3 {
+            rng.range(1, 3)
+        } else {
+            sizes[rank - 1]
+        };
+        while sizes.iter().product::<i64>() > 40_000 {
+            let largest = (0..rank).max_by_key(|&d| sizes[d]).unwrap();
+            sizes[largest] = (sizes[largest] * 3 / 4).max(8);
+        }
+    }
+    let all = vec![true; rank];
+    let (src, dst) = match family {
+        Family::Same => {
+            let order = rng.permutation(rank);
+            let src = Layout::random(rng, order.clone(), false, &all);
+            let dst = Layout {
+                order,
+                padding: vec![0; rank],
+                flips: src.flips.clone(),
+                offset: rng.range(0, 5),
+            };
+            (src, dst)
+        }
+        Family::Rows => {
+            let (src_order, mut dst_order) = (rng.permutation(rank), rng.permutation(rank));
+            let inner = src_order[rank - 1];
+            let k = dst_order.iter().position(|&d| d == inner).unwrap();
+            dst_order.swap(k, rank - 1);
+            // Both sides walk the shared row the same way.
+            let mut flippable = all.clone();
+            flippable[inner] = false;
+            let mut src = Layout::random(rng, src_order, true, &flippable);
+            let dst = Layout::random(rng, dst_order, true, &flippable);
+            src.flips[inner] = rng.coin();
+            let mut dst = dst;
+            dst.flips[inner] = src.flips[inner];
+            (src, dst)
+        }
+        Family::Transpose => {
+            // The two large dimensions are innermost on one side each.
+            let (src_order, dst_order) = if rank == 3 && rng.coin() {
+                (vec![2, 0, 1], vec![2, 1, 0])
+            } else if rank == 3 {
+                (vec![0, 1, 2], vec![2, 1, 0])
+            } else {
+                (vec![0, 1], vec![1, 0])
+            };
+            let (src_padded, dst_padded) = (rng.coin(), rng.coin());
+            let inner = src_order[rank - 1];
+            let src = Layout::random(rng, src_order, src_padded, &all);
+            let mut dst = Layout::random(rng, dst_order, dst_padded, &all);
+            // Both sides walk the source rows the same way (else the
+            // source is read backwards element by element: strided).
+            dst.flips[inner] = src.flips[inner];
+            (src, dst)
+        }
+        Family::Small => {
+            let (src_order, dst_order) = (rng.permutation(rank), rng.permutation(rank));
+            let (src_padded, dst_padded) = (rng.coin(), rng.coin());
+            let src = Layout::random(rng, src_order, src_padded, &all);
+            let dst = Layout::random(rng, dst_order, dst_padded, &all);
+            (src, dst)
+        }
+    };
+    (src.view(&sizes), dst.view(&sizes))
+}
+
+/// Relayouts packed `bits`-bit elements (1, 2 or 4) and checks every byte
+/// of the destination buffer against the naive copy.
+fn check_bits(src_view: &StridedView, dst_view: &StridedView, bits: u32) {
+    let per_byte = 8 / bits as usize;
+    let bytes = |view: &StridedView| (view.min_buffer_len().unwrap() as usize).div_ceil(per_byte);
+    let src = pattern(bytes(src_view));
+    let mut expected = pattern(bytes(dst_view) + 2);
+    expected.reverse();
+    let mut actual = expected.clone();
+    let mask = ((1_u16 << bits) - 1) as u8;
+    let locate = |k: usize| (k / per_byte, bits as usize * (k % per_byte));
+    for_each_index(src_view.sizes(), |index| {
+        let (byte, shift) = locate(offset_of(src_view, index));
+        let value = (src[byte] >> shift) & mask;
+        let (byte, shift) = locate(offset_of(dst_view, index));
+        expected[byte] = (expected[byte] & !(mask << shift)) | (value << shift);
+    });
+    relayout_bits(&src, src_view, &mut actual, dst_view, bits).unwrap();
+    assert_eq!(
+        actual, expected,
+        "{src_view:?} -> {dst_view:?}, {bits} bits"
+    );
+}
+
+/// NCHW→NHWC of at least 8 MiB (the streaming kernel's threshold) with
+/// `n`-byte elements, flipped along the batch, channel and row axes.
+fn streaming_case(rng: &mut Rng, n: usize) -> (StridedView, StridedView) {
+    let block = 16 / n as i64;
+    let channels = block * rng.range(1, 1024 / 16);
+    let height = rng.range(8, 40);
+    let pixels = (8_usize << 20).div_ceil(n * channels as usize);
+    let width = pixels.div_ceil(height as usize) as i64;
+    let sizes = [1, channels, height, width];
+    let flippable = [true, true, true, false];
+    let src = Layout::random(rng, vec![0, 1, 2, 3], false, &flippable);
+    let mut dst = Layout::random(rng, vec![0, 2, 3, 1], false, &flippable);
+    // Destination pixels padded: rows longer than the channels.
+    dst.padding[1] = rng.range(0, 2) * block;
+    (src.view(&sizes), dst.view(&sizes))
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "too large for Miri: see `small_cases_of_every_kernel`")]
+fn every_strategy_equals_the_naive_copy() {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut tiled_sizes = Vec::new();
+    let families = [Family::Same, Family::Rows, Family::Transpose, Family::Small];
+    for n in 1..=16 {
+        for family in families {
+            for _ in 0..3 {
+                let (src_view, dst_view) = draw(&mut rng, family);
+                let strategy = check(&src_view, &dst_view, n);
+                if strategy == Strategy::Tiled {
+                    tiled_sizes.push(n);
+                }
+                *counts.entry(format!("{strategy:?}")).or_default() += 1;
+            }
+        }
+    }
+    for bits in [1, 2, 4] {
+        for family in families {
+            for _ in 0..3 {
+                let (src_view, dst_view) = draw(&mut rng, family);
+                check_bits(&src_view, &dst_view, bits);
+                *counts.entry(format!("sub-byte {bits} bits")).or_default() += 1;
+            }
+        }
+    }
+    for n in [1, 2, 4, 8] {
+        let (src_view, dst_view) = streaming_case(&mut rng, n);
+        let strategy = check(&src_view, &dst_view, n);
+        *counts.entry(format!("{strategy:?}")).or_default() += 1;
+    }
+    println!("cases per strategy: {counts:?}");
+    for strategy in [
+        Strategy::SingleCopy,
+        Strategy::Runs,
+        Strategy::Tiled,
+        Strategy::Streaming,
+        Strategy::Strided,
+        Strategy::Elements,
+    ] {
+        assert!(
+            counts.contains_key(&format!("{strategy:?}")),
+            "no case took {strategy:?}: {counts:?}"
+        );
+    }
+    for n in [1, 2, 4, 8, 16] {
+        assert!(
+            tiled_sizes.contains(&n),
+            "no tiled case of {n}-byte elements"
+        );
+    }
 }
