@@ -82,6 +82,7 @@ fn check(src_view: &StridedView, dst_view: &StridedView, n: usize) -> Strategy {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "too large for Miri: see `small_cases_of_every_kernel`")]
 fn transpose_of_a_flipped_source_issue_12() {
     // The transpose of a vertically flipped 8×8 array, copied to row-major:
     // the tiled kernel's source rows run backwards.
@@ -106,6 +107,7 @@ fn transpose_of_a_flipped_source_issue_12() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "too large for Miri: see `small_cases_of_every_kernel`")]
 fn nchw_to_nhwc_with_the_channels_flipped_issue_12() {
     // f32[8,64,64,64]: 8 MiB, the streaming kernel, reading its source
     // rows (one per channel) backwards.
@@ -381,5 +383,44 @@ fn every_strategy_equals_the_naive_copy() {
             tiled_sizes.contains(&n),
             "no tiled case of {n}-byte elements"
         );
+    }
+}
+
+/// Small cases of the SSE2 kernels for Miri (`cfg(miri)` lowers the
+/// thresholds: tiles of 16 rows, 32 for bytes, of at most 32 elements;
+/// streaming from 1 KiB): flipped transposes over several tiles with
+/// register blocks of 1, 2, 4 and 8-byte elements, and NCHW→NHWC into
+/// packed and padded pixels. Without Miri the same cases take the tiles.
+#[test]
+fn small_cases_of_every_kernel() {
+    let streaming = if cfg!(miri) {
+        Strategy::Streaming
+    } else {
+        Strategy::Tiled
+    };
+    let mut rng = Rng(7);
+    for n in [1, 2, 4, 8] {
+        // Tiled: a flipped 35×40 transpose (35 rows: never streaming);
+        // a flipped destination.
+        let a = StridedView::row_major(&[35, 40]).unwrap();
+        let t = StridedView::row_major(&[40, 35]).unwrap();
+        let flipped = a.flip_axes(&[0]).unwrap().transpose();
+        assert_eq!(check(&flipped, &t, n), Strategy::Tiled);
+        assert_eq!(
+            check(&a.transpose(), &t.flip_axes(&[1]).unwrap(), n),
+            Strategy::Tiled
+        );
+        // Streaming: 32 / n channels (at least 8) of 4×9 pixels, from
+        // 1152 bytes.
+        let block = 16 / n as i64;
+        let sizes = [1, (2 * block).max(8), 4, 9];
+        let flippable = [true, true, true, false];
+        for padding in [0, block] {
+            let src = Layout::random(&mut rng, vec![0, 1, 2, 3], false, &flippable);
+            let mut dst = Layout::random(&mut rng, vec![0, 2, 3, 1], false, &flippable);
+            dst.flips[1] = true;
+            dst.padding[1] = padding;
+            assert_eq!(check(&src.view(&sizes), &dst.view(&sizes), n), streaming);
+        }
     }
 }
