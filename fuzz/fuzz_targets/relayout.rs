@@ -10,10 +10,13 @@
 //! * `Strided`: arbitrary (negative, zero) strides and offsets, any element
 //!   size: `relayout` copies exactly as a naive loop does, or names the
 //!   element outside a buffer or the overlap in the destination.
+//! * `Kernels`: valid views large enough to select every strategy, flipped
+//!   on both sides (see `kernels/mod.rs`), with per-strategy counts.
 
 #![no_main]
 
 mod common;
+mod kernels;
 
 use arbitrary::Arbitrary;
 use common::for_each_index;
@@ -51,6 +54,13 @@ enum Input {
         dst_offset: u8,
         src_len: u8,
         dst_len: u8,
+        seed: u64,
+    },
+    Kernels {
+        element: u8,
+        sizes: Vec<u8>,
+        src: kernels::Side,
+        dst: kernels::Side,
         seed: u64,
     },
 }
@@ -351,4 +361,11 @@ fuzz_target!(|input: Input| match input {
         dst_len,
         seed,
     ),
+    Input::Kernels {
+        element,
+        sizes,
+        src,
+        dst,
+        seed,
+    } => kernels::check(element, &sizes, &src, &dst, seed),
 });

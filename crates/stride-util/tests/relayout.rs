@@ -51,7 +51,10 @@ fn transposes_for_every_element_size() {
         }
     }
     let a = StridedView::row_major(&[64, 64]).unwrap();
-    assert_eq!(relayout_strategy(&a.transpose(), &a), CopyStrategy::Tiled);
+    assert_eq!(
+        relayout_strategy(&a.transpose(), &a, 4),
+        CopyStrategy::Tiled
+    );
 }
 
 /// Larger than one tile along both dimensions (tiles hold up to 256 or 512
@@ -83,7 +86,7 @@ fn transposes_across_several_tiles() {
 fn nchw_to_nhwc_and_back() {
     let nchw = StridedView::nchw(&[2, 19, 7, 9]).unwrap();
     let nhwc = StridedView::nhwc(&[2, 19, 7, 9]).unwrap();
-    assert_eq!(relayout_strategy(&nchw, &nhwc), CopyStrategy::Tiled);
+    assert_eq!(relayout_strategy(&nchw, &nhwc, 4), CopyStrategy::Tiled);
     for n in [1, 2, 4, 8] {
         check(&nchw, &nhwc, n);
         check(&nhwc, &nchw, n);
@@ -94,13 +97,16 @@ fn nchw_to_nhwc_and_back() {
 fn runs_single_copy_and_strided() {
     let a = StridedView::row_major(&[6, 10]).unwrap();
     let padded = StridedView::new(&[6, 10], &[13, 1], 2).unwrap();
-    assert_eq!(relayout_strategy(&a, &a), CopyStrategy::SingleCopy);
-    assert_eq!(relayout_strategy(&a, &padded), CopyStrategy::Runs);
+    assert_eq!(relayout_strategy(&a, &a, 4), CopyStrategy::SingleCopy);
+    assert_eq!(relayout_strategy(&a, &padded, 4), CopyStrategy::Runs);
     check(&a, &a, 4);
     check(&a, &padded, 4);
     check(&padded, &a, 2);
     let every_other = StridedView::new(&[6, 10], &[20, 2], 0).unwrap();
-    assert_eq!(relayout_strategy(&every_other, &a), CopyStrategy::Strided);
+    assert_eq!(
+        relayout_strategy(&every_other, &a, 8),
+        CopyStrategy::Strided
+    );
     check(&every_other, &a, 8);
     check(&a.flip().unwrap(), &a, 4);
     let broadcast = StridedView::row_major(&[10])

@@ -37,6 +37,20 @@ fn at(offset: i64) -> usize {
     usize::try_from(offset).unwrap_or(usize::MAX)
 }
 
+/// The slice index `row · stride` elements after `base`: the start of
+/// source row `row` of a transpose, whose rows may be any distance apart in
+/// either direction (a negative `stride` walks a flipped source). Exact for
+/// validated rows; `usize::MAX` (outside every slice) if the row would lie
+/// outside the address space, as rows prefetched past the end may.
+pub(super) fn step(base: usize, row: usize, stride: i64) -> usize {
+    i64::try_from(row)
+        .ok()
+        .and_then(|row| row.checked_mul(stride))
+        .and_then(|delta| isize::try_from(delta).ok())
+        .and_then(|delta| base.checked_add_signed(delta))
+        .unwrap_or(usize::MAX)
+}
+
 /// The tile of a transpose whose source has `a_size` rows (each becoming a
 /// destination column) of `b_size` elements of `N` bytes: `(rows, row
 /// length)`. At most 256 KiB (it stays in L2 while its destination rows
@@ -47,17 +61,30 @@ fn at(offset: i64) -> usize {
 /// (64 source rows) 64×512 1.55–1.7, 64×256 1.6–1.8, 64×1024 2.2; u8 8192²
 /// 512×512 3.0–3.3, 256×1024, 1024×256 or 1024×1024 no better.
 pub(crate) fn tile_extent(n: usize, a_size: usize, b_size: usize) -> (usize, usize) {
-    const TILE_BYTES: usize = 256 * 1024;
-    let rows = a_size.min(if n == 1 { 512 } else { 256 });
-    let row_len = b_size.min(512).min(TILE_BYTES / n.max(1) / rows.max(1));
+    // Under fuzzing and Miri, tiles of 32 (u8) or 16 rows of at most 32
+    // elements, so that small arrays take several tiles.
+    let (tile_bytes, max_rows, max_row_len) = if SMALL_THRESHOLDS {
+        (512, if n == 1 { 32 } else { 16 }, 32)
+    } else {
+        (256 * 1024, if n == 1 { 512 } else { 256 }, 512)
+    };
+    let rows = a_size.min(max_rows);
+    let row_len = b_size
+        .min(max_row_len)
+        .min(tile_bytes / n.max(1) / rows.max(1));
     (rows, row_len.max(1))
 }
+
+/// Whether the size thresholds of the kernels are lowered so that small
+/// arrays reach every kernel: under `cargo fuzz` (`cfg(fuzzing)`) and Miri.
+const SMALL_THRESHOLDS: bool = cfg!(any(fuzzing, miri));
 
 /// Tiles of at most this many source rows prefetch the next tile's source
 /// while they are written. Measured: NCHW→NHWC f32 (64 rows) 5–13% faster;
 /// the 4096² f32 (256 rows) 10–40% and u8 8192² (512 rows) up to 15%
-/// slower (the prefetched lines evict the tile from L2).
-const PREFETCH_MAX_ROWS: usize = 64;
+/// slower (the prefetched lines evict the tile from L2). Under fuzzing and
+/// Miri 16, so that u8 tiles do not prefetch and others do.
+const PREFETCH_MAX_ROWS: usize = if SMALL_THRESHOLDS { 16 } else { 64 };
 
 /// Padding to write right after each destination row (the innermost
 /// dimension, stride 1): `count` copies of `element`.
@@ -83,7 +110,7 @@ pub(crate) fn copy<const N: usize>(
     dst: &mut [[u8; N]],
     tail: Option<Tail<N>>,
 ) {
-    let (strategy, tiled_dim) = plan.strategy();
+    let (strategy, tiled_dim) = strategy::<N>(plan);
     let Some((&inner, outer)) = plan.dims.split_last() else {
         // Rank 0 (after dropping size-1 dimensions): one element.
         dst[at(plan.dst_offset)] = src[at(plan.src_offset)];
@@ -91,7 +118,7 @@ pub(crate) fn copy<const N: usize>(
     };
     let n = at(inner.size);
     match strategy {
-        Strategy::Empty => {}
+        Strategy::Empty | Strategy::Elements => {}
         Strategy::SingleCopy | Strategy::Runs => {
             for_each_outer(outer, plan.src_offset, plan.dst_offset, |s, d| {
                 let (s, d) = (at(s), at(d));
@@ -101,7 +128,7 @@ pub(crate) fn copy<const N: usize>(
                 }
             });
         }
-        Strategy::Tiled => {
+        Strategy::Tiled | Strategy::Streaming => {
             let a = plan.dims.len() - 1;
             let others: Vec<Dim> = plan
                 .dims
@@ -113,7 +140,7 @@ pub(crate) fn copy<const N: usize>(
             let (da, db) = (plan.dims[a], plan.dims[tiled_dim]);
             let extent = tile_extent(N, at(da.size), at(db.size));
             // Whole tiles of 16-byte register blocks, then the ragged rest.
-            let streaming = streams::<N>(plan, da);
+            let streaming = strategy == Strategy::Streaming;
             let mut tile = if streaming {
                 Vec::new()
             } else {
@@ -153,8 +180,18 @@ pub(crate) fn copy<const N: usize>(
 
 /// Relayouts of at least this many bytes are large enough not to stay in
 /// cache: their destination is written with streaming stores where the
-/// streaming transpose applies.
-const STREAM_MIN_BYTES: usize = 8 << 20;
+/// streaming transpose applies. 1 KiB under fuzzing and Miri.
+const STREAM_MIN_BYTES: usize = if SMALL_THRESHOLDS { 1 << 10 } else { 8 << 20 };
+
+/// The kernel for `plan` with `N`-byte elements: the plan's strategy (see
+/// [`Plan::strategy`]), [`Strategy::Streaming`] for the transposes that
+/// stream.
+pub(super) fn strategy<const N: usize>(plan: &Plan) -> (Strategy, usize) {
+    match (plan.strategy(), plan.dims.last()) {
+        ((Strategy::Tiled, b), Some(&a)) if streams::<N>(plan, a) => (Strategy::Streaming, b),
+        (strategy, _) => strategy,
+    }
+}
 
 /// Whether the transpose of `plan` (`a` its innermost dimension) takes the
 /// streaming kernel: a large relayout on a target with SSE2, destination
@@ -186,7 +223,7 @@ pub(super) fn transpose_streaming<const N: usize>(
         src,
         src_base: at(src_base),
         rows: at(a.size),
-        row_stride_src: at(a.src),
+        row_stride_src: a.src,
         cols: at(b.size),
         dst_base: at(dst_base),
         row_stride: at(b.dst),
@@ -195,13 +232,14 @@ pub(super) fn transpose_streaming<const N: usize>(
     for j in done..strip.cols {
         let start = strip.dst_base + j * strip.row_stride;
         for i in 0..strip.rows {
-            dst[start + i] = src[strip.src_base + i * strip.row_stride_src + j];
+            dst[start + i] = src[step(strip.src_base, i, strip.row_stride_src) + j];
         }
     }
 }
 
 /// A 2-D transpose for the streaming kernel: `rows` source rows of `cols`
-/// elements, the first at `src_base`, `row_stride_src` apart; source
+/// elements, the first at `src_base`, `row_stride_src` apart (negative for
+/// a flipped source; see [`step`]); source
 /// column `j` goes to the destination row of `rows` elements starting at
 /// `dst_base + j · row_stride`.
 #[derive(Debug, Clone, Copy)]
@@ -209,7 +247,7 @@ pub(crate) struct Strip<'a, const N: usize> {
     pub(crate) src: &'a [[u8; N]],
     pub(crate) src_base: usize,
     pub(crate) rows: usize,
-    pub(crate) row_stride_src: usize,
+    pub(crate) row_stride_src: i64,
     pub(crate) cols: usize,
     pub(crate) dst_base: usize,
     pub(crate) row_stride: usize,
@@ -230,7 +268,8 @@ fn stream_strip<const N: usize>(_: &Strip<'_, N>, _: &mut [[u8; N]]) -> usize {
 }
 
 /// One 2-D transpose: `a` is contiguous in the destination (stride 1),
-/// `b` in the source (stride 1). Each tile of up to `extent` = (rows along
+/// `b` in the source (stride 1); the source stride of `a` has either sign
+/// (negative where the source is flipped along `a`). Each tile of up to `extent` = (rows along
 /// `a`, row length along `b`) elements is read as source row segments into
 /// `tile`, then written as destination row segments.
 #[allow(clippy::too_many_arguments)]
@@ -245,8 +284,9 @@ fn transpose_tiles<const N: usize>(
     extent: (usize, usize),
 ) {
     let (a_size, b_size) = (at(a.size), at(b.size));
-    let (src_base, dst_base, a_stride, row_stride) =
-        (at(src_base), at(dst_base), at(a.src), at(b.dst));
+    let (src_base, dst_base, row_stride) = (at(src_base), at(dst_base), at(b.dst));
+    // The source row of index `i` along `a`.
+    let source_row = |i: usize| step(src_base, i, a.src);
     let next_tile = |a0: usize, b0: usize| {
         if extent.0 > PREFETCH_MAX_ROWS {
             None
@@ -262,14 +302,12 @@ fn transpose_tiles<const N: usize>(
         let cols = extent.1.min(b_size - b0);
         for a0 in (0..a_size).step_by(extent.0) {
             let rows = extent.0.min(a_size - a0);
-            // Source rows: fixed a, contiguous along b.
-            let mut s = src_base + a0 * a_stride + b0;
-            // Tile rows start on 16-byte boundaries of the tile.
+            // Source rows: fixed a, contiguous along b. Tile rows start on
+            // 16-byte boundaries of the tile.
             let row_len = cols.next_multiple_of(16);
-            for row in tile.chunks_exact_mut(row_len).take(rows) {
-                let row = &mut row[..cols];
-                row.copy_from_slice(&src[s..s + cols]);
-                s += a_stride;
+            for (i, row) in tile.chunks_exact_mut(row_len).take(rows).enumerate() {
+                let s = source_row(a0 + i) + b0;
+                row[..cols].copy_from_slice(&src[s..s + cols]);
             }
             let blocks = Blocks {
                 tile,
@@ -280,8 +318,8 @@ fn transpose_tiles<const N: usize>(
                 row_stride,
                 next: next_tile(a0, b0).map(|(a0, b0)| NextRows {
                     src,
-                    start: src_base + a0 * a_stride + b0,
-                    stride: a_stride,
+                    start: source_row(a0) + b0,
+                    stride: a.src,
                     rows: extent.0.min(a_size - a0),
                     len: extent.1.min(b_size - b0),
                 }),
@@ -307,12 +345,12 @@ pub(crate) struct Blocks<'a, const N: usize> {
 }
 
 /// `rows` source rows of `len` elements, the first at `start`, `stride`
-/// apart.
+/// apart (either sign; see [`step`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct NextRows<'a, const N: usize> {
     pub(crate) src: &'a [[u8; N]],
     pub(crate) start: usize,
-    pub(crate) stride: usize,
+    pub(crate) stride: i64,
     pub(crate) rows: usize,
     pub(crate) len: usize,
 }

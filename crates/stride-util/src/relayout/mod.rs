@@ -262,23 +262,37 @@ pub fn relayout_bits(
     }
 }
 
-/// The strategy [`relayout`] would use to copy `src_view` into `dst_view`.
+/// The strategy [`relayout`] would use to copy `src_view` into `dst_view`
+/// with elements of `element_size` bytes.
 ///
 /// ```
 /// use stride_util::{Strategy, StridedView, relayout_strategy};
 ///
 /// let a = StridedView::row_major(&[64, 64])?;
-/// assert_eq!(relayout_strategy(&a, &a), Strategy::SingleCopy);
-/// assert_eq!(relayout_strategy(&a.transpose(), &a), Strategy::Tiled);
+/// assert_eq!(relayout_strategy(&a, &a, 4), Strategy::SingleCopy);
+/// assert_eq!(relayout_strategy(&a.transpose(), &a, 4), Strategy::Tiled);
+/// assert_eq!(relayout_strategy(&a.transpose(), &a, 3), Strategy::Elements);
 /// let padded = StridedView::new(&[64, 64], &[80, 1], 0)?;
-/// assert_eq!(relayout_strategy(&a, &padded), Strategy::Runs);
+/// assert_eq!(relayout_strategy(&a, &padded, 4), Strategy::Runs);
 /// # Ok::<(), stride_util::ViewError>(())
 /// ```
-pub fn relayout_strategy(src_view: &StridedView, dst_view: &StridedView) -> Strategy {
+pub fn relayout_strategy(
+    src_view: &StridedView,
+    dst_view: &StridedView,
+    element_size: usize,
+) -> Strategy {
     if src_view.is_empty() || src_view.sizes() != dst_view.sizes() {
         return Strategy::Empty;
     }
-    Plan::new(src_view, dst_view).strategy().0
+    let plan = Plan::new(src_view, dst_view);
+    match element_size {
+        1 => kernels::strategy::<1>(&plan).0,
+        2 => kernels::strategy::<2>(&plan).0,
+        4 => kernels::strategy::<4>(&plan).0,
+        8 => kernels::strategy::<8>(&plan).0,
+        16 => kernels::strategy::<16>(&plan).0,
+        _ => Strategy::Elements,
+    }
 }
 
 /// Checks, cheapest first, that the views have the same shape, that each

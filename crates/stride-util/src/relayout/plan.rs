@@ -37,13 +37,20 @@ pub enum Strategy {
     /// The destination is contiguous along one dimension and the source
     /// along another (a transpose): cache-blocked tiles over those two
     /// dimensions, staged through a small buffer so that both sides are
-    /// read and written in contiguous row segments. Large transposes with
-    /// short destination rows (NCHW→NHWC) instead assemble a few whole
-    /// destination rows at a time and write them with streaming stores.
+    /// read and written in contiguous row segments (16-byte SSE2 register
+    /// blocks for 1, 2, 4 and 8-byte elements on x86_64).
     Tiled,
+    /// A transpose of at least 8 MiB whose destination rows are short
+    /// (NCHW→NHWC) and whole SSE2 register blocks of 1, 2, 4 or 8-byte
+    /// elements: a few whole destination rows at a time are assembled
+    /// straight from the source rows and written with streaming stores.
+    Streaming,
     /// Anything else: an element loop along the innermost destination
     /// dimension with incremental offsets, an odometer outside it.
     Strided,
+    /// Elements of a size without a dedicated kernel (not 1, 2, 4, 8 or 16
+    /// bytes): a byte-slice copy per element, in logical order.
+    Elements,
 }
 
 /// Tiles need at least this many elements along both dimensions to pay off.

@@ -19,7 +19,7 @@ use core::arch::x86_64::{
     _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64,
 };
 
-use super::kernels::{Blocks, NextRows};
+use super::kernels::{Blocks, NextRows, step};
 
 /// Writes the transpose of the whole register blocks of `blocks` (see
 /// [`Blocks`]) for elements of `N` bytes; returns the number of tile rows
@@ -131,7 +131,8 @@ impl<'a, const N: usize> Prefetch<'a, N> {
         let start = strip * self.per_strip;
         for line in start..(start + self.per_strip).min(self.lines) {
             let (row, column) = (line / self.lines_per_row, line % self.lines_per_row);
-            let k = self.rows.start + row * self.rows.stride + column * Self::LINE_ELEMENTS;
+            let k = step(self.rows.start, row, self.rows.stride)
+                .saturating_add(column * Self::LINE_ELEMENTS);
             if let Some(element) = self.rows.src.get(k) {
                 _mm_prefetch::<_MM_HINT_T0>(element.as_ptr().cast());
             }

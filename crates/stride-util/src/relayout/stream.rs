@@ -18,9 +18,11 @@
 //! 64×512 tiles and then streaming them out was slower (2.0–2.5): the
 //! reads and the streaming writes did not overlap.
 
-use core::arch::x86_64::{__m128i, _MM_HINT_T0, _mm_prefetch, _mm_sfence, _mm_stream_si128};
+use core::arch::x86_64::{__m128i, _MM_HINT_T0, _mm_prefetch};
+#[cfg(not(miri))]
+use core::arch::x86_64::{_mm_sfence, _mm_stream_si128};
 
-use super::kernels::Strip;
+use super::kernels::{Strip, step};
 use super::sse2::{bit_reversed, load, transpose};
 
 /// How far ahead of the current piece each source row is prefetched, in
@@ -57,8 +59,20 @@ fn stream_sse2<const N: usize>(strip: &Strip<'_, N>, dst: &mut [[u8; N]]) -> usi
         _ => 0,
     };
     // Streaming stores are weakly ordered: fence them before returning.
-    _mm_sfence();
+    fence();
     done
+}
+
+/// Orders the streaming stores before every later store: `sfence`, which
+/// Miri does not implement; under Miri a sequentially consistent fence
+/// stands in (Miri performs the streaming stores as plain stores).
+#[target_feature(enable = "sse2")]
+#[inline]
+fn fence() {
+    #[cfg(not(miri))]
+    _mm_sfence();
+    #[cfg(miri)]
+    core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
 }
 
 /// The chunks of `M` destination rows, each assembled from `rows / M`
@@ -86,8 +100,8 @@ fn chunks<const N: usize, const M: usize>(strip: &Strip<'_, N>, dst: &mut [[u8; 
     let source_rows: Vec<&[[[u8; N]; M]]> = (0..rows)
         .map(|i| {
             let row = (i - i % M) + order[i % M];
-            let start = src_base + row * row_stride_src;
-            src.get(start..start + full_cols)
+            src.get(step(src_base, row, row_stride_src)..)
+                .and_then(|row| row.get(..full_cols))
                 .map(|row| row.as_chunks::<M>().0)
                 .unwrap_or_default()
         })
@@ -101,7 +115,8 @@ fn chunks<const N: usize, const M: usize>(strip: &Strip<'_, N>, dst: &mut [[u8; 
     for (chunk, j) in (0..full_cols).step_by(M).enumerate() {
         let column = src_base + j;
         for row in (chunk % chunks_per_line..rows).step_by(chunks_per_line) {
-            if let Some(element) = src.get(column + row * row_stride_src + ahead) {
+            if let Some(element) = src.get(step(column, row, row_stride_src).saturating_add(ahead))
+            {
                 _mm_prefetch::<_MM_HINT_T0>(element.as_ptr().cast());
             }
         }
@@ -182,6 +197,7 @@ fn write_out(pieces: &[[u8; 16]], segment: &mut [u8], whole_lines: bool) {
 /// the caches.
 #[target_feature(enable = "sse2")]
 #[inline]
+#[cfg(not(miri))]
 fn stream(reg: __m128i, bytes: &mut [u8; 16]) {
     let ptr = bytes.as_mut_ptr();
     debug_assert_eq!(ptr as usize % 16, 0);
@@ -193,4 +209,15 @@ fn stream(reg: __m128i, bytes: &mut [u8; 16]) {
     unsafe {
         _mm_stream_si128(ptr.cast(), reg);
     }
+}
+
+/// Under Miri, which cannot run the inline assembly of
+/// `_mm_stream_si128`, a plain store of the same 16 bytes stands in (after
+/// the same alignment check).
+#[target_feature(enable = "sse2")]
+#[inline]
+#[cfg(miri)]
+fn stream(reg: __m128i, bytes: &mut [u8; 16]) {
+    assert_eq!(bytes.as_ptr() as usize % 16, 0, "unaligned streaming store");
+    super::sse2::store(reg, bytes);
 }

@@ -76,6 +76,7 @@ fn rows_the_kernel_leaves_to_the_element_loop() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "8.6 MB: too large for Miri")]
 fn large_nchw_to_nhwc_takes_the_streaming_kernel() {
     // 2·64·129·131 f32: 8.6 MB, above the streaming threshold; 129·131 is
     // odd, so the last spatial position takes the element loop.

@@ -1,0 +1,427 @@
+//! Every strategy of the relayout engine against a naive element-by-element
+//! copy, at the sizes that select it: flipped (negative-stride) and
+//! permuted views on both sides, padded destinations, every element size.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::cast_possible_wrap
+)]
+
+use std::collections::BTreeMap;
+
+use stride_util::{Strategy, StridedView, relayout, relayout_bits, relayout_strategy};
+
+/// Distinct-ish bytes, so that a misplaced byte shows.
+fn pattern(len: usize) -> Vec<u8> {
+    (0..len)
+        .map(|i| (i * 7 % 251) as u8 ^ (i >> 8) as u8)
+        .collect()
+}
+
+/// Calls `f(index)` for every multi-index of `sizes`, row-major.
+fn for_each_index(sizes: &[i64], mut f: impl FnMut(&[i64])) {
+    if sizes.contains(&0) {
+        return;
+    }
+    let mut index = vec![0_i64; sizes.len()];
+    loop {
+        f(&index);
+        let mut k = sizes.len();
+        loop {
+            if k == 0 {
+                return;
+            }
+            k -= 1;
+            index[k] += 1;
+            if index[k] < sizes[k] {
+                break;
+            }
+            index[k] = 0;
+        }
+    }
+}
+
+/// `offset + Σ index · stride`, from scratch.
+fn offset_of(view: &StridedView, index: &[i64]) -> usize {
+    let offset = view.offset()
+        + index
+            .iter()
+            .zip(view.strides())
+            .map(|(i, s)| i * s)
+            .sum::<i64>();
+    usize::try_from(offset).unwrap()
+}
+
+/// The naive copy of `n`-byte elements.
+fn naive(src: &[u8], src_view: &StridedView, dst: &mut [u8], dst_view: &StridedView, n: usize) {
+    for_each_index(src_view.sizes(), |index| {
+        let (s, d) = (
+            offset_of(src_view, index) * n,
+            offset_of(dst_view, index) * n,
+        );
+        dst[d..d + n].copy_from_slice(&src[s..s + n]);
+    });
+}
+
+/// Relayouts `src_view` into `dst_view` with `n`-byte elements and checks
+/// every byte of the destination buffer against the naive copy; returns
+/// the strategy.
+fn check(src_view: &StridedView, dst_view: &StridedView, n: usize) -> Strategy {
+    let src = pattern(src_view.min_buffer_len().unwrap() as usize * n + 3);
+    let dst_len = dst_view.min_buffer_len().unwrap() as usize * n + 5;
+    let mut expected = vec![0xA5; dst_len];
+    let mut actual = expected.clone();
+    naive(&src, src_view, &mut expected, dst_view, n);
+    relayout(&src, src_view, &mut actual, dst_view, n).unwrap();
+    if actual != expected {
+        let wrong = actual.iter().zip(&expected).filter(|(a, e)| a != e).count();
+        panic!("{src_view:?} -> {dst_view:?}, {n}-byte elements: {wrong} of {dst_len} bytes wrong");
+    }
+    relayout_strategy(src_view, dst_view, n)
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "too large for Miri: see `small_cases_of_every_kernel`")]
+fn transpose_of_a_flipped_source_issue_12() {
+    // The transpose of a vertically flipped 8×8 array, copied to row-major:
+    // the tiled kernel's source rows run backwards.
+    let src_view = StridedView::new(&[8, 8], &[1, -8], 56).unwrap();
+    let dst_view = StridedView::row_major(&[8, 8]).unwrap();
+    for n in [1, 2, 3, 4, 8, 16] {
+        let expected = if n == 3 {
+            Strategy::Elements
+        } else {
+            Strategy::Tiled
+        };
+        assert_eq!(check(&src_view, &dst_view, n), expected);
+    }
+    let big = StridedView::row_major(&[600, 300]).unwrap().transpose();
+    for n in [1, 4] {
+        check(
+            &big.flip(),
+            &StridedView::row_major(&[300, 600]).unwrap(),
+            n,
+        );
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "too large for Miri: see `small_cases_of_every_kernel`")]
+fn nchw_to_nhwc_with_the_channels_flipped_issue_12() {
+    // f32[8,64,64,64]: 8 MiB, the streaming kernel, reading its source
+    // rows (one per channel) backwards.
+    let sizes = [8, 64, 64, 64];
+    let nchw = StridedView::nchw(&sizes).unwrap();
+    let nhwc = StridedView::nhwc(&sizes).unwrap();
+    let flipped = nchw.flip_axes(&[1]).unwrap();
+    assert_eq!(check(&flipped, &nhwc, 4), Strategy::Streaming);
+}
+
+/// A small deterministic generator (xorshift64*), so that the test draws
+/// the same cases on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform in `low..=high`.
+    fn range(&mut self, low: i64, high: i64) -> i64 {
+        low + (self.next() % (high - low + 1) as u64) as i64
+    }
+
+    fn coin(&mut self) -> bool {
+        self.next() & 1 == 1
+    }
+
+    /// A random permutation of `0..rank`.
+    fn permutation(&mut self, rank: usize) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..rank).collect();
+        for i in (1..rank).rev() {
+            order.swap(i, self.range(0, i as i64) as usize);
+        }
+        order
+    }
+}
+
+/// One side of a relayout: a row-major layout in physical order `order`
+/// (outermost first) with `padding` extra elements per dimension, flipped
+/// along `flips`, at `offset`.
+struct Layout {
+    order: Vec<usize>,
+    padding: Vec<i64>,
+    flips: Vec<bool>,
+    offset: i64,
+}
+
+impl Layout {
+    /// A layout in `order` with random padding (if `padded`), offset and
+    /// flips (where `flippable`).
+    fn random(rng: &mut Rng, order: Vec<usize>, padded: bool, flippable: &[bool]) -> Self {
+        let rank = order.len();
+        Self {
+            order,
+            padding: (0..rank)
+                .map(|_| if padded { rng.range(0, 3) } else { 0 })
+                .collect(),
+            flips: flippable.iter().map(|&f| f && rng.coin()).collect(),
+            offset: rng.range(0, 5),
+        }
+    }
+
+    fn view(&self, sizes: &[i64]) -> StridedView {
+        let mut strides = vec![0; sizes.len()];
+        let mut stride = 1;
+        for &d in self.order.iter().rev() {
+            strides[d] = stride;
+            stride *= sizes[d] + self.padding[d];
+        }
+        let mut offset = self.offset;
+        for (d, &flip) in self.flips.iter().enumerate() {
+            if flip {
+                offset += (sizes[d] - 1) * strides[d];
+                strides[d] = -strides[d];
+            }
+        }
+        StridedView::new(sizes, &strides, offset).unwrap()
+    }
+}
+
+/// The kinds of case drawn, each at the sizes that select one strategy
+/// (flips may turn a case into another strategy; every case counts under
+/// the strategy it got).
+#[derive(Clone, Copy, Debug)]
+enum Family {
+    /// The same layout on both sides.
+    Same,
+    /// The same innermost dimension, padding on both sides.
+    Rows,
+    /// Different innermost dimensions, 8 to 300 elements along both.
+    Transpose,
+    /// Anything, at sizes below the tiles'.
+    Small,
+}
+
+/// Draws the sizes and the two views of a case of `family`.
+fn draw(rng: &mut Rng, family: Family) -> (StridedView, StridedView) {
+    let rank = match family {
+        Family::Same => rng.range(1, 3),
+        Family::Rows | Family::Transpose => rng.range(2, 3),
+        Family::Small => rng.range(1, 4),
+    } as usize;
+    let mut sizes: Vec<i64> = (0..rank)
+        .map(|_| match family {
+            Family::Same | Family::Rows => rng.range(1, 24),
+            Family::Transpose => rng.range(8, 300),
+            Family::Small => rng.range(1, 7),
+        })
+        .collect();
+    if let Family::Transpose = family {
+        // At most about 40,000 elements, at least 8 along two dimensions.
+        if rank == 3 {
+            sizes[0] = rng.range(1, 3);
+        }
+        while sizes.iter().product::<i64>() > 40_000 {
+            let largest = (0..rank).max_by_key(|&d| sizes[d]).unwrap();
+            sizes[largest] = (sizes[largest] * 3 / 4).max(8);
+        }
+    }
+    let all = vec![true; rank];
+    let (src, dst) = match family {
+        Family::Same => {
+            let order = rng.permutation(rank);
+            let src = Layout::random(rng, order.clone(), false, &all);
+            let dst = Layout {
+                order,
+                padding: vec![0; rank],
+                flips: src.flips.clone(),
+                offset: rng.range(0, 5),
+            };
+            (src, dst)
+        }
+        Family::Rows => {
+            let (src_order, mut dst_order) = (rng.permutation(rank), rng.permutation(rank));
+            let inner = src_order[rank - 1];
+            let k = dst_order.iter().position(|&d| d == inner).unwrap();
+            dst_order.swap(k, rank - 1);
+            // Both sides walk the shared row the same way.
+            let mut flippable = all.clone();
+            flippable[inner] = false;
+            let mut src = Layout::random(rng, src_order, true, &flippable);
+            let dst = Layout::random(rng, dst_order, true, &flippable);
+            src.flips[inner] = rng.coin();
+            let mut dst = dst;
+            dst.flips[inner] = src.flips[inner];
+            (src, dst)
+        }
+        Family::Transpose => {
+            // The two large dimensions are innermost on one side each.
+            // (The small dimension 0 of rank 3 anywhere outside them.)
+            let (src_order, dst_order) = if rank == 3 {
+                let src = if rng.coin() { [0, 1, 2] } else { [1, 0, 2] };
+                let dst = if rng.coin() { [0, 2, 1] } else { [2, 1, 0] };
+                (src.to_vec(), dst.to_vec())
+            } else {
+                (vec![0, 1], vec![1, 0])
+            };
+            let (src_padded, dst_padded) = (rng.coin(), rng.coin());
+            let inner = src_order[rank - 1];
+            let src = Layout::random(rng, src_order, src_padded, &all);
+            let mut dst = Layout::random(rng, dst_order, dst_padded, &all);
+            // Both sides walk the source rows the same way (else the
+            // source is read backwards element by element: strided).
+            dst.flips[inner] = src.flips[inner];
+            (src, dst)
+        }
+        Family::Small => {
+            let (src_order, dst_order) = (rng.permutation(rank), rng.permutation(rank));
+            let (src_padded, dst_padded) = (rng.coin(), rng.coin());
+            let src = Layout::random(rng, src_order, src_padded, &all);
+            let dst = Layout::random(rng, dst_order, dst_padded, &all);
+            (src, dst)
+        }
+    };
+    (src.view(&sizes), dst.view(&sizes))
+}
+
+/// Relayouts packed `bits`-bit elements (1, 2 or 4) and checks every byte
+/// of the destination buffer against the naive copy.
+fn check_bits(src_view: &StridedView, dst_view: &StridedView, bits: u32) {
+    let per_byte = 8 / bits as usize;
+    let bytes = |view: &StridedView| (view.min_buffer_len().unwrap() as usize).div_ceil(per_byte);
+    let src = pattern(bytes(src_view));
+    let mut expected = pattern(bytes(dst_view) + 2);
+    expected.reverse();
+    let mut actual = expected.clone();
+    let mask = ((1_u16 << bits) - 1) as u8;
+    let locate = |k: usize| (k / per_byte, bits as usize * (k % per_byte));
+    for_each_index(src_view.sizes(), |index| {
+        let (byte, shift) = locate(offset_of(src_view, index));
+        let value = (src[byte] >> shift) & mask;
+        let (byte, shift) = locate(offset_of(dst_view, index));
+        expected[byte] = (expected[byte] & !(mask << shift)) | (value << shift);
+    });
+    relayout_bits(&src, src_view, &mut actual, dst_view, bits).unwrap();
+    assert_eq!(
+        actual, expected,
+        "{src_view:?} -> {dst_view:?}, {bits} bits"
+    );
+}
+
+/// NCHW→NHWC of at least 8 MiB (the streaming kernel's threshold) with
+/// `n`-byte elements, flipped along the batch, channel and row axes.
+fn streaming_case(rng: &mut Rng, n: usize) -> (StridedView, StridedView) {
+    let block = 16 / n as i64;
+    let channels = block * rng.range(1, 1024 / 16);
+    let height = rng.range(8, 40);
+    let pixels = (8_usize << 20).div_ceil(n * channels as usize);
+    let width = pixels.div_ceil(height as usize) as i64;
+    let sizes = [1, channels, height, width];
+    let flippable = [true, true, true, false];
+    let src = Layout::random(rng, vec![0, 1, 2, 3], false, &flippable);
+    let mut dst = Layout::random(rng, vec![0, 2, 3, 1], false, &flippable);
+    // Destination pixels padded: rows longer than the channels.
+    dst.padding[1] = rng.range(0, 2) * block;
+    (src.view(&sizes), dst.view(&sizes))
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "too large for Miri: see `small_cases_of_every_kernel`")]
+fn every_strategy_equals_the_naive_copy() {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut tiled_sizes = Vec::new();
+    let families = [Family::Same, Family::Rows, Family::Transpose, Family::Small];
+    for n in 1..=16 {
+        // Sizes with a dedicated kernel (and register blocks) get more.
+        let cases = if [1, 2, 4, 8, 16].contains(&n) { 4 } else { 1 };
+        for family in families {
+            for _ in 0..cases {
+                let (src_view, dst_view) = draw(&mut rng, family);
+                let strategy = check(&src_view, &dst_view, n);
+                if strategy == Strategy::Tiled {
+                    tiled_sizes.push(n);
+                }
+                *counts.entry(format!("{strategy:?}")).or_default() += 1;
+            }
+        }
+    }
+    for bits in [1, 2, 4] {
+        for family in families {
+            for _ in 0..3 {
+                let (src_view, dst_view) = draw(&mut rng, family);
+                check_bits(&src_view, &dst_view, bits);
+                *counts.entry(format!("sub-byte {bits} bits")).or_default() += 1;
+            }
+        }
+    }
+    for n in [1, 2, 4, 8] {
+        let (src_view, dst_view) = streaming_case(&mut rng, n);
+        let strategy = check(&src_view, &dst_view, n);
+        *counts.entry(format!("{strategy:?}")).or_default() += 1;
+    }
+    println!("cases per strategy: {counts:?}");
+    for strategy in [
+        Strategy::SingleCopy,
+        Strategy::Runs,
+        Strategy::Tiled,
+        Strategy::Streaming,
+        Strategy::Strided,
+        Strategy::Elements,
+    ] {
+        assert!(
+            counts.contains_key(&format!("{strategy:?}")),
+            "no case took {strategy:?}: {counts:?}"
+        );
+    }
+    for n in [1, 2, 4, 8, 16] {
+        assert!(
+            tiled_sizes.contains(&n),
+            "no tiled case of {n}-byte elements"
+        );
+    }
+}
+
+/// Small cases of the SSE2 kernels for Miri (`cfg(miri)` lowers the
+/// thresholds: tiles of 16 rows, 32 for bytes, of at most 32 elements;
+/// streaming from 1 KiB): flipped transposes over several tiles with
+/// register blocks of 1, 2, 4 and 8-byte elements, and NCHW→NHWC into
+/// packed and padded pixels. Without Miri the same cases take the tiles.
+#[test]
+fn small_cases_of_every_kernel() {
+    let streaming = if cfg!(miri) {
+        Strategy::Streaming
+    } else {
+        Strategy::Tiled
+    };
+    let mut rng = Rng(7);
+    for n in [1, 2, 4, 8] {
+        // Tiled: a flipped 35×40 transpose (35 rows: never streaming);
+        // a flipped destination.
+        let a = StridedView::row_major(&[35, 40]).unwrap();
+        let t = StridedView::row_major(&[40, 35]).unwrap();
+        let flipped = a.flip_axes(&[0]).unwrap().transpose();
+        assert_eq!(check(&flipped, &t, n), Strategy::Tiled);
+        assert_eq!(
+            check(&a.transpose(), &t.flip_axes(&[1]).unwrap(), n),
+            Strategy::Tiled
+        );
+        // Streaming: 32 / n channels (at least 8) of 4×9 pixels, from
+        // 1152 bytes.
+        let block = 16 / n as i64;
+        let sizes = [1, (2 * block).max(8), 4, 9];
+        let flippable = [true, true, true, false];
+        for padding in [0, block] {
+            let src = Layout::random(&mut rng, vec![0, 1, 2, 3], false, &flippable);
+            let mut dst = Layout::random(&mut rng, vec![0, 2, 3, 1], false, &flippable);
+            dst.flips[1] = true;
+            dst.padding[1] = padding;
+            assert_eq!(check(&src.view(&sizes), &dst.view(&sizes), n), streaming);
+        }
+    }
+}
