@@ -136,7 +136,8 @@ impl TiledLayout {
     /// negative dimension); [`IndexError::UnsupportedTiledLayout`] for tiles
     /// combined with classic padding or split configs, a `*` as the most
     /// minor entry of a tile, or later tiles that pad beyond the first
-    /// (XLA's `ArraySize` assumes they do not and allocates less);
+    /// tile's positions aligned to `L(n)` (XLA's `ArraySize` allocates only
+    /// those, while its index function addresses past them);
     /// [`IndexError::Overflow`] if the buffer has more than `i64::MAX`
     /// elements or bits.
     pub fn new(shape: &Shape) -> Result<Self, IndexError> {
@@ -165,38 +166,43 @@ impl TiledLayout {
         let padded = padded_dimensions(shape)?;
         let extents: Vec<i64> = major_to_minor.iter().map(|&d| padded[d]).collect();
 
-        let mut dims = extents.clone();
-        let mut levels = Vec::with_capacity(layout.tiles.len());
-        let mut first_level_len = None;
-        for tile in &layout.tiles {
-            let level =
-                Level::new(&tile.dimensions, tile.to_string(), &dims).map_err(unsupported)?;
-            dims = level.output(&dims);
-            let len = checked_product(&dims).ok_or_else(overflow)?;
-            if let Some(first) = first_level_len {
-                if len != first {
-                    return Err(unsupported(format!(
-                        "tile {} pads the buffer to {len} elements, but XLA allocates {first} (ShapeUtil::ArraySize counts only the first tile)",
-                        level.text
-                    )));
-                }
-            } else {
-                first_level_len = Some(len);
-            }
-            levels.push(level);
-        }
-        let tiled_len = checked_product(&dims).ok_or_else(overflow)?;
         // XLA's ArraySize applies `L(n)` to tiled layouts only.
         let alignment = if tiled {
             layout.tail_padding_alignment_in_elements.max(1)
         } else {
             1
         };
-        let buffer_len = match tiled_len % alignment {
-            0 => Some(tiled_len),
-            rest => tiled_len.checked_add(alignment - rest),
+        let aligned = |len: i64| {
+            match len % alignment {
+                0 => Some(len),
+                rest => len.checked_add(alignment - rest),
+            }
+            .ok_or_else(overflow)
+        };
+        let mut dims = extents.clone();
+        let mut levels = Vec::with_capacity(layout.tiles.len());
+        // XLA allocates the first tile's positions, aligned; later tiles
+        // must address positions inside that allocation.
+        let mut allocated = None;
+        for tile in &layout.tiles {
+            let level =
+                Level::new(&tile.dimensions, tile.to_string(), &dims).map_err(unsupported)?;
+            dims = level.output(&dims);
+            let len = checked_product(&dims).ok_or_else(overflow)?;
+            match allocated {
+                Some(allocated) if len > allocated => {
+                    return Err(unsupported(format!(
+                        "tile {} pads the buffer to {len} elements, but XLA allocates {allocated} (ShapeUtil::ArraySize counts only the first tile)",
+                        level.text
+                    )));
+                }
+                Some(_) => {}
+                None => allocated = Some(aligned(len)?),
+            }
+            levels.push(level);
         }
-        .ok_or_else(overflow)?;
+        let tiled_len = checked_product(&dims).ok_or_else(overflow)?;
+        let buffer_len = aligned(tiled_len)?;
         let element_bits = match layout.element_size_in_bits {
             0 => PrimitiveType::try_from(shape.element_type)
                 .ok()
