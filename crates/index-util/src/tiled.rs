@@ -106,13 +106,17 @@ struct Group {
     count: i64,
 }
 
-/// What iteration in buffer order needs: per final dimension, its weight in
-/// the row-major logical index; and the values that must stay below a
-/// limit (dimensions cut into padded tiles), as weights over the final
+/// What iteration in buffer order needs: per final dimension of size
+/// above 1 (`active`; the others always hold index 0), its weight in the
+/// row-major logical index; and the values that must stay below a limit
+/// (dimensions cut into padded tiles), as weights over those final
 /// coordinates. Every intermediate index is a sum of final coordinates
-/// times such weights when no tile combines dimensions.
+/// times such weights when no tile combines dimensions. At most 63 final
+/// dimensions have size 2 or more (their product fits in `i64`), so the
+/// plan stays small at any rank.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct LinearPlan {
+    active: Vec<usize>,
     row_major: Vec<i64>,
     checks: Vec<Check>,
 }
@@ -132,7 +136,8 @@ impl TiledLayout {
     /// negative dimension); [`IndexError::UnsupportedTiledLayout`] for tiles
     /// combined with classic padding or split configs, a `*` as the most
     /// minor entry of a tile, or later tiles that pad beyond the first
-    /// (XLA's `ArraySize` assumes they do not and allocates less);
+    /// tile's positions aligned to `L(n)` (XLA's `ArraySize` allocates only
+    /// those, while its index function addresses past them);
     /// [`IndexError::Overflow`] if the buffer has more than `i64::MAX`
     /// elements or bits.
     pub fn new(shape: &Shape) -> Result<Self, IndexError> {
@@ -161,38 +166,43 @@ impl TiledLayout {
         let padded = padded_dimensions(shape)?;
         let extents: Vec<i64> = major_to_minor.iter().map(|&d| padded[d]).collect();
 
-        let mut dims = extents.clone();
-        let mut levels = Vec::with_capacity(layout.tiles.len());
-        let mut first_level_len = None;
-        for tile in &layout.tiles {
-            let level =
-                Level::new(&tile.dimensions, tile.to_string(), &dims).map_err(unsupported)?;
-            dims = level.output(&dims);
-            let len = checked_product(&dims).ok_or_else(overflow)?;
-            if let Some(first) = first_level_len {
-                if len != first {
-                    return Err(unsupported(format!(
-                        "tile {} pads the buffer to {len} elements, but XLA allocates {first} (ShapeUtil::ArraySize counts only the first tile)",
-                        level.text
-                    )));
-                }
-            } else {
-                first_level_len = Some(len);
-            }
-            levels.push(level);
-        }
-        let tiled_len = checked_product(&dims).ok_or_else(overflow)?;
         // XLA's ArraySize applies `L(n)` to tiled layouts only.
         let alignment = if tiled {
             layout.tail_padding_alignment_in_elements.max(1)
         } else {
             1
         };
-        let buffer_len = match tiled_len % alignment {
-            0 => Some(tiled_len),
-            rest => tiled_len.checked_add(alignment - rest),
+        let aligned = |len: i64| {
+            match len % alignment {
+                0 => Some(len),
+                rest => len.checked_add(alignment - rest),
+            }
+            .ok_or_else(overflow)
+        };
+        let mut dims = extents.clone();
+        let mut levels = Vec::with_capacity(layout.tiles.len());
+        // XLA allocates the first tile's positions, aligned; later tiles
+        // must address positions inside that allocation.
+        let mut allocated = None;
+        for tile in &layout.tiles {
+            let level =
+                Level::new(&tile.dimensions, tile.to_string(), &dims).map_err(unsupported)?;
+            dims = level.output(&dims);
+            let len = checked_product(&dims).ok_or_else(overflow)?;
+            match allocated {
+                Some(allocated) if len > allocated => {
+                    return Err(unsupported(format!(
+                        "tile {} pads the buffer to {len} elements, but XLA allocates {allocated} (ShapeUtil::ArraySize counts only the first tile)",
+                        level.text
+                    )));
+                }
+                Some(_) => {}
+                None => allocated = Some(aligned(len)?),
+            }
+            levels.push(level);
         }
-        .ok_or_else(overflow)?;
+        let tiled_len = checked_product(&dims).ok_or_else(overflow)?;
+        let buffer_len = aligned(tiled_len)?;
         let element_bits = match layout.element_size_in_bits {
             0 => PrimitiveType::try_from(shape.element_type)
                 .ok()
@@ -427,12 +437,25 @@ impl TiledLayout {
     /// The iteration plan over the final coordinates, if every level is
     /// linear (no `*`).
     fn linear_plan(&self) -> Option<LinearPlan> {
-        let k = self.final_dims.len();
-        // weights[j][c]: the weight of final coordinate c in dimension j of
-        // the current level, going backwards from the final dimensions.
-        let mut weights: Vec<Vec<i64>> = (0..k)
-            .map(|j| (0..k).map(|c| i64::from(j == c)).collect())
+        let active: Vec<usize> = (0..self.final_dims.len())
+            .filter(|&c| self.final_dims[c] > 1)
             .collect();
+        let a = active.len();
+        // weights[j][q]: the weight of active final coordinate q in
+        // dimension j of the current level, going backwards from the final
+        // dimensions; an empty row is all zeros (no active coordinate
+        // reaches it), so a high rank of size-1 dimensions costs no more.
+        let mut weights: Vec<Vec<i64>> = vec![Vec::new(); self.final_dims.len()];
+        for (q, &c) in active.iter().enumerate() {
+            weights[c] = (0..a).map(|r| i64::from(r == q)).collect();
+        }
+        let full = |row: &[i64]| -> Vec<i64> {
+            if row.is_empty() {
+                vec![0; a]
+            } else {
+                row.to_vec()
+            }
+        };
         let mut checks = Vec::new();
         for level in self.levels.iter().rev() {
             if level.groups.iter().any(|g| g.sizes.len() != 1) {
@@ -441,14 +464,19 @@ impl TiledLayout {
             let (kept, n) = (level.kept, level.groups.len());
             let mut previous: Vec<Vec<i64>> = weights[..kept].to_vec();
             for (g, group) in level.groups.iter().enumerate() {
-                let merged: Vec<i64> = weights[kept + g]
-                    .iter()
-                    .zip(&weights[kept + n + g])
-                    .map(|(&o, &i)| o.wrapping_mul(group.tile).wrapping_add(i))
-                    .collect();
+                let (outer, inner) = (&weights[kept + g], &weights[kept + n + g]);
+                let merged: Vec<i64> = if outer.is_empty() && inner.is_empty() {
+                    Vec::new()
+                } else {
+                    full(outer)
+                        .iter()
+                        .zip(&full(inner))
+                        .map(|(&o, &i)| o.wrapping_mul(group.tile).wrapping_add(i))
+                        .collect()
+                };
                 if group.count.wrapping_mul(group.tile) != group.size {
                     checks.push(Check {
-                        weights: merged.clone(),
+                        weights: full(&merged),
                         limit: group.size,
                     });
                 }
@@ -465,19 +493,23 @@ impl TiledLayout {
             rm_strides[d] = stride;
             stride = stride.wrapping_mul(self.dimensions[d]);
         }
-        let mut row_major = vec![0_i64; k];
+        let mut row_major = vec![0_i64; a];
         for ((&d, w), &extent) in self.major_to_minor.iter().zip(&weights).zip(&self.extents) {
             for (r, &wc) in row_major.iter_mut().zip(w) {
                 *r = r.wrapping_add(wc.wrapping_mul(rm_strides[d]));
             }
             if extent > self.dimensions[d] {
                 checks.push(Check {
-                    weights: w.clone(),
+                    weights: full(w),
                     limit: self.dimensions[d],
                 });
             }
         }
-        Some(LinearPlan { row_major, checks })
+        Some(LinearPlan {
+            active,
+            row_major,
+            checks,
+        })
     }
 
     /// The odometer over the final coordinates (those of size 1 left out):
@@ -485,10 +517,10 @@ impl TiledLayout {
     /// makes the most minor run only 2 long), the innermost one's valid
     /// positions a prefix `0..bound` of its range.
     fn run_linear(&self, plan: &LinearPlan, visitor: &mut impl FnMut(i64, Option<i64>)) {
-        let active: Vec<usize> = (0..self.final_dims.len())
-            .filter(|&c| self.final_dims[c] > 1)
-            .collect();
-        let (inner, mid, outer) = match active.as_slice() {
+        // Coordinates are numbered among the active ones.
+        let sizes: Vec<i64> = plan.active.iter().map(|&c| self.final_dims[c]).collect();
+        let numbers: Vec<usize> = (0..sizes.len()).collect();
+        let (inner, mid, outer) = match numbers.as_slice() {
             [] => {
                 // One position: every coordinate is 0.
                 let valid = plan.checks.iter().all(|check| check.limit > 0);
@@ -498,9 +530,9 @@ impl TiledLayout {
             [inner] => (*inner, None, &[][..]),
             [outer @ .., mid, inner] => (*inner, Some(*mid), outer),
         };
-        let inner_len = self.final_dims[inner];
+        let inner_len = sizes[inner];
         let inner_rm = plan.row_major[inner];
-        let (mid_len, mid_rm) = mid.map_or((1, 0), |m| (self.final_dims[m], plan.row_major[m]));
+        let (mid_len, mid_rm) = mid.map_or((1, 0), |m| (sizes[m], plan.row_major[m]));
         let mid_weights: Vec<i64> = plan
             .checks
             .iter()
@@ -570,10 +602,10 @@ impl TiledLayout {
                 for (value, check) in values.iter_mut().zip(&plan.checks) {
                     *value = value.wrapping_add(check.weights[c]);
                 }
-                if coords[level] < self.final_dims[c] {
+                if coords[level] < sizes[c] {
                     break;
                 }
-                let back = self.final_dims[c];
+                let back = sizes[c];
                 coords[level] = 0;
                 rm = rm.wrapping_sub(plan.row_major[c].wrapping_mul(back));
                 for (value, check) in values.iter_mut().zip(&plan.checks) {

@@ -257,3 +257,28 @@ fn tiles_that_overflow_the_buffer_are_errors() {
         "tile (2,*) has a combine dimension (*), which nested tiling does not support"
     );
 }
+
+#[test]
+fn memory_order_at_a_high_rank_costs_no_more_than_its_positions() {
+    // Rank 100,000 of size-1 dimensions around a 3x5 array in 2x2 tiles:
+    // the iteration plan is over the few final dimensions of size > 1 (it
+    // was quadratic in the rank: 80 GB at rank 100,000).
+    let rank: usize = 100_000;
+    let top = i64::try_from(rank).unwrap();
+    let mut dimensions = vec![1; rank];
+    dimensions[rank - 2] = 3;
+    dimensions[rank - 1] = 5;
+    let mut shape = array(&dimensions, &(0..top).rev().collect::<Vec<_>>(), &[]);
+    shape.layout.as_mut().unwrap().tiles = vec![schema::Tile {
+        dimensions: vec![2, 2],
+    }];
+    let layout = index_util::TiledLayout::new(&shape).unwrap();
+    let mut order = Vec::new();
+    layout.for_each_position(|_, element| order.push(element.map_or(-1, |e| e)));
+    assert_eq!(
+        order,
+        [
+            0, 1, 5, 6, 2, 3, 7, 8, 4, -1, 9, -1, 10, 11, -1, -1, 12, 13, -1, -1, 14, -1, -1, -1
+        ]
+    );
+}

@@ -169,6 +169,22 @@ fn sub_byte_and_tail_padding_sizes() {
     assert_eq!(tail.buffer_len(), 100);
     assert_eq!(tail.logical(99).unwrap(), None);
     assert_eq!(order(&tail).matches('.').count(), 100 - 15);
+    // A later tile may pad up to the aligned allocation: (3) after T(2,2)
+    // addresses 36 positions, inside the 40 XLA allocates with L(40)
+    // (ArraySize: 24 positions rounded up to 40).
+    let inside = layout("f32[3,5]{1,0:T(2,2)(3)L(40)}");
+    assert_eq!(
+        (inside.buffer_len(), inside.buffer_size_in_bytes()),
+        (40, 160)
+    );
+    assert_eq!(order(&inside).matches('.').count(), 40 - 15);
+    assert_eq!(
+        TiledLayout::new(&"f32[3,5]{1,0:T(2,2)(3)L(30)}".parse().unwrap())
+            .unwrap_err()
+            .to_string(),
+        "unsupported tiled layout f32[3,5]{1,0:T(2,2)(3)L(30)}: tile (3) pads the buffer to 36 elements, \
+         but XLA allocates 30 (ShapeUtil::ArraySize counts only the first tile)"
+    );
 }
 
 #[test]

@@ -195,9 +195,9 @@ pub fn byte_size_of(shape: &Shape, pointer_size: Option<i64>) -> Result<i64, Sha
 ///
 /// [`ShapeError::NotAnArray`] for non-arrays; [`ShapeError::Index`] as
 /// [`index_util::TiledLayout::new`]: an invalid layout, tiles with classic
-/// padding or split configs, later tiles that pad beyond the first (XLA's
-/// `ArraySize` counts only the first tile, so XLA would address past its
-/// allocation), overflow.
+/// padding or split configs, later tiles that pad beyond the first tile's
+/// positions aligned to `L(n)` (XLA's `ArraySize` counts only the first
+/// tile, so XLA would address past its allocation), overflow.
 ///
 /// ```
 /// let size = |text: &str| shape_util::array_size(&text.parse().unwrap()).unwrap();

@@ -38,9 +38,9 @@ pub use error::ViewError;
 pub use index::{IndexItem, adjust_slice, parse_index_expression};
 pub use offsets::Offsets;
 pub use relayout::{
-    MAX_THREADS, MIN_BYTES_PER_THREAD, RelayoutError, Strategy, buffer_bytes, fill_padding,
-    padding_pattern, relayout, relayout_bits, relayout_parallel, relayout_strategy,
-    relayout_with_threads, relayout_xla,
+    MAX_THREADS, MIN_BYTES_PER_THREAD, RelayoutError, Strategy, fill_padding, padding_pattern,
+    relayout, relayout_bits, relayout_parallel, relayout_strategy, relayout_with_threads,
+    relayout_xla,
 };
 pub use reshape::{NumpyOrder, Order};
 pub use view::{MAX_DIMS, StridedView};

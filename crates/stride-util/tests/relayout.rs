@@ -219,3 +219,15 @@ proptest! {
         check(&dst, &src.flip().unwrap(), n);
     }
 }
+
+#[test]
+fn a_reversed_destination_over_a_forward_source_is_not_tiled() {
+    // Found by the parallel property test: flipping the reversed
+    // destination dimension reverses the source's, and the transposing
+    // kernel (which walks source rows forwards) overflowed its offsets.
+    let src = StridedView::new(&[8, 5, 8], &[1, 1, 5], 0).unwrap();
+    let dst = StridedView::new(&[8, 5, 8], &[40, 8, -1], 7).unwrap();
+    for n in [1, 2, 4, 8] {
+        check(&src, &dst, n);
+    }
+}

@@ -177,9 +177,9 @@ fn errors_write_nothing_and_exit_1() {
             "source f32[3,5]{1,0} and destination s32[3,5]{0,1} are not the same array",
         ),
         (
-            &["relayout", "f32[2,3,4]", "f32[2,3,4]{2,1,0:T(2,*,2)}"],
-            &[0; 96],
-            "cannot relayout f32[2,3,4]{2,1,0:T(2,*,2)}: a combined (*) tile dimension is not supported",
+            &["relayout", "f32[4]", "f32[4]{0:T(2)(3)}"],
+            &[0; 16],
+            "f32[4]{0:T(2)(3)}: tile (3) pads the buffer to 6 elements, but XLA allocates 4",
         ),
     ];
     for (args, stdin, message) in cases {
@@ -215,4 +215,15 @@ fn help_shows_quoted_examples() {
         "xla-shape relayout 'bf16[4096,4096]{1,0}' 'bf16[4096,4096]{1,0:T(8,128)(2,1)}'"
     ));
     assert!(help.contains("--output <FILE>"));
+}
+
+#[test]
+fn combined_tile_dimensions_follow_the_index_function() {
+    // u8[2,3] in T(*,4): the two dimensions combined into 6, in one tile
+    // of 4 and a padded one: a b c d | e f 0 0.
+    let (out, err, code) = run(&["relayout", "u8[2,3]", "u8[2,3]{1,0:T(*,4)}"], b"abcdef");
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(out, b"abcdef\0\0");
+    let (back, _, code) = run(&["relayout", "u8[2,3]{1,0:T(*,4)}", "u8[2,3]{0,1}"], &out);
+    assert_eq!((code, back.as_slice()), (0, &b"adbecf"[..]));
 }

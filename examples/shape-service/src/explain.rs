@@ -1,7 +1,7 @@
 //! `Explain`: what an array shape means in memory, from the library crates
 //! (the same functions the `xla-shape explain` command reports).
 
-use index_util::PhysicalLayout;
+use index_util::{PhysicalLayout, TiledLayout};
 use schema::Shape;
 use tonic::Status;
 
@@ -25,15 +25,25 @@ pub fn explain(mut shape: Shape) -> Result<ExplainResponse, Status> {
         layout_util::set_to_default_layout(&mut shape);
     }
     let physical = PhysicalLayout::new(&shape).map_err(invalid)?;
+    let buffer = TiledLayout::new(&shape).map_err(invalid)?;
     let padded_dimensions = if layout_util::is_padded(&shape) {
         physical.padded_dimensions().to_vec()
     } else {
         Vec::new()
     };
-    let memory_order = if physical.padded_element_count() <= MAX_MEMORY_ORDER {
-        memory_order(&shape, &physical)?
+    let mut memory_order = Vec::new();
+    if buffer.buffer_len() <= MAX_MEMORY_ORDER {
+        buffer.for_each_position(|_, element| memory_order.push(element.unwrap_or(-1)));
+    }
+    // A tiled buffer has no strides: neighbours along a dimension are not
+    // a fixed distance apart.
+    let (strides, byte_strides) = if buffer.is_tiled() {
+        (Vec::new(), Vec::new())
     } else {
-        Vec::new()
+        (
+            physical.strides().to_vec(),
+            shape_util::byte_strides(&shape).map_err(invalid)?,
+        )
     };
     Ok(ExplainResponse {
         text: shape.to_string(),
@@ -42,8 +52,9 @@ pub fn explain(mut shape: Shape) -> Result<ExplainResponse, Status> {
             .unwrap_or(i64::MAX),
         element_count: shape_util::elements_in(&shape).map_err(invalid)?,
         byte_size: shape_util::byte_size_of(&shape, None).map_err(invalid)?,
-        strides: physical.strides().to_vec(),
-        byte_strides: shape_util::byte_strides(&shape).map_err(invalid)?,
+        buffer_size: buffer.buffer_size_in_bytes(),
+        strides,
+        byte_strides,
         major_to_minor: physical
             .minor_to_major()
             .iter()
@@ -54,29 +65,4 @@ pub fn explain(mut shape: Shape) -> Result<ExplainResponse, Status> {
         memory_order,
         shape: Some(shape),
     })
-}
-
-/// For each position of the buffer, the row-major index of the element
-/// there, or -1 for padding: the elements are visited in row-major order
-/// (`bump_indices`) and placed at their linear index under the layout.
-fn memory_order(shape: &Shape, physical: &PhysicalLayout) -> Result<Vec<i64>, Status> {
-    let positions = usize::try_from(physical.padded_element_count()).map_err(invalid)?;
-    let mut order = vec![-1; positions];
-    if shape_util::elements_in(shape).map_err(invalid)? == 0 {
-        return Ok(order);
-    }
-    let mut index = vec![0; physical.rank()];
-    let mut row_major = 0;
-    loop {
-        let position = physical.linear_index(&index).map_err(invalid)?;
-        let slot = usize::try_from(position)
-            .ok()
-            .and_then(|p| order.get_mut(p))
-            .ok_or_else(|| Status::internal(format!("position {position} outside the buffer")))?;
-        *slot = row_major;
-        row_major += 1;
-        if !index_util::bump_indices(shape, &mut index).map_err(invalid)? {
-            return Ok(order);
-        }
-    }
 }

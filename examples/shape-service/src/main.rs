@@ -122,9 +122,13 @@ async fn run(command: Command) -> Result<ExitCode, Error> {
             );
             println!("elements: {}", explained.element_count);
             println!("byte size: {}", explained.byte_size);
+            println!("buffer size: {} bytes", explained.buffer_size);
             println!("major to minor: {:?}", explained.major_to_minor);
-            println!("strides: {:?} elements", explained.strides);
-            println!("byte strides: {:?}", explained.byte_strides);
+            // A tiled buffer has no strides: the server sends none.
+            if !explained.strides.is_empty() {
+                println!("strides: {:?} elements", explained.strides);
+                println!("byte strides: {:?}", explained.byte_strides);
+            }
             if !explained.padded_dimensions.is_empty() {
                 println!("padded dimensions: {:?}", explained.padded_dimensions);
             }

@@ -42,8 +42,9 @@ impl Plan {
         destination.layout = Some(Box::new(layout));
         shape_util::validate_shape(&source).map_err(invalid)?;
         shape_util::validate_shape(&destination).map_err(invalid)?;
+        // What XLA allocates: tiles, padding and packing included.
         let size = |shape: &Shape| -> Result<usize, Status> {
-            let bytes = shape_util::byte_size_of(shape, None).map_err(invalid)?;
+            let bytes = shape_util::array_size(shape).map_err(invalid)?;
             usize::try_from(bytes)
                 .ok()
                 .filter(|&b| b <= limits.max_buffer_bytes)

@@ -177,6 +177,11 @@ async fn explain_matches_xla_strides_and_device_buffers() {
             int(row, "on_device_size_in_bytes").unwrap(),
             "{printed}"
         );
+        assert_eq!(
+            explained.buffer_size,
+            int(row, "on_device_size_in_bytes").unwrap(),
+            "{printed}"
+        );
         let dims = ints(row, "dimensions").unwrap();
         assert_eq!(explained.rank, i64::try_from(dims.len()).unwrap());
         assert_eq!(explained.element_count, dims.iter().product::<i64>());
@@ -517,15 +522,135 @@ async fn relayout_rejects_bad_input_and_oversized_buffers() {
         let status = relayout(&mut client, requests).await.unwrap_err();
         assert_eq!((status.code(), status.message()), (code, message));
     }
-    // A tiled layout is no strided view: the relayout engine says so.
-    let status = relayout(
+    // Tiled layouts are sized as XLA allocates them: u8[2,3] in (2,128)
+    // tiles takes 256 bytes.
+    let (destination, buffer) = relayout(
         &mut client,
         relayout_requests(&source, &tiled, b"abcdef", 6),
     )
     .await
+    .unwrap();
+    assert_eq!(destination.to_string(), "u8[2,3]{1,0:T(2,128)}");
+    assert_eq!(buffer.len(), 256);
+    // u8[9,8] takes 72 bytes, but 2048 in (8,128) tiles.
+    let status = relayout(
+        &mut client,
+        relayout_requests(
+            &"u8[9,8]{1,0}".parse().unwrap(),
+            &"{1,0:T(8,128)}".parse().unwrap(),
+            &[0; 72],
+            72,
+        ),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        (status.code(), status.message()),
+        (
+            Code::ResourceExhausted,
+            "u8[9,8]{1,0:T(8,128)} takes 2048 bytes; this server relayouts buffers of at most 1024 bytes"
+        )
+    );
+    // A tiling whose later tile pads beyond XLA's allocation is refused.
+    let status = relayout(
+        &mut client,
+        relayout_requests(
+            &"f32[4]{0}".parse().unwrap(),
+            &"{0:T(2)(3)}".parse().unwrap(),
+            &[0; 16],
+            16,
+        ),
+    )
+    .await
     .unwrap_err();
     assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
-    assert!(status.message().contains("til"), "{status:?}");
+    assert!(status.message().contains("f32[4]{0:T(2)(3)}"), "{status:?}");
+}
+
+/// f32 values as little-endian bytes.
+fn f32_bytes(values: &[f32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn relayout_and_explain_follow_xla_tiles() {
+    let server = Server::start(Limits::default()).await;
+    let mut client = server.client().await;
+    // XLA's tiled-layout figure: f32[3,5]{1,0:T(2,2)} holds the row-major
+    // elements in the order 0 1 5 6 2 3 7 8 4 . 9 . 10 11 . . 12 13 . .
+    // 14 . . . (`.` padding, written as zeros).
+    let source: Shape = "f32[3,5]{1,0}".parse().unwrap();
+    let tiled: Layout = "{1,0:T(2,2)}".parse().unwrap();
+    let values: Vec<f32> = (0..15u8).map(|v| f32::from(v) + 100.0).collect();
+    let (destination, buffer) = relayout(
+        &mut client,
+        relayout_requests(&source, &tiled, &f32_bytes(&values), 7),
+    )
+    .await
+    .unwrap();
+    assert_eq!(destination.to_string(), "f32[3,5]{1,0:T(2,2)}");
+    let order = [
+        0, 1, 5, 6, 2, 3, 7, 8, 4, -1, 9, -1, 10, 11, -1, -1, 12, 13, -1, -1, 14, -1, -1, -1,
+    ];
+    let expected: Vec<f32> = order
+        .iter()
+        .map(|&e| usize::try_from(e).map_or(0.0, |e| values[e]))
+        .collect();
+    assert_eq!(buffer, f32_bytes(&expected));
+    // And back into row-major.
+    let (back_shape, back) = relayout(
+        &mut client,
+        relayout_requests(&destination, &"{1,0}".parse().unwrap(), &buffer, 10),
+    )
+    .await
+    .unwrap();
+    assert_eq!(back_shape, source);
+    assert_eq!(back, f32_bytes(&values));
+
+    // Explain: the same memory order, XLA's allocation, no strides.
+    let explained = client
+        .explain(ExplainRequest {
+            shape: Some(destination),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(explained.memory_order, order);
+    assert_eq!((explained.byte_size, explained.buffer_size), (60, 96));
+    assert!(explained.strides.is_empty() && explained.byte_strides.is_empty());
+    assert_eq!(explained.major_to_minor, [0, 1]);
+
+    // The buffer size of every tiled layout XLA sized is what XLA
+    // allocates; layouts whose later tiles pad beyond that allocation (XLA
+    // would address past it) are refused, as the library refuses them.
+    let rows = load("tiled_sizes.jsonl").unwrap();
+    let (mut sized, mut refused) = (0, 0);
+    for row in rows.iter().filter(|row| !row.contains_key("error")) {
+        let printed = required(row, "shape").unwrap();
+        let answer = client
+            .explain(ExplainRequest {
+                shape: Some(printed.parse().unwrap()),
+            })
+            .await;
+        match answer {
+            Ok(explained) => {
+                let explained = explained.into_inner();
+                assert_eq!(
+                    explained.buffer_size,
+                    int(row, "on_device_size_in_bytes").unwrap(),
+                    "{printed}"
+                );
+                assert!(explained.strides.is_empty(), "{printed}");
+                sized += 1;
+            }
+            Err(status) => {
+                assert_eq!(status.code(), Code::InvalidArgument, "{printed}");
+                assert!(status.message().contains("XLA allocates"), "{status:?}");
+                refused += 1;
+            }
+        }
+    }
+    assert!(sized > 2000 && refused < sized / 4, "{sized} {refused}");
 }
 
 /// Sends request bytes as they are and reads the answer's bytes: a client

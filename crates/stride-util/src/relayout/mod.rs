@@ -31,7 +31,6 @@ mod xla;
 pub use padding::{fill_padding, padding_pattern};
 pub use parallel::{MAX_THREADS, MIN_BYTES_PER_THREAD, relayout_parallel, relayout_with_threads};
 pub use plan::Strategy;
-pub use tiled_xla::buffer_bytes;
 pub use xla::relayout_xla;
 
 use thiserror::Error;

@@ -127,7 +127,10 @@ impl Plan {
             };
             return (strategy, 0);
         }
-        if inner.dst == 1 && inner.size >= MIN_TILE_EXTENT {
+        // The transposing kernels walk source rows forwards: a reversed
+        // source (after a reversed destination dimension was flipped)
+        // takes the strided path.
+        if inner.dst == 1 && inner.src > 0 && inner.size >= MIN_TILE_EXTENT {
             let source_contiguous = self
                 .dims
                 .iter()

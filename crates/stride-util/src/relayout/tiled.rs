@@ -194,11 +194,6 @@ impl Tiling {
         }))
     }
 
-    /// The number of positions of the tiled buffer (tile padding included).
-    pub(crate) fn positions(&self) -> i64 {
-        self.positions
-    }
-
     /// Whether some position of the buffer holds no element.
     pub(crate) fn has_padding(&self) -> bool {
         self.positions != self.elements

@@ -1,8 +1,9 @@
 //! Relayout to, from and between tiled XLA layouts, piece by piece (see
-//! `tiled.rs`), and the buffer size of any XLA array layout.
+//! `tiled.rs`), or element by element from the index function where the
+//! pieces do not apply.
 
-use index_util::PhysicalLayout;
-use schema::Shape;
+use index_util::{IndexError, TiledLayout};
+use schema::{COMBINE_DIMENSION, Shape};
 
 use super::interleave;
 use super::tiled::{Slab, Tiling};
@@ -11,39 +12,22 @@ use super::{RelayoutError, fill_padding, relayout_bits};
 use crate::error::ViewError;
 use crate::view::StridedView;
 
-/// The number of bytes of a buffer of the XLA array `shape`: for a tiled
-/// layout what XLA allocates (`ShapeUtil::ArraySize`: the most minor
-/// dimensions rounded up to the first tile, then to the layout's tail
-/// padding alignment), otherwise the (classically padded) elements; packed
-/// `E(n)` elements in `⌈elements · n / 8⌉` bytes. This is the length
-/// [`relayout_xla`](crate::relayout_xla) reads and writes.
-///
-/// # Errors
-///
-/// As [`index_util::PhysicalLayout::new`] (not an array, no or an invalid
-/// layout); [`RelayoutError::ElementSize`];
-/// [`RelayoutError::UnsupportedLayout`] for tiles this crate cannot lay out
-/// (a combined `*` dimension, classic padding or split configs with
-/// tiles, or later tiles that pad beyond the first tile's allocation,
-/// which XLA assumes they never do); [`ViewError::Overflow`].
-///
-/// ```
-/// // XLA's figure: 3×5 in 2×2 tiles is 2×3 tiles of 4 elements.
-/// assert_eq!(stride_util::buffer_bytes(&"f32[3,5]{1,0:T(2,2)}".parse()?)?, 96);
-/// assert_eq!(stride_util::buffer_bytes(&"bf16[10,200]{1,0:T(8,128)(2,1)}".parse()?)?, 8192);
-/// assert_eq!(stride_util::buffer_bytes(&"s4[5]{0:E(4)}".parse()?)?, 3);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-// To be replaced by shape-util's ArraySize (issue 13, sizes) when it lands.
-pub fn buffer_bytes(shape: &Shape) -> Result<usize, RelayoutError> {
-    let tiling = Tiling::new(shape)?;
-    let elements = match &tiling {
-        Some(tiling) => tiled_elements(shape, tiling)?,
-        None => PhysicalLayout::new(shape)
-            .map_err(ViewError::from)?
-            .padded_element_count(),
-    };
-    bytes_of(shape, elements, element_bits(shape)?)
+/// The buffer of `shape` ([`TiledLayout`]) and its size in bytes: for a
+/// tiled layout what XLA allocates (`ShapeUtil::ArraySize`).
+fn buffer_of(shape: &Shape) -> Result<(TiledLayout, usize), RelayoutError> {
+    let layout = TiledLayout::new(shape).map_err(|error| match error {
+        IndexError::UnsupportedTiledLayout { shape, reason } => {
+            RelayoutError::UnsupportedLayout { shape, reason }
+        }
+        other => RelayoutError::View(ViewError::from(other)),
+    })?;
+    let bytes = usize::try_from(layout.buffer_size_in_bytes()).map_err(|_| {
+        RelayoutError::View(ViewError::Overflow {
+            what: "the buffer size in bytes",
+            of: shape.human_string_with_layout(),
+        })
+    })?;
+    Ok((layout, bytes))
 }
 
 /// The bytes of `elements` elements of `bits` each, packed.
@@ -60,59 +44,15 @@ fn bytes_of(shape: &Shape, elements: i64, bits: u32) -> Result<usize, RelayoutEr
         })
 }
 
-/// XLA's allocation in elements for a tiled `shape`: the first tile's
-/// rounding, the tail padding alignment; an error if later tiles address
-/// positions beyond it.
-// To be replaced by shape-util's ArraySize (issue 13, sizes) when it lands.
-fn tiled_elements(shape: &Shape, tiling: &Tiling) -> Result<i64, RelayoutError> {
-    let overflow = || {
-        RelayoutError::View(ViewError::Overflow {
-            what: "the tiled buffer",
-            of: shape.human_string_with_layout(),
-        })
-    };
-    let layout = shape.layout.as_deref();
-    let first = layout
-        .and_then(|l| l.tiles.first())
-        .map_or(&[][..], |t| &t.dimensions[..]);
-    let minor_to_major = layout.map_or(&[][..], |l| &l.minor_to_major[..]);
-    let dimension = |k: usize| {
-        minor_to_major
-            .get(k)
-            .and_then(|&d| usize::try_from(d).ok())
-            .and_then(|d| shape.dimensions.get(d).copied())
-    };
-    let mut elements: i64 = 1;
-    for k in 0..first.len().max(minor_to_major.len()) {
-        let size = dimension(k).unwrap_or(1);
-        let size = match first.len().checked_sub(k + 1).map(|i| first[i]) {
-            Some(t) => round_up(size, t).ok_or_else(overflow)?,
-            None => size,
-        };
-        elements = elements.checked_mul(size).ok_or_else(overflow)?;
-    }
-    let alignment = layout.map_or(1, |l| l.tail_padding_alignment_in_elements.max(1));
-    let elements = round_up(elements, alignment).ok_or_else(overflow)?;
-    if tiling.positions() > elements {
-        return Err(RelayoutError::UnsupportedLayout {
-            shape: shape.human_string_with_layout(),
-            reason: format!(
-                "its later tiles address {} positions but XLA allocates {elements} (by the first tile only)",
-                tiling.positions()
-            ),
-        });
-    }
-    Ok(elements)
-}
-
-/// `value` rounded up to a multiple of `to` (positive), if it fits.
-fn round_up(value: i64, to: i64) -> Option<i64> {
-    let rest = value.checked_rem(to)?;
-    if rest == 0 {
-        Some(value)
-    } else {
-        value.checked_add(to - rest)
-    }
+/// Whether a tile of `shape` combines dimensions (`*`): the pieces of
+/// `tiled.rs` do not model it.
+fn combines(shape: &Shape) -> bool {
+    shape.layout.as_deref().is_some_and(|layout| {
+        layout
+            .tiles
+            .iter()
+            .any(|tile| tile.dimensions.contains(&COMBINE_DIMENSION))
+    })
 }
 
 /// [`relayout_xla`](crate::relayout_xla) when either side is tiled (the
@@ -123,15 +63,14 @@ pub(crate) fn relayout_tiled(
     dst: &mut [u8],
     dst_shape: &Shape,
 ) -> Result<(), RelayoutError> {
-    let (src_tiling, dst_tiling) = (Tiling::new(src_shape)?, Tiling::new(dst_shape)?);
     let bits = element_bits(src_shape)?;
     if element_bits(dst_shape)? != bits {
         return Err(RelayoutError::ElementSize {
             bits: u64::from(element_bits(dst_shape)?),
         });
     }
-    let src_bytes = buffer_bytes(src_shape)?;
-    let dst_bytes = buffer_bytes(dst_shape)?;
+    let (src_layout, src_bytes) = buffer_of(src_shape)?;
+    let (dst_layout, dst_bytes) = buffer_of(dst_shape)?;
     for (side, shape, need, len) in [
         ("source", src_shape, src_bytes, src.len()),
         ("destination", dst_shape, dst_bytes, dst.len()),
@@ -146,7 +85,15 @@ pub(crate) fn relayout_tiled(
         }
     }
     let (src, dst) = (&src[..src_bytes], &mut dst[..dst_bytes]);
-    match (src_tiling, dst_tiling) {
+    if combines(src_shape) || combines(dst_shape) {
+        by_element(src, &src_layout, dst, &dst_layout, bits)?;
+        return if dst_layout.is_tiled() {
+            Ok(())
+        } else {
+            fill_padding(dst, dst_shape)
+        };
+    }
+    match (Tiling::new(src_shape)?, Tiling::new(dst_shape)?) {
         (Some(from), None) => {
             let dst_view = StridedView::from_xla_shape(dst_shape)?;
             for (logical, tiled) in from.pieces(src_shape, &dst_view, None)? {
@@ -278,4 +225,71 @@ fn copy(
         return Ok(());
     }
     relayout_bits(src, src_view, dst, dst_view, bits)
+}
+
+/// The slow path, for tilings the pieces do not model (a `*` entry): the
+/// destination zeroed, then each of its positions that holds an element
+/// read from that element's position in the source, both from
+/// [`TiledLayout`]'s index function. Classic padding of an untiled
+/// destination is left to the caller.
+fn by_element(
+    src: &[u8],
+    from: &TiledLayout,
+    dst: &mut [u8],
+    to: &TiledLayout,
+    bits: u32,
+) -> Result<(), RelayoutError> {
+    dst.fill(0);
+    let dims = from.dimensions();
+    let mut index = vec![0_i64; dims.len()];
+    let mut failure = None;
+    to.for_each_position(|position, element| {
+        let Some(mut rest) = element.filter(|_| failure.is_none()) else {
+            return;
+        };
+        // The row-major index back to a multi-index.
+        for (i, &d) in index.iter_mut().zip(dims).rev() {
+            *i = rest % d;
+            rest /= d;
+        }
+        match from.position(&index) {
+            Ok(source) => copy_element(src, source, dst, position, bits),
+            Err(error) => failure = Some(error),
+        }
+    });
+    failure.map_or(Ok(()), |error| {
+        Err(RelayoutError::View(ViewError::from(error)))
+    })
+}
+
+/// Copies the element at position `from` of `src` to position `to` of
+/// `dst` (elements of `bits`, packed from the least significant bit when
+/// narrower than a byte). Both buffers hold their layout's positions.
+fn copy_element(src: &[u8], from: i64, dst: &mut [u8], to: i64, bits: u32) {
+    let offset = |position: i64| usize::try_from(position).unwrap_or(usize::MAX);
+    let (from, to) = (offset(from), offset(to));
+    if bits >= 8 {
+        let width = usize::try_from(bits / 8).unwrap_or(1);
+        let (Some(start), Some(end)) = (from.checked_mul(width), to.checked_mul(width)) else {
+            return;
+        };
+        if let (Some(source), Some(target)) = (
+            src.get(start..start.saturating_add(width)),
+            dst.get_mut(end..end.saturating_add(width)),
+        ) {
+            target.copy_from_slice(source);
+        }
+        return;
+    }
+    let width = usize::try_from(bits).unwrap_or(1);
+    let mask = u8::try_from((1_u16 << bits) - 1).unwrap_or(u8::MAX);
+    let (from_bit, to_bit) = (from.saturating_mul(width), to.saturating_mul(width));
+    let Some(&byte) = src.get(from_bit / 8) else {
+        return;
+    };
+    let value = (byte >> (from_bit % 8)) & mask;
+    if let Some(target) = dst.get_mut(to_bit / 8) {
+        let shift = to_bit % 8;
+        *target = (*target & !(mask << shift)) | (value << shift);
+    }
 }

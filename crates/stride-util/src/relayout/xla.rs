@@ -41,16 +41,21 @@ pub(crate) fn capacity_in_elements(bytes: usize, bits: u32) -> i64 {
 /// without padding or tiles), then fills the destination's padding with
 /// its layout's padding value (see [`super::padding_pattern`]); tile
 /// padding is written with zeros. A tiled buffer is XLA's allocation
-/// ([`crate::buffer_bytes`]) with the element order of XLA's tiled-layout
-/// document (see `tiled.rs`).
+/// ([`index_util::TiledLayout::buffer_size_in_bytes`], which is
+/// `shape_util::array_size`) with the element order of XLA's tiled-layout
+/// document: tilings are copied as strided pieces (see `tiled.rs`), and
+/// those with a combined `*` dimension element by element from
+/// [`index_util::TiledLayout`]'s index function (correct, but slower).
 ///
 /// # Errors
 ///
 /// [`RelayoutError::ShapeMismatch`] if the types or dimensions differ,
 /// [`RelayoutError::View`] for a shape that is not an array layout (not
 /// an array, no layout, invalid),
-/// [`RelayoutError::UnsupportedLayout`] for tiles it cannot lay out (see
-/// [`crate::buffer_bytes`]), [`RelayoutError::BufferTooSmall`] for a tiled
+/// [`RelayoutError::UnsupportedLayout`] for tiles it cannot lay out (those
+/// [`index_util::TiledLayout::new`] refuses: classic padding or split
+/// configs with tiles, later tiles that pad beyond XLA's allocation; and
+/// tilings into more than 64 dimensions), [`RelayoutError::BufferTooSmall`] for a tiled
 /// side's buffer shorter than its size,
 /// [`RelayoutError::ElementSize`] if the element sizes differ or are not
 /// supported, and the errors of

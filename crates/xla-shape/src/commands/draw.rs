@@ -3,9 +3,10 @@
 use std::io::Write;
 use std::path::Path;
 
+use index_util::TiledLayout;
+use schema::Shape;
 use serde_json::json;
 
-use super::order::memory_order_of;
 use super::{Outcome, shape, view};
 use crate::cli::DrawArgs;
 use crate::draw;
@@ -24,10 +25,10 @@ pub fn run(args: &DrawArgs) -> Outcome {
             shape(base)?
         };
         let title = format!("{} {}", args.shape.trim(), args.ops.join(" "));
-        draw::view::picture(title.trim_end(), &base, &memory_order_of(&base)?, &view)?
+        draw::view::picture(title.trim_end(), &base, &buffer(&base)?, &view)?
     } else {
         let shape = shape(&args.shape)?;
-        draw::shape::picture(&shape, &memory_order_of(&shape)?)?
+        draw::shape::picture(&shape, &buffer(&shape)?)?
     };
     let svg = draw::render(&picture);
     match &args.output {
@@ -40,6 +41,12 @@ pub fn run(args: &DrawArgs) -> Outcome {
             ))
         }
     }
+}
+
+/// The buffer of `shape`, tiles included: the picture asks it only for
+/// what it shows.
+fn buffer(shape: &Shape) -> Result<TiledLayout, String> {
+    TiledLayout::new(shape).map_err(|e| e.to_string())
 }
 
 /// Writes `text` to a temporary file beside `path`, then renames it: a

@@ -6,11 +6,19 @@ use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
+use schema::Shape;
 use serde_json::json;
-use stride_util::{buffer_bytes, relayout_xla};
+use stride_util::relayout_xla;
 
 use super::{Outcome, shape};
 use crate::cli::RelayoutArgs;
+
+/// The bytes of a buffer of `shape`: what XLA allocates
+/// (`shape_util::array_size`).
+fn buffer_size(shape: &Shape) -> Result<usize, String> {
+    let bytes = shape_util::array_size(shape).map_err(|e| e.to_string())?;
+    usize::try_from(bytes).map_err(|_| format!("a buffer of {shape} takes {bytes} bytes"))
+}
 
 /// Reads the source buffer, relayouts it and writes the destination buffer;
 /// nothing is written unless everything succeeded. The plain line and JSON
@@ -28,8 +36,7 @@ pub fn run(args: &RelayoutArgs) -> Outcome {
         ));
     }
     let err = |e: stride_util::RelayoutError| e.to_string();
-    let src_bytes = buffer_bytes(&src_shape).map_err(err)?;
-    let dst_bytes = buffer_bytes(&dst_shape).map_err(err)?;
+    let (src_bytes, dst_bytes) = (buffer_size(&src_shape)?, buffer_size(&dst_shape)?);
     let src = read_input(args.input.as_deref(), src_bytes, &args.src)?;
     let mut dst = vec![0_u8; dst_bytes];
     relayout_xla(&src, &src_shape, &mut dst, &dst_shape).map_err(err)?;

@@ -1,7 +1,9 @@
 //! The picture of an array shape: its logical grid (padding and tiles
-//! included) and its buffer, both from its memory order.
+//! included) and its buffer, from the shape's [`TiledLayout`]. Only what is
+//! shown is computed (the window's cells, the strip's first positions), so
+//! arrays of any size draw in the same time.
 
-use index_util::PhysicalLayout;
+use index_util::{PhysicalLayout, TiledLayout};
 use schema::{PaddingValue, PrimitiveType, Shape};
 
 use super::labels::{element_label, padding_label};
@@ -11,24 +13,23 @@ use super::{Cell, Fill, Picture, Strip, tiles, window};
 /// The most buffer positions the strip shows.
 pub const MAX_STRIP: usize = 256;
 
-/// The picture of `shape`, whose buffer holds `order[p]` (the row-major
-/// index of an element, or `None` for padding) at position `p`: the
-/// memory order of the `order` command.
+/// The picture of `shape`, whose buffer is `layout` (the same layout as
+/// the `order` command follows): each shown cell's position from
+/// [`TiledLayout::position`], each shown strip entry's element from
+/// [`TiledLayout::logical_row_major`].
 ///
 /// # Errors
-/// A message if `shape` is not an array with a valid layout, or `order`
-/// does not hold every element exactly once.
-pub fn picture(shape: &Shape, order: &[Option<i64>]) -> Result<Picture, String> {
+/// A message if `shape` is not an array with a valid layout.
+pub fn picture(shape: &Shape, layout: &TiledLayout) -> Result<Picture, String> {
     let physical = PhysicalLayout::new(shape).map_err(|e| e.to_string())?;
     let dims = physical.dimensions();
     let count = shape_util::elements_in(shape).map_err(|e| e.to_string())?;
-    let positions = position_of_elements(order, count)?;
-    let layout = shape.layout.as_deref();
+    let shape_layout = shape.layout.as_deref();
     let pad = padding_of(shape)?;
     let levels = tiles::levels(
         dims.len(),
         physical.minor_to_major(),
-        layout.map_or(&[][..], |l| &l.tiles[..]),
+        shape_layout.map_or(&[][..], |l| &l.tiles[..]),
     );
     let extents: Vec<i64> = physical
         .padded_dimensions()
@@ -36,7 +37,7 @@ pub fn picture(shape: &Shape, order: &[Option<i64>]) -> Result<Picture, String> 
         .enumerate()
         .map(|(d, &size)| levels.extent(d, size))
         .collect();
-    let tiled = layout.is_some_and(|l| !l.tiles.is_empty());
+    let tiled = layout.is_tiled();
     let axes: Vec<String> = (0..dims.len())
         .map(|d| {
             let mut words = format!("dim {d} \u{b7} size {}", dims[d]);
@@ -55,12 +56,7 @@ pub fn picture(shape: &Shape, order: &[Option<i64>]) -> Result<Picture, String> 
             return Ok(padding(pad, String::new()));
         }
         let element = index.iter().zip(dims).fold(0, |acc, (&i, &d)| acc * d + i);
-        let position = usize::try_from(element)
-            .ok()
-            .and_then(|e| positions.get(e))
-            .copied()
-            .filter(|&p| p >= 0)
-            .ok_or_else(|| format!("element {element} is not in the memory order"))?;
+        let position = layout.position(index).map_err(|e| e.to_string())?;
         Ok(Cell {
             label: element_label(element, count),
             note: format!("@{position}"),
@@ -92,7 +88,7 @@ pub fn picture(shape: &Shape, order: &[Option<i64>]) -> Result<Picture, String> 
         notes.push("the array has no elements".to_owned());
     }
     notes.extend(window_notes);
-    let strip = strip(order, element_bits(shape)?, |_, element| match element {
+    let strip = strip(layout, element_bits(shape)?, |_, element| match element {
         Some(e) => Cell {
             label: element_label(e, count),
             note: String::new(),
@@ -100,39 +96,14 @@ pub fn picture(shape: &Shape, order: &[Option<i64>]) -> Result<Picture, String> 
             emphasis: false,
         },
         None => padding(pad, String::new()),
-    });
+    })?;
     Ok(Picture {
         title: shape.to_string(),
         notes,
-        positions: i64::try_from(order.len()).unwrap_or(i64::MAX),
+        positions: layout.buffer_len(),
         panels,
         strip,
     })
-}
-
-/// For each element (row-major index), its position in the buffer.
-fn position_of_elements(order: &[Option<i64>], count: i64) -> Result<Vec<i64>, String> {
-    let count = usize::try_from(count).unwrap_or(0);
-    if count > order.len() {
-        return Err(format!(
-            "the memory order has {} positions for {count} elements",
-            order.len()
-        ));
-    }
-    let mut positions = vec![-1; count];
-    for (position, element) in order.iter().enumerate() {
-        if let Some(e) = *element {
-            let slot = usize::try_from(e)
-                .ok()
-                .and_then(|e| positions.get_mut(e))
-                .filter(|slot| **slot < 0)
-                .ok_or_else(|| {
-                    format!("element {e} is out of range or repeated in the memory order")
-                })?;
-            *slot = i64::try_from(position).unwrap_or(i64::MAX);
-        }
-    }
-    Ok(positions)
 }
 
 /// How the padding of `shape` is written (see [`padding_label`]).
@@ -174,28 +145,32 @@ pub fn element_bits(shape: &Shape) -> Result<i64, String> {
     }
 }
 
-/// The strip of the buffer `order` (its first [`MAX_STRIP`] positions):
-/// `entry(position, element)` gives each entry, whose fill, if a position,
-/// is set to its own position.
+/// The strip of the buffer `layout` (its first [`MAX_STRIP`] positions):
+/// `entry(position, element)` gives each entry from the row-major index of
+/// the element there (`None` for padding); its fill, if a position, is set
+/// to its own position.
+///
+/// # Errors
+/// [`TiledLayout::logical_row_major`]'s, as a message (not for positions
+/// inside the buffer).
 pub fn strip(
-    order: &[Option<i64>],
+    layout: &TiledLayout,
     element_bits: i64,
     mut entry: impl FnMut(i64, Option<i64>) -> Cell,
-) -> Strip {
-    let shown = order.len().min(MAX_STRIP);
-    let entries = order
-        .iter()
-        .take(shown)
-        .enumerate()
-        .map(|(p, &element)| {
-            let position = i64::try_from(p).unwrap_or(i64::MAX);
-            let mut cell = entry(position, element);
-            if let Fill::Position(_) = cell.fill {
-                cell.fill = Fill::Position(position);
-            }
-            cell
-        })
-        .collect();
+) -> Result<Strip, String> {
+    let len = layout.buffer_len();
+    let shown = usize::try_from(len).unwrap_or(usize::MAX).min(MAX_STRIP);
+    let mut entries = Vec::with_capacity(shown);
+    for position in (0..len).take(shown) {
+        let element = layout
+            .logical_row_major(position)
+            .map_err(|e| e.to_string())?;
+        let mut cell = entry(position, element);
+        if let Fill::Position(_) = cell.fill {
+            cell.fill = Fill::Position(position);
+        }
+        entries.push(cell);
+    }
     // Byte offsets under every `tick`-th entry: at most 8 a row, and each
     // a whole byte.
     let mut tick = 1;
@@ -205,51 +180,60 @@ pub fn strip(
         tick *= 2;
     }
     let mut caption = format!(
-        "buffer in memory order: {} positions of {element_bits} bits (byte offsets below)",
-        order.len()
+        "buffer in memory order: {len} positions of {element_bits} bits (byte offsets below)"
     );
-    if shown < order.len() {
+    if i64::try_from(shown).unwrap_or(i64::MAX) < len {
         caption.push_str(&format!("; positions 0-{} shown", shown - 1));
     }
-    Strip {
+    Ok(Strip {
         caption,
         entries,
         tick,
         element_bits,
-    }
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_strip_ticks_whole_bytes_at_most_eight_a_row() {
-        let order: Vec<Option<i64>> = (0..6).map(Some).collect();
-        let entry = |_, e: Option<i64>| Cell {
+    fn layout(text: &str) -> TiledLayout {
+        TiledLayout::new(&text.parse().unwrap()).unwrap()
+    }
+
+    fn entry(_: i64, e: Option<i64>) -> Cell {
+        Cell {
             label: format!("{e:?}"),
             note: String::new(),
             fill: Fill::Position(0),
             emphasis: false,
-        };
-        assert_eq!(strip(&order, 32, entry).tick, 1);
-        assert_eq!(strip(&order, 4, entry).tick, 2);
-        assert_eq!(strip(&order, 1, entry).tick, 8);
-        let long: Vec<Option<i64>> = (0..300).map(Some).collect();
-        let long_strip = strip(&long, 32, entry);
+        }
+    }
+
+    #[test]
+    fn the_strip_ticks_whole_bytes_at_most_eight_a_row() {
+        let tick = |text: &str, bits| strip(&layout(text), bits, entry).unwrap().tick;
+        assert_eq!(tick("f32[6]{0}", 32), 1);
+        assert_eq!(tick("s4[6]{0:E(4)}", 4), 2);
+        assert_eq!(tick("pred[6]{0:E(1)}", 1), 8);
+        let long_strip = strip(&layout("f32[300]{0}"), 32, entry).unwrap();
         assert_eq!((long_strip.tick, long_strip.entries.len()), (4, MAX_STRIP));
         assert!(long_strip.caption.ends_with("positions 0-255 shown"));
         assert_eq!(long_strip.entries[7].fill, Fill::Position(7));
     }
 
     #[test]
-    fn a_bad_memory_order_is_an_error() {
-        assert!(position_of_elements(&[Some(0), Some(0)], 2).is_err());
-        assert!(position_of_elements(&[Some(2), None], 2).is_err());
-        assert!(position_of_elements(&[Some(0)], 2).is_err());
+    fn the_strip_follows_the_tiles() {
+        // XLA's figure: 0 1 5 6 2 3 7 8 4 . 9 . ...
+        let figure = strip(&layout("f32[3,5]{1,0:T(2,2)}"), 32, entry).unwrap();
+        let labels: Vec<&str> = figure.entries.iter().map(|c| c.label.as_str()).collect();
         assert_eq!(
-            position_of_elements(&[Some(1), None, Some(0)], 2).unwrap(),
-            [2, 0]
+            labels[..10],
+            [
+                "Some(0)", "Some(1)", "Some(5)", "Some(6)", "Some(2)", "Some(3)", "Some(7)",
+                "Some(8)", "Some(4)", "None"
+            ]
         );
+        assert_eq!(figure.entries.len(), 24);
     }
 }

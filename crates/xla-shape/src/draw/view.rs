@@ -2,18 +2,19 @@
 //! element it reads, above the base buffer with the view's elements
 //! outlined; strides written on the axes.
 
+use index_util::TiledLayout;
 use schema::Shape;
 use stride_util::StridedView;
 
 use super::labels::element_label;
-use super::shape::{element_bits, padding, padding_of, strip};
+use super::shape::{MAX_STRIP, element_bits, padding, padding_of, strip};
 use super::{Cell, Fill, Picture, window};
 
 /// The most elements of a view whose buffer positions are collected.
 pub const MAX_VIEW_ELEMENTS: i64 = 1 << 20;
 
-/// The picture of `view` into the buffer of `base`, whose memory order is
-/// `order` (as [`super::shape::picture`] takes it); `title` heads it.
+/// The picture of `view` into the buffer of `base`, laid out as `layout`
+/// (as [`super::shape::picture`] takes it); `title` heads it.
 ///
 /// # Errors
 /// A message if the view has more than [`MAX_VIEW_ELEMENTS`] elements or
@@ -21,7 +22,7 @@ pub const MAX_VIEW_ELEMENTS: i64 = 1 << 20;
 pub fn picture(
     title: &str,
     base: &Shape,
-    order: &[Option<i64>],
+    layout: &TiledLayout,
     view: &StridedView,
 ) -> Result<Picture, String> {
     let count = shape_util::elements_in(base).map_err(|e| e.to_string())?;
@@ -32,12 +33,16 @@ pub fn picture(
             "the view has {elements} elements; draw reads at most {MAX_VIEW_ELEMENTS}"
         ));
     }
-    let len = order.len();
-    let mut in_view = vec![false; len];
+    let len = layout.buffer_len();
+    // Which of the strip's positions the view reads.
+    let mut in_view = vec![false; usize::try_from(len).unwrap_or(usize::MAX).min(MAX_STRIP)];
     let mut outside = None;
-    view.for_each_offset(|p| match usize::try_from(p).ok().filter(|&p| p < len) {
-        Some(p) => in_view[p] = true,
-        None => outside = outside.or(Some(p)),
+    view.for_each_offset(|p| {
+        if p < 0 || p >= len {
+            outside = outside.or(Some(p));
+        } else if let Some(hit) = usize::try_from(p).ok().and_then(|p| in_view.get_mut(p)) {
+            *hit = true;
+        }
     });
     if let Some(p) = outside {
         return Err(format!(
@@ -62,11 +67,7 @@ pub fn picture(
         |element: Option<i64>| element.map_or_else(|| pad.to_owned(), |e| element_label(e, count));
     let cell = |index: &[i64]| -> Result<Cell, String> {
         let p = view.element_offset(index).map_err(|e| e.to_string())?;
-        let element = usize::try_from(p)
-            .ok()
-            .and_then(|p| order.get(p))
-            .copied()
-            .flatten();
+        let element = layout.logical_row_major(p).map_err(|e| e.to_string())?;
         Ok(match element {
             Some(_) => Cell {
                 label: label(element),
@@ -85,7 +86,7 @@ pub fn picture(
         view.offset()
     )];
     notes.extend(window_notes);
-    let strip = strip(order, element_bits(base)?, |p, element| {
+    let strip = strip(layout, element_bits(base)?, |p, element| {
         let hit = usize::try_from(p)
             .ok()
             .and_then(|p| in_view.get(p))
@@ -103,11 +104,11 @@ pub fn picture(
                 emphasis: hit,
             },
         }
-    });
+    })?;
     Ok(Picture {
         title: title.to_owned(),
         notes,
-        positions: i64::try_from(len).unwrap_or(i64::MAX),
+        positions: len,
         panels,
         strip,
     })
