@@ -127,10 +127,7 @@ impl Plan {
             };
             return (strategy, 0);
         }
-        // The transposing kernels walk source rows forwards: a reversed
-        // source (after a reversed destination dimension was flipped)
-        // takes the strided path.
-        if inner.dst == 1 && inner.src > 0 && inner.size >= MIN_TILE_EXTENT {
+        if inner.dst == 1 && inner.size >= MIN_TILE_EXTENT {
             let source_contiguous = self
                 .dims
                 .iter()
