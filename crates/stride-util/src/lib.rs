@@ -37,9 +37,12 @@ mod xla_layout;
 pub use error::ViewError;
 pub use index::{IndexItem, adjust_slice, parse_index_expression};
 pub use offsets::Offsets;
+/// For tests: lowers the SIMD level of the relayout kernels.
+#[doc(hidden)]
+pub use relayout::force_simd_level;
 pub use relayout::{
-    RelayoutError, Strategy, fill_padding, padding_pattern, relayout, relayout_bits,
-    relayout_strategy, relayout_xla,
+    RelayoutError, SimdLevel, Strategy, detected_simd_level, fill_padding, padding_pattern,
+    relayout, relayout_bits, relayout_strategy, relayout_xla, simd_level,
 };
 pub use reshape::Order;
 pub use view::StridedView;

@@ -7,13 +7,17 @@
 //! neighbours merged where both sides are contiguous across them), then the
 //! fastest applicable kernel runs: one memcpy, a memcpy per contiguous run,
 //! cache-blocked tiles for transposes, or a strided element loop.
-//! Everything is single-threaded safe Rust, except one call into the SSE2
-//! register transposes on x86_64 (see `sse2.rs`); other targets transpose
+//! Everything is single-threaded safe Rust, except the calls into the
+//! register transposes on x86_64: SSE2 (`sse2.rs`, `stream.rs`) or AVX2
+//! (`avx2.rs`), chosen at run time (`simd.rs`); other targets transpose
 //! tiles element by element.
 
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod avx2;
 mod kernels;
 mod padding;
 mod plan;
+mod simd;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -25,6 +29,9 @@ mod xla;
 
 pub use padding::{fill_padding, padding_pattern};
 pub use plan::Strategy;
+#[doc(hidden)]
+pub use simd::force_simd_level;
+pub use simd::{SimdLevel, detected_simd_level, simd_level};
 pub use xla::relayout_xla;
 
 use thiserror::Error;

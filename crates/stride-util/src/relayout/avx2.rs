@@ -1,0 +1,160 @@
+//! AVX2 register transposes for the tiled kernel, run only where
+//! `simd_level()` (run-time detection, see `simd.rs`) found AVX2. A block
+//! is `M = 32 / N` rows of 32 bytes (`M` elements of `N` bytes). Each
+//! 256-bit register holds the same 16-byte half of two rows `H = M / 2`
+//! apart, so that the `log2(H)` rounds of in-lane unpacks of the SSE2
+//! transpose, run on both lanes at once, leave whole 32-byte destination
+//! row segments: the first halves of the rows give the first `H`
+//! destination rows, the second halves the other `H`. No lane-crossing
+//! shuffle is needed; the second 16 bytes of each register come from a
+//! load folded into `vinserti128`.
+//!
+//! `unsafe` here: the call into the `#[target_feature(enable = "avx2")]`
+//! code and the 32-byte store (to an exclusive `&mut [u8; 32]`).
+
+use core::arch::x86_64::{
+    __m256i, _mm256_set_m128i, _mm256_storeu_si256, _mm256_unpackhi_epi8, _mm256_unpackhi_epi16,
+    _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpacklo_epi8, _mm256_unpacklo_epi16,
+    _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
+};
+
+use super::kernels::Blocks;
+use super::simd::{SimdLevel, simd_level};
+use super::sse2::{Prefetch, bit_reversed, load};
+
+/// Writes the transpose of the whole register blocks of `blocks` (see
+/// [`Blocks`]) for elements of `N` bytes; returns the number of tile rows and tile columns
+/// written (multiples of `32 / N`), `(0, 0)` if `N` has no register block
+/// (only 1, 2, 4 and 8 have) or the CPU has no AVX2.
+pub(super) fn transpose_blocks<const N: usize>(
+    blocks: &Blocks<'_, N>,
+    dst: &mut [[u8; N]],
+) -> (usize, usize) {
+    if simd_level() < SimdLevel::Avx2 {
+        return (0, 0);
+    }
+    // SAFETY: `simd_level()` is `Avx2` only if `is_x86_feature_detected!`
+    // found AVX2 on this CPU (forcing can only lower the level), so the
+    // instructions `transpose_avx2` was compiled for exist; the function
+    // itself is safe code except for the checked stores in `store`.
+    #[allow(unsafe_code)]
+    unsafe {
+        transpose_avx2::<N>(blocks, dst)
+    }
+}
+
+#[target_feature(enable = "avx2")]
+fn transpose_avx2<const N: usize>(blocks: &Blocks<'_, N>, dst: &mut [[u8; N]]) -> (usize, usize) {
+    match N {
+        1 => whole_blocks::<N, 32, 16>(blocks, dst),
+        2 => whole_blocks::<N, 16, 8>(blocks, dst),
+        4 => whole_blocks::<N, 8, 4>(blocks, dst),
+        8 => whole_blocks::<N, 4, 2>(blocks, dst),
+        _ => (0, 0),
+    }
+}
+
+/// The register blocks of `M × M` elements (`M · N = 32`, `H = M / 2`),
+/// strip by strip of `M` destination rows so that each destination row
+/// segment is written front to back. The tile is read as 16-byte pieces,
+/// the destination written as 32-byte pieces (one bounds check each).
+#[target_feature(enable = "avx2")]
+fn whole_blocks<const N: usize, const M: usize, const H: usize>(
+    blocks: &Blocks<'_, N>,
+    dst: &mut [[u8; N]],
+) -> (usize, usize) {
+    let Blocks {
+        tile,
+        row_len,
+        rows,
+        cols,
+        first_row,
+        row_stride,
+        next,
+    } = *blocks;
+    let (full_rows, full_cols) = (rows - rows % M, cols - cols % M);
+    let pieces = tile.as_flattened().as_chunks::<16>().0;
+    let row_pieces = row_len * N / 16;
+    // Rows in bit-reversed order within each lane: the unpack rounds then
+    // leave every destination row's elements in order.
+    let order = const { bit_reversed::<H>() };
+    let mut prefetch = next.map(|rows| Prefetch::new(rows, full_cols / M));
+    for (strip, j) in (0..full_cols).step_by(M).enumerate() {
+        if let Some(prefetch) = &mut prefetch {
+            prefetch.strip(strip);
+        }
+        let mut lines = dst[first_row + j * row_stride..]
+            .chunks_mut(row_stride.max(1))
+            .map(|line| {
+                line.get_mut(..full_rows)
+                    .map(|line| line.as_flattened_mut().as_chunks_mut::<32>().0)
+                    .unwrap_or_default()
+            });
+        let mut outs: [&mut [[u8; 32]]; M] =
+            core::array::from_fn(|_| lines.next().unwrap_or_default());
+        for block in 0..full_rows / M {
+            let base = block * M * row_pieces + 2 * strip;
+            for (half, outs) in outs.chunks_exact_mut(H).enumerate() {
+                let regs = transpose::<H>(core::array::from_fn(|r| {
+                    let row = base + half + order[r] * row_pieces;
+                    _mm256_set_m128i(load(&pieces[row + H * row_pieces]), load(&pieces[row]))
+                }));
+                for (out, reg) in outs.iter_mut().zip(regs) {
+                    store(reg, &mut out[block]);
+                }
+            }
+        }
+    }
+    (full_rows, full_cols)
+}
+
+/// Transposes, in each 128-bit lane, `H` rows of `H` elements of `16 / H`
+/// bytes loaded in bit-reversed order: each round interleaves row `i` with
+/// row `i + H/2` in units twice as wide as the previous round's, up to 8
+/// bytes.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn transpose<const H: usize>(mut rows: [__m256i; H]) -> [__m256i; H] {
+    if H >= 16 {
+        rows = round::<H, 1>(rows);
+    }
+    if H >= 8 {
+        rows = round::<H, 2>(rows);
+    }
+    if H >= 4 {
+        rows = round::<H, 4>(rows);
+    }
+    round::<H, 8>(rows)
+}
+
+/// One round of [`transpose`], interleaving units of `W` bytes.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn round<const H: usize, const W: usize>(rows: [__m256i; H]) -> [__m256i; H] {
+    let mut next = rows;
+    for i in 0..H / 2 {
+        let (a, b) = (rows[i], rows[i + H / 2]);
+        let (lo, hi) = match W {
+            1 => (_mm256_unpacklo_epi8(a, b), _mm256_unpackhi_epi8(a, b)),
+            2 => (_mm256_unpacklo_epi16(a, b), _mm256_unpackhi_epi16(a, b)),
+            4 => (_mm256_unpacklo_epi32(a, b), _mm256_unpackhi_epi32(a, b)),
+            _ => (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b)),
+        };
+        next[2 * i] = lo;
+        next[2 * i + 1] = hi;
+    }
+    next
+}
+
+/// Stores 32 bytes.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn store(reg: __m256i, bytes: &mut [u8; 32]) {
+    // SAFETY: `bytes` is an exclusive reference to 32 bytes, so the
+    // pointer is valid for a 32-byte write; `_mm256_storeu_si256` needs no
+    // alignment.
+    #[allow(unsafe_code)]
+    unsafe {
+        _mm256_storeu_si256(bytes.as_mut_ptr().cast(), reg);
+    }
+}
