@@ -430,10 +430,31 @@ fn transposes_at_every_level(rng: &mut Rng, cases: usize) -> BTreeMap<String, us
                     .or_default() += 1;
             }
         }
+        // Large enough (8 MiB) for streaming stores, flipped both ways.
+        let (src_view, dst_view) = large_transpose(rng);
+        let strategy = check(&src_view, &dst_view, 8);
+        *counts
+            .entry(format!("{strategy:?} {level:?} 8-byte 8 MiB"))
+            .or_default() += 1;
     }
     force_simd_level(None);
     println!("transposes per strategy, SIMD level and element size: {counts:?}");
     counts
+}
+
+/// A transpose of 8-byte elements of at least 8 MiB (where the tiled
+/// kernel writes with streaming stores), flipped along random axes on both
+/// sides.
+fn large_transpose(rng: &mut Rng) -> (StridedView, StridedView) {
+    let rows = rng.range(1024, 1100);
+    let cols = (8 << 20) / (8 * rows) + 1 + rng.range(0, 8);
+    let sizes = [rows, cols];
+    let (src_padded, dst_padded) = (rng.coin(), rng.coin());
+    let src = Layout::random(rng, vec![1, 0], src_padded, &[true, true]);
+    let mut dst = Layout::random(rng, vec![0, 1], dst_padded, &[true, true]);
+    // Both sides walk the source rows the same way (else: strided).
+    dst.flips[0] = src.flips[0];
+    (src.view(&sizes), dst.view(&sizes))
 }
 
 /// Fails unless every SIMD level up to this CPU's got a tiled case of
@@ -442,6 +463,10 @@ fn assert_every_level_tiled(counts: &BTreeMap<String, usize>) {
     for level in detected_simd_level().and_below() {
         for n in [1, 2, 4, 8] {
             let key = format!("Tiled {level:?} {n}-byte");
+            assert!(counts.contains_key(&key), "no case of {key}: {counts:?}");
+        }
+        if !cfg!(miri) {
+            let key = format!("Tiled {level:?} 8-byte 8 MiB");
             assert!(counts.contains_key(&key), "no case of {key}: {counts:?}");
         }
     }
