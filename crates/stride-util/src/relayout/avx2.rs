@@ -10,23 +10,26 @@
 //! strips of `M` rows were 1.5× slower, with more destination rows written
 //! at once.
 //!
-//! `unsafe` here: the call into the `#[target_feature(enable = "avx2")]`
-//! code and the 32-byte store (to an exclusive `&mut [u8; 32]`).
+//! The one `unsafe` here is the call into the `#[target_feature(enable =
+//! "avx2")]` code; loads and stores are safe slice accesses (LLVM fuses
+//! them into 16-byte loads, `vinserti128` and 32-byte stores).
 
 use core::arch::x86_64::{
-    __m256i, _mm256_set_m128i, _mm256_storeu_si256, _mm256_unpackhi_epi8, _mm256_unpackhi_epi16,
-    _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpacklo_epi8, _mm256_unpacklo_epi16,
-    _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
+    __m256i, _mm256_castsi256_si128, _mm256_extracti128_si256, _mm256_set_m128i,
+    _mm256_setzero_si256, _mm256_unpackhi_epi8, _mm256_unpackhi_epi16, _mm256_unpackhi_epi32,
+    _mm256_unpackhi_epi64, _mm256_unpacklo_epi8, _mm256_unpacklo_epi16, _mm256_unpacklo_epi32,
+    _mm256_unpacklo_epi64,
 };
 
 use super::kernels::Blocks;
 use super::simd::{SimdLevel, simd_level};
-use super::sse2::{Prefetch, bit_reversed, load};
+use super::sse2::{self, Prefetch, bit_reversed, load};
 
 /// Writes the transpose of the whole register blocks of `blocks` (see
 /// [`Blocks`]) for elements of `N` bytes; returns the number of tile rows and tile columns
 /// written (multiples of `32 / N` and `16 / N`), `(0, 0)` if `N` has no register block
-/// (only 1, 2, 4 and 8 have) or the CPU has no AVX2.
+/// (only 1, 2 and 8 have: 4-byte elements take SSE2's, see
+/// `kernels::register_blocks`) or the CPU has no AVX2.
 pub(super) fn transpose_blocks<const N: usize>(
     blocks: &Blocks<'_, N>,
     dst: &mut [[u8; N]],
@@ -37,7 +40,7 @@ pub(super) fn transpose_blocks<const N: usize>(
     // SAFETY: `simd_level()` is `Avx2` only if `is_x86_feature_detected!`
     // found AVX2 on this CPU (forcing can only lower the level), so the
     // instructions `transpose_avx2` was compiled for exist; the function
-    // itself is safe code except for the checked stores in `store`.
+    // itself is safe code.
     #[allow(unsafe_code)]
     unsafe {
         transpose_avx2::<N>(blocks, dst)
@@ -49,7 +52,6 @@ fn transpose_avx2<const N: usize>(blocks: &Blocks<'_, N>, dst: &mut [[u8; N]]) -
     match N {
         1 => whole_blocks::<N, 32, 16>(blocks, dst),
         2 => whole_blocks::<N, 16, 8>(blocks, dst),
-        4 => whole_blocks::<N, 8, 4>(blocks, dst),
         8 => whole_blocks::<N, 4, 2>(blocks, dst),
         _ => (0, 0),
     }
@@ -96,10 +98,14 @@ fn whole_blocks<const N: usize, const M: usize, const H: usize>(
             core::array::from_fn(|_| lines.next().unwrap_or_default());
         for block in 0..full_rows / M {
             let base = block * M * row_pieces + strip;
-            let regs = transpose::<H>(core::array::from_fn(|r| {
-                let row = base + order[r] * row_pieces;
-                _mm256_set_m128i(load(&pieces[row + H * row_pieces]), load(&pieces[row]))
-            }));
+            // A loop, not `core::array::from_fn`: that is compiled without
+            // AVX2 and would take the registers through memory.
+            let mut regs = [_mm256_setzero_si256(); H];
+            for (reg, &r) in regs.iter_mut().zip(&order) {
+                let row = base + r * row_pieces;
+                *reg = _mm256_set_m128i(load(&pieces[row + H * row_pieces]), load(&pieces[row]));
+            }
+            let regs = transpose::<H>(regs);
             for (out, reg) in outs.iter_mut().zip(regs) {
                 store(reg, &mut out[block]);
             }
@@ -146,15 +152,13 @@ fn round<const H: usize, const W: usize>(rows: [__m256i; H]) -> [__m256i; H] {
     next
 }
 
-/// Stores 32 bytes.
+/// Stores 32 bytes (compiled to one unaligned store).
 #[target_feature(enable = "avx2")]
 #[inline]
 fn store(reg: __m256i, bytes: &mut [u8; 32]) {
-    // SAFETY: `bytes` is an exclusive reference to 32 bytes, so the
-    // pointer is valid for a 32-byte write; `_mm256_storeu_si256` needs no
-    // alignment.
-    #[allow(unsafe_code)]
-    unsafe {
-        _mm256_storeu_si256(bytes.as_mut_ptr().cast(), reg);
+    let (low, high) = bytes.split_at_mut(16);
+    if let (Ok(low), Ok(high)) = (low.try_into(), high.try_into()) {
+        sse2::store(_mm256_castsi256_si128(reg), low);
+        sse2::store(_mm256_extracti128_si256::<1>(reg), high);
     }
 }
