@@ -60,6 +60,7 @@ fn transposes(c: &mut Criterion) {
         ([4096, 4096], 4, "transpose f32[4096,4096]"),
         ([2048, 2048], 8, "transpose f64[2048,2048]"),
         ([8192, 8192], 1, "transpose u8[8192,8192]"),
+        ([4096, 4096], 2, "transpose u16[4096,4096]"),
         ([1024, 1024], 4, "transpose f32[1024,1024]"),
     ] {
         let dst = StridedView::row_major(&sizes).unwrap();

@@ -458,8 +458,8 @@ fn large_transpose(rng: &mut Rng) -> (StridedView, StridedView) {
 }
 
 /// Fails unless every SIMD level up to this CPU's got a tiled case of
-/// every element size with register blocks (at the AVX2 level, 4-byte
-/// elements take the SSE2 blocks: see `kernels::register_blocks`).
+/// every element size with register blocks (at the AVX2 level, 2 and
+/// 4-byte elements take the SSE2 blocks: see `kernels::register_blocks`).
 fn assert_every_level_tiled(counts: &BTreeMap<String, usize>) {
     for level in detected_simd_level().and_below() {
         for n in [1, 2, 4, 8] {

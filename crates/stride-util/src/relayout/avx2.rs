@@ -1,5 +1,7 @@
-//! AVX2 register transposes for the tiled kernel, run only where
-//! `simd_level()` (run-time detection, see `simd.rs`) found AVX2. A block
+//! AVX2 register transposes for the tiled kernel with 1 and 8-byte
+//! elements (where they measured faster than SSE2's: see
+//! `kernels::register_blocks`), run only where `simd_level()` (run-time
+//! detection, see `simd.rs`) found AVX2. A block
 //! is `M = 32 / N` source rows by `H = M / 2` columns (one 16-byte piece
 //! of each row). Register `r` holds the pieces of rows `r` and `r + H`, so
 //! that the `log2(H)` rounds of in-lane unpacks of the SSE2 transpose, run
@@ -28,7 +30,7 @@ use super::sse2::{self, Prefetch, bit_reversed, load};
 /// Writes the transpose of the whole register blocks of `blocks` (see
 /// [`Blocks`]) for elements of `N` bytes; returns the number of tile rows and tile columns
 /// written (multiples of `32 / N` and `16 / N`), `(0, 0)` if `N` has no register block
-/// (only 1, 2 and 8 have: 4-byte elements take SSE2's, see
+/// (only 1 and 8 have: 2 and 4-byte elements take SSE2's, see
 /// `kernels::register_blocks`) or the CPU has no AVX2.
 pub(super) fn transpose_blocks<const N: usize>(
     blocks: &Blocks<'_, N>,
@@ -51,7 +53,6 @@ pub(super) fn transpose_blocks<const N: usize>(
 fn transpose_avx2<const N: usize>(blocks: &Blocks<'_, N>, dst: &mut [[u8; N]]) -> (usize, usize) {
     match N {
         1 => whole_blocks::<N, 32, 16>(blocks, dst),
-        2 => whole_blocks::<N, 16, 8>(blocks, dst),
         8 => whole_blocks::<N, 4, 2>(blocks, dst),
         _ => (0, 0),
     }

@@ -386,16 +386,17 @@ fn scatter<const N: usize>(blocks: &Blocks<'_, N>, dst: &mut [[u8; N]]) {
 
 /// The whole register blocks of `blocks` with the widest transposes of
 /// [`simd_level`] that pay; returns the tile rows and columns written.
-/// 4-byte elements keep SSE2's: measured in alternating runs
-/// (`benches/relayout_simd.rs`, shared 2-core AMD EPYC VM), AVX2's were
-/// slower in 5 of 6 runs on f32 4096² (3.39 against 2.81 times a copy,
-/// 3.40 against 2.93) and no faster on f32 1024², while they were faster
-/// in 5 of 6 runs on f64 2048² (2.87 against 5.17, 3.53 against 3.71) and
-/// in both on u8 8192² (4.00 against 4.83, 4.29 against 4.37).
+/// AVX2's only for 1 and 8-byte elements: measured in one run beside SSE2's
+/// (`benches/relayout_simd.rs`, shared 2-core AMD EPYC VM, times a plain
+/// copy), AVX2's were faster in 5 of 5 runs on u8 8192² (e.g. 4.00
+/// against 4.83, 3.49 against 3.62) and 8 of 9 on f64 2048² (3.62 against
+/// 3.98, 3.60 against 3.66), but slower in 3 of 3 on u16 4096² (4.04
+/// against 3.57) and 5 of 6 on f32 4096² (3.39 against 2.81) and no faster
+/// on f32 1024².
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 fn register_blocks<const N: usize>(blocks: &Blocks<'_, N>, dst: &mut [[u8; N]]) -> (usize, usize) {
     match simd_level() {
-        SimdLevel::Avx2 if N != 4 => super::avx2::transpose_blocks(blocks, dst),
+        SimdLevel::Avx2 if N == 1 || N == 8 => super::avx2::transpose_blocks(blocks, dst),
         SimdLevel::Avx2 | SimdLevel::Sse2 => super::sse2::transpose_blocks(blocks, dst),
         _ => (0, 0),
     }

@@ -39,7 +39,7 @@ pub enum Strategy {
     /// dimensions, staged through a small buffer so that both sides are
     /// read and written in contiguous row segments (register blocks for 1,
     /// 2, 4 and 8-byte elements on x86_64: 32-byte AVX2 ones where the CPU
-    /// has AVX2, except for 4-byte elements, else 16-byte SSE2 ones; see
+    /// has AVX2, for 1 and 8-byte elements, else 16-byte SSE2 ones; see
     /// [`simd_level`](crate::simd_level)).
     Tiled,
     /// A transpose of at least 8 MiB whose destination rows are short

@@ -16,8 +16,8 @@ pub enum SimdLevel {
     Scalar,
     /// 16-byte SSE2 register blocks, and the streaming kernel (x86_64).
     Sse2,
-    /// 32-byte AVX2 register blocks for the tiled kernel with 1, 2 and
-    /// 8-byte elements (x86_64 CPUs with AVX2, detected at run time); SSE2
+    /// 32-byte AVX2 register blocks for the tiled kernel with 1 and 8-byte
+    /// elements (x86_64 CPUs with AVX2, detected at run time); SSE2
     /// otherwise.
     Avx2,
 }
