@@ -37,10 +37,13 @@ mod xla_layout;
 pub use error::ViewError;
 pub use index::{IndexItem, adjust_slice, parse_index_expression};
 pub use offsets::Offsets;
+/// For tests: lowers the SIMD level of the relayout kernels.
+#[doc(hidden)]
+pub use relayout::force_simd_level;
 pub use relayout::{
-    MAX_THREADS, MIN_BYTES_PER_THREAD, RelayoutError, Strategy, fill_padding, padding_pattern,
-    relayout, relayout_bits, relayout_parallel, relayout_strategy, relayout_with_threads,
-    relayout_xla,
+    MAX_THREADS, MIN_BYTES_PER_THREAD, RelayoutError, SimdLevel, Strategy, detected_simd_level,
+    fill_padding, padding_pattern, relayout, relayout_bits, relayout_parallel, relayout_strategy,
+    relayout_with_threads, relayout_xla, simd_level,
 };
 pub use reshape::{NumpyOrder, Order};
 pub use view::{MAX_DIMS, StridedView};

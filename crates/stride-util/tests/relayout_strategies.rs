@@ -9,8 +9,35 @@
 )]
 
 use std::collections::BTreeMap;
+use std::sync::{Mutex, MutexGuard};
 
-use stride_util::{Strategy, StridedView, relayout, relayout_bits, relayout_strategy};
+use stride_util::{
+    SimdLevel, Strategy, StridedView, detected_simd_level, force_simd_level, relayout,
+    relayout_bits, relayout_strategy,
+};
+
+/// Serializes the tests of this file: one of them lowers the SIMD level of
+/// the kernels for every thread, which changes the strategy of some cases.
+static LEVEL: Mutex<()> = Mutex::new(());
+
+/// Holds [`LEVEL`]; restores the detected SIMD level when dropped.
+struct Level(#[allow(dead_code)] MutexGuard<'static, ()>);
+
+impl Level {
+    fn lock() -> Self {
+        Self(
+            LEVEL
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+        )
+    }
+}
+
+impl Drop for Level {
+    fn drop(&mut self) {
+        force_simd_level(None);
+    }
+}
 
 /// Distinct-ish bytes, so that a misplaced byte shows.
 fn pattern(len: usize) -> Vec<u8> {
@@ -84,6 +111,7 @@ fn check(src_view: &StridedView, dst_view: &StridedView, n: usize) -> Strategy {
 #[test]
 #[cfg_attr(miri, ignore = "too large for Miri: see `small_cases_of_every_kernel`")]
 fn transpose_of_a_flipped_source_issue_12() {
+    let _level = Level::lock();
     // The transpose of a vertically flipped 8×8 array, copied to row-major:
     // the tiled kernel's source rows run backwards.
     let src_view = StridedView::new(&[8, 8], &[1, -8], 56).unwrap();
@@ -109,6 +137,7 @@ fn transpose_of_a_flipped_source_issue_12() {
 #[test]
 #[cfg_attr(miri, ignore = "too large for Miri: see `small_cases_of_every_kernel`")]
 fn nchw_to_nhwc_with_the_channels_flipped_issue_12() {
+    let _level = Level::lock();
     // f32[8,64,64,64]: 8 MiB, the streaming kernel, reading its source
     // rows (one per channel) backwards.
     let sizes = [8, 64, 64, 64];
@@ -333,6 +362,7 @@ fn streaming_case(rng: &mut Rng, n: usize) -> (StridedView, StridedView) {
 #[test]
 #[cfg_attr(miri, ignore = "too large for Miri: see `small_cases_of_every_kernel`")]
 fn every_strategy_equals_the_naive_copy() {
+    let _level = Level::lock();
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     let mut tiled_sizes = Vec::new();
@@ -394,6 +424,7 @@ fn every_strategy_equals_the_naive_copy() {
 /// packed and padded pixels. Without Miri the same cases take the tiles.
 #[test]
 fn small_cases_of_every_kernel() {
+    let _level = Level::lock();
     let streaming = if cfg!(miri) {
         Strategy::Streaming
     } else {
@@ -424,4 +455,109 @@ fn small_cases_of_every_kernel() {
             assert_eq!(check(&src.view(&sizes), &dst.view(&sizes), n), streaming);
         }
     }
+}
+
+/// Transposes of 1, 2, 4 and 8-byte elements (the sizes with register
+/// blocks) at every SIMD level up to this CPU's, flipped on both sides,
+/// `cases` per level and size; the cases per strategy, level and size.
+fn transposes_at_every_level(rng: &mut Rng, cases: usize) -> BTreeMap<String, usize> {
+    let mut counts = BTreeMap::new();
+    for level in detected_simd_level().and_below() {
+        assert_eq!(force_simd_level(Some(level)), level);
+        for n in [1, 2, 4, 8] {
+            for _ in 0..cases {
+                let (src_view, dst_view) = draw(rng, Family::Transpose);
+                let strategy = check(&src_view, &dst_view, n);
+                *counts
+                    .entry(format!("{strategy:?} {level:?} {n}-byte"))
+                    .or_default() += 1;
+            }
+        }
+        // Large enough (8 MiB) for streaming stores, flipped both ways.
+        let (src_view, dst_view) = large_transpose(rng);
+        let strategy = check(&src_view, &dst_view, 8);
+        *counts
+            .entry(format!("{strategy:?} {level:?} 8-byte 8 MiB"))
+            .or_default() += 1;
+    }
+    force_simd_level(None);
+    println!("transposes per strategy, SIMD level and element size: {counts:?}");
+    counts
+}
+
+/// A transpose of 8-byte elements of at least 8 MiB (where the tiled
+/// kernel writes with streaming stores), flipped along random axes on both
+/// sides.
+fn large_transpose(rng: &mut Rng) -> (StridedView, StridedView) {
+    let rows = rng.range(1024, 1100);
+    let cols = (8 << 20) / (8 * rows) + 1 + rng.range(0, 8);
+    let sizes = [rows, cols];
+    let (src_padded, dst_padded) = (rng.coin(), rng.coin());
+    let src = Layout::random(rng, vec![1, 0], src_padded, &[true, true]);
+    let mut dst = Layout::random(rng, vec![0, 1], dst_padded, &[true, true]);
+    // Both sides walk the source rows the same way (else: strided).
+    dst.flips[0] = src.flips[0];
+    (src.view(&sizes), dst.view(&sizes))
+}
+
+/// Fails unless every SIMD level up to this CPU's got a tiled case of
+/// every element size with register blocks (at the AVX2 level, 2 and
+/// 4-byte elements take the SSE2 blocks: see `kernels::register_blocks`).
+fn assert_every_level_tiled(counts: &BTreeMap<String, usize>) {
+    for level in detected_simd_level().and_below() {
+        for n in [1, 2, 4, 8] {
+            let key = format!("Tiled {level:?} {n}-byte");
+            assert!(counts.contains_key(&key), "no case of {key}: {counts:?}");
+        }
+        if !cfg!(miri) {
+            let key = format!("Tiled {level:?} 8-byte 8 MiB");
+            assert!(counts.contains_key(&key), "no case of {key}: {counts:?}");
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "too large for Miri: see `small_cases_of_every_simd_level`"
+)]
+fn every_simd_level_equals_the_naive_copy() {
+    let _level = Level::lock();
+    let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+    let counts = transposes_at_every_level(&mut rng, 8);
+    assert_every_level_tiled(&counts);
+    // The detected level is the widest this CPU has.
+    if cfg!(target_arch = "x86_64") {
+        assert!(detected_simd_level() >= SimdLevel::Sse2);
+    }
+}
+
+/// Under Miri (whose kernels take tiles of at most 32 rows of 32
+/// elements): transposes of 32 to 48 elements per side, which reach the
+/// register blocks of every level. Run with AVX2 enabled at compile time
+/// for Miri to detect it: `RUSTFLAGS="-C target-feature=+avx2" cargo
+/// +nightly miri test -p stride-util --test relayout_strategies small_`.
+#[test]
+#[cfg_attr(
+    not(miri),
+    ignore = "for Miri: see `every_simd_level_equals_the_naive_copy`"
+)]
+fn small_cases_of_every_simd_level() {
+    let _level = Level::lock();
+    let mut counts = BTreeMap::new();
+    for level in detected_simd_level().and_below() {
+        assert_eq!(force_simd_level(Some(level)), level);
+        for n in [1, 2, 4, 8] {
+            let src = StridedView::row_major(&[33, 40]).unwrap();
+            let dst = StridedView::row_major(&[40, 33]).unwrap();
+            for src_view in [src.transpose(), src.transpose().flip().unwrap()] {
+                let strategy = check(&src_view, &dst.flip().unwrap(), n);
+                *counts
+                    .entry(format!("{strategy:?} {level:?} {n}-byte"))
+                    .or_default() += 1;
+            }
+        }
+    }
+    println!("cases per strategy, SIMD level and element size: {counts:?}");
+    assert_every_level_tiled(&counts);
 }

@@ -2,13 +2,18 @@
 //! (`cfg(fuzzing)` lowers its size thresholds: tiles of at most 32 rows of
 //! 32 elements, streaming from 1 KiB): permuted, padded and flipped views
 //! on both sides, element sizes 1..=17 and sub-byte 1, 2 and 4 bits,
-//! against a naive copy. Counts the cases per strategy and prints them to
-//! stderr at every power of two of cases from 1024.
+//! against a naive copy, at a SIMD level drawn from those this CPU has
+//! (scalar, SSE2, AVX2). Counts the cases per strategy, and the tiled ones
+//! per SIMD level, and prints them to stderr at every power of two of
+//! cases from 1024.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use arbitrary::Arbitrary;
-use stride_util::{Strategy, StridedView, relayout, relayout_bits, relayout_strategy};
+use stride_util::{
+    SimdLevel, Strategy, StridedView, detected_simd_level, force_simd_level, relayout,
+    relayout_bits, relayout_strategy,
+};
 
 use crate::common::for_each_index;
 
@@ -28,9 +33,10 @@ pub struct Side {
 /// Element sizes drawn: whole bytes 1..=17, then 1, 2 and 4 bits.
 const SIZES: usize = 20;
 
-/// Cases per strategy (`Strategy` in declaration order), then sub-byte.
-static COUNTS: [AtomicU64; 8] = [const { AtomicU64::new(0) }; 8];
-const NAMES: [&str; 8] = [
+/// Cases per strategy (`Strategy` in declaration order), then sub-byte,
+/// then the tiled cases per SIMD level.
+static COUNTS: [AtomicU64; 11] = [const { AtomicU64::new(0) }; 11];
+const NAMES: [&str; 11] = [
     "empty",
     "single-copy",
     "runs",
@@ -39,11 +45,14 @@ const NAMES: [&str; 8] = [
     "strided",
     "elements",
     "sub-byte",
+    "tiled scalar",
+    "tiled sse2",
+    "tiled avx2",
 ];
 
 fn count(slot: usize) {
     COUNTS[slot].fetch_add(1, Ordering::Relaxed);
-    let total: u64 = COUNTS.iter().map(|c| c.load(Ordering::Relaxed)).sum();
+    let total: u64 = COUNTS[..8].iter().map(|c| c.load(Ordering::Relaxed)).sum();
     if total >= 1024 && total.is_power_of_two() {
         let counts: Vec<String> = NAMES
             .iter()
@@ -66,6 +75,15 @@ fn slot(strategy: Strategy) -> usize {
         Strategy::Streaming => 4,
         Strategy::Strided => 5,
         _ => 6,
+    }
+}
+
+/// The slot of the tiled cases at `level`.
+fn level_slot(level: SimdLevel) -> usize {
+    match level {
+        SimdLevel::Scalar => 8,
+        SimdLevel::Sse2 => 9,
+        _ => 10,
     }
 }
 
@@ -138,8 +156,14 @@ pub fn check(element: u8, sizes: &[u8], src: &Side, dst: &Side, seed: u64) {
     let src_bytes = crate::bytes(seed, capacity(&src_view));
     let initial = crate::bytes(!seed, capacity(&dst_view) + 3);
     let mut got = initial.clone();
+    let levels: Vec<SimdLevel> = detected_simd_level().and_below().collect();
+    let level = force_simd_level(Some(levels[(seed >> 56) as usize % levels.len()]));
     let result = if bits % 8 == 0 {
-        count(slot(relayout_strategy(&src_view, &dst_view, bits / 8)));
+        let strategy = relayout_strategy(&src_view, &dst_view, bits / 8);
+        if strategy == Strategy::Tiled {
+            COUNTS[level_slot(level)].fetch_add(1, Ordering::Relaxed);
+        }
+        count(slot(strategy));
         relayout(&src_bytes, &src_view, &mut got, &dst_view, bits / 8)
     } else {
         count(7);

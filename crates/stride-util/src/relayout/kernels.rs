@@ -3,6 +3,7 @@
 //! against both buffers before a kernel runs.
 
 use super::plan::{Dim, Plan, Strategy};
+use super::simd::{SimdLevel, simd_level};
 
 /// Calls `f(src_offset, dst_offset)` for every index of `dims` (outermost
 /// first), starting at `(src, dst)`, with incremental offsets.
@@ -62,9 +63,10 @@ pub(super) fn step(base: usize, row: usize, stride: i64) -> usize {
 /// 512×512 3.0–3.3, 256×1024, 1024×256 or 1024×1024 no better.
 pub(crate) fn tile_extent(n: usize, a_size: usize, b_size: usize) -> (usize, usize) {
     // Under fuzzing and Miri, tiles of 32 (u8) or 16 rows of at most 32
-    // elements, so that small arrays take several tiles.
+    // elements, so that small arrays take several tiles and still whole
+    // AVX2 register blocks (32 × 32 bytes).
     let (tile_bytes, max_rows, max_row_len) = if SMALL_THRESHOLDS {
-        (512, if n == 1 { 32 } else { 16 }, 32)
+        (1024, if n == 1 { 32 } else { 16 }, 32)
     } else {
         (256 * 1024, if n == 1 { 512 } else { 256 }, 512)
     };
@@ -194,7 +196,7 @@ pub(super) fn strategy<const N: usize>(plan: &Plan) -> (Strategy, usize) {
 }
 
 /// Whether the transpose of `plan` (`a` its innermost dimension) takes the
-/// streaming kernel: a large relayout on a target with SSE2, destination
+/// streaming kernel: a large relayout where SSE2 is in use, destination
 /// rows of whole register blocks, short enough for the kernel.
 fn streams<const N: usize>(plan: &Plan, a: Dim) -> bool {
     let bytes = plan
@@ -203,6 +205,7 @@ fn streams<const N: usize>(plan: &Plan, a: Dim) -> bool {
         .try_fold(N, |bytes, dim| bytes.checked_mul(at(dim.size)));
     let block = 16 / N.clamp(1, 16);
     cfg!(all(target_arch = "x86_64", target_feature = "sse2"))
+        && simd_level() >= SimdLevel::Sse2
         && matches!(N, 1 | 2 | 4 | 8)
         && bytes.is_some_and(|bytes| bytes >= STREAM_MIN_BYTES)
         && at(a.size).is_multiple_of(block)
@@ -381,8 +384,23 @@ fn scatter<const N: usize>(blocks: &Blocks<'_, N>, dst: &mut [[u8; N]]) {
     }
 }
 
+/// The whole register blocks of `blocks` with the widest transposes of
+/// [`simd_level`] that pay; returns the tile rows and columns written.
+/// AVX2's only for 1 and 8-byte elements: measured in one run beside SSE2's
+/// (`benches/relayout_simd.rs`, shared 2-core AMD EPYC VM, times a plain
+/// copy), AVX2's were faster in 5 of 5 runs on u8 8192² (e.g. 4.00
+/// against 4.83, 3.49 against 3.62) and 8 of 9 on f64 2048² (3.62 against
+/// 3.98, 3.60 against 3.66), but slower in 3 of 3 on u16 4096² (4.04
+/// against 3.57) and 5 of 6 on f32 4096² (3.39 against 2.81) and no faster
+/// on f32 1024².
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-use super::sse2::transpose_blocks as register_blocks;
+fn register_blocks<const N: usize>(blocks: &Blocks<'_, N>, dst: &mut [[u8; N]]) -> (usize, usize) {
+    match simd_level() {
+        SimdLevel::Avx2 if N == 1 || N == 8 => super::avx2::transpose_blocks(blocks, dst),
+        SimdLevel::Avx2 | SimdLevel::Sse2 => super::sse2::transpose_blocks(blocks, dst),
+        _ => (0, 0),
+    }
+}
 
 /// Without SSE2 every element goes through the edge loop of [`scatter`].
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]

@@ -7,16 +7,20 @@
 //! neighbours merged where both sides are contiguous across them), then the
 //! fastest applicable kernel runs: one memcpy, a memcpy per contiguous run,
 //! cache-blocked tiles for transposes, or a strided element loop.
-//! Everything is safe Rust, except one call into the SSE2 register
-//! transposes on x86_64 (see `sse2.rs`); other targets transpose tiles
-//! element by element. A relayout runs on one thread, or on several
-//! (`relayout_parallel`, `relayout_with_threads`: see `parallel.rs`).
+//! Everything is safe Rust, except the calls into the register transposes
+//! on x86_64: SSE2 (`sse2.rs`, `stream.rs`) or AVX2 (`avx2.rs`), chosen at
+//! run time (`simd.rs`); other targets transpose tiles element by element.
+//! A relayout runs on one thread, or on several (`relayout_parallel`,
+//! `relayout_with_threads`: see `parallel.rs`).
 
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod avx2;
 mod interleave;
 mod kernels;
 mod padding;
 mod parallel;
 mod plan;
+mod simd;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -31,6 +35,9 @@ mod xla;
 pub use padding::{fill_padding, padding_pattern};
 pub use parallel::{MAX_THREADS, MIN_BYTES_PER_THREAD, relayout_parallel, relayout_with_threads};
 pub use plan::Strategy;
+#[doc(hidden)]
+pub use simd::force_simd_level;
+pub use simd::{SimdLevel, detected_simd_level, simd_level};
 pub use xla::relayout_xla;
 
 use thiserror::Error;

@@ -104,7 +104,7 @@ fn whole_blocks<const N: usize, const M: usize>(
 
 /// Prefetches the cache lines of the next tile's source rows, an equal
 /// share before each strip of the current tile.
-struct Prefetch<'a, const N: usize> {
+pub(super) struct Prefetch<'a, const N: usize> {
     rows: NextRows<'a, N>,
     lines_per_row: usize,
     lines: usize,
@@ -114,7 +114,7 @@ struct Prefetch<'a, const N: usize> {
 impl<'a, const N: usize> Prefetch<'a, N> {
     const LINE_ELEMENTS: usize = if N < 64 { 64 / N } else { 1 };
 
-    fn new(rows: NextRows<'a, N>, strips: usize) -> Self {
+    pub(super) fn new(rows: NextRows<'a, N>, strips: usize) -> Self {
         let lines_per_row = rows.len.div_ceil(Self::LINE_ELEMENTS);
         let lines = rows.rows * lines_per_row;
         Self {
@@ -127,7 +127,7 @@ impl<'a, const N: usize> Prefetch<'a, N> {
 
     /// The share before strip `strip`.
     #[target_feature(enable = "sse2")]
-    fn strip(&self, strip: usize) {
+    pub(super) fn strip(&self, strip: usize) {
         let start = strip * self.per_strip;
         for line in start..(start + self.per_strip).min(self.lines) {
             let (row, column) = (line / self.lines_per_row, line % self.lines_per_row);

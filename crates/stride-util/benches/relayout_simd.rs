@@ -1,0 +1,91 @@
+//! The relayout kernels at every SIMD level this CPU has (SSE2 and up),
+//! side by side in one run beside a plain `copy_from_slice` of the same
+//! bytes, so that each level's time over the copy's compares without the
+//! drift between runs of a shared machine: `cargo bench -p stride-util
+//! --bench relayout_simd`. The destination buffers are large `Vec`s (16
+//! bytes past a page boundary); `DST_SHIFT=16` moves them 16 bytes on
+//! (32-byte aligned), to see what alignment does to the 32-byte stores.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use stride_util::{SimdLevel, StridedView, detected_simd_level, force_simd_level, relayout};
+
+/// Bytes 0, 1, 2, ... (wrapping), so the buffers are really written.
+fn buffer(len: usize) -> Vec<u8> {
+    (0..len).map(|i| (i % 251) as u8).collect()
+}
+
+/// Benchmarks `plain copy`, then `relayout` of `src_view` into `dst_view`
+/// at each SIMD level from SSE2 up.
+fn case(
+    c: &mut Criterion,
+    name: &str,
+    src_view: &StridedView,
+    dst_view: &StridedView,
+    element_size: usize,
+) {
+    let bytes = src_view.num_elements() as usize * element_size;
+    let src = buffer(src_view.min_buffer_len().unwrap() as usize * element_size);
+    let shift: usize = std::env::var("DST_SHIFT").map_or(0, |v| v.parse().unwrap());
+    let mut dst_buffer =
+        vec![0u8; dst_view.min_buffer_len().unwrap() as usize * element_size + shift];
+    let dst = &mut dst_buffer[shift..];
+    let plain_src = buffer(bytes);
+    let mut plain_dst = vec![0u8; bytes];
+    let mut group = c.benchmark_group(name);
+    group.throughput(Throughput::Bytes(bytes as u64));
+    group.bench_function("plain copy", |b| {
+        b.iter(|| plain_dst.copy_from_slice(black_box(&plain_src)));
+    });
+    for level in detected_simd_level().and_below() {
+        if level < SimdLevel::Sse2 {
+            continue;
+        }
+        force_simd_level(Some(level));
+        group.bench_function(format!("relayout {level:?}"), |b| {
+            b.iter(|| {
+                relayout(black_box(&src), src_view, dst, dst_view, element_size).unwrap();
+            });
+        });
+    }
+    force_simd_level(None);
+    group.finish();
+}
+
+fn transposes(c: &mut Criterion) {
+    for (sizes, n, name) in [
+        ([4096, 4096], 4, "transpose f32[4096,4096]"),
+        ([2048, 2048], 8, "transpose f64[2048,2048]"),
+        ([8192, 8192], 1, "transpose u8[8192,8192]"),
+        ([4096, 4096], 2, "transpose u16[4096,4096]"),
+        ([1024, 1024], 4, "transpose f32[1024,1024]"),
+    ] {
+        let dst = StridedView::row_major(&sizes).unwrap();
+        case(c, name, &dst.transpose(), &dst, n);
+    }
+    let cube = StridedView::row_major(&[256, 256, 256]).unwrap();
+    let permuted = cube.permute(&[2, 0, 1]).unwrap();
+    let dst = StridedView::row_major(permuted.sizes()).unwrap();
+    case(c, "permute f32[256,256,256] (2,0,1)", &permuted, &dst, 4);
+    let sizes = [32, 64, 56, 56];
+    let nchw = StridedView::nchw(&sizes).unwrap();
+    let nhwc = StridedView::nhwc(&sizes).unwrap();
+    case(c, "NCHW->NHWC f32[32,64,56,56]", &nchw, &nhwc, 4);
+}
+
+fn config() -> Criterion {
+    Criterion::default()
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1))
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = transposes
+}
+criterion_main!(benches);

@@ -1,0 +1,88 @@
+//! Which register transposes the relayout kernels use, chosen once at run
+//! time for the CPU at hand: AVX2 where `is_x86_feature_detected!` finds
+//! it, else SSE2 (the x86_64 baseline), else (other architectures) none:
+//! tiles are then transposed element by element. Tests may lower the level
+//! (never raise it past what the CPU has) to keep every path under test.
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// A set of register transposes the relayout kernels can use, from the
+/// narrowest to the widest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum SimdLevel {
+    /// No register transposes: tiles go element by element (every target).
+    Scalar,
+    /// 16-byte SSE2 register blocks, and the streaming kernel (x86_64).
+    Sse2,
+    /// 32-byte AVX2 register blocks for the tiled kernel with 1 and 8-byte
+    /// elements (x86_64 CPUs with AVX2, detected at run time); SSE2
+    /// otherwise.
+    Avx2,
+}
+
+impl SimdLevel {
+    const ALL: [Self; 3] = [Self::Scalar, Self::Sse2, Self::Avx2];
+
+    /// Every level up to this one, narrowest first.
+    pub fn and_below(self) -> impl Iterator<Item = Self> {
+        Self::ALL.into_iter().filter(move |&level| level <= self)
+    }
+}
+
+/// The widest level this CPU supports, detected once.
+///
+/// ```
+/// use stride_util::{SimdLevel, detected_simd_level};
+///
+/// let level = detected_simd_level();
+/// assert!(level >= SimdLevel::Scalar);
+/// if cfg!(target_arch = "x86_64") {
+///     assert!(level >= SimdLevel::Sse2);
+/// }
+/// ```
+pub fn detected_simd_level() -> SimdLevel {
+    static DETECTED: OnceLock<SimdLevel> = OnceLock::new();
+    *DETECTED.get_or_init(detect)
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+fn detect() -> SimdLevel {
+    if std::arch::is_x86_feature_detected!("avx2") {
+        SimdLevel::Avx2
+    } else {
+        SimdLevel::Sse2
+    }
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+fn detect() -> SimdLevel {
+    SimdLevel::Scalar
+}
+
+/// The level forced by [`force_simd_level`], or `NOT_FORCED`.
+static FORCED: AtomicU8 = AtomicU8::new(NOT_FORCED);
+const NOT_FORCED: u8 = u8::MAX;
+
+/// The level the relayout kernels use now: the detected one unless a test
+/// lowered it with [`force_simd_level`]. Never above
+/// [`detected_simd_level`].
+pub fn simd_level() -> SimdLevel {
+    let detected = detected_simd_level();
+    match SimdLevel::ALL.get(usize::from(FORCED.load(Ordering::Relaxed))) {
+        Some(&forced) => forced.min(detected),
+        None => detected,
+    }
+}
+
+/// For tests: makes every later relayout (in every thread) use `level`, or
+/// the detected level again for `None`. Returns the level now in use,
+/// which is `level` unless this CPU lacks it (the level is never raised
+/// past [`detected_simd_level`]).
+#[doc(hidden)]
+pub fn force_simd_level(level: Option<SimdLevel>) -> SimdLevel {
+    let code = level.map_or(NOT_FORCED, |level| level as u8);
+    FORCED.store(code, Ordering::Relaxed);
+    simd_level()
+}
