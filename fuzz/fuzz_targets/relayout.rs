@@ -12,11 +12,16 @@
 //!   element outside a buffer or the overlap in the destination.
 //! * `Kernels`: valid views large enough to select every strategy, flipped
 //!   on both sides (see `kernels/mod.rs`), with per-strategy counts.
+//! * `Tiled`: `relayout_xla` between plain, padded and tiled layouts
+//!   (nested tiles, the interleave kernel's packing tiles, `E(4)`) against
+//!   a copy at `TiledLayout`'s positions (see `tiled_relayout/mod.rs`),
+//!   with counts per kind of pair.
 
 #![no_main]
 
 mod common;
 mod kernels;
+mod tiled_relayout;
 
 use arbitrary::Arbitrary;
 use common::for_each_index;
@@ -62,6 +67,15 @@ enum Input {
         src: kernels::Side,
         dst: kernels::Side,
         seed: u64,
+    },
+    Tiled {
+        ty: u8,
+        packed: bool,
+        dims: Vec<u8>,
+        src: tiled_relayout::Side,
+        dst: tiled_relayout::Side,
+        seed: u64,
+        extra: u8,
     },
 }
 
@@ -320,7 +334,11 @@ fn strided(
                 "relayout rejected a valid copy {src_view:?} -> {dst_view:?}: {error}"
             );
             assert_eq!(got, initial, "a failed relayout wrote to the destination");
-            if element_size > 0 && overlap && sizes.iter().all(|&s| s > 0) {
+            // Buffer lengths are checked first (they are cheaper than the
+            // overlap scan): the overlap is the error only when both views
+            // fit their buffers.
+            let fits = inside(&s, src_len) && inside(&d, dst_len);
+            if element_size > 0 && overlap && fits && sizes.iter().all(|&s| s > 0) {
                 assert!(
                     matches!(error, RelayoutError::OverlappingDestination { .. }),
                     "{error}"
@@ -368,4 +386,13 @@ fuzz_target!(|input: Input| match input {
         dst,
         seed,
     } => kernels::check(element, &sizes, &src, &dst, seed),
+    Input::Tiled {
+        ty,
+        packed,
+        dims,
+        src,
+        dst,
+        seed,
+        extra,
+    } => tiled_relayout::check(ty, packed, &dims, &src, &dst, seed, extra),
 });

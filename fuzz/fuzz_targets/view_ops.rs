@@ -14,7 +14,7 @@ mod common;
 use arbitrary::Arbitrary;
 use common::for_each_index;
 use libfuzzer_sys::fuzz_target;
-use stride_util::{IndexItem, Order, StridedView, ViewError};
+use stride_util::{IndexItem, NumpyOrder, Order, StridedView, ViewError};
 
 /// The reference is kept for views of at most this many elements.
 const MAX_ELEMENTS: usize = 256;
@@ -64,7 +64,13 @@ enum Op {
     Select(i8, i64),
     Reshape(Vec<i8>),
     ReshapeF(Vec<i8>),
+    /// `reshape(shape, order)`: C, F, A or K.
+    ReshapeNumpy(Vec<i8>, u8),
+    /// `ravel(order)`: C, F, A or K.
+    Ravel(u8),
 }
+
+const ORDERS: [NumpyOrder; 4] = [NumpyOrder::C, NumpyOrder::F, NumpyOrder::A, NumpyOrder::K];
 
 #[derive(Arbitrary, Debug)]
 struct Input {
@@ -325,6 +331,47 @@ fn reference_reshape(r: &Reference, new: &[i64], order: Order) -> Option<Referen
     }
 }
 
+/// Whether `elements` (in some index order) sit at consecutive offsets:
+/// numpy's contiguity in that order (an empty array is contiguous).
+fn consecutive(elements: &[i64]) -> bool {
+    elements.windows(2).all(|w| w[1] == w[0] + 1)
+}
+
+/// numpy's resolution of `order='A'`: F for an F- and not C-contiguous
+/// array, else C.
+fn any_order(r: &Reference) -> Order {
+    if consecutive(&fortran_order(r)) && !consecutive(&r.data) {
+        Order::F
+    } else {
+        Order::C
+    }
+}
+
+/// numpy's `ravel(order)` as a view, or `None` where numpy copies: C or F
+/// (A resolved) when the elements are contiguous in that order; K in C or
+/// F order when contiguous so, else in memory order when the elements fill
+/// `offset..offset + n` with the first element lowest (numpy copies for a
+/// negative stride).
+fn reference_ravel(r: &Reference, order: NumpyOrder) -> Option<Reference> {
+    let flat = |data: Vec<i64>| Reference::build(vec![data.len()], |i| data[i[0]]);
+    let (c, f) = (r.data.clone(), fortran_order(r));
+    match order {
+        NumpyOrder::C => consecutive(&c).then(|| flat(c))?,
+        NumpyOrder::F => consecutive(&f).then(|| flat(f))?,
+        NumpyOrder::A => match any_order(r) {
+            Order::C => consecutive(&c).then(|| flat(c))?,
+            Order::F => consecutive(&f).then(|| flat(f))?,
+        },
+        NumpyOrder::K if consecutive(&c) => flat(c),
+        NumpyOrder::K if consecutive(&f) => flat(f),
+        NumpyOrder::K => {
+            let mut sorted = c.clone();
+            sorted.sort_unstable();
+            (consecutive(&sorted) && sorted.first() == c.first()).then(|| flat(sorted))?
+        }
+    }
+}
+
 fn reference_moveaxis(r: &Reference, source: &[i64], destination: &[i64]) -> Option<Reference> {
     let source = axes(source, r.ndim())?;
     let destination = axes(destination, r.ndim())?;
@@ -469,10 +516,7 @@ fn apply(
             let t64: Vec<i64> = t.iter().map(|&s| s as i64).collect();
             (view.broadcast_to(&t64), reference_broadcast(r, &t))
         }
-        Op::Flip => (
-            view.flip(),
-            reference_flip(r, &(0..n).collect::<Vec<_>>()),
-        ),
+        Op::Flip => (view.flip(), reference_flip(r, &(0..n).collect::<Vec<_>>())),
         Op::FlipAxes(a) => {
             let a = small(a, 10);
             (
@@ -503,6 +547,32 @@ fn apply(
                 view.reshape_with_order(&s, Order::F),
                 reference_reshape(r, &s, Order::F),
             )
+        }
+        Op::ReshapeNumpy(s, order) => {
+            let (s, order) = (small(s, 10), ORDERS[usize::from(*order) % 4]);
+            let got = view.reshape_numpy(&s, order);
+            let reference = match order {
+                NumpyOrder::C => reference_reshape(r, &s, Order::C),
+                NumpyOrder::F => reference_reshape(r, &s, Order::F),
+                NumpyOrder::A => reference_reshape(r, &s, any_order(r)),
+                NumpyOrder::K => {
+                    assert!(matches!(got, Err(ViewError::ReshapeKeepOrder)), "{got:?}");
+                    None
+                }
+            };
+            (got, reference)
+        }
+        Op::Ravel(order) => {
+            let order = ORDERS[usize::from(*order) % 4];
+            let got = view.ravel(order);
+            let reference = reference_ravel(r, order);
+            if reference.is_none() {
+                assert!(
+                    matches!(&got, Err(ViewError::RavelNeedsCopy { order: o, .. }) if *o == order.letter()),
+                    "ravel({order:?}) of {view:?} must need a copy: {got:?}"
+                );
+            }
+            (got, reference)
         }
     }
 }
@@ -644,7 +714,7 @@ fuzz_target!(|input: Input| {
             }
             // A reshape that needs a copy fails where numpy would copy.
             (Err(ViewError::ReshapeNeedsCopy { .. }), Some(_))
-                if matches!(op, Op::Reshape(_) | Op::ReshapeF(_)) => {}
+                if matches!(op, Op::Reshape(_) | Op::ReshapeF(_) | Op::ReshapeNumpy(..)) => {}
             (Err(_), None) => {}
             // The result is too big for the reference: stop the chain.
             (Ok(v), None)

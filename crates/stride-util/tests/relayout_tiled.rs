@@ -270,6 +270,36 @@ fn tiled_to_tiled_and_classic_padding() {
     assert_eq!(d, a);
 }
 
+/// Found by the relayout fuzz target: between two equal tiled layouts the
+/// source's padding bytes were copied over the destination's zeros.
+#[test]
+fn same_tiled_layout_writes_zero_padding() {
+    // Rank 0 in a 2x8 tile: one element, 15 bytes of padding.
+    let scalar = shape("u8[]{:T(2,8)(2,1)}");
+    let src: Vec<u8> = (1..=16).collect();
+    let mut dst = vec![0xEE; 16];
+    relayout_xla(&src, &scalar, &mut dst, &scalar).unwrap();
+    let mut expected = vec![0; 16];
+    expected[0] = 1;
+    assert_eq!(dst, expected);
+    // f32[3,5] in 2x2 tiles: the figure's 9 padding positions are zeros.
+    let figure = shape("f32[3,5]{1,0:T(2,2)}");
+    let src = vec![0xAB; 96];
+    let mut dst = vec![0xEE; 96];
+    relayout_xla(&src, &figure, &mut dst, &figure).unwrap();
+    let padding = [9, 11, 14, 15, 18, 19, 21, 22, 23];
+    for (k, element) in dst.chunks(4).enumerate() {
+        let value = if padding.contains(&k) { 0 } else { 0xAB };
+        assert_eq!(element, [value; 4], "position {k}");
+    }
+    // Without padding the layout's buffer is copied as it is.
+    let exact = shape("u8[4,8]{1,0:T(2,8)}");
+    let src: Vec<u8> = (0..32).collect();
+    let mut dst = vec![0xEE; 32];
+    relayout_xla(&src, &exact, &mut dst, &exact).unwrap();
+    assert_eq!(dst, src);
+}
+
 #[test]
 fn errors_name_the_values() {
     let tiled = shape("f32[3,5]{1,0:T(2,2)}");

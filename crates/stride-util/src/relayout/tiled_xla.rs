@@ -106,7 +106,10 @@ pub(crate) fn relayout_tiled(
             to_tiled(src, &src_view, dst, dst_shape, &to, bits)
         }
         (Some(from), Some(to)) => {
-            if src_shape.layout == dst_shape.layout {
+            // The same layout is one copy, unless the source's padding
+            // (whatever it holds) would land on the destination's zeros.
+            let elements = StridedView::row_major(&dst_shape.dimensions)?.num_elements();
+            if src_shape.layout == dst_shape.layout && !has_padding(dst, &to, elements, bits) {
                 dst.copy_from_slice(src);
                 return Ok(());
             }
@@ -136,11 +139,17 @@ fn to_tiled(
 /// Zeroes the tiled buffer `dst` of `elements` elements of `bits` if some
 /// of its bits are padding.
 fn zero_padding(dst: &mut [u8], to: &Tiling, elements: i64, bits: u32) {
-    let exact = i128::try_from(dst.len()).unwrap_or(i128::MAX) * 8
-        == i128::from(elements) * i128::from(bits);
-    if to.has_padding() || !exact {
+    if has_padding(dst, to, elements, bits) {
         dst.fill(0);
     }
+}
+
+/// Whether some bits of the tiled buffer `dst` of `elements` elements of
+/// `bits` are padding (tile, tail or last-byte padding).
+fn has_padding(dst: &[u8], to: &Tiling, elements: i64, bits: u32) -> bool {
+    let exact = i128::try_from(dst.len()).unwrap_or(i128::MAX) * 8
+        == i128::from(elements) * i128::from(bits);
+    to.has_padding() || !exact
 }
 
 /// The most elements of the row-major slab a relayout between two tilings
