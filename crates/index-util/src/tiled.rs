@@ -121,6 +121,14 @@ struct LinearPlan {
     checks: Vec<Check>,
 }
 
+/// Whether [`TiledLayout::resolve`] requires every position inside the
+/// buffer XLA allocates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Positions {
+    Checked,
+    Unchecked,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Check {
     weights: Vec<i64>,
@@ -141,6 +149,35 @@ impl TiledLayout {
     /// [`IndexError::Overflow`] if the buffer has more than `i64::MAX`
     /// elements or bits.
     pub fn new(shape: &Shape) -> Result<Self, IndexError> {
+        Self::resolve(shape, Positions::Checked)
+    }
+
+    /// The bytes XLA allocates for `shape` (`ShapeUtil::ArraySize`): as
+    /// [`buffer_size_in_bytes`](Self::buffer_size_in_bytes), and also for
+    /// layouts whose later tiles pad beyond the first tile's positions,
+    /// which [`new`](Self::new) refuses because their positions would lie
+    /// past that allocation; XLA sizes them by the first tile alone.
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new), except for later tiles that pad further.
+    ///
+    /// ```
+    /// use index_util::TiledLayout;
+    ///
+    /// let shape = "f32[3,5]{1,0:T(2,2)(3)}".parse().unwrap();
+    /// // (3) would pad each 2x2 tile to 6 positions; XLA allocates 2x3
+    /// // tiles of 4 f32.
+    /// assert!(TiledLayout::new(&shape).is_err());
+    /// assert_eq!(TiledLayout::array_size_in_bytes(&shape).unwrap(), 96);
+    /// ```
+    pub fn array_size_in_bytes(shape: &Shape) -> Result<i64, IndexError> {
+        Self::resolve(shape, Positions::Unchecked).map(|layout| layout.buffer_size_in_bytes())
+    }
+
+    /// [`new`](Self::new), or with `Positions::Unchecked` only the sizes
+    /// (the positions of later tiles may then pass the buffer).
+    fn resolve(shape: &Shape, positions: Positions) -> Result<Self, IndexError> {
         let physical = PhysicalLayout::new(shape)?;
         let unsupported = |reason: String| IndexError::UnsupportedTiledLayout {
             shape: shape.to_string(),
@@ -190,7 +227,7 @@ impl TiledLayout {
             dims = level.output(&dims);
             let len = checked_product(&dims).ok_or_else(overflow)?;
             match allocated {
-                Some(allocated) if len > allocated => {
+                Some(allocated) if len > allocated && positions == Positions::Checked => {
                     return Err(unsupported(format!(
                         "tile {} pads the buffer to {len} elements, but XLA allocates {allocated} (ShapeUtil::ArraySize counts only the first tile)",
                         level.text
@@ -202,7 +239,12 @@ impl TiledLayout {
             levels.push(level);
         }
         let tiled_len = checked_product(&dims).ok_or_else(overflow)?;
-        let buffer_len = aligned(tiled_len)?;
+        // The first tile's positions, aligned (for checked positions, the
+        // later tiles' positions aligned are the same number).
+        let buffer_len = match allocated {
+            Some(allocated) => allocated,
+            None => aligned(tiled_len)?,
+        };
         let element_bits = match layout.element_size_in_bits {
             0 => PrimitiveType::try_from(shape.element_type)
                 .ok()
@@ -225,7 +267,9 @@ impl TiledLayout {
             element_bits,
             linear: None,
         };
-        tiled.linear = tiled.linear_plan();
+        if positions == Positions::Checked {
+            tiled.linear = tiled.linear_plan();
+        }
         Ok(tiled)
     }
 

@@ -195,9 +195,10 @@ pub fn byte_size_of(shape: &Shape, pointer_size: Option<i64>) -> Result<i64, Sha
 ///
 /// [`ShapeError::NotAnArray`] for non-arrays; [`ShapeError::Index`] as
 /// [`index_util::TiledLayout::new`]: an invalid layout, tiles with classic
-/// padding or split configs, later tiles that pad beyond the first tile's
-/// positions aligned to `L(n)` (XLA's `ArraySize` counts only the first
-/// tile, so XLA would address past its allocation), overflow.
+/// padding or split configs, overflow. Later tiles that pad beyond the first
+/// tile's positions are sized as XLA sizes them, by the first tile alone
+/// (`TiledLayout::new` refuses them: their positions would pass XLA's
+/// allocation).
 ///
 /// ```
 /// let size = |text: &str| shape_util::array_size(&text.parse().unwrap()).unwrap();
@@ -213,7 +214,7 @@ pub fn byte_size_of(shape: &Shape, pointer_size: Option<i64>) -> Result<i64, Sha
 /// ```
 pub fn array_size(shape: &Shape) -> Result<i64, ShapeError> {
     let array = expect_array(shape)?;
-    Ok(index_util::TiledLayout::new(array)?.buffer_size_in_bytes())
+    Ok(index_util::TiledLayout::array_size_in_bytes(array)?)
 }
 
 /// The byte stride of each dimension of an array in its layout
