@@ -233,5 +233,11 @@ pub fn check(ty: u8, packed: bool, dims: &[u8], src: &Side, dst: &Side, seed: u6
             set_bits(&mut expected, p, bits, &pattern);
         }
     }
+    // A tiled buffer is written whole: the bits of its last byte past its
+    // last position are padding too (zero).
+    let len = usize::try_from(dst_layout.buffer_len()).unwrap_or(0);
+    if dst_layout.is_tiled() && bits == 4 && len % 2 == 1 {
+        set_bits(&mut expected, len, bits, &[0]);
+    }
     assert_eq!(got, expected, "relayout_xla {src_shape} -> {dst_shape}");
 }
