@@ -233,6 +233,21 @@ fn sub_byte_s4_in_tiles() {
 }
 
 #[test]
+fn a_tiled_buffer_is_written_whole_to_its_last_bit() {
+    // 45 nibbles in 23 bytes: the high nibble of the last byte holds no
+    // element; a tiled destination writes it as padding, zero (fuzz find).
+    let untiled = shape("s4[3,15]{1,0:E(4)}");
+    let tiled = shape("s4[3,15]{0,1:T(1)E(4)}");
+    let src: Vec<u8> = (0..23).map(|i| 0x11 * (i % 15 + 1)).collect();
+    let mut dst = vec![0xB0; bytes(&tiled)];
+    assert_eq!(dst.len(), 23);
+    relayout_xla(&src, &untiled, &mut dst, &tiled).unwrap();
+    assert_eq!(dst[22] >> 4, 0);
+    // Column-major: element (2,14), row-major 44, is the last position.
+    assert_eq!(get(&dst, 44, 4), get(&src, 44, 4));
+}
+
+#[test]
 fn tiled_to_tiled_and_classic_padding() {
     let dims = [10, 200];
     let bf16 = shape("bf16[10,200]{1,0:T(8,128)(2,1)}");
