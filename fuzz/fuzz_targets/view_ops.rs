@@ -651,7 +651,15 @@ fn base(base: &Base) -> Option<(StridedView, Reference, i64, i64)> {
                 let count = sizes.iter().try_fold(1i128, |n, &s| {
                     n.checked_mul(i128::from(s)).filter(|&n| fits(n))
                 });
+                // Offsets stay in i64 in the library: each axis's extent
+                // `(size - 1) * stride` must fit as well as the offsets.
+                let extents_fit = sizes.contains(&0)
+                    || sizes
+                        .iter()
+                        .zip(&strides)
+                        .all(|(&s, &st)| fits(i128::from(s - 1) * i128::from(st)));
                 let ok = count.is_some()
+                    && extents_fit
                     && naive_range(&sizes, &strides, *offset)
                         .is_none_or(|(lo, hi)| fits(lo) && fits(hi));
                 assert_eq!(

@@ -50,8 +50,10 @@ impl StridedView {
     ///
     /// [`ViewError::RankMismatch`] if the lengths differ,
     /// [`ViewError::NegativeSize`] for a negative size, and
-    /// [`ViewError::Overflow`] if the element count or an element offset
-    /// does not fit in `i64`.
+    /// [`ViewError::Overflow`] if the element count, an element offset or
+    /// the extent `(size - 1) * stride` of an axis does not fit in `i64`
+    /// (every offset computation on a view stays in `i64`, so a view whose
+    /// offsets fit only from a far negative offset is refused).
     ///
     /// ```
     /// let view = stride_util::StridedView::new(&[2, 3], &[-3, 1], 3)?;

@@ -138,6 +138,21 @@ fn slicing_a_length_one_dimension_keeps_numpys_wrapped_stride() {
     );
 }
 
+/// Fuzz find: an extent `(size - 1) * stride` past `i64` is refused with
+/// a clear error, even where a negative offset would bring every element
+/// offset back inside `i64` (offset arithmetic on views stays in `i64`).
+#[test]
+fn an_extent_past_i64_is_refused_even_when_the_offsets_fit() {
+    let (stride, offset) = (18_855_705_249_341_198, -3_494_510_644_034_644_995);
+    let error = StridedView::new(&[559], &[stride], offset).unwrap_err();
+    assert!(matches!(error, ViewError::Overflow { .. }), "{error}");
+    assert!(error.to_string().contains("18855705249341198"), "{error}");
+    // With 489 elements the extent fits, and so does the view.
+    let v = StridedView::new(&[489], &[stride], offset).unwrap();
+    let last = i64::try_from(i128::from(offset) + 488 * i128::from(stride)).unwrap();
+    assert_eq!(v.offset_range(), Some((offset, last)));
+}
+
 #[test]
 fn classification_edge_cases() {
     let empty = StridedView::new(&[3, 0, 2], &[5, 7, -1], 4).unwrap();
