@@ -124,13 +124,13 @@ fn build(input: &Input) -> Shape {
 /// has no meaning (a `*` entry) or the size leaves i64.
 fn xla_array_size(shape: &Shape, bits: i64) -> Option<i64> {
     let layout = shape.layout.as_deref()?;
-    let mut elements: i128 = 1;
+    // The factors of the element count (a 0 among them makes it 0, however
+    // large the others).
+    let mut factors: Vec<i128> = Vec::new();
     match layout.tiles.first() {
         None => {
             let padded = layout_util::padded_dimensions(shape).ok()?;
-            for &d in padded.iter() {
-                elements *= i128::from(d);
-            }
+            factors.extend(padded.iter().map(|&d| i128::from(d)));
         }
         Some(tile) => {
             if tile.dimensions.contains(&COMBINE_DIMENSION) {
@@ -147,12 +147,18 @@ fn xla_array_size(shape: &Shape, bits: i64) -> Option<i64> {
                     Some(j) => tile.dimensions[j],
                     None => 1,
                 };
-                let rounded = (i128::from(dim) + i128::from(t) - 1) / i128::from(t) * i128::from(t);
-                elements = elements.checked_mul(rounded)?;
+                factors.push((i128::from(dim) + i128::from(t) - 1) / i128::from(t) * i128::from(t));
             }
-            let alignment = i128::from(layout.tail_padding_alignment_in_elements.max(1));
-            elements = (elements + alignment - 1) / alignment * alignment;
         }
+    }
+    let mut elements = if factors.contains(&0) {
+        0
+    } else {
+        factors.iter().try_fold(1_i128, |n, &f| n.checked_mul(f))?
+    };
+    if !layout.tiles.is_empty() {
+        let alignment = i128::from(layout.tail_padding_alignment_in_elements.max(1));
+        elements = (elements + alignment - 1) / alignment * alignment;
     }
     let total_bits = elements.checked_mul(i128::from(bits))?;
     i64::try_from((total_bits + 7) / 8).ok()
