@@ -24,7 +24,8 @@ use std::hint::black_box;
 use std::num::NonZeroUsize;
 use std::time::Duration;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use layout_util::LayoutBuilder;
 use ndarray::{ArrayViewD, ArrayViewMutD, IxDyn};
 use schema::{PaddingValue, PrimitiveType, Shape};
@@ -70,6 +71,23 @@ fn bytes_of<T: Element>(values: &[T]) -> Vec<u8> {
 }
 
 /// Benchmarks `plain copy` and `relayout` of `src_view` into `dst_view`.
+/// A benchmark group of `bytes` bytes, its baseline already measured: a
+/// plain `copy_from_slice` of as many bytes.
+fn group_beside_plain_copy<'a>(
+    c: &'a mut Criterion,
+    name: &str,
+    bytes: usize,
+) -> BenchmarkGroup<'a, WallTime> {
+    let plain_src = buffer(bytes);
+    let mut plain_dst = vec![0u8; bytes];
+    let mut group = c.benchmark_group(name);
+    group.throughput(Throughput::Bytes(bytes as u64));
+    group.bench_function("plain copy", |b| {
+        b.iter(|| plain_dst.copy_from_slice(black_box(&plain_src)));
+    });
+    group
+}
+
 fn case(
     c: &mut Criterion,
     name: &str,
@@ -80,13 +98,7 @@ fn case(
     let bytes = src_view.num_elements() as usize * element_size;
     let src = buffer(src_view.min_buffer_len().unwrap() as usize * element_size);
     let mut dst = vec![0u8; dst_view.min_buffer_len().unwrap() as usize * element_size];
-    let plain_src = buffer(bytes);
-    let mut plain_dst = vec![0u8; bytes];
-    let mut group = c.benchmark_group(name);
-    group.throughput(Throughput::Bytes(bytes as u64));
-    group.bench_function("plain copy", |b| {
-        b.iter(|| plain_dst.copy_from_slice(black_box(&plain_src)));
-    });
+    let mut group = group_beside_plain_copy(c, name, bytes);
     group.bench_function("relayout", |b| {
         b.iter(|| relayout(black_box(&src), src_view, &mut dst, dst_view, element_size).unwrap());
     });
@@ -147,13 +159,7 @@ fn permutation<T: Element>(
     ndarray_peer(&mut dst_typed);
     assert!(bytes_of(&dst_typed) == dst, "{name}: ndarray");
 
-    let plain_src = buffer(bytes);
-    let mut plain_dst = vec![0u8; bytes];
-    let mut group = c.benchmark_group(name);
-    group.throughput(Throughput::Bytes(bytes as u64));
-    group.bench_function("plain copy", |b| {
-        b.iter(|| plain_dst.copy_from_slice(black_box(&plain_src)));
-    });
+    let mut group = group_beside_plain_copy(c, name, bytes);
     group.bench_function("relayout", |b| {
         b.iter(|| relayout(black_box(&src), &src_view, &mut dst, &dst_view, T::SIZE).unwrap());
     });
@@ -246,13 +252,7 @@ fn padded(c: &mut Criterion) {
     let src = buffer(32 * 64 * 56 * 56 * 4);
     let bytes = 32 * 64 * 56 * 64 * 4;
     let mut dst = vec![0u8; bytes];
-    let plain_src = buffer(bytes);
-    let mut plain_dst = vec![0u8; bytes];
-    let mut group = c.benchmark_group("padded f32[32,64,56,56] rows 56->64");
-    group.throughput(Throughput::Bytes(bytes as u64));
-    group.bench_function("plain copy", |b| {
-        b.iter(|| plain_dst.copy_from_slice(black_box(&plain_src)));
-    });
+    let mut group = group_beside_plain_copy(c, "padded f32[32,64,56,56] rows 56->64", bytes);
     group.bench_function("relayout", |b| {
         b.iter(|| relayout_xla(black_box(&src), &src_shape, &mut dst, &dst_shape).unwrap());
     });
