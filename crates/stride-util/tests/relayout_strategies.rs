@@ -502,7 +502,8 @@ fn large_transpose(rng: &mut Rng) -> (StridedView, StridedView) {
 
 /// Fails unless every SIMD level up to this CPU's got a tiled case of
 /// every element size with register blocks (at the AVX2 level, 2 and
-/// 4-byte elements take the SSE2 blocks: see `kernels::register_blocks`).
+/// 4-byte elements take the SSE2 blocks: see `kernels::register_blocks`),
+/// and a large one.
 fn assert_every_level_tiled(counts: &BTreeMap<String, usize>) {
     for level in detected_simd_level().and_below() {
         for n in [1, 2, 4, 8] {
@@ -510,7 +511,13 @@ fn assert_every_level_tiled(counts: &BTreeMap<String, usize>) {
             assert!(counts.contains_key(&key), "no case of {key}: {counts:?}");
         }
         if !cfg!(miri) {
-            let key = format!("Tiled {level:?} 8-byte 8 MiB");
+            // From the AVX-512 level on, every large transpose streams.
+            let strategy = if level >= SimdLevel::Avx512 {
+                "Streaming"
+            } else {
+                "Tiled"
+            };
+            let key = format!("{strategy} {level:?} 8-byte 8 MiB");
             assert!(counts.contains_key(&key), "no case of {key}: {counts:?}");
         }
     }
@@ -560,4 +567,65 @@ fn small_cases_of_every_simd_level() {
     }
     println!("cases per strategy, SIMD level and element size: {counts:?}");
     assert_every_level_tiled(&counts);
+}
+
+/// A `rows × cols` source (row-major, flipped along its rows if
+/// `flipped`) and its transpose (`pad` elements after each destination
+/// row, the first element `offset` elements into the buffer).
+fn transpose_views(
+    rows: i64,
+    cols: i64,
+    flipped: bool,
+    pad: i64,
+    offset: i64,
+) -> (StridedView, StridedView) {
+    let src = if flipped {
+        StridedView::new(&[rows, cols], &[-cols, 1], (rows - 1) * cols).unwrap()
+    } else {
+        StridedView::new(&[rows, cols], &[cols, 1], 0).unwrap()
+    };
+    let dst = StridedView::new(&[rows, cols], &[1, rows + pad], offset).unwrap();
+    (src, dst)
+}
+
+/// The AVX-512 blocks (`64 / n` source rows by `64 / n` columns) with
+/// every edge around them: rows skipped so that destination rows start on
+/// 64-byte lines, rows and columns after the last whole block, destination
+/// rows that do not share their alignment (written with ordinary stores),
+/// flipped sources; small (ordinary stores) and large (streaming stores
+/// where the rows allow). At the levels below AVX-512 (and on CPUs without
+/// it) the same cases check the other kernels.
+#[test]
+#[cfg_attr(miri, ignore = "too large for Miri; Miri has no AVX-512")]
+fn avx512_blocks_and_their_edges() {
+    let _level = Level::lock();
+    println!("detected SIMD level: {:?}", detected_simd_level());
+    for n in [1_usize, 2, 4, 8] {
+        let c = 64 / n as i64;
+        for (rows, cols) in [(c, c), (3 * c + 5, 2 * c + 3), (2 * c + c / 2, c + 1)] {
+            for pad in [0, 1, c] {
+                for offset in [0, 1, 3, c - 1] {
+                    for flipped in [false, true] {
+                        let (src, dst) = transpose_views(rows, cols, flipped, pad, offset);
+                        check(&src, &dst, n);
+                    }
+                }
+            }
+        }
+    }
+    // Large: rows of whole lines (streaming) or not (ordinary stores).
+    for (n, rows, cols, pad, offset) in [
+        (1, 2048 + 64, 4096 + 7, 0, 5),
+        (1, 2048 + 64, 4096 + 7, 1, 0),
+        (2, 2048 + 32, 2048 + 3, 0, 7),
+        (4, 1024 + 16, 2048 + 1, 0, 3),
+        (4, 1024 + 16, 2048 + 1, 3, 0),
+        (8, 1024 + 8, 1024 + 5, 8, 1),
+    ] {
+        let (src, dst) = transpose_views(rows, cols, true, pad, offset);
+        let strategy = check(&src, &dst, n);
+        if detected_simd_level() >= SimdLevel::Avx512 {
+            assert_eq!(strategy, Strategy::Streaming, "{n}-byte {rows}x{cols}");
+        }
+    }
 }

@@ -34,7 +34,7 @@ pub(super) fn for_each_outer(dims: &[Dim], src: i64, dst: i64, mut f: impl FnMut
 }
 
 /// A validated element offset as a slice index.
-fn at(offset: i64) -> usize {
+pub(super) fn at(offset: i64) -> usize {
     usize::try_from(offset).unwrap_or(usize::MAX)
 }
 
@@ -79,7 +79,7 @@ pub(crate) fn tile_extent(n: usize, a_size: usize, b_size: usize) -> (usize, usi
 
 /// Whether the size thresholds of the kernels are lowered so that small
 /// arrays reach every kernel: under `cargo fuzz` (`cfg(fuzzing)`) and Miri.
-const SMALL_THRESHOLDS: bool = cfg!(any(fuzzing, miri));
+pub(super) const SMALL_THRESHOLDS: bool = cfg!(any(fuzzing, miri));
 
 /// Tiles of at most this many source rows prefetch the next tile's source
 /// while they are written. Measured: NCHW→NHWC f32 (64 rows) 5–13% faster;
@@ -141,18 +141,24 @@ pub(crate) fn copy<const N: usize>(
                 .collect();
             let (da, db) = (plan.dims[a], plan.dims[tiled_dim]);
             let extent = tile_extent(N, at(da.size), at(db.size));
-            // Whole tiles of 16-byte register blocks, then the ragged rest.
-            let streaming = strategy == Strategy::Streaming;
-            let mut tile = if streaming {
-                Vec::new()
-            } else {
-                vec![[0_u8; N]; extent.0 * extent.1.next_multiple_of(16)]
-            };
+            let large = is_large::<N>(plan);
+            let sse2_streams = strategy == Strategy::Streaming && sse2_streams::<N>(plan, da);
+            let mut tile = vec![[0_u8; N]; extent.0 * extent.1.next_multiple_of(16)];
             for_each_outer(&others, plan.src_offset, plan.dst_offset, |s, d| {
-                if streaming {
-                    transpose_streaming(src, dst, s, d, da, db);
-                } else {
-                    transpose_tiles(src, dst, s, d, da, db, &mut tile, extent);
+                let t = Transpose {
+                    src_base: s,
+                    dst_base: d,
+                    a: da,
+                    b: db,
+                };
+                match avx512_blocks(src, dst, &t, large) {
+                    Some(done) => {
+                        for rest in done.rest(&t) {
+                            transpose_tiles(src, dst, &rest, &mut tile, extent);
+                        }
+                    }
+                    None if sse2_streams => transpose_streaming(src, dst, s, d, da, db),
+                    None => transpose_tiles(src, dst, &t, &mut tile, extent),
                 }
                 if let Some(tail) = &tail {
                     // One row per index of the tiled source dimension.
@@ -190,24 +196,45 @@ const STREAM_MIN_BYTES: usize = if SMALL_THRESHOLDS { 1 << 10 } else { 8 << 20 }
 /// stream.
 pub(super) fn strategy<const N: usize>(plan: &Plan) -> (Strategy, usize) {
     match (plan.strategy(), plan.dims.last()) {
-        ((Strategy::Tiled, b), Some(&a)) if streams::<N>(plan, a) => (Strategy::Streaming, b),
+        ((Strategy::Tiled, b), Some(&a))
+            if avx512_streams::<N>(plan, a, plan.dims[b]) || sse2_streams::<N>(plan, a) =>
+        {
+            (Strategy::Streaming, b)
+        }
         (strategy, _) => strategy,
     }
 }
 
-/// Whether the transpose of `plan` (`a` its innermost dimension) takes the
-/// streaming kernel: a large relayout where SSE2 is in use, destination
-/// rows of whole register blocks, short enough for the kernel.
-fn streams<const N: usize>(plan: &Plan, a: Dim) -> bool {
-    let bytes = plan
-        .dims
+/// Whether a relayout of `plan` is large enough not to stay in cache
+/// ([`STREAM_MIN_BYTES`]).
+fn is_large<const N: usize>(plan: &Plan) -> bool {
+    plan.dims
         .iter()
-        .try_fold(N, |bytes, dim| bytes.checked_mul(at(dim.size)));
+        .try_fold(N, |bytes, dim| bytes.checked_mul(at(dim.size)))
+        .is_some_and(|bytes| bytes >= STREAM_MIN_BYTES)
+}
+
+/// Whether the AVX-512 kernel streams the transpose of `plan` (`a` its
+/// innermost dimension, `b` the source's): a large relayout at that level
+/// with at least one whole block (see `avx512.rs`).
+fn avx512_streams<const N: usize>(plan: &Plan, a: Dim, b: Dim) -> bool {
+    let block = 64 / N.clamp(1, 64);
+    simd_level() >= SimdLevel::Avx512
+        && matches!(N, 1 | 2 | 4 | 8)
+        && at(a.size) >= block
+        && at(b.size) >= block
+        && is_large::<N>(plan)
+}
+
+/// Whether the transpose of `plan` (`a` its innermost dimension) takes the
+/// SSE2 streaming kernel: a large relayout where SSE2 is in use,
+/// destination rows of whole register blocks, short enough for the kernel.
+fn sse2_streams<const N: usize>(plan: &Plan, a: Dim) -> bool {
     let block = 16 / N.clamp(1, 16);
     cfg!(all(target_arch = "x86_64", target_feature = "sse2"))
         && simd_level() >= SimdLevel::Sse2
         && matches!(N, 1 | 2 | 4 | 8)
-        && bytes.is_some_and(|bytes| bytes >= STREAM_MIN_BYTES)
+        && is_large::<N>(plan)
         && at(a.size).is_multiple_of(block)
         && at(a.size) * N <= MAX_ROW_PIECES * 16
 }
@@ -270,24 +297,22 @@ fn stream_strip<const N: usize>(_: &Strip<'_, N>, _: &mut [[u8; N]]) -> usize {
     0
 }
 
-/// One 2-D transpose: `a` is contiguous in the destination (stride 1),
-/// `b` in the source (stride 1); the source stride of `a` has either sign
-/// (negative where the source is flipped along `a`). Each tile of up to `extent` = (rows along
-/// `a`, row length along `b`) elements is read as source row segments into
-/// `tile`, then written as destination row segments.
-#[allow(clippy::too_many_arguments)]
+/// One 2-D transpose `t`: `a` is contiguous in the destination (stride
+/// 1), `b` in the source (stride 1); the source stride of `a` has either
+/// sign (negative where the source is flipped along `a`). Each tile of up
+/// to `extent` = (rows along `a`, row length along `b`) elements is read as
+/// source row segments into `tile`, then written as destination row
+/// segments.
 fn transpose_tiles<const N: usize>(
     src: &[[u8; N]],
     dst: &mut [[u8; N]],
-    src_base: i64,
-    dst_base: i64,
-    a: Dim,
-    b: Dim,
+    t: &Transpose,
     tile: &mut [[u8; N]],
     extent: (usize, usize),
 ) {
+    let (a, b) = (t.a, t.b);
     let (a_size, b_size) = (at(a.size), at(b.size));
-    let (src_base, dst_base, row_stride) = (at(src_base), at(dst_base), at(b.dst));
+    let (src_base, dst_base, row_stride) = (at(t.src_base), at(t.dst_base), at(b.dst));
     // The source row of index `i` along `a`.
     let source_row = |i: usize| step(src_base, i, a.src);
     let next_tile = |a0: usize, b0: usize| {
@@ -330,6 +355,76 @@ fn transpose_tiles<const N: usize>(
             scatter(&blocks, dst);
         }
     }
+}
+
+/// A 2-D transpose: `a` contiguous in the destination (stride 1), `b` in
+/// the source (stride 1), the first element at `src_base` and `dst_base`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Transpose {
+    pub(super) src_base: i64,
+    pub(super) dst_base: i64,
+    pub(super) a: Dim,
+    pub(super) b: Dim,
+}
+
+/// The part of a [`Transpose`] a block kernel wrote: source rows `rows`
+/// (indices along `a`) of source columns `0..cols` (along `b`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Done {
+    pub(super) rows: core::ops::Range<usize>,
+    pub(super) cols: usize,
+}
+
+impl Done {
+    /// The parts of `t` left: the rows before and after `rows`, and the
+    /// columns after `cols` of `rows` (the empty ones left out).
+    fn rest(&self, t: &Transpose) -> impl Iterator<Item = Transpose> {
+        let (a_size, b_size) = (at(t.a.size), at(t.b.size));
+        let (rows, cols) = (self.rows.clone(), self.cols);
+        [
+            (0..rows.start, 0..b_size),
+            (rows.end..a_size, 0..b_size),
+            (rows, cols..b_size),
+        ]
+        .into_iter()
+        .filter(|(rows, cols)| !rows.is_empty() && !cols.is_empty())
+        .map(|(rows, cols)| t.part(rows, cols))
+    }
+}
+
+impl Transpose {
+    /// Source rows `rows` of source columns `cols` of this transpose.
+    fn part(&self, rows: core::ops::Range<usize>, cols: core::ops::Range<usize>) -> Self {
+        // Within the validated transpose: exact in i64.
+        let signed = |x: usize| i64::try_from(x).unwrap_or(i64::MAX);
+        let (i, j) = (signed(rows.start), signed(cols.start));
+        Self {
+            src_base: self.src_base + i * self.a.src + j * self.b.src,
+            dst_base: self.dst_base + i * self.a.dst + j * self.b.dst,
+            a: Dim {
+                size: signed(rows.len()),
+                ..self.a
+            },
+            b: Dim {
+                size: signed(cols.len()),
+                ..self.b
+            },
+        }
+    }
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+use super::avx512::transpose as avx512_blocks;
+
+/// Without x86_64 there is no AVX-512 kernel.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+fn avx512_blocks<const N: usize>(
+    _: &[[u8; N]],
+    _: &mut [[u8; N]],
+    _: &Transpose,
+    _: bool,
+) -> Option<Done> {
+    None
 }
 
 /// A staged tile to write transposed: `rows × cols` elements of `tile`
@@ -396,9 +491,11 @@ fn scatter<const N: usize>(blocks: &Blocks<'_, N>, dst: &mut [[u8; N]]) {
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 fn register_blocks<const N: usize>(blocks: &Blocks<'_, N>, dst: &mut [[u8; N]]) -> (usize, usize) {
     match simd_level() {
-        SimdLevel::Avx2 if N == 1 || N == 8 => super::avx2::transpose_blocks(blocks, dst),
-        SimdLevel::Avx2 | SimdLevel::Sse2 => super::sse2::transpose_blocks(blocks, dst),
-        _ => (0, 0),
+        SimdLevel::Scalar => (0, 0),
+        level if level >= SimdLevel::Avx2 && (N == 1 || N == 8) => {
+            super::avx2::transpose_blocks(blocks, dst)
+        }
+        _ => super::sse2::transpose_blocks(blocks, dst),
     }
 }
 

@@ -15,6 +15,8 @@
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod avx2;
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod avx512;
 mod interleave;
 mod kernels;
 mod padding;

@@ -1,7 +1,8 @@
 //! Which register transposes the relayout kernels use, chosen once at run
-//! time for the CPU at hand: AVX2 where `is_x86_feature_detected!` finds
-//! it, else SSE2 (the x86_64 baseline), else (other architectures) none:
-//! tiles are then transposed element by element. Tests may lower the level
+//! time for the CPU at hand: AVX-512 (F, BW and VBMI) or AVX2 where
+//! `is_x86_feature_detected!` finds them, else SSE2 (the x86_64 baseline),
+//! else (other architectures) none: tiles are then transposed element by
+//! element. Tests may lower the level
 //! (never raise it past what the CPU has) to keep every path under test.
 
 use std::sync::OnceLock;
@@ -20,10 +21,15 @@ pub enum SimdLevel {
     /// elements (x86_64 CPUs with AVX2, detected at run time); SSE2
     /// otherwise.
     Avx2,
+    /// 64-byte AVX-512 transposes straight from the source for 1, 2, 4 and
+    /// 8-byte elements, written with streaming stores when large (x86_64
+    /// CPUs with AVX-512 F, BW and VBMI: Ice Lake, Zen 4 and later); the
+    /// AVX2 and SSE2 ones for the edges and short rows.
+    Avx512,
 }
 
 impl SimdLevel {
-    const ALL: [Self; 3] = [Self::Scalar, Self::Sse2, Self::Avx2];
+    const ALL: [Self; 4] = [Self::Scalar, Self::Sse2, Self::Avx2, Self::Avx512];
 
     /// Every level up to this one, narrowest first.
     pub fn and_below(self) -> impl Iterator<Item = Self> {
@@ -49,7 +55,10 @@ pub fn detected_simd_level() -> SimdLevel {
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 fn detect() -> SimdLevel {
-    if std::arch::is_x86_feature_detected!("avx2") {
+    use std::arch::is_x86_feature_detected as has;
+    if has!("avx512f") && has!("avx512bw") && has!("avx512vbmi") {
+        SimdLevel::Avx512
+    } else if has!("avx2") {
         SimdLevel::Avx2
     } else {
         SimdLevel::Sse2
