@@ -112,47 +112,86 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
     let c = 64 / N;
     let (a_size, b_size) = (at(t.a.size), at(t.b.size));
     let (src_base, dst_base, row_stride) = (at(t.src_base), at(t.dst_base), at(t.b.dst));
-    // Destination rows whose starts share their place in a 64-byte line
-    // (or a single row) can all start blocks on a line: skip `head` rows.
-    let start = dst.as_ptr().addr().wrapping_add(dst_base.wrapping_mul(N)) % 64;
-    let shared = b_size == 1 || (row_stride * N).is_multiple_of(64);
-    let aligned = shared && start.is_multiple_of(N);
-    let head = if aligned { (64 - start) % 64 / N } else { 0 };
+    // Skip `head` source rows so that blocks start destination rows on a
+    // 64-byte line (where all destination rows share their place in a
+    // line), and `first_col` columns so that they start source rows on one
+    // (likewise): no load or store then spans two lines.
+    let dst_start = dst.as_ptr().addr().wrapping_add(dst_base.wrapping_mul(N)) % 64;
+    let aligned = line_head::<N>(
+        dst_start,
+        b_size == 1 || (row_stride * N).is_multiple_of(64),
+    );
+    let src_start = src.as_ptr().addr().wrapping_add(src_base.wrapping_mul(N)) % 64;
+    let src_shared = a_size == 1 || (t.a.src.unsigned_abs() as usize * N).is_multiple_of(64);
+    let first_col = line_head::<N>(src_start, src_shared).unwrap_or(0);
+    let head = aligned.unwrap_or(0);
     let rows_end = head + a_size.checked_sub(head)? / c * c;
-    let cols = b_size / c * c;
-    if rows_end == head || cols == 0 {
+    let cols_end = first_col + b_size.checked_sub(first_col)? / c * c;
+    if rows_end == head || cols_end == first_col {
         return None;
     }
-    let stream = streaming && aligned;
+    let stream = streaming && aligned.is_some();
+    // Every load and store below lies inside these rows and columns.
+    if !inside(t, head..rows_end, cols_end, src.len(), dst.len()) {
+        return None;
+    }
+    let row_bytes = isize::try_from(t.a.src)
+        .ok()?
+        .checked_mul(N.cast_signed())?;
+    let (src, dst) = (
+        src.as_flattened().as_ptr(),
+        dst.as_flattened_mut().as_mut_ptr(),
+    );
     let indices = const { round_indices::<N, S, R>() };
     let mut lines = Lines([[0; 64]; 64]);
-    let src_bytes = src.as_flattened();
-    let dst_bytes = dst.as_flattened_mut();
-    let band = band(N);
-    for b0 in (0..cols).step_by(band) {
-        let band_end = cols.min(b0 + band);
+    for b0 in (first_col..cols_end).step_by(band(N)) {
+        let band_end = cols_end.min(b0 + band(N));
         for i0 in (head..rows_end).step_by(c) {
+            let first_row = step(src_base, i0, t.a.src) * N;
             for j0 in (b0..band_end).step_by(c) {
+                let first_out = (dst_base + j0 * row_stride + i0) * N;
                 for group in 0..c / S {
-                    let mut regs = [_mm512_setzero_si512(); S];
-                    for (k, reg) in regs.iter_mut().enumerate() {
-                        let row = step(src_base, i0 + group * S + k, t.a.src) + j0;
-                        *reg = load(&src_bytes[row * N..][..64]);
-                    }
+                    // SAFETY: source rows `i0..i0 + c` and columns
+                    // `j0..j0 + c` are inside `src` (checked by `inside`):
+                    // `S` rows from row `i0 + group · S`, 64 bytes each.
+                    #[allow(unsafe_code)]
+                    let regs = unsafe {
+                        let start = src.add(first_row + j0 * N);
+                        load_rows::<S>(
+                            start.offset(group.cast_signed() * S.cast_signed() * row_bytes),
+                            row_bytes,
+                        )
+                    };
                     let regs = permute_rounds::<N, S, R>(regs, &indices);
                     if S == c {
-                        for (k, reg) in regs.into_iter().enumerate() {
-                            let row = dst_base + (j0 + k) * row_stride + i0;
-                            store(reg, &mut dst_bytes[row * N..][..64], stream);
+                        // SAFETY: destination rows `j0..j0 + c`, 64 bytes
+                        // from column `i0` each, are inside `dst` (checked
+                        // by `inside`); aligned where streamed (`head`).
+                        #[allow(unsafe_code)]
+                        unsafe {
+                            store_rows(&regs, dst.add(first_out), row_stride * N, stream);
                         }
                     } else {
                         gather::<N, S>(&regs, &mut lines, group);
                     }
                 }
                 if S != c {
-                    for (k, line) in lines.0.iter().take(c).enumerate() {
-                        let row = dst_base + (j0 + k) * row_stride + i0;
-                        store(load(line), &mut dst_bytes[row * N..][..64], stream);
+                    for (k, line) in lines.0.chunks_exact(S).take(c / S).enumerate() {
+                        let mut regs = [_mm512_setzero_si512(); S];
+                        for (reg, bytes) in regs.iter_mut().zip(line) {
+                            *reg = load(bytes);
+                        }
+                        // SAFETY: as above, for destination rows
+                        // `j0 + k · S..j0 + k · S + S`.
+                        #[allow(unsafe_code)]
+                        unsafe {
+                            store_rows(
+                                &regs,
+                                dst.add(first_out + k * S * row_stride * N),
+                                row_stride * N,
+                                stream,
+                            );
+                        }
                     }
                 }
             }
@@ -165,8 +204,90 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
     }
     Some(Done {
         rows: head..rows_end,
-        cols,
+        cols: first_col..cols_end,
     })
+}
+
+/// The elements of `N` bytes to skip from a place `start` bytes into a
+/// 64-byte line to reach the next line; `None` if the rows concerned do
+/// not all share that place (`shared`) or no element starts a line.
+fn line_head<const N: usize>(start: usize, shared: bool) -> Option<usize> {
+    (shared && start.is_multiple_of(N)).then_some((64 - start) % 64 / N)
+}
+
+/// Whether source rows `rows` (indices along `a`) of columns `0..cols` of
+/// `t`, and their destination, lie inside buffers of `src_len` and
+/// `dst_len` elements. The source rows are evenly spaced, so the first
+/// and the last bound them all.
+fn inside(
+    t: &Transpose,
+    rows: core::ops::Range<usize>,
+    cols: usize,
+    src_len: usize,
+    dst_len: usize,
+) -> bool {
+    let (src_base, dst_base, row_stride) = (at(t.src_base), at(t.dst_base), at(t.b.dst));
+    let source_ok = [rows.start, rows.end - 1].into_iter().all(|i| {
+        step(src_base, i, t.a.src)
+            .checked_add(cols)
+            .is_some_and(|end| end <= src_len)
+    });
+    let last_row = (cols - 1).checked_mul(row_stride);
+    let dst_end = last_row.and_then(|r| dst_base.checked_add(r)?.checked_add(rows.end));
+    source_ok && dst_end.is_some_and(|end| end <= dst_len)
+}
+
+/// Loads `S` rows of 64 bytes, the first at `first`, `stride` bytes apart.
+///
+/// # Safety
+///
+/// Each of the `S` rows must be 64 readable bytes.
+#[target_feature(enable = "avx512f")]
+#[inline]
+#[allow(unsafe_code)]
+unsafe fn load_rows<const S: usize>(first: *const u8, stride: isize) -> [__m512i; S] {
+    let mut regs = [_mm512_setzero_si512(); S];
+    let mut row = first;
+    for reg in &mut regs {
+        // SAFETY: 64 readable bytes (the caller's contract); the row after
+        // the last is never read.
+        unsafe {
+            *reg = _mm512_loadu_si512(row.cast());
+            row = row.wrapping_offset(stride);
+        }
+    }
+    regs
+}
+
+/// Stores `regs` as rows of 64 bytes, the first at `first`, `stride` bytes
+/// apart, with streaming stores if `stream`.
+///
+/// # Safety
+///
+/// Each row must be 64 writable bytes, and 64-byte aligned if `stream`.
+#[target_feature(enable = "avx512f")]
+#[inline]
+#[allow(unsafe_code)]
+unsafe fn store_rows<const S: usize>(
+    regs: &[__m512i; S],
+    first: *mut u8,
+    stride: usize,
+    stream: bool,
+) {
+    let mut row = first;
+    for &reg in regs {
+        debug_assert!(!stream || row.addr().is_multiple_of(64));
+        // SAFETY: 64 writable bytes, aligned if streamed (the caller's
+        // contract).
+        unsafe {
+            if stream {
+                _mm512_stream_si512(row.cast(), reg);
+            } else {
+                _mm512_storeu_si512(row.cast(), reg);
+            }
+        }
+        row = row.wrapping_add(stride);
+    }
 }
 
 /// Stores the register group `group` of a block of 1 or 2-byte elements
@@ -353,32 +474,6 @@ fn load(bytes: &[u8]) -> __m512i {
     #[allow(unsafe_code)]
     unsafe {
         _mm512_loadu_si512(bytes.as_ptr().cast())
-    }
-}
-
-/// Stores 64 bytes, with a streaming store if `stream` and `bytes` starts a
-/// 64-byte line.
-#[target_feature(enable = "avx512f")]
-#[inline]
-fn store(reg: __m512i, bytes: &mut [u8], stream: bool) {
-    let Ok(bytes) = <&mut [u8; 64]>::try_from(bytes) else {
-        return;
-    };
-    let ptr = bytes.as_mut_ptr();
-    if stream && ptr.addr().is_multiple_of(64) {
-        // SAFETY: `ptr` points to 64 writable bytes, 64-byte aligned as
-        // the streaming store requires.
-        #[allow(unsafe_code)]
-        unsafe {
-            _mm512_stream_si512(ptr.cast(), reg);
-        }
-    } else {
-        // SAFETY: `ptr` points to 64 writable bytes; the store is
-        // unaligned.
-        #[allow(unsafe_code)]
-        unsafe {
-            _mm512_storeu_si512(ptr.cast(), reg);
-        }
     }
 }
 

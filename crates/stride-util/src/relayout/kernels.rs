@@ -368,23 +368,24 @@ pub(super) struct Transpose {
 }
 
 /// The part of a [`Transpose`] a block kernel wrote: source rows `rows`
-/// (indices along `a`) of source columns `0..cols` (along `b`).
+/// (indices along `a`) of source columns `cols` (along `b`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Done {
     pub(super) rows: core::ops::Range<usize>,
-    pub(super) cols: usize,
+    pub(super) cols: core::ops::Range<usize>,
 }
 
 impl Done {
     /// The parts of `t` left: the rows before and after `rows`, and the
-    /// columns after `cols` of `rows` (the empty ones left out).
+    /// columns before and after `cols` of `rows` (the empty ones left out).
     fn rest(&self, t: &Transpose) -> impl Iterator<Item = Transpose> {
         let (a_size, b_size) = (at(t.a.size), at(t.b.size));
-        let (rows, cols) = (self.rows.clone(), self.cols);
+        let (rows, cols) = (self.rows.clone(), self.cols.clone());
         [
             (0..rows.start, 0..b_size),
             (rows.end..a_size, 0..b_size),
-            (rows, cols..b_size),
+            (rows.clone(), 0..cols.start),
+            (rows, cols.end..b_size),
         ]
         .into_iter()
         .filter(|(rows, cols)| !rows.is_empty() && !cols.is_empty())
