@@ -30,9 +30,9 @@
 use core::arch::x86_64::{
     __m128i, __m256i, __m512i, _mm_sfence, _mm_storeu_si128, _mm256_storeu_si256,
     _mm512_castsi512_si128, _mm512_castsi512_si256, _mm512_extracti32x4_epi32,
-    _mm512_extracti64x4_epi64, _mm512_loadu_si512, _mm512_permutex2var_epi8,
-    _mm512_permutex2var_epi16, _mm512_permutex2var_epi32, _mm512_permutex2var_epi64,
-    _mm512_setzero_si512, _mm512_storeu_si512, _mm512_stream_si512,
+    _mm512_extracti64x4_epi64, _mm512_loadu_si512, _mm512_mask_storeu_epi8,
+    _mm512_permutex2var_epi8, _mm512_permutex2var_epi16, _mm512_permutex2var_epi32,
+    _mm512_permutex2var_epi64, _mm512_setzero_si512, _mm512_storeu_si512, _mm512_stream_si512,
 };
 
 use super::kernels::{Done, SMALL_THRESHOLDS, Transpose, at, step};
@@ -132,7 +132,7 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
     }
     let stream = streaming && aligned.is_some();
     // Every load and store below lies inside these rows and columns.
-    if !inside(t, head..rows_end, cols_end, src.len(), dst.len()) {
+    if !inside(t, 0..a_size, cols_end, src.len(), dst.len()) {
         return None;
     }
     let row_bytes = isize::try_from(t.a.src)
@@ -144,32 +144,47 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
     );
     let indices = const { round_indices::<N, S, R>() };
     let mut lines = Lines([[0; 64]; 64]);
+    // Blocks of source rows: `(first, count)`, the whole ones and the
+    // partial ones before `head` and after `rows_end` (written with masked
+    // ordinary stores).
+    let row_blocks = (head > 0)
+        .then_some((0, head))
+        .into_iter()
+        .chain((head..rows_end).step_by(c).map(|i0| (i0, c)))
+        .chain((rows_end < a_size).then_some((rows_end, a_size - rows_end)));
     for b0 in (first_col..cols_end).step_by(band(N)) {
         let band_end = cols_end.min(b0 + band(N));
-        for i0 in (head..rows_end).step_by(c) {
+        for (i0, count) in row_blocks.clone() {
             let first_row = step(src_base, i0, t.a.src) * N;
+            // The bytes of each destination row piece to store: all 64, or
+            // the first `count · N` (mask bits) of a partial block.
+            let mask = (count < c).then(|| u64::MAX >> (64 - count * N));
             for j0 in (b0..band_end).step_by(c) {
                 let first_out = (dst_base + j0 * row_stride + i0) * N;
                 for group in 0..c / S {
-                    // SAFETY: source rows `i0..i0 + c` and columns
+                    // SAFETY: source rows `i0..i0 + count` and columns
                     // `j0..j0 + c` are inside `src` (checked by `inside`):
-                    // `S` rows from row `i0 + group · S`, 64 bytes each.
+                    // up to `S` rows from row `i0 + group · S`, 64 bytes
+                    // each, only those below `count`.
                     #[allow(unsafe_code)]
                     let regs = unsafe {
                         let start = src.add(first_row + j0 * N);
-                        load_rows::<S>(
-                            start.offset(group.cast_signed() * S.cast_signed() * row_bytes),
-                            row_bytes,
-                        )
+                        let start = start.offset(group.cast_signed() * S.cast_signed() * row_bytes);
+                        match count.checked_sub(group * S) {
+                            Some(rows) if rows >= S => load_rows::<S>(start, row_bytes),
+                            Some(rows) => load_some_rows::<S>(start, row_bytes, rows),
+                            None => [_mm512_setzero_si512(); S],
+                        }
                     };
                     let regs = permute_rounds::<N, S, R>(regs, &indices);
                     if S == c {
                         // SAFETY: destination rows `j0..j0 + c`, 64 bytes
-                        // from column `i0` each, are inside `dst` (checked
-                        // by `inside`); aligned where streamed (`head`).
+                        // from column `i0` each (`count · N` if masked),
+                        // are inside `dst` (checked by `inside`); whole
+                        // blocks are aligned where streamed (`head`).
                         #[allow(unsafe_code)]
                         unsafe {
-                            store_rows(&regs, dst.add(first_out), row_stride * N, stream);
+                            store_rows(&regs, dst.add(first_out), row_stride * N, stream, mask);
                         }
                     } else {
                         gather::<N, S>(&regs, &mut lines, group);
@@ -190,6 +205,7 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
                                 dst.add(first_out + k * S * row_stride * N),
                                 row_stride * N,
                                 stream,
+                                mask,
                             );
                         }
                     }
@@ -203,7 +219,7 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
         sfence();
     }
     Some(Done {
-        rows: head..rows_end,
+        rows: 0..a_size,
         cols: first_col..cols_end,
     })
 }
@@ -259,13 +275,40 @@ unsafe fn load_rows<const S: usize>(first: *const u8, stride: isize) -> [__m512i
     regs
 }
 
-/// Stores `regs` as rows of 64 bytes, the first at `first`, `stride` bytes
-/// apart, with streaming stores if `stream`.
+/// Loads the first `count` (below `S`) of `S` rows of 64 bytes, the first
+/// at `first`, `stride` bytes apart; the other registers are zero.
 ///
 /// # Safety
 ///
-/// Each row must be 64 writable bytes, and 64-byte aligned if `stream`.
+/// Each of the `count` rows must be 64 readable bytes.
 #[target_feature(enable = "avx512f")]
+#[allow(unsafe_code)]
+unsafe fn load_some_rows<const S: usize>(
+    first: *const u8,
+    stride: isize,
+    count: usize,
+) -> [__m512i; S] {
+    let mut regs = [_mm512_setzero_si512(); S];
+    let mut row = first;
+    for reg in regs.iter_mut().take(count) {
+        // SAFETY: 64 readable bytes (the caller's contract).
+        unsafe {
+            *reg = _mm512_loadu_si512(row.cast());
+        }
+        row = row.wrapping_offset(stride);
+    }
+    regs
+}
+
+/// Stores `regs` as rows of 64 bytes, the first at `first`, `stride` bytes
+/// apart: with streaming stores if `stream`, or only the bytes of `mask`
+/// (with ordinary stores) if given.
+///
+/// # Safety
+///
+/// Each row must be 64 writable bytes (those of `mask` if given), and
+/// 64-byte aligned if streamed.
+#[target_feature(enable = "avx512f,avx512bw")]
 #[inline]
 #[allow(unsafe_code)]
 unsafe fn store_rows<const S: usize>(
@@ -273,17 +316,19 @@ unsafe fn store_rows<const S: usize>(
     first: *mut u8,
     stride: usize,
     stream: bool,
+    mask: Option<u64>,
 ) {
     let mut row = first;
     for &reg in regs {
-        debug_assert!(!stream || row.addr().is_multiple_of(64));
-        // SAFETY: 64 writable bytes, aligned if streamed (the caller's
-        // contract).
+        // SAFETY: the caller's contract.
         unsafe {
-            if stream {
-                _mm512_stream_si512(row.cast(), reg);
-            } else {
-                _mm512_storeu_si512(row.cast(), reg);
+            match mask {
+                Some(mask) => _mm512_mask_storeu_epi8(row.cast(), mask, reg),
+                None if stream => {
+                    debug_assert!(row.addr().is_multiple_of(64));
+                    _mm512_stream_si512(row.cast(), reg);
+                }
+                None => _mm512_storeu_si512(row.cast(), reg),
             }
         }
         row = row.wrapping_add(stride);
