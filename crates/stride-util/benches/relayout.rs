@@ -11,8 +11,9 @@
 //! The plain copy is glibc's memcpy: `rep movsb` at these sizes on the
 //! 2-core benchmark VM (its non-temporal threshold there is 192 MiB; forced
 //! down to 1 MiB the copy of the NCHW case takes 2.0 ms instead of 3.5).
-//! Every buffer is a large `Vec` (its own mapping: 16 bytes past a page
-//! boundary), so the copy and the relayout see the same alignment.
+//! Every buffer starts on a 64-byte line (see `common/mod.rs`;
+//! `BENCH_SHIFT=16` moves all of them 16 bytes on), so the copy and the
+//! relayout see the same alignment.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -31,10 +32,8 @@ use ndarray::{ArrayViewD, ArrayViewMutD, IxDyn};
 use schema::{PaddingValue, PrimitiveType, Shape};
 use stride_util::{StridedView, relayout, relayout_with_threads, relayout_xla};
 
-/// Bytes 0, 1, 2, ... (wrapping), so the buffers are really written.
-fn buffer(len: usize) -> Vec<u8> {
-    (0..len).map(|i| (i % 251) as u8).collect()
-}
+mod common;
+use common::Buffer;
 
 /// An element type the peers move, with its little-endian bytes.
 trait Element: Copy + Default + Send + Sync {
@@ -78,8 +77,8 @@ fn group_beside_plain_copy<'a>(
     name: &str,
     bytes: usize,
 ) -> BenchmarkGroup<'a, WallTime> {
-    let plain_src = buffer(bytes);
-    let mut plain_dst = vec![0u8; bytes];
+    let plain_src = Buffer::pattern(bytes);
+    let mut plain_dst = Buffer::zeroed(bytes);
     let mut group = c.benchmark_group(name);
     group.throughput(Throughput::Bytes(bytes as u64));
     group.bench_function("plain copy", |b| {
@@ -96,8 +95,8 @@ fn case(
     element_size: usize,
 ) {
     let bytes = src_view.num_elements() as usize * element_size;
-    let src = buffer(src_view.min_buffer_len().unwrap() as usize * element_size);
-    let mut dst = vec![0u8; dst_view.min_buffer_len().unwrap() as usize * element_size];
+    let src = Buffer::pattern(src_view.min_buffer_len().unwrap() as usize * element_size);
+    let mut dst = Buffer::zeroed(dst_view.min_buffer_len().unwrap() as usize * element_size);
     let mut group = group_beside_plain_copy(c, name, bytes);
     group.bench_function("relayout", |b| {
         b.iter(|| relayout(black_box(&src), src_view, &mut dst, dst_view, element_size).unwrap());
@@ -125,8 +124,8 @@ fn permutation<T: Element>(
     let dst_view = StridedView::row_major(src_view.sizes()).unwrap();
     let dst_shape: Vec<usize> = axes.iter().map(|&a| shape[a]).collect();
     let bytes = src_view.num_elements() as usize * T::SIZE;
-    let src = buffer(bytes);
-    let mut dst = vec![0u8; bytes];
+    let src = Buffer::pattern(bytes);
+    let mut dst = Buffer::zeroed(bytes);
     relayout(&src, &src_view, &mut dst, &dst_view, T::SIZE).unwrap();
 
     let src_typed: Vec<T> = typed(&src);
@@ -153,11 +152,11 @@ fn permutation<T: Element>(
     };
     if batched.is_some() {
         transpose_peer(&mut dst_typed);
-        assert!(bytes_of(&dst_typed) == dst, "{name}: transpose crate");
+        assert!(bytes_of(&dst_typed) == *dst, "{name}: transpose crate");
     }
     dst_typed.fill(T::default());
     ndarray_peer(&mut dst_typed);
-    assert!(bytes_of(&dst_typed) == dst, "{name}: ndarray");
+    assert!(bytes_of(&dst_typed) == *dst, "{name}: ndarray");
 
     let mut group = group_beside_plain_copy(c, name, bytes);
     group.bench_function("relayout", |b| {
@@ -249,9 +248,9 @@ fn shape(padded: Vec<i64>) -> Shape {
 fn padded(c: &mut Criterion) {
     let src_shape = shape(vec![]);
     let dst_shape = shape(vec![32, 64, 56, 64]);
-    let src = buffer(32 * 64 * 56 * 56 * 4);
+    let src = Buffer::pattern(32 * 64 * 56 * 56 * 4);
     let bytes = 32 * 64 * 56 * 64 * 4;
-    let mut dst = vec![0u8; bytes];
+    let mut dst = Buffer::zeroed(bytes);
     let mut group = group_beside_plain_copy(c, "padded f32[32,64,56,56] rows 56->64", bytes);
     group.bench_function("relayout", |b| {
         b.iter(|| relayout_xla(black_box(&src), &src_shape, &mut dst, &dst_shape).unwrap());
@@ -281,12 +280,12 @@ fn threads(c: &mut Criterion) {
     let square = StridedView::row_major(&[4096, 4096]).unwrap();
     let src_view = square.transpose();
     let bytes = 4096 * 4096 * 4;
-    let src = buffer(bytes);
-    let mut expected = vec![0u8; bytes];
+    let src = Buffer::pattern(bytes);
+    let mut expected = Buffer::zeroed(bytes);
     relayout(&src, &src_view, &mut expected, &square, 4).unwrap();
-    let mut dst = vec![0u8; bytes];
-    let plain_src = buffer(bytes);
-    let mut plain_dst = vec![0u8; bytes];
+    let mut dst = Buffer::zeroed(bytes);
+    let plain_src = Buffer::pattern(bytes);
+    let mut plain_dst = Buffer::zeroed(bytes);
     let available = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
     let mut counts = vec![1, 2];
     if available > 2 {
@@ -301,9 +300,9 @@ fn threads(c: &mut Criterion) {
         };
         dst.fill(0);
         relayout_with_threads(&src, &src_view, &mut dst, &square, 4, n).unwrap();
-        assert!(dst == expected, "{count} threads");
+        assert!(*dst == *expected, "{count} threads");
         plain_copy_on(count, &plain_src, &mut plain_dst);
-        assert!(plain_dst == plain_src, "plain copy on {count} threads");
+        assert!(*plain_dst == *plain_src, "plain copy on {count} threads");
         let mut group = c.benchmark_group(format!("threads {count}: f32[4096,4096] axes swapped"));
         group.throughput(Throughput::Bytes(bytes as u64));
         group.bench_function(format!("plain copy {on}"), |b| {
@@ -324,8 +323,8 @@ fn tiled(c: &mut Criterion) {
     let row_major: Shape = "bf16[4096,4096]{1,0}".parse().unwrap();
     let tiled: Shape = "bf16[4096,4096]{1,0:T(8,128)(2,1)}".parse().unwrap();
     let bytes = 4096 * 4096 * 2;
-    let plain_src = buffer(bytes);
-    let mut plain_dst = vec![0u8; bytes];
+    let plain_src = Buffer::pattern(bytes);
+    let mut plain_dst = Buffer::zeroed(bytes);
     for (name, from, to) in [
         (
             "tiled bf16[4096,4096] {1,0} -> T(8,128)(2,1)",
@@ -338,8 +337,8 @@ fn tiled(c: &mut Criterion) {
             &row_major,
         ),
     ] {
-        let src = buffer(bytes);
-        let mut dst = vec![0u8; bytes];
+        let src = Buffer::pattern(bytes);
+        let mut dst = Buffer::zeroed(bytes);
         let mut group = c.benchmark_group(name);
         group.throughput(Throughput::Bytes(bytes as u64));
         group.bench_function("plain copy", |b| {

@@ -2,9 +2,8 @@
 //! side by side in one run beside a plain `copy_from_slice` of the same
 //! bytes, so that each level's time over the copy's compares without the
 //! drift between runs of a shared machine: `cargo bench -p stride-util
-//! --bench relayout_simd`. The destination buffers are large `Vec`s (16
-//! bytes past a page boundary); `DST_SHIFT=16` moves them 16 bytes on
-//! (32-byte aligned), to see what alignment does to the 32-byte stores.
+//! --bench relayout_simd`. Every buffer starts on a 64-byte line;
+//! `BENCH_SHIFT=16` moves them all 16 bytes on (see `common/mod.rs`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::hint::black_box;
@@ -13,10 +12,8 @@ use std::time::Duration;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use stride_util::{SimdLevel, StridedView, detected_simd_level, force_simd_level, relayout};
 
-/// Bytes 0, 1, 2, ... (wrapping), so the buffers are really written.
-fn buffer(len: usize) -> Vec<u8> {
-    (0..len).map(|i| (i % 251) as u8).collect()
-}
+mod common;
+use common::Buffer;
 
 /// Benchmarks `plain copy`, then `relayout` of `src_view` into `dst_view`
 /// at each SIMD level from SSE2 up.
@@ -28,13 +25,10 @@ fn case(
     element_size: usize,
 ) {
     let bytes = src_view.num_elements() as usize * element_size;
-    let src = buffer(src_view.min_buffer_len().unwrap() as usize * element_size);
-    let shift: usize = std::env::var("DST_SHIFT").map_or(0, |v| v.parse().unwrap());
-    let mut dst_buffer =
-        vec![0u8; dst_view.min_buffer_len().unwrap() as usize * element_size + shift];
-    let dst = &mut dst_buffer[shift..];
-    let plain_src = buffer(bytes);
-    let mut plain_dst = vec![0u8; bytes];
+    let src = Buffer::pattern(src_view.min_buffer_len().unwrap() as usize * element_size);
+    let mut dst = Buffer::zeroed(dst_view.min_buffer_len().unwrap() as usize * element_size);
+    let plain_src = Buffer::pattern(bytes);
+    let mut plain_dst = Buffer::zeroed(bytes);
     let mut group = c.benchmark_group(name);
     group.throughput(Throughput::Bytes(bytes as u64));
     group.bench_function("plain copy", |b| {
@@ -47,7 +41,7 @@ fn case(
         force_simd_level(Some(level));
         group.bench_function(format!("relayout {level:?}"), |b| {
             b.iter(|| {
-                relayout(black_box(&src), src_view, dst, dst_view, element_size).unwrap();
+                relayout(black_box(&src), src_view, &mut dst, dst_view, element_size).unwrap();
             });
         });
     }

@@ -569,63 +569,61 @@ fn small_cases_of_every_simd_level() {
     assert_every_level_tiled(&counts);
 }
 
-/// A `rows × cols` source (row-major, flipped along its rows if
-/// `flipped`) and its transpose (`pad` elements after each destination
-/// row, the first element `offset` elements into the buffer).
+/// A `rows × cols` source (row-major with `src_pad` elements after each
+/// row, flipped along its rows if `flipped`) and its transpose (`pad`
+/// elements after each destination row, the first element `offset`
+/// elements into the buffer).
 fn transpose_views(
     rows: i64,
     cols: i64,
     flipped: bool,
     pad: i64,
     offset: i64,
+    src_pad: i64,
 ) -> (StridedView, StridedView) {
+    let stride = cols + src_pad;
     let src = if flipped {
-        StridedView::new(&[rows, cols], &[-cols, 1], (rows - 1) * cols).unwrap()
+        StridedView::new(&[rows, cols], &[-stride, 1], (rows - 1) * stride).unwrap()
     } else {
-        StridedView::new(&[rows, cols], &[cols, 1], 0).unwrap()
+        StridedView::new(&[rows, cols], &[stride, 1], 0).unwrap()
     };
     let dst = StridedView::new(&[rows, cols], &[1, rows + pad], offset).unwrap();
     (src, dst)
 }
 
-/// The AVX-512 blocks (`64 / n` source rows by `64 / n` columns) with
-/// every edge around them: rows skipped so that destination rows start on
-/// 64-byte lines, rows and columns after the last whole block, destination
-/// rows that do not share their alignment (written with ordinary stores),
-/// flipped sources; small (ordinary stores) and large (streaming stores
-/// where the rows allow). At the levels below AVX-512 (and on CPUs without
-/// it) the same cases check the other kernels.
+/// The AVX-512 blocks (`64 / n` source rows by `64 / n` columns, for
+/// relayouts of 8 MiB and more) with every edge around them: partial row
+/// blocks before and after the ones that start destination rows on a
+/// 64-byte line, columns before and after those that start source rows on
+/// one, destination or source rows that do not share their place in a line
+/// (ordinary stores; no column skipped), flipped sources. At the levels
+/// below AVX-512 (and on CPUs without it) the same cases check the other
+/// kernels.
 #[test]
 #[cfg_attr(miri, ignore = "too large for Miri; Miri has no AVX-512")]
 fn avx512_blocks_and_their_edges() {
     let _level = Level::lock();
     println!("detected SIMD level: {:?}", detected_simd_level());
-    for n in [1_usize, 2, 4, 8] {
-        let c = 64 / n as i64;
-        for (rows, cols) in [(c, c), (3 * c + 5, 2 * c + 3), (2 * c + c / 2, c + 1)] {
-            for pad in [0, 1, c] {
-                for offset in [0, 1, 3, c - 1] {
-                    for flipped in [false, true] {
-                        let (src, dst) = transpose_views(rows, cols, flipped, pad, offset);
-                        check(&src, &dst, n);
-                    }
-                }
-            }
-        }
-    }
-    // Large: rows of whole lines (streaming) or not (ordinary stores).
-    for (n, rows, cols, pad, offset) in [
-        (1, 2048 + 64, 4096 + 7, 0, 5),
-        (1, 2048 + 64, 4096 + 7, 1, 0),
-        (2, 2048 + 32, 2048 + 3, 0, 7),
-        (4, 1024 + 16, 2048 + 1, 0, 3),
-        (4, 1024 + 16, 2048 + 1, 3, 0),
-        (8, 1024 + 8, 1024 + 5, 8, 1),
+    // (element bytes, source rows, columns, destination row padding,
+    // destination offset, source row padding)
+    for (n, rows, cols, pad, offset, src_pad) in [
+        (1, 2048 + 64, 4096 + 7, 0, 5, 0),
+        (1, 2048 + 63, 4096 + 64, 64, 0, 3),
+        (1, 2048 + 64, 4096 + 7, 1, 0, 0),
+        (2, 2048 + 32, 2048 + 3, 0, 7, 0),
+        (2, 2048 + 31, 2048 + 32, 32, 1, 32),
+        (4, 1024 + 16, 2048 + 1, 0, 3, 0),
+        (4, 1024 + 13, 2048 + 16, 16, 15, 16),
+        (4, 1024 + 16, 2048 + 1, 3, 0, 1),
+        (8, 1024 + 8, 1024 + 5, 8, 1, 0),
+        (8, 1024 + 7, 1024 + 8, 0, 0, 8),
     ] {
-        let (src, dst) = transpose_views(rows, cols, true, pad, offset);
-        let strategy = check(&src, &dst, n);
-        if detected_simd_level() >= SimdLevel::Avx512 {
-            assert_eq!(strategy, Strategy::Streaming, "{n}-byte {rows}x{cols}");
+        for flipped in [false, true] {
+            let (src, dst) = transpose_views(rows, cols, flipped, pad, offset, src_pad);
+            let strategy = check(&src, &dst, n);
+            if detected_simd_level() >= SimdLevel::Avx512 {
+                assert_eq!(strategy, Strategy::Streaming, "{n}-byte {rows}x{cols}");
+            }
         }
     }
 }

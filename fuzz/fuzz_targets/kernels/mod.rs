@@ -34,9 +34,9 @@ pub struct Side {
 const SIZES: usize = 20;
 
 /// Cases per strategy (`Strategy` in declaration order), then sub-byte,
-/// then the tiled cases per SIMD level.
-static COUNTS: [AtomicU64; 11] = [const { AtomicU64::new(0) }; 11];
-const NAMES: [&str; 11] = [
+/// then the transposes (tiled or streaming) per SIMD level.
+static COUNTS: [AtomicU64; 12] = [const { AtomicU64::new(0) }; 12];
+const NAMES: [&str; 12] = [
     "empty",
     "single-copy",
     "runs",
@@ -48,6 +48,7 @@ const NAMES: [&str; 11] = [
     "tiled scalar",
     "tiled sse2",
     "tiled avx2",
+    "transposes avx512",
 ];
 
 fn count(slot: usize) {
@@ -78,12 +79,13 @@ fn slot(strategy: Strategy) -> usize {
     }
 }
 
-/// The slot of the tiled cases at `level`.
+/// The slot of the transposes at `level`.
 fn level_slot(level: SimdLevel) -> usize {
     match level {
         SimdLevel::Scalar => 8,
         SimdLevel::Sse2 => 9,
-        _ => 10,
+        SimdLevel::Avx2 => 10,
+        _ => 11,
     }
 }
 
@@ -160,7 +162,7 @@ pub fn check(element: u8, sizes: &[u8], src: &Side, dst: &Side, seed: u64) {
     let level = force_simd_level(Some(levels[(seed >> 56) as usize % levels.len()]));
     let result = if bits % 8 == 0 {
         let strategy = relayout_strategy(&src_view, &dst_view, bits / 8);
-        if strategy == Strategy::Tiled {
+        if matches!(strategy, Strategy::Tiled | Strategy::Streaming) {
             COUNTS[level_slot(level)].fetch_add(1, Ordering::Relaxed);
         }
         count(slot(strategy));

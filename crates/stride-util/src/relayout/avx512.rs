@@ -1,6 +1,8 @@
 //! AVX-512 transposes straight from the source, for 1, 2, 4 and 8-byte
 //! elements, run only where `simd_level()` (run-time detection, see
-//! `simd.rs`) found AVX-512 F, BW and VBMI.
+//! `simd.rs`) found AVX-512 F, BW and VBMI, and only for relayouts too
+//! large to stay in cache (`kernels::STREAM_MIN_BYTES`; in cache the staged
+//! tiles of `kernels.rs` measured faster).
 //!
 //! A *block* is `C = 64 / N` source rows by `C` columns: the source rows'
 //! 64-byte pieces in, `C` whole 64-byte destination row pieces out. It is
@@ -9,23 +11,29 @@
 //! permutes (`vpermt2b/w/d/q`, index vectors worked out at compile time by
 //! [`round_indices`]), and written as 64-byte stores; for 1 and 2-byte
 //! elements the `C / S` register groups of a block meet in a 4 KiB stack
-//! buffer first. Large relayouts write with streaming stores (no read for
-//! ownership of the destination lines, which are written whole).
+//! buffer first. Blocks start on the source rows' and the destination
+//! rows' 64-byte lines where all rows share their place in a line: every
+//! line is then read once, whole, and written whole with a streaming store
+//! (no read for ownership). The partial row blocks around them are written
+//! with masked ordinary stores; the columns left over go to the staged
+//! tiles.
 //!
 //! Blocks are visited band by band: [`band`] source columns (destination
 //! rows) at a time, all source rows down the band, so that the destination
 //! rows of a band are written front to back and the band's source lines
 //! are read once each. Measured on this machine's AMD EPYC (times a plain
-//! copy of the same bytes, streaming): f32 4096² 1.4–1.5 with bands of 64,
-//! 1.9 with 32, 2.4 with 16; f64 2048² 1.06 with 32, 1.07–1.2 with 64,
-//! 1.4–1.6 with 128; u8 8192² 2.1 with 64, 2.2–2.5 with 128 to 512; u16
-//! 4096² 2.6 with 32, 3.9–8.3 with 64 to 256. Reading each source line
-//! whole matters: loading 16-byte pieces of 64 source rows 8 KiB apart (one
-//! cache set) measured 2.7–8.4 for u8.
+//! copy of the same bytes, 64-byte aligned buffers): f32 4096² 1.4–1.5 with
+//! bands of 64, 1.9 with 32, 2.4 with 16; f64 2048² 1.06 with 32,
+//! 1.07–1.2 with 64, 1.4–1.6 with 128; u8 8192² 2.1 with 64, 2.2–2.5 with
+//! 128 to 512; u16 4096² 2.6 with 32, 3.9–8.3 with 64 to 256. Loading
+//! 16-byte pieces of 64 source rows 8 KiB apart (one cache set) instead of
+//! whole lines measured 2.7–8.4 for u8. A destination 16 bytes off its
+//! lines costs the short rows of NCHW→NHWC (256 bytes) most: 2.8–2.9×
+//! against 1.3–1.5× aligned.
 //!
 //! The `unsafe` here: calling the `#[target_feature]` code, and the
-//! intrinsics' raw-pointer loads and stores, each on a reference to exactly
-//! the bytes it moves.
+//! intrinsics' raw-pointer loads and stores inside the rows and columns
+//! one bounds check (`inside`) vouched for.
 
 use core::arch::x86_64::{
     __m128i, __m256i, __m512i, _mm_sfence, _mm_storeu_si128, _mm256_storeu_si256,
@@ -38,16 +46,15 @@ use core::arch::x86_64::{
 use super::kernels::{Done, SMALL_THRESHOLDS, Transpose, at, step};
 use super::simd::{SimdLevel, simd_level};
 
-/// Transposes the whole blocks of `t` (see the module docs), with
-/// streaming stores if `streaming` and the destination rows allow 64-byte
-/// aligned stores; returns what it wrote, `None` (nothing written) where it
+/// Transposes the blocks of `t` (see the module docs), with streaming
+/// stores where the destination rows allow 64-byte aligned ones; returns
+/// what it wrote, `None` (nothing written) where it
 /// does not apply: an element size without blocks, no whole block, or no
 /// AVX-512 on this CPU.
 pub(super) fn transpose<const N: usize>(
     src: &[[u8; N]],
     dst: &mut [[u8; N]],
     t: &Transpose,
-    streaming: bool,
 ) -> Option<Done> {
     if simd_level() < SimdLevel::Avx512 || !matches!(N, 1 | 2 | 4 | 8) {
         return None;
@@ -58,7 +65,7 @@ pub(super) fn transpose<const N: usize>(
     // exist; its own `unsafe` is argued where it is.
     #[allow(unsafe_code)]
     unsafe {
-        transpose_avx512::<N>(src, dst, t, streaming)
+        transpose_avx512::<N>(src, dst, t)
     }
 }
 
@@ -84,13 +91,12 @@ fn transpose_avx512<const N: usize>(
     src: &[[u8; N]],
     dst: &mut [[u8; N]],
     t: &Transpose,
-    streaming: bool,
 ) -> Option<Done> {
     match N {
-        1 => blocks::<N, 16, 4>(src, dst, t, streaming),
-        2 => blocks::<N, 16, 4>(src, dst, t, streaming),
-        4 => blocks::<N, 16, 4>(src, dst, t, streaming),
-        8 => blocks::<N, 8, 3>(src, dst, t, streaming),
+        1 => blocks::<N, 16, 4>(src, dst, t),
+        2 => blocks::<N, 16, 4>(src, dst, t),
+        4 => blocks::<N, 16, 4>(src, dst, t),
+        8 => blocks::<N, 8, 3>(src, dst, t),
         _ => None,
     }
 }
@@ -107,7 +113,6 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
     src: &[[u8; N]],
     dst: &mut [[u8; N]],
     t: &Transpose,
-    streaming: bool,
 ) -> Option<Done> {
     let c = 64 / N;
     let (a_size, b_size) = (at(t.a.size), at(t.b.size));
@@ -130,7 +135,7 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
     if rows_end == head || cols_end == first_col {
         return None;
     }
-    let stream = streaming && aligned.is_some();
+    let stream = aligned.is_some();
     // Every load and store below lies inside these rows and columns.
     if !inside(t, 0..a_size, cols_end, src.len(), dst.len()) {
         return None;

@@ -151,7 +151,15 @@ pub(crate) fn copy<const N: usize>(
                     a: da,
                     b: db,
                 };
-                match avx512_blocks(src, dst, &t, large) {
+                // AVX-512 only for large relayouts: in cache, the staged
+                // tiles measured faster (f32 1024²: 4.5× a plain copy
+                // against 6.3×).
+                let blocks = if large {
+                    avx512_blocks(src, dst, &t)
+                } else {
+                    None
+                };
+                match blocks {
                     Some(done) => {
                         for rest in done.rest(&t) {
                             transpose_tiles(src, dst, &rest, &mut tile, extent);
@@ -189,7 +197,7 @@ pub(crate) fn copy<const N: usize>(
 /// Relayouts of at least this many bytes are large enough not to stay in
 /// cache: their destination is written with streaming stores where the
 /// streaming transpose applies. 1 KiB under fuzzing and Miri.
-const STREAM_MIN_BYTES: usize = if SMALL_THRESHOLDS { 1 << 10 } else { 8 << 20 };
+pub(super) const STREAM_MIN_BYTES: usize = if SMALL_THRESHOLDS { 1 << 10 } else { 8 << 20 };
 
 /// The kernel for `plan` with `N`-byte elements: the plan's strategy (see
 /// [`Plan::strategy`]), [`Strategy::Streaming`] for the transposes that
@@ -419,12 +427,7 @@ use super::avx512::transpose as avx512_blocks;
 
 /// Without x86_64 there is no AVX-512 kernel.
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-fn avx512_blocks<const N: usize>(
-    _: &[[u8; N]],
-    _: &mut [[u8; N]],
-    _: &Transpose,
-    _: bool,
-) -> Option<Done> {
+fn avx512_blocks<const N: usize>(_: &[[u8; N]], _: &mut [[u8; N]], _: &Transpose) -> Option<Done> {
     None
 }
 

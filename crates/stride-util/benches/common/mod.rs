@@ -1,0 +1,51 @@
+//! Benchmark buffers that start on a 64-byte cache line, as XLA's CPU
+//! client and the usual ML allocators give (a large `Vec` starts 16 bytes
+//! past a page boundary instead). `BENCH_SHIFT=k` starts every buffer `k`
+//! bytes past the line (the plain copies' too), to measure misaligned
+//! buffers.
+
+use std::ops::{Deref, DerefMut};
+
+/// `len` bytes starting on a 64-byte line (plus `BENCH_SHIFT`).
+pub struct Buffer {
+    storage: Vec<u8>,
+    start: usize,
+    len: usize,
+}
+
+impl Buffer {
+    /// Zeros.
+    pub fn zeroed(len: usize) -> Self {
+        let shift: usize = std::env::var("BENCH_SHIFT").map_or(0, |v| v.parse().unwrap_or(0));
+        let storage = vec![0u8; len + 64 + shift];
+        let start = storage.as_ptr().align_offset(64) + shift;
+        Self {
+            storage,
+            start,
+            len,
+        }
+    }
+
+    /// Bytes 0, 1, 2, ... (wrapping at 251), so the buffers are really
+    /// written.
+    pub fn pattern(len: usize) -> Self {
+        let mut buffer = Self::zeroed(len);
+        for (i, byte) in buffer.iter_mut().enumerate() {
+            *byte = (i % 251) as u8;
+        }
+        buffer
+    }
+}
+
+impl Deref for Buffer {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.storage[self.start..][..self.len]
+    }
+}
+
+impl DerefMut for Buffer {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        &mut self.storage[self.start..][..self.len]
+    }
+}
