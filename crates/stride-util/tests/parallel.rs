@@ -243,3 +243,20 @@ proptest! {
         check(&src, &dst, n, &[count]);
     }
 }
+
+/// A relayout of 8 MiB and more streams on every thread, however small
+/// each thread's share (7 and 13 threads here: shares of about 1 MiB, cut
+/// anywhere in a block); every element size with register blocks.
+#[test]
+fn large_relayouts_split_into_small_shares() {
+    for (n, rows, cols) in [
+        (1, 2048 + 5, 4096 + 3),
+        (2, 2048, 2048 + 9),
+        (4, 1024 + 7, 2048),
+        (8, 1024 + 3, 1024 + 1),
+    ] {
+        let src_view = rm(&[rows, cols]);
+        let dst_view = rm(&[cols, rows]).transpose();
+        check(&src_view, &dst_view, n, &[7, 13]);
+    }
+}

@@ -105,14 +105,17 @@ impl<const N: usize> Tail<N> {
 
 /// Copies the elements of `plan` from `src` to `dst`, writing `tail` after
 /// every destination row if given (the caller checked that the innermost
-/// dimension of the plan is the destination's row).
+/// dimension of the plan is the destination's row). `large`: whether the
+/// relayout (of which `plan` may be one thread's part) is too large to
+/// stay in cache (see [`is_large`]).
 pub(crate) fn copy<const N: usize>(
     plan: &Plan,
     src: &[[u8; N]],
     dst: &mut [[u8; N]],
     tail: Option<Tail<N>>,
+    large: bool,
 ) {
-    let (strategy, tiled_dim) = strategy::<N>(plan);
+    let (strategy, tiled_dim) = strategy::<N>(plan, large);
     let Some((&inner, outer)) = plan.dims.split_last() else {
         // Rank 0 (after dropping size-1 dimensions): one element.
         dst[at(plan.dst_offset)] = src[at(plan.src_offset)];
@@ -141,8 +144,7 @@ pub(crate) fn copy<const N: usize>(
                 .collect();
             let (da, db) = (plan.dims[a], plan.dims[tiled_dim]);
             let extent = tile_extent(N, at(da.size), at(db.size));
-            let large = is_large::<N>(plan);
-            let sse2_streams = strategy == Strategy::Streaming && sse2_streams::<N>(plan, da);
+            let sse2_streams = strategy == Strategy::Streaming && sse2_streams::<N>(da);
             let mut tile = vec![[0_u8; N]; extent.0 * extent.1.next_multiple_of(16)];
             for_each_outer(&others, plan.src_offset, plan.dst_offset, |s, d| {
                 let t = Transpose {
@@ -201,11 +203,11 @@ pub(super) const STREAM_MIN_BYTES: usize = if SMALL_THRESHOLDS { 1 << 10 } else 
 
 /// The kernel for `plan` with `N`-byte elements: the plan's strategy (see
 /// [`Plan::strategy`]), [`Strategy::Streaming`] for the transposes that
-/// stream.
-pub(super) fn strategy<const N: usize>(plan: &Plan) -> (Strategy, usize) {
+/// stream (only if `large`: see [`is_large`]).
+pub(super) fn strategy<const N: usize>(plan: &Plan, large: bool) -> (Strategy, usize) {
     match (plan.strategy(), plan.dims.last()) {
         ((Strategy::Tiled, b), Some(&a))
-            if avx512_streams::<N>(plan, a, plan.dims[b]) || sse2_streams::<N>(plan, a) =>
+            if large && (avx512_streams::<N>(a, plan.dims[b]) || sse2_streams::<N>(a)) =>
         {
             (Strategy::Streaming, b)
         }
@@ -215,34 +217,32 @@ pub(super) fn strategy<const N: usize>(plan: &Plan) -> (Strategy, usize) {
 
 /// Whether a relayout of `plan` is large enough not to stay in cache
 /// ([`STREAM_MIN_BYTES`]).
-fn is_large<const N: usize>(plan: &Plan) -> bool {
+pub(super) fn is_large<const N: usize>(plan: &Plan) -> bool {
     plan.dims
         .iter()
         .try_fold(N, |bytes, dim| bytes.checked_mul(at(dim.size)))
         .is_some_and(|bytes| bytes >= STREAM_MIN_BYTES)
 }
 
-/// Whether the AVX-512 kernel streams the transpose of `plan` (`a` its
-/// innermost dimension, `b` the source's): a large relayout at that level
-/// with at least one whole block (see `avx512.rs`).
-fn avx512_streams<const N: usize>(plan: &Plan, a: Dim, b: Dim) -> bool {
+/// Whether the AVX-512 kernel streams a large transpose (`a` its innermost
+/// dimension, `b` the source's): at that level, with at least one whole
+/// block (see `avx512.rs`).
+fn avx512_streams<const N: usize>(a: Dim, b: Dim) -> bool {
     let block = 64 / N.clamp(1, 64);
     simd_level() >= SimdLevel::Avx512
         && matches!(N, 1 | 2 | 4 | 8)
         && at(a.size) >= block
         && at(b.size) >= block
-        && is_large::<N>(plan)
 }
 
-/// Whether the transpose of `plan` (`a` its innermost dimension) takes the
-/// SSE2 streaming kernel: a large relayout where SSE2 is in use,
-/// destination rows of whole register blocks, short enough for the kernel.
-fn sse2_streams<const N: usize>(plan: &Plan, a: Dim) -> bool {
+/// Whether a large transpose (`a` its innermost dimension) takes the SSE2
+/// streaming kernel: where SSE2 is in use, destination rows of whole
+/// register blocks, short enough for the kernel.
+fn sse2_streams<const N: usize>(a: Dim) -> bool {
     let block = 16 / N.clamp(1, 16);
     cfg!(all(target_arch = "x86_64", target_feature = "sse2"))
         && simd_level() >= SimdLevel::Sse2
         && matches!(N, 1 | 2 | 4 | 8)
-        && is_large::<N>(plan)
         && at(a.size).is_multiple_of(block)
         && at(a.size) * N <= MAX_ROW_PIECES * 16
 }

@@ -170,6 +170,21 @@ pub(crate) fn relayout_with_tail(
     element_size: usize,
     tail: Option<(&[u8], i64, i64)>,
 ) -> Result<bool, RelayoutError> {
+    relayout_part(src, src_view, dst, dst_view, element_size, tail, None)
+}
+
+/// [`relayout_with_tail`] of one part of a larger relayout: `whole_bytes`,
+/// if given, is the size of the whole, which decides whether the kernels
+/// write with streaming stores (else this part's size does).
+pub(crate) fn relayout_part(
+    src: &[u8],
+    src_view: &StridedView,
+    dst: &mut [u8],
+    dst_view: &StridedView,
+    element_size: usize,
+    tail: Option<(&[u8], i64, i64)>,
+    whole_bytes: Option<u64>,
+) -> Result<bool, RelayoutError> {
     check_views(
         (src_view, elements_in(src.len(), element_size)),
         (dst_view, elements_in(dst.len(), element_size)),
@@ -188,12 +203,13 @@ pub(crate) fn relayout_with_tail(
                     .is_some_and(|end| end < elements_in(dst.len(), element_size))
             })
     });
+    let large = whole_bytes.map(|bytes| bytes >= kernels::STREAM_MIN_BYTES as u64);
     let applied = match element_size {
-        1 => run::<1>(&plan, src, dst, tail),
-        2 => run::<2>(&plan, src, dst, tail),
-        4 => run::<4>(&plan, src, dst, tail),
-        8 => run::<8>(&plan, src, dst, tail),
-        16 => run::<16>(&plan, src, dst, tail),
+        1 => run::<1>(&plan, src, dst, tail, large),
+        2 => run::<2>(&plan, src, dst, tail, large),
+        4 => run::<4>(&plan, src, dst, tail, large),
+        8 => run::<8>(&plan, src, dst, tail, large),
+        16 => run::<16>(&plan, src, dst, tail, large),
         _ => {
             copy_any_size(src, src_view, dst, dst_view, element_size);
             false
@@ -202,15 +218,18 @@ pub(crate) fn relayout_with_tail(
     Ok(applied)
 }
 
-/// Runs the kernel for `N`-byte elements; whether the tail was written.
+/// Runs the kernel for `N`-byte elements (`large`: see
+/// [`relayout_part`]); whether the tail was written.
 fn run<const N: usize>(
     plan: &Plan,
     src: &[u8],
     dst: &mut [u8],
     tail: Option<(&[u8], i64, i64)>,
+    large: Option<bool>,
 ) -> bool {
     let tail = tail_of::<N>(tail);
-    kernels::copy::<N>(plan, src.as_chunks().0, dst.as_chunks_mut().0, tail);
+    let large = large.unwrap_or_else(|| kernels::is_large::<N>(plan));
+    kernels::copy::<N>(plan, src.as_chunks().0, dst.as_chunks_mut().0, tail, large);
     tail.is_some()
 }
 
@@ -294,11 +313,11 @@ pub fn relayout_strategy(
     }
     let plan = Plan::new(src_view, dst_view);
     match element_size {
-        1 => kernels::strategy::<1>(&plan).0,
-        2 => kernels::strategy::<2>(&plan).0,
-        4 => kernels::strategy::<4>(&plan).0,
-        8 => kernels::strategy::<8>(&plan).0,
-        16 => kernels::strategy::<16>(&plan).0,
+        1 => kernels::strategy::<1>(&plan, kernels::is_large::<1>(&plan)).0,
+        2 => kernels::strategy::<2>(&plan, kernels::is_large::<2>(&plan)).0,
+        4 => kernels::strategy::<4>(&plan, kernels::is_large::<4>(&plan)).0,
+        8 => kernels::strategy::<8>(&plan, kernels::is_large::<8>(&plan)).0,
+        16 => kernels::strategy::<16>(&plan, kernels::is_large::<16>(&plan)).0,
         _ => Strategy::Elements,
     }
 }

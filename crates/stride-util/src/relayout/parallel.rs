@@ -22,7 +22,7 @@
 use std::num::NonZeroUsize;
 use std::sync::mpsc;
 
-use super::{RelayoutError, check_views, elements_in, relayout};
+use super::{RelayoutError, check_views, elements_in, relayout, relayout_part};
 use crate::view::StridedView;
 
 /// [`relayout_parallel`] adds a thread only for every this many bytes of
@@ -136,7 +136,13 @@ pub fn relayout_with_threads(
     let address = dst.as_ptr() as usize;
     let threads = threads.get().min(MAX_THREADS);
     match chunks(src_view, dst_view, threads, address, element_size)? {
-        Some(chunks) => run(src, dst, &chunks, element_size),
+        Some(chunks) => {
+            let whole_bytes = u64::try_from(element_size)
+                .ok()
+                .and_then(|n| src_view.num_elements().unsigned_abs().checked_mul(n))
+                .unwrap_or(u64::MAX);
+            run(src, dst, &chunks, element_size, whole_bytes)
+        }
         None => relayout(src, src_view, dst, dst_view, element_size),
     }
 }
@@ -309,14 +315,27 @@ fn shift(view: &StridedView, by: i64) -> Result<StridedView, RelayoutError> {
 /// Runs every chunk, the last on the calling thread, each into its own
 /// sub-slice of `dst`. A chunk whose thread cannot be started runs on the
 /// calling thread (its work is handed over only once the thread runs).
+/// Each chunk writes with streaming stores if the whole relayout is large
+/// enough, whatever its own share (`whole_bytes`).
 fn run(
     src: &[u8],
     dst: &mut [u8],
     chunks: &[Chunk],
     element_size: usize,
+    whole_bytes: u64,
 ) -> Result<(), RelayoutError> {
-    let work =
-        |chunk: &Chunk, part: &mut [u8]| relayout(src, &chunk.src, part, &chunk.dst, element_size);
+    let work = |chunk: &Chunk, part: &mut [u8]| {
+        relayout_part(
+            src,
+            &chunk.src,
+            part,
+            &chunk.dst,
+            element_size,
+            None,
+            Some(whole_bytes),
+        )
+        .map(|_| ())
+    };
     std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(chunks.len());
         let mut results = Vec::with_capacity(chunks.len());
