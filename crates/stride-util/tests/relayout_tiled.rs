@@ -575,6 +575,29 @@ fn packing_tiles_of_each_element_size_both_ways() {
     }
 }
 
+/// Copies of 8 MiB and more to and from packing tiles (where the AVX-512
+/// interleaving writes with streaming stores, on CPUs with AVX-512), with
+/// partial tiles whose rows end between 64-byte pieces.
+#[test]
+fn large_packing_tiles_both_ways() {
+    for (name, bits, tiles, dims) in [
+        ("bf16", 16, "(8,128)(2,1)", [2048, 2100]),
+        ("u8", 8, "(8,128)(4,1)", [2048, 4100]),
+        ("f32", 32, "(8,128)(2,1)", [1024, 2100]),
+    ] {
+        let tiled = shape(&format!("{name}[{}]{{1,0:T{tiles}}}", joined(&dims)));
+        let row_major = shape(&format!("{name}[{}]{{1,0}}", joined(&dims)));
+        let src = row_major_buffer(&dims, bits);
+        let expected = expected_tiled(&tiled, bits);
+        let mut dst = vec![0x77; expected.len()];
+        relayout_xla(&src, &row_major, &mut dst, &tiled).unwrap();
+        assert!(dst == expected, "{tiled:?}");
+        let mut back = vec![0; src.len()];
+        relayout_xla(&dst, &tiled, &mut back, &row_major).unwrap();
+        assert!(back == src, "{tiled:?}");
+    }
+}
+
 #[test]
 fn tiled_to_tiled_in_several_slabs() {
     // Large enough to go through more than one row-major slab (the last

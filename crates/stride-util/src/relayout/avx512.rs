@@ -124,10 +124,13 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
     let dst_start = dst.as_ptr().addr().wrapping_add(dst_base.wrapping_mul(N)) % 64;
     let aligned = line_head::<N>(
         dst_start,
-        b_size == 1 || (row_stride * N).is_multiple_of(64),
+        b_size == 1 || row_stride.checked_mul(N)?.is_multiple_of(64),
     );
     let src_start = src.as_ptr().addr().wrapping_add(src_base.wrapping_mul(N)) % 64;
-    let src_shared = a_size == 1 || (t.a.src.unsigned_abs() as usize * N).is_multiple_of(64);
+    let src_row_bytes = usize::try_from(t.a.src.unsigned_abs())
+        .ok()?
+        .checked_mul(N)?;
+    let src_shared = a_size == 1 || src_row_bytes.is_multiple_of(64);
     let first_col = line_head::<N>(src_start, src_shared).unwrap_or(0);
     let head = aligned.unwrap_or(0);
     let rows_end = head + a_size.checked_sub(head)? / c * c;
@@ -148,7 +151,8 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
         dst.as_flattened_mut().as_mut_ptr(),
     );
     let indices = const { round_indices::<N, S, R>() };
-    let mut lines = Lines([[0; 64]; 64]);
+    // Only 1 and 2-byte elements (`S < c`) gather blocks in lines.
+    let mut lines = (S < c).then(|| Lines([[0; 64]; 64]));
     // Blocks of source rows: `(first, count)`, the whole ones and the
     // partial ones before `head` and after `rows_end` (written with masked
     // ordinary stores).
@@ -167,18 +171,22 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
             for j0 in (b0..band_end).step_by(c) {
                 let first_out = (dst_base + j0 * row_stride + i0) * N;
                 for group in 0..c / S {
+                    // The group's first row (only formed as an address:
+                    // a group past `count` reads nothing) and how many of
+                    // its rows exist.
+                    let start = src
+                        .wrapping_add(first_row + j0 * N)
+                        .wrapping_offset(group.cast_signed() * S.cast_signed() * row_bytes);
+                    let rows = count.saturating_sub(group * S).min(S);
                     // SAFETY: source rows `i0..i0 + count` and columns
-                    // `j0..j0 + c` are inside `src` (checked by `inside`):
-                    // up to `S` rows from row `i0 + group · S`, 64 bytes
-                    // each, only those below `count`.
+                    // `j0..j0 + c` are inside `src` (checked by `inside`);
+                    // these are the group's `rows` of them, 64 bytes each.
                     #[allow(unsafe_code)]
                     let regs = unsafe {
-                        let start = src.add(first_row + j0 * N);
-                        let start = start.offset(group.cast_signed() * S.cast_signed() * row_bytes);
-                        match count.checked_sub(group * S) {
-                            Some(rows) if rows >= S => load_rows::<S>(start, row_bytes),
-                            Some(rows) => load_some_rows::<S>(start, row_bytes, rows),
-                            None => [_mm512_setzero_si512(); S],
+                        if rows == S {
+                            load_rows::<S>(start, row_bytes)
+                        } else {
+                            load_some_rows::<S>(start, row_bytes, rows)
                         }
                     };
                     let regs = permute_rounds::<N, S, R>(regs, &indices);
@@ -191,11 +199,11 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
                         unsafe {
                             store_rows(&regs, dst.add(first_out), row_stride * N, stream, mask);
                         }
-                    } else {
-                        gather::<N, S>(&regs, &mut lines, group);
+                    } else if let Some(lines) = &mut lines {
+                        gather::<N, S>(&regs, lines, group);
                     }
                 }
-                if S != c {
+                if let Some(lines) = &lines {
                     for (k, line) in lines.0.chunks_exact(S).take(c / S).enumerate() {
                         let mut regs = [_mm512_setzero_si512(); S];
                         for (reg, bytes) in regs.iter_mut().zip(line) {
@@ -347,6 +355,10 @@ unsafe fn store_rows<const S: usize>(
 #[target_feature(enable = "avx512f")]
 fn gather<const N: usize, const S: usize>(regs: &[__m512i; S], lines: &mut Lines, group: usize) {
     let per_reg = 64 / N / S;
+    if per_reg < 2 {
+        // Not a gathering size (never called so).
+        return;
+    }
     let at_byte = group * S * N;
     for (reg, rows) in regs.iter().zip(lines.0.chunks_exact_mut(per_reg)) {
         if let [first, second] = rows {

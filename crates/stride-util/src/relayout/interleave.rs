@@ -6,7 +6,9 @@
 //! element by element; here each run is one pass over `M` row slices.
 
 use super::RelayoutError;
-use super::kernels::for_each_outer;
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+use super::avx512_interleave::{fence, pack as simd_pack, unpack as simd_unpack};
+use super::kernels::{STREAM_MIN_BYTES, for_each_outer};
 use super::plan::Dim;
 use crate::view::StridedView;
 
@@ -100,14 +102,17 @@ pub(crate) fn try_copy(
     if !inside(src_view, src.len()) || !inside(dst_view, dst.len()) || dst_view.has_overlap()? {
         return Ok(false);
     }
+    let bytes =
+        usize::try_from(src_view.num_elements()).map_or(usize::MAX, |e| e.saturating_mul(n));
     let runs = Runs {
         outer: outer(src_view, dst_view, &pattern),
         src_offset: src_view.offset(),
         dst_offset: dst_view.offset(),
         pattern,
         packing,
+        stream: bytes >= STREAM_MIN_BYTES,
     };
-    Ok(match (n, pattern.m) {
+    let complete = match (n, pattern.m) {
         (1, 2) => runs.copy::<1, 2>(src, dst),
         (1, 4) => runs.copy::<1, 4>(src, dst),
         (2, 2) => runs.copy::<2, 2>(src, dst),
@@ -115,7 +120,11 @@ pub(crate) fn try_copy(
         (4, 2) => runs.copy::<4, 2>(src, dst),
         (4, 4) => runs.copy::<4, 4>(src, dst),
         _ => false,
-    })
+    };
+    if runs.stream {
+        fence();
+    }
+    Ok(complete)
 }
 
 /// The runs of one copy.
@@ -127,6 +136,8 @@ struct Runs {
     pattern: Pattern,
     /// Whether the destination is the packed side.
     packing: bool,
+    /// Whether the copy is large enough to write with streaming stores.
+    stream: bool,
 }
 
 impl Runs {
@@ -139,9 +150,9 @@ impl Runs {
         let mut complete = true;
         for_each_outer(&self.outer, self.src_offset, self.dst_offset, |s, d| {
             let done = if self.packing {
-                pack::<N, M>(src, s, stride, k, dst, d)
+                pack::<N, M>(src, s, stride, k, dst, d, self.stream)
             } else {
-                unpack::<N, M>(src, s, dst, d, stride, k)
+                unpack::<N, M>(src, s, dst, d, stride, k, self.stream)
             };
             complete &= done.is_some();
         });
@@ -150,7 +161,8 @@ impl Runs {
 }
 
 /// Interleaves the `M` rows of `k` elements at `s + i·stride` into the
-/// `k·M` elements at `d`.
+/// `k·M` elements at `d` (AVX-512 as far as it goes, with streaming stores
+/// if `stream`, then vectorised loops).
 fn pack<const N: usize, const M: usize>(
     src: &[[u8; N]],
     s: i64,
@@ -158,13 +170,17 @@ fn pack<const N: usize, const M: usize>(
     k: usize,
     dst: &mut [[u8; N]],
     d: i64,
+    stream: bool,
 ) -> Option<()> {
     let out = dst.get_mut(at(d)?..at(d)?.checked_add(k.checked_mul(M)?)?)?;
-    let (groups, _) = out.as_chunks_mut::<M>();
-    let row = |i: i64| {
+    let mut rows: [&[[u8; N]]; M] = [&[]; M];
+    for (i, row) in (0_i64..).zip(rows.iter_mut()) {
         let start = at(s.checked_add(stride.checked_mul(i)?)?)?;
-        src.get(start..start.checked_add(k)?)
-    };
+        *row = src.get(start..start.checked_add(k)?)?;
+    }
+    let done = simd_pack::<N, M>(&rows, out, stream);
+    let (groups, _) = out[done * M..].as_chunks_mut::<M>();
+    let row = |i: usize| Some(&rows.get(i)?[done..]);
     // Zipped iterators: no bounds checks, and the loops vectorize.
     if M == 2 && N == 2 {
         // Pairs of 16-bit elements as 32-bit words.
@@ -199,7 +215,8 @@ fn pack<const N: usize, const M: usize>(
 }
 
 /// Splits the `k·M` elements at `s` into the `M` rows of `k` elements at
-/// `d + i·stride` (`stride ≥ k`: the rows do not overlap).
+/// `d + i·stride` (`stride ≥ k`: the rows do not overlap), AVX-512 as far
+/// as it goes (with streaming stores if `stream`), then loops.
 fn unpack<const N: usize, const M: usize>(
     src: &[[u8; N]],
     s: i64,
@@ -207,9 +224,9 @@ fn unpack<const N: usize, const M: usize>(
     d: i64,
     stride: i64,
     k: usize,
+    stream: bool,
 ) -> Option<()> {
     let packed = src.get(at(s)?..at(s)?.checked_add(k.checked_mul(M)?)?)?;
-    let (groups, _) = packed.as_chunks::<M>();
     let stride = at(stride).filter(|&stride| stride >= k)?;
     let span = stride.checked_mul(M - 1)?.checked_add(k)?;
     let mut rest = dst.get_mut(at(d)?..at(d)?.checked_add(span)?)?;
@@ -219,6 +236,12 @@ fn unpack<const N: usize, const M: usize>(
             std::mem::take(&mut rest).split_at_mut(if i + 1 < M { stride } else { k });
         *row = head.get_mut(..k)?;
         rest = tail;
+    }
+    let done = simd_unpack::<N, M>(packed, &mut rows, stream);
+    let (groups, _) = packed[done * M..].as_chunks::<M>();
+    let packed = &packed[done * M..];
+    for row in &mut rows {
+        *row = &mut std::mem::take(row)[done..];
     }
     match rows.as_mut_slice() {
         [a, b] if N == 2 => {
@@ -257,6 +280,30 @@ fn unpack<const N: usize, const M: usize>(
     }
     Some(())
 }
+
+/// Without x86_64 there is no AVX-512 kernel.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+fn simd_pack<const N: usize, const M: usize>(
+    _: &[&[[u8; N]]; M],
+    _: &mut [[u8; N]],
+    _: bool,
+) -> usize {
+    0
+}
+
+/// Without x86_64 there is no AVX-512 kernel.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+fn simd_unpack<const N: usize, const M: usize>(
+    _: &[[u8; N]],
+    _: &mut [&mut [[u8; N]]; M],
+    _: bool,
+) -> usize {
+    0
+}
+
+/// Without x86_64 nothing streams.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+fn fence() {}
 
 fn at(offset: i64) -> Option<usize> {
     usize::try_from(offset).ok()

@@ -17,6 +17,8 @@
 mod avx2;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod avx512;
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod avx512_interleave;
 mod interleave;
 mod kernels;
 mod padding;
