@@ -152,7 +152,11 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
     );
     let indices = const { round_indices::<N, S, R>() };
     // Only 1 and 2-byte elements (`S < c`) gather blocks in lines.
-    let mut lines = (S < c).then(|| Lines([[0; 64]; 64]));
+    let mut lines = if S < c {
+        Some(Lines([[0; 64]; 64]))
+    } else {
+        None
+    };
     // Blocks of source rows: `(first, count)`, the whole ones and the
     // partial ones before `head` and after `rows_end` (written with masked
     // ordinary stores).
