@@ -21,7 +21,8 @@
 //! # Ok::<(), stride_util::ViewError>(())
 //! ```
 
-// Denied, not forbidden: one measured SSE2 kernel allows it (relayout/sse2.rs).
+// Denied, not forbidden: the measured SIMD kernels allow it where they use
+// it (relayout/sse2.rs, stream.rs, avx2.rs, avx512.rs, avx512_interleave.rs).
 #![deny(unsafe_code)]
 
 mod classify;

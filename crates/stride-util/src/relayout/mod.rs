@@ -8,8 +8,10 @@
 //! fastest applicable kernel runs: one memcpy, a memcpy per contiguous run,
 //! cache-blocked tiles for transposes, or a strided element loop.
 //! Everything is safe Rust, except the calls into the register transposes
-//! on x86_64: SSE2 (`sse2.rs`, `stream.rs`) or AVX2 (`avx2.rs`), chosen at
-//! run time (`simd.rs`); other targets transpose tiles element by element.
+//! on x86_64: SSE2 (`sse2.rs`, `stream.rs`), AVX2 (`avx2.rs`) or AVX-512
+//! (`avx512.rs`, and `avx512_interleave.rs` for XLA's packing tiles),
+//! chosen at run time (`simd.rs`); other targets transpose tiles element by
+//! element.
 //! A relayout runs on one thread, or on several (`relayout_parallel`,
 //! `relayout_with_threads`: see `parallel.rs`).
 

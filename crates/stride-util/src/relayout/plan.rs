@@ -42,10 +42,14 @@ pub enum Strategy {
     /// has AVX2, for 1 and 8-byte elements, else 16-byte SSE2 ones; see
     /// [`simd_level`](crate::simd_level)).
     Tiled,
-    /// A transpose of at least 8 MiB whose destination rows are short
-    /// (NCHW→NHWC) and whole SSE2 register blocks of 1, 2, 4 or 8-byte
-    /// elements: a few whole destination rows at a time are assembled
-    /// straight from the source rows and written with streaming stores.
+    /// A transpose of at least 8 MiB of 1, 2, 4 or 8-byte elements,
+    /// written with streaming stores: where the CPU has AVX-512, 64-byte
+    /// register blocks straight from the source, each destination line
+    /// written whole (both sides at least one block, `64 / N` elements;
+    /// ordinary stores where the destination rows cannot start on a line);
+    /// otherwise (SSE2) where the destination rows are short (NCHW→NHWC)
+    /// and whole register blocks, a few whole destination rows at a time
+    /// assembled from the source rows.
     Streaming,
     /// Anything else: an element loop along the innermost destination
     /// dimension with incremental offsets, an odometer outside it.
