@@ -591,8 +591,8 @@ fn transpose_views(
     (src, dst)
 }
 
-/// The AVX-512 blocks (`64 / n` source rows by `64 / n` columns, for
-/// relayouts of 8 MiB and more) with every edge around them: partial row
+/// The AVX-512 blocks (`64 / n` source rows by `64 / n` columns), small
+/// and of 8 MiB and more, with every edge around them: partial row
 /// blocks before and after the ones that start destination rows on a
 /// 64-byte line, columns before and after those that start source rows on
 /// one, destination or source rows that do not share their place in a line
@@ -604,6 +604,19 @@ fn transpose_views(
 fn avx512_blocks_and_their_edges() {
     let _level = Level::lock();
     println!("detected SIMD level: {:?}", detected_simd_level());
+    // Small (in cache: ordinary stores, one block per band).
+    for n in [1_usize, 2, 4, 8] {
+        let c = 64 / n as i64;
+        for (rows, cols) in [(c, c), (3 * c + 5, 2 * c + 3), (2 * c + c / 2, c + 1)] {
+            for (pad, offset, src_pad) in [(0, 0, 0), (1, 3, 0), (c, c - 1, 1), (0, 1, c)] {
+                for flipped in [false, true] {
+                    let (src, dst) = transpose_views(rows, cols, flipped, pad, offset, src_pad);
+                    check(&src, &dst, n);
+                }
+            }
+        }
+    }
+    // Large (8 MiB and more: streaming stores where the rows allow).
     // (element bytes, source rows, columns, destination row padding,
     // destination offset, source row padding)
     for (n, rows, cols, pad, offset, src_pad) in [

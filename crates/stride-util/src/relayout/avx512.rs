@@ -1,8 +1,9 @@
 //! AVX-512 transposes straight from the source, for 1, 2, 4 and 8-byte
 //! elements, run only where `simd_level()` (run-time detection, see
-//! `simd.rs`) found AVX-512 F, BW and VBMI, and only for relayouts too
-//! large to stay in cache (`kernels::STREAM_MIN_BYTES`; in cache the staged
-//! tiles of `kernels.rs` measured faster).
+//! `simd.rs`) found AVX-512 F, BW and VBMI. Relayouts too large to stay in
+//! cache (`kernels::STREAM_MIN_BYTES`) write with streaming stores, in
+//! tiles and bands (below); smaller ones with ordinary stores, one block
+//! per band.
 //!
 //! A *block* is `C = 64 / N` source rows by `C` columns: the source rows'
 //! 64-byte pieces in, `C` whole 64-byte destination row pieces out. It is
@@ -49,15 +50,16 @@ use core::arch::x86_64::{
 use super::kernels::{Done, SMALL_THRESHOLDS, Transpose, at, step};
 use super::simd::{SimdLevel, simd_level};
 
-/// Transposes the blocks of `t` (see the module docs), with streaming
-/// stores where the destination rows allow 64-byte aligned ones; returns
-/// what it wrote, `None` (nothing written) where it
-/// does not apply: an element size without blocks, no whole block, or no
-/// AVX-512 on this CPU.
+/// Transposes the blocks of `t` (see the module docs), if `large` with
+/// streaming stores where the destination rows allow 64-byte aligned ones;
+/// returns what it wrote, `None` (nothing written) where it does not
+/// apply: an element size without blocks, no whole block, or no AVX-512 on
+/// this CPU.
 pub(super) fn transpose<const N: usize>(
     src: &[[u8; N]],
     dst: &mut [[u8; N]],
     t: &Transpose,
+    large: bool,
 ) -> Option<Done> {
     if simd_level() < SimdLevel::Avx512 || !matches!(N, 1 | 2 | 4 | 8) {
         return None;
@@ -68,7 +70,7 @@ pub(super) fn transpose<const N: usize>(
     // exist; its own `unsafe` is argued where it is.
     #[allow(unsafe_code)]
     unsafe {
-        transpose_avx512::<N>(src, dst, t)
+        transpose_avx512::<N>(src, dst, t, large)
     }
 }
 
@@ -111,12 +113,13 @@ fn transpose_avx512<const N: usize>(
     src: &[[u8; N]],
     dst: &mut [[u8; N]],
     t: &Transpose,
+    large: bool,
 ) -> Option<Done> {
     match N {
-        1 => blocks::<N, 16, 4>(src, dst, t),
-        2 => blocks::<N, 16, 4>(src, dst, t),
-        4 => blocks::<N, 16, 4>(src, dst, t),
-        8 => blocks::<N, 8, 3>(src, dst, t),
+        1 => blocks::<N, 16, 4>(src, dst, t, large),
+        2 => blocks::<N, 16, 4>(src, dst, t, large),
+        4 => blocks::<N, 16, 4>(src, dst, t, large),
+        8 => blocks::<N, 8, 3>(src, dst, t, large),
         _ => None,
     }
 }
@@ -133,6 +136,7 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
     src: &[[u8; N]],
     dst: &mut [[u8; N]],
     t: &Transpose,
+    large: bool,
 ) -> Option<Done> {
     let c = 64 / N;
     let (a_size, b_size) = (at(t.a.size), at(t.b.size));
@@ -158,7 +162,17 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
     if rows_end == head || cols_end == first_col {
         return None;
     }
-    let stream = aligned.is_some();
+    let stream = large && aligned.is_some();
+    // In cache: one block per band, the whole height per tile, ordinary
+    // stores (measured, times a plain copy: f32 1024² 2.7–3.2 against 3.2
+    // with bands of 2 blocks, 6.5 with 8, and 3.9–4.6 for the staged tiles
+    // of `kernels.rs`; u8 1024² 2.8 against 4.8; f64 512² 2.3–2.7 against
+    // 3.7–4.3).
+    let (band_n, per_tile) = if large {
+        (band(N), tile_blocks(N))
+    } else {
+        (c, usize::MAX)
+    };
     // Every load and store below lies inside these rows and columns.
     if !inside(t, 0..a_size, cols_end, src.len(), dst.len()) {
         return None;
@@ -186,9 +200,9 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
         .chain((head..rows_end).step_by(c).map(|i0| (i0, c)))
         .chain((rows_end < a_size).then_some((rows_end, a_size - rows_end)));
     let row_blocks: Vec<(usize, usize)> = row_blocks.collect();
-    for tile in row_blocks.chunks(tile_blocks(N)) {
-        for b0 in (first_col..cols_end).step_by(band(N)) {
-            let band_end = cols_end.min(b0 + band(N));
+    for tile in row_blocks.chunks(per_tile) {
+        for b0 in (first_col..cols_end).step_by(band_n) {
+            let band_end = cols_end.min(b0 + band_n);
             for &(i0, count) in tile {
                 let first_row = step(src_base, i0, t.a.src) * N;
                 if i0 + count + c <= a_size {

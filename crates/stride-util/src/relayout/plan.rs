@@ -35,11 +35,14 @@ pub enum Strategy {
     /// per run, an odometer over the outer dimensions.
     Runs,
     /// The destination is contiguous along one dimension and the source
-    /// along another (a transpose): cache-blocked tiles over those two
-    /// dimensions, staged through a small buffer so that both sides are
-    /// read and written in contiguous row segments (register blocks for 1,
-    /// 2, 4 and 8-byte elements on x86_64: 32-byte AVX2 ones where the CPU
-    /// has AVX2, for 1 and 8-byte elements, else 16-byte SSE2 ones; see
+    /// along another (a transpose): where the CPU has AVX-512, 64-byte
+    /// register blocks straight from the source (both sides at least
+    /// `64 / N` elements of 1, 2, 4 or 8 bytes); otherwise, and for the
+    /// edges, cache-blocked tiles over those two dimensions, staged through
+    /// a small buffer so that both sides are read and written in
+    /// contiguous row segments (register blocks for 1, 2, 4 and 8-byte
+    /// elements on x86_64: 32-byte AVX2 ones where the CPU has AVX2, for 1
+    /// and 8-byte elements, else 16-byte SSE2 ones; see
     /// [`simd_level`](crate::simd_level)).
     Tiled,
     /// A transpose of at least 8 MiB of 1, 2, 4 or 8-byte elements,
