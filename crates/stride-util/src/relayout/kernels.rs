@@ -274,6 +274,8 @@ pub(super) fn transpose_streaming<const N: usize>(
 /// column `j` goes to the destination row of `rows` elements starting at
 /// `dst_base + j · row_stride`.
 #[derive(Debug, Clone, Copy)]
+// Read by the x86_64 register kernels only.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) struct Strip<'a, const N: usize> {
     pub(crate) src: &'a [[u8; N]],
     pub(crate) src_base: usize,
@@ -433,6 +435,8 @@ fn avx512_blocks<const N: usize>(
 /// (row `i` at `i · row_len`), whose column `j` goes to the destination row
 /// segment starting at `first_row + j · row_stride`.
 #[derive(Debug, Clone, Copy)]
+// Read by the x86_64 register kernels only.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) struct Blocks<'a, const N: usize> {
     pub(crate) tile: &'a [[u8; N]],
     pub(crate) row_len: usize,
@@ -447,6 +451,8 @@ pub(crate) struct Blocks<'a, const N: usize> {
 /// `rows` source rows of `len` elements, the first at `start`, `stride`
 /// apart (either sign; see [`step`]).
 #[derive(Debug, Clone, Copy)]
+// Read by the x86_64 register kernels only.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) struct NextRows<'a, const N: usize> {
     pub(crate) src: &'a [[u8; N]],
     pub(crate) start: usize,
