@@ -76,17 +76,20 @@ pub(super) fn transpose<const N: usize>(
 
 /// Blocks of source rows per tile: the bands of a tile of this many block
 /// rows are done before the next tile, so that a tile's source pages stay
-/// in the TLB while its bands pass (1024 source rows for 1 and 4-byte
-/// elements, 512 for 2 and 8-byte ones). Measured (times a plain copy,
-/// tiles of 16 / 32 / 64 blocks / the whole height): f32 4096² 1.43 /
-/// 1.34 / 1.28 / 1.51; f64 2048² 1.33 / 1.14 / 1.02 / 1.21; u8 8192²
-/// 1.93 / 2.22 / 2.48 / 2.69; u16 4096² 1.68 / 1.88 / 2.36 / 3.25; the
-/// permutation (2,0,1) of f32[256,256,256] 1.23 / 1.14 / 1.03 / 1.26.
-/// Two under fuzzing and Miri, so that small arrays take several tiles.
+/// in the TLB while its bands pass (1024 source rows for 1-byte elements,
+/// 512 for the others). Two under fuzzing and Miri, so that small arrays
+/// take several tiles. Measured (times a plain copy, tiles of 16 / 32 / 64
+/// blocks / the whole height): f32 4096² 1.43 / 1.34 / 1.28 / 1.51, then
+/// in alternating runs 32 blocks 1.33, 1.40 against 64 blocks 1.44, 1.50,
+/// 1.52, 1.59; f64 2048² 1.33 / 1.14 / 1.02 / 1.21; u8 8192² 1.93 / 2.22 /
+/// 2.48 / 2.69, then 8 blocks 1.91, 16 blocks 1.85–1.97, 32 blocks
+/// 2.19–2.39; u16 4096² 1.68 / 1.88 / 2.36 / 3.25; the permutation (2,0,1)
+/// of f32[256,256,256] 1.23 / 1.14 / 1.03 / 1.26.
 const fn tile_blocks(n: usize) -> usize {
     match n {
         _ if SMALL_THRESHOLDS => 2,
         1 | 2 => 16,
+        4 => 32,
         _ => 64,
     }
 }
