@@ -202,11 +202,11 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
         .into_iter()
         .chain((head..rows_end).step_by(c).map(|i0| (i0, c)))
         .chain((rows_end < a_size).then_some((rows_end, a_size - rows_end)));
-    let row_blocks: Vec<(usize, usize)> = row_blocks.collect();
-    for tile in row_blocks.chunks(per_tile) {
+    for first in (0..row_blocks.clone().count()).step_by(per_tile) {
+        let tile = row_blocks.clone().skip(first).take(per_tile);
         for b0 in (first_col..cols_end).step_by(band_n) {
             let band_end = cols_end.min(b0 + band_n);
-            for &(i0, count) in tile {
+            for (i0, count) in tile.clone() {
                 let first_row = step(src_base, i0, t.a.src) * N;
                 if i0 + count + c <= a_size {
                     // The band's lines of the next block of rows (addresses
