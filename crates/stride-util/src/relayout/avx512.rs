@@ -474,7 +474,7 @@ fn permute_rounds<const N: usize, const S: usize, const R: usize>(
 /// by element of `N` bytes.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline]
-fn permute<const N: usize>(a: __m512i, index: __m512i, b: __m512i) -> __m512i {
+pub(super) fn permute<const N: usize>(a: __m512i, index: __m512i, b: __m512i) -> __m512i {
     match N {
         1 => _mm512_permutex2var_epi8(a, index, b),
         2 => _mm512_permutex2var_epi16(a, index, b),
@@ -592,11 +592,10 @@ const fn round_indices<const N: usize, const S: usize, const R: usize>() -> [[[u
     indices
 }
 
-/// Loads 64 bytes (callers pass exactly 64: a `[..64]` slice or a line).
+/// Loads 64 bytes.
 #[target_feature(enable = "avx512f")]
 #[inline]
-fn load(bytes: &[u8]) -> __m512i {
-    let bytes: &[u8; 64] = bytes.try_into().unwrap_or(&[0; 64]);
+pub(super) fn load(bytes: &[u8; 64]) -> __m512i {
     // SAFETY: `bytes` is 64 readable bytes; the load is unaligned.
     #[allow(unsafe_code)]
     unsafe {
@@ -632,10 +631,13 @@ fn store16(reg: __m128i, bytes: &mut [u8]) {
     }
 }
 
-/// Orders the streaming stores before every later store.
-#[target_feature(enable = "avx512f")]
-#[inline]
-fn sfence() {
+/// Orders the streaming stores before every later store (the kernels call
+/// it once after their last streaming store).
+pub(super) fn sfence() {
     #[cfg(not(miri))]
-    _mm_sfence();
+    // SAFETY: SSE (every x86_64 CPU has it).
+    #[allow(unsafe_code)]
+    unsafe {
+        _mm_sfence();
+    }
 }

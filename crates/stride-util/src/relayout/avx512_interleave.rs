@@ -14,11 +14,12 @@
 //! exactly the 64 bytes it moves.
 
 use core::arch::x86_64::{
-    __m512i, _MM_HINT_T0, _mm_prefetch, _mm_sfence, _mm512_loadu_si512, _mm512_permutex2var_epi8,
-    _mm512_permutex2var_epi16, _mm512_permutex2var_epi32, _mm512_setzero_si512,
-    _mm512_storeu_si512, _mm512_stream_si512,
+    __m512i, _MM_HINT_T0, _mm_prefetch, _mm512_setzero_si512, _mm512_storeu_si512,
+    _mm512_stream_si512,
 };
 
+pub(super) use super::avx512::sfence as fence;
+use super::avx512::{load, permute};
 use super::simd::{SimdLevel, simd_level};
 
 /// Zips the first `k - k mod (64 / N)` elements of each of the `M` rows
@@ -30,7 +31,7 @@ pub(super) fn pack<const N: usize, const M: usize>(
     out: &mut [[u8; N]],
     stream: bool,
 ) -> usize {
-    if simd_level() < SimdLevel::Avx512 || !matches!(N, 1 | 2 | 4) || !matches!(M, 2 | 4) {
+    if !applies::<N, M>() {
         return 0;
     }
     // SAFETY: `simd_level()` is `Avx512` only if `is_x86_feature_detected!`
@@ -49,7 +50,7 @@ pub(super) fn unpack<const N: usize, const M: usize>(
     rows: &mut [&mut [[u8; N]]; M],
     stream: bool,
 ) -> usize {
-    if simd_level() < SimdLevel::Avx512 || !matches!(N, 1 | 2 | 4) || !matches!(M, 2 | 4) {
+    if !applies::<N, M>() {
         return 0;
     }
     // SAFETY: as in `pack`.
@@ -57,6 +58,11 @@ pub(super) fn unpack<const N: usize, const M: usize>(
     unsafe {
         unpack_avx512::<N, M>(packed, rows, stream)
     }
+}
+
+/// Whether this CPU runs the kernels and `N`, `M` have one.
+fn applies<const N: usize, const M: usize>() -> bool {
+    simd_level() >= SimdLevel::Avx512 && matches!(N, 1 | 2 | 4) && matches!(M, 2 | 4)
 }
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
@@ -153,17 +159,6 @@ fn unzip<const N: usize>(
     (permute::<N>(a, even, b), permute::<N>(a, odd, b))
 }
 
-/// The elements `index` picks from `a` then `b`, elements of `N` bytes.
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-#[inline]
-fn permute<const N: usize>(a: __m512i, index: __m512i, b: __m512i) -> __m512i {
-    match N {
-        1 => _mm512_permutex2var_epi8(a, index, b),
-        2 => _mm512_permutex2var_epi16(a, index, b),
-        _ => _mm512_permutex2var_epi32(a, index, b),
-    }
-}
-
 /// The index vectors of a zip of `E = 64 / N` elements: the low half takes
 /// element `i` of each input in turn, the high half element `E/2 + i`.
 const fn zip_indices<const N: usize>() -> [[u8; 64]; 2] {
@@ -214,17 +209,6 @@ fn prefetch(address: *const u8) {
     _mm_prefetch::<_MM_HINT_T0>(address.cast());
 }
 
-/// Loads 64 bytes.
-#[target_feature(enable = "avx512f")]
-#[inline]
-fn load(bytes: &[u8; 64]) -> __m512i {
-    // SAFETY: 64 readable bytes; the load is unaligned.
-    #[allow(unsafe_code)]
-    unsafe {
-        _mm512_loadu_si512(bytes.as_ptr().cast())
-    }
-}
-
 /// Stores 64 bytes, with a streaming store if `stream` and they start a
 /// 64-byte line.
 #[target_feature(enable = "avx512f")]
@@ -239,16 +223,5 @@ fn store(reg: __m512i, bytes: &mut [u8; 64], stream: bool) {
         } else {
             _mm512_storeu_si512(ptr.cast(), reg);
         }
-    }
-}
-
-/// Orders the streaming stores of [`pack`] and [`unpack`] before every
-/// later store: called once after the last run.
-pub(super) fn fence() {
-    #[cfg(not(miri))]
-    // SAFETY: SSE (every x86_64 CPU has it).
-    #[allow(unsafe_code)]
-    unsafe {
-        _mm_sfence();
     }
 }

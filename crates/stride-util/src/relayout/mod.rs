@@ -158,29 +158,17 @@ pub fn relayout(
     if element_size == 0 {
         return Err(RelayoutError::ElementSize { bits: 0 });
     }
-    relayout_with_tail(src, src_view, dst, dst_view, element_size, None).map(|_| ())
+    relayout_with_tail(src, src_view, dst, dst_view, element_size, None, None).map(|_| ())
 }
 
 /// [`relayout`], also writing `tail = (element bytes, count)` right after
 /// every destination row when the plan's innermost dimension is the
 /// destination's contiguous row of the same size as `row_size` (so padding
 /// is filled while the row is in cache). Returns whether the tails were
-/// written.
+/// written. `whole_bytes`, if given, is the size of the whole relayout this
+/// one is a part of (one thread's share), which decides whether the kernels
+/// write with streaming stores (else this relayout's own size does).
 pub(crate) fn relayout_with_tail(
-    src: &[u8],
-    src_view: &StridedView,
-    dst: &mut [u8],
-    dst_view: &StridedView,
-    element_size: usize,
-    tail: Option<(&[u8], i64, i64)>,
-) -> Result<bool, RelayoutError> {
-    relayout_part(src, src_view, dst, dst_view, element_size, tail, None)
-}
-
-/// [`relayout_with_tail`] of one part of a larger relayout: `whole_bytes`,
-/// if given, is the size of the whole, which decides whether the kernels
-/// write with streaming stores (else this part's size does).
-pub(crate) fn relayout_part(
     src: &[u8],
     src_view: &StridedView,
     dst: &mut [u8],
@@ -223,7 +211,7 @@ pub(crate) fn relayout_part(
 }
 
 /// Runs the kernel for `N`-byte elements (`large`: see
-/// [`relayout_part`]); whether the tail was written.
+/// [`relayout_with_tail`]); whether the tail was written.
 fn run<const N: usize>(
     plan: &Plan,
     src: &[u8],

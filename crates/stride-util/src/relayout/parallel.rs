@@ -22,7 +22,7 @@
 use std::num::NonZeroUsize;
 use std::sync::mpsc;
 
-use super::{RelayoutError, check_views, elements_in, relayout, relayout_part};
+use super::{RelayoutError, check_views, elements_in, relayout, relayout_with_tail};
 use crate::view::StridedView;
 
 /// [`relayout_parallel`] adds a thread only for every this many bytes of
@@ -325,7 +325,7 @@ fn run(
     whole_bytes: u64,
 ) -> Result<(), RelayoutError> {
     let work = |chunk: &Chunk, part: &mut [u8]| {
-        relayout_part(
+        relayout_with_tail(
             src,
             &chunk.src,
             part,

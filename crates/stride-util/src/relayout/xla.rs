@@ -122,7 +122,7 @@ pub fn relayout_xla(
         .as_ref()
         .map(|(element, row, count)| (element.as_slice(), *row, *count));
     let element_size = usize::try_from(dst_bits / 8).unwrap_or(0);
-    let wrote_tails = relayout_with_tail(src, &src_view, dst, &dst_view, element_size, tail)?;
+    let wrote_tails = relayout_with_tail(src, &src_view, dst, &dst_view, element_size, tail, None)?;
     fill_padding_except_row_tails(dst, dst_shape, wrote_tails)
 }
 
