@@ -25,15 +25,14 @@ use std::hint::black_box;
 use std::num::NonZeroUsize;
 use std::time::Duration;
 
-use criterion::measurement::WallTime;
-use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use layout_util::LayoutBuilder;
 use ndarray::{ArrayViewD, ArrayViewMutD, IxDyn};
 use schema::{PaddingValue, PrimitiveType, Shape};
 use stride_util::{StridedView, relayout, relayout_with_threads, relayout_xla};
 
 mod common;
-use common::Buffer;
+use common::{Buffer, group_beside_plain_copy};
 
 /// An element type the peers move, with its little-endian bytes.
 trait Element: Copy + Default + Send + Sync {
@@ -67,24 +66,6 @@ fn bytes_of<T: Element>(values: &[T]) -> Vec<u8> {
         value.to_bytes(out);
     }
     bytes
-}
-
-/// Benchmarks `plain copy` and `relayout` of `src_view` into `dst_view`.
-/// A benchmark group of `bytes` bytes, its baseline already measured: a
-/// plain `copy_from_slice` of as many bytes.
-fn group_beside_plain_copy<'a>(
-    c: &'a mut Criterion,
-    name: &str,
-    bytes: usize,
-) -> BenchmarkGroup<'a, WallTime> {
-    let plain_src = Buffer::pattern(bytes);
-    let mut plain_dst = Buffer::zeroed(bytes);
-    let mut group = c.benchmark_group(name);
-    group.throughput(Throughput::Bytes(bytes as u64));
-    group.bench_function("plain copy", |b| {
-        b.iter(|| plain_dst.copy_from_slice(black_box(&plain_src)));
-    });
-    group
 }
 
 fn case(
@@ -323,8 +304,6 @@ fn tiled(c: &mut Criterion) {
     let row_major: Shape = "bf16[4096,4096]{1,0}".parse().unwrap();
     let tiled: Shape = "bf16[4096,4096]{1,0:T(8,128)(2,1)}".parse().unwrap();
     let bytes = 4096 * 4096 * 2;
-    let plain_src = Buffer::pattern(bytes);
-    let mut plain_dst = Buffer::zeroed(bytes);
     for (name, from, to) in [
         (
             "tiled bf16[4096,4096] {1,0} -> T(8,128)(2,1)",
@@ -339,11 +318,7 @@ fn tiled(c: &mut Criterion) {
     ] {
         let src = Buffer::pattern(bytes);
         let mut dst = Buffer::zeroed(bytes);
-        let mut group = c.benchmark_group(name);
-        group.throughput(Throughput::Bytes(bytes as u64));
-        group.bench_function("plain copy", |b| {
-            b.iter(|| plain_dst.copy_from_slice(black_box(&plain_src)));
-        });
+        let mut group = group_beside_plain_copy(c, name, bytes);
         group.bench_function("relayout", |b| {
             b.iter(|| relayout_xla(black_box(&src), from, &mut dst, to).unwrap());
         });

@@ -9,11 +9,11 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group, criterion_main};
 use stride_util::{SimdLevel, StridedView, detected_simd_level, force_simd_level, relayout};
 
 mod common;
-use common::Buffer;
+use common::{Buffer, group_beside_plain_copy};
 
 /// Benchmarks `plain copy`, then `relayout` of `src_view` into `dst_view`
 /// at each SIMD level from SSE2 up.
@@ -27,13 +27,7 @@ fn case(
     let bytes = src_view.num_elements() as usize * element_size;
     let src = Buffer::pattern(src_view.min_buffer_len().unwrap() as usize * element_size);
     let mut dst = Buffer::zeroed(dst_view.min_buffer_len().unwrap() as usize * element_size);
-    let plain_src = Buffer::pattern(bytes);
-    let mut plain_dst = Buffer::zeroed(bytes);
-    let mut group = c.benchmark_group(name);
-    group.throughput(Throughput::Bytes(bytes as u64));
-    group.bench_function("plain copy", |b| {
-        b.iter(|| plain_dst.copy_from_slice(black_box(&plain_src)));
-    });
+    let mut group = group_beside_plain_copy(c, name, bytes);
     for level in detected_simd_level().and_below() {
         if level < SimdLevel::Sse2 {
             continue;

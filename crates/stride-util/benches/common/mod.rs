@@ -1,10 +1,15 @@
 //! Benchmark buffers that start on a 64-byte cache line, as XLA's CPU
 //! client and the usual ML allocators give (a large `Vec` starts 16 bytes
-//! past a page boundary instead). `BENCH_SHIFT=k` starts every buffer `k`
+//! past a page boundary instead), and the plain copy every relayout group
+//! is measured beside. `BENCH_SHIFT=k` starts every buffer `k`
 //! bytes past the line (the plain copies' too), to measure misaligned
 //! buffers.
 
+use std::hint::black_box;
 use std::ops::{Deref, DerefMut};
+
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, Throughput};
 
 /// `len` bytes starting on a 64-byte line (plus `BENCH_SHIFT`).
 pub struct Buffer {
@@ -48,4 +53,21 @@ impl DerefMut for Buffer {
     fn deref_mut(&mut self) -> &mut [u8] {
         &mut self.storage[self.start..][..self.len]
     }
+}
+
+/// A benchmark group of `bytes` bytes, its baseline already measured: a
+/// plain `copy_from_slice` of as many bytes.
+pub fn group_beside_plain_copy<'a>(
+    c: &'a mut Criterion,
+    name: &str,
+    bytes: usize,
+) -> BenchmarkGroup<'a, WallTime> {
+    let plain_src = Buffer::pattern(bytes);
+    let mut plain_dst = Buffer::zeroed(bytes);
+    let mut group = c.benchmark_group(name);
+    group.throughput(Throughput::Bytes(bytes as u64));
+    group.bench_function("plain copy", |b| {
+        b.iter(|| plain_dst.copy_from_slice(black_box(&plain_src)));
+    });
+    group
 }
