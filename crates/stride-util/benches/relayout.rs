@@ -32,7 +32,7 @@ use schema::{PaddingValue, PrimitiveType, Shape};
 use stride_util::{StridedView, relayout, relayout_with_threads, relayout_xla};
 
 mod common;
-use common::{Buffer, group_beside_plain_copy};
+use common::{Buffer, buffers_for, group_beside_plain_copy};
 
 /// An element type the peers move, with its little-endian bytes.
 trait Element: Copy + Default + Send + Sync {
@@ -75,9 +75,7 @@ fn case(
     dst_view: &StridedView,
     element_size: usize,
 ) {
-    let bytes = src_view.num_elements() as usize * element_size;
-    let src = Buffer::pattern(src_view.min_buffer_len().unwrap() as usize * element_size);
-    let mut dst = Buffer::zeroed(dst_view.min_buffer_len().unwrap() as usize * element_size);
+    let (src, mut dst, bytes) = buffers_for(src_view, dst_view, element_size);
     let mut group = group_beside_plain_copy(c, name, bytes);
     group.bench_function("relayout", |b| {
         b.iter(|| relayout(black_box(&src), src_view, &mut dst, dst_view, element_size).unwrap());

@@ -13,7 +13,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use stride_util::{SimdLevel, StridedView, detected_simd_level, force_simd_level, relayout};
 
 mod common;
-use common::{Buffer, group_beside_plain_copy};
+use common::{buffers_for, group_beside_plain_copy};
 
 /// Benchmarks `plain copy`, then `relayout` of `src_view` into `dst_view`
 /// at each SIMD level from SSE2 up.
@@ -24,9 +24,7 @@ fn case(
     dst_view: &StridedView,
     element_size: usize,
 ) {
-    let bytes = src_view.num_elements() as usize * element_size;
-    let src = Buffer::pattern(src_view.min_buffer_len().unwrap() as usize * element_size);
-    let mut dst = Buffer::zeroed(dst_view.min_buffer_len().unwrap() as usize * element_size);
+    let (src, mut dst, bytes) = buffers_for(src_view, dst_view, element_size);
     let mut group = group_beside_plain_copy(c, name, bytes);
     for level in detected_simd_level().and_below() {
         if level < SimdLevel::Sse2 {

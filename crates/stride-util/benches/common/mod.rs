@@ -71,3 +71,22 @@ pub fn group_beside_plain_copy<'a>(
     });
     group
 }
+
+/// The source (patterned) and destination (zeroed) buffers of a relayout
+/// of `element_size`-byte elements between two views, and the bytes it
+/// moves.
+pub fn buffers_for(
+    src_view: &stride_util::StridedView,
+    dst_view: &stride_util::StridedView,
+    element_size: usize,
+) -> (Buffer, Buffer, usize) {
+    let len = |view: &stride_util::StridedView| {
+        usize::try_from(view.min_buffer_len().unwrap_or(0)).unwrap_or(0) * element_size
+    };
+    let bytes = usize::try_from(src_view.num_elements()).unwrap_or(0) * element_size;
+    (
+        Buffer::pattern(len(src_view)),
+        Buffer::zeroed(len(dst_view)),
+        bytes,
+    )
+}
