@@ -83,14 +83,21 @@ mod generated {
     include!(concat!(env!("OUT_DIR"), "/xla.rs"));
 }
 
+mod dynamic;
 mod human_string;
+mod maps;
 mod primitive_type;
 mod proto_format;
 mod text_writer;
 
 pub use generated::*;
 
+pub use dynamic::{
+    CLASSIC_NAMES, decode_message, descriptor_pool, encode_message, message_descriptor,
+    message_names, parse_text_format,
+};
 pub use human_string::{MAX_DEPTH, ParseError};
+pub use maps::{FrontendAttributes, GemmPerfTable, GemmPerfTableEntry};
 pub use primitive_type::PrimitiveTypeError;
 pub use proto_format::{FormatError, MAX_TEXT_FORMAT_DEPTH, ProtoFormat};
 
