@@ -99,6 +99,9 @@ pub use dynamic::{
 pub use human_string::{MAX_DEPTH, ParseError};
 pub use maps::{FrontendAttributes, GemmPerfTable, GemmPerfTableEntry};
 pub use primitive_type::PrimitiveTypeError;
+/// The prost-reflect crate that [`decode_message`] and its siblings use, so
+/// that callers name the same `DynamicMessage` and `MessageDescriptor`.
+pub use prost_reflect;
 pub use proto_format::{FormatError, MAX_TEXT_FORMAT_DEPTH, ProtoFormat};
 
 /// The directory holding `xla_data.proto`, the schema's source, as an
