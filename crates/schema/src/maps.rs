@@ -47,15 +47,14 @@ pub struct GemmPerfTableEntry {
     pub n: i64,
     /// The contracted size.
     pub k: i64,
-    /// Floating-point operations per second, by data type.
+    /// Measured operation rates, each under its name.
     pub flops: BTreeMap<String, i64>,
 }
 
-/// Measured matrix-multiplication throughput, by device (XLA's
-/// `GemmPerfTable`).
+/// Measured matrix-multiplication throughput tables (XLA's `GemmPerfTable`).
 #[derive(Clone, PartialEq, Default, Debug)]
 pub struct GemmPerfTable {
-    /// The measurements, keyed by device.
+    /// The measurement sets, each under its name.
     pub entries: BTreeMap<String, GemmPerfTableEntryValues>,
 }
 
