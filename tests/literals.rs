@@ -275,3 +275,43 @@ fn bad_literals_name_the_sizes() {
         "{err}"
     );
 }
+
+/// Every golden LiteralProto cut short, with a byte changed, or with a
+/// dimension changed, read, printed and laid out: errors, never a panic.
+#[test]
+fn damaged_literals_never_panic() {
+    let rows = load("literals.jsonl").unwrap();
+    let mut tried = 0;
+    for row in &rows {
+        let Some(hex) = field(row, "hex").or(field(row, "input_hex")) else {
+            continue;
+        };
+        let bytes = hex_decode(hex).unwrap();
+        let mut variants: Vec<Vec<u8>> = (0..bytes.len())
+            .step_by(3)
+            .map(|n| bytes[..n].to_vec())
+            .collect();
+        for i in (0..bytes.len()).step_by(5) {
+            let mut changed = bytes.clone();
+            changed[i] ^= 0x5a;
+            variants.push(changed);
+        }
+        for variant in variants {
+            let Ok(mut literal) = LiteralProto::decode(variant.as_slice()) else {
+                continue;
+            };
+            tried += 1;
+            let _ = to_text(&literal);
+            let _ = to_buffer(&literal, None);
+            let _ = every_layout(&literal, "");
+            if let Some(dims) = literal.shape.as_mut().map(|s| &mut s.dimensions)
+                && let Some(first) = dims.first_mut()
+            {
+                *first = first.wrapping_mul(3).wrapping_add(1);
+                let _ = to_text(&literal);
+                let _ = to_buffer(&literal, None);
+            }
+        }
+    }
+    assert!(tried > 1000, "{tried}");
+}
