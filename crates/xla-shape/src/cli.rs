@@ -249,8 +249,8 @@ pub enum Command {
     /// printed as XLA prints HLO constants; with --from, the LiteralProto of
     /// a raw buffer.
     #[command(after_help = "Examples:\n  \
-        xla-shape literal --hex 0a13100b1a0202032a070a020001800101320200004218000080...\n  \
-        xla-shape literal --hex --print \"$HEX\"\n  \
+        xla-shape literal --hex 0a1310021a0202032a070a020001800101320200007a06010402050306 --layout '{1,0:T(2,2)}'\n  \
+        xla-shape literal --hex --print 0a1310021a0202032a070a020001800101320200007a06010402050306\n  \
         xla-shape literal constant.pb --layout '{1,0:T(8,128)(2,1)}' --output tiles.bin\n  \
         xla-shape literal --from 'f32[2,3]{0,1}' --input columns.bin\n\n\
         INPUT is a file holding a binary LiteralProto (standard input if absent), or\n\
