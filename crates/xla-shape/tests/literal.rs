@@ -182,3 +182,33 @@ fn usage_errors_exit_2() {
         assert_eq!(code, 2, "{args:?}");
     }
 }
+
+#[test]
+fn tuple_elements_by_index() {
+    let rows = load("literals.jsonl").unwrap();
+    let row = rows
+        .iter()
+        .find(|r| field(r, "input").is_some_and(|i| i.starts_with("(f32[], (s8[2], pred[]), ())")))
+        .unwrap();
+    let hex = required(row, "hex").unwrap();
+    let (out, _, code) = run(&["literal", "--hex", "--print", hex], b"");
+    assert_eq!(
+        (code, text(out).as_str()),
+        (0, "( 1.5, ( {3, -4}, true ), (  ) )")
+    );
+    let (out, _, code) = run(
+        &["literal", "--hex", "--print", hex, "--element", "1,0"],
+        b"",
+    );
+    assert_eq!((code, text(out).as_str()), (0, "{3, -4}"));
+    let (out, _, code) = run(&["literal", "--hex", hex, "--element", "1,0"], b"");
+    assert_eq!((code, out), (0, vec![3, 0xfc]));
+    // A tuple has no single buffer; an index past the tuple is an error.
+    let (_, err, code) = run(&["literal", "--hex", hex], b"");
+    assert_eq!(code, 1);
+    assert!(err.contains("is not an array"), "{err}");
+    let (out, _, code) = run(&["literal", "--hex", "--print", hex, "--element", "3"], b"");
+    assert_eq!(code, 1);
+    let out = text(out);
+    assert!(out.contains("index 3 is out of range"), "{out}");
+}
