@@ -110,7 +110,12 @@ def extract(proto_path: str, libraries: list[str]):
         with open(library, "rb") as f:
             data = f.read()
         for start in candidates(data, proto_path):
-            raw = data[start : descriptor_end(data, start)]
+            end = descriptor_end(data, start)
+            # The generated code keeps the descriptor as a C string: a NUL
+            # follows it, so the fields did not run on into other data.
+            if end >= len(data) or data[end] != 0:
+                continue
+            raw = data[start:end]
             message = descriptor_pb2.FileDescriptorProto()
             try:
                 message.ParseFromString(raw)

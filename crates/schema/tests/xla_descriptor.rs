@@ -3,7 +3,7 @@
 //! library by `build-tools/extract_descriptor.py` into
 //! `tests/golden/descriptors/xla_data.binpb`. Every message, enum, field,
 //! oneof, reserved number and enum value must be the same, apart from the
-//! documented differences in [`CLASSIC_NAMES`], [`OURS_ONLY`] and the classic
+//! documented differences in [`schema::CLASSIC_NAMES`], [`OURS_ONLY`] and the classic
 //! padded layout's fields 2 and 3 of `Layout`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -14,15 +14,6 @@ use prost_types::{
     DescriptorProto, EnumDescriptorProto, FieldDescriptorProto, FileDescriptorProto,
     FileDescriptorSet,
 };
-
-/// Our classic names and XLA's names of the same messages.
-const CLASSIC_NAMES: [(&str, &str); 5] = [
-    ("Shape", "ShapeProto"),
-    ("Layout", "LayoutProto"),
-    ("Tile", "TileProto"),
-    ("SplitConfig", "SplitConfigProto"),
-    ("ProgramShape", "ProgramShapeProto"),
-];
 
 /// Types of ours that XLA's file does not have.
 const OURS_ONLY: [&str; 2] = ["xla.ShapeIndex", "xla.PaddingValue"];
@@ -47,12 +38,11 @@ fn ours() -> FileDescriptorProto {
 
 /// XLA's name of our type `name` (a full name without the leading dot).
 fn xla_name(name: &str) -> String {
-    for (classic, current) in CLASSIC_NAMES {
-        let classic = format!("xla.{classic}");
-        if let Some(rest) = name.strip_prefix(&classic)
+    for (classic, current) in schema::CLASSIC_NAMES {
+        if let Some(rest) = name.strip_prefix(classic)
             && (rest.is_empty() || rest.starts_with('.'))
         {
-            return format!("xla.{current}{rest}");
+            return format!("{current}{rest}");
         }
     }
     name.to_string()
