@@ -286,4 +286,7 @@ pub mod crate_readmes {
     /// `stride-util`.
     #[doc = include_str!("../../crates/stride-util/README.md")]
     pub struct StrideUtil;
+    /// `literal-util`.
+    #[doc = include_str!("../../crates/literal-util/README.md")]
+    pub struct LiteralUtil;
 }

@@ -262,6 +262,68 @@ pub enum Command {
         With --output, a line (JSON with --json: ok, source, destination, bytes_read,\n\
         bytes_written, output) reports what was written.")]
     Relayout(RelayoutArgs),
+
+    /// An XLA LiteralProto as a raw buffer in its own layout or another, or
+    /// printed as XLA prints HLO constants; with --from, the LiteralProto of
+    /// a raw buffer.
+    #[command(after_help = "Examples:\n  \
+        xla-shape literal --hex 0a1310021a0202032a070a020001800101320200007a06010402050306 --layout '{1,0:T(2,2)}'\n  \
+        xla-shape literal --hex --print 0a1310021a0202032a070a020001800101320200007a06010402050306\n  \
+        xla-shape literal constant.pb --layout '{1,0:T(8,128)(2,1)}' --output tiles.bin\n  \
+        xla-shape literal --from 'f32[2,3]{0,1}' --input columns.bin\n\n\
+        INPUT is a file holding a binary LiteralProto (standard input if absent), or\n\
+        with --hex the message in hex (an argument, or standard input; empty is the\n\
+        empty message). The buffer is the array in the literal's own layout, or in\n\
+        --layout: tiles, classic padding and E(n) packing of sub-byte types as the layout\n\
+        says; it goes to standard output or --output (then a line, JSON with --json: ok,\n\
+        shape, bytes_written, output, reports it). --print prints XLA's text of the value\n\
+        (JSON: ok, shape, text). --element I,J picks an element of a tuple literal.\n\
+        --from SHAPE reads SHAPE's buffer (exactly its size) from --input or standard\n\
+        input and prints the LiteralProto XLA writes for it in hex (JSON: ok, shape,\n\
+        hex), or writes it binary to --output. Errors exit with status 1.")]
+    Literal(LiteralArgs),
+}
+
+/// Arguments of `literal`.
+#[derive(Debug, Args)]
+pub struct LiteralArgs {
+    /// The LiteralProto: a file (binary), or with --hex the hex itself.
+    #[arg(value_name = "INPUT", conflicts_with = "from")]
+    pub input_message: Option<String>,
+    /// INPUT (or standard input) is the message in hex.
+    #[arg(long, conflicts_with = "from")]
+    pub hex: bool,
+    /// Print XLA's text of the value instead of writing its buffer.
+    #[arg(long, conflicts_with_all = ["from", "layout", "output"])]
+    pub print: bool,
+    /// The buffer's layout (`{0,1}`, `{1,0:T(2,2)}`, `{0:E(4)}`) instead of the literal's own.
+    #[arg(long, value_name = "L", conflicts_with = "from")]
+    pub layout: Option<String>,
+    /// The element of a tuple literal, one index per tuple level (`0` or `1,0`).
+    #[arg(long, value_name = "I,J", value_parser = integers_usize, default_value = "", conflicts_with = "from")]
+    pub element: Indices,
+    /// Build the LiteralProto of a buffer of this shape (with its layout).
+    #[arg(long, value_name = "SHAPE")]
+    pub from: Option<String>,
+    /// With --from: read the buffer from FILE instead of standard input.
+    #[arg(long, short = 'i', value_name = "FILE", requires = "from")]
+    pub input: Option<std::path::PathBuf>,
+    /// Write the buffer (with --from: the binary LiteralProto) to FILE,
+    /// replaced only on success.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+}
+
+/// Tuple indices given as one argument (`1,0`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Indices(pub Vec<usize>);
+
+fn integers_usize(text: &str) -> Result<Indices, String> {
+    parse_list(text)?
+        .into_iter()
+        .map(|i| usize::try_from(i).map_err(|_| format!("{i} is not a tuple index")))
+        .collect::<Result<_, _>>()
+        .map(Indices)
 }
 
 /// Arguments of `draw`.

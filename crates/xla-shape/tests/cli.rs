@@ -633,6 +633,7 @@ fn examples_quote_their_shapes() {
         "compare",
         "view",
         "explain",
+        "literal",
     ];
     let mut examples = Vec::new();
     for command in commands {

@@ -26,6 +26,7 @@ mod kernels;
 mod padding;
 mod parallel;
 mod plan;
+mod repack;
 mod simd;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2;

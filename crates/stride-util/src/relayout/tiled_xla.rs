@@ -14,7 +14,7 @@ use crate::view::StridedView;
 
 /// The buffer of `shape` ([`TiledLayout`]) and its size in bytes: for a
 /// tiled layout what XLA allocates (`ShapeUtil::ArraySize`).
-fn buffer_of(shape: &Shape) -> Result<(TiledLayout, usize), RelayoutError> {
+pub(crate) fn buffer_of(shape: &Shape) -> Result<(TiledLayout, usize), RelayoutError> {
     let layout = TiledLayout::new(shape).map_err(|error| match error {
         IndexError::UnsupportedTiledLayout { shape, reason } => {
             RelayoutError::UnsupportedLayout { shape, reason }

@@ -58,7 +58,10 @@ pub(crate) fn capacity_in_elements(bytes: usize, bits: u32) -> i64 {
 /// tilings into more than 64 dimensions), [`RelayoutError::BufferTooSmall`] for a tiled
 /// side's buffer shorter than its size,
 /// [`RelayoutError::ElementSize`] if the element sizes differ or are not
-/// supported, and the errors of
+/// supported (except a sub-byte type stored one element per byte on one
+/// side and packed in `E(n)` of its own width on the other, as XLA's
+/// literals and device buffers hold it: that is packed or unpacked), and
+/// the errors of
 /// [`super::relayout`] and [`fill_padding`].
 ///
 /// ```
@@ -97,6 +100,9 @@ pub fn relayout_xla(
             source_shape: src_shape.human_string(),
             destination_shape: dst_shape.human_string(),
         });
+    }
+    if let Some(bits) = super::repack::packed_width(src_shape, dst_shape) {
+        return super::repack::relayout_repacking(src, src_shape, dst, dst_shape, bits);
     }
     if [src_shape, dst_shape]
         .iter()

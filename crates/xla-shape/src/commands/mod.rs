@@ -8,6 +8,7 @@ mod draw;
 mod encode;
 mod explain;
 mod index;
+mod literal;
 mod message;
 mod order;
 mod parse;
@@ -62,6 +63,25 @@ pub fn run(command: Command, out: &mut Output) {
             Ok((plain, fields)) if args.output.is_some() => out.success(&plain, fields),
             Ok(_) => {}
             Err(message) => out.failure_on_stderr(&message),
+        },
+        Command::Literal(args) => match literal::run(&args) {
+            // Standard output carries the buffer unless --output or --print.
+            literal::Produced {
+                outcome: Ok(_),
+                raw: true,
+            } if args.output.is_none() => {}
+            literal::Produced {
+                outcome: Ok((plain, fields)),
+                ..
+            } => out.success(&plain, fields),
+            literal::Produced {
+                outcome: Err(message),
+                raw: true,
+            } => out.failure_on_stderr(&message),
+            literal::Produced {
+                outcome: Err(message),
+                ..
+            } => out.failure(None, &message),
         },
     }
 }

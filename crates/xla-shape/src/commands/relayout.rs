@@ -69,7 +69,11 @@ pub fn run(args: &RelayoutArgs) -> Outcome {
 }
 
 /// Exactly `expected` bytes from `path` or standard input.
-fn read_input(path: Option<&Path>, expected: usize, src: &str) -> Result<Vec<u8>, String> {
+pub(super) fn read_input(
+    path: Option<&Path>,
+    expected: usize,
+    src: &str,
+) -> Result<Vec<u8>, String> {
     let (name, reader): (String, Box<dyn Read>) = match path {
         Some(path) => {
             let file = File::open(path)
@@ -105,7 +109,7 @@ fn read_input(path: Option<&Path>, expected: usize, src: &str) -> Result<Vec<u8>
 
 /// Writes `bytes` to a temporary file beside `path`, then renames it over
 /// `path`: a failure leaves `path` as it was.
-fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
+pub(super) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
     let mut temporary = PathBuf::from(path);
     let name = path
         .file_name()
