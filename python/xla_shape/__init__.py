@@ -143,7 +143,7 @@ def view(base_dims: Union[str, Sequence[int]], *ops: str) -> Dict[str, Any]:
     >>> view("[3,4]", ".T", ".reshape(12)")
     Traceback (most recent call last):
     ...
-    xla_shape.XlaShapeError: reshape(order='C') of shape (4,3) with strides (1,4) to (12) needs a copy (numpy returns a copy, not a view)
+    xla_shape.XlaShapeError: Unable to avoid creating a copy while reshaping. Shape (4,3) with strides (1,4) cannot be viewed as shape (12,)
     """
     if not isinstance(base_dims, str):
         base_dims = "[" + ",".join(str(int(d)) for d in base_dims) + "]"
