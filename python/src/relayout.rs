@@ -27,7 +27,8 @@ fn plan(
     }
     let size = |shape: &schema::Shape| -> PyResult<usize> {
         let bytes = shape_util::array_size(shape).map_err(error)?;
-        usize::try_from(bytes).map_err(|_| error(format!("a buffer of {shape} takes {bytes} bytes")))
+        usize::try_from(bytes)
+            .map_err(|_| error(format!("a buffer of {shape} takes {bytes} bytes")))
     };
     let expected = size(&src)?;
     if len != expected {

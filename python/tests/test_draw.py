@@ -9,7 +9,7 @@ def test_svg_shows_in_notebooks_and_saves(tmp_path):
     assert "<svg" in svg and "<title>f32[3,5]{1,0:T(2,2)}</title>" in svg
     path = tmp_path / "tiles.svg"
     picture.save(path)
-    assert path.read_text(encoding="utf-8") == svg
+    assert path.read_text(encoding="utf-8") == svg + "\n"
     assert str(picture) == svg
 
 

@@ -166,9 +166,10 @@ class Svg:
         return f"<Svg, {len(self.text)} characters>"
 
     def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
-        """Writes the SVG text (UTF-8) to ``path``."""
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(self.text)
+        """Writes the SVG (UTF-8, ending in a newline) to ``path``: the
+        bytes ``xla-shape draw -o PATH`` writes."""
+        with open(path, "w", encoding="utf-8", newline="\n") as f:
+            f.write(self.text + "\n")
 
 
 def draw(shape: ShapeLike) -> Svg:
