@@ -39,5 +39,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::draw_svg, m)?)?;
     m.add_function(wrap_pyfunction!(relayout::relayout_into_array, m)?)?;
     m.add_function(wrap_pyfunction!(relayout::relayout_into_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(relayout::relayout_into, m)?)?;
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! another layout of the same array, read in place and written with the GIL
 //! released.
 
-use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods};
+use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadwriteArray1, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use stride_util::relayout_xla;
@@ -76,4 +76,28 @@ pub fn relayout_into_bytes<'py>(
         py.detach(|| relayout_xla(input, &src_shape, output, &dst_shape))
             .map_err(error)
     })
+}
+
+/// Relayouts the bytes of `data` (as for [`relayout_into_array`]) into
+/// `out`, a contiguous 1-D `uint8` array (which may view any writable
+/// buffer) of the destination's byte size.
+#[pyfunction]
+pub fn relayout_into<'py>(
+    py: Python<'py>,
+    data: PyReadonlyArray1<'py, u8>,
+    src: &Bound<'py, PyAny>,
+    dst: &Bound<'py, PyAny>,
+    mut out: PyReadwriteArray1<'py, u8>,
+) -> PyResult<()> {
+    let (src_shape, dst_shape, dst_len) = plan(src, dst, data.len())?;
+    if out.len() != dst_len {
+        return Err(error(format!(
+            "out has {} bytes but a buffer of {dst_shape} has {dst_len}",
+            out.len()
+        )));
+    }
+    let input = data.as_slice().map_err(error)?;
+    let output = out.as_slice_mut().map_err(error)?;
+    py.detach(|| relayout_xla(input, &src_shape, output, &dst_shape))
+        .map_err(error)
 }

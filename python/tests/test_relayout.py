@@ -94,3 +94,14 @@ def test_bad_sizes_and_shapes_raise():
         xla_shape.relayout(b"ABCDEF", "u8[2,3]", "u8[3,2]")
     with pytest.raises(xla_shape.XlaShapeError, match=re.escape("Syntax error")):
         xla_shape.relayout(b"ABCDEF", "u8[2,3", "u8[2,3]")
+
+
+def test_out_receives_the_destination():
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    out = np.empty((4, 3), np.float32)
+    assert xla_shape.relayout(a, "f32[3,4]", "f32[3,4]{0,1}", out=out) is out
+    assert np.array_equal(out, a.T)
+    with pytest.raises(xla_shape.XlaShapeError, match="out has 44 bytes"):
+        xla_shape.relayout(a, "f32[3,4]", "f32[3,4]{0,1}", out=np.empty(11, np.float32))
+    with pytest.raises(xla_shape.XlaShapeError, match="read-only"):
+        xla_shape.relayout(a, "f32[3,4]", "f32[3,4]{0,1}", out=bytes(48))

@@ -185,8 +185,8 @@ def draw(shape: ShapeLike) -> Svg:
 
 
 def relayout(
-    data: Any, src: ShapeLike, dst: ShapeLike
-) -> Union[np.ndarray, bytes]:
+    data: Any, src: ShapeLike, dst: ShapeLike, *, out: Any = None
+) -> Union[np.ndarray, bytes, Any]:
     """Copies the buffer ``data``, laid out as ``src``, into a new buffer
     laid out as ``dst`` (the same array: element type and dimensions; any
     layouts, tiled or padded); padding is written as the layout says (tile
@@ -197,19 +197,38 @@ def relayout(
     place). It must hold exactly ``array_size(src)`` bytes. A numpy array
     gives a 1-D numpy array of its dtype (``uint8`` if the destination's
     bytes are not a whole number of its items); anything else gives
-    ``bytes``. The GIL is released during the copy.
+    ``bytes``. With ``out`` (a C-contiguous writable numpy array or
+    writable bytes-like object of ``array_size(dst)`` bytes), the
+    destination is written there and ``out`` is returned. The GIL is
+    released during the copy.
 
     >>> a = np.arange(6, dtype=np.float32).reshape(2, 3)
     >>> relayout(a, "f32[2,3]{1,0}", "f32[2,3]{0,1}")
     array([0., 3., 1., 4., 2., 5.], dtype=float32)
     >>> relayout(b"ABCDEF", "u8[2,3]{1,0}", "u8[2,3]{0,1}")
     b'ADBECF'
+    >>> buffer = bytearray(6)
+    >>> relayout(b"ABCDEF", "u8[2,3]{1,0}", "u8[2,3]{0,1}", out=buffer)
+    bytearray(b'ADBECF')
     """
     if isinstance(data, np.ndarray):
         flat = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
-        out = _native.relayout_into_array(flat, src, dst)
-        if out.size % data.dtype.itemsize == 0:
-            return out.view(data.dtype)
+    else:
+        flat = np.frombuffer(data, dtype=np.uint8)
+    if out is not None:
+        if isinstance(out, np.ndarray):
+            if not out.flags.c_contiguous:
+                raise XlaShapeError("out must be C-contiguous")
+            target = out.reshape(-1).view(np.uint8)
+        else:
+            target = np.frombuffer(out, dtype=np.uint8)
+        if not target.flags.writeable:
+            raise XlaShapeError("out is read-only")
+        _native.relayout_into(flat, src, dst, target)
         return out
-    flat = np.frombuffer(data, dtype=np.uint8)
+    if isinstance(data, np.ndarray):
+        result = _native.relayout_into_array(flat, src, dst)
+        if result.size % data.dtype.itemsize == 0:
+            return result.view(data.dtype)
+        return result
     return _native.relayout_into_bytes(flat, src, dst)

@@ -43,3 +43,9 @@ def relayout_into_array(
 def relayout_into_bytes(
     data: npt.NDArray[np.uint8], src: ShapeLike, dst: ShapeLike
 ) -> bytes: ...
+def relayout_into(
+    data: npt.NDArray[np.uint8],
+    src: ShapeLike,
+    dst: ShapeLike,
+    out: npt.NDArray[np.uint8],
+) -> None: ...

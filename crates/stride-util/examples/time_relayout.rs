@@ -1,6 +1,8 @@
-//! Times `relayout_xla` as the Python package's `relayout` calls it: a new
-//! zeroed destination buffer each run (as numpy's `zeros` gives one), then
-//! the copy. `python/bench/time_relayout.py` times the same from Python.
+//! Times `relayout_xla` as the Python package's `relayout` calls it: into a
+//! new zeroed destination buffer each run (as `relayout(data, src, dst)`
+//! gets one from numpy), and into one buffer allocated once (as
+//! `relayout(data, src, dst, out=buffer)`). `python/bench/time_relayout.py`
+//! times the same from Python.
 //!
 //! ```sh
 //! cargo run --release -p stride-util --example time_relayout -- \
@@ -34,18 +36,27 @@ fn main() -> Result<(), Box<dyn Error>> {
         times.push(start.elapsed());
         std::hint::black_box(&out);
     }
-    report(src, dst, src_len, &mut times);
+    report("new buffer", src, dst, src_len, &mut times);
+    let mut out = vec![0_u8; dst_len];
+    times.clear();
+    for _ in 0..runs.max(1) {
+        let start = Instant::now();
+        stride_util::relayout_xla(&source, &src_shape, &mut out, &dst_shape)?;
+        times.push(start.elapsed());
+        std::hint::black_box(&out);
+    }
+    report("into out", src, dst, src_len, &mut times);
     Ok(())
 }
 
 /// One line: the fastest and the median run, and the rate of the fastest.
-fn report(src: &str, dst: &str, bytes: usize, times: &mut [Duration]) {
+fn report(how: &str, src: &str, dst: &str, bytes: usize, times: &mut [Duration]) {
     times.sort();
     let best = times.first().copied().unwrap_or_default();
     let median = times.get(times.len() / 2).copied().unwrap_or_default();
     let rate = bytes as f64 / best.as_secs_f64().max(f64::MIN_POSITIVE) / 1e9;
     println!(
-        "rust   {src} -> {dst}: {} MiB, best {:.2} ms, median {:.2} ms ({rate:.2} GB/s), {} runs",
+        "rust   {how:10} {src} -> {dst}: {} MiB, best {:.2} ms, median {:.2} ms ({rate:.2} GB/s), {} runs",
         bytes >> 20,
         best.as_secs_f64() * 1e3,
         median.as_secs_f64() * 1e3,
