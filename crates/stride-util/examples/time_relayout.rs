@@ -23,7 +23,9 @@ fn main() -> Result<(), Box<dyn Error>> {
     let runs: usize = rest.first().map_or(Ok(20), |r| r.parse())?;
     let (src_shape, dst_shape): (Shape, Shape) = (src.parse()?, dst.parse()?);
     let size = |shape: &Shape| -> Result<usize, Box<dyn Error>> {
-        Ok(usize::try_from(TiledLayout::new(shape)?.buffer_size_in_bytes())?)
+        Ok(usize::try_from(
+            TiledLayout::new(shape)?.buffer_size_in_bytes(),
+        )?)
     };
     let (src_len, dst_len) = (size(&src_shape)?, size(&dst_shape)?);
     // Every byte different from its neighbours, so nothing is all zeros.
