@@ -53,7 +53,7 @@ pub fn relayout_into_array<'py>(
     let input = data.as_slice().map_err(error)?;
     let out = PyArray1::<u8>::zeros(py, dst_len, false);
     {
-        let mut writer = out.readwrite();
+        let mut writer = out.try_readwrite().map_err(error)?;
         let output = writer.as_slice_mut().map_err(error)?;
         py.detach(|| relayout_xla(input, &src_shape, output, &dst_shape))
             .map_err(error)?;
