@@ -6,23 +6,8 @@
 
 #![forbid(unsafe_code)]
 
-mod cli;
-mod commands;
-mod draw;
-mod inputs;
-mod output;
-mod view_ops;
-
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
-    if let Err(error) = cli.check_usage() {
-        error.exit();
-    }
-    let mut out = output::Output::new(cli.json);
-    commands::run(cli.command, &mut out);
-    out.exit_code()
+    xla_shape::run_cli()
 }

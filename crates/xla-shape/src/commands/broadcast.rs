@@ -31,24 +31,32 @@ impl Operand {
 
 /// The broadcast result (or XLA's / numpy's error).
 pub fn run(args: &BroadcastArgs) -> Outcome {
-    let operands = args
-        .shapes
+    let dims = args.dims.as_ref().map(|d| d.0.as_slice());
+    let text = broadcast(&args.shapes, dims, args.in_dim, args.numpy)?;
+    Ok((text.clone(), json!({"shape": text, "error": null})))
+}
+
+/// The broadcast of `shapes` (XLA shape strings or bare `[d0,...]` lists):
+/// numpy's rules with `numpy`, else XLA's for an elementwise binary op, or
+/// with `in_dim` BroadcastInDim of the first into the second.
+pub fn broadcast(
+    shapes: &[String],
+    dims: Option<&[i64]>,
+    in_dim: bool,
+    numpy: bool,
+) -> Result<String, String> {
+    let operands = shapes
         .iter()
         .map(|text| Operand::parse(text))
         .collect::<Result<Vec<_>, _>>()?;
-    let dims = args
-        .dims
-        .as_ref()
-        .map(|d| d.0.as_slice())
-        .unwrap_or_default();
-    if args.numpy {
+    let dims = dims.unwrap_or_default();
+    if numpy {
         let shapes = operands
             .iter()
             .map(Operand::dimensions)
             .collect::<Result<Vec<_>, _>>()?;
         let result = shape_util::numpy_broadcast_shapes(&shapes).map_err(|e| e.to_string())?;
-        let text = list(&result);
-        return Ok((text.clone(), json!({"shape": text, "error": null})));
+        return Ok(list(&result));
     }
     // `Cli::check_usage` has made sure there are two.
     let [lhs, rhs] = operands.as_slice() else {
@@ -57,16 +65,15 @@ pub fn run(args: &BroadcastArgs) -> Outcome {
             operands.len()
         ));
     };
-    let result = if args.in_dim {
+    let result = if in_dim {
         shape_util::infer_broadcast_in_dim_shape(&lhs.shape, &rhs.shape, dims)
     } else {
         shape_util::infer_binary_op_shape("add", &lhs.shape, &rhs.shape, dims)
     }
     .map_err(|e| e.to_string())?;
-    let text = if lhs.bare && rhs.bare {
+    Ok(if lhs.bare && rhs.bare {
         list(&result.dimensions)
     } else {
         result.human_string()
-    };
-    Ok((text.clone(), json!({"shape": text, "error": null})))
+    })
 }

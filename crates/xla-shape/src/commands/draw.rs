@@ -14,7 +14,7 @@ use crate::draw;
 /// The SVG on standard output, or written to `--output` (whole or not at
 /// all).
 pub fn run(args: &DrawArgs) -> Outcome {
-    let picture = if args.view {
+    let svg = if args.view {
         let view = view::resolve(&args.shape, &args.ops)?;
         // `view` already accepted the base; a bare `[d0,...]` is packed
         // row-major, as XLA's default layout of `f32[d0,...]`.
@@ -25,12 +25,15 @@ pub fn run(args: &DrawArgs) -> Outcome {
             shape(base)?
         };
         let title = format!("{} {}", args.shape.trim(), args.ops.join(" "));
-        draw::view::picture(title.trim_end(), &base, &buffer(&base)?, &view)?
+        draw::render(&draw::view::picture(
+            title.trim_end(),
+            &base,
+            &buffer(&base)?,
+            &view,
+        )?)
     } else {
-        let shape = shape(&args.shape)?;
-        draw::shape::picture(&shape, &buffer(&shape)?)?
+        draw_shape(&shape(&args.shape)?)?
     };
-    let svg = draw::render(&picture);
     match &args.output {
         None => Ok((svg.clone(), json!({ "svg": svg }))),
         Some(path) => {
@@ -41,6 +44,11 @@ pub fn run(args: &DrawArgs) -> Outcome {
             ))
         }
     }
+}
+
+/// The SVG picture of `shape`'s layout.
+pub fn draw_shape(shape: &Shape) -> Result<String, String> {
+    Ok(draw::render(&draw::shape::picture(shape, &buffer(shape)?)?))
 }
 
 /// The buffer of `shape`, tiles included: the picture asks it only for

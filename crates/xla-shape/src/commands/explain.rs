@@ -14,11 +14,15 @@ const MAX_PICTURE: i64 = 64;
 
 /// The report on one shape.
 pub fn run(input: &str) -> Outcome {
-    let shape = shape(input)?;
-    if shape_util::is_array(&shape) {
-        explain_array(&shape)
+    explain(&shape(input)?)
+}
+
+/// The report on `shape`: the plain text and the JSON fields.
+pub fn explain(shape: &Shape) -> Outcome {
+    if shape_util::is_array(shape) {
+        explain_array(shape)
     } else {
-        explain_other(&shape)
+        explain_other(shape)
     }
 }
 

@@ -1,20 +1,20 @@
 //! One module per subcommand; each turns an input into a plain line and a
 //! JSON object, or an error message.
 
-mod broadcast;
+pub(crate) mod broadcast;
 mod compare;
 mod decode;
-mod draw;
+pub(crate) mod draw;
 mod encode;
-mod explain;
+pub(crate) mod explain;
 mod index;
 mod literal;
 mod message;
-mod order;
+pub(crate) mod order;
 mod parse;
 mod relayout;
 mod validate;
-mod view;
+pub(crate) mod view;
 
 use std::num::IntErrorKind;
 

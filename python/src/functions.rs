@@ -1,0 +1,85 @@
+//! Sizes, memory order, indices, broadcasting, views and pictures: each a
+//! call into the workspace crates or the `xla-shape` tool's library.
+
+use index_util::TiledLayout;
+use pyo3::prelude::*;
+
+use crate::error;
+use crate::shape::shape_arg;
+
+/// XLA's `ShapeUtil::ByteSizeOf`; tuples need `pointer_size`.
+#[pyfunction]
+#[pyo3(signature = (shape, pointer_size = None))]
+pub fn byte_size(shape: &Bound<'_, PyAny>, pointer_size: Option<i64>) -> PyResult<i64> {
+    shape_util::byte_size_of(&shape_arg(shape)?, pointer_size).map_err(error)
+}
+
+/// XLA's `ShapeUtil::ArraySize`: the bytes of the buffer, tiles included.
+#[pyfunction]
+pub fn array_size(shape: &Bound<'_, PyAny>) -> PyResult<i64> {
+    shape_util::array_size(&shape_arg(shape)?).map_err(error)
+}
+
+/// `xla-shape --json explain` as JSON text (the package parses it).
+#[pyfunction]
+pub fn explain_json(shape: &Bound<'_, PyAny>) -> PyResult<String> {
+    let fields = xla_shape::explain(&shape_arg(shape)?).map_err(error)?;
+    Ok(fields.to_string())
+}
+
+/// The logical element (row-major index) at each buffer position, `None`
+/// for padding.
+#[pyfunction]
+pub fn memory_order(shape: &Bound<'_, PyAny>) -> PyResult<Vec<Option<i64>>> {
+    xla_shape::memory_order(&shape_arg(shape)?).map_err(error)
+}
+
+/// The buffer of `shape`, tiles included.
+fn buffer(shape: &Bound<'_, PyAny>) -> PyResult<TiledLayout> {
+    TiledLayout::new(&shape_arg(shape)?).map_err(error)
+}
+
+/// The buffer position of the element at `multi`.
+#[pyfunction]
+pub fn linear_index(shape: &Bound<'_, PyAny>, multi: Vec<i64>) -> PyResult<i64> {
+    buffer(shape)?.position(&multi).map_err(error)
+}
+
+/// The index of the element at buffer position `linear`.
+#[pyfunction]
+pub fn multi_index(shape: &Bound<'_, PyAny>, linear: i64) -> PyResult<Vec<i64>> {
+    buffer(shape)?
+        .logical(linear)
+        .map_err(error)?
+        .ok_or_else(|| error(format!("linear index {linear} falls in the padding")))
+}
+
+/// `xla-shape broadcast`: shapes are strings (or bare `[d0,...]` lists).
+#[pyfunction]
+#[pyo3(signature = (shapes, dims, in_dim, numpy))]
+pub fn broadcast(
+    shapes: Vec<String>,
+    dims: Option<Vec<i64>>,
+    in_dim: bool,
+    numpy: bool,
+) -> PyResult<String> {
+    if !numpy && shapes.len() != 2 {
+        return Err(error(format!(
+            "broadcast takes two shapes, got {} (numpy=True takes any number)",
+            shapes.len()
+        )));
+    }
+    xla_shape::broadcast(&shapes, dims.as_deref(), in_dim, numpy).map_err(error)
+}
+
+/// `xla-shape --json view` as JSON text (the package parses it).
+#[pyfunction]
+pub fn view_json(base: &str, ops: Vec<String>) -> PyResult<String> {
+    Ok(xla_shape::view(base, &ops).map_err(error)?.to_string())
+}
+
+/// `xla-shape draw`: the SVG text.
+#[pyfunction]
+pub fn draw_svg(shape: &Bound<'_, PyAny>) -> PyResult<String> {
+    xla_shape::draw(&shape_arg(shape)?).map_err(error)
+}

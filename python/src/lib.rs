@@ -1,0 +1,44 @@
+//! The native module `xla_shape._native` of the Python package `xla_shape`:
+//! thin wrappers over the workspace crates (and the `xla-shape` tool's
+//! library) that turn their errors into `XlaShapeError`.
+
+mod functions;
+mod relayout;
+mod shape;
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+create_exception!(
+    xla_shape,
+    XlaShapeError,
+    PyValueError,
+    "An input XLA (or numpy) rejects; the message is XLA's."
+);
+
+/// `XlaShapeError(message)` from any error.
+pub(crate) fn error(message: impl ToString) -> PyErr {
+    XlaShapeError::new_err(message.to_string())
+}
+
+/// The module: the `Shape` class, the exception and the functions.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("XlaShapeError", m.py().get_type::<XlaShapeError>())?;
+    m.add_class::<shape::Shape>()?;
+    m.add_function(wrap_pyfunction!(shape::parse, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::byte_size, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::array_size, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::explain_json, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::memory_order, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::linear_index, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::multi_index, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::broadcast, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::view_json, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::draw_svg, m)?)?;
+    m.add_function(wrap_pyfunction!(relayout::relayout_into_array, m)?)?;
+    m.add_function(wrap_pyfunction!(relayout::relayout_into_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(relayout::relayout_into, m)?)?;
+    Ok(())
+}

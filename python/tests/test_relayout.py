@@ -1,0 +1,107 @@
+"""relayout against real XLA's device buffers and numpy's own transposes."""
+
+import re
+
+import numpy as np
+import pytest
+
+import xla_shape
+from conftest import golden
+
+
+def _with_element_size(shape, bits):
+    """XLA's printed shape with the element size its CPU client packs
+    sub-byte types to (its default layout prints no ``E(bits)``)."""
+    if bits >= 8 or "E(" in shape:
+        return shape
+    if not shape.endswith("}"):
+        shape += "{}"
+    head, layout = shape.rsplit("{", 1)
+    sep = "" if ":" in layout else ":"
+    return f"{head}{{{layout[:-1]}{sep}E({bits})}}"
+
+
+def _row_major(row):
+    rank = len(row["dimensions"])
+    dims = ",".join(map(str, row["dimensions"]))
+    layout = ",".join(str(d) for d in reversed(range(rank)))
+    text = f"{row['dtype']}[{dims}]" + (f"{{{layout}}}" if rank else "")
+    return _with_element_size(text, row["element_size_in_bits"])
+
+
+@pytest.mark.parametrize("row", golden("memory_order"), ids=lambda r: r["shape"])
+def test_relayout_writes_xla_device_buffers(row):
+    device = _with_element_size(row["shape"], row["element_size_in_bits"])
+    source = bytes.fromhex(row["row_major_hex"])
+    want = bytes.fromhex(row["device_hex"])
+    assert xla_shape.relayout(source, _row_major(row), device) == want
+    assert xla_shape.relayout(want, device, _row_major(row)) == source
+
+
+DTYPES = {"f32": np.float32, "bf16": np.uint16, "s8": np.int8, "f64": np.float64, "c64": np.complex64}
+
+
+@pytest.mark.parametrize("name", sorted(DTYPES))
+@pytest.mark.parametrize("dims", [(5, 7), (3, 4, 5), (2, 3, 4, 5), (67, 129)])
+def test_relayout_is_numpys_transpose(name, dims):
+    rng = np.random.default_rng(len(dims))
+    a = (rng.integers(0, 100, size=dims)).astype(DTYPES[name])
+    rank = len(dims)
+    text = ",".join(map(str, dims))
+    for perm in [tuple(reversed(range(rank))), tuple(rng.permutation(rank))]:
+        # Major-to-minor `perm` is minor-to-major reversed.
+        layout = ",".join(str(d) for d in reversed(perm))
+        out = xla_shape.relayout(a, f"{name}[{text}]", f"{name}[{text}]{{{layout}}}")
+        want = a.transpose(perm).copy()
+        assert out.dtype == a.dtype and out.shape == (a.size,)
+        assert out.tobytes() == want.tobytes()
+        back = xla_shape.relayout(want, f"{name}[{text}]{{{layout}}}", f"{name}[{text}]")
+        assert back.tobytes() == a.tobytes()
+
+
+@pytest.mark.parametrize("rows,cols", [(16, 256), (10, 200), (1, 1)])
+def test_tiled_relayout_is_numpys_tiling(rows, cols):
+    a = np.arange(rows * cols, dtype=np.float32).reshape(rows, cols)
+    out = xla_shape.relayout(a, f"f32[{rows},{cols}]", f"f32[{rows},{cols}]{{1,0:T(8,128)}}")
+    padded = np.pad(a, ((0, -rows % 8), (0, -cols % 128)))
+    r, c = padded.shape
+    want = padded.reshape(r // 8, 8, c // 128, 128).transpose(0, 2, 1, 3).copy()
+    assert out.tobytes() == want.tobytes()
+
+
+def test_padded_relayout_is_numpys_pad():
+    a = np.arange(6, dtype=np.int32).reshape(2, 3)
+    out = xla_shape.relayout(a, "s32[2,3]", "s32[2,3]{0,1:PAD(3,5)PV(one)}")
+    want = np.pad(a.T, ((0, 2), (0, 1)), constant_values=1)
+    assert out.tobytes() == want.tobytes()
+
+
+def test_bytes_like_inputs_give_bytes():
+    for data in [b"ABCDEF", bytearray(b"ABCDEF"), memoryview(b"ABCDEF"), np.frombuffer(b"ABCDEF", np.uint8).data]:
+        assert xla_shape.relayout(data, "u8[2,3]{1,0}", "u8[2,3]{0,1}") == b"ADBECF"
+
+
+def test_non_contiguous_arrays_are_read_in_c_order():
+    a = np.arange(12, dtype=np.int16).reshape(3, 4)[:, ::2]
+    out = xla_shape.relayout(a, "s16[3,2]", "s16[3,2]{0,1}")
+    assert out.tobytes() == a.T.copy().tobytes()
+
+
+def test_bad_sizes_and_shapes_raise():
+    with pytest.raises(xla_shape.XlaShapeError, match="data has 5 bytes but a buffer of u8"):
+        xla_shape.relayout(b"ABCDE", "u8[2,3]", "u8[2,3]{0,1}")
+    with pytest.raises(xla_shape.XlaShapeError, match="not the same array"):
+        xla_shape.relayout(b"ABCDEF", "u8[2,3]", "u8[3,2]")
+    with pytest.raises(xla_shape.XlaShapeError, match=re.escape("Syntax error")):
+        xla_shape.relayout(b"ABCDEF", "u8[2,3", "u8[2,3]")
+
+
+def test_out_receives_the_destination():
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    out = np.empty((4, 3), np.float32)
+    assert xla_shape.relayout(a, "f32[3,4]", "f32[3,4]{0,1}", out=out) is out
+    assert np.array_equal(out, a.T)
+    with pytest.raises(xla_shape.XlaShapeError, match="out has 44 bytes"):
+        xla_shape.relayout(a, "f32[3,4]", "f32[3,4]{0,1}", out=np.empty(11, np.float32))
+    with pytest.raises(xla_shape.XlaShapeError, match="read-only"):
+        xla_shape.relayout(a, "f32[3,4]", "f32[3,4]{0,1}", out=bytes(48))
