@@ -315,3 +315,67 @@ fn damaged_literals_never_panic() {
     }
     assert!(tried > 1000, "{tried}");
 }
+
+/// Rank 200,000 (all dimensions 1) on a 2 MiB thread: no recursion per
+/// dimension in reading, printing or laying out a literal.
+#[test]
+fn rank_200000_on_a_small_stack() {
+    conformance::on_small_stack(|| {
+        let rank = 200_000;
+        let shape = Shape {
+            element_type: PrimitiveType::S8 as i32,
+            dimensions: vec![1; rank],
+            is_dynamic_dimension: vec![false; rank],
+            layout: Some(Box::new(layout_util::make_descending_layout(rank))),
+            ..Default::default()
+        };
+        let literal = from_buffer(&shape, &[7]).unwrap();
+        let text = to_text(&literal).unwrap();
+        assert!(
+            text.starts_with("{ { /*i0=0*/ { /*i1=0*/ "),
+            "{}",
+            &text[..40]
+        );
+        assert!(text.contains("{7}"));
+        assert_eq!(
+            to_buffer(&literal, None).map_err(|e| e.to_string()),
+            Ok(vec![7])
+        );
+        let reversed = layout_util::make_ascending_layout(rank);
+        // Another layout of the same single element: the same byte, or an error.
+        if let Ok(buffer) = to_buffer(&literal, Some(&reversed)) {
+            assert_eq!(buffer, [7]);
+        }
+        let _ = literal.encode_to_vec();
+    });
+}
+
+/// 100,000 outer dimensions of size 1 around 100,000 elements: printing is
+/// linear in the output, not elements × rank.
+#[test]
+fn many_outer_unit_dimensions_print_in_linear_time() {
+    let rank = 100_001;
+    let mut dimensions = vec![1; rank];
+    dimensions[rank - 1] = 100_000;
+    let shape = Shape {
+        element_type: PrimitiveType::S8 as i32,
+        dimensions,
+        is_dynamic_dimension: vec![false; rank],
+        layout: Some(Box::new(layout_util::make_descending_layout(rank))),
+        ..Default::default()
+    };
+    let literal = from_buffer(&shape, &[0; 100_000]).unwrap();
+    let start = std::time::Instant::now();
+    let text = to_text(&literal).unwrap();
+    assert!(
+        text.contains("*/ { 0, 0, 0"),
+        "{}",
+        &text[text.len() - 40..]
+    );
+    assert_eq!(text.matches("0, ").count(), 99_999);
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
+}
