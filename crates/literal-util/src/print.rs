@@ -93,6 +93,9 @@ fn print_array(
     let walked = sizes.iter().position(|&s| s == 0).unwrap_or(rank);
     let braces = Braces { sizes: &sizes };
     let mut index = vec![0_usize; walked];
+    // The storage offset of `index`, kept as the index moves (no pass over
+    // the dimensions per element).
+    let mut offset = 0_usize;
     for k in 0..walked {
         out.push_str(&braces.open(k, &index));
     }
@@ -102,7 +105,6 @@ fn print_array(
             out.push_str(&braces.open(walked, &index));
             out.push_str(braces.close(walked));
         } else {
-            let offset: usize = index.iter().zip(&strides).map(|(i, s)| i * s).sum();
             out.push_str(&element(offset));
         }
         // Advance the index, closing and opening braces as it carries.
@@ -113,10 +115,12 @@ fn print_array(
             }
             k -= 1;
             index[k] += 1;
+            offset += strides[k];
             if index[k] < sizes[k] {
                 out.push_str(", ");
                 break;
             }
+            offset -= strides[k] * sizes[k];
             index[k] = 0;
             out.push_str(braces.close(k));
         }
