@@ -1,0 +1,35 @@
+//! XLA HLO modules, read from the text XLA prints (`compiled.as_text()` in
+//! jax, the `*.txt` files of `--xla_dump_to`), with every buffer sized as
+//! XLA allocates it.
+//!
+//! [`read_text`] streams a module line by line and hands each instruction,
+//! with its computation, shape and [`BufferSizes`], to a visitor; it returns
+//! a [`ModuleSummary`] whose `parameter_bytes` and `output_bytes` are what
+//! XLA's `CompiledMemoryStats` reports (jax's `compiled.memory_analysis()`:
+//! `argument_size_in_bytes`, `output_size_in_bytes`). Shapes are parsed by
+//! the `schema` crate and sized by `shape-util` (`ByteSizeOf`, `ArraySize`).
+//!
+//! ```
+//! let text = "HloModule tiled
+//! ENTRY %e (p: bf16[10,200]) -> bf16[10,200] {
+//!   ROOT %p = bf16[10,200]{1,0:T(8,128)(2,1)} parameter(0)
+//! }
+//! ";
+//! let mut padding = 0;
+//! let module = hlo_util::read_text(text.as_bytes(), |i| padding += i.sizes.padding_bytes()).unwrap();
+//! assert_eq!(padding, 8192 - 4000);
+//! assert_eq!(module.parameter_bytes, 8192);
+//! ```
+
+#![forbid(unsafe_code)]
+
+mod error;
+mod opcodes;
+mod scan;
+mod sizes;
+mod text;
+
+pub use error::HloError;
+pub use opcodes::{OPCODES, is_opcode};
+pub use sizes::{BufferSizes, POINTER_SIZE, entry_bytes};
+pub use text::{Instruction, ModuleSummary, read_text};
