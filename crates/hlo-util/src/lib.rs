@@ -18,7 +18,8 @@
 //! let mut padding = 0;
 //! let module = hlo_util::read_text(text.as_bytes(), |i| padding += i.sizes.padding_bytes()).unwrap();
 //! assert_eq!(padding, 8192 - 4000);
-//! assert_eq!(module.parameter_bytes, 8192);
+//! assert_eq!(module.parameter_bytes.allocated, 8192);
+//! assert_eq!(module.parameter_bytes.logical, 4000);
 //! ```
 
 #![forbid(unsafe_code)]
@@ -31,5 +32,5 @@ mod text;
 
 pub use error::HloError;
 pub use opcodes::{OPCODES, is_opcode};
-pub use sizes::{BufferSizes, POINTER_SIZE, entry_bytes};
+pub use sizes::{BufferSizes, EntryBytes, POINTER_SIZE, entry_bytes};
 pub use text::{Instruction, ModuleSummary, read_text};

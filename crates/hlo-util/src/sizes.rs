@@ -67,38 +67,60 @@ impl BufferSizes {
     }
 }
 
+/// The bytes of entry parameters or of an entry result, summed over every
+/// buffer in them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EntryBytes {
+    /// Arrays by their logical bytes (`ByteSizeOf`): what XLA's CPU backend
+    /// reports in `CompiledMemoryStats` whatever the layout.
+    pub logical: i64,
+    /// Arrays by their allocated bytes (`ArraySize`, tiles and padding
+    /// included): the same as `logical` for layouts without tiles.
+    pub allocated: i64,
+}
+
 /// The bytes XLA's `CompiledMemoryStats` counts for one entry parameter or
-/// the entry result of `shape`: every array in it as allocated
-/// ([`BufferSizes::allocated_bytes`]) and every tuple, nested ones too, as
-/// its index table of [`POINTER_SIZE`] bytes per element; tokens count 0.
-/// This is how `argument_size_in_bytes` and `output_size_in_bytes` of jax's
-/// `compiled.memory_analysis()` count on XLA's CPU backend (the golden set
-/// `tests/golden/hlo/` checks it).
+/// the entry result of `shape`: every array in it, and every tuple, nested
+/// ones too, as its index table of [`POINTER_SIZE`] bytes per element;
+/// tokens count 0. This is how `argument_size_in_bytes` and
+/// `output_size_in_bytes` of jax's `compiled.memory_analysis()` count on XLA's
+/// CPU backend, which sizes arrays by their logical bytes even under a tiled
+/// layout (the golden set `tests/golden/hlo/` checks both).
 ///
 /// # Errors
 ///
 /// The errors of [`BufferSizes::of`] and [`ShapeError::ByteSizeOverflow`].
 ///
 /// ```
-/// let shape = "((f32[8]{0}, s32[2]{0}), f32[4]{0})".parse().unwrap();
-/// // Two tables (2 pointers each) and 32 + 8 + 16 bytes of arrays.
-/// assert_eq!(hlo_util::entry_bytes(&shape).unwrap(), 16 + 16 + 56);
+/// let shape = "((f32[8]{0}, s32[2]{0}), bf16[10,200]{1,0:T(8,128)(2,1)})".parse().unwrap();
+/// let bytes = hlo_util::entry_bytes(&shape).unwrap();
+/// // Two tables (2 pointers each), 32 + 8 bytes, and the bf16 array.
+/// assert_eq!(bytes.logical, 16 + 16 + 40 + 4000);
+/// assert_eq!(bytes.allocated, 16 + 16 + 40 + 8192);
 /// ```
-pub fn entry_bytes(shape: &Shape) -> Result<i64, ShapeError> {
-    let mut total: i64 = 0;
+pub fn entry_bytes(shape: &Shape) -> Result<EntryBytes, ShapeError> {
+    let mut total = EntryBytes::default();
     let mut pending = vec![shape];
     while let Some(shape) = pending.pop() {
-        let own = if shape.element_type == PrimitiveType::Tuple as i32 {
+        if shape.element_type == PrimitiveType::Tuple as i32 {
             pending.extend(shape.tuple_shapes.iter());
-            BufferSizes::of(shape)?.bytes
-        } else {
-            BufferSizes::of(shape)?.allocated_bytes
-        };
-        total = total
-            .checked_add(own)
-            .ok_or_else(|| ShapeError::ByteSizeOverflow {
+        }
+        let own = BufferSizes::of(shape)?;
+        total = total.plus(own.bytes, own.allocated_bytes).ok_or_else(|| {
+            ShapeError::ByteSizeOverflow {
                 shape: shape.human_string(),
-            })?;
+            }
+        })?;
     }
     Ok(total)
+}
+
+impl EntryBytes {
+    /// The sum, `None` on overflow.
+    pub(crate) fn plus(self, logical: i64, allocated: i64) -> Option<Self> {
+        Some(Self {
+            logical: self.logical.checked_add(logical)?,
+            allocated: self.allocated.checked_add(allocated)?,
+        })
+    }
 }

@@ -12,7 +12,7 @@ use std::io::BufRead;
 use schema::{ProgramShape, Shape};
 
 use crate::scan::scan;
-use crate::sizes::{BufferSizes, entry_bytes};
+use crate::sizes::{BufferSizes, EntryBytes, entry_bytes};
 use crate::{HloError, is_opcode};
 
 /// One instruction of a module, as the reader hands it to its visitor.
@@ -52,11 +52,11 @@ pub struct ModuleSummary {
     /// The bytes of the entry parameters as XLA's `CompiledMemoryStats`
     /// counts them (`argument_size_in_bytes`; see [`entry_bytes`]), from
     /// `entry_computation_layout` when the header has it.
-    pub parameter_bytes: i64,
+    pub parameter_bytes: EntryBytes,
     /// The bytes of the entry result as `CompiledMemoryStats` counts them
     /// (`output_size_in_bytes`), from `entry_computation_layout` when the
     /// header has it.
-    pub output_bytes: i64,
+    pub output_bytes: EntryBytes,
     /// How many computations the module has.
     pub computations: u64,
     /// How many instructions, in all computations.
@@ -80,9 +80,9 @@ pub struct ModuleSummary {
 /// let mut names = Vec::new();
 /// let module = hlo_util::read_text(text.as_bytes(), |i| names.push(i.name.to_owned())).unwrap();
 /// assert_eq!(names, ["p", "n", "c", "t"]);
-/// assert_eq!(module.parameter_bytes, 32);
+/// assert_eq!(module.parameter_bytes.allocated, 32);
 /// // The result tuple's table (2 pointers) and its two arrays.
-/// assert_eq!(module.output_bytes, 16 + 32 + 4);
+/// assert_eq!(module.output_bytes.allocated, 16 + 32 + 4);
 /// ```
 ///
 /// # Errors
@@ -413,16 +413,17 @@ impl Reader {
             ),
         };
         let error = |e: shape_util::ShapeError| HloError::at(line, 0, e.to_string());
-        let mut total: i64 = 0;
+        let mut total = EntryBytes::default();
         for parameter in parameters {
+            let bytes = entry_bytes(parameter).map_err(error)?;
             total = total
-                .checked_add(entry_bytes(parameter).map_err(error)?)
+                .plus(bytes.logical, bytes.allocated)
                 .ok_or_else(|| HloError::at(line, 0, "the parameters' bytes overflow"))?;
         }
         summary.parameter_bytes = total;
         summary.output_bytes = match result {
             Some(result) => entry_bytes(result).map_err(error)?,
-            None => 0,
+            None => EntryBytes::default(),
         };
         Ok(self.summary)
     }
