@@ -3,6 +3,8 @@
 //! every module XLA compiled equal its `CompiledMemoryStats`, and every
 //! buffer of the hand-written tiled modules has the size XLA allocates.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::fs::File;
 use std::io::BufReader;
 
