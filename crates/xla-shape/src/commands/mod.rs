@@ -7,6 +7,7 @@ mod decode;
 mod draw;
 mod encode;
 mod explain;
+mod hlo;
 mod index;
 mod order;
 mod parse;
@@ -41,6 +42,10 @@ pub fn run(command: Command, out: &mut Output) {
         Command::Compare { a, b } => single(out, compare::run(&a, &b)),
         Command::View { base, ops } => single(out, view::run(&base, &ops)),
         Command::Draw(args) => single(out, draw::run(&args)),
+        Command::Hlo(args) => match hlo::run(&args) {
+            Ok((plain, fields)) => out.success(&plain, fields),
+            Err(message) => out.failure(Some(&args.file), &message),
+        },
         Command::Relayout(args) => match relayout::run(&args) {
             // Without --output, standard output carries the bytes.
             Ok((plain, fields)) if args.output.is_some() => out.success(&plain, fields),

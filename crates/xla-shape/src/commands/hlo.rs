@@ -1,0 +1,196 @@
+//! `hlo`: every buffer of an HLO module, largest first, with its padding.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+
+use hlo_util::{Instruction, ModuleSummary};
+use serde_json::{Value, json};
+
+use crate::cli::HloArgs;
+use crate::commands::Outcome;
+
+/// One instruction kept for the report.
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Row {
+    /// Largest allocation first, then file order.
+    key: (i64, Reverse<u64>),
+    computation: String,
+    name: String,
+    opcode: String,
+    shape: String,
+    bytes: i64,
+    memory_space: i64,
+}
+
+/// Reads the module in `args.file` (`-`: standard input) and reports its
+/// largest buffers.
+pub fn run(args: &HloArgs) -> Outcome {
+    let limit = if args.all { usize::MAX } else { args.top };
+    if args.file == "-" {
+        report(std::io::stdin().lock(), limit)
+    } else {
+        let file = File::open(&args.file).map_err(|e| format!("cannot open {}: {e}", args.file))?;
+        report(BufReader::with_capacity(1 << 16, file), limit)
+    }
+}
+
+fn report(input: impl BufRead, limit: usize) -> Outcome {
+    // The `limit` largest buffers, smallest on top of the heap.
+    let mut kept: BinaryHeap<Reverse<Row>> = BinaryHeap::new();
+    let mut order = 0u64;
+    let module = hlo_util::read_text(input, |i| {
+        let key = (i.sizes.allocated_bytes, Reverse(order));
+        order += 1;
+        if limit == 0 {
+            return;
+        }
+        if kept.len() >= limit {
+            match kept.peek() {
+                Some(Reverse(smallest)) if smallest.key < key => {
+                    kept.pop();
+                }
+                _ => return,
+            }
+        }
+        kept.push(Reverse(row(i, key)));
+    })
+    .map_err(|e| e.to_string())?;
+    // Ascending `Reverse`s: the largest row first.
+    let rows: Vec<Row> = kept
+        .into_sorted_vec()
+        .into_iter()
+        .map(|Reverse(r)| r)
+        .collect();
+    Ok((plain(&module, &rows), fields(&module, &rows)))
+}
+
+fn row(i: &Instruction<'_>, key: (i64, Reverse<u64>)) -> Row {
+    Row {
+        key,
+        computation: i.computation.to_owned(),
+        name: i.name.to_owned(),
+        opcode: i.opcode.to_owned(),
+        shape: i.shape.to_string(),
+        bytes: i.sizes.bytes,
+        memory_space: i.sizes.memory_space,
+    }
+}
+
+fn allocated(row: &Row) -> i64 {
+    row.key.0
+}
+
+/// Allocated over logical bytes, as people read it (`2.05x`).
+#[allow(clippy::cast_precision_loss)] // A ratio for people to read.
+fn ratio(row: &Row) -> Option<f64> {
+    (row.bytes != 0).then(|| allocated(row) as f64 / row.bytes as f64)
+}
+
+fn fields(module: &ModuleSummary, rows: &[Row]) -> Value {
+    let instructions: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            json!({
+                "computation": r.computation,
+                "name": r.name,
+                "opcode": r.opcode,
+                "shape": r.shape,
+                "bytes": r.bytes,
+                "allocated_bytes": allocated(r),
+                "padding_bytes": allocated(r).saturating_sub(r.bytes),
+                "padding_ratio": ratio(r),
+                "memory_space": r.memory_space,
+                "per_device_shape": null,
+            })
+        })
+        .collect();
+    json!({
+        "module": module.name,
+        "parameter_bytes": module.parameter_bytes.allocated,
+        "output_bytes": module.output_bytes.allocated,
+        "parameter_logical_bytes": module.parameter_bytes.logical,
+        "output_logical_bytes": module.output_bytes.logical,
+        "per_device_parameter_bytes": null,
+        "per_device_output_bytes": null,
+        "computations": module.computations,
+        "instruction_count": module.instructions,
+        "instructions": instructions,
+    })
+}
+
+fn plain(module: &ModuleSummary, rows: &[Row]) -> String {
+    let mut lines = vec![
+        format!(
+            "module {}: {} instructions in {} computation{}",
+            module.name,
+            module.instructions,
+            module.computations,
+            if module.computations == 1 { "" } else { "s" }
+        ),
+        format!(
+            "parameters: {} bytes ({} logical)   outputs: {} bytes ({} logical)",
+            module.parameter_bytes.allocated,
+            module.parameter_bytes.logical,
+            module.output_bytes.allocated,
+            module.output_bytes.logical
+        ),
+    ];
+    let header = [
+        "allocated",
+        "bytes",
+        "padding",
+        "ratio",
+        "space",
+        "computation",
+        "name",
+        "opcode",
+        "shape",
+    ];
+    let mut table: Vec<[String; 9]> = vec![header.map(str::to_owned)];
+    for r in rows {
+        table.push([
+            allocated(r).to_string(),
+            r.bytes.to_string(),
+            allocated(r).saturating_sub(r.bytes).to_string(),
+            ratio(r).map_or_else(|| "-".to_owned(), |x| format!("{x:.2}x")),
+            if r.memory_space == 0 {
+                "-".to_owned()
+            } else {
+                format!("S({})", r.memory_space)
+            },
+            r.computation.clone(),
+            r.name.clone(),
+            r.opcode.clone(),
+            r.shape.clone(),
+        ]);
+    }
+    let mut widths = [0usize; 9];
+    for cells in &table {
+        for (width, cell) in widths.iter_mut().zip(cells) {
+            *width = (*width).max(cell.len());
+        }
+    }
+    for cells in &table {
+        let mut line = String::new();
+        for (column, (cell, width)) in cells.iter().zip(widths).enumerate() {
+            if column == 8 {
+                line.push_str(cell);
+            } else if column < 4 {
+                line.push_str(&format!("{cell:>width$}  "));
+            } else {
+                line.push_str(&format!("{cell:<width$}  "));
+            }
+        }
+        lines.push(line.trim_end().to_owned());
+    }
+    let shown = u64::try_from(rows.len()).unwrap_or(u64::MAX);
+    if shown < module.instructions {
+        lines.push(format!(
+            "({} more instructions; --top N or --all shows more)",
+            module.instructions - shown
+        ));
+    }
+    lines.join("\n")
+}
