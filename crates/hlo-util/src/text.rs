@@ -429,7 +429,7 @@ impl Reader {
     }
 
     fn error(&self, offset: usize, message: impl Into<String>) -> HloError {
-        HloError::at(self.line, offset, message)
+        HloError::at(self.line.max(1), offset, message)
     }
 }
 
