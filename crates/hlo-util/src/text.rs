@@ -7,6 +7,7 @@
 //! tables) is stepped over with brackets matched and strings and comments
 //! skipped, so it can never be misread; unbalanced text is an error.
 
+use std::collections::HashMap;
 use std::io::BufRead;
 
 use schema::{ProgramShape, Shape};
@@ -143,7 +144,14 @@ struct Reader {
     /// The current computation's parameters (number, shape) and root.
     parameters: Vec<(i64, Shape)>,
     root: Option<Shape>,
+    /// Shapes read, as written, with their sizes: modules repeat shapes,
+    /// and a clone costs less than parsing and sizing again. Emptied when
+    /// it holds [`SHAPE_CACHE`] shapes.
+    shapes: HashMap<String, (Shape, BufferSizes)>,
 }
+
+/// The most shapes the reader remembers.
+const SHAPE_CACHE: usize = 4096;
 
 impl Reader {
     fn line_of_text(
@@ -322,8 +330,7 @@ impl Reader {
         }
         at = skip_space(line, at + 1);
         let shape_end = scan(line, at, b" \t").map_err(|(o, m)| self.error(o, m))?;
-        let shape = self.shape(&line[at..shape_end], at)?;
-        let sizes = BufferSizes::of(&shape).map_err(|e| self.error(at, e.to_string()))?;
+        let (shape, sizes) = self.sized_shape(&line[at..shape_end], at)?;
         let opcode_at = skip_space(line, shape_end);
         let opcode_end = line[opcode_at..]
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
@@ -378,6 +385,20 @@ impl Reader {
             line: self.line,
         });
         Ok(())
+    }
+
+    /// The shape `text` found at byte `at` of the line, and its sizes.
+    fn sized_shape(&mut self, text: &str, at: usize) -> Result<(Shape, BufferSizes), HloError> {
+        if let Some((shape, sizes)) = self.shapes.get(text) {
+            return Ok((shape.clone(), *sizes));
+        }
+        let shape = self.shape(text, at)?;
+        let sizes = BufferSizes::of(&shape).map_err(|e| self.error(at, e.to_string()))?;
+        if self.shapes.len() >= SHAPE_CACHE {
+            self.shapes.clear();
+        }
+        self.shapes.insert(text.to_owned(), (shape.clone(), sizes));
+        Ok((shape, sizes))
     }
 
     /// Parses the shape `text` found at byte `at` of the line.

@@ -20,6 +20,11 @@ impl Output {
         }
     }
 
+    /// Whether results are printed as JSON.
+    pub fn is_json(&self) -> bool {
+        self.json
+    }
+
     /// A success: `plain` in plain mode, else `fields` with `"ok": true`
     /// first.
     pub fn success(&mut self, plain: &str, fields: Value) {

@@ -25,18 +25,18 @@ struct Row {
 }
 
 /// Reads the module in `args.file` (`-`: standard input) and reports its
-/// largest buffers.
-pub fn run(args: &HloArgs) -> Outcome {
+/// largest buffers, as a table or (`json`) as JSON fields only.
+pub fn run(args: &HloArgs, json: bool) -> Outcome {
     let limit = if args.all { usize::MAX } else { args.top };
     if args.file == "-" {
-        report(std::io::stdin().lock(), limit)
+        report(std::io::stdin().lock(), limit, json)
     } else {
         let file = File::open(&args.file).map_err(|e| format!("cannot open {}: {e}", args.file))?;
-        report(BufReader::with_capacity(1 << 16, file), limit)
+        report(BufReader::with_capacity(1 << 16, file), limit, json)
     }
 }
 
-fn report(input: impl BufRead, limit: usize) -> Outcome {
+fn report(input: impl BufRead, limit: usize, json: bool) -> Outcome {
     // The `limit` largest buffers, smallest on top of the heap.
     let mut kept: BinaryHeap<Reverse<Row>> = BinaryHeap::new();
     let mut order = 0u64;
@@ -63,7 +63,11 @@ fn report(input: impl BufRead, limit: usize) -> Outcome {
         .into_iter()
         .map(|Reverse(r)| r)
         .collect();
-    Ok((plain(&module, &rows), fields(&module, &rows)))
+    if json {
+        Ok((String::new(), fields(&module, &rows)))
+    } else {
+        Ok((plain(&module, &rows), Value::Null))
+    }
 }
 
 fn row(i: &Instruction<'_>, key: (i64, Reverse<u64>)) -> Row {
@@ -148,43 +152,14 @@ fn plain(module: &ModuleSummary, rows: &[Row]) -> String {
         "opcode",
         "shape",
     ];
-    let mut table: Vec<[String; 9]> = vec![header.map(str::to_owned)];
+    let mut widths = header.map(str::len);
     for r in rows {
-        table.push([
-            allocated(r).to_string(),
-            r.bytes.to_string(),
-            allocated(r).saturating_sub(r.bytes).to_string(),
-            ratio(r).map_or_else(|| "-".to_owned(), |x| format!("{x:.2}x")),
-            if r.memory_space == 0 {
-                "-".to_owned()
-            } else {
-                format!("S({})", r.memory_space)
-            },
-            r.computation.clone(),
-            r.name.clone(),
-            r.opcode.clone(),
-            r.shape.clone(),
-        ]);
-    }
-    let mut widths = [0usize; 9];
-    for cells in &table {
-        for (width, cell) in widths.iter_mut().zip(cells) {
+        for (width, cell) in widths.iter_mut().zip(cells(r)) {
             *width = (*width).max(cell.len());
         }
     }
-    for cells in &table {
-        let mut line = String::new();
-        for (column, (cell, width)) in cells.iter().zip(widths).enumerate() {
-            if column == 8 {
-                line.push_str(cell);
-            } else if column < 4 {
-                line.push_str(&format!("{cell:>width$}  "));
-            } else {
-                line.push_str(&format!("{cell:<width$}  "));
-            }
-        }
-        lines.push(line.trim_end().to_owned());
-    }
+    lines.push(line(header.map(str::to_owned), widths));
+    lines.extend(rows.iter().map(|r| line(cells(r), widths)));
     let shown = u64::try_from(rows.len()).unwrap_or(u64::MAX);
     if shown < module.instructions {
         lines.push(format!(
@@ -193,4 +168,38 @@ fn plain(module: &ModuleSummary, rows: &[Row]) -> String {
         ));
     }
     lines.join("\n")
+}
+
+/// The table's cells of one row.
+fn cells(r: &Row) -> [String; 9] {
+    [
+        allocated(r).to_string(),
+        r.bytes.to_string(),
+        allocated(r).saturating_sub(r.bytes).to_string(),
+        ratio(r).map_or_else(|| "-".to_owned(), |x| format!("{x:.2}x")),
+        if r.memory_space == 0 {
+            "-".to_owned()
+        } else {
+            format!("S({})", r.memory_space)
+        },
+        r.computation.clone(),
+        r.name.clone(),
+        r.opcode.clone(),
+        r.shape.clone(),
+    ]
+}
+
+/// One line of the table: numbers right-aligned, the shape unpadded last.
+fn line(cells: [String; 9], widths: [usize; 9]) -> String {
+    let mut line = String::new();
+    for (column, (cell, width)) in cells.iter().zip(widths).enumerate() {
+        if column == 8 {
+            line.push_str(cell);
+        } else if column < 4 {
+            line.push_str(&format!("{cell:>width$}  "));
+        } else {
+            line.push_str(&format!("{cell:<width$}  "));
+        }
+    }
+    line.trim_end().to_owned()
 }

@@ -42,7 +42,7 @@ pub fn run(command: Command, out: &mut Output) {
         Command::Compare { a, b } => single(out, compare::run(&a, &b)),
         Command::View { base, ops } => single(out, view::run(&base, &ops)),
         Command::Draw(args) => single(out, draw::run(&args)),
-        Command::Hlo(args) => match hlo::run(&args) {
+        Command::Hlo(args) => match hlo::run(&args, out.is_json()) {
             Ok((plain, fields)) => out.success(&plain, fields),
             Err(message) => out.failure(Some(&args.file), &message),
         },
