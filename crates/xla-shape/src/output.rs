@@ -40,6 +40,13 @@ impl Output {
         }
     }
 
+    /// A success in JSON mode already serialized: `object` must be a JSON
+    /// object whose first field is `"ok": true` (for results too large to
+    /// build as a `Value` first).
+    pub fn success_serialized(&mut self, object: &str) {
+        self.line(object);
+    }
+
     /// A failed input: `error: <message>`, or `"ok": false` with `input` and
     /// `error` in JSON. Processing goes on; the exit status becomes 1.
     pub fn failure(&mut self, input: Option<&str>, message: &str) {

@@ -6,10 +6,9 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 
 use hlo_util::{Instruction, ModuleSummary};
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use crate::cli::HloArgs;
-use crate::commands::Outcome;
 
 /// One instruction kept for the report.
 #[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -25,8 +24,8 @@ struct Row {
 }
 
 /// Reads the module in `args.file` (`-`: standard input) and reports its
-/// largest buffers, as a table or (`json`) as JSON fields only.
-pub fn run(args: &HloArgs, json: bool) -> Outcome {
+/// largest buffers, as a table or (`json`) as one JSON object.
+pub fn run(args: &HloArgs, json: bool) -> Result<String, String> {
     let limit = if args.all { usize::MAX } else { args.top };
     if args.file == "-" {
         report(std::io::stdin().lock(), limit, json)
@@ -36,7 +35,7 @@ pub fn run(args: &HloArgs, json: bool) -> Outcome {
     }
 }
 
-fn report(input: impl BufRead, limit: usize, json: bool) -> Outcome {
+fn report(input: impl BufRead, limit: usize, json: bool) -> Result<String, String> {
     // The `limit` largest buffers, smallest on top of the heap.
     let mut kept: BinaryHeap<Reverse<Row>> = BinaryHeap::new();
     let mut order = 0u64;
@@ -64,9 +63,9 @@ fn report(input: impl BufRead, limit: usize, json: bool) -> Outcome {
         .map(|Reverse(r)| r)
         .collect();
     if json {
-        Ok((String::new(), fields(&module, &rows)))
+        serde_json::to_string(&report_json(&module, &rows)).map_err(|e| e.to_string())
     } else {
-        Ok((plain(&module, &rows), Value::Null))
+        Ok(plain(&module, &rows))
     }
 }
 
@@ -92,36 +91,66 @@ fn ratio(row: &Row) -> Option<f64> {
     (row.bytes != 0).then(|| allocated(row) as f64 / row.bytes as f64)
 }
 
-fn fields(module: &ModuleSummary, rows: &[Row]) -> Value {
-    let instructions: Vec<Value> = rows
-        .iter()
-        .map(|r| {
-            json!({
-                "computation": r.computation,
-                "name": r.name,
-                "opcode": r.opcode,
-                "shape": r.shape,
-                "bytes": r.bytes,
-                "allocated_bytes": allocated(r),
-                "padding_bytes": allocated(r).saturating_sub(r.bytes),
-                "padding_ratio": ratio(r),
-                "memory_space": r.memory_space,
-                "per_device_shape": null,
+/// The JSON object of a report, fields in this order.
+#[derive(Serialize)]
+struct Report<'a> {
+    ok: bool,
+    module: &'a str,
+    parameter_bytes: i64,
+    output_bytes: i64,
+    parameter_logical_bytes: i64,
+    output_logical_bytes: i64,
+    per_device_parameter_bytes: Option<i64>,
+    per_device_output_bytes: Option<i64>,
+    computations: u64,
+    instruction_count: u64,
+    instructions: Vec<InstructionJson<'a>>,
+}
+
+/// One instruction of [`Report`].
+#[derive(Serialize)]
+struct InstructionJson<'a> {
+    computation: &'a str,
+    name: &'a str,
+    opcode: &'a str,
+    shape: &'a str,
+    bytes: i64,
+    allocated_bytes: i64,
+    padding_bytes: i64,
+    padding_ratio: Option<f64>,
+    memory_space: i64,
+    per_device_shape: Option<&'a str>,
+}
+
+fn report_json<'a>(module: &'a ModuleSummary, rows: &'a [Row]) -> Report<'a> {
+    Report {
+        ok: true,
+        module: &module.name,
+        parameter_bytes: module.parameter_bytes.allocated,
+        output_bytes: module.output_bytes.allocated,
+        parameter_logical_bytes: module.parameter_bytes.logical,
+        output_logical_bytes: module.output_bytes.logical,
+        // Per-device sizes of sharded modules are not computed yet.
+        per_device_parameter_bytes: None,
+        per_device_output_bytes: None,
+        computations: module.computations,
+        instruction_count: module.instructions,
+        instructions: rows
+            .iter()
+            .map(|r| InstructionJson {
+                computation: &r.computation,
+                name: &r.name,
+                opcode: &r.opcode,
+                shape: &r.shape,
+                bytes: r.bytes,
+                allocated_bytes: allocated(r),
+                padding_bytes: allocated(r).saturating_sub(r.bytes),
+                padding_ratio: ratio(r),
+                memory_space: r.memory_space,
+                per_device_shape: None,
             })
-        })
-        .collect();
-    json!({
-        "module": module.name,
-        "parameter_bytes": module.parameter_bytes.allocated,
-        "output_bytes": module.output_bytes.allocated,
-        "parameter_logical_bytes": module.parameter_bytes.logical,
-        "output_logical_bytes": module.output_bytes.logical,
-        "per_device_parameter_bytes": null,
-        "per_device_output_bytes": null,
-        "computations": module.computations,
-        "instruction_count": module.instructions,
-        "instructions": instructions,
-    })
+            .collect(),
+    }
 }
 
 fn plain(module: &ModuleSummary, rows: &[Row]) -> String {

@@ -43,7 +43,8 @@ pub fn run(command: Command, out: &mut Output) {
         Command::View { base, ops } => single(out, view::run(&base, &ops)),
         Command::Draw(args) => single(out, draw::run(&args)),
         Command::Hlo(args) => match hlo::run(&args, out.is_json()) {
-            Ok((plain, fields)) => out.success(&plain, fields),
+            Ok(text) if out.is_json() => out.success_serialized(&text),
+            Ok(text) => out.success(&text, Value::Null),
             Err(message) => out.failure(Some(&args.file), &message),
         },
         Command::Relayout(args) => match relayout::run(&args) {
