@@ -20,6 +20,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::write(out.join("xla_data.fds.bin"), fds.encode_to_vec())?;
     prost_build::Config::new()
         .enable_type_names()
+        // The messages with a map field are written by hand (src/maps.rs):
+        // prost's derived code leaves default keys and values out of map
+        // entries, XLA writes them.
+        .extern_path(".xla.FrontendAttributes", "crate::FrontendAttributes")
+        .extern_path(".xla.GemmPerfTableEntry", "crate::GemmPerfTableEntry")
+        .extern_path(".xla.GemmPerfTable", "crate::GemmPerfTable")
         .compile_fds(fds)?;
     Ok(())
 }

@@ -59,6 +59,26 @@ pub enum FormatError {
         /// What the JSON parser reported.
         reason: String,
     },
+    /// No message of the schema has this name (see
+    /// [`crate::message_descriptor`]).
+    #[error("{name} is not a message of xla_data.proto{}", not_a_message_hint(.suggestion.as_deref()))]
+    NotAMessage {
+        /// The name asked for.
+        name: String,
+        /// A message whose name differs only in case or in the `xla.` prefix.
+        suggestion: Option<String>,
+    },
+    /// The bytes are not a valid message of the type (see
+    /// [`crate::decode_message`]).
+    #[error("invalid {message} message ({size} bytes): {reason}")]
+    Decode {
+        /// The full message name, such as `xla.OpSharding`.
+        message: String,
+        /// The size of the bytes given.
+        size: usize,
+        /// Where and why decoding failed.
+        reason: String,
+    },
     /// The message could not be converted between its typed and dynamic forms.
     #[error("cannot convert {message}: {reason}")]
     Convert {
@@ -67,6 +87,16 @@ pub enum FormatError {
         /// What went wrong.
         reason: String,
     },
+}
+
+/// The end of [`FormatError::NotAMessage`]'s text.
+fn not_a_message_hint(suggestion: Option<&str>) -> String {
+    match suggestion {
+        Some(name) => format!("; did you mean {name}?"),
+        None => "; names are full names such as xla.OpSharding or xla.ShapeProto \
+                 (`xla-shape decode --list-messages` lists them)"
+            .to_string(),
+    }
 }
 
 /// Text format and JSON for every message of the schema.
@@ -155,7 +185,7 @@ impl<M: Message + Name + Default + 'static> ProtoFormat for M {
 /// The byte offset of the first `{` or `<` nested deeper than
 /// [`MAX_TEXT_FORMAT_DEPTH`] in protobuf text format, skipping quoted
 /// strings and `#` comments; `None` if the nesting stays within the limit.
-fn too_deep(text: &str) -> Option<usize> {
+pub(crate) fn too_deep(text: &str) -> Option<usize> {
     let mut depth = 0_usize;
     let mut quote = None;
     let mut escaped = false;
@@ -188,7 +218,7 @@ pub(crate) fn dynamic_text_format<M: Message + Name>(message: &M) -> Result<Stri
     Ok(to_dynamic(message)?.to_text_format())
 }
 
-fn pool() -> Result<&'static DescriptorPool, FormatError> {
+pub(crate) fn pool() -> Result<&'static DescriptorPool, FormatError> {
     static POOL: OnceLock<Result<DescriptorPool, String>> = OnceLock::new();
     POOL.get_or_init(|| {
         DescriptorPool::decode(crate::FILE_DESCRIPTOR_SET).map_err(|e| e.to_string())

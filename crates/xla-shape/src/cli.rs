@@ -77,27 +77,45 @@ pub enum Command {
 
     /// Print each shape serialized as a Shape protobuf message, in lowercase hex.
     #[command(after_help = "Examples:\n  xla-shape encode 'f32[2,3]'\n  \
-        xla-shape encode --text 'f32[2,3]'   # protobuf text format\n\n\
-        JSON fields: ok, input, hex (or text).")]
+        xla-shape encode --text 'f32[2,3]'   # protobuf text format\n  \
+        xla-shape encode --message xla.OpSharding 'type: MAXIMAL tile_assignment_devices: 3'\n\n\
+        JSON fields: ok, input, hex (or text); with --message: ok, input, hex, text.")]
     Encode {
         /// Print protobuf text format instead of hex.
         #[arg(long)]
         text: bool,
-        /// Shape strings; none reads one per line from standard input.
+        /// The inputs are protobuf text format of this message of
+        /// xla_data.proto (a full name: xla.OpSharding, xla.ShapeProto, ...)
+        /// instead of shape strings; an empty input is the empty message.
+        #[arg(long, value_name = "NAME")]
+        message: Option<String>,
+        /// Shape strings (or text format); none reads one per line from
+        /// standard input.
         shapes: Vec<String>,
     },
 
     /// Decode serialized Shape messages (hex) and print their canonical string.
     #[command(
         after_help = "Examples:\n  xla-shape decode 100b1a0202032a070a02010080010132020000\n  \
-        xla-shape decode --binary < shape.pb\n\n\
+        xla-shape decode --binary < shape.pb\n  \
+        xla-shape decode --message xla.OpSharding 0801220103\n  \
+        xla-shape decode --list-messages\n\n\
         Decodes only; see `validate --hex` to check the result.\n\
-        JSON fields: ok, input, shape, hex (re-encoded), text (protobuf text format)."
+        JSON fields: ok, input, shape, hex (re-encoded), text (protobuf text format);\n\
+        with --message: ok, input, text, hex."
     )]
     Decode {
         /// Read one raw binary message from standard input instead of hex.
         #[arg(long, conflicts_with = "messages")]
         binary: bool,
+        /// Decode this message of xla_data.proto (a full name: xla.OpSharding,
+        /// xla.LiteralProto, xla.ShapeProto, ...) instead of a Shape, and print
+        /// its protobuf text format; an empty input is the empty message.
+        #[arg(long, value_name = "NAME")]
+        message: Option<String>,
+        /// Print the names `--message` takes, one per line.
+        #[arg(long, conflicts_with_all = ["messages", "binary", "message"])]
+        list_messages: bool,
         /// Hex strings; none reads one per line from standard input.
         messages: Vec<String>,
     },

@@ -9,6 +9,7 @@ mod encode;
 mod explain;
 mod hlo;
 mod index;
+mod message;
 mod order;
 mod parse;
 mod relayout;
@@ -27,7 +28,22 @@ use crate::output::Output;
 pub fn run(command: Command, out: &mut Output) {
     match command {
         Command::Parse { no_layout, shapes } => each(shapes, out, |s| parse::run(s, no_layout)),
-        Command::Encode { text, shapes } => each(shapes, out, |s| encode::run(s, text)),
+        Command::Encode {
+            message: Some(name),
+            text,
+            shapes,
+        } => message::encode(&name, shapes, text, out),
+        Command::Encode { text, shapes, .. } => each(shapes, out, |s| encode::run(s, text)),
+        Command::Decode {
+            list_messages: true,
+            ..
+        } => message::list(out),
+        Command::Decode {
+            message: Some(name),
+            binary,
+            messages,
+            ..
+        } => message::decode(&name, binary, messages, out),
         Command::Decode { binary: true, .. } => decode::run_binary(out),
         Command::Decode { messages, .. } => each(messages, out, decode::run),
         Command::Validate {
@@ -62,8 +78,17 @@ type Outcome = Result<(String, Value), String>;
 /// Runs `f` on every input (arguments, or lines of standard input), one
 /// output line each; a failure is reported and processing goes on. JSON
 /// objects carry the input.
-fn each(args: Vec<String>, out: &mut Output, mut f: impl FnMut(&str) -> Outcome) {
-    for input in inputs(args) {
+fn each(args: Vec<String>, out: &mut Output, f: impl FnMut(&str) -> Outcome) {
+    each_of(inputs(args), out, f);
+}
+
+/// [`each`] over inputs already gathered.
+fn each_of(
+    inputs: impl Iterator<Item = Result<String, String>>,
+    out: &mut Output,
+    mut f: impl FnMut(&str) -> Outcome,
+) {
+    for input in inputs {
         match input {
             Ok(input) => match f(&input) {
                 Ok((plain, mut fields)) => {
