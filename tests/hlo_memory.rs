@@ -9,7 +9,7 @@ use std::fs::File;
 use std::io::BufReader;
 
 use conformance::{Row, load};
-use hlo_util::{EntryBytes, ModuleSummary, read_text};
+use hlo_util::{EntryBytes, ModuleSummary, read_module, read_proto, read_text};
 use serde_json::Value;
 
 /// Reads `tests/golden/hlo/<name>.txt`, with each instruction's shape and
@@ -25,6 +25,29 @@ fn read(name: &str) -> (ModuleSummary, Vec<(String, i64)>) {
     })
     .unwrap_or_else(|e| panic!("{name}.txt: {e}"));
     (summary, buffers)
+}
+
+/// Reads `tests/golden/hlo/<name>.pb`, with each instruction's computation,
+/// name, shape and sizes.
+fn read_pb(name: &str) -> (ModuleSummary, Vec<String>) {
+    let path = conformance::golden_dir()
+        .join("hlo")
+        .join(format!("{name}.pb"));
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut seen = Vec::new();
+    let summary =
+        read_proto(&bytes, |i| seen.push(describe(i))).unwrap_or_else(|e| panic!("{name}.pb: {e}"));
+    // The same through the reader that tells the forms apart.
+    let again = read_module(bytes.as_slice(), |_| {}).unwrap();
+    assert_eq!(again, summary);
+    (summary, seen)
+}
+
+fn describe(i: &hlo_util::Instruction<'_>) -> String {
+    format!(
+        "{}/{} {} {} {} {} root={}",
+        i.computation, i.name, i.opcode, i.shape, i.sizes.bytes, i.sizes.allocated_bytes, i.is_root
+    )
 }
 
 fn number(row: &Row, key: &str) -> i64 {
@@ -61,6 +84,52 @@ fn parameter_and_output_bytes_are_xlas_on_every_compiled_module() {
         );
         if tiled != (allocated != xla) {
             failures.push(format!("{name}: allocated {allocated:?}, XLA {xla:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn serialized_modules_give_xlas_totals_and_the_texts_instructions() {
+    let rows = load("hlo/memory.jsonl").unwrap();
+    let mut failures = Vec::new();
+    for row in &rows {
+        let name = conformance::required(row, "module").unwrap();
+        let (summary, mut seen) = read_pb(name);
+        let xla = (
+            number(row, "argument_size_in_bytes"),
+            number(row, "output_size_in_bytes"),
+        );
+        let logical = (
+            summary.parameter_bytes.logical,
+            summary.output_bytes.logical,
+        );
+        if logical != xla {
+            failures.push(format!("{name}.pb: ours {logical:?}, XLA {xla:?}"));
+        }
+        let path = conformance::golden_dir()
+            .join("hlo")
+            .join(format!("{name}.txt"));
+        let mut from_text = Vec::new();
+        let text = read_text(BufReader::new(File::open(&path).unwrap()), |i| {
+            from_text.push(describe(i))
+        })
+        .unwrap();
+        seen.sort();
+        from_text.sort();
+        if seen != from_text {
+            failures.push(format!("{name}: the .pb and .txt instructions differ"));
+        }
+        if (
+            text.computations,
+            text.instructions,
+            &text.entry_computation,
+        ) != (
+            summary.computations,
+            summary.instructions,
+            &summary.entry_computation,
+        ) {
+            failures.push(format!("{name}: the .pb and .txt modules differ"));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

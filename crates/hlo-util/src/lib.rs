@@ -2,6 +2,10 @@
 //! jax, the `*.txt` files of `--xla_dump_to`), with every buffer sized as
 //! XLA allocates it.
 //!
+//! [`read_module`] reads either form XLA writes, told apart by the content:
+//! the text, or a serialized `HloModuleProto` ([`read_proto`], with the types
+//! of XLA's `hlo.proto` compiled from jaxlib 0.12.0.1's descriptor, whose
+//! `xla_data.proto` types are the `schema` crate's).
 //! [`read_text`] streams a module line by line and hands each instruction,
 //! with its computation, shape and [`BufferSizes`], to a visitor; it returns
 //! a [`ModuleSummary`] whose `parameter_bytes` and `output_bytes` are what
@@ -24,12 +28,16 @@
 
 #![forbid(unsafe_code)]
 
+mod binary;
 mod error;
 mod opcodes;
+#[rustfmt::skip]
+mod proto;
 mod scan;
 mod sizes;
 mod text;
 
+pub use binary::{ProtoError, ReadError, read_module, read_proto};
 pub use error::HloError;
 pub use opcodes::{OPCODES, is_opcode};
 pub use sizes::{BufferSizes, EntryBytes, POINTER_SIZE, entry_bytes};

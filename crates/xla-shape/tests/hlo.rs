@@ -90,6 +90,36 @@ fn json_gives_xlas_totals_and_every_instruction_with_all() {
 }
 
 #[test]
+fn a_serialized_module_reads_as_its_text() {
+    let (text, code) = run(&["--json", "hlo", "--all", &golden("scan.txt")], None);
+    assert_eq!(code, 0);
+    let (proto, code) = run(&["--json", "hlo", "--all", &golden("scan.pb")], None);
+    assert_eq!(code, 0);
+    let text: Value = serde_json::from_str(text.trim()).unwrap();
+    let proto: Value = serde_json::from_str(proto.trim()).unwrap();
+    // memory.jsonl: argument 576, output 640.
+    assert_eq!(
+        (
+            proto["parameter_bytes"].as_i64(),
+            proto["output_bytes"].as_i64()
+        ),
+        (Some(576), Some(640))
+    );
+    assert_eq!(text["parameter_bytes"], proto["parameter_bytes"]);
+    assert_eq!(text["instruction_count"], proto["instruction_count"]);
+    let mut truncated = std::fs::read(golden("scan.pb")).unwrap();
+    truncated.truncate(truncated.len() / 2);
+    let path = std::env::temp_dir().join("xla_shape_hlo_truncated.pb");
+    std::fs::write(&path, truncated).unwrap();
+    let (out, code) = run(&["hlo", path.to_str().unwrap()], None);
+    assert_eq!(code, 1);
+    assert!(
+        out.starts_with("error: HloModuleProto: failed to decode Protobuf message: "),
+        "{out}"
+    );
+}
+
+#[test]
 fn bad_modules_exit_1_with_the_line_and_column() {
     let bad = "HloModule m\nENTRY %e {\n  %p = f32[2]{0} parameter(0), metadata={op_name=\"x}\n}\n";
     let (out, code) = run(&["hlo", "-"], Some(bad));

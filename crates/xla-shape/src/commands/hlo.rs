@@ -39,7 +39,7 @@ fn report(input: impl BufRead, limit: usize, json: bool) -> Result<String, Strin
     // The `limit` largest buffers, smallest on top of the heap.
     let mut kept: BinaryHeap<Reverse<Row>> = BinaryHeap::new();
     let mut order = 0u64;
-    let module = hlo_util::read_text(input, |i| {
+    let module = hlo_util::read_module(input, |i| {
         let key = (i.sizes.allocated_bytes, Reverse(order));
         order += 1;
         if limit == 0 {
