@@ -33,7 +33,7 @@ pub struct Instruction<'a> {
     pub shape: Shape,
     /// The bytes of its own buffer.
     pub sizes: BufferSizes,
-    /// The 1-based line it is on.
+    /// The 1-based line it is on (0 in a serialized module).
     pub line: u64,
 }
 
