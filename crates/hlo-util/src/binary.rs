@@ -44,8 +44,9 @@ pub enum ReadError {
 }
 
 /// Reads a module from `input`, text or a serialized `HloModuleProto`: text
-/// starts with `HloModule` (after blanks), anything else is read as a
-/// serialized module. Text is streamed ([`read_text`]); a serialized module
+/// starts with `HloModule` (after blanks), or with a letter and printable
+/// characters (and is refused if it is not a module); anything else is read
+/// as a serialized module. Text is streamed ([`read_text`]); a serialized module
 /// is read whole ([`read_proto`]).
 ///
 /// ```
@@ -66,7 +67,13 @@ pub fn read_module<R: BufRead>(
         .iter()
         .position(|b| !b.is_ascii_whitespace())
         .unwrap_or(head.len());
-    if head.is_empty() || head[start..].starts_with(b"HloModule") || start == head.len() {
+    // Text that is not a module (a dump's buffer-assignment report) is
+    // refused as text, not decoded as a message: it starts with a letter
+    // and its first bytes are printable.
+    let printable = |b: &u8| b.is_ascii_graphic() || matches!(b, b' ' | b'\n' | b'\r' | b'\t');
+    let text = head[start..].first().is_none_or(u8::is_ascii_alphabetic)
+        && head.iter().take(256).all(printable);
+    if text || head[start..].starts_with(b"HloModule") {
         return Ok(read_text(input, visit)?);
     }
     let mut bytes = Vec::new();
