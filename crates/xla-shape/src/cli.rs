@@ -282,6 +282,37 @@ pub enum Command {
         input and prints the LiteralProto XLA writes for it in hex (JSON: ok, shape,\n\
         hex), or writes it binary to --output. Errors exit with status 1.")]
     Literal(LiteralArgs),
+
+    /// Every buffer of an HLO module (XLA's text), largest allocation first.
+    #[command(after_help = "Examples:\n  \
+        xla-shape hlo module.txt              # the 20 largest buffers\n  \
+        xla-shape hlo --all dump/module_0001.jit_f.sm_8.0_gpu_after_optimizations.txt\n  \
+        python -c '...print(compiled.as_text())' | xla-shape --json hlo --top 5 -\n\n\
+        The module text is what XLA prints (jax's compiled.as_text(), --xla_dump_to *.txt).\n\
+        Each instruction's own buffer: its logical bytes (XLA's ByteSizeOf; a tuple's index\n\
+        table of 8-byte pointers), allocated bytes (ArraySize: tiles, padding, E(n) packing),\n\
+        padding and memory space. parameters/outputs: the entry computation's parameters and\n\
+        result as XLA's CompiledMemoryStats counts them (every array, and 8 bytes per tuple\n\
+        element); `logical` is what XLA's CPU backend reports, which ignores tiles.\n\
+        JSON fields: ok, module, parameter_bytes, output_bytes, parameter_logical_bytes,\n\
+        output_logical_bytes, per_device_parameter_bytes, per_device_output_bytes (null),\n\
+        computations, instruction_count, instructions [{computation, name, opcode, shape,\n\
+        bytes, allocated_bytes, padding_bytes, padding_ratio, memory_space, per_device_shape}].")]
+    Hlo(HloArgs),
+}
+
+/// Arguments of `hlo`.
+#[derive(Debug, Args)]
+pub struct HloArgs {
+    /// The module's text file, or `-` for standard input.
+    #[arg(value_name = "FILE")]
+    pub file: String,
+    /// How many of the largest buffers to list.
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub top: usize,
+    /// List every instruction.
+    #[arg(long, conflicts_with = "top")]
+    pub all: bool,
 }
 
 /// Arguments of `literal`.

@@ -20,6 +20,11 @@ impl Output {
         }
     }
 
+    /// Whether results are printed as JSON.
+    pub fn is_json(&self) -> bool {
+        self.json
+    }
+
     /// A success: `plain` in plain mode, else `fields` with `"ok": true`
     /// first.
     pub fn success(&mut self, plain: &str, fields: Value) {
@@ -33,6 +38,13 @@ impl Output {
         } else {
             self.line(plain);
         }
+    }
+
+    /// A success in JSON mode already serialized: `object` must be a JSON
+    /// object whose first field is `"ok": true` (for results too large to
+    /// build as a `Value` first).
+    pub fn success_serialized(&mut self, object: &str) {
+        self.line(object);
     }
 
     /// A failed input: `error: <message>`, or `"ok": false` with `input` and

@@ -7,6 +7,7 @@ mod decode;
 pub(crate) mod draw;
 mod encode;
 pub(crate) mod explain;
+mod hlo;
 mod index;
 mod literal;
 mod message;
@@ -58,6 +59,11 @@ pub fn run(command: Command, out: &mut Output) {
         Command::Compare { a, b } => single(out, compare::run(&a, &b)),
         Command::View { base, ops } => single(out, view::run(&base, &ops)),
         Command::Draw(args) => single(out, draw::run(&args)),
+        Command::Hlo(args) => match hlo::run(&args, out.is_json()) {
+            Ok(text) if out.is_json() => out.success_serialized(&text),
+            Ok(text) => out.success(&text, Value::Null),
+            Err(message) => out.failure(Some(&args.file), &message),
+        },
         Command::Relayout(args) => match relayout::run(&args) {
             // Without --output, standard output carries the bytes.
             Ok((plain, fields)) if args.output.is_some() => out.success(&plain, fields),

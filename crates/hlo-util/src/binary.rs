@@ -1,0 +1,332 @@
+//! The reader of serialized `HloModuleProto`s (the `.pb` files of
+//! `--xla_dump_to`, jax's `as_serialized_hlo_module_proto()`), and the
+//! reader that tells the two forms apart by their content.
+
+use std::io::BufRead;
+
+use prost::Message;
+use schema::Shape;
+
+use crate::proto::{HloComputationProto, HloModuleProto};
+use crate::sizes::{BufferSizes, EntryBytes, entry_bytes};
+use crate::{HloError, Instruction, ModuleSummary, is_opcode, read_text};
+
+/// Why a serialized `HloModuleProto` could not be read: the path of the
+/// offending field and what is wrong there.
+///
+/// ```
+/// let error = hlo_util::read_proto(&[0x1a, 0x05, 0x12, 0x09], |_| {}).unwrap_err();
+/// assert!(error.to_string().starts_with("HloModuleProto: failed to decode Protobuf message: "));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct ProtoError {
+    /// The field, from the module down: `computations[1].instructions[4].shape`
+    /// (`HloModuleProto` for errors of the wire format, whose message names
+    /// the fields it was decoding).
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Why a module (text or serialized) could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReadError {
+    /// The text form, at a line and column.
+    #[error(transparent)]
+    Text(#[from] HloError),
+    /// The serialized form, at a field.
+    #[error(transparent)]
+    Proto(#[from] ProtoError),
+    /// The input could not be read.
+    #[error("cannot read: {0}")]
+    Io(String),
+}
+
+/// Reads a module from `input`, text or a serialized `HloModuleProto`: text
+/// starts with `HloModule` (after blanks), or with a letter and printable
+/// characters (and is refused if it is not a module); anything else is read
+/// as a serialized module. Text is streamed ([`read_text`]); a serialized module
+/// is read whole ([`read_proto`]).
+///
+/// ```
+/// let text = "HloModule m\nENTRY e {\n  ROOT p = s8[3] parameter(0)\n}\n";
+/// let module = hlo_util::read_module(text.as_bytes(), |_| {}).unwrap();
+/// assert_eq!(module.parameter_bytes.logical, 3);
+/// ```
+///
+/// # Errors
+///
+/// [`ReadError`]: the reader's error for the form found, or an I/O error.
+pub fn read_module<R: BufRead>(
+    mut input: R,
+    visit: impl FnMut(&Instruction<'_>),
+) -> Result<ModuleSummary, ReadError> {
+    let head = input.fill_buf().map_err(|e| ReadError::Io(e.to_string()))?;
+    let start = head
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(head.len());
+    // Text that is not a module (a dump's buffer-assignment report) is
+    // refused as text, not decoded as a message: it starts with a letter
+    // and its first bytes are printable.
+    let printable = |b: &u8| b.is_ascii_graphic() || matches!(b, b' ' | b'\n' | b'\r' | b'\t');
+    let text = head[start..].first().is_none_or(u8::is_ascii_alphabetic)
+        && head.iter().take(256).all(printable);
+    if text || head[start..].starts_with(b"HloModule") {
+        return Ok(read_text(input, visit)?);
+    }
+    let mut bytes = Vec::new();
+    input
+        .read_to_end(&mut bytes)
+        .map_err(|e| ReadError::Io(e.to_string()))?;
+    Ok(read_proto(&bytes, visit)?)
+}
+
+/// Reads a serialized `HloModuleProto`, calls `visit` with each instruction
+/// (computation by computation, in the order of the message; `line` is 0),
+/// and returns what it learnt about the module, as [`read_text`] does. The
+/// entry parameters and result are those of `host_program_shape` when the
+/// module has one, else those of the entry computation (the one
+/// `entry_computation_id` names).
+///
+/// # Errors
+///
+/// [`ProtoError`] naming the field: a message that does not decode (a
+/// truncated file, garbage), an unknown opcode, a shape that cannot be sized,
+/// a computation without its root, a missing entry computation.
+pub fn read_proto(
+    bytes: &[u8],
+    mut visit: impl FnMut(&Instruction<'_>),
+) -> Result<ModuleSummary, ProtoError> {
+    let module = HloModuleProto::decode(bytes).map_err(|e| ProtoError {
+        path: "HloModuleProto".to_owned(),
+        message: e.to_string(),
+    })?;
+    let entry_index = module
+        .computations
+        .iter()
+        .position(|c| c.id == module.entry_computation_id)
+        .or_else(|| {
+            module
+                .computations
+                .iter()
+                .position(|c| c.name == module.entry_computation_name)
+        })
+        .ok_or_else(|| {
+            error(
+                "entry_computation_id",
+                format!("no computation has id {}", module.entry_computation_id),
+            )
+        })?;
+    let mut summary = ModuleSummary {
+        name: module.name.clone(),
+        entry_computation_layout: module.host_program_shape.clone(),
+        ..ModuleSummary::default()
+    };
+    for (c, computation) in module.computations.iter().enumerate() {
+        let is_entry = c == entry_index;
+        let (parameters, root) = instructions(computation, c, is_entry, &mut summary, &mut visit)?;
+        if is_entry {
+            summary.entry_computation.clone_from(&computation.name);
+            summary.entry_parameters = parameters;
+            summary.entry_result = root;
+        }
+        summary.computations += 1;
+    }
+    let (parameters, result, path) = match &summary.entry_computation_layout {
+        Some(layout) => (
+            &layout.parameters,
+            layout.result.as_ref(),
+            "host_program_shape",
+        ),
+        None => (
+            &summary.entry_parameters,
+            Some(&summary.entry_result),
+            "computations",
+        ),
+    };
+    let mut total = EntryBytes::default();
+    for parameter in parameters {
+        let bytes = entry_bytes(parameter).map_err(|e| error(path, e.to_string()))?;
+        total = total
+            .plus(bytes.logical, bytes.allocated)
+            .ok_or_else(|| error(path, "the parameters' bytes overflow"))?;
+    }
+    summary.parameter_bytes = total;
+    summary.output_bytes = match result {
+        Some(result) => entry_bytes(result).map_err(|e| error(path, e.to_string()))?,
+        None => EntryBytes::default(),
+    };
+    Ok(summary)
+}
+
+/// Visits the instructions of computation `c`; returns its parameter
+/// shapes (by number) and its root's shape.
+fn instructions(
+    computation: &HloComputationProto,
+    c: usize,
+    is_entry: bool,
+    summary: &mut ModuleSummary,
+    visit: &mut impl FnMut(&Instruction<'_>),
+) -> Result<(Vec<Shape>, Shape), ProtoError> {
+    let mut parameters: Vec<(i64, Shape)> = Vec::new();
+    let mut root = None;
+    for (i, instruction) in computation.instructions.iter().enumerate() {
+        let path = |field: &str| format!("computations[{c}].instructions[{i}].{field}");
+        if !is_opcode(&instruction.opcode) {
+            return Err(error(
+                &path("opcode"),
+                format!("unknown opcode `{}`", instruction.opcode),
+            ));
+        }
+        let shape = instruction
+            .shape
+            .clone()
+            .ok_or_else(|| error(&path("shape"), "missing"))?;
+        let sizes = BufferSizes::of(&shape).map_err(|e| error(&path("shape"), e.to_string()))?;
+        let is_root = instruction.id == computation.root_id;
+        if is_root {
+            root = Some(shape.clone());
+        }
+        if is_entry && instruction.opcode == "parameter" {
+            parameters.push((instruction.parameter_number, shape.clone()));
+        }
+        summary.instructions += 1;
+        visit(&Instruction {
+            computation: &computation.name,
+            is_entry,
+            is_root,
+            name: &instruction.name,
+            opcode: &instruction.opcode,
+            shape,
+            sizes,
+            line: 0,
+        });
+    }
+    parameters.sort_by_key(|&(number, _)| number);
+    for (expected, (number, _)) in parameters.iter().enumerate() {
+        if usize::try_from(*number).ok() != Some(expected) {
+            return Err(error(
+                &format!("computations[{c}].instructions"),
+                format!("no parameter {expected}, or two of it"),
+            ));
+        }
+    }
+    let root = root.ok_or_else(|| {
+        error(
+            &format!("computations[{c}].root_id"),
+            format!("no instruction has id {}", computation.root_id),
+        )
+    })?;
+    Ok((parameters.into_iter().map(|(_, s)| s).collect(), root))
+}
+
+fn error(path: &str, message: impl Into<String>) -> ProtoError {
+    ProtoError {
+        path: path.to_owned(),
+        message: message.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proto::HloInstructionProto;
+
+    fn module(opcode: &str, shape: Option<&str>, root_id: i64, entry_id: i64) -> Vec<u8> {
+        let instruction = HloInstructionProto {
+            name: "p".into(),
+            opcode: opcode.into(),
+            shape: shape.map(|s| s.parse().unwrap()),
+            id: 7,
+            ..HloInstructionProto::default()
+        };
+        let computation = HloComputationProto {
+            name: "e".into(),
+            instructions: vec![instruction],
+            id: 3,
+            root_id,
+            ..HloComputationProto::default()
+        };
+        HloModuleProto {
+            name: "m".into(),
+            entry_computation_id: entry_id,
+            computations: vec![computation],
+            ..HloModuleProto::default()
+        }
+        .encode_to_vec()
+    }
+
+    fn read(bytes: &[u8]) -> Result<ModuleSummary, String> {
+        read_proto(bytes, |_| {}).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_module_reads_and_errors_name_the_field() {
+        let summary = read(&module(
+            "parameter",
+            Some("bf16[10,200]{1,0:T(8,128)(2,1)}"),
+            7,
+            3,
+        ))
+        .unwrap();
+        assert_eq!(
+            summary.parameter_bytes,
+            EntryBytes {
+                logical: 4000,
+                allocated: 8192
+            }
+        );
+        assert_eq!(
+            read(&module("bogus", Some("f32[]"), 7, 3)),
+            Err("computations[0].instructions[0].opcode: unknown opcode `bogus`".into())
+        );
+        assert_eq!(
+            read(&module("negate", None, 7, 3)),
+            Err("computations[0].instructions[0].shape: missing".into())
+        );
+        assert_eq!(
+            read(&module("negate", Some("f32[]"), 8, 3)),
+            Err("computations[0].root_id: no instruction has id 8".into())
+        );
+        assert_eq!(
+            read(&module("negate", Some("f32[]"), 7, 4)),
+            Err("entry_computation_id: no computation has id 4".into())
+        );
+        let truncated = module("negate", Some("f32[]"), 7, 3);
+        assert!(
+            read(&truncated[..truncated.len() - 3])
+                .unwrap_err()
+                .starts_with("HloModuleProto: failed to decode")
+        );
+    }
+
+    #[test]
+    fn the_form_is_told_by_the_content() {
+        let bytes = module("parameter", Some("s8[3]"), 7, 3);
+        assert_eq!(
+            read_module(bytes.as_slice(), |_| {})
+                .unwrap()
+                .parameter_bytes
+                .logical,
+            3
+        );
+        let text = "\n  HloModule m\nENTRY e {\n  ROOT p = s8[3] parameter(0)\n}\n";
+        assert_eq!(
+            read_module(text.as_bytes(), |_| {})
+                .unwrap()
+                .parameter_bytes
+                .logical,
+            3
+        );
+        assert!(matches!(
+            read_module(&b""[..], |_| {}),
+            Err(ReadError::Text(_))
+        ));
+        assert!(matches!(
+            read_module(&b"\xff\xff"[..], |_| {}),
+            Err(ReadError::Proto(_))
+        ));
+    }
+}

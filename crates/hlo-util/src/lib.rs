@@ -1,0 +1,44 @@
+//! XLA HLO modules, read from the text XLA prints (`compiled.as_text()` in
+//! jax, the `*.txt` files of `--xla_dump_to`), with every buffer sized as
+//! XLA allocates it.
+//!
+//! [`read_module`] reads either form XLA writes, told apart by the content:
+//! the text, or a serialized `HloModuleProto` ([`read_proto`], with the types
+//! of XLA's `hlo.proto` compiled from jaxlib 0.12.0.1's descriptor, whose
+//! `xla_data.proto` types are the `schema` crate's).
+//! [`read_text`] streams a module line by line and hands each instruction,
+//! with its computation, shape and [`BufferSizes`], to a visitor; it returns
+//! a [`ModuleSummary`] whose `parameter_bytes` and `output_bytes` are what
+//! XLA's `CompiledMemoryStats` reports (jax's `compiled.memory_analysis()`:
+//! `argument_size_in_bytes`, `output_size_in_bytes`). Shapes are parsed by
+//! the `schema` crate and sized by `shape-util` (`ByteSizeOf`, `ArraySize`).
+//!
+//! ```
+//! let text = "HloModule tiled
+//! ENTRY %e (p: bf16[10,200]) -> bf16[10,200] {
+//!   ROOT %p = bf16[10,200]{1,0:T(8,128)(2,1)} parameter(0)
+//! }
+//! ";
+//! let mut padding = 0;
+//! let module = hlo_util::read_text(text.as_bytes(), |i| padding += i.sizes.padding_bytes()).unwrap();
+//! assert_eq!(padding, 8192 - 4000);
+//! assert_eq!(module.parameter_bytes.allocated, 8192);
+//! assert_eq!(module.parameter_bytes.logical, 4000);
+//! ```
+
+#![forbid(unsafe_code)]
+
+mod binary;
+mod error;
+mod opcodes;
+#[rustfmt::skip]
+mod proto;
+mod scan;
+mod sizes;
+mod text;
+
+pub use binary::{ProtoError, ReadError, read_module, read_proto};
+pub use error::HloError;
+pub use opcodes::{OPCODES, is_opcode};
+pub use sizes::{BufferSizes, EntryBytes, POINTER_SIZE, entry_bytes};
+pub use text::{Instruction, ModuleSummary, read_text};

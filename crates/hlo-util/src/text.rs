@@ -1,0 +1,463 @@
+//! The streaming reader of HLO module text as XLA prints it
+//! (`compiled.as_text()`, the `*.txt` files of `--xla_dump_to`).
+//!
+//! The text is read one line at a time: memory is the longest line plus the
+//! entry computation's parameter shapes, whatever the module's size. What
+//! the sizes do not need (operands, attributes, metadata, the stack-frame
+//! tables) is stepped over with brackets matched and strings and comments
+//! skipped, so it can never be misread; unbalanced text is an error.
+
+use std::collections::HashMap;
+use std::io::BufRead;
+
+use schema::{ProgramShape, Shape};
+
+use crate::scan::scan;
+use crate::sizes::{BufferSizes, EntryBytes, entry_bytes};
+use crate::{HloError, is_opcode};
+
+/// One instruction of a module, as the reader hands it to its visitor.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Instruction<'a> {
+    /// The computation it belongs to (its name without `%`).
+    pub computation: &'a str,
+    /// Whether that computation is marked `ENTRY`.
+    pub is_entry: bool,
+    /// Whether it is its computation's `ROOT`.
+    pub is_root: bool,
+    /// Its name, without `%`.
+    pub name: &'a str,
+    /// Its opcode (`fusion`, `get-tuple-element`).
+    pub opcode: &'a str,
+    /// Its shape, layout included.
+    pub shape: Shape,
+    /// The bytes of its own buffer.
+    pub sizes: BufferSizes,
+    /// The 1-based line it is on (0 in a serialized module).
+    pub line: u64,
+}
+
+/// What the reader learns about a whole module.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ModuleSummary {
+    /// The module's name (`HloModule jit_f, ...`).
+    pub name: String,
+    /// The `entry_computation_layout` of the module header, if any.
+    pub entry_computation_layout: Option<ProgramShape>,
+    /// The entry computation: the one marked `ENTRY`, else the last one.
+    pub entry_computation: String,
+    /// The entry computation's parameter shapes, by parameter number.
+    pub entry_parameters: Vec<Shape>,
+    /// The shape of the entry computation's `ROOT`.
+    pub entry_result: Shape,
+    /// The bytes of the entry parameters as XLA's `CompiledMemoryStats`
+    /// counts them (`argument_size_in_bytes`; see [`entry_bytes`]), from
+    /// `entry_computation_layout` when the header has it.
+    pub parameter_bytes: EntryBytes,
+    /// The bytes of the entry result as `CompiledMemoryStats` counts them
+    /// (`output_size_in_bytes`), from `entry_computation_layout` when the
+    /// header has it.
+    pub output_bytes: EntryBytes,
+    /// How many computations the module has.
+    pub computations: u64,
+    /// How many instructions, in all computations.
+    pub instructions: u64,
+}
+
+/// Reads HLO module text from `input` line by line, calls `visit` with each
+/// instruction in the order of the text, and returns what it learnt about
+/// the module.
+///
+/// ```
+/// let text = "HloModule m, entry_computation_layout={(f32[8]{0})->(f32[8]{0}, s32[])}
+///
+/// ENTRY %main (p: f32[8]) -> (f32[8], s32[]) {
+///   %p = f32[8]{0} parameter(0), metadata={op_name=\"p\"}
+///   %n = f32[8]{0} negate(%p)
+///   %c = s32[] constant(1)
+///   ROOT %t = (f32[8]{0}, s32[]) tuple(%n, %c)
+/// }
+/// ";
+/// let mut names = Vec::new();
+/// let module = hlo_util::read_text(text.as_bytes(), |i| names.push(i.name.to_owned())).unwrap();
+/// assert_eq!(names, ["p", "n", "c", "t"]);
+/// assert_eq!(module.parameter_bytes.allocated, 32);
+/// // The result tuple's table (2 pointers) and its two arrays.
+/// assert_eq!(module.output_bytes.allocated, 16 + 32 + 4);
+/// ```
+///
+/// # Errors
+///
+/// [`HloError`] with the line and column of the first thing the reader
+/// cannot read: text that is not UTF-8, a line that is not what XLA prints
+/// there, a shape XLA's parser refuses or cannot size, an unknown opcode,
+/// unbalanced brackets or strings, a module without computations, an I/O
+/// error.
+pub fn read_text<R: BufRead>(
+    mut input: R,
+    mut visit: impl FnMut(&Instruction<'_>),
+) -> Result<ModuleSummary, HloError> {
+    let mut reader = Reader::default();
+    let mut buffer = Vec::new();
+    loop {
+        buffer.clear();
+        let read = input
+            .read_until(b'\n', &mut buffer)
+            .map_err(|e| HloError::at(reader.line + 1, 0, format!("cannot read: {e}")))?;
+        if read == 0 {
+            return reader.finish();
+        }
+        reader.line += 1;
+        let line = std::str::from_utf8(&buffer)
+            .map_err(|e| HloError::at(reader.line, e.valid_up_to(), "the text is not UTF-8"))?;
+        let line = line.trim_end_matches(['\n', '\r']);
+        reader.line_of_text(line, &mut visit)?;
+    }
+}
+
+/// Where the reader is.
+#[derive(Debug, Default, PartialEq)]
+enum State {
+    /// Before the `HloModule` line.
+    #[default]
+    Start,
+    /// Between computations (after the header).
+    Between,
+    /// Inside a computation.
+    Computation,
+}
+
+/// The reader's state between lines.
+#[derive(Debug, Default)]
+struct Reader {
+    line: u64,
+    state: State,
+    /// Inside one of the stack-frame tables XLA prints after the header
+    /// (`FileNames`, `FunctionNames`, `FileLocations`, `StackFrames`).
+    in_table: bool,
+    summary: ModuleSummary,
+    /// The line of the `entry_computation_layout`, for its errors.
+    layout_line: u64,
+    computation: String,
+    is_entry: bool,
+    entry_seen: bool,
+    /// The current computation's parameters (number, shape) and root.
+    parameters: Vec<(i64, Shape)>,
+    root: Option<Shape>,
+    /// Shapes read, as written, with their sizes: modules repeat shapes,
+    /// and a clone costs less than parsing and sizing again. Emptied when
+    /// it holds [`SHAPE_CACHE`] shapes.
+    shapes: HashMap<String, (Shape, BufferSizes)>,
+}
+
+/// The most shapes the reader remembers.
+const SHAPE_CACHE: usize = 4096;
+
+impl Reader {
+    fn line_of_text(
+        &mut self,
+        line: &str,
+        visit: &mut impl FnMut(&Instruction<'_>),
+    ) -> Result<(), HloError> {
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            return Ok(());
+        }
+        let indent = line.len() - line.trim_start().len();
+        match self.state {
+            State::Start => self.header(line, indent),
+            State::Between => self.between(line, indent),
+            State::Computation if trimmed == "}" => self.end_computation(),
+            State::Computation => self.instruction(line, indent, visit),
+        }
+    }
+
+    /// `HloModule name, attribute=value, ...`.
+    fn header(&mut self, line: &str, start: usize) -> Result<(), HloError> {
+        let Some(rest) = line[start..].strip_prefix("HloModule") else {
+            return Err(self.error(start, "expected `HloModule` first"));
+        };
+        let mut at = start + "HloModule".len();
+        if !rest.starts_with([' ', '\t']) {
+            return Err(self.error(at, "expected the module's name after `HloModule`"));
+        }
+        at = skip_space(line, at);
+        let name_end = line[at..]
+            .find([',', ' ', '\t'])
+            .map_or(line.len(), |p| at + p);
+        if name_end == at {
+            return Err(self.error(at, "expected the module's name after `HloModule`"));
+        }
+        self.summary.name = line[at..name_end].to_owned();
+        at = skip_space(line, name_end);
+        while at < line.len() {
+            if line.as_bytes()[at] != b',' {
+                return Err(self.error(at, "expected `,` between the module's attributes"));
+            }
+            at = skip_space(line, at + 1);
+            let end = scan(line, at, b",").map_err(|(o, m)| self.error(o, m))?;
+            let attribute = line[at..end].trim_end();
+            if let Some(value) = attribute.strip_prefix("entry_computation_layout=") {
+                let value_at = at + "entry_computation_layout=".len();
+                self.summary.entry_computation_layout = Some(self.program_shape(value, value_at)?);
+                self.layout_line = self.line;
+            }
+            at = end;
+        }
+        self.state = State::Between;
+        Ok(())
+    }
+
+    /// `{(param, ...)->result}` at byte `at`.
+    fn program_shape(&self, value: &str, at: usize) -> Result<ProgramShape, HloError> {
+        let inner = value
+            .strip_prefix('{')
+            .and_then(|v| v.strip_suffix('}'))
+            .ok_or_else(|| self.error(at, "expected `{(parameters)->result}`"))?;
+        let arrow = scan(inner, 0, b"-").map_err(|(o, m)| self.error(at + 1 + o, m))?;
+        let result_text = inner[arrow..]
+            .strip_prefix("->")
+            .ok_or_else(|| self.error(at + 1 + arrow, "expected `->`"))?;
+        let parameters: Shape = self.shape(&inner[..arrow], at + 1)?;
+        if !inner[..arrow].trim_start().starts_with('(') {
+            return Err(self.error(at + 1, "expected `(` before the parameters"));
+        }
+        let result = self.shape(result_text, at + 1 + arrow + 2)?;
+        Ok(ProgramShape {
+            parameters: parameters.tuple_shapes,
+            result: Some(result),
+            parameter_names: Vec::new(),
+        })
+    }
+
+    /// Between computations: a stack-frame table or a computation's header
+    /// `[ENTRY] %name (parameters) -> result {`.
+    fn between(&mut self, line: &str, start: usize) -> Result<(), HloError> {
+        let text = &line[start..];
+        if ["FileNames", "FunctionNames", "FileLocations", "StackFrames"].contains(&text) {
+            self.in_table = true;
+            return Ok(());
+        }
+        if self.in_table && text.starts_with(|c: char| c.is_ascii_digit()) {
+            return scan(line, start, b"")
+                .map(|_| ())
+                .map_err(|(o, m)| self.error(o, m));
+        }
+        self.in_table = false;
+        let (is_entry, at) = match text.strip_prefix("ENTRY") {
+            Some(rest) if rest.starts_with([' ', '\t']) => (true, skip_space(line, start + 5)),
+            _ => (false, start),
+        };
+        let name_end = line[at..]
+            .find([' ', '\t', '(', '{'])
+            .map_or(line.len(), |p| at + p);
+        let name = line[at..name_end].trim_start_matches('%');
+        let body = line.trim_end();
+        let Some(signature) = body.strip_suffix('{') else {
+            return Err(self.error(
+                start,
+                "expected a computation (`name (parameters) -> result {`)",
+            ));
+        };
+        if name.is_empty() {
+            return Err(self.error(at, "expected the computation's name"));
+        }
+        scan(signature, name_end, b"").map_err(|(o, m)| self.error(o, m))?;
+        if is_entry {
+            if self.entry_seen {
+                return Err(self.error(start, "a second ENTRY computation"));
+            }
+            self.entry_seen = true;
+        }
+        self.computation.clear();
+        self.computation.push_str(name);
+        self.is_entry = is_entry;
+        self.parameters.clear();
+        self.root = None;
+        self.state = State::Computation;
+        self.summary.computations += 1;
+        Ok(())
+    }
+
+    /// The `}` closing a computation.
+    fn end_computation(&mut self) -> Result<(), HloError> {
+        let Some(root) = self.root.take() else {
+            return Err(self.error(0, format!("computation `{}` has no ROOT", self.computation)));
+        };
+        if self.is_entry || !self.entry_seen {
+            let mut parameters = std::mem::take(&mut self.parameters);
+            parameters.sort_by_key(|&(number, _)| number);
+            for (expected, (number, _)) in parameters.iter().enumerate() {
+                if usize::try_from(*number).ok() != Some(expected) {
+                    return Err(self.error(
+                        0,
+                        format!(
+                            "computation `{}` has no parameter({expected}) or two of it",
+                            self.computation
+                        ),
+                    ));
+                }
+            }
+            self.summary.entry_parameters = parameters.into_iter().map(|(_, s)| s).collect();
+            self.summary.entry_result = root;
+            self.summary.entry_computation.clone_from(&self.computation);
+        }
+        self.state = State::Between;
+        Ok(())
+    }
+
+    /// `[ROOT] %name = shape opcode(operands)[, attribute=value...]`.
+    fn instruction(
+        &mut self,
+        line: &str,
+        start: usize,
+        visit: &mut impl FnMut(&Instruction<'_>),
+    ) -> Result<(), HloError> {
+        let (is_root, at) = match line[start..].strip_prefix("ROOT") {
+            Some(rest) if rest.starts_with([' ', '\t']) => (true, skip_space(line, start + 4)),
+            _ => (false, start),
+        };
+        let name_end = line[at..]
+            .find([' ', '\t', '='])
+            .map_or(line.len(), |p| at + p);
+        let name = line[at..name_end].trim_start_matches('%');
+        if name.is_empty() {
+            return Err(self.error(at, "expected an instruction (`name = shape opcode(...)`)"));
+        }
+        let mut at = skip_space(line, name_end);
+        if line.as_bytes().get(at) != Some(&b'=') {
+            return Err(self.error(at, "expected `=` after the instruction's name"));
+        }
+        at = skip_space(line, at + 1);
+        let shape_end = scan(line, at, b" \t").map_err(|(o, m)| self.error(o, m))?;
+        let (shape, sizes) = self.sized_shape(&line[at..shape_end], at)?;
+        let opcode_at = skip_space(line, shape_end);
+        let opcode_end = line[opcode_at..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+            .map_or(line.len(), |p| opcode_at + p);
+        let opcode = &line[opcode_at..opcode_end];
+        if opcode.is_empty() {
+            return Err(self.error(opcode_at, "expected an opcode after the shape"));
+        }
+        if !is_opcode(opcode) {
+            return Err(self.error(opcode_at, format!("unknown opcode `{opcode}`")));
+        }
+        if line.as_bytes().get(opcode_end) != Some(&b'(') {
+            return Err(self.error(opcode_end, "expected `(` after the opcode"));
+        }
+        let operands_end = scan(line, opcode_end + 1, b")").map_err(|(o, m)| self.error(o, m))?;
+        if operands_end == line.len() {
+            return Err(self.error(opcode_end, "`(` is never closed"));
+        }
+        let rest = skip_space(line, operands_end + 1);
+        if rest < line.len() {
+            if line.as_bytes()[rest] != b',' {
+                return Err(self.error(rest, "expected `,` before the instruction's attributes"));
+            }
+            scan(line, rest + 1, b"").map_err(|(o, m)| self.error(o, m))?;
+        }
+        if opcode == "parameter" {
+            let operand = line[opcode_end + 1..operands_end].trim();
+            let number = operand
+                .parse::<i64>()
+                .ok()
+                .filter(|n| *n >= 0)
+                .ok_or_else(|| self.error(opcode_end + 1, "expected the parameter's number"))?;
+            if self.is_entry || !self.entry_seen {
+                self.parameters.push((number, shape.clone()));
+            }
+        }
+        if is_root {
+            if self.root.is_some() {
+                return Err(self.error(start, "a second ROOT in the computation"));
+            }
+            self.root = Some(shape.clone());
+        }
+        self.summary.instructions += 1;
+        visit(&Instruction {
+            computation: &self.computation,
+            is_entry: self.is_entry,
+            is_root,
+            name,
+            opcode,
+            shape,
+            sizes,
+            line: self.line,
+        });
+        Ok(())
+    }
+
+    /// The shape `text` found at byte `at` of the line, and its sizes.
+    fn sized_shape(&mut self, text: &str, at: usize) -> Result<(Shape, BufferSizes), HloError> {
+        if let Some((shape, sizes)) = self.shapes.get(text) {
+            return Ok((shape.clone(), *sizes));
+        }
+        let shape = self.shape(text, at)?;
+        let sizes = BufferSizes::of(&shape).map_err(|e| self.error(at, e.to_string()))?;
+        if self.shapes.len() >= SHAPE_CACHE {
+            self.shapes.clear();
+        }
+        self.shapes.insert(text.to_owned(), (shape.clone(), sizes));
+        Ok((shape, sizes))
+    }
+
+    /// Parses the shape `text` found at byte `at` of the line.
+    fn shape(&self, text: &str, at: usize) -> Result<Shape, HloError> {
+        text.parse::<Shape>().map_err(|e| {
+            let message = e.to_string().replace("Syntax error:\n", "");
+            self.error(at + e.offset(), format!("invalid shape: {message}"))
+        })
+    }
+
+    /// The end of the input.
+    fn finish(mut self) -> Result<ModuleSummary, HloError> {
+        match self.state {
+            State::Start => return Err(self.error(0, "no `HloModule` line: the input is empty")),
+            State::Computation => {
+                return Err(self.error(
+                    0,
+                    format!("computation `{}` is never closed", self.computation),
+                ));
+            }
+            State::Between if self.summary.computations == 0 => {
+                return Err(self.error(0, "the module has no computation"));
+            }
+            State::Between => {}
+        }
+        let summary = &mut self.summary;
+        let (parameters, result, line) = match &summary.entry_computation_layout {
+            Some(layout) => (&layout.parameters, layout.result.as_ref(), self.layout_line),
+            None => (
+                &summary.entry_parameters,
+                Some(&summary.entry_result),
+                self.line,
+            ),
+        };
+        let error = |e: shape_util::ShapeError| HloError::at(line, 0, e.to_string());
+        let mut total = EntryBytes::default();
+        for parameter in parameters {
+            let bytes = entry_bytes(parameter).map_err(error)?;
+            total = total
+                .plus(bytes.logical, bytes.allocated)
+                .ok_or_else(|| HloError::at(line, 0, "the parameters' bytes overflow"))?;
+        }
+        summary.parameter_bytes = total;
+        summary.output_bytes = match result {
+            Some(result) => entry_bytes(result).map_err(error)?,
+            None => EntryBytes::default(),
+        };
+        Ok(self.summary)
+    }
+
+    fn error(&self, offset: usize, message: impl Into<String>) -> HloError {
+        HloError::at(self.line.max(1), offset, message)
+    }
+}
+
+/// The offset of the first non-blank byte of `line` at or after `at`.
+fn skip_space(line: &str, at: usize) -> usize {
+    line.as_bytes()
+        .get(at..)
+        .and_then(|rest| rest.iter().position(|b| !matches!(b, b' ' | b'\t')))
+        .map_or(line.len(), |p| at + p)
+}

@@ -1,0 +1,234 @@
+//! `hlo`: every buffer of an HLO module, largest first, with its padding.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+
+use hlo_util::{Instruction, ModuleSummary};
+use serde::Serialize;
+
+use crate::cli::HloArgs;
+
+/// One instruction kept for the report.
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Row {
+    /// Largest allocation first, then file order.
+    key: (i64, Reverse<u64>),
+    computation: String,
+    name: String,
+    opcode: String,
+    shape: String,
+    bytes: i64,
+    memory_space: i64,
+}
+
+/// Reads the module in `args.file` (`-`: standard input) and reports its
+/// largest buffers, as a table or (`json`) as one JSON object.
+pub fn run(args: &HloArgs, json: bool) -> Result<String, String> {
+    let limit = if args.all { usize::MAX } else { args.top };
+    if args.file == "-" {
+        report(std::io::stdin().lock(), limit, json)
+    } else {
+        let file = File::open(&args.file).map_err(|e| format!("cannot open {}: {e}", args.file))?;
+        report(BufReader::with_capacity(1 << 16, file), limit, json)
+    }
+}
+
+fn report(input: impl BufRead, limit: usize, json: bool) -> Result<String, String> {
+    // The `limit` largest buffers, smallest on top of the heap.
+    let mut kept: BinaryHeap<Reverse<Row>> = BinaryHeap::new();
+    let mut order = 0u64;
+    let module = hlo_util::read_module(input, |i| {
+        let key = (i.sizes.allocated_bytes, Reverse(order));
+        order += 1;
+        if limit == 0 {
+            return;
+        }
+        if kept.len() >= limit {
+            match kept.peek() {
+                Some(Reverse(smallest)) if smallest.key < key => {
+                    kept.pop();
+                }
+                _ => return,
+            }
+        }
+        kept.push(Reverse(row(i, key)));
+    })
+    .map_err(|e| e.to_string())?;
+    // Ascending `Reverse`s: the largest row first.
+    let rows: Vec<Row> = kept
+        .into_sorted_vec()
+        .into_iter()
+        .map(|Reverse(r)| r)
+        .collect();
+    if json {
+        serde_json::to_string(&report_json(&module, &rows)).map_err(|e| e.to_string())
+    } else {
+        Ok(plain(&module, &rows))
+    }
+}
+
+fn row(i: &Instruction<'_>, key: (i64, Reverse<u64>)) -> Row {
+    Row {
+        key,
+        computation: i.computation.to_owned(),
+        name: i.name.to_owned(),
+        opcode: i.opcode.to_owned(),
+        shape: i.shape.to_string(),
+        bytes: i.sizes.bytes,
+        memory_space: i.sizes.memory_space,
+    }
+}
+
+fn allocated(row: &Row) -> i64 {
+    row.key.0
+}
+
+/// Allocated over logical bytes, as people read it (`2.05x`).
+#[allow(clippy::cast_precision_loss)] // A ratio for people to read.
+fn ratio(row: &Row) -> Option<f64> {
+    (row.bytes != 0).then(|| allocated(row) as f64 / row.bytes as f64)
+}
+
+/// The JSON object of a report, fields in this order.
+#[derive(Serialize)]
+struct Report<'a> {
+    ok: bool,
+    module: &'a str,
+    parameter_bytes: i64,
+    output_bytes: i64,
+    parameter_logical_bytes: i64,
+    output_logical_bytes: i64,
+    per_device_parameter_bytes: Option<i64>,
+    per_device_output_bytes: Option<i64>,
+    computations: u64,
+    instruction_count: u64,
+    instructions: Vec<InstructionJson<'a>>,
+}
+
+/// One instruction of [`Report`].
+#[derive(Serialize)]
+struct InstructionJson<'a> {
+    computation: &'a str,
+    name: &'a str,
+    opcode: &'a str,
+    shape: &'a str,
+    bytes: i64,
+    allocated_bytes: i64,
+    padding_bytes: i64,
+    padding_ratio: Option<f64>,
+    memory_space: i64,
+    per_device_shape: Option<&'a str>,
+}
+
+fn report_json<'a>(module: &'a ModuleSummary, rows: &'a [Row]) -> Report<'a> {
+    Report {
+        ok: true,
+        module: &module.name,
+        parameter_bytes: module.parameter_bytes.allocated,
+        output_bytes: module.output_bytes.allocated,
+        parameter_logical_bytes: module.parameter_bytes.logical,
+        output_logical_bytes: module.output_bytes.logical,
+        // Per-device sizes of sharded modules are not computed yet.
+        per_device_parameter_bytes: None,
+        per_device_output_bytes: None,
+        computations: module.computations,
+        instruction_count: module.instructions,
+        instructions: rows
+            .iter()
+            .map(|r| InstructionJson {
+                computation: &r.computation,
+                name: &r.name,
+                opcode: &r.opcode,
+                shape: &r.shape,
+                bytes: r.bytes,
+                allocated_bytes: allocated(r),
+                padding_bytes: allocated(r).saturating_sub(r.bytes),
+                padding_ratio: ratio(r),
+                memory_space: r.memory_space,
+                per_device_shape: None,
+            })
+            .collect(),
+    }
+}
+
+fn plain(module: &ModuleSummary, rows: &[Row]) -> String {
+    let mut lines = vec![
+        format!(
+            "module {}: {} instructions in {} computation{}",
+            module.name,
+            module.instructions,
+            module.computations,
+            if module.computations == 1 { "" } else { "s" }
+        ),
+        format!(
+            "parameters: {} bytes ({} logical)   outputs: {} bytes ({} logical)",
+            module.parameter_bytes.allocated,
+            module.parameter_bytes.logical,
+            module.output_bytes.allocated,
+            module.output_bytes.logical
+        ),
+    ];
+    let header = [
+        "allocated",
+        "bytes",
+        "padding",
+        "ratio",
+        "space",
+        "computation",
+        "name",
+        "opcode",
+        "shape",
+    ];
+    let mut widths = header.map(str::len);
+    for r in rows {
+        for (width, cell) in widths.iter_mut().zip(cells(r)) {
+            *width = (*width).max(cell.len());
+        }
+    }
+    lines.push(line(header.map(str::to_owned), widths));
+    lines.extend(rows.iter().map(|r| line(cells(r), widths)));
+    let shown = u64::try_from(rows.len()).unwrap_or(u64::MAX);
+    if shown < module.instructions {
+        lines.push(format!(
+            "({} more instructions; --top N or --all shows more)",
+            module.instructions - shown
+        ));
+    }
+    lines.join("\n")
+}
+
+/// The table's cells of one row.
+fn cells(r: &Row) -> [String; 9] {
+    [
+        allocated(r).to_string(),
+        r.bytes.to_string(),
+        allocated(r).saturating_sub(r.bytes).to_string(),
+        ratio(r).map_or_else(|| "-".to_owned(), |x| format!("{x:.2}x")),
+        if r.memory_space == 0 {
+            "-".to_owned()
+        } else {
+            format!("S({})", r.memory_space)
+        },
+        r.computation.clone(),
+        r.name.clone(),
+        r.opcode.clone(),
+        r.shape.clone(),
+    ]
+}
+
+/// One line of the table: numbers right-aligned, the shape unpadded last.
+fn line(cells: [String; 9], widths: [usize; 9]) -> String {
+    let mut line = String::new();
+    for (column, (cell, width)) in cells.iter().zip(widths).enumerate() {
+        if column == 8 {
+            line.push_str(cell);
+        } else if column < 4 {
+            line.push_str(&format!("{cell:>width$}  "));
+        } else {
+            line.push_str(&format!("{cell:<width$}  "));
+        }
+    }
+    line.trim_end().to_owned()
+}

@@ -1,0 +1,135 @@
+//! `xla-shape hlo`: the table, `--top`/`--all`, `--json`, standard input and
+//! errors, on the golden modules XLA wrote (`tests/golden/hlo/`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use assert_cmd::cargo::cargo_bin_cmd;
+use serde_json::Value;
+
+fn golden(name: &str) -> String {
+    format!(
+        "{}/../../tests/golden/hlo/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+fn run(args: &[&str], stdin: Option<&str>) -> (String, i32) {
+    let mut cmd = cargo_bin_cmd!("xla-shape");
+    cmd.args(args);
+    if let Some(input) = stdin {
+        cmd.write_stdin(input);
+    }
+    let output = cmd.output().unwrap();
+    (
+        String::from_utf8(output.stdout).unwrap(),
+        output.status.code().unwrap(),
+    )
+}
+
+#[test]
+fn the_table_lists_the_largest_buffers_first_with_their_padding() {
+    let (out, code) = run(&["hlo", "--top", "3", &golden("tiled_rows.txt")], None);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        "module tiled: 9 instructions in 1 computation
+parameters: 606400 bytes (95043 logical)   outputs: 24592 bytes (12016 logical)
+allocated  bytes  padding   ratio  space  computation  name  opcode     shape
+   512000  16000   496000  32.00x  -      main         p2    parameter  s32[1000,4]{1,0:T(8,128)}
+    65536  65536        0   1.00x  S(1)   main         p6    parameter  bf16[256,128]{0,1:T(8,128)(2,1)S(1)}
+    16384   8000     8384   2.05x  -      main         p1    parameter  f32[10,200]{1,0:T(8,128)}
+(6 more instructions; --top N or --all shows more)
+"
+    );
+}
+
+#[test]
+fn json_gives_xlas_totals_and_every_instruction_with_all() {
+    let text = std::fs::read_to_string(golden("tupled.txt")).unwrap();
+    let (out, code) = run(&["--json", "hlo", "--all", "-"], Some(&text));
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["ok"], true);
+    // XLA's memory_analysis(): argument 80, output 64 (tests/golden/hlo/memory.jsonl).
+    assert_eq!(
+        (v["parameter_bytes"].as_i64(), v["output_bytes"].as_i64()),
+        (Some(80), Some(64))
+    );
+    assert_eq!(v["per_device_parameter_bytes"], Value::Null);
+    let instructions = v["instructions"].as_array().unwrap();
+    assert_eq!(
+        instructions.len() as u64,
+        v["instruction_count"].as_u64().unwrap()
+    );
+    let keys: Vec<&str> = instructions[0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "computation",
+            "name",
+            "opcode",
+            "shape",
+            "bytes",
+            "allocated_bytes",
+            "padding_bytes",
+            "padding_ratio",
+            "memory_space",
+            "per_device_shape"
+        ]
+    );
+    let sizes: Vec<i64> = instructions
+        .iter()
+        .map(|i| i["allocated_bytes"].as_i64().unwrap())
+        .collect();
+    assert!(sizes.windows(2).all(|w| w[0] >= w[1]));
+}
+
+#[test]
+fn a_serialized_module_reads_as_its_text() {
+    let (text, code) = run(&["--json", "hlo", "--all", &golden("scan.txt")], None);
+    assert_eq!(code, 0);
+    let (proto, code) = run(&["--json", "hlo", "--all", &golden("scan.pb")], None);
+    assert_eq!(code, 0);
+    let text: Value = serde_json::from_str(text.trim()).unwrap();
+    let proto: Value = serde_json::from_str(proto.trim()).unwrap();
+    // memory.jsonl: argument 576, output 640.
+    assert_eq!(
+        (
+            proto["parameter_bytes"].as_i64(),
+            proto["output_bytes"].as_i64()
+        ),
+        (Some(576), Some(640))
+    );
+    assert_eq!(text["parameter_bytes"], proto["parameter_bytes"]);
+    assert_eq!(text["instruction_count"], proto["instruction_count"]);
+    let mut truncated = std::fs::read(golden("scan.pb")).unwrap();
+    truncated.truncate(truncated.len() / 2);
+    let path = std::env::temp_dir().join("xla_shape_hlo_truncated.pb");
+    std::fs::write(&path, truncated).unwrap();
+    let (out, code) = run(&["hlo", path.to_str().unwrap()], None);
+    assert_eq!(code, 1);
+    assert!(
+        out.starts_with("error: HloModuleProto: failed to decode Protobuf message: "),
+        "{out}"
+    );
+}
+
+#[test]
+fn bad_modules_exit_1_with_the_line_and_column() {
+    let bad = "HloModule m\nENTRY %e {\n  %p = f32[2]{0} parameter(0), metadata={op_name=\"x}\n}\n";
+    let (out, code) = run(&["hlo", "-"], Some(bad));
+    assert_eq!(code, 1);
+    assert_eq!(out, "error: line 3, column 50: unterminated string\n");
+    let (out, code) = run(&["--json", "hlo", "/nonexistent.txt"], None);
+    assert_eq!(code, 1);
+    assert!(
+        out.starts_with("{\"ok\":false,\"input\":\"/nonexistent.txt\",\"error\":\"cannot open")
+    );
+    let (_, code) = run(&["hlo", "--all", "--top", "3", "x.txt"], None);
+    assert_eq!(code, 2);
+}
