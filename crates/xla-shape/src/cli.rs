@@ -293,9 +293,10 @@ pub enum Command {
         table of 8-byte pointers), allocated bytes (ArraySize: tiles, padding, E(n) packing),\n\
         padding and memory space. parameters/outputs: the entry computation's parameters and\n\
         result as XLA's CompiledMemoryStats counts them (every array, and 8 bytes per tuple\n\
-        element); `logical` is what XLA's CPU backend reports, which ignores tiles.\n\
-        JSON fields: ok, module, parameter_bytes, output_bytes, parameter_logical_bytes,\n\
-        output_logical_bytes, per_device_parameter_bytes, per_device_output_bytes (null),\n\
+        element; logical bytes even for tiled arrays, as real XLA reports them), and in\n\
+        brackets what the tiled buffers take.\n\
+        JSON fields: ok, module, parameter_bytes, output_bytes, parameter_allocated_bytes,\n\
+        output_allocated_bytes, per_device_parameter_bytes, per_device_output_bytes (null),\n\
         computations, instruction_count, instructions [{computation, name, opcode, shape,\n\
         bytes, allocated_bytes, padding_bytes, padding_ratio, memory_space, per_device_shape}].")]
     Hlo(HloArgs),

@@ -33,7 +33,7 @@ fn the_table_lists_the_largest_buffers_first_with_their_padding() {
     assert_eq!(
         out,
         "module tiled: 9 instructions in 1 computation
-parameters: 606400 bytes (95043 logical)   outputs: 24592 bytes (12016 logical)
+parameters: 95043 bytes (606400 allocated)   outputs: 12016 bytes (24592 allocated)
 allocated  bytes  padding   ratio  space  computation  name  opcode     shape
    512000  16000   496000  32.00x  -      main         p2    parameter  s32[1000,4]{1,0:T(8,128)}
     65536  65536        0   1.00x  S(1)   main         p6    parameter  bf16[256,128]{0,1:T(8,128)(2,1)S(1)}
@@ -132,4 +132,27 @@ fn bad_modules_exit_1_with_the_line_and_column() {
     );
     let (_, code) = run(&["hlo", "--all", "--top", "3", "x.txt"], None);
     assert_eq!(code, 2);
+}
+
+#[test]
+fn json_totals_are_xlas_and_the_tiled_buffers_are_beside_them() {
+    // tiled_cpu: a bf16[10,200]{1,0:T(8,128)(2,1)} parameter and output.
+    // XLA's memory_analysis() reports 4000 bytes each (memory.jsonl); the
+    // tiled buffers take 8192.
+    let text = std::fs::read_to_string(golden("tiled_cpu.txt")).unwrap();
+    let (out, code) = run(&["--json", "hlo", "-"], Some(&text));
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    let field = |key: &str| v[key].as_i64();
+    assert_eq!(
+        (field("parameter_bytes"), field("output_bytes")),
+        (Some(4000), Some(4000))
+    );
+    assert_eq!(
+        (
+            field("parameter_allocated_bytes"),
+            field("output_allocated_bytes")
+        ),
+        (Some(8192), Some(8192))
+    );
 }

@@ -98,8 +98,8 @@ struct Report<'a> {
     module: &'a str,
     parameter_bytes: i64,
     output_bytes: i64,
-    parameter_logical_bytes: i64,
-    output_logical_bytes: i64,
+    parameter_allocated_bytes: i64,
+    output_allocated_bytes: i64,
     per_device_parameter_bytes: Option<i64>,
     per_device_output_bytes: Option<i64>,
     computations: u64,
@@ -126,10 +126,13 @@ fn report_json<'a>(module: &'a ModuleSummary, rows: &'a [Row]) -> Report<'a> {
     Report {
         ok: true,
         module: &module.name,
-        parameter_bytes: module.parameter_bytes.allocated,
-        output_bytes: module.output_bytes.allocated,
-        parameter_logical_bytes: module.parameter_bytes.logical,
-        output_logical_bytes: module.output_bytes.logical,
+        // XLA's CompiledMemoryStats (memory_analysis()) as real XLA reports
+        // them: logical bytes, even for tiled arrays; the tiled buffers' own
+        // sizes beside them.
+        parameter_bytes: module.parameter_bytes.logical,
+        output_bytes: module.output_bytes.logical,
+        parameter_allocated_bytes: module.parameter_bytes.allocated,
+        output_allocated_bytes: module.output_bytes.allocated,
         // Per-device sizes of sharded modules are not computed yet.
         per_device_parameter_bytes: None,
         per_device_output_bytes: None,
@@ -163,11 +166,11 @@ fn plain(module: &ModuleSummary, rows: &[Row]) -> String {
             if module.computations == 1 { "" } else { "s" }
         ),
         format!(
-            "parameters: {} bytes ({} logical)   outputs: {} bytes ({} logical)",
-            module.parameter_bytes.allocated,
+            "parameters: {} bytes ({} allocated)   outputs: {} bytes ({} allocated)",
             module.parameter_bytes.logical,
-            module.output_bytes.allocated,
-            module.output_bytes.logical
+            module.parameter_bytes.allocated,
+            module.output_bytes.logical,
+            module.output_bytes.allocated
         ),
     ];
     let header = [
