@@ -196,10 +196,10 @@ def relayout(
 
     ``data`` is a numpy array (or scalar), whose bytes in C order are the
     buffer (read in place when it is C-contiguous), or any bytes-like object
-    (read in place). It must hold exactly ``array_size(src)`` bytes. A numpy array
-    gives a 1-D numpy array of its dtype (``uint8`` if the destination's
-    bytes are not a whole number of its items); anything else gives
-    ``bytes``. With ``out`` (a C-contiguous writable numpy array or
+    (read in place). It must hold exactly ``array_size(src)`` bytes. A
+    numpy array gives a 1-D numpy array of its dtype (``uint8`` if the
+    destination's bytes are not a whole number of its items); anything else
+    gives ``bytes``. With ``out`` (a C-contiguous writable numpy array or
     writable bytes-like object of ``array_size(dst)`` bytes), the
     destination is written there and ``out`` is returned. The GIL is
     released during the copy.
@@ -233,7 +233,8 @@ def relayout(
         return out
     if is_array:
         result = _native.relayout_into_array(flat, src, dst)
-        if result.size % data.dtype.itemsize == 0:
+        itemsize = data.dtype.itemsize
+        if itemsize and result.size % itemsize == 0:
             return result.view(data.dtype)
         return result
     return _native.relayout_into_bytes(flat, src, dst)
