@@ -63,12 +63,6 @@ pub fn broadcast(
     in_dim: bool,
     numpy: bool,
 ) -> PyResult<String> {
-    if !numpy && shapes.len() != 2 {
-        return Err(error(format!(
-            "broadcast takes two shapes, got {} (numpy=True takes any number)",
-            shapes.len()
-        )));
-    }
     xla_shape::broadcast(&shapes, dims.as_deref(), in_dim, numpy).map_err(error)
 }
 

@@ -37,7 +37,8 @@ pub(crate) fn shape_arg(arg: &Bound<'_, PyAny>) -> PyResult<schema::Shape> {
     }
 }
 
-/// `parse(text) -> Shape`.
+/// Parses an XLA shape string as XLA's parser does: an array written
+/// without a layout gets XLA's default layout.
 #[pyfunction]
 pub fn parse(text: &str) -> PyResult<Shape> {
     Ok(Shape {

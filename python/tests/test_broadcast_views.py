@@ -111,3 +111,8 @@ def test_views_follow_numpy(chain):
         got = xla_shape.view(dims, *ops)
         for key in ("shape", "strides", "offset", "c_contiguous", "f_contiguous"):
             assert got[key] == step[key], (ops, key)
+
+
+def test_xla_broadcast_takes_two_shapes():
+    with pytest.raises(xla_shape.XlaShapeError, match="XLA broadcasting takes two shapes, got 3"):
+        xla_shape.broadcast("[1]", "[2]", "[3]")

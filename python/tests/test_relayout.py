@@ -105,3 +105,11 @@ def test_out_receives_the_destination():
         xla_shape.relayout(a, "f32[3,4]", "f32[3,4]{0,1}", out=np.empty(11, np.float32))
     with pytest.raises(xla_shape.XlaShapeError, match="read-only"):
         xla_shape.relayout(a, "f32[3,4]", "f32[3,4]{0,1}", out=bytes(48))
+
+
+def test_out_must_not_overlap_data_and_scalars_are_arrays():
+    a = np.arange(6, dtype=np.uint8)
+    with pytest.raises(xla_shape.XlaShapeError, match="overlaps"):
+        xla_shape.relayout(a, "u8[2,3]", "u8[2,3]{0,1}", out=a)
+    out = xla_shape.relayout(np.float32(3.0), "f32[]", "f32[]")
+    assert out.dtype == np.float32 and out.tolist() == [3.0]

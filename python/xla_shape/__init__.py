@@ -194,12 +194,12 @@ def relayout(
     layouts, tiled or padded); padding is written as the layout says (tile
     padding as zeros).
 
-    ``data`` is a numpy array, whose bytes in C order are the buffer (read
-    in place when it is C-contiguous), or any bytes-like object (read in
-    place). It must hold exactly ``array_size(src)`` bytes. A numpy array
-    gives a 1-D numpy array of its dtype (``uint8`` if the destination's
-    bytes are not a whole number of its items); anything else gives
-    ``bytes``. With ``out`` (a C-contiguous writable numpy array or
+    ``data`` is a numpy array (or scalar), whose bytes in C order are the
+    buffer (read in place when it is C-contiguous), or any bytes-like object
+    (read in place). It must hold exactly ``array_size(src)`` bytes. A
+    numpy array gives a 1-D numpy array of its dtype (``uint8`` if the
+    destination's bytes are not a whole number of its items); anything else
+    gives ``bytes``. With ``out`` (a C-contiguous writable numpy array or
     writable bytes-like object of ``array_size(dst)`` bytes), the
     destination is written there and ``out`` is returned. The GIL is
     released during the copy.
@@ -213,7 +213,8 @@ def relayout(
     >>> relayout(b"ABCDEF", "u8[2,3]{1,0}", "u8[2,3]{0,1}", out=buffer)
     bytearray(b'ADBECF')
     """
-    if isinstance(data, np.ndarray):
+    is_array = isinstance(data, (np.ndarray, np.generic))
+    if is_array:
         flat = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
     else:
         flat = np.frombuffer(data, dtype=np.uint8)
@@ -226,11 +227,14 @@ def relayout(
             target = np.frombuffer(out, dtype=np.uint8)
         if not target.flags.writeable:
             raise XlaShapeError("out is read-only")
+        if np.may_share_memory(flat, target):
+            raise XlaShapeError("out overlaps data: relayout needs a separate buffer")
         _native.relayout_into(flat, src, dst, target)
         return out
-    if isinstance(data, np.ndarray):
+    if is_array:
         result = _native.relayout_into_array(flat, src, dst)
-        if result.size % data.dtype.itemsize == 0:
+        itemsize = data.dtype.itemsize
+        if itemsize and result.size % itemsize == 0:
             return result.view(data.dtype)
         return result
     return _native.relayout_into_bytes(flat, src, dst)

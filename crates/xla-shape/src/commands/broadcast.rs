@@ -58,7 +58,8 @@ pub fn broadcast(
         let result = shape_util::numpy_broadcast_shapes(&shapes).map_err(|e| e.to_string())?;
         return Ok(list(&result));
     }
-    // `Cli::check_usage` has made sure there are two.
+    // `Cli::check_usage` has made sure the CLI gives two; the library's
+    // callers get this error.
     let [lhs, rhs] = operands.as_slice() else {
         return Err(format!(
             "XLA broadcasting takes two shapes, got {}",
