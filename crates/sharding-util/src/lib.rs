@@ -1,0 +1,41 @@
+//! XLA's `HloSharding`: how an array is split over devices, with XLA's text
+//! and `OpSharding` forms, per-device shard shapes and boxes, and
+//! resharding plans.
+//!
+//! ```
+//! use sharding_util::HloSharding;
+//!
+//! let s: HloSharding = "{devices=[2,4]<=[4,2]T(1,0)}".parse().unwrap();
+//! assert_eq!(s.to_string(), "{devices=[2,4]<=[4,2]T(1,0)}");
+//! ```
+
+#![forbid(unsafe_code)]
+
+mod error;
+mod lex;
+mod parse;
+mod print;
+mod sharding;
+mod tile_assignment;
+
+pub use error::{ParseError, ShardingError};
+pub use sharding::{HloSharding, Kind, ShardGroup, SubgroupType};
+pub use tile_assignment::{Devices, Iota, MAX_DEVICES, MAX_MATERIALIZED, TileAssignment};
+
+// TEMPORARY until the schema branch lands OpMetadata.
+mod stub {
+    #[derive(Debug, Clone, PartialEq, Default)]
+    pub struct OpMetadata {
+        pub op_type: String,
+        pub op_name: String,
+        pub source_file: String,
+        pub source_line: i32,
+        pub source_end_line: i32,
+        pub source_column: i32,
+        pub source_end_column: i32,
+        pub deduplicated_name: String,
+        pub scheduling_name: String,
+        pub stack_frame_id: i32,
+    }
+}
+pub use stub::OpMetadata;
