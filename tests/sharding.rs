@@ -74,3 +74,76 @@ fn sharding_text() {
     }
     assert!(tally.finish());
 }
+
+/// Every device's box; jax indexes a maximal sharding as replicated, where
+/// only its device holds data: the others are given the whole array here.
+fn box_rows(sharding: &HloSharding, shape: &schema::Shape) -> Result<Vec<Vec<[i64; 2]>>, String> {
+    let maximal = matches!(sharding.kind(), sharding_util::Kind::Maximal(_));
+    (0..8)
+        .map(|d| {
+            let b = sharding.device_box(shape, d).map_err(|e| e.to_string())?;
+            let b = match b {
+                Some(b) => b,
+                None if maximal => sharding_util::DeviceBox {
+                    device: d,
+                    tile: Vec::new(),
+                    offsets: vec![0; shape.dimensions.len()],
+                    limits: shape.dimensions.clone(),
+                },
+                None => return Err(format!("device {d} holds nothing")),
+            };
+            Ok(b.offsets.iter().zip(&b.limits).map(|(&o, &l)| [o, l]).collect())
+        })
+        .collect()
+}
+
+#[test]
+fn sharding_indices() {
+    let mut tally = Tally::new("sharding_indices");
+    for row in load("sharding_indices.jsonl").unwrap() {
+        let text = required(&row, "sharding").unwrap();
+        let dims = conformance::ints(&row, "dims").unwrap();
+        let case = format!("{text} over {dims:?}");
+        let outcome = (|| {
+            let sharding: HloSharding = text.parse().map_err(|e| format!("{e}"))?;
+            let shape = shape_util::make_shape(schema::PrimitiveType::F32, &dims).map_err(|e| e.to_string())?;
+            let want: Vec<Vec<[i64; 2]>> = serde_json::from_value(row["devices"].clone()).map_err(|e| e.to_string())?;
+            same("boxes", box_rows(&sharding, &shape)?, want)
+        })();
+        tally.record(&case, outcome);
+    }
+    assert!(tally.finish());
+}
+
+#[test]
+fn sharding_spmd() {
+    let mut tally = Tally::new("sharding_spmd");
+    for row in load("sharding_spmd.jsonl").unwrap() {
+        let text = required(&row, "sharding").unwrap();
+        let shape_text = required(&row, "shape").unwrap();
+        let case = format!("{text} on {shape_text}");
+        let outcome = (|| {
+            let sharding: HloSharding = text.parse().map_err(|e| format!("{e}"))?;
+            let shape: schema::Shape = shape_text.parse().map_err(|e| format!("{e}"))?;
+            let ours = sharding.validate(&shape, 8).and_then(|()| sharding.shard_shape(&shape));
+            if let Some(want) = field(&row, "shard_shape") {
+                // The compile goes through StableHLO, which drops the layout: compare without it.
+                let want: schema::Shape = want.parse().map_err(|e| format!("{e}"))?;
+                let got = ours.map_err(|e| e.to_string())?;
+                return same("shard shape", got.human_string(), want.human_string());
+            }
+            if let Some(crash) = field(&row, "crash") {
+                // XLA crashes compiling shard groups on a parameter; we answer.
+                let got = ours.map_err(|e| format!("{e} (XLA crashed: {crash})"))?;
+                return same("shard group kept", sharding.shard_group().is_some(), true).map(|()| drop(got));
+            }
+            let want = required(&row, "error")?;
+            match ours {
+                Ok(s) => Err(format!("accepted as {s}; XLA: {want}")),
+                Err(e) => same("error", e.to_string().as_str(), want),
+            }
+        })();
+        tally.record(&case, outcome);
+    }
+    assert!(tally.finish());
+}

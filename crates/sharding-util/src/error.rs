@@ -36,7 +36,7 @@ impl ShardingError {
 /// let error = "{devices=[2]0}".parse::<sharding_util::HloSharding>().unwrap_err();
 /// assert_eq!(
 ///     error.to_string(),
-///     "Syntax error:\nnon-maximal shardings must have more than one device assigned (at byte 0: `{`)"
+///     "Syntax error:\nnon-maximal shardings must have more than one device assigned (at byte 1: `devices=`)"
 /// );
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

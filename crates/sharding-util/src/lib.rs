@@ -11,6 +11,7 @@
 
 #![forbid(unsafe_code)]
 
+mod device;
 mod error;
 mod lex;
 mod parse;
@@ -18,6 +19,7 @@ mod print;
 mod sharding;
 mod tile_assignment;
 
+pub use device::DeviceBox;
 pub use error::{ParseError, ShardingError};
 pub use sharding::{HloSharding, Kind, ShardGroup, SubgroupType};
 pub use tile_assignment::{Devices, Iota, MAX_DEVICES, MAX_MATERIALIZED, TileAssignment};
