@@ -8,7 +8,7 @@ use schema::Shape;
 
 use crate::error::ShardingError;
 use crate::sharding::{HloSharding, Kind, SubgroupType};
-use crate::tile_assignment::{Devices, MAX_DEVICES, join};
+use crate::tile_assignment::{Devices, MAX_DEVICES};
 
 /// The block of the global array a device holds: `[offsets, limits)` per
 /// dimension (empty where `offsets == limits`).

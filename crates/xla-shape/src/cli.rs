@@ -244,6 +244,29 @@ pub enum Command {
         With --output, a line (JSON with --json: ok, source, destination, bytes_read,\n\
         bytes_written, output) reports what was written.")]
     Relayout(RelayoutArgs),
+
+    /// What each device holds of an array under an XLA sharding.
+    #[command(after_help = "Examples:\n  \
+        xla-shape shard 'f32[7,9]' '{devices=[2,4]<=[8]}'\n  \
+        xla-shape shard 'f32[8]' '{replicated}' --devices 4\n\n\
+        The shard shape is XLA's SPMD parameter shape (uneven dimensions rounded up); each\n\
+        device's box [offsets, limits) is its block of the global array (the last boxes of\n\
+        an uneven dimension shorter or empty); bytes are the bytes of the box.\n\
+        JSON fields: ok, shard_shape, devices (device, tile, offsets, limits, bytes),\n\
+        replication_groups.")]
+    Shard(ShardArgs),
+}
+
+/// Arguments of `shard`.
+#[derive(Debug, Args)]
+pub struct ShardArgs {
+    /// The global array shape.
+    pub shape: String,
+    /// The sharding, in XLA's text (`{devices=[2,4]<=[8]}`).
+    pub sharding: String,
+    /// The device count, for shardings that name none (replicated, maximal).
+    #[arg(long, value_name = "N")]
+    pub devices: Option<i64>,
 }
 
 /// Arguments of `draw`.

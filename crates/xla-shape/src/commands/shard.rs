@@ -1,0 +1,72 @@
+//! `shard`: what each device holds of a global array under a sharding:
+//! the shard shape, each device's tile and box, the bytes of its box, and
+//! the replication groups.
+
+use serde_json::{Value, json};
+use sharding_util::HloSharding;
+
+use super::{Outcome, list, shape};
+use crate::cli::ShardArgs;
+
+/// The most devices a table lists.
+const MAX_LISTED: i64 = 1 << 20;
+
+/// A parsed sharding, or its error text.
+pub(crate) fn sharding(text: &str) -> Result<HloSharding, String> {
+    text.trim().parse().map_err(|e: sharding_util::ParseError| e.to_string())
+}
+
+/// The device count: the sharding's own, else `--devices`; checked against
+/// the shape and each other by validation.
+pub(crate) fn device_count(s: &HloSharding, devices: Option<i64>) -> Result<i64, String> {
+    match (s.num_devices(), devices) {
+        (Some(n), _) | (None, Some(n)) => Ok(n),
+        (None, None) => Err(format!("{s} names no device count: give --devices N")),
+    }
+}
+
+/// The bytes of a box of `shape` (its element type and layout).
+pub(crate) fn box_bytes(shape: &schema::Shape, offsets: &[i64], limits: &[i64]) -> Result<i64, String> {
+    let mut piece = shape.clone();
+    piece.dimensions = offsets.iter().zip(limits).map(|(o, l)| l - o).collect();
+    shape_util::byte_size_of_elements(&piece).map_err(|e| e.to_string())
+}
+
+/// The per-device table (plain) and its JSON.
+pub fn run(args: &ShardArgs) -> Outcome {
+    let shape = shape(&args.shape)?;
+    let s = sharding(&args.sharding)?;
+    let n = device_count(&s, args.devices)?;
+    s.validate(&shape, n).map_err(|e| e.to_string())?;
+    if n > MAX_LISTED {
+        return Err(format!("{n} devices are more than the {MAX_LISTED} a table lists"));
+    }
+    let shard = s.shard_shape(&shape).map_err(|e| e.to_string())?;
+    let mut rows = Vec::new();
+    let mut plain = format!("shard shape {shard}\ndevice  tile  offsets  limits  bytes\n");
+    for device in 0..n {
+        match s.device_box(&shape, device).map_err(|e| e.to_string())? {
+            Some(b) => {
+                let bytes = box_bytes(&shape, &b.offsets, &b.limits)?;
+                plain.push_str(&format!(
+                    "{device}  {}  {}  {}  {bytes}\n",
+                    list(&b.tile),
+                    list(&b.offsets),
+                    list(&b.limits)
+                ));
+                rows.push(json!({"device": device, "tile": b.tile, "offsets": b.offsets, "limits": b.limits, "bytes": bytes}));
+            }
+            None => {
+                plain.push_str(&format!("{device}  -  -  -  0\n"));
+                rows.push(json!({"device": device, "tile": null, "offsets": null, "limits": null, "bytes": 0}));
+            }
+        }
+    }
+    let groups = s.replication_groups(n).map_err(|e| e.to_string())?;
+    let shown: Vec<String> = groups.iter().map(|g| list(g)).collect();
+    plain.push_str(&format!("replication groups {}", shown.join(" ")));
+    Ok((
+        plain,
+        json!({"shard_shape": shard.to_string(), "devices": Value::Array(rows), "replication_groups": groups}),
+    ))
+}
