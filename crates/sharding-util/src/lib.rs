@@ -15,12 +15,14 @@ mod device;
 mod error;
 mod lex;
 mod parse;
+mod reshard;
 mod print;
 mod sharding;
 mod tile_assignment;
 
 pub use device::DeviceBox;
 pub use error::{ParseError, ShardingError};
+pub use reshard::{Piece, ReshardPlan, execute_plan, reshard_plan};
 pub use sharding::{HloSharding, Kind, ShardGroup, SubgroupType};
 pub use tile_assignment::{Devices, Iota, MAX_DEVICES, MAX_MATERIALIZED, TileAssignment};
 
