@@ -255,6 +255,30 @@ pub enum Command {
         JSON fields: ok, shard_shape, devices (device, tile, offsets, limits, bytes),\n\
         replication_groups.")]
     Shard(ShardArgs),
+
+    /// The pieces that move an array from one XLA sharding to another.
+    #[command(after_help = "Examples:\n  \
+        xla-shape reshard 'f32[8,8]' '{devices=[2,4]<=[8]}' '{devices=[4,2]<=[2,4]T(1,0)}'\n  \
+        xla-shape reshard 'f32[8]' '{replicated}' '{devices=[4]<=[4]}' --devices 4\n\n\
+        Every destination device's box is covered exactly once; a piece stays on the\n\
+        destination device when it holds it already, else comes from one holder of the\n\
+        source tile (holders[to mod count], spread over replicas).\n\
+        JSON fields: ok, pieces (from, to, offsets, limits, bytes), bytes_moved, bytes_kept.")]
+    Reshard(ReshardArgs),
+}
+
+/// Arguments of `reshard`.
+#[derive(Debug, Args)]
+pub struct ReshardArgs {
+    /// The global array shape.
+    pub shape: String,
+    /// The source sharding.
+    pub from: String,
+    /// The destination sharding.
+    pub to: String,
+    /// The device count, when neither sharding names one.
+    #[arg(long, value_name = "N")]
+    pub devices: Option<i64>,
 }
 
 /// Arguments of `shard`.

@@ -11,6 +11,7 @@ mod index;
 mod order;
 mod parse;
 mod relayout;
+mod reshard;
 mod shard;
 mod validate;
 mod view;
@@ -43,6 +44,7 @@ pub fn run(command: Command, out: &mut Output) {
         Command::View { base, ops } => single(out, view::run(&base, &ops)),
         Command::Draw(args) => single(out, draw::run(&args)),
         Command::Shard(args) => single(out, shard::run(&args)),
+        Command::Reshard(args) => single(out, reshard::run(&args)),
         Command::Relayout(args) => match relayout::run(&args) {
             // Without --output, standard output carries the bytes.
             Ok((plain, fields)) if args.output.is_some() => out.success(&plain, fields),
