@@ -83,7 +83,20 @@ def worker() -> None:
                 return {"shard_shape": line.split("=", 1)[1].strip().split(" ")[0]}
         raise RuntimeError("no parameter in the partitioned module")
 
-    kinds = {"text": text, "indices": indices, "spmd": spmd}
+    def device_put(req):
+        from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+        mesh = Mesh(np.array(devices).reshape(req["mesh"]), tuple(req["axes"]))
+        dims = tuple(req["dims"])
+        src = NamedSharding(mesh, P(*req["from"]))
+        dst = NamedSharding(mesh, P(*req["to"]))
+        x = jax.device_put(np.arange(int(np.prod(dims)), dtype=np.int32).reshape(dims), src)
+        y = jax.device_put(x, dst)
+        shards = sorted(y.addressable_shards, key=lambda sh: sh.device.id)
+        return {"from_hlo": src._to_xla_hlo_sharding(len(dims)).to_string(),
+                "to_hlo": dst._to_xla_hlo_sharding(len(dims)).to_string(),
+                "data": [np.asarray(sh.data).reshape(-1).tolist() for sh in shards]}
+
+    kinds = {"text": text, "indices": indices, "spmd": spmd, "device_put": device_put}
     for line in sys.stdin:
         req = json.loads(line)
         try:
@@ -284,6 +297,18 @@ SPMD_SHAPES = ["f32[7,9]{1,0}", "f32[7,9]{0,1}", "f32[8]{0}", "f32[7]{0}", "s8[3
                "f32[1,1]{1,0}", "f32[0,4]{1,0}", "f32[16,3,5]{0,2,1}", "f32[9,17]{1,0}", "pred[5,3]{1,0}"]
 
 
+# jax.device_put between NamedShardings (mesh shape, axis names, array dims, from spec, to spec).
+DEVICE_PUTS = [
+    ([2, 4], ["x", "y"], [8, 12], ["x", "y"], ["y", "x"]),
+    ([2, 4], ["x", "y"], [8, 12], ["x", None], [None, "y"]),
+    ([2, 4], ["x", "y"], [8, 12], [None, None], ["y", None]),
+    ([2, 4], ["x", "y"], [8, 16], [("x", "y"), None], [None, ("y", "x")]),
+    ([8], ["x"], [16, 3], ["x", None], [None, None]),
+    ([2, 2, 2], ["a", "b", "c"], [4, 4, 2], ["a", "b", "c"], [("c", "a"), None, "b"]),
+    ([2, 2, 2], ["a", "b", "c"], [4, 6, 2], [None, "b", None], ["a", None, "c"]),
+]
+
+
 def rank_of(shape: str) -> int:
     inner = shape[shape.index("[") + 1:shape.index("]")]
     return 0 if not inner else inner.count(",") + 1
@@ -315,9 +340,16 @@ def generate():
                 m = re.search(r"(Number of tile assignment[^\n]*)", res.get("error", ""))
                 row["error"] = m.group(1) if m else res.get("error", "")
             spmd_rows.append(row)
+    put_rows = []
+    for mesh, axes, dims, src, dst in DEVICE_PUTS:
+        req = {"kind": "device_put", "mesh": mesh, "axes": axes, "dims": dims, "from": src, "to": dst}
+        res = runner.run(req)
+        if "data" not in res:
+            raise RuntimeError("device_put failed: %r -> %r" % (req, res))
+        put_rows.append({"dims": dims, "from": res["from_hlo"], "to": res["to_hlo"], "data": res["data"]})
     runner.close()
     return {"sharding_text.jsonl": text_rows, "sharding_indices.jsonl": index_rows,
-            "sharding_spmd.jsonl": spmd_rows}
+            "sharding_spmd.jsonl": spmd_rows, "sharding_device_put.jsonl": put_rows}
 
 
 if __name__ == "__main__":

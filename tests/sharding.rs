@@ -147,3 +147,63 @@ fn sharding_spmd() {
     }
     assert!(tally.finish());
 }
+
+/// Each device's shard buffer (row-major shard shape) of the global array
+/// whose elements are their row-major numbers, as i32.
+fn shard_buffers(shape: &schema::Shape, s: &HloSharding, n: i64) -> Vec<Vec<u8>> {
+    let shard = s.shard_shape(shape).unwrap().dimensions;
+    let len = usize::try_from(shard.iter().product::<i64>()).unwrap() * 4;
+    (0..n)
+        .map(|d| {
+            let mut buf = vec![0u8; len];
+            if let Some(b) = s.device_box(shape, d).unwrap() {
+                let sizes: Vec<i64> = b.offsets.iter().zip(&b.limits).map(|(o, l)| l - o).collect();
+                for k in 0..sizes.iter().product::<i64>() {
+                    let (mut rest, mut local, mut global) = (k, 0, 0);
+                    let mut index = vec![0; sizes.len()];
+                    for (slot, &z) in index.iter_mut().zip(&sizes).rev() {
+                        *slot = rest % z;
+                        rest /= z;
+                    }
+                    for (i, &x) in index.iter().enumerate() {
+                        local = local * shard[i] + x;
+                        global = global * shape.dimensions[i] + x + b.offsets[i];
+                    }
+                    let at = usize::try_from(local).unwrap() * 4;
+                    buf[at..at + 4].copy_from_slice(&i32::try_from(global).unwrap().to_le_bytes());
+                }
+            }
+            buf
+        })
+        .collect()
+}
+
+#[test]
+fn sharding_device_put() {
+    let mut tally = Tally::new("sharding_device_put");
+    for row in load("sharding_device_put.jsonl").unwrap() {
+        let dims = conformance::ints(&row, "dims").unwrap();
+        let from_text = required(&row, "from").unwrap();
+        let to_text = required(&row, "to").unwrap();
+        let case = format!("{from_text} -> {to_text} over {dims:?}");
+        let outcome = (|| {
+            let shape = shape_util::make_shape(schema::PrimitiveType::S32, &dims).map_err(|e| e.to_string())?;
+            let from: HloSharding = from_text.parse().map_err(|e| format!("{e}"))?;
+            let to: HloSharding = to_text.parse().map_err(|e| format!("{e}"))?;
+            let plan = sharding_util::reshard_plan(&shape, &from, &to, 8).map_err(|e| e.to_string())?;
+            let sources = shard_buffers(&shape, &from, 8);
+            let mut got: Vec<Vec<u8>> = shard_buffers(&shape, &to, 8).iter().map(|b| vec![0; b.len()]).collect();
+            let (src_shard, dst_shard) = (from.shard_shape(&shape).unwrap(), to.shard_shape(&shape).unwrap());
+            sharding_util::execute_plan(&plan, &shape, (&from, &src_shard), (&to, &dst_shard), &sources, &mut got)
+                .map_err(|e| e.to_string())?;
+            let got: Vec<Vec<i64>> = got
+                .iter()
+                .map(|b| b.chunks(4).map(|c| i64::from(i32::from_le_bytes([c[0], c[1], c[2], c[3]]))).collect())
+                .collect();
+            let want: Vec<Vec<i64>> = serde_json::from_value(row["data"].clone()).map_err(|e| e.to_string())?;
+            same("device data", got, want)
+        })();
+        tally.record(&case, outcome);
+    }
+    assert!(tally.finish());
+}

@@ -2,7 +2,7 @@
 //! shard shape, each device's box of the global array, the devices of a
 //! tile and the replication groups.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use schema::Shape;
 
@@ -34,6 +34,17 @@ impl DeviceBox {
             .map(|(o, l)| l - o)
             .product()
     }
+}
+
+/// The bytes of `elements` elements of `element_bits` bits each, rounded
+/// up to whole bytes (`None` on overflow).
+///
+/// ```
+/// assert_eq!(sharding_util::data_bytes(7, 4), Some(4));
+/// assert_eq!(sharding_util::data_bytes(12, 32), Some(48));
+/// ```
+pub fn data_bytes(elements: i64, element_bits: i64) -> Option<i64> {
+    elements.checked_mul(element_bits).map(|bits| bits / 8 + i64::from(bits % 8 != 0))
 }
 
 impl HloSharding {
@@ -165,7 +176,7 @@ impl HloSharding {
     }
 
     /// The tile count of every array dimension (1 for untiled dimensions).
-    fn tile_counts(&self, shape: &Shape) -> Result<Vec<i64>, ShardingError> {
+    pub(crate) fn tile_counts(&self, shape: &Shape) -> Result<Vec<i64>, ShardingError> {
         if is_tuple(shape) || matches!(self.kind, Kind::Tuple(_)) {
             return Err(ShardingError::new(
                 "per-device queries take an array shape and a non-tuple sharding",
@@ -194,7 +205,8 @@ impl HloSharding {
 
     /// The block of the global array `device` holds, `None` if it holds
     /// none (not in the tile assignment, or not the device of a maximal
-    /// sharding). O(rank) on an iota tile assignment.
+    /// sharding). For many queries on one shape, [`Placement`] answers
+    /// each in O(rank) without allocating.
     ///
     /// The last blocks of a dimension that does not divide evenly are
     /// shorter, or empty, as XLA's partitioner pads them.
@@ -211,39 +223,7 @@ impl HloSharding {
     ///
     /// As [`Self::shard_shape`]; `unknown` shardings place no data.
     pub fn device_box(&self, shape: &Shape, device: i64) -> Result<Option<DeviceBox>, ShardingError> {
-        let counts = self.tile_counts(shape)?;
-        let dims = &shape.dimensions;
-        let whole = |tile: Vec<i64>| DeviceBox {
-            device,
-            tile,
-            offsets: vec![0; dims.len()],
-            limits: dims.clone(),
-        };
-        match &self.kind {
-            Kind::Unknown => Err(ShardingError::new("an unknown sharding places no data on devices")),
-            Kind::Maximal(d) if *d != device => Ok(None),
-            Kind::Tiled { tiles, .. } => {
-                let Some(index) = tiles.tile_of(device)? else {
-                    return Ok(None);
-                };
-                let tile = index[..counts.len()].to_vec();
-                let mut offsets = Vec::with_capacity(dims.len());
-                let mut limits = Vec::with_capacity(dims.len());
-                for ((&size, &count), &t) in dims.iter().zip(&counts).zip(&tile) {
-                    let shard = ceil_div(size, count);
-                    let start = t.saturating_mul(shard).min(size);
-                    offsets.push(start);
-                    limits.push(start.saturating_add(shard).min(size));
-                }
-                Ok(Some(DeviceBox {
-                    device,
-                    tile,
-                    offsets,
-                    limits,
-                }))
-            }
-            _ => Ok(Some(whole(vec![0; dims.len()]))),
-        }
+        Placement::new(self, shape)?.device_box(device)
     }
 
     /// The devices holding the data tile `tile` (one index per array
@@ -332,6 +312,139 @@ impl HloSharding {
                 Ok(groups)
             }
         }
+    }
+}
+
+/// A sharding applied to one array shape: per-device boxes in O(rank)
+/// (on an iota tile assignment; a hash lookup on an explicit list), with no
+/// allocation when written into the caller's slices.
+///
+/// ```
+/// use sharding_util::{HloSharding, Placement};
+///
+/// let s: HloSharding = "{devices=[256,256]<=[256,256]T(1,0)}".parse().unwrap();
+/// let shape = "f32[1024,1024]".parse().unwrap();
+/// let placement = Placement::new(&s, &shape).unwrap();
+/// let (mut tile, mut offsets, mut limits) = ([0; 2], [0; 2], [0; 2]);
+/// assert!(placement.box_into(1, &mut tile, &mut offsets, &mut limits).unwrap());
+/// assert_eq!((tile, offsets, limits), ([1, 0], [4, 0], [8, 4]));
+/// ```
+#[derive(Debug, Clone)]
+pub struct Placement<'a> {
+    sharding: &'a HloSharding,
+    dims: Vec<i64>,
+    shard: Vec<i64>,
+    /// The flat-position stride of each data dimension of the grid.
+    inner: Vec<i64>,
+    /// Device to flat grid position, for an explicit list (first tile).
+    list: Option<HashMap<i64, i64>>,
+}
+
+impl<'a> Placement<'a> {
+    /// `sharding` applied to `shape` (an array).
+    ///
+    /// # Errors
+    ///
+    /// As [`HloSharding::shard_shape`].
+    pub fn new(sharding: &'a HloSharding, shape: &Shape) -> Result<Self, ShardingError> {
+        let counts = sharding.tile_counts(shape)?;
+        let dims = shape.dimensions.clone();
+        let shard = dims.iter().zip(&counts).map(|(&d, &c)| ceil_div(d, c)).collect();
+        let mut inner = Vec::new();
+        let mut list = None;
+        if let Some(tiles) = sharding.tile_assignment() {
+            let grid = tiles.dimensions();
+            inner = (0..counts.len()).map(|i| grid[i + 1..].iter().product()).collect();
+            if let Devices::List(devices) = tiles.devices() {
+                let mut map = HashMap::with_capacity(devices.len());
+                for (flat, &d) in (0_i64..).zip(devices) {
+                    map.entry(d).or_insert(flat);
+                }
+                list = Some(map);
+            }
+        }
+        Ok(Self {
+            sharding,
+            dims,
+            shard,
+            inner,
+            list,
+        })
+    }
+
+    /// The shard's dimensions (the shard shape's).
+    pub fn shard_dims(&self) -> &[i64] {
+        &self.shard
+    }
+
+    /// Writes `device`'s tile and box into the slices (each of the array's
+    /// rank); `false` if the device holds nothing.
+    ///
+    /// # Errors
+    ///
+    /// Slices of the wrong length; `unknown` shardings place no data.
+    pub fn box_into(
+        &self,
+        device: i64,
+        tile: &mut [i64],
+        offsets: &mut [i64],
+        limits: &mut [i64],
+    ) -> Result<bool, ShardingError> {
+        let rank = self.dims.len();
+        if tile.len() != rank || offsets.len() != rank || limits.len() != rank {
+            return Err(ShardingError::new(format!("box slices must have the rank {rank}")));
+        }
+        match &self.sharding.kind {
+            Kind::Unknown => return Err(ShardingError::new("an unknown sharding places no data on devices")),
+            Kind::Maximal(d) if *d != device => return Ok(false),
+            Kind::Tiled { tiles, .. } => {
+                let flat = match (tiles.devices(), &self.list) {
+                    (Devices::Iota(iota), _) => {
+                        if !(0..tiles.num_elements()).contains(&device) {
+                            return Ok(false);
+                        }
+                        iota.flat_of(device)
+                    }
+                    (Devices::List(_), Some(map)) => match map.get(&device) {
+                        Some(&f) => f,
+                        None => return Ok(false),
+                    },
+                    (Devices::List(_), None) => return Ok(false),
+                };
+                let grid = tiles.dimensions();
+                for i in 0..rank {
+                    let t = (flat / self.inner[i]) % grid[i];
+                    let size = self.dims[i];
+                    let start = t.saturating_mul(self.shard[i]).min(size);
+                    tile[i] = t;
+                    offsets[i] = start;
+                    limits[i] = start.saturating_add(self.shard[i]).min(size);
+                }
+                return Ok(true);
+            }
+            _ => {}
+        }
+        tile.fill(0);
+        offsets.fill(0);
+        limits.copy_from_slice(&self.dims);
+        Ok(true)
+    }
+
+    /// `device`'s tile and box, `None` if it holds nothing.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::box_into`].
+    pub fn device_box(&self, device: i64) -> Result<Option<DeviceBox>, ShardingError> {
+        let rank = self.dims.len();
+        let mut b = DeviceBox {
+            device,
+            tile: vec![0; rank],
+            offsets: vec![0; rank],
+            limits: vec![0; rank],
+        };
+        let held = self.box_into(device, &mut b.tile, &mut b.offsets, &mut b.limits)?;
+        Ok(held.then_some(b))
     }
 }
 

@@ -20,7 +20,7 @@ mod print;
 mod sharding;
 mod tile_assignment;
 
-pub use device::DeviceBox;
+pub use device::{DeviceBox, Placement, data_bytes};
 pub use error::{ParseError, ShardingError};
 pub use reshard::{Piece, ReshardPlan, execute_plan, reshard_plan};
 pub use sharding::{HloSharding, Kind, ShardGroup, SubgroupType};

@@ -4,7 +4,7 @@
 use schema::Shape;
 use stride_util::{IndexItem, StridedView, relayout};
 
-use crate::device::DeviceBox;
+use crate::device::{DeviceBox, Placement, data_bytes};
 use crate::error::ShardingError;
 use crate::sharding::{HloSharding, Kind, SubgroupType};
 
@@ -35,36 +35,6 @@ pub struct ReshardPlan {
     pub bytes_kept: i64,
 }
 
-/// Who holds a source tile: a count and the k-th holder, without listing
-/// all devices of a replicated sharding.
-struct Holders<'a> {
-    sharding: &'a HloSharding,
-    tile: Vec<i64>,
-    count: i64,
-}
-
-impl Holders<'_> {
-    fn nth(&self, k: i64) -> Result<i64, ShardingError> {
-        match &self.sharding.kind {
-            Kind::Maximal(d) => Ok(*d),
-            Kind::Tiled { tiles, .. } => {
-                let rank = self.tile.len();
-                let sub = &tiles.dimensions()[rank..];
-                let mut index = self.tile.clone();
-                let mut tail = vec![0; sub.len()];
-                let mut rest = k;
-                for (slot, &d) in tail.iter_mut().zip(sub).rev() {
-                    *slot = rest % d;
-                    rest /= d;
-                }
-                index.extend(tail);
-                tiles.device_at(&index)
-            }
-            _ => Ok(k),
-        }
-    }
-}
-
 /// Only shardings whose devices hold copies or blocks of the data can be
 /// resharded.
 fn check_movable(s: &HloSharding) -> Result<(), ShardingError> {
@@ -82,11 +52,6 @@ fn check_movable(s: &HloSharding) -> Result<(), ShardingError> {
     }
 }
 
-fn piece_bytes(shape: &Shape, offsets: &[i64], limits: &[i64]) -> Result<i64, ShardingError> {
-    let mut piece = shape.clone();
-    piece.dimensions = offsets.iter().zip(limits).map(|(o, l)| l - o).collect();
-    shape_util::byte_size_of_elements(&piece).map_err(|e| ShardingError::new(e.to_string()))
-}
 
 /// The plan that moves `shape` from sharding `from` to sharding `to` over
 /// `num_devices` devices (shardings that name their count must agree).
@@ -124,58 +89,85 @@ pub fn reshard_plan(
     check_movable(to)?;
     from.validate(shape, num_devices)?;
     to.validate(shape, num_devices)?;
-    let shard = from.shard_shape(shape)?.dimensions;
+    let source = Placement::new(from, shape)?;
+    let destination = Placement::new(to, shape)?;
+    let shard = source.shard_dims().to_vec();
+    let bits = shape_util::element_size_in_bits(shape).map_err(|e| ShardingError::new(e.to_string()))?;
     let dims = &shape.dimensions;
+    let rank = dims.len();
+    // Holders of a source tile: its flat grid position plus 0..per_tile
+    // (the subgroup dimensions are the trailing, fastest ones).
+    let (per_tile, inner): (i64, Vec<i64>) = match from.tile_assignment() {
+        Some(tiles) => {
+            let grid = tiles.dimensions();
+            (grid[rank..].iter().product(), (0..rank).map(|i| grid[i + 1..].iter().product()).collect())
+        }
+        None => (1, vec![0; rank]),
+    };
+    let holder = |tile: &[i64], k: i64| -> i64 {
+        match &from.kind {
+            Kind::Maximal(d) => *d,
+            Kind::Tiled { tiles, .. } => {
+                let flat: i64 = tile.iter().zip(&inner).map(|(t, s)| t * s).sum();
+                tiles.device_at_flat(flat + k)
+            }
+            _ => k,
+        }
+    };
+    let holders = match from.kind {
+        Kind::Replicated => num_devices,
+        _ => per_tile,
+    };
     let mut plan = ReshardPlan::default();
+    let (mut dst_tile, mut dst_off, mut dst_lim) = (vec![0; rank], vec![0; rank], vec![0; rank]);
+    let (mut own_tile, mut own_off, mut own_lim) = (vec![0; rank], vec![0; rank], vec![0; rank]);
+    let (mut lo, mut hi, mut tile) = (vec![0; rank], vec![0; rank], vec![0; rank]);
     for device in 0..num_devices {
-        let Some(dst) = to.device_box(shape, device)? else {
-            continue;
-        };
-        if dst.elements() == 0 {
+        if !destination.box_into(device, &mut dst_tile, &mut dst_off, &mut dst_lim)? {
             continue;
         }
-        let own = from.device_box(shape, device)?.map(|b| b.tile);
-        // The range of source tiles along each dimension.
-        let ranges: Vec<(i64, i64)> = dst
-            .offsets
-            .iter()
-            .zip(&dst.limits)
-                        .zip(&shard)
-            .map(|((&o, &l), &s)| if s == 0 { (0, 1) } else { (o / s, (l - 1) / s + 1) })
-            .collect();
-        let total: i64 = ranges.iter().map(|(a, b)| b - a).product();
+        if dst_off.iter().zip(&dst_lim).any(|(o, l)| o >= l) {
+            continue;
+        }
+        let holds = source.box_into(device, &mut own_tile, &mut own_off, &mut own_lim)?;
+        let mut total: i64 = 1;
+        for i in 0..rank {
+            let s = shard[i].max(1);
+            lo[i] = dst_off[i] / s;
+            hi[i] = (dst_lim[i] - 1) / s + 1;
+            total *= hi[i] - lo[i];
+        }
         for k in 0..total {
-            let mut tile = vec![0; ranges.len()];
             let mut rest = k;
-            for (slot, &(a, b)) in tile.iter_mut().zip(&ranges).rev() {
-                *slot = a + rest % (b - a);
-                rest /= b - a;
+            for i in (0..rank).rev() {
+                let span = hi[i] - lo[i];
+                tile[i] = lo[i] + rest % span;
+                rest /= span;
             }
-            let mut offsets = Vec::with_capacity(tile.len());
-            let mut limits = Vec::with_capacity(tile.len());
-            for (i, &t) in tile.iter().enumerate() {
+            let mut offsets = Vec::with_capacity(rank);
+            let mut limits = Vec::with_capacity(rank);
+            for i in 0..rank {
                 let s = shard[i];
-                offsets.push((t * s).max(dst.offsets[i]));
-                limits.push(((t + 1) * s).min(dst.limits[i]).min(dims[i]));
+                offsets.push((tile[i] * s).max(dst_off[i]));
+                limits.push(((tile[i] + 1) * s).min(dst_lim[i]));
             }
             if offsets.iter().zip(&limits).any(|(o, l)| o >= l) {
                 continue;
             }
-            let source_tile = if from.tile_assignment().is_some() { tile.clone() } else { vec![0; tile.len()] };
-            let holders = holders(from, source_tile, num_devices);
-            let source = if own.as_ref() == Some(&holders.tile) {
+            let from_device = if holds && (from.tile_assignment().is_none() || own_tile == tile) {
                 device
             } else {
-                holders.nth(device % holders.count)?
+                holder(&tile, device % holders)
             };
-            let bytes = piece_bytes(shape, &offsets, &limits)?;
-            if source == device {
+            let elements = offsets.iter().zip(&limits).map(|(o, l)| l - o).product();
+            let bytes = data_bytes(elements, bits).ok_or_else(|| ShardingError::new("piece size overflows"))?;
+            if from_device == device {
                 plan.bytes_kept += bytes;
             } else {
                 plan.bytes_moved += bytes;
             }
             plan.pieces.push(Piece {
-                from: source,
+                from: from_device,
                 to: device,
                 offsets,
                 limits,
@@ -184,19 +176,6 @@ pub fn reshard_plan(
         }
     }
     Ok(plan)
-}
-
-fn holders(from: &HloSharding, tile: Vec<i64>, num_devices: i64) -> Holders<'_> {
-    let count = match &from.kind {
-        Kind::Maximal(_) => 1,
-        Kind::Tiled { tiles, .. } => tiles.dimensions()[tile.len()..].iter().product(),
-        _ => num_devices,
-    };
-    Holders {
-        sharding: from,
-        tile,
-        count,
-    }
 }
 
 /// The view of a piece inside a device's shard buffer.

@@ -21,6 +21,8 @@ pub const MAX_MATERIALIZED: i64 = 1 << 20;
 pub struct Iota {
     reshape: Vec<i64>,
     perm: Vec<usize>,
+    /// The stride in device ids of each reshape dimension.
+    strides: Vec<i64>,
 }
 
 /// Where each tile's device comes from.
@@ -107,14 +109,17 @@ impl Iota {
             new_perm[g] = new_dim;
         }
         if new_reshape.is_empty() {
-            return Iota {
-                reshape: vec![1],
-                perm: vec![0],
-            };
+            new_reshape.push(1);
+            new_perm.push(0);
+        }
+        let mut strides = vec![1; new_reshape.len()];
+        for d in (0..new_reshape.len().saturating_sub(1)).rev() {
+            strides[d] = strides[d + 1] * new_reshape[d + 1];
         }
         Iota {
             reshape: new_reshape,
             perm: new_perm,
+            strides,
         }
     }
 
@@ -133,27 +138,23 @@ impl Iota {
         self.perm.iter().map(|&d| (d, self.reshape[d]))
     }
 
-    /// The stride in device ids of original dimension `d`.
-    fn stride(&self, d: usize) -> i64 {
-        self.reshape[d + 1..].iter().product()
-    }
 
     /// The device at flat (row-major) position `flat` of the grid.
     fn device_at_flat(&self, mut flat: i64) -> i64 {
         let mut device = 0;
         for &d in self.perm.iter().rev() {
             let size = self.reshape[d];
-            device += (flat % size) * self.stride(d);
+            device += (flat % size) * self.strides[d];
             flat /= size;
         }
         device
     }
 
     /// The flat grid position of `device` (in range).
-    fn flat_of(&self, device: i64) -> i64 {
+    pub(crate) fn flat_of(&self, device: i64) -> i64 {
         let mut flat = 0;
         for &d in &self.perm {
-            let index = (device / self.stride(d)) % self.reshape[d];
+            let index = (device / self.strides[d]) % self.reshape[d];
             flat = flat * self.reshape[d] + index;
         }
         flat

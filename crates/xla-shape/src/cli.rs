@@ -222,7 +222,8 @@ pub enum Command {
     #[command(after_help = "Examples:\n  \
         xla-shape draw 'f32[2,3]{0,1}' > layout.svg\n  \
         xla-shape draw 'f32[3,5]{1,0:T(2,2)}' --output tiles.svg\n  \
-        xla-shape draw --view '[3,4]' '[0:3:2, 1:4:2]' -o slice.svg\n\n\
+        xla-shape draw --view '[3,4]' '[0:3:2, 1:4:2]' -o slice.svg\n  \
+        xla-shape draw 'f32[8,8]' --sharding '{devices=[2,2,2]<=[8] last_tile_dim_replicate}' -o s.svg\n\n\
         With --view, SHAPE and OPS are the `view` command's BASE and OPs: the view's grid\n\
         above the base buffer, the view's elements outlined in it. Elements are named\n\
         a b c ... (row-major; numbers past 26 elements), `@n` is the memory position.\n\
@@ -302,6 +303,13 @@ pub struct DrawArgs {
     /// Write the SVG to FILE instead of standard output.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
+    /// Draw the array's blocks under this XLA sharding, labelled with the
+    /// devices holding them.
+    #[arg(long, conflicts_with = "view", value_name = "SHARDING")]
+    pub sharding: Option<String>,
+    /// With --sharding: the device count, for shardings that name none.
+    #[arg(long, requires = "sharding", value_name = "N")]
+    pub devices: Option<i64>,
     /// The shape (with --view: the base array, as for `view`).
     pub shape: String,
     /// With --view: the operations, as for `view`.

@@ -25,12 +25,6 @@ pub(crate) fn device_count(s: &HloSharding, devices: Option<i64>) -> Result<i64,
     }
 }
 
-/// The bytes of a box of `shape` (its element type and layout).
-pub(crate) fn box_bytes(shape: &schema::Shape, offsets: &[i64], limits: &[i64]) -> Result<i64, String> {
-    let mut piece = shape.clone();
-    piece.dimensions = offsets.iter().zip(limits).map(|(o, l)| l - o).collect();
-    shape_util::byte_size_of_elements(&piece).map_err(|e| e.to_string())
-}
 
 /// The per-device table (plain) and its JSON.
 pub fn run(args: &ShardArgs) -> Outcome {
@@ -42,12 +36,14 @@ pub fn run(args: &ShardArgs) -> Outcome {
         return Err(format!("{n} devices are more than the {MAX_LISTED} a table lists"));
     }
     let shard = s.shard_shape(&shape).map_err(|e| e.to_string())?;
+    let bits = shape_util::element_size_in_bits(&shape).map_err(|e| e.to_string())?;
+    let placement = sharding_util::Placement::new(&s, &shape).map_err(|e| e.to_string())?;
     let mut rows = Vec::new();
     let mut plain = format!("shard shape {shard}\ndevice  tile  offsets  limits  bytes\n");
     for device in 0..n {
-        match s.device_box(&shape, device).map_err(|e| e.to_string())? {
+        match placement.device_box(device).map_err(|e| e.to_string())? {
             Some(b) => {
-                let bytes = box_bytes(&shape, &b.offsets, &b.limits)?;
+                let bytes = sharding_util::data_bytes(b.elements(), bits).ok_or("byte size overflows")?;
                 plain.push_str(&format!(
                     "{device}  {}  {}  {}  {bytes}\n",
                     list(&b.tile),
