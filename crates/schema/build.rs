@@ -20,6 +20,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::write(out.join("xla_data.fds.bin"), fds.encode_to_vec())?;
     prost_build::Config::new()
         .enable_type_names()
+        // Map fields encode in key order, so a message encodes to the same
+        // bytes every time (a HashMap's order changes from run to run).
+        .btree_map(["."])
         .compile_fds(fds)?;
     Ok(())
 }
