@@ -1,12 +1,16 @@
 //! Golden tests of `sharding-util` against real XLA 0.12 (`build-tools/gen_sharding.py`):
-//! - `sharding_text.jsonl`: `HloSharding::from_string` → `to_string`, `to_proto` bytes, and
-//!   XLA's error texts (message and column) for hand-picked and random strings;
+//! - `sharding_text.jsonl`: `HloSharding::from_string` → `to_string`, `to_proto` bytes,
+//!   `from_proto` back, and XLA's error texts (message and column) for hand-picked and
+//!   random strings;
+//! - `sharding_device_put.jsonl`: each device's data after `jax.device_put` between two
+//!   NamedShardings = our reshard plan executed over per-device buffers;
 //! - `sharding_indices.jsonl`: jax's per-device indices (`devices_indices_map`) for even shapes;
 //! - `sharding_spmd.jsonl`: the parameter shape XLA's SPMD partitioner gives each device.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use conformance::{Row, Tally, field, load, required, same};
+use prost::Message;
 use sharding_util::HloSharding;
 
 /// XLA's `was parsing 1:COL: error: MESSAGE` parts.
@@ -45,6 +49,11 @@ fn check_text(row: &Row) -> Result<Option<&'static str>, String> {
             }
         };
         same("to_string", sharding.to_string().as_str(), required(row, "string")?)?;
+        let bytes = sharding.to_proto().encode_to_vec();
+        same("to_proto hex", conformance::hex_encode(&bytes).as_str(), required(row, "hex")?)?;
+        let decoded = schema::OpSharding::decode(bytes.as_slice()).map_err(|e| e.to_string())?;
+        let back = HloSharding::from_proto(&decoded).map_err(|e| format!("from_proto: {e}"))?;
+        same("from_proto to_string", back.to_string().as_str(), required(row, "reparse")?)?;
         return Ok(None);
     }
     let error = field(row, "error").or(field(row, "crash")).unwrap_or_default();

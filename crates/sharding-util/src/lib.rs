@@ -15,8 +15,9 @@ mod device;
 mod error;
 mod lex;
 mod parse;
-mod reshard;
 mod print;
+mod proto;
+mod reshard;
 mod sharding;
 mod tile_assignment;
 
@@ -25,21 +26,3 @@ pub use error::{ParseError, ShardingError};
 pub use reshard::{Piece, ReshardPlan, execute_plan, reshard_plan};
 pub use sharding::{HloSharding, Kind, ShardGroup, SubgroupType};
 pub use tile_assignment::{Devices, Iota, MAX_DEVICES, MAX_MATERIALIZED, TileAssignment};
-
-// TEMPORARY until the schema branch lands OpMetadata.
-mod stub {
-    #[derive(Debug, Clone, PartialEq, Default)]
-    pub struct OpMetadata {
-        pub op_type: String,
-        pub op_name: String,
-        pub source_file: String,
-        pub source_line: i32,
-        pub source_end_line: i32,
-        pub source_column: i32,
-        pub source_end_column: i32,
-        pub deduplicated_name: String,
-        pub scheduling_name: String,
-        pub stack_frame_id: i32,
-    }
-}
-pub use stub::OpMetadata;

@@ -3,7 +3,7 @@
 
 use std::str::FromStr;
 
-use crate::OpMetadata;
+use schema::OpMetadata;
 
 use crate::error::{ParseError, ShardingError};
 use crate::lex::{Token, describe, tokens};

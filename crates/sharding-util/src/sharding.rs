@@ -1,6 +1,6 @@
 //! The sharding model (XLA's `HloSharding`) and its normal forms.
 
-use crate::OpMetadata;
+use schema::OpMetadata;
 
 use crate::error::ShardingError;
 use crate::tile_assignment::TileAssignment;
