@@ -246,6 +246,21 @@ pub enum Command {
         bytes_written, output) reports what was written.")]
     Relayout(RelayoutArgs),
 
+    /// Print each XLA sharding in canonical form (XLA's HloSharding::ToString).
+    #[command(after_help = "Examples:\n  \
+        xla-shape sharding '{devices=[2,4]<=[2,4]T(0,1)}'      # {devices=[2,4]<=[8]}\n  \
+        xla-shape --json sharding '{maximal device=3}'\n  \
+        xla-shape sharding --hex 08031a0202044a0108520100\n\n\
+        JSON fields: ok, input, sharding, hex (the serialized OpSharding).")]
+    Sharding {
+        /// The inputs are serialized OpSharding messages in hex (an empty
+        /// argument is the empty message, `{replicated}`).
+        #[arg(long)]
+        hex: bool,
+        /// Sharding texts (or hex); none reads one per line from standard input.
+        inputs: Vec<String>,
+    },
+
     /// What each device holds of an array under an XLA sharding.
     #[command(after_help = "Examples:\n  \
         xla-shape shard 'f32[7,9]' '{devices=[2,4]<=[8]}'\n  \

@@ -13,6 +13,7 @@ mod parse;
 mod relayout;
 mod reshard;
 mod shard;
+mod sharding;
 mod validate;
 mod view;
 
@@ -43,6 +44,7 @@ pub fn run(command: Command, out: &mut Output) {
         Command::Compare { a, b } => single(out, compare::run(&a, &b)),
         Command::View { base, ops } => single(out, view::run(&base, &ops)),
         Command::Draw(args) => single(out, draw::run(&args)),
+        Command::Sharding { hex, inputs } => each(inputs, out, |s| sharding::run(s, hex)),
         Command::Shard(args) => single(out, shard::run(&args)),
         Command::Reshard(args) => single(out, reshard::run(&args)),
         Command::Relayout(args) => match relayout::run(&args) {
