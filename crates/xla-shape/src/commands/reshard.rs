@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::shard::{device_count, sharding};
+use super::shard::{device_count, sharding, table};
 use super::{Outcome, list, shape};
 use crate::cli::ReshardArgs;
 
@@ -16,19 +16,19 @@ pub fn run(args: &ReshardArgs) -> Outcome {
         None => device_count(&to, args.devices)?,
     };
     let plan = sharding_util::reshard_plan(&shape, &from, &to, n).map_err(|e| e.to_string())?;
-    let mut plain = String::from("from  to  offsets  limits  bytes\n");
+    let mut cells = vec![["from", "to", "offsets", "limits", "bytes"].map(String::from).to_vec()];
     let mut pieces = Vec::with_capacity(plan.pieces.len());
     for p in &plan.pieces {
-        plain.push_str(&format!(
-            "{}  {}  {}  {}  {}\n",
-            p.from,
-            p.to,
+        cells.push(vec![
+            p.from.to_string(),
+            p.to.to_string(),
             list(&p.offsets),
             list(&p.limits),
-            p.bytes
-        ));
+            p.bytes.to_string(),
+        ]);
         pieces.push(json!({"from": p.from, "to": p.to, "offsets": p.offsets, "limits": p.limits, "bytes": p.bytes}));
     }
+    let mut plain = table(&cells);
     plain.push_str(&format!("bytes moved {}, bytes kept {}", plan.bytes_moved, plan.bytes_kept));
     Ok((
         plain,

@@ -26,6 +26,21 @@ pub(crate) fn device_count(s: &HloSharding, devices: Option<i64>) -> Result<i64,
 }
 
 
+/// Rows of cells as left-aligned columns two spaces apart.
+pub(crate) fn table(rows: &[Vec<String>]) -> String {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| rows.iter().filter_map(|r| r.get(c)).map(|cell| cell.chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let cells: Vec<String> = row.iter().zip(&widths).map(|(cell, &w)| format!("{cell:w$}")).collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
 /// The per-device table (plain) and its JSON.
 pub fn run(args: &ShardArgs) -> Outcome {
     let shape = shape(&args.shape)?;
@@ -39,25 +54,27 @@ pub fn run(args: &ShardArgs) -> Outcome {
     let bits = shape_util::element_size_in_bits(&shape).map_err(|e| e.to_string())?;
     let placement = sharding_util::Placement::new(&s, &shape).map_err(|e| e.to_string())?;
     let mut rows = Vec::new();
-    let mut plain = format!("shard shape {shard}\ndevice  tile  offsets  limits  bytes\n");
+    let mut cells = vec![["device", "tile", "offsets", "limits", "bytes"].map(String::from).to_vec()];
     for device in 0..n {
         match placement.device_box(device).map_err(|e| e.to_string())? {
             Some(b) => {
                 let bytes = sharding_util::data_bytes(b.elements(), bits).ok_or("byte size overflows")?;
-                plain.push_str(&format!(
-                    "{device}  {}  {}  {}  {bytes}\n",
+                cells.push(vec![
+                    device.to_string(),
                     list(&b.tile),
                     list(&b.offsets),
-                    list(&b.limits)
-                ));
+                    list(&b.limits),
+                    bytes.to_string(),
+                ]);
                 rows.push(json!({"device": device, "tile": b.tile, "offsets": b.offsets, "limits": b.limits, "bytes": bytes}));
             }
             None => {
-                plain.push_str(&format!("{device}  -  -  -  0\n"));
+                cells.push(vec![device.to_string(), "-".into(), "-".into(), "-".into(), "0".into()]);
                 rows.push(json!({"device": device, "tile": null, "offsets": null, "limits": null, "bytes": 0}));
             }
         }
     }
+    let mut plain = format!("shard shape {shard}\n{}", table(&cells));
     let groups = s.replication_groups(n).map_err(|e| e.to_string())?;
     let shown: Vec<String> = groups.iter().map(|g| list(g)).collect();
     plain.push_str(&format!("replication groups {}", shown.join(" ")));
