@@ -48,15 +48,29 @@ fn check_text(row: &Row) -> Result<Option<&'static str>, String> {
                 };
             }
         };
-        same("to_string", sharding.to_string().as_str(), required(row, "string")?)?;
+        same(
+            "to_string",
+            sharding.to_string().as_str(),
+            required(row, "string")?,
+        )?;
         let bytes = sharding.to_proto().encode_to_vec();
-        same("to_proto hex", conformance::hex_encode(&bytes).as_str(), required(row, "hex")?)?;
+        same(
+            "to_proto hex",
+            conformance::hex_encode(&bytes).as_str(),
+            required(row, "hex")?,
+        )?;
         let decoded = schema::OpSharding::decode(bytes.as_slice()).map_err(|e| e.to_string())?;
         let back = HloSharding::from_proto(&decoded).map_err(|e| format!("from_proto: {e}"))?;
-        same("from_proto to_string", back.to_string().as_str(), required(row, "reparse")?)?;
+        same(
+            "from_proto to_string",
+            back.to_string().as_str(),
+            required(row, "reparse")?,
+        )?;
         return Ok(None);
     }
-    let error = field(row, "error").or(field(row, "crash")).unwrap_or_default();
+    let error = field(row, "error")
+        .or(field(row, "crash"))
+        .unwrap_or_default();
     let ours = match parsed {
         Ok(s) => return Err(format!("accepted as {s}; XLA: {error}")),
         Err(e) => e,
@@ -101,7 +115,11 @@ fn box_rows(sharding: &HloSharding, shape: &schema::Shape) -> Result<Vec<Vec<[i6
                 },
                 None => return Err(format!("device {d} holds nothing")),
             };
-            Ok(b.offsets.iter().zip(&b.limits).map(|(&o, &l)| [o, l]).collect())
+            Ok(b.offsets
+                .iter()
+                .zip(&b.limits)
+                .map(|(&o, &l)| [o, l])
+                .collect())
         })
         .collect()
 }
@@ -115,8 +133,10 @@ fn sharding_indices() {
         let case = format!("{text} over {dims:?}");
         let outcome = (|| {
             let sharding: HloSharding = text.parse().map_err(|e| format!("{e}"))?;
-            let shape = shape_util::make_shape(schema::PrimitiveType::F32, &dims).map_err(|e| e.to_string())?;
-            let want: Vec<Vec<[i64; 2]>> = serde_json::from_value(row["devices"].clone()).map_err(|e| e.to_string())?;
+            let shape = shape_util::make_shape(schema::PrimitiveType::F32, &dims)
+                .map_err(|e| e.to_string())?;
+            let want: Vec<Vec<[i64; 2]>> =
+                serde_json::from_value(row["devices"].clone()).map_err(|e| e.to_string())?;
             same("boxes", box_rows(&sharding, &shape)?, want)
         })();
         tally.record(&case, outcome);
@@ -134,7 +154,9 @@ fn sharding_spmd() {
         let outcome = (|| {
             let sharding: HloSharding = text.parse().map_err(|e| format!("{e}"))?;
             let shape: schema::Shape = shape_text.parse().map_err(|e| format!("{e}"))?;
-            let ours = sharding.validate(&shape, 8).and_then(|()| sharding.shard_shape(&shape));
+            let ours = sharding
+                .validate(&shape, 8)
+                .and_then(|()| sharding.shard_shape(&shape));
             if let Some(want) = field(&row, "shard_shape") {
                 // The compile goes through StableHLO, which drops the layout: compare without it.
                 let want: schema::Shape = want.parse().map_err(|e| format!("{e}"))?;
@@ -144,7 +166,8 @@ fn sharding_spmd() {
             if let Some(crash) = field(&row, "crash") {
                 // XLA crashes compiling shard groups on a parameter; we answer.
                 let got = ours.map_err(|e| format!("{e} (XLA crashed: {crash})"))?;
-                return same("shard group kept", sharding.shard_group().is_some(), true).map(|()| drop(got));
+                return same("shard group kept", sharding.shard_group().is_some(), true)
+                    .map(|()| drop(got));
             }
             let want = required(&row, "error")?;
             match ours {
@@ -166,7 +189,12 @@ fn shard_buffers(shape: &schema::Shape, s: &HloSharding, n: i64) -> Vec<Vec<u8>>
         .map(|d| {
             let mut buf = vec![0u8; len];
             if let Some(b) = s.device_box(shape, d).unwrap() {
-                let sizes: Vec<i64> = b.offsets.iter().zip(&b.limits).map(|(o, l)| l - o).collect();
+                let sizes: Vec<i64> = b
+                    .offsets
+                    .iter()
+                    .zip(&b.limits)
+                    .map(|(o, l)| l - o)
+                    .collect();
                 for k in 0..sizes.iter().product::<i64>() {
                     let (mut rest, mut local, mut global) = (k, 0, 0);
                     let mut index = vec![0; sizes.len()];
@@ -196,20 +224,40 @@ fn sharding_device_put() {
         let to_text = required(&row, "to").unwrap();
         let case = format!("{from_text} -> {to_text} over {dims:?}");
         let outcome = (|| {
-            let shape = shape_util::make_shape(schema::PrimitiveType::S32, &dims).map_err(|e| e.to_string())?;
+            let shape = shape_util::make_shape(schema::PrimitiveType::S32, &dims)
+                .map_err(|e| e.to_string())?;
             let from: HloSharding = from_text.parse().map_err(|e| format!("{e}"))?;
             let to: HloSharding = to_text.parse().map_err(|e| format!("{e}"))?;
-            let plan = sharding_util::reshard_plan(&shape, &from, &to, 8).map_err(|e| e.to_string())?;
+            let plan =
+                sharding_util::reshard_plan(&shape, &from, &to, 8).map_err(|e| e.to_string())?;
             let sources = shard_buffers(&shape, &from, 8);
-            let mut got: Vec<Vec<u8>> = shard_buffers(&shape, &to, 8).iter().map(|b| vec![0; b.len()]).collect();
-            let (src_shard, dst_shard) = (from.shard_shape(&shape).unwrap(), to.shard_shape(&shape).unwrap());
-            sharding_util::execute_plan(&plan, &shape, (&from, &src_shard), (&to, &dst_shard), &sources, &mut got)
-                .map_err(|e| e.to_string())?;
+            let mut got: Vec<Vec<u8>> = shard_buffers(&shape, &to, 8)
+                .iter()
+                .map(|b| vec![0; b.len()])
+                .collect();
+            let (src_shard, dst_shard) = (
+                from.shard_shape(&shape).unwrap(),
+                to.shard_shape(&shape).unwrap(),
+            );
+            sharding_util::execute_plan(
+                &plan,
+                &shape,
+                (&from, &src_shard),
+                (&to, &dst_shard),
+                &sources,
+                &mut got,
+            )
+            .map_err(|e| e.to_string())?;
             let got: Vec<Vec<i64>> = got
                 .iter()
-                .map(|b| b.chunks(4).map(|c| i64::from(i32::from_le_bytes([c[0], c[1], c[2], c[3]]))).collect())
+                .map(|b| {
+                    b.chunks(4)
+                        .map(|c| i64::from(i32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+                        .collect()
+                })
                 .collect();
-            let want: Vec<Vec<i64>> = serde_json::from_value(row["data"].clone()).map_err(|e| e.to_string())?;
+            let want: Vec<Vec<i64>> =
+                serde_json::from_value(row["data"].clone()).map_err(|e| e.to_string())?;
             same("device data", got, want)
         })();
         tally.record(&case, outcome);

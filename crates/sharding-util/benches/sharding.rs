@@ -10,15 +10,27 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use schema::Shape;
-use sharding_util::{HloSharding, execute_plan, reshard_plan};
+use sharding_util::{HloSharding, Placement, execute_plan, reshard_plan};
 
 fn device_box(c: &mut Criterion) {
     let s: HloSharding = "{devices=[16,64,64]<=[64,16,64]T(1,0,2)}".parse().unwrap();
     let shape: Shape = "f32[1000,4096,4096]".parse().unwrap();
     let mut group = c.benchmark_group("device box, iota over 65536 devices");
-    group.bench_function("baseline: clone the shape", |b| b.iter(|| black_box(&shape).clone()));
+    group.bench_function("baseline: clone the shape", |b| {
+        b.iter(|| black_box(&shape).clone())
+    });
+    let placement = Placement::new(&s, &shape).unwrap();
+    let (mut tile, mut offsets, mut limits) = ([0; 3], [0; 3], [0; 3]);
     let mut device = 0;
-    group.bench_function("device_box", |b| {
+    group.bench_function("Placement::box_into", |b| {
+        b.iter(|| {
+            device = (device + 7919) % 65536;
+            placement
+                .box_into(black_box(device), &mut tile, &mut offsets, &mut limits)
+                .unwrap()
+        });
+    });
+    group.bench_function("HloSharding::device_box (builds a Placement)", |b| {
         b.iter(|| {
             device = (device + 7919) % 65536;
             s.device_box(black_box(&shape), black_box(device)).unwrap()
@@ -60,7 +72,15 @@ fn execute(c: &mut Criterion) {
     });
     group.bench_function("execute_plan", |b| {
         b.iter(|| {
-            execute_plan(&plan, &shape, (&from, &src_shard), (&to, &dst_shard), &sources, &mut destinations).unwrap();
+            execute_plan(
+                &plan,
+                &shape,
+                (&from, &src_shard),
+                (&to, &dst_shard),
+                &sources,
+                &mut destinations,
+            )
+            .unwrap();
         });
     });
     group.finish();

@@ -44,7 +44,9 @@ impl DeviceBox {
 /// assert_eq!(sharding_util::data_bytes(12, 32), Some(48));
 /// ```
 pub fn data_bytes(elements: i64, element_bits: i64) -> Option<i64> {
-    elements.checked_mul(element_bits).map(|bits| bits / 8 + i64::from(bits % 8 != 0))
+    elements
+        .checked_mul(element_bits)
+        .map(|bits| bits / 8 + i64::from(bits % 8 != 0))
 }
 
 impl HloSharding {
@@ -111,9 +113,11 @@ impl HloSharding {
             return Ok(());
         }
         match &self.kind {
-            Kind::Maximal(device) if !(0..num_devices).contains(device) => Err(ShardingError::new(format!(
-                "device {device} is out of range for {num_devices} devices in sharding {self}"
-            ))),
+            Kind::Maximal(device) if !(0..num_devices).contains(device) => {
+                Err(ShardingError::new(format!(
+                    "device {device} is out of range for {num_devices} devices in sharding {self}"
+                )))
+            }
             Kind::Tiled { tiles, .. } => {
                 match tiles.devices() {
                     Devices::List(list) => {
@@ -222,7 +226,11 @@ impl HloSharding {
     /// # Errors
     ///
     /// As [`Self::shard_shape`]; `unknown` shardings place no data.
-    pub fn device_box(&self, shape: &Shape, device: i64) -> Result<Option<DeviceBox>, ShardingError> {
+    pub fn device_box(
+        &self,
+        shape: &Shape,
+        device: i64,
+    ) -> Result<Option<DeviceBox>, ShardingError> {
         Placement::new(self, shape)?.device_box(device)
     }
 
@@ -269,7 +277,9 @@ impl HloSharding {
     pub fn replication_groups(&self, num_devices: i64) -> Result<Vec<Vec<i64>>, ShardingError> {
         let n = self.num_devices().unwrap_or(num_devices);
         if !(1..=MAX_DEVICES).contains(&n) {
-            return Err(ShardingError::new(format!("device count {n} is not in 1..={MAX_DEVICES}")));
+            return Err(ShardingError::new(format!(
+                "device count {n} is not in 1..={MAX_DEVICES}"
+            )));
         }
         match &self.kind {
             Kind::Replicated => Ok(vec![(0..n).collect()]),
@@ -293,8 +303,14 @@ impl HloSharding {
                 for (k, t) in subgroups.iter().enumerate() {
                     replicated[first + k] = *t == SubgroupType::Replicated;
                 }
-                let group: i64 = dims.iter().zip(&replicated).filter(|(_, r)| **r).map(|(d, _)| d).product();
-                let mut groups: Vec<Vec<i64>> = Vec::with_capacity(usize::try_from(n / group).unwrap_or(0));
+                let group: i64 = dims
+                    .iter()
+                    .zip(&replicated)
+                    .filter(|(_, r)| **r)
+                    .map(|(d, _)| d)
+                    .product();
+                let mut groups: Vec<Vec<i64>> =
+                    Vec::with_capacity(usize::try_from(n / group).unwrap_or(0));
                 // Walk the grid with the replicated dimensions innermost.
                 let outer: Vec<usize> = (0..rank).filter(|&d| !replicated[d]).collect();
                 let inner: Vec<usize> = (0..rank).filter(|&d| replicated[d]).collect();
@@ -349,12 +365,18 @@ impl<'a> Placement<'a> {
     pub fn new(sharding: &'a HloSharding, shape: &Shape) -> Result<Self, ShardingError> {
         let counts = sharding.tile_counts(shape)?;
         let dims = shape.dimensions.clone();
-        let shard = dims.iter().zip(&counts).map(|(&d, &c)| ceil_div(d, c)).collect();
+        let shard = dims
+            .iter()
+            .zip(&counts)
+            .map(|(&d, &c)| ceil_div(d, c))
+            .collect();
         let mut inner = Vec::new();
         let mut list = None;
         if let Some(tiles) = sharding.tile_assignment() {
             let grid = tiles.dimensions();
-            inner = (0..counts.len()).map(|i| grid[i + 1..].iter().product()).collect();
+            inner = (0..counts.len())
+                .map(|i| grid[i + 1..].iter().product())
+                .collect();
             if let Devices::List(devices) = tiles.devices() {
                 let mut map = HashMap::with_capacity(devices.len());
                 for (flat, &d) in (0_i64..).zip(devices) {
@@ -392,10 +414,16 @@ impl<'a> Placement<'a> {
     ) -> Result<bool, ShardingError> {
         let rank = self.dims.len();
         if tile.len() != rank || offsets.len() != rank || limits.len() != rank {
-            return Err(ShardingError::new(format!("box slices must have the rank {rank}")));
+            return Err(ShardingError::new(format!(
+                "box slices must have the rank {rank}"
+            )));
         }
         match &self.sharding.kind {
-            Kind::Unknown => return Err(ShardingError::new("an unknown sharding places no data on devices")),
+            Kind::Unknown => {
+                return Err(ShardingError::new(
+                    "an unknown sharding places no data on devices",
+                ));
+            }
             Kind::Maximal(d) if *d != device => return Ok(false),
             Kind::Tiled { tiles, .. } => {
                 let flat = match (tiles.devices(), &self.list) {
@@ -457,7 +485,11 @@ fn spread(mut value: i64, which: &[usize], dims: &[i64], index: &mut [i64]) {
 }
 
 fn ceil_div(a: i64, b: i64) -> i64 {
-    if b <= 0 { a } else { a / b + i64::from(a % b != 0) }
+    if b <= 0 {
+        a
+    } else {
+        a / b + i64::from(a % b != 0)
+    }
 }
 
 fn is_tuple(shape: &Shape) -> bool {
@@ -487,10 +519,20 @@ mod tests {
 
     #[test]
     fn replication_groups_follow_the_replicated_dimensions() {
-        let s: HloSharding = "{devices=[2,2,2]<=[8] last_tile_dims={manual, replicated}}".parse().unwrap();
-        assert_eq!(s.replication_groups(8).unwrap(), vec![vec![0, 1], vec![2, 3], vec![4, 5], vec![6, 7]]);
-        let s: HloSharding = "{devices=[2,4]<=[4,2]T(1,0) last_tile_dim_replicate}".parse().unwrap();
-        assert_eq!(s.replication_groups(8).unwrap(), vec![vec![0, 2, 4, 6], vec![1, 3, 5, 7]]);
+        let s: HloSharding = "{devices=[2,2,2]<=[8] last_tile_dims={manual, replicated}}"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            s.replication_groups(8).unwrap(),
+            vec![vec![0, 1], vec![2, 3], vec![4, 5], vec![6, 7]]
+        );
+        let s: HloSharding = "{devices=[2,4]<=[4,2]T(1,0) last_tile_dim_replicate}"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            s.replication_groups(8).unwrap(),
+            vec![vec![0, 2, 4, 6], vec![1, 3, 5, 7]]
+        );
         assert_eq!(s.tile_devices(&[1]).unwrap(), vec![1, 3, 5, 7]);
     }
 }

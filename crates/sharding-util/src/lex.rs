@@ -57,7 +57,9 @@ pub(crate) fn tokens(text: &str) -> Vec<(Token, usize)> {
                 }
             }
             b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
-                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || matches!(bytes[i], b'_' | b'.' | b'-')) {
+                while i < bytes.len()
+                    && (bytes[i].is_ascii_alphanumeric() || matches!(bytes[i], b'_' | b'.' | b'-'))
+                {
                     i += 1;
                 }
                 let name = text[start..i].to_string();

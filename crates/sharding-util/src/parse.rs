@@ -61,7 +61,11 @@ impl Parser {
     }
 
     fn expect(&mut self, c: u8, message: &str) -> Parsed<()> {
-        if self.eat(c) { Ok(()) } else { Err(self.error(message)) }
+        if self.eat(c) {
+            Ok(())
+        } else {
+            Err(self.error(message))
+        }
     }
 
     fn int(&mut self) -> Parsed<i64> {
@@ -165,7 +169,10 @@ impl Parser {
             if devices.is_empty() {
                 Ok(())
             } else {
-                Err(parser.error_at(loc, format!("{what} shardings should not have any devices assigned")))
+                Err(parser.error_at(
+                    loc,
+                    format!("{what} shardings should not have any devices assigned"),
+                ))
             }
         };
         let mut sharding = if flags.replicated {
@@ -173,7 +180,10 @@ impl Parser {
             HloSharding::new(Kind::Replicated)
         } else if flags.maximal {
             if devices.len() != 1 {
-                return Err(self.error_at(loc, "maximal shardings should have exactly one device assigned"));
+                return Err(self.error_at(
+                    loc,
+                    "maximal shardings should have exactly one device assigned",
+                ));
             }
             HloSharding::new(Kind::Maximal(devices[0]))
         } else if flags.manual {
@@ -213,12 +223,18 @@ impl Parser {
                             ),
                         ));
                     }
-                    let perm = perm.iter().map(|&p| usize::try_from(p).unwrap_or(usize::MAX)).collect();
+                    let perm = perm
+                        .iter()
+                        .map(|&p| usize::try_from(p).unwrap_or(usize::MAX))
+                        .collect();
                     TileAssignment::iota(dims, reshape, perm).map_err(|e| at_loc(self, e))?
                 }
                 None => {
                     if devices.len() <= 1 {
-                        return Err(self.error_at(loc, "non-maximal shardings must have more than one device assigned"));
+                        return Err(self.error_at(
+                            loc,
+                            "non-maximal shardings must have more than one device assigned",
+                        ));
                     }
                     TileAssignment::list(dims, devices).map_err(|e| at_loc(self, e))?
                 }
@@ -266,7 +282,10 @@ impl Parser {
                 break;
             }
         }
-        self.expect(b')', "expected ')' to end sharding devices iota_transpose_perm")?;
+        self.expect(
+            b')',
+            "expected ')' to end sharding devices iota_transpose_perm",
+        )?;
         Ok((reshape, perm))
     }
 
@@ -341,7 +360,9 @@ impl Parser {
                 "source_end_column" => m.source_end_column = self.int32()?,
                 "stack_frame_id" => m.stack_frame_id = self.int32()?,
                 "profile_type" | "metadata_payload" => {
-                    return Err(self.error(format!("metadata attribute \"{name}\" is not supported")));
+                    return Err(
+                        self.error(format!("metadata attribute \"{name}\" is not supported"))
+                    );
                 }
                 _ => {
                     return Err(self.error_at(name_at, format!(

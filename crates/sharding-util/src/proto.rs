@@ -98,7 +98,9 @@ impl HloSharding {
 
     fn from_proto_at(p: &OpSharding, depth: usize) -> Result<Self, ShardingError> {
         if depth > 1 {
-            return Err(ShardingError::new("a tuple sharding inside a tuple sharding"));
+            return Err(ShardingError::new(
+                "a tuple sharding inside a tuple sharding",
+            ));
         }
         if p.named_sharding.is_some() {
             return Err(ShardingError::new(
@@ -111,7 +113,9 @@ impl HloSharding {
         let mut sharding = match kind {
             Type::Tuple => {
                 if !metadata.is_empty() {
-                    return Err(ShardingError::new("Expected empty metadata for tuple sharding"));
+                    return Err(ShardingError::new(
+                        "Expected empty metadata for tuple sharding",
+                    ));
                 }
                 let elements = p
                     .tuple_shardings
@@ -124,7 +128,9 @@ impl HloSharding {
             Type::Manual => Self::new(Kind::Manual),
             Type::Unknown => Self::new(Kind::Unknown),
             Type::Unreduced => Self::new(Kind::Unreduced),
-            _ if p.tile_assignment_devices.len() == 1 => Self::new(Kind::Maximal(p.tile_assignment_devices[0])),
+            _ if p.tile_assignment_devices.len() == 1 => {
+                Self::new(Kind::Maximal(p.tile_assignment_devices[0]))
+            }
             _ if !p.iota_reshape_dims.is_empty() && p.iota_reshape_dims.iter().all(|&d| d == 1) => {
                 Self::new(Kind::Maximal(0))
             }
@@ -149,11 +155,15 @@ impl HloSharding {
     fn tiled_from_proto(p: &OpSharding) -> Result<Self, ShardingError> {
         let dims = p.tile_assignment_dimensions.clone();
         if dims.is_empty() {
-            return Err(ShardingError::new("a tiled OpSharding without tile_assignment_dimensions"));
+            return Err(ShardingError::new(
+                "a tiled OpSharding without tile_assignment_dimensions",
+            ));
         }
         let tiles = if p.iota_reshape_dims.is_empty() {
             if p.tile_assignment_devices.len() <= 1 {
-                return Err(ShardingError::new("a tiled OpSharding needs more than one device"));
+                return Err(ShardingError::new(
+                    "a tiled OpSharding needs more than one device",
+                ));
             }
             TileAssignment::list(dims, p.tile_assignment_devices.clone())?
         } else {
@@ -176,8 +186,9 @@ impl HloSharding {
             .last_tile_dims
             .iter()
             .map(|&t| {
-                SubgroupType::from_proto_value(t)
-                    .ok_or_else(|| ShardingError::new(format!("OpSharding type {t} cannot be a subgroup type")))
+                SubgroupType::from_proto_value(t).ok_or_else(|| {
+                    ShardingError::new(format!("OpSharding type {t} cannot be a subgroup type"))
+                })
             })
             .collect::<Result<Vec<_>, _>>()?;
         Self::subgroup(tiles, &types)

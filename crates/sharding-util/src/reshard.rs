@@ -52,7 +52,6 @@ fn check_movable(s: &HloSharding) -> Result<(), ShardingError> {
     }
 }
 
-
 /// The plan that moves `shape` from sharding `from` to sharding `to` over
 /// `num_devices` devices (shardings that name their count must agree).
 ///
@@ -92,7 +91,8 @@ pub fn reshard_plan(
     let source = Placement::new(from, shape)?;
     let destination = Placement::new(to, shape)?;
     let shard = source.shard_dims().to_vec();
-    let bits = shape_util::element_size_in_bits(shape).map_err(|e| ShardingError::new(e.to_string()))?;
+    let bits =
+        shape_util::element_size_in_bits(shape).map_err(|e| ShardingError::new(e.to_string()))?;
     let dims = &shape.dimensions;
     let rank = dims.len();
     // Holders of a source tile: its flat grid position plus 0..per_tile
@@ -100,7 +100,10 @@ pub fn reshard_plan(
     let (per_tile, inner): (i64, Vec<i64>) = match from.tile_assignment() {
         Some(tiles) => {
             let grid = tiles.dimensions();
-            (grid[rank..].iter().product(), (0..rank).map(|i| grid[i + 1..].iter().product()).collect())
+            (
+                grid[rank..].iter().product(),
+                (0..rank).map(|i| grid[i + 1..].iter().product()).collect(),
+            )
         }
         None => (1, vec![0; rank]),
     };
@@ -160,7 +163,8 @@ pub fn reshard_plan(
                 holder(&tile, device % holders)
             };
             let elements = offsets.iter().zip(&limits).map(|(o, l)| l - o).product();
-            let bytes = data_bytes(elements, bits).ok_or_else(|| ShardingError::new("piece size overflows"))?;
+            let bytes = data_bytes(elements, bits)
+                .ok_or_else(|| ShardingError::new("piece size overflows"))?;
             if from_device == device {
                 plan.bytes_kept += bytes;
             } else {
@@ -188,7 +192,8 @@ fn piece_view(shard: &Shape, own: &DeviceBox, piece: &Piece) -> Result<StridedVi
         .zip(&own.offsets)
         .map(|((&o, &l), &base)| IndexItem::slice(Some(o - base), Some(l - base), None))
         .collect();
-    view.index(&items).map_err(|e| ShardingError::new(e.to_string()))
+    view.index(&items)
+        .map_err(|e| ShardingError::new(e.to_string()))
 }
 
 /// Executes `plan` (from [`reshard_plan`] for `shape`, `from`, `to`) over
@@ -209,7 +214,8 @@ pub fn execute_plan(
     sources: &[Vec<u8>],
     destinations: &mut [Vec<u8>],
 ) -> Result<(), ShardingError> {
-    let bits = shape_util::element_size_in_bits(shape).map_err(|e| ShardingError::new(e.to_string()))?;
+    let bits =
+        shape_util::element_size_in_bits(shape).map_err(|e| ShardingError::new(e.to_string()))?;
     if bits % 8 != 0 {
         return Err(ShardingError::new(format!(
             "executing a reshard of {}-bit elements is not supported",
@@ -218,19 +224,30 @@ pub fn execute_plan(
     }
     let size = usize::try_from(bits / 8).map_err(|_| ShardingError::new("element size"))?;
     for piece in &plan.pieces {
-        let missing = |d: i64| ShardingError::new(format!("device {d} holds nothing of the piece it is given"));
-        let src_box = from.device_box(shape, piece.from)?.ok_or_else(|| missing(piece.from))?;
-        let dst_box = to.device_box(shape, piece.to)?.ok_or_else(|| missing(piece.to))?;
+        let missing = |d: i64| {
+            ShardingError::new(format!("device {d} holds nothing of the piece it is given"))
+        };
+        let src_box = from
+            .device_box(shape, piece.from)?
+            .ok_or_else(|| missing(piece.from))?;
+        let dst_box = to
+            .device_box(shape, piece.to)?
+            .ok_or_else(|| missing(piece.to))?;
         let src_view = piece_view(src_shard, &src_box, piece)?;
         let dst_view = piece_view(dst_shard, &dst_box, piece)?;
         let buffer = |d: i64| usize::try_from(d).ok();
         let src = buffer(piece.from)
             .and_then(|d| sources.get(d))
-            .ok_or_else(|| ShardingError::new(format!("no source buffer for device {}", piece.from)))?;
+            .ok_or_else(|| {
+                ShardingError::new(format!("no source buffer for device {}", piece.from))
+            })?;
         let dst = buffer(piece.to)
             .and_then(|d| destinations.get_mut(d))
-            .ok_or_else(|| ShardingError::new(format!("no destination buffer for device {}", piece.to)))?;
-        relayout(src, &src_view, dst, &dst_view, size).map_err(|e| ShardingError::new(e.to_string()))?;
+            .ok_or_else(|| {
+                ShardingError::new(format!("no destination buffer for device {}", piece.to))
+            })?;
+        relayout(src, &src_view, dst, &dst_view, size)
+            .map_err(|e| ShardingError::new(e.to_string()))?;
     }
     Ok(())
 }
@@ -260,7 +277,12 @@ mod tests {
             .map(|d| {
                 let mut buf = vec![0u8; len];
                 if let Some(b) = s.device_box(shape, d).unwrap() {
-                    let sizes: Vec<i64> = b.offsets.iter().zip(&b.limits).map(|(o, l)| l - o).collect();
+                    let sizes: Vec<i64> = b
+                        .offsets
+                        .iter()
+                        .zip(&b.limits)
+                        .map(|(o, l)| l - o)
+                        .collect();
                     let count: i64 = sizes.iter().product();
                     for k in 0..count {
                         let mut local = vec![0; sizes.len()];
@@ -269,7 +291,8 @@ mod tests {
                             *slot = rest % z;
                             rest /= z;
                         }
-                        let global: Vec<i64> = local.iter().zip(&b.offsets).map(|(l, o)| l + o).collect();
+                        let global: Vec<i64> =
+                            local.iter().zip(&b.offsets).map(|(l, o)| l + o).collect();
                         let at = usize::try_from(view.element_offset(&local).unwrap()).unwrap() * 4;
                         buf[at..at + 4].copy_from_slice(&value(dims, &global).to_le_bytes());
                     }
@@ -282,10 +305,30 @@ mod tests {
     #[test]
     fn executing_plans_matches_the_naive_reference() {
         let cases = [
-            ("f32[7,9]{1,0}", "f32[7,9]{0,1}", "{devices=[2,4]<=[8]}", "{devices=[4,2]<=[2,4]T(1,0)}"),
-            ("f32[8,6]{1,0}", "f32[8,6]{1,0}", "{replicated}", "{devices=[8,1]7,6,5,4,3,2,1,0}"),
-            ("f32[5,3,4]{2,1,0}", "f32[5,3,4]{0,1,2}", "{devices=[2,1,2,2]<=[8] last_tile_dim_replicate}", "{maximal device=5}"),
-            ("f32[9]{0}", "f32[9]{0}", "{devices=[4,2]<=[2,4]T(1,0) last_tile_dim_replicate}", "{devices=[8]<=[8]}"),
+            (
+                "f32[7,9]{1,0}",
+                "f32[7,9]{0,1}",
+                "{devices=[2,4]<=[8]}",
+                "{devices=[4,2]<=[2,4]T(1,0)}",
+            ),
+            (
+                "f32[8,6]{1,0}",
+                "f32[8,6]{1,0}",
+                "{replicated}",
+                "{devices=[8,1]7,6,5,4,3,2,1,0}",
+            ),
+            (
+                "f32[5,3,4]{2,1,0}",
+                "f32[5,3,4]{0,1,2}",
+                "{devices=[2,1,2,2]<=[8] last_tile_dim_replicate}",
+                "{maximal device=5}",
+            ),
+            (
+                "f32[9]{0}",
+                "f32[9]{0}",
+                "{devices=[4,2]<=[2,4]T(1,0) last_tile_dim_replicate}",
+                "{devices=[8]<=[8]}",
+            ),
         ];
         for (src_text, dst_text, from_text, to_text) in cases {
             let src: Shape = src_text.parse().unwrap();
@@ -298,7 +341,15 @@ mod tests {
             let sources = shards(&src, &from, &src_shard, 8);
             let want = shards(&dst, &to, &dst_shard, 8);
             let mut got: Vec<Vec<u8>> = want.iter().map(|b| vec![0; b.len()]).collect();
-            execute_plan(&plan, &src, (&from, &src_shard), (&to, &dst_shard), &sources, &mut got).unwrap();
+            execute_plan(
+                &plan,
+                &src,
+                (&from, &src_shard),
+                (&to, &dst_shard),
+                &sources,
+                &mut got,
+            )
+            .unwrap();
             assert_eq!(got, want, "{from_text} -> {to_text}");
             // Every destination element is covered exactly once.
             let total: i64 = (0..8)
@@ -312,7 +363,9 @@ mod tests {
     #[test]
     fn pieces_stay_local_when_the_destination_holds_them() {
         let shape: Shape = "f32[8,8]".parse().unwrap();
-        let from: HloSharding = "{devices=[2,1,4]<=[8] last_tile_dim_replicate}".parse().unwrap();
+        let from: HloSharding = "{devices=[2,1,4]<=[8] last_tile_dim_replicate}"
+            .parse()
+            .unwrap();
         let to: HloSharding = "{devices=[2,4]<=[8]}".parse().unwrap();
         let plan = reshard_plan(&shape, &from, &to, 8).unwrap();
         assert_eq!(plan.bytes_moved, 0);

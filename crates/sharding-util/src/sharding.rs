@@ -230,10 +230,15 @@ impl HloSharding {
     }
 
     /// XLA's `create_sharding` step of `Subgroup`.
-    fn normal_subgroups(tiles: TileAssignment, types: Vec<SubgroupType>) -> Result<Self, ShardingError> {
+    fn normal_subgroups(
+        tiles: TileAssignment,
+        types: Vec<SubgroupType>,
+    ) -> Result<Self, ShardingError> {
         match types.as_slice() {
             [SubgroupType::Replicated] => Self::partial_tile(tiles),
-            [SubgroupType::Manual] if tiles.num_elements() == tiles.dimensions().last().copied().unwrap_or(1) => {
+            [SubgroupType::Manual]
+                if tiles.num_elements() == tiles.dimensions().last().copied().unwrap_or(1) =>
+            {
                 Ok(Self::new(Kind::Manual))
             }
             [.., SubgroupType::Replicated] => {
@@ -265,7 +270,11 @@ impl HloSharding {
         Ok(Self::tiled(tiles.sorted_last_groups()?, true, Vec::new()))
     }
 
-    fn tiled(tiles: TileAssignment, replicate_on_last_tile_dim: bool, subgroups: Vec<SubgroupType>) -> Self {
+    fn tiled(
+        tiles: TileAssignment,
+        replicate_on_last_tile_dim: bool,
+        subgroups: Vec<SubgroupType>,
+    ) -> Self {
         Self::new(Kind::Tiled {
             tiles,
             replicate_on_last_tile_dim,

@@ -138,7 +138,6 @@ impl Iota {
         self.perm.iter().map(|&d| (d, self.reshape[d]))
     }
 
-
     /// The device at flat (row-major) position `flat` of the grid.
     fn device_at_flat(&self, mut flat: i64) -> i64 {
         let mut device = 0;
@@ -223,7 +222,11 @@ impl TileAssignment {
     ///
     /// A dimension that is not positive, more than [`MAX_DEVICES`] devices,
     /// products that differ, or a `perm` that is not a permutation.
-    pub fn iota(dims: Vec<i64>, reshape: Vec<i64>, perm: Vec<usize>) -> Result<Self, ShardingError> {
+    pub fn iota(
+        dims: Vec<i64>,
+        reshape: Vec<i64>,
+        perm: Vec<usize>,
+    ) -> Result<Self, ShardingError> {
         let count = checked_count(&dims, "tile assignment")?;
         let size = checked_count(&reshape, "iota reshape")?;
         if size != count {
@@ -460,13 +463,12 @@ impl fmt::Display for TileAssignment {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "devices=[{}]", join(&self.dims))?;
         match &self.devices {
-            Devices::Iota(iota) if iota.reshape.len() == 1 => write!(f, "<={}", Brackets(&iota.reshape)),
-            Devices::Iota(iota) => write!(
-                f,
-                "<={}T({})",
-                Brackets(&iota.reshape),
-                join(&iota.perm)
-            ),
+            Devices::Iota(iota) if iota.reshape.len() == 1 => {
+                write!(f, "<={}", Brackets(&iota.reshape))
+            }
+            Devices::Iota(iota) => {
+                write!(f, "<={}T({})", Brackets(&iota.reshape), join(&iota.perm))
+            }
             Devices::List(list) => f.write_str(&join(list)),
         }
     }

@@ -16,7 +16,11 @@ pub fn run(args: &ReshardArgs) -> Outcome {
         None => device_count(&to, args.devices)?,
     };
     let plan = sharding_util::reshard_plan(&shape, &from, &to, n).map_err(|e| e.to_string())?;
-    let mut cells = vec![["from", "to", "offsets", "limits", "bytes"].map(String::from).to_vec()];
+    let mut cells = vec![
+        ["from", "to", "offsets", "limits", "bytes"]
+            .map(String::from)
+            .to_vec(),
+    ];
     let mut pieces = Vec::with_capacity(plan.pieces.len());
     for p in &plan.pieces {
         cells.push(vec![
@@ -29,7 +33,10 @@ pub fn run(args: &ReshardArgs) -> Outcome {
         pieces.push(json!({"from": p.from, "to": p.to, "offsets": p.offsets, "limits": p.limits, "bytes": p.bytes}));
     }
     let mut plain = table(&cells);
-    plain.push_str(&format!("bytes moved {}, bytes kept {}", plan.bytes_moved, plan.bytes_kept));
+    plain.push_str(&format!(
+        "bytes moved {}, bytes kept {}",
+        plan.bytes_moved, plan.bytes_kept
+    ));
     Ok((
         plain,
         json!({"pieces": Value::Array(pieces), "bytes_moved": plan.bytes_moved, "bytes_kept": plan.bytes_kept}),

@@ -13,7 +13,9 @@ const MAX_LISTED: i64 = 1 << 20;
 
 /// A parsed sharding, or its error text.
 pub(crate) fn sharding(text: &str) -> Result<HloSharding, String> {
-    text.trim().parse().map_err(|e: sharding_util::ParseError| e.to_string())
+    text.trim()
+        .parse()
+        .map_err(|e: sharding_util::ParseError| e.to_string())
 }
 
 /// The device count: the sharding's own, else `--devices`; checked against
@@ -25,16 +27,25 @@ pub(crate) fn device_count(s: &HloSharding, devices: Option<i64>) -> Result<i64,
     }
 }
 
-
 /// Rows of cells as left-aligned columns two spaces apart.
 pub(crate) fn table(rows: &[Vec<String>]) -> String {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..columns)
-        .map(|c| rows.iter().filter_map(|r| r.get(c)).map(|cell| cell.chars().count()).max().unwrap_or(0))
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|cell| cell.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     let mut out = String::new();
     for row in rows {
-        let cells: Vec<String> = row.iter().zip(&widths).map(|(cell, &w)| format!("{cell:w$}")).collect();
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, &w)| format!("{cell:w$}"))
+            .collect();
         out.push_str(cells.join("  ").trim_end());
         out.push('\n');
     }
@@ -48,17 +59,24 @@ pub fn run(args: &ShardArgs) -> Outcome {
     let n = device_count(&s, args.devices)?;
     s.validate(&shape, n).map_err(|e| e.to_string())?;
     if n > MAX_LISTED {
-        return Err(format!("{n} devices are more than the {MAX_LISTED} a table lists"));
+        return Err(format!(
+            "{n} devices are more than the {MAX_LISTED} a table lists"
+        ));
     }
     let shard = s.shard_shape(&shape).map_err(|e| e.to_string())?;
     let bits = shape_util::element_size_in_bits(&shape).map_err(|e| e.to_string())?;
     let placement = sharding_util::Placement::new(&s, &shape).map_err(|e| e.to_string())?;
     let mut rows = Vec::new();
-    let mut cells = vec![["device", "tile", "offsets", "limits", "bytes"].map(String::from).to_vec()];
+    let mut cells = vec![
+        ["device", "tile", "offsets", "limits", "bytes"]
+            .map(String::from)
+            .to_vec(),
+    ];
     for device in 0..n {
         match placement.device_box(device).map_err(|e| e.to_string())? {
             Some(b) => {
-                let bytes = sharding_util::data_bytes(b.elements(), bits).ok_or("byte size overflows")?;
+                let bytes =
+                    sharding_util::data_bytes(b.elements(), bits).ok_or("byte size overflows")?;
                 cells.push(vec![
                     device.to_string(),
                     list(&b.tile),
@@ -69,7 +87,13 @@ pub fn run(args: &ShardArgs) -> Outcome {
                 rows.push(json!({"device": device, "tile": b.tile, "offsets": b.offsets, "limits": b.limits, "bytes": bytes}));
             }
             None => {
-                cells.push(vec![device.to_string(), "-".into(), "-".into(), "-".into(), "0".into()]);
+                cells.push(vec![
+                    device.to_string(),
+                    "-".into(),
+                    "-".into(),
+                    "-".into(),
+                    "0".into(),
+                ]);
                 rows.push(json!({"device": device, "tile": null, "offsets": null, "limits": null, "bytes": 0}));
             }
         }

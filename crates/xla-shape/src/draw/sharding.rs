@@ -16,8 +16,13 @@ const MAX_LABEL: usize = 4;
 /// # Errors
 /// A message if the sharding does not fit the shape and device count.
 pub fn picture(shape: &Shape, sharding: &HloSharding, devices: i64) -> Result<Picture, String> {
-    sharding.validate(shape, devices).map_err(|e| e.to_string())?;
-    let shard = sharding.shard_shape(shape).map_err(|e| e.to_string())?.dimensions;
+    sharding
+        .validate(shape, devices)
+        .map_err(|e| e.to_string())?;
+    let shard = sharding
+        .shard_shape(shape)
+        .map_err(|e| e.to_string())?
+        .dimensions;
     let dims = &shape.dimensions;
     let counts: Vec<i64> = dims
         .iter()
@@ -36,11 +41,20 @@ pub fn picture(shape: &Shape, sharding: &HloSharding, devices: i64) -> Result<Pi
         }
     };
     let cell = |index: &[i64]| -> Result<Cell, String> {
-        let tile: Vec<i64> = index.iter().zip(&shard).map(|(&i, &s)| if s == 0 { 0 } else { i / s }).collect();
-        let flat = tile.iter().zip(&counts).fold(0, |acc, (&t, &c)| acc * c + t);
+        let tile: Vec<i64> = index
+            .iter()
+            .zip(&shard)
+            .map(|(&i, &s)| if s == 0 { 0 } else { i / s })
+            .collect();
+        let flat = tile
+            .iter()
+            .zip(&counts)
+            .fold(0, |acc, (&t, &c)| acc * c + t);
         let who = holders(&tile)?;
         let mut label: Vec<String> = who.iter().take(MAX_LABEL).map(i64::to_string).collect();
-        if who.len() > MAX_LABEL || (matches!(sharding.kind(), Kind::Replicated) && devices > MAX_LABEL as i64) {
+        if who.len() > MAX_LABEL
+            || (matches!(sharding.kind(), Kind::Replicated) && devices > MAX_LABEL as i64)
+        {
             label.push("\u{2026}".to_owned());
         }
         Ok(Cell {
@@ -53,14 +67,25 @@ pub fn picture(shape: &Shape, sharding: &HloSharding, devices: i64) -> Result<Pi
     let panel_dims = window::panel_dims(dims.len());
     let outlines = |rows: usize, cols: usize| -> Vec<Outline> {
         let side = |dim: Option<usize>, shown: usize| -> Vec<(usize, usize)> {
-            let Some(d) = dim else { return vec![(0, shown)] };
+            let Some(d) = dim else {
+                return vec![(0, shown)];
+            };
             let step = usize::try_from(shard[d].max(1)).unwrap_or(usize::MAX);
-            (0..shown).step_by(step).map(|start| (start, step.min(shown - start))).collect()
+            (0..shown)
+                .step_by(step)
+                .map(|start| (start, step.min(shown - start)))
+                .collect()
         };
         let mut out = Vec::new();
         for (row, rows) in side(panel_dims.0, rows) {
             for &(col, cols) in &side(panel_dims.1, cols) {
-                out.push(Outline { row, col, rows, cols, level: 0 });
+                out.push(Outline {
+                    row,
+                    col,
+                    rows,
+                    cols,
+                    level: 0,
+                });
             }
         }
         out
