@@ -83,6 +83,11 @@ pub(crate) fn join<T: fmt::Display>(values: &[T]) -> String {
         .join(",")
 }
 
+/// An iota's dimensions split to fit a list of cuts: the pieces of each
+/// original dimension (major first), the pieces in transposed order as
+/// (dimension, piece), and how many pieces fall in each cut.
+type Refinement = (Vec<Vec<i64>>, Vec<(usize, usize)>, Vec<usize>);
+
 impl Iota {
     /// The canonical iota: size-1 dimensions dropped and dimensions that stay
     /// adjacent after the transpose merged (as XLA's `IotaTileAssignment`).
@@ -164,7 +169,7 @@ impl Iota {
     /// (original dimension, piece within it) per transposed position, and
     /// how many pieces fall in each cut, or `None` when some cut does not
     /// fall on a factor boundary.
-    fn refine(&self, cuts: &[i64]) -> Option<(Vec<Vec<i64>>, Vec<(usize, usize)>, Vec<usize>)> {
+    fn refine(&self, cuts: &[i64]) -> Option<Refinement> {
         let mut pieces: Vec<Vec<i64>> = vec![Vec::new(); self.reshape.len()];
         let mut order: Vec<(usize, usize)> = Vec::new();
         let mut per_cut = Vec::new();

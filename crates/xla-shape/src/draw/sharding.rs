@@ -37,7 +37,7 @@ pub fn picture(shape: &Shape, sharding: &HloSharding, devices: i64) -> Result<Pi
         match sharding.kind() {
             Kind::Tiled { .. } => sharding.tile_devices(tile).map_err(|e| e.to_string()),
             Kind::Maximal(d) => Ok(vec![*d]),
-            _ => Ok((0..devices.min(64)).collect()),
+            _ => Ok((0..devices.min(8)).collect()),
         }
     };
     let cell = |index: &[i64]| -> Result<Cell, String> {
@@ -52,9 +52,7 @@ pub fn picture(shape: &Shape, sharding: &HloSharding, devices: i64) -> Result<Pi
             .fold(0, |acc, (&t, &c)| acc * c + t);
         let who = holders(&tile)?;
         let mut label: Vec<String> = who.iter().take(MAX_LABEL).map(i64::to_string).collect();
-        if who.len() > MAX_LABEL
-            || (matches!(sharding.kind(), Kind::Replicated) && devices > MAX_LABEL as i64)
-        {
+        if who.len() > MAX_LABEL {
             label.push("\u{2026}".to_owned());
         }
         Ok(Cell {
