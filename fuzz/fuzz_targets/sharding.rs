@@ -1,4 +1,5 @@
-//! Sharding text -> parse -> print -> parse (same sharding, same text), and
+//! Sharding text -> parse -> print -> parse (same sharding, same text), OpSharding
+//! -> from_proto -> to_proto (stable bytes after XLA's one normalization), and
 //! for tiled shardings over a small shape: every element lies in exactly
 //! one box per replica (each replication group covers the array once), and
 //! a reshard plan to `{replicated}` covers every device's array once.
@@ -9,6 +10,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use schema::OpSharding;
 use sharding_util::{HloSharding, Kind, reshard_plan};
 
 fuzz_target!(|data: &[u8]| {
@@ -21,7 +23,14 @@ fuzz_target!(|data: &[u8]| {
         Err(e) => panic!("{text:?} prints as {printed:?}, which does not parse: {e}"),
     };
     assert_eq!(reparsed.to_string(), printed, "{text:?}");
-    assert_eq!(reparsed.kind(), sharding.kind(), "{text:?}");
+    // The same sharding, metadata aside (the text does not carry it).
+    assert_eq!(without_metadata(reparsed.to_proto()), without_metadata(sharding.to_proto()), "{text:?}");
+    let proto = sharding.to_proto();
+    let back = HloSharding::from_proto(&proto).unwrap_or_else(|e| panic!("{text:?}: from_proto: {e}"));
+    // XLA's from_proto normalizes once more (`{devices=[2]<=[2] last_tile_dims={unreduced}}`
+    // comes back `{unreduced}`); after that the bytes are stable.
+    let again = HloSharding::from_proto(&back.to_proto()).unwrap_or_else(|e| panic!("{text:?}: from_proto: {e}"));
+    assert_eq!(again.to_proto(), back.to_proto(), "{text:?}: proto round trip");
     let Kind::Tiled { tiles, subgroups, .. } = sharding.kind() else { return };
     // Manual and unreduced parts are not copies: the invariants are about data.
     if subgroups.iter().any(|&t| t != sharding_util::SubgroupType::Replicated) {
@@ -58,6 +67,12 @@ fuzz_target!(|data: &[u8]| {
     let total = plan.bytes_moved + plan.bytes_kept;
     assert_eq!(total, elements * n, "{text:?}: plan does not cover every device once");
 });
+
+fn without_metadata(mut p: OpSharding) -> OpSharding {
+    p.metadata.clear();
+    p.tuple_shardings = p.tuple_shardings.into_iter().map(without_metadata).collect();
+    p
+}
 
 fn count_box(dims: &[i64], offsets: &[i64], limits: &[i64], seen: &mut [u8]) {
     let sizes: Vec<i64> = offsets.iter().zip(limits).map(|(o, l)| l - o).collect();
