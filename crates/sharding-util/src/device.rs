@@ -236,31 +236,44 @@ impl HloSharding {
 
     /// The devices holding the data tile `tile` (one index per array
     /// dimension), in grid order: the tile's replicas (and its manual or
-    /// unreduced parts).
+    /// unreduced parts), produced one at a time (O(rank) each on an iota),
+    /// so that a tile of millions of replicas allocates nothing.
+    ///
+    /// ```
+    /// use sharding_util::HloSharding;
+    ///
+    /// let s: HloSharding = "{devices=[2,4]<=[4,2]T(1,0) last_tile_dim_replicate}".parse().unwrap();
+    /// assert_eq!(s.tile_devices(&[1]).unwrap().collect::<Vec<_>>(), [1, 3, 5, 7]);
+    /// ```
     ///
     /// # Errors
     ///
-    /// A tile outside the grid; a sharding that does not tile.
-    pub fn tile_devices(&self, tile: &[i64]) -> Result<Vec<i64>, ShardingError> {
+    /// A tile outside the grid or of the wrong rank; a sharding that does
+    /// not tile.
+    pub fn tile_devices(
+        &self,
+        tile: &[i64],
+    ) -> Result<impl Iterator<Item = i64> + '_, ShardingError> {
         let tiles = self
             .tile_assignment()
             .ok_or_else(|| ShardingError::new(format!("{self} has no tile grid")))?;
         let rank = self.tiled_data_rank();
-        let sub = &tiles.dimensions()[rank..];
-        let per_tile: i64 = sub.iter().product();
-        let mut out = Vec::new();
-        for k in 0..per_tile {
-            let mut index = tile.to_vec();
-            let mut rest = k;
-            let mut tail = vec![0; sub.len()];
-            for (slot, &d) in tail.iter_mut().zip(sub).rev() {
-                *slot = rest % d;
-                rest /= d;
-            }
-            index.extend(tail);
-            out.push(tiles.device_at(&index)?);
+        let grid = tiles.dimensions();
+        if tile.len() != rank || tile.iter().zip(grid).any(|(&t, &d)| !(0..d).contains(&t)) {
+            return Err(ShardingError::new(format!(
+                "tile [{}] is not in the tile grid [{}] of {self}",
+                crate::tile_assignment::join(tile),
+                crate::tile_assignment::join(&grid[..rank])
+            )));
         }
-        Ok(out)
+        let per_tile: i64 = grid[rank..].iter().product();
+        // The subgroup dimensions are the trailing, fastest ones.
+        let first: i64 = tile
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| t * grid[i + 1..].iter().product::<i64>())
+            .sum();
+        Ok((0..per_tile).map(move |k| tiles.device_at_flat(first + k)))
     }
 
     /// The groups of devices holding the same data: devices that differ
@@ -273,12 +286,13 @@ impl HloSharding {
     /// # Errors
     ///
     /// An `unknown` or tuple sharding; a device count outside
-    /// `1..=MAX_DEVICES`.
+    /// `1..=MAX_MATERIALIZED` (the groups list every device).
     pub fn replication_groups(&self, num_devices: i64) -> Result<Vec<Vec<i64>>, ShardingError> {
         let n = self.num_devices().unwrap_or(num_devices);
-        if !(1..=MAX_DEVICES).contains(&n) {
+        if !(1..=crate::MAX_MATERIALIZED).contains(&n) {
             return Err(ShardingError::new(format!(
-                "device count {n} is not in 1..={MAX_DEVICES}"
+                "listing the replication groups of {n} devices: the device count must be in 1..={}",
+                crate::MAX_MATERIALIZED
             )));
         }
         match &self.kind {
@@ -533,6 +547,17 @@ mod tests {
             s.replication_groups(8).unwrap(),
             vec![vec![0, 2, 4, 6], vec![1, 3, 5, 7]]
         );
-        assert_eq!(s.tile_devices(&[1]).unwrap(), vec![1, 3, 5, 7]);
+        assert_eq!(
+            s.tile_devices(&[1]).unwrap().collect::<Vec<_>>(),
+            vec![1, 3, 5, 7]
+        );
+        // 2^30 - 1 replicas of one tile: counted lazily, nothing allocated.
+        let wide: HloSharding = "{devices=[2,1073741823]<=[2147483646] last_tile_dim_replicate}"
+            .parse()
+            .unwrap();
+        let mut replicas = wide.tile_devices(&[1]).unwrap();
+        assert_eq!(replicas.size_hint(), (1073741823, Some(1073741823)));
+        assert_eq!(replicas.nth(5), Some(1073741828));
+        assert!(wide.replication_groups(1).is_err());
     }
 }

@@ -35,9 +35,13 @@ pub fn picture(shape: &Shape, sharding: &HloSharding, devices: i64) -> Result<Pi
         .collect();
     let holders = |tile: &[i64]| -> Result<Vec<i64>, String> {
         match sharding.kind() {
-            Kind::Tiled { .. } => sharding.tile_devices(tile).map_err(|e| e.to_string()),
+            Kind::Tiled { .. } => Ok(sharding
+                .tile_devices(tile)
+                .map_err(|e| e.to_string())?
+                .take(MAX_LABEL + 1)
+                .collect()),
             Kind::Maximal(d) => Ok(vec![*d]),
-            _ => Ok((0..devices.min(8)).collect()),
+            _ => Ok((0..devices.min(8)).take(MAX_LABEL + 1).collect()),
         }
     };
     let cell = |index: &[i64]| -> Result<Cell, String> {
