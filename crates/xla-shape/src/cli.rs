@@ -240,7 +240,8 @@ pub enum Command {
     #[command(after_help = "Examples:\n  \
         xla-shape draw 'f32[2,3]{0,1}' > layout.svg\n  \
         xla-shape draw 'f32[3,5]{1,0:T(2,2)}' --output tiles.svg\n  \
-        xla-shape draw --view '[3,4]' '[0:3:2, 1:4:2]' -o slice.svg\n\n\
+        xla-shape draw --view '[3,4]' '[0:3:2, 1:4:2]' -o slice.svg\n  \
+        xla-shape draw 'f32[8,8]' --sharding '{devices=[2,2,2]<=[8] last_tile_dim_replicate}' -o s.svg\n\n\
         With --view, SHAPE and OPS are the `view` command's BASE and OPs: the view's grid\n\
         above the base buffer, the view's elements outlined in it. Elements are named\n\
         a b c ... (row-major; numbers past 26 elements), `@n` is the memory position.\n\
@@ -300,6 +301,42 @@ pub enum Command {
         computations, instruction_count, instructions [{computation, name, opcode, shape,\n\
         bytes, allocated_bytes, padding_bytes, padding_ratio, memory_space, per_device_shape}].")]
     Hlo(HloArgs),
+
+    /// Print each XLA sharding in canonical form (XLA's HloSharding::ToString).
+    #[command(after_help = "Examples:\n  \
+        xla-shape sharding '{devices=[2,4]<=[2,4]T(0,1)}'      # {devices=[2,4]<=[8]}\n  \
+        xla-shape --json sharding '{maximal device=3}'\n  \
+        xla-shape sharding --hex 08031a0202044a0108520100\n\n\
+        JSON fields: ok, input, sharding, hex (the serialized OpSharding).")]
+    Sharding {
+        /// The inputs are serialized OpSharding messages in hex (an empty
+        /// argument is the empty message, `{replicated}`).
+        #[arg(long)]
+        hex: bool,
+        /// Sharding texts (or hex); none reads one per line from standard input.
+        inputs: Vec<String>,
+    },
+
+    /// What each device holds of an array under an XLA sharding.
+    #[command(after_help = "Examples:\n  \
+        xla-shape shard 'f32[7,9]' '{devices=[2,4]<=[8]}'\n  \
+        xla-shape shard 'f32[8]' '{replicated}' --devices 4\n\n\
+        The shard shape is XLA's SPMD parameter shape (uneven dimensions rounded up); each\n\
+        device's box [offsets, limits) is its block of the global array (the last boxes of\n\
+        an uneven dimension shorter or empty); bytes are the bytes of the box.\n\
+        JSON fields: ok, shard_shape, devices (device, tile, offsets, limits, bytes),\n\
+        replication_groups.")]
+    Shard(ShardArgs),
+
+    /// The pieces that move an array from one XLA sharding to another.
+    #[command(after_help = "Examples:\n  \
+        xla-shape reshard 'f32[8,8]' '{devices=[2,4]<=[8]}' '{devices=[4,2]<=[2,4]T(1,0)}'\n  \
+        xla-shape reshard 'f32[8]' '{replicated}' '{devices=[4]<=[4]}' --devices 4\n\n\
+        Every destination device's box is covered exactly once; a piece stays on the\n\
+        destination device when it holds it already, else comes from one holder of the\n\
+        source tile (holders[to mod count], spread over replicas).\n\
+        JSON fields: ok, pieces (from, to, offsets, limits, bytes), bytes_moved, bytes_kept.")]
+    Reshard(ReshardArgs),
 }
 
 /// Arguments of `hlo`.
@@ -358,6 +395,32 @@ fn integers_usize(text: &str) -> Result<Indices, String> {
         .map(Indices)
 }
 
+/// Arguments of `reshard`.
+#[derive(Debug, Args)]
+pub struct ReshardArgs {
+    /// The global array shape.
+    pub shape: String,
+    /// The source sharding.
+    pub from: String,
+    /// The destination sharding.
+    pub to: String,
+    /// The device count, when neither sharding names one.
+    #[arg(long, value_name = "N")]
+    pub devices: Option<i64>,
+}
+
+/// Arguments of `shard`.
+#[derive(Debug, Args)]
+pub struct ShardArgs {
+    /// The global array shape.
+    pub shape: String,
+    /// The sharding, in XLA's text (`{devices=[2,4]<=[8]}`).
+    pub sharding: String,
+    /// The device count, for shardings that name none (replicated, maximal).
+    #[arg(long, value_name = "N")]
+    pub devices: Option<i64>,
+}
+
 /// Arguments of `draw`.
 #[derive(Debug, Args)]
 pub struct DrawArgs {
@@ -367,6 +430,13 @@ pub struct DrawArgs {
     /// Write the SVG to FILE instead of standard output.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
+    /// Draw the array's blocks under this XLA sharding, labelled with the
+    /// devices holding them.
+    #[arg(long, conflicts_with = "view", value_name = "SHARDING")]
+    pub sharding: Option<String>,
+    /// With --sharding: the device count, for shardings that name none.
+    #[arg(long, requires = "sharding", value_name = "N")]
+    pub devices: Option<i64>,
     /// The shape (with --view: the base array, as for `view`).
     pub shape: String,
     /// With --view: the operations, as for `view`.

@@ -114,6 +114,30 @@ fn decode_reads_one_binary_message() {
 }
 
 #[test]
+fn a_blank_line_of_hex_is_the_empty_message() {
+    // decode: the empty Shape, as an empty argument gives it.
+    let (from_stdin, code) = run(&["--json", "decode"], Some("\n1a0102\n"));
+    assert_eq!(code, 0);
+    let (from_args, _) = run(&["--json", "decode", "", "1a0102"], None);
+    assert_eq!(from_stdin, from_args);
+    assert_eq!(json_lines(&from_stdin)[0]["hex"], "");
+    // sharding --hex: the empty OpSharding is {replicated}.
+    let (out, code) = run(&["sharding", "--hex"], Some("\n0801220103\n"));
+    assert_eq!(
+        (out.as_str(), code),
+        ("{replicated}\n{maximal device=3}\n", 0)
+    );
+    // validate --hex: the empty Shape is read, then refused as XLA refuses it.
+    let (out, code) = run(&["validate", "--hex"], Some("\n"));
+    assert_eq!(code, 1);
+    assert!(out.contains("Invalid element type"), "{out}");
+    // Text inputs still refuse a blank line.
+    let (out, code) = run(&["sharding"], Some("\n"));
+    assert_eq!(code, 1);
+    assert!(out.contains("the input line is empty"), "{out}");
+}
+
+#[test]
 fn decode_rejects_bad_hex_and_truncated_messages() {
     let (out, code) = run(&["decode", "0", "zz", "1a05"], None);
     assert_eq!(code, 1);

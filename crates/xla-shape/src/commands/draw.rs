@@ -14,7 +14,12 @@ use crate::draw;
 /// The SVG on standard output, or written to `--output` (whole or not at
 /// all).
 pub fn run(args: &DrawArgs) -> Outcome {
-    let svg = if args.view {
+    let svg = if let Some(text) = &args.sharding {
+        let shape = shape(&args.shape)?;
+        let s = super::shard::sharding(text)?;
+        let n = super::shard::device_count(&s, args.devices)?;
+        draw::render(&draw::sharding::picture(&shape, &s, n)?)
+    } else if args.view {
         let view = view::resolve(&args.shape, &args.ops)?;
         // `view` already accepted the base; a bare `[d0,...]` is packed
         // row-major, as XLA's default layout of `f32[d0,...]`.

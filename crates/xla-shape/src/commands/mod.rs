@@ -14,6 +14,9 @@ mod message;
 pub(crate) mod order;
 mod parse;
 mod relayout;
+mod reshard;
+mod shard;
+mod sharding;
 mod validate;
 pub(crate) mod view;
 
@@ -22,7 +25,7 @@ use std::num::IntErrorKind;
 use serde_json::Value;
 
 use crate::cli::Command;
-use crate::inputs::inputs;
+use crate::inputs::{inputs, inputs_with_blank_lines};
 use crate::output::Output;
 
 /// Runs one subcommand, writing its results to `out`.
@@ -46,12 +49,17 @@ pub fn run(command: Command, out: &mut Output) {
             ..
         } => message::decode(&name, binary, messages, out),
         Command::Decode { binary: true, .. } => decode::run_binary(out),
-        Command::Decode { messages, .. } => each(messages, out, decode::run),
+        // Hex inputs: a blank line is the empty message, as an empty argument is.
+        Command::Decode { messages, .. } => {
+            each_of(inputs_with_blank_lines(messages), out, decode::run)
+        }
         Command::Validate {
             hex,
             require_layout,
             inputs,
-        } => each(inputs, out, |s| validate::run(s, hex, require_layout)),
+        } => each_of(hex_inputs(inputs, hex), out, |s| {
+            validate::run(s, hex, require_layout)
+        }),
         Command::Order { shapes } => each(shapes, out, order::run),
         Command::Explain { shapes } => each(shapes, out, explain::run),
         Command::Index(args) => single(out, index::run(&args)),
@@ -64,6 +72,11 @@ pub fn run(command: Command, out: &mut Output) {
             Ok(text) => out.success(&text, Value::Null),
             Err(message) => out.failure(Some(&args.file), &message),
         },
+        Command::Sharding { hex, inputs } => {
+            each_of(hex_inputs(inputs, hex), out, |s| sharding::run(s, hex))
+        }
+        Command::Shard(args) => single(out, shard::run(&args)),
+        Command::Reshard(args) => single(out, reshard::run(&args)),
         Command::Relayout(args) => match relayout::run(&args) {
             // Without --output, standard output carries the bytes.
             Ok((plain, fields)) if args.output.is_some() => out.success(&plain, fields),
@@ -100,6 +113,17 @@ type Outcome = Result<(String, Value), String>;
 /// objects carry the input.
 fn each(args: Vec<String>, out: &mut Output, f: impl FnMut(&str) -> Outcome) {
     each_of(inputs(args), out, f);
+}
+
+/// The inputs of a command that takes text, or hex with `hex`: for hex, a
+/// blank line of standard input is the empty message (as an empty argument
+/// is); for text, it is an error.
+fn hex_inputs(args: Vec<String>, hex: bool) -> Box<dyn Iterator<Item = Result<String, String>>> {
+    if hex {
+        inputs_with_blank_lines(args)
+    } else {
+        inputs(args)
+    }
 }
 
 /// [`each`] over inputs already gathered.

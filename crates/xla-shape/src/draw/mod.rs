@@ -9,6 +9,7 @@ mod colour;
 mod grid;
 pub mod labels;
 pub mod shape;
+pub mod sharding;
 mod strip;
 mod svg;
 mod tiles;
@@ -23,6 +24,8 @@ pub struct Picture {
     pub title: String,
     /// Lines said under the title: windows, summarized ranks, strides.
     pub notes: Vec<String>,
+    /// What the gradient's colours stand for (`memory position`, `tile`).
+    pub legend: &'static str,
     /// The buffer positions the gradient spans (its last colour is
     /// position `positions - 1`).
     pub positions: i64,

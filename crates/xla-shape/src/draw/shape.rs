@@ -98,6 +98,7 @@ pub fn picture(shape: &Shape, layout: &TiledLayout) -> Result<Picture, String> {
         None => padding(pad, String::new()),
     })?;
     Ok(Picture {
+        legend: "memory position",
         title: shape.to_string(),
         notes,
         positions: layout.buffer_len(),

@@ -156,9 +156,9 @@ pub fn header(out: &mut Svg, picture: &Picture, top: i64) -> Extent {
     }
     // The legend: the gradient from the first position to the last.
     y += line;
-    let words = "memory position: first";
-    out.text(MARGIN, y, TextStyle::plain(FONT), words);
-    let bar_x = MARGIN + text_width(words, FONT) + 8;
+    let words = format!("{}: first", picture.legend);
+    out.text(MARGIN, y, TextStyle::plain(FONT), &words);
+    let bar_x = MARGIN + text_width(&words, FONT) + 8;
     let _ = writeln!(
         out.body,
         "<rect x=\"{bar_x}\" y=\"{}\" width=\"160\" height=\"12\" fill=\"url(#{GRADIENT_ID})\"/>",

@@ -106,6 +106,7 @@ pub fn picture(
         }
     })?;
     Ok(Picture {
+        legend: "memory position",
         title: title.to_owned(),
         notes,
         positions: len,

@@ -1,0 +1,28 @@
+//! XLA's `HloSharding`: how an array is split over devices, with XLA's text
+//! and `OpSharding` forms, per-device shard shapes and boxes, and
+//! resharding plans.
+//!
+//! ```
+//! use sharding_util::HloSharding;
+//!
+//! let s: HloSharding = "{devices=[2,4]<=[4,2]T(1,0)}".parse().unwrap();
+//! assert_eq!(s.to_string(), "{devices=[2,4]<=[4,2]T(1,0)}");
+//! ```
+
+#![forbid(unsafe_code)]
+
+mod device;
+mod error;
+mod lex;
+mod parse;
+mod print;
+mod proto;
+mod reshard;
+mod sharding;
+mod tile_assignment;
+
+pub use device::{DeviceBox, Placement, data_bytes};
+pub use error::{ParseError, ShardingError};
+pub use reshard::{Piece, ReshardPlan, execute_plan, reshard_plan};
+pub use sharding::{HloSharding, Kind, ShardGroup, SubgroupType};
+pub use tile_assignment::{Devices, Iota, MAX_DEVICES, MAX_MATERIALIZED, TileAssignment};

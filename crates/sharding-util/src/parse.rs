@@ -1,0 +1,456 @@
+//! [`std::str::FromStr`] for [`HloSharding`], after XLA's `ParseSharding`
+//! (`xla/hlo/parser/hlo_parser.cc`).
+
+use std::str::FromStr;
+
+use schema::OpMetadata;
+
+use crate::error::{ParseError, ShardingError};
+use crate::lex::{Token, describe, tokens};
+use crate::sharding::{HloSharding, Kind, ShardGroup, SubgroupType};
+use crate::tile_assignment::TileAssignment;
+
+/// The metadata XLA adds to every sharding with an unreduced part.
+pub(crate) fn unreduced_metadata() -> OpMetadata {
+    OpMetadata {
+        op_type: "sdy::reduction_op".to_string(),
+        op_name: "SUM".to_string(),
+        ..OpMetadata::default()
+    }
+}
+
+struct Parser {
+    tokens: Vec<(Token, usize)>,
+    at: usize,
+}
+
+type Parsed<T> = Result<T, ParseError>;
+
+impl Parser {
+    fn peek(&self) -> &Token {
+        &self.tokens[self.at.min(self.tokens.len() - 1)].0
+    }
+
+    fn bump(&mut self) {
+        if self.at + 1 < self.tokens.len() {
+            self.at += 1;
+        }
+    }
+
+    fn error_at(&self, at: usize, message: impl Into<String>) -> ParseError {
+        let index = at.min(self.tokens.len() - 1);
+        let (token, offset) = &self.tokens[index];
+        ParseError {
+            message: message.into(),
+            offset: *offset,
+            found: describe(token),
+        }
+    }
+
+    fn error(&self, message: impl Into<String>) -> ParseError {
+        self.error_at(self.at, message)
+    }
+
+    fn eat(&mut self, c: u8) -> bool {
+        if *self.peek() == Token::Punct(c) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, c: u8, message: &str) -> Parsed<()> {
+        if self.eat(c) {
+            Ok(())
+        } else {
+            Err(self.error(message))
+        }
+    }
+
+    fn int(&mut self) -> Parsed<i64> {
+        match *self.peek() {
+            Token::Int(v) => {
+                self.bump();
+                Ok(v)
+            }
+            _ => Err(self.error("expects integer")),
+        }
+    }
+
+    fn int_list(&mut self) -> Parsed<Vec<i64>> {
+        let mut out = vec![self.int()?];
+        while self.eat(b',') {
+            out.push(self.int()?);
+        }
+        Ok(out)
+    }
+
+    /// `{...}` after the opening brace was read (or not, `pre_lexed`).
+    fn single(&mut self, pre_lexed: bool) -> Parsed<HloSharding> {
+        if !pre_lexed {
+            self.expect(b'{', "expected '{' to start sharding attribute")?;
+        }
+        let loc = self.at;
+        let mut flags = Flags::default();
+        let mut devices: Vec<i64> = Vec::new();
+        let mut dims: Vec<i64> = Vec::new();
+        let mut iota: Option<(Vec<i64>, Vec<i64>)> = None;
+        let mut subgroups: Vec<SubgroupType> = Vec::new();
+        let mut last_tile_dims = false;
+        let mut metadata: Vec<OpMetadata> = Vec::new();
+        let mut group_id: i64 = -1;
+        loop {
+            match self.peek().clone() {
+                Token::Punct(b'}') => break,
+                Token::Ident(word) => {
+                    match word.as_str() {
+                        "maximal" => flags.maximal = true,
+                        "replicated" => flags.replicated = true,
+                        "manual" => flags.manual = true,
+                        "unknown" => flags.unknown = true,
+                        "unreduced" => flags.unreduced = true,
+                        "last_tile_dim_replicate" => flags.last_tile_dim_replicate = true,
+                        "shard_as" | "shard_like" => {
+                            if word == "shard_as" {
+                                flags.shard_as = true;
+                            } else {
+                                flags.shard_like = true;
+                            }
+                            self.bump();
+                            group_id = self.int()?;
+                            continue;
+                        }
+                        _ => return Err(self.error("unexpected token")),
+                    }
+                    self.bump();
+                }
+                Token::Attr(name) => match name.as_str() {
+                    "device" => {
+                        self.bump();
+                        match *self.peek() {
+                            Token::Int(v) => devices = vec![v],
+                            _ => return Err(self.error("device= attribute must be an integer")),
+                        }
+                        self.bump();
+                    }
+                    "devices" => {
+                        self.bump();
+                        self.expect(b'[', "expected '[' to start sharding devices shape")?;
+                        dims = self.int_list()?;
+                        self.expect(b']', "expected ']' to end sharding devices shape")?;
+                        if *self.peek() == Token::Leq {
+                            self.bump();
+                            iota = Some(self.iota()?);
+                        } else {
+                            devices = self.int_list()?;
+                        }
+                    }
+                    "metadata" => {
+                        self.bump();
+                        metadata = self.metadata_list()?;
+                    }
+                    "last_tile_dims" => {
+                        self.bump();
+                        last_tile_dims = true;
+                        subgroups = self.subgroup_types()?;
+                    }
+                    _ => {
+                        return Err(self.error(
+                            "unknown attribute in sharding: expected device=, devices= metadata= or last_tile_dims= ",
+                        ));
+                    }
+                },
+                _ => return Err(self.error("unexpected token")),
+            }
+        }
+        let at_loc = |parser: &Self, e: ShardingError| parser.error_at(loc, e.message());
+        let no_devices = |parser: &Self, what: &str| -> Parsed<()> {
+            if devices.is_empty() {
+                Ok(())
+            } else {
+                Err(parser.error_at(
+                    loc,
+                    format!("{what} shardings should not have any devices assigned"),
+                ))
+            }
+        };
+        let mut sharding = if flags.replicated {
+            no_devices(self, "replicated")?;
+            HloSharding::new(Kind::Replicated)
+        } else if flags.maximal {
+            if devices.len() != 1 {
+                return Err(self.error_at(
+                    loc,
+                    "maximal shardings should have exactly one device assigned",
+                ));
+            }
+            HloSharding::new(Kind::Maximal(devices[0]))
+        } else if flags.manual {
+            no_devices(self, "manual")?;
+            HloSharding::new(Kind::Manual)
+        } else if flags.unknown {
+            no_devices(self, "unknown")?;
+            HloSharding::new(Kind::Unknown)
+        } else if flags.unreduced {
+            no_devices(self, "unreduced")?;
+            HloSharding::new(Kind::Unreduced)
+        } else {
+            if dims.is_empty() {
+                return Err(self.error_at(
+                    loc,
+                    "non-maximal shardings must have a tile assignment list including dimensions",
+                ));
+            }
+            if flags.last_tile_dim_replicate {
+                if last_tile_dims && !subgroups.is_empty() {
+                    return Err(self.error_at(
+                        loc,
+                        "last_tile_dim_replicate and last_tile_dims= cannot be given together (XLA aborts)",
+                    ));
+                }
+                subgroups = vec![SubgroupType::Replicated];
+            }
+            let tiles = match iota {
+                Some((reshape, perm)) => {
+                    if perm.len() != reshape.len() {
+                        return Err(self.error_at(
+                            loc,
+                            format!(
+                                "iota_transpose_perm should have the same rank as iota_reshape_dims : expected {}, saw {}.",
+                                reshape.len(),
+                                perm.len()
+                            ),
+                        ));
+                    }
+                    let perm = perm
+                        .iter()
+                        .map(|&p| usize::try_from(p).unwrap_or(usize::MAX))
+                        .collect();
+                    TileAssignment::iota(dims, reshape, perm).map_err(|e| at_loc(self, e))?
+                }
+                None => {
+                    if devices.len() <= 1 {
+                        return Err(self.error_at(
+                            loc,
+                            "non-maximal shardings must have more than one device assigned",
+                        ));
+                    }
+                    TileAssignment::list(dims, devices).map_err(|e| at_loc(self, e))?
+                }
+            };
+            HloSharding::subgroup(tiles, &subgroups).map_err(|e| at_loc(self, e))?
+        };
+        if sharding.has_unreduced() {
+            metadata.push(unreduced_metadata());
+        }
+        sharding.metadata = metadata;
+        if flags.shard_as {
+            sharding.shard_group = Some(ShardGroup::As(group_id));
+        } else if flags.shard_like {
+            sharding.shard_group = Some(ShardGroup::Like(group_id));
+        }
+        self.bump();
+        Ok(sharding)
+    }
+
+    /// `[reshape]` or `[reshape]T(perm)` after `<=`.
+    fn iota(&mut self) -> Parsed<(Vec<i64>, Vec<i64>)> {
+        self.expect(b'[', "expected '[' to start sharding iota_reshape_dims")?;
+        let reshape = self.int_list()?;
+        self.expect(b']', "expected ']' to end sharding iota_reshape_dims")?;
+        if reshape.len() == 1 {
+            return Ok((reshape, vec![0]));
+        }
+        let message = "expected 'T(' to start sharding devices iota_transpose_perm";
+        if *self.peek() != Token::Ident("T".to_string()) {
+            return Err(self.error(message));
+        }
+        self.bump();
+        self.expect(b'(', message)?;
+        let rank = i64::try_from(reshape.len()).unwrap_or(i64::MAX);
+        let mut perm = Vec::new();
+        loop {
+            let p = self.int()?;
+            if !(0..rank).contains(&p) {
+                return Err(self.error(format!(
+                    "Out of range iota minor_to_major value {p}, expecting value in range [0, {rank})"
+                )));
+            }
+            perm.push(p);
+            if !self.eat(b',') {
+                break;
+            }
+        }
+        self.expect(
+            b')',
+            "expected ')' to end sharding devices iota_transpose_perm",
+        )?;
+        Ok((reshape, perm))
+    }
+
+    /// `{manual, replicated}` after `last_tile_dims=`.
+    fn subgroup_types(&mut self) -> Parsed<Vec<SubgroupType>> {
+        self.expect(b'{', "expected '{' to start sharding type list")?;
+        let mut out = Vec::new();
+        if *self.peek() != Token::Punct(b'}') {
+            loop {
+                let t = match self.peek() {
+                    Token::Ident(w) if w == "maximal" => SubgroupType::Maximal,
+                    Token::Ident(w) if w == "replicated" => SubgroupType::Replicated,
+                    Token::Ident(w) if w == "manual" => SubgroupType::Manual,
+                    Token::Ident(w) if w == "unreduced" => SubgroupType::Unreduced,
+                    _ => {
+                        return Err(self.error(
+                            "expected a sharding type: maximal, replicated, manual or unreduced (XLA gives no message)",
+                        ));
+                    }
+                };
+                out.push(t);
+                self.bump();
+                if !self.eat(b',') {
+                    break;
+                }
+            }
+        }
+        self.expect(b'}', "expected '}' to end sharding type list")?;
+        Ok(out)
+    }
+
+    /// `{op_name="a"}` or `{{...}, {...}}` after `metadata=`.
+    fn metadata_list(&mut self) -> Parsed<Vec<OpMetadata>> {
+        let is_list = *self.peek() == Token::Punct(b'{')
+            && self.tokens.get(self.at + 1).map(|t| &t.0) == Some(&Token::Punct(b'{'));
+        if !is_list {
+            return Ok(vec![self.metadata()?]);
+        }
+        self.bump();
+        let mut out = Vec::new();
+        if *self.peek() != Token::Punct(b'}') {
+            loop {
+                out.push(self.metadata()?);
+                if !self.eat(b',') {
+                    break;
+                }
+            }
+        }
+        self.expect(b'}', "expects '}' at the end of metadata list")?;
+        Ok(out)
+    }
+
+    /// One `{name=value ...}`.
+    fn metadata(&mut self) -> Parsed<OpMetadata> {
+        self.expect(b'{', "expects '{' to start metadata")?;
+        let mut m = OpMetadata::default();
+        while *self.peek() != Token::Punct(b'}') {
+            let Token::Attr(name) = self.peek().clone() else {
+                return Err(self.error("expects attribute name"));
+            };
+            let name_at = self.at;
+            self.bump();
+            match name.as_str() {
+                "op_type" => m.op_type = self.string()?,
+                "op_name" => m.op_name = self.string()?,
+                "source_file" => m.source_file = self.string()?,
+                "deduplicated_name" => m.deduplicated_name = self.string()?,
+                "scheduling_name" => m.scheduling_name = self.string()?,
+                "source_line" => m.source_line = self.int32()?,
+                "source_end_line" => m.source_end_line = self.int32()?,
+                "source_column" => m.source_column = self.int32()?,
+                "source_end_column" => m.source_end_column = self.int32()?,
+                "stack_frame_id" => m.stack_frame_id = self.int32()?,
+                "profile_type" | "metadata_payload" => {
+                    return Err(
+                        self.error(format!("metadata attribute \"{name}\" is not supported"))
+                    );
+                }
+                _ => {
+                    return Err(self.error_at(name_at, format!(
+                        "unexpected attribute \"{name}\". Allowed attributes: deduplicated_name, metadata_payload, op_name, op_type, profile_type, scheduling_name, source_column, source_end_column, source_end_line, source_file, source_line, stack_frame_id"
+                    )));
+                }
+            }
+            self.eat(b',');
+        }
+        self.bump();
+        Ok(m)
+    }
+
+    fn string(&mut self) -> Parsed<String> {
+        match self.peek().clone() {
+            Token::Str(s) => {
+                self.bump();
+                Ok(s)
+            }
+            _ => Err(self.error("expects string")),
+        }
+    }
+
+    fn int32(&mut self) -> Parsed<i32> {
+        let v = self.int()?;
+        i32::try_from(v).map_err(|_| self.error(format!("value {v} out of range for int32")))
+    }
+}
+
+#[derive(Default)]
+struct Flags {
+    maximal: bool,
+    replicated: bool,
+    manual: bool,
+    unknown: bool,
+    unreduced: bool,
+    last_tile_dim_replicate: bool,
+    shard_as: bool,
+    shard_like: bool,
+}
+
+/// Parses XLA's sharding text as XLA's `ParseSharding` (what
+/// `xla_client.HloSharding.from_string` calls), into XLA's normal form.
+///
+/// ```
+/// use sharding_util::HloSharding;
+///
+/// let s: HloSharding = "{devices=[2,2,2]<=[8] last_tile_dims={replicated}}".parse().unwrap();
+/// assert_eq!(s.to_string(), "{devices=[2,2,2]<=[8] last_tile_dim_replicate}");
+///
+/// let error = "{devices=[2,4]<=[8]T(0)}".parse::<HloSharding>().unwrap_err();
+/// assert_eq!(error.to_string(), "Syntax error:\nunexpected token (at byte 19: `T`)");
+/// ```
+///
+/// # Errors
+///
+/// [`ParseError`] for what XLA rejects, and also where XLA would crash or
+/// accept a tile assignment no device grid can have: a dimension that is not
+/// positive, more than [`crate::MAX_DEVICES`] devices, a transpose that is
+/// not a permutation, `last_tile_dim_replicate` with `last_tile_dims=`, more
+/// subgroup types than dimensions.
+impl FromStr for HloSharding {
+    type Err = ParseError;
+
+    fn from_str(text: &str) -> Result<Self, ParseError> {
+        let mut p = Parser {
+            tokens: tokens(text),
+            at: 0,
+        };
+        p.expect(b'{', "expected '{' to start sharding attribute")?;
+        let sharding = if matches!(p.peek(), Token::Punct(b'{' | b'}')) {
+            let mut elements = Vec::new();
+            if *p.peek() != Token::Punct(b'}') {
+                loop {
+                    elements.push(p.single(false)?);
+                    if !p.eat(b',') {
+                        break;
+                    }
+                }
+            }
+            p.expect(b'}', "expected '}' to end sharding attribute")?;
+            HloSharding::new(Kind::Tuple(elements))
+        } else {
+            p.single(true)?
+        };
+        if *p.peek() != Token::End {
+            return Err(p.error("Extra content after sharding"));
+        }
+        Ok(sharding)
+    }
+}

@@ -1,0 +1,44 @@
+//! `reshard`: the pieces that move an array from one sharding to another.
+
+use serde_json::{Value, json};
+
+use super::shard::{device_count, sharding, table};
+use super::{Outcome, list, shape};
+use crate::cli::ReshardArgs;
+
+/// The plan as a table (plain) and JSON.
+pub fn run(args: &ReshardArgs) -> Outcome {
+    let shape = shape(&args.shape)?;
+    let from = sharding(&args.from)?;
+    let to = sharding(&args.to)?;
+    let n = match from.num_devices() {
+        Some(n) => n,
+        None => device_count(&to, args.devices)?,
+    };
+    let plan = sharding_util::reshard_plan(&shape, &from, &to, n).map_err(|e| e.to_string())?;
+    let mut cells = vec![
+        ["from", "to", "offsets", "limits", "bytes"]
+            .map(String::from)
+            .to_vec(),
+    ];
+    let mut pieces = Vec::with_capacity(plan.pieces.len());
+    for p in &plan.pieces {
+        cells.push(vec![
+            p.from.to_string(),
+            p.to.to_string(),
+            list(&p.offsets),
+            list(&p.limits),
+            p.bytes.to_string(),
+        ]);
+        pieces.push(json!({"from": p.from, "to": p.to, "offsets": p.offsets, "limits": p.limits, "bytes": p.bytes}));
+    }
+    let mut plain = table(&cells);
+    plain.push_str(&format!(
+        "bytes moved {}, bytes kept {}",
+        plan.bytes_moved, plan.bytes_kept
+    ));
+    Ok((
+        plain,
+        json!({"pieces": Value::Array(pieces), "bytes_moved": plan.bytes_moved, "bytes_kept": plan.bytes_kept}),
+    ))
+}

@@ -1,0 +1,23 @@
+//! `sharding`: XLA's canonical sharding text and its OpSharding bytes, from
+//! sharding text or (with `--hex`) OpSharding bytes.
+
+use prost::Message;
+use schema::OpSharding;
+use serde_json::json;
+use sharding_util::HloSharding;
+
+use super::{Outcome, from_hex, shard, to_hex};
+
+/// The canonical text (plain) and `{"sharding", "hex"}`.
+pub fn run(input: &str, hex: bool) -> Outcome {
+    let s = if hex {
+        let proto = OpSharding::decode(from_hex(input)?.as_slice())
+            .map_err(|e| format!("invalid OpSharding message: {e}"))?;
+        HloSharding::from_proto(&proto).map_err(|e| e.to_string())?
+    } else {
+        shard::sharding(input)?
+    };
+    let text = s.to_string();
+    let bytes = to_hex(&s.to_proto().encode_to_vec());
+    Ok((text.clone(), json!({"sharding": text, "hex": bytes})))
+}

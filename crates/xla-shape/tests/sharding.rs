@@ -1,0 +1,144 @@
+//! The sharding commands against the built binary: `sharding`, `shard`,
+//! `reshard` and `draw --sharding`, their JSON keys and exit statuses.
+//! Expected values are XLA's (golden rows in tests/golden/sharding_*.jsonl).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use assert_cmd::cargo::cargo_bin_cmd;
+use serde_json::{Value, json};
+
+fn run(args: &[&str], stdin: Option<&str>) -> (String, i32) {
+    let mut cmd = cargo_bin_cmd!("xla-shape");
+    cmd.args(args);
+    if let Some(input) = stdin {
+        cmd.write_stdin(input);
+    }
+    let output = cmd.output().expect("the binary runs");
+    (
+        String::from_utf8(output.stdout).unwrap(),
+        output.status.code().unwrap(),
+    )
+}
+
+fn json_line(stdout: &str) -> Value {
+    serde_json::from_str(stdout.trim()).unwrap()
+}
+
+#[test]
+fn sharding_prints_xla_canonical_text_and_bytes() {
+    let (out, code) = run(
+        &[
+            "sharding",
+            "{devices=[2,4]<=[2,4]T(0,1)}",
+            "{devices=[2,2,2]<=[8] last_tile_dims={replicated}}",
+        ],
+        None,
+    );
+    assert_eq!(
+        (out.as_str(), code),
+        (
+            "{devices=[2,4]<=[8]}\n{devices=[2,2,2]<=[8] last_tile_dim_replicate}\n",
+            0
+        )
+    );
+    let (out, code) = run(&["--json", "sharding"], Some("{maximal device=3}\n"));
+    assert_eq!(code, 0);
+    assert_eq!(
+        json_line(&out),
+        json!({"ok": true, "sharding": "{maximal device=3}", "hex": "0801220103", "input": "{maximal device=3}"})
+    );
+    let (out, code) = run(&["sharding", "--hex", "08031a0202044a0108520100", ""], None);
+    assert_eq!(
+        (out.as_str(), code),
+        ("{devices=[2,4]<=[8]}\n{replicated}\n", 0)
+    );
+    let (out, code) = run(&["--json", "sharding", "{devices=[2,4]<=[8]T(0)}"], None);
+    assert_eq!(code, 1);
+    let v = json_line(&out);
+    assert_eq!(v["ok"], json!(false));
+    assert_eq!(
+        v["error"],
+        json!("Syntax error:\nunexpected token (at byte 19: `T`)")
+    );
+}
+
+#[test]
+fn where_xla_crashes_we_answer() {
+    for text in [
+        "{devices=[2,4]<=[4,2]T(0,0)}",
+        "{devices=[9223372036854775807]<=[9223372036854775807]}",
+    ] {
+        let (out, code) = run(&["sharding", text], None);
+        assert_eq!(code, 1, "{text}: {out}");
+        assert!(out.starts_with("error: "), "{text}: {out}");
+    }
+}
+
+#[test]
+fn shard_lists_every_device() {
+    let (out, code) = run(
+        &["--json", "shard", "f32[7,9]", "{devices=[2,4]<=[8]}"],
+        None,
+    );
+    assert_eq!(code, 0);
+    let v = json_line(&out);
+    assert_eq!(v["shard_shape"], json!("f32[4,3]{1,0}"));
+    assert_eq!(
+        v["devices"][7],
+        json!({"device": 7, "tile": [1, 3], "offsets": [4, 9], "limits": [7, 9], "bytes": 0})
+    );
+    assert_eq!(v["devices"].as_array().unwrap().len(), 8);
+    let (out, code) = run(
+        &[
+            "--json",
+            "shard",
+            "f32[8]",
+            "{replicated}",
+            "--devices",
+            "4",
+        ],
+        None,
+    );
+    assert_eq!(code, 0);
+    assert_eq!(json_line(&out)["replication_groups"], json!([[0, 1, 2, 3]]));
+    let (_, code) = run(&["shard", "f32[8]", "{replicated}"], None);
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn reshard_covers_each_destination_once() {
+    let (out, code) = run(
+        &[
+            "--json",
+            "reshard",
+            "f32[4]",
+            "{devices=[2]0,1}",
+            "{devices=[2]1,0}",
+        ],
+        None,
+    );
+    assert_eq!(code, 0);
+    assert_eq!(
+        json_line(&out),
+        json!({"ok": true, "pieces": [
+            {"from": 1, "to": 0, "offsets": [2], "limits": [4], "bytes": 8},
+            {"from": 0, "to": 1, "offsets": [0], "limits": [2], "bytes": 8}
+        ], "bytes_moved": 16, "bytes_kept": 0})
+    );
+}
+
+#[test]
+fn draw_labels_blocks_with_devices() {
+    let (out, code) = run(
+        &[
+            "draw",
+            "f32[4,8]",
+            "--sharding",
+            "{devices=[2,2,2]<=[8] last_tile_dim_replicate}",
+        ],
+        None,
+    );
+    assert_eq!(code, 0);
+    assert!(out.starts_with("<?xml"));
+    assert!(out.contains(">0,1</text>") && out.contains(">6,7</text>"));
+}

@@ -1,0 +1,266 @@
+//! Golden tests of `sharding-util` against real XLA 0.12 (`build-tools/gen_sharding.py`):
+//! - `sharding_text.jsonl`: `HloSharding::from_string` → `to_string`, `to_proto` bytes,
+//!   `from_proto` back, and XLA's error texts (message and column) for hand-picked and
+//!   random strings;
+//! - `sharding_device_put.jsonl`: each device's data after `jax.device_put` between two
+//!   NamedShardings = our reshard plan executed over per-device buffers;
+//! - `sharding_indices.jsonl`: jax's per-device indices (`devices_indices_map`) for even shapes;
+//! - `sharding_spmd.jsonl`: the parameter shape XLA's SPMD partitioner gives each device.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use conformance::{Row, Tally, field, load, required, same};
+use prost::Message;
+use sharding_util::HloSharding;
+
+/// XLA's `was parsing 1:COL: error: MESSAGE` parts.
+fn xla_error(error: &str) -> Option<(usize, &str)> {
+    let rest = error.split("was parsing 1:").nth(1)?;
+    let (col, rest) = rest.split_once(": error: ")?;
+    let message = rest.split('\n').next()?;
+    Some((col.parse().ok()?, message))
+}
+
+/// Inputs XLA accepts that we reject on purpose (README, "Deviations from XLA").
+fn deviation(input: &str, ours: &str) -> Option<&'static str> {
+    if ours.contains("is not a permutation") {
+        return Some("a transpose that is not a permutation (XLA aborts on queries)");
+    }
+    if ours.contains("devices") && ours.contains("more than") {
+        return Some("more devices than XLA can address (XLA throws bad_alloc on queries)");
+    }
+    if input.contains("{mesh[") {
+        return Some("named (mesh) sharding text is not parsed yet");
+    }
+    None
+}
+
+fn check_text(row: &Row) -> Result<Option<&'static str>, String> {
+    let input = required(row, "input")?;
+    let parsed = input.parse::<HloSharding>();
+    if row.get("ok").and_then(serde_json::Value::as_bool) == Some(true) {
+        let sharding = match parsed {
+            Ok(s) => s,
+            Err(e) => {
+                return match deviation(input, &e.to_string()) {
+                    Some(why) => Ok(Some(why)),
+                    None => Err(format!("rejected: {e}")),
+                };
+            }
+        };
+        same(
+            "to_string",
+            sharding.to_string().as_str(),
+            required(row, "string")?,
+        )?;
+        let bytes = sharding.to_proto().encode_to_vec();
+        same(
+            "to_proto hex",
+            conformance::hex_encode(&bytes).as_str(),
+            required(row, "hex")?,
+        )?;
+        let decoded = schema::OpSharding::decode(bytes.as_slice()).map_err(|e| e.to_string())?;
+        let back = HloSharding::from_proto(&decoded).map_err(|e| format!("from_proto: {e}"))?;
+        same(
+            "from_proto to_string",
+            back.to_string().as_str(),
+            required(row, "reparse")?,
+        )?;
+        return Ok(None);
+    }
+    let error = field(row, "error")
+        .or(field(row, "crash"))
+        .unwrap_or_default();
+    let ours = match parsed {
+        Ok(s) => return Err(format!("accepted as {s}; XLA: {error}")),
+        Err(e) => e,
+    };
+    if let Some((col, message)) = xla_error(error) {
+        if ours.message != message && !message.is_empty() {
+            return Err(format!("message {:?}, XLA {message:?}", ours.message));
+        }
+        same("offset", ours.offset, col)?;
+    }
+    Ok(None)
+}
+
+#[test]
+fn sharding_text() {
+    let mut tally = Tally::new("sharding_text");
+    for row in load("sharding_text.jsonl").unwrap() {
+        let case = field(&row, "input").unwrap_or_default().to_string();
+        match check_text(&row) {
+            Ok(None) => tally.record(&case, Ok(())),
+            Ok(Some(why)) => tally.record_deviation(&case, Err("rejected".to_string()), why),
+            Err(e) => tally.record(&case, Err(e)),
+        }
+    }
+    assert!(tally.finish());
+}
+
+/// Every device's box; jax indexes a maximal sharding as replicated, where
+/// only its device holds data: the others are given the whole array here.
+fn box_rows(sharding: &HloSharding, shape: &schema::Shape) -> Result<Vec<Vec<[i64; 2]>>, String> {
+    let maximal = matches!(sharding.kind(), sharding_util::Kind::Maximal(_));
+    (0..8)
+        .map(|d| {
+            let b = sharding.device_box(shape, d).map_err(|e| e.to_string())?;
+            let b = match b {
+                Some(b) => b,
+                None if maximal => sharding_util::DeviceBox {
+                    device: d,
+                    tile: Vec::new(),
+                    offsets: vec![0; shape.dimensions.len()],
+                    limits: shape.dimensions.clone(),
+                },
+                None => return Err(format!("device {d} holds nothing")),
+            };
+            Ok(b.offsets
+                .iter()
+                .zip(&b.limits)
+                .map(|(&o, &l)| [o, l])
+                .collect())
+        })
+        .collect()
+}
+
+#[test]
+fn sharding_indices() {
+    let mut tally = Tally::new("sharding_indices");
+    for row in load("sharding_indices.jsonl").unwrap() {
+        let text = required(&row, "sharding").unwrap();
+        let dims = conformance::ints(&row, "dims").unwrap();
+        let case = format!("{text} over {dims:?}");
+        let outcome = (|| {
+            let sharding: HloSharding = text.parse().map_err(|e| format!("{e}"))?;
+            let shape = shape_util::make_shape(schema::PrimitiveType::F32, &dims)
+                .map_err(|e| e.to_string())?;
+            let want: Vec<Vec<[i64; 2]>> =
+                serde_json::from_value(row["devices"].clone()).map_err(|e| e.to_string())?;
+            same("boxes", box_rows(&sharding, &shape)?, want)
+        })();
+        tally.record(&case, outcome);
+    }
+    assert!(tally.finish());
+}
+
+#[test]
+fn sharding_spmd() {
+    let mut tally = Tally::new("sharding_spmd");
+    for row in load("sharding_spmd.jsonl").unwrap() {
+        let text = required(&row, "sharding").unwrap();
+        let shape_text = required(&row, "shape").unwrap();
+        let case = format!("{text} on {shape_text}");
+        let outcome = (|| {
+            let sharding: HloSharding = text.parse().map_err(|e| format!("{e}"))?;
+            let shape: schema::Shape = shape_text.parse().map_err(|e| format!("{e}"))?;
+            let ours = sharding
+                .validate(&shape, 8)
+                .and_then(|()| sharding.shard_shape(&shape));
+            if let Some(want) = field(&row, "shard_shape") {
+                // The compile goes through StableHLO, which drops the layout: compare without it.
+                let want: schema::Shape = want.parse().map_err(|e| format!("{e}"))?;
+                let got = ours.map_err(|e| e.to_string())?;
+                return same("shard shape", got.human_string(), want.human_string());
+            }
+            if let Some(crash) = field(&row, "crash") {
+                // XLA crashes compiling shard groups on a parameter; we answer.
+                let got = ours.map_err(|e| format!("{e} (XLA crashed: {crash})"))?;
+                return same("shard group kept", sharding.shard_group().is_some(), true)
+                    .map(|()| drop(got));
+            }
+            let want = required(&row, "error")?;
+            match ours {
+                Ok(s) => Err(format!("accepted as {s}; XLA: {want}")),
+                Err(e) => same("error", e.to_string().as_str(), want),
+            }
+        })();
+        tally.record(&case, outcome);
+    }
+    assert!(tally.finish());
+}
+
+/// Each device's shard buffer (row-major shard shape) of the global array
+/// whose elements are their row-major numbers, as i32.
+fn shard_buffers(shape: &schema::Shape, s: &HloSharding, n: i64) -> Vec<Vec<u8>> {
+    let shard = s.shard_shape(shape).unwrap().dimensions;
+    let len = usize::try_from(shard.iter().product::<i64>()).unwrap() * 4;
+    (0..n)
+        .map(|d| {
+            let mut buf = vec![0u8; len];
+            if let Some(b) = s.device_box(shape, d).unwrap() {
+                let sizes: Vec<i64> = b
+                    .offsets
+                    .iter()
+                    .zip(&b.limits)
+                    .map(|(o, l)| l - o)
+                    .collect();
+                for k in 0..sizes.iter().product::<i64>() {
+                    let (mut rest, mut local, mut global) = (k, 0, 0);
+                    let mut index = vec![0; sizes.len()];
+                    for (slot, &z) in index.iter_mut().zip(&sizes).rev() {
+                        *slot = rest % z;
+                        rest /= z;
+                    }
+                    for (i, &x) in index.iter().enumerate() {
+                        local = local * shard[i] + x;
+                        global = global * shape.dimensions[i] + x + b.offsets[i];
+                    }
+                    let at = usize::try_from(local).unwrap() * 4;
+                    buf[at..at + 4].copy_from_slice(&i32::try_from(global).unwrap().to_le_bytes());
+                }
+            }
+            buf
+        })
+        .collect()
+}
+
+#[test]
+fn sharding_device_put() {
+    let mut tally = Tally::new("sharding_device_put");
+    for row in load("sharding_device_put.jsonl").unwrap() {
+        let dims = conformance::ints(&row, "dims").unwrap();
+        let from_text = required(&row, "from").unwrap();
+        let to_text = required(&row, "to").unwrap();
+        let case = format!("{from_text} -> {to_text} over {dims:?}");
+        let outcome = (|| {
+            let shape = shape_util::make_shape(schema::PrimitiveType::S32, &dims)
+                .map_err(|e| e.to_string())?;
+            let from: HloSharding = from_text.parse().map_err(|e| format!("{e}"))?;
+            let to: HloSharding = to_text.parse().map_err(|e| format!("{e}"))?;
+            let plan =
+                sharding_util::reshard_plan(&shape, &from, &to, 8).map_err(|e| e.to_string())?;
+            let sources = shard_buffers(&shape, &from, 8);
+            let mut got: Vec<Vec<u8>> = shard_buffers(&shape, &to, 8)
+                .iter()
+                .map(|b| vec![0; b.len()])
+                .collect();
+            let (src_shard, dst_shard) = (
+                from.shard_shape(&shape).unwrap(),
+                to.shard_shape(&shape).unwrap(),
+            );
+            sharding_util::execute_plan(
+                &plan,
+                &shape,
+                (&from, &src_shard),
+                (&to, &dst_shard),
+                &sources,
+                &mut got,
+            )
+            .map_err(|e| e.to_string())?;
+            let got: Vec<Vec<i64>> = got
+                .iter()
+                .map(|b| {
+                    b.chunks(4)
+                        .map(|c| i64::from(i32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+                        .collect()
+                })
+                .collect();
+            let want: Vec<Vec<i64>> =
+                serde_json::from_value(row["data"].clone()).map_err(|e| e.to_string())?;
+            same("device data", got, want)
+        })();
+        tally.record(&case, outcome);
+    }
+    assert!(tally.finish());
+}
