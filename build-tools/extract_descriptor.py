@@ -28,6 +28,8 @@ import json
 import os
 import sys
 
+from golden_io import write_or_check
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 DEFAULT_OUT = os.path.join(REPO, "tests", "golden", "descriptors")
@@ -187,22 +189,7 @@ def main() -> int:
         return 0
     stem = os.path.splitext(os.path.basename(args.proto))[0]
     files = {stem + ".binpb": raw, stem + ".json": text}
-    bad = 0
-    for name, data in sorted(files.items()):
-        path = os.path.join(args.out, name)
-        if args.check:
-            try:
-                with open(path, "rb") as f:
-                    same = f.read() == data
-            except FileNotFoundError:
-                same = False
-            if not same:
-                print("DIFFERS: %s" % name, file=sys.stderr)
-                bad += 1
-        else:
-            os.makedirs(args.out, exist_ok=True)
-            with open(path, "wb") as f:
-                f.write(data)
+    bad = write_or_check(files, args.out, args.check)
     from google.protobuf import descriptor_pb2
 
     messages, enums = type_count(descriptor_pb2.FileDescriptorProto.FromString(raw))

@@ -36,9 +36,7 @@ import os
 import random
 import re
 import struct
-import subprocess
 import sys
-import tempfile
 
 TAG = "@@literal@@ "
 CHECK_RE = re.compile(r"^F\d{4} [\d:. ]+\d+ (\S+\] .*)$")
@@ -514,41 +512,6 @@ def worker() -> None:
         sys.stdout.flush()
 
 
-class Runner:
-    """The worker process, restarted when XLA aborts it."""
-
-    def __init__(self) -> None:
-        self.proc = None
-        self.errf = None
-
-    def run(self, request: dict) -> dict:
-        if self.proc is None:
-            self.errf = tempfile.TemporaryFile(mode="w+b")
-            self.proc = subprocess.Popen(
-                [sys.executable, os.path.abspath(__file__), "--worker"],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errf, text=True, encoding="utf-8")
-        self.proc.stdin.write(json.dumps(request) + "\n")
-        self.proc.stdin.flush()
-        while True:
-            line = self.proc.stdout.readline()
-            if not line:
-                self.proc.wait()
-                self.errf.seek(0)
-                msg = "process died with exit code %d" % self.proc.returncode
-                for l in self.errf.read().decode("utf-8", "replace").splitlines():
-                    m = CHECK_RE.match(l)
-                    if m:
-                        msg = m.group(1).rstrip()
-                        break
-                self.proc = None
-                return {"crash": msg}
-            if line.startswith(TAG):
-                return json.loads(line[len(TAG):])
-
-    def close(self) -> None:
-        if self.proc is not None:
-            self.proc.stdin.close()
-            self.proc.wait()
 
 
 # ---------------------------------------------------------------------------
@@ -591,7 +554,7 @@ def generate():
     LP, SP = jaxlib_schema()
     from google.protobuf import text_format
 
-    runner = Runner()
+    runner = XlaWorker(__file__, TAG, CHECK_RE, lambda msg: {"crash": msg})
     rows = []
     try:
         for shape, value, values, m2m in hlo_cases():
@@ -664,6 +627,6 @@ if __name__ == "__main__":
     if "--worker" in sys.argv:
         worker()
         sys.exit(0)
-    from golden_io import run
+    from golden_io import XlaWorker, run
 
     sys.exit(run(generate, __doc__))

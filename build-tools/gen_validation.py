@@ -25,11 +25,8 @@ after a crash.
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
 import sys
-import tempfile
 
 TAG = "@@VALIDATION@@"
 CHECK_RE = re.compile(r"^F\d{4} [\d:.]+\s+\d+ (\S+\] .*)$")
@@ -169,47 +166,6 @@ def worker() -> None:
         sys.stdout.flush()
 
 
-class Runner:
-    def __init__(self) -> None:
-        self.proc = None
-        self.errf = None
-
-    def start(self) -> None:
-        self.errf = tempfile.TemporaryFile(mode="w+b")
-        self.proc = subprocess.Popen(
-            [sys.executable, os.path.abspath(__file__), "--worker"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.errf,
-            text=True,
-            encoding="utf-8",
-        )
-
-    def run(self, request: dict) -> dict:
-        if self.proc is None:
-            self.start()
-        self.proc.stdin.write(json.dumps(request) + "\n")
-        self.proc.stdin.flush()
-        while True:
-            line = self.proc.stdout.readline()
-            if not line:
-                self.proc.wait()
-                self.errf.seek(0)
-                msg = "process died with exit code %d" % self.proc.returncode
-                for l in self.errf.read().decode("utf-8", "replace").splitlines():
-                    m = CHECK_RE.match(l)
-                    if m:
-                        msg = m.group(1).rstrip()
-                        break
-                self.proc = None
-                return {"stage": "crash", "crash": msg}
-            if line.startswith(TAG):
-                return json.loads(line[len(TAG) :])
-
-    def close(self) -> None:
-        if self.proc is not None:
-            self.proc.stdin.close()
-            self.proc.wait()
 
 
 def inputs():
@@ -262,7 +218,7 @@ def inputs():
 
 
 def generate():
-    runner = Runner()
+    runner = XlaWorker(__file__, TAG, CHECK_RE, lambda msg: {"stage": "crash", "crash": msg})
     rows = []
     try:
         cases = [({"text": t}, {"input": t}) for t in inputs()]
@@ -289,6 +245,6 @@ if __name__ == "__main__":
     if "--worker" in sys.argv:
         worker()
         sys.exit(0)
-    from golden_io import run
+    from golden_io import XlaWorker, run
 
     sys.exit(run(generate, __doc__))
