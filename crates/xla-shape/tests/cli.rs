@@ -8,26 +8,12 @@
 use assert_cmd::cargo::cargo_bin_cmd;
 use serde_json::Value;
 
+mod common;
+
+use common::{json_lines, run};
+
 /// Runs `xla-shape args...` (with `stdin` if given): stdout and exit code.
-fn run(args: &[&str], stdin: Option<&str>) -> (String, i32) {
-    let mut cmd = cargo_bin_cmd!("xla-shape");
-    cmd.args(args);
-    if let Some(input) = stdin {
-        cmd.write_stdin(input);
-    }
-    let output = cmd.output().expect("the binary runs");
-    let stdout = String::from_utf8(output.stdout).expect("utf-8 output");
-    (stdout, output.status.code().expect("exited, not killed"))
-}
-
 /// The JSON objects of `--json` output, one per line.
-fn json_lines(stdout: &str) -> Vec<Value> {
-    stdout
-        .lines()
-        .map(|line| serde_json::from_str(line).expect("each line is JSON"))
-        .collect()
-}
-
 #[test]
 fn parse_fills_in_the_default_layout_and_prints_canonically() {
     let (out, code) = run(

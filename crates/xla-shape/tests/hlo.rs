@@ -3,26 +3,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use assert_cmd::cargo::cargo_bin_cmd;
 use serde_json::Value;
+
+mod common;
+
+use common::run;
 
 fn golden(name: &str) -> String {
     format!(
         "{}/../../tests/golden/hlo/{name}",
         env!("CARGO_MANIFEST_DIR")
-    )
-}
-
-fn run(args: &[&str], stdin: Option<&str>) -> (String, i32) {
-    let mut cmd = cargo_bin_cmd!("xla-shape");
-    cmd.args(args);
-    if let Some(input) = stdin {
-        cmd.write_stdin(input);
-    }
-    let output = cmd.output().unwrap();
-    (
-        String::from_utf8(output.stdout).unwrap(),
-        output.status.code().unwrap(),
     )
 }
 

@@ -4,19 +4,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use assert_cmd::cargo::cargo_bin_cmd;
 use conformance::{field, hex_decode, load, required};
 use serde_json::Value;
 
-/// Runs `xla-shape args...` with `stdin`: stdout bytes, stderr, exit code.
-fn run(args: &[&str], stdin: &[u8]) -> (Vec<u8>, String, i32) {
-    let mut cmd = cargo_bin_cmd!("xla-shape");
-    cmd.args(args).write_stdin(stdin.to_vec());
-    let output = cmd.output().expect("the binary runs");
-    let stderr = String::from_utf8(output.stderr).expect("utf-8 errors");
-    (output.stdout, stderr, output.status.code().expect("exited"))
-}
+mod common;
 
+use common::run_bytes as run;
+
+/// Runs `xla-shape args...` with `stdin`: stdout bytes, stderr, exit code.
 fn text(bytes: Vec<u8>) -> String {
     String::from_utf8(bytes).unwrap().trim_end().to_owned()
 }

@@ -9,27 +9,12 @@
 use std::collections::BTreeMap;
 
 use assert_cmd::cargo::cargo_bin_cmd;
-use serde_json::Value;
+
+mod common;
+
+use common::{json_lines, run};
 
 /// Runs `xla-shape args...` (with `stdin` if given): stdout and exit code.
-fn run(args: &[&str], stdin: Option<&str>) -> (String, i32) {
-    let mut cmd = cargo_bin_cmd!("xla-shape");
-    cmd.args(args);
-    if let Some(input) = stdin {
-        cmd.write_stdin(input);
-    }
-    let output = cmd.output().expect("the binary runs");
-    let stdout = String::from_utf8(output.stdout).expect("utf-8 output");
-    (stdout, output.status.code().expect("exited, not killed"))
-}
-
-fn json_lines(stdout: &str) -> Vec<Value> {
-    stdout
-        .lines()
-        .map(|line| serde_json::from_str(line).expect("each line is JSON"))
-        .collect()
-}
-
 #[test]
 fn every_embedded_message_decodes_and_reencodes_to_xlas_bytes() {
     let rows = conformance::load("embedded_messages.jsonl").unwrap();

@@ -6,18 +6,13 @@
 
 use std::path::PathBuf;
 
-use assert_cmd::cargo::cargo_bin_cmd;
 use serde_json::Value;
 
-/// Runs `xla-shape args...` with `stdin`: stdout bytes, stderr, exit code.
-fn run(args: &[&str], stdin: &[u8]) -> (Vec<u8>, String, i32) {
-    let mut cmd = cargo_bin_cmd!("xla-shape");
-    cmd.args(args).write_stdin(stdin.to_vec());
-    let output = cmd.output().expect("the binary runs");
-    let stderr = String::from_utf8(output.stderr).expect("utf-8 errors");
-    (output.stdout, stderr, output.status.code().expect("exited"))
-}
+mod common;
 
+use common::run_bytes as run;
+
+/// Runs `xla-shape args...` with `stdin`: stdout bytes, stderr, exit code.
 /// f32 values 1..=15: the 3×5 array of the figure, row-major, each + 1.
 fn figure_rows() -> Vec<u8> {
     (1..=15_u16)

@@ -4,21 +4,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use assert_cmd::cargo::cargo_bin_cmd;
 use serde_json::{Value, json};
 
-fn run(args: &[&str], stdin: Option<&str>) -> (String, i32) {
-    let mut cmd = cargo_bin_cmd!("xla-shape");
-    cmd.args(args);
-    if let Some(input) = stdin {
-        cmd.write_stdin(input);
-    }
-    let output = cmd.output().expect("the binary runs");
-    (
-        String::from_utf8(output.stdout).unwrap(),
-        output.status.code().unwrap(),
-    )
-}
+mod common;
+
+use common::run;
 
 fn json_line(stdout: &str) -> Value {
     serde_json::from_str(stdout.trim()).unwrap()
