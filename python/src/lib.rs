@@ -5,6 +5,7 @@
 mod functions;
 mod relayout;
 mod shape;
+mod sharding;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -37,6 +38,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::broadcast, m)?)?;
     m.add_function(wrap_pyfunction!(functions::view_json, m)?)?;
     m.add_function(wrap_pyfunction!(functions::draw_svg, m)?)?;
+    m.add_function(wrap_pyfunction!(sharding::shard_json, m)?)?;
+    m.add_function(wrap_pyfunction!(sharding::reshard_json, m)?)?;
+    m.add_function(wrap_pyfunction!(sharding::draw_sharding_svg, m)?)?;
+    m.add_function(wrap_pyfunction!(sharding::hlo_memory_json, m)?)?;
     m.add_function(wrap_pyfunction!(relayout::relayout_into_array, m)?)?;
     m.add_function(wrap_pyfunction!(relayout::relayout_into_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(relayout::relayout_into, m)?)?;

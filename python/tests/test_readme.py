@@ -1,5 +1,5 @@
-"""The README's Python example runs as written, and the picture it saves is
-the README's picture, byte for byte."""
+"""The README's Python example runs as written, and the pictures it saves are
+the README's pictures, byte for byte."""
 
 import doctest
 import os
@@ -27,5 +27,6 @@ def test_readme_python_example(tmp_path):
         os.chdir(cwd)
     assert result.attempted > 10
     assert result.failed == 0
-    saved = (tmp_path / "docs" / "draw-tiled.svg").read_bytes()
-    assert saved == (README.parent / "docs" / "draw-tiled.svg").read_bytes()
+    for picture in ["draw-tiled.svg", "draw-sharding.svg"]:
+        saved = (tmp_path / "docs" / picture).read_bytes()
+        assert saved == (README.parent / "docs" / picture).read_bytes()

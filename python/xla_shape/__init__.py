@@ -30,11 +30,14 @@ __all__ = [
     "byte_size",
     "draw",
     "explain",
+    "hlo_memory",
     "linear_index",
     "memory_order",
     "multi_index",
     "parse",
     "relayout",
+    "reshard",
+    "shard",
     "view",
 ]
 
@@ -174,16 +177,112 @@ class Svg:
             f.write(self.text + "\n")
 
 
-def draw(shape: ShapeLike) -> Svg:
+def draw(
+    shape: ShapeLike, *, sharding: Optional[str] = None, devices: Optional[int] = None
+) -> Svg:
     """The picture ``xla-shape draw`` draws: the logical array with each
     element's buffer position, tiles outlined, and the buffer in memory
-    order.
+    order; with ``sharding`` (XLA's sharding text), the array's blocks, each
+    labelled with the devices holding it and coloured by its tile
+    (``devices``: the device count of a sharding that names none).
 
     >>> picture = draw("f32[2,3]{0,1}")
     >>> "<svg" in picture._repr_svg_()
     True
+    >>> picture = draw("f32[6,8]", sharding="{devices=[2,2]<=[4]}")
+    >>> "<svg" in picture._repr_svg_()
+    True
     """
+    if sharding is not None:
+        return Svg(_native.draw_sharding_svg(shape, sharding, devices))
+    if devices is not None:
+        raise TypeError("draw() takes devices= only with sharding=")
     return Svg(_native.draw_svg(shape))
+
+
+def shard(
+    shape: ShapeLike, sharding: str, *, devices: Optional[int] = None
+) -> Dict[str, Any]:
+    """What each device holds of an array of ``shape`` under ``sharding``
+    (XLA's sharding text): the object ``xla-shape --json shard`` prints,
+    less ``ok``. ``shard_shape`` is XLA's shard shape (uneven dimensions
+    rounded up); ``devices`` lists each device's ``tile``, its box of the
+    global array (``offsets`` to ``limits``, exclusive) and the ``bytes`` of
+    that box (``None`` boxes and 0 bytes for a device that holds nothing);
+    ``replication_groups`` are the devices holding the same data. The
+    keyword ``devices`` is the device count of a sharding that names none
+    (``{replicated}``, ``{maximal device=N}``).
+
+    >>> facts = shard("f32[7,9]", "{devices=[2,4]<=[8]}")
+    >>> facts["shard_shape"]
+    'f32[4,3]{1,0}'
+    >>> facts["devices"][3]
+    {'device': 3, 'tile': [0, 3], 'offsets': [0, 9], 'limits': [4, 9], 'bytes': 0}
+    >>> shard("bf16[6]", "{devices=[2,2]<=[4] last_tile_dim_replicate}")["replication_groups"]
+    [[0, 1], [2, 3]]
+    >>> shard("f32[8]", "{replicated}")
+    Traceback (most recent call last):
+    ...
+    xla_shape.XlaShapeError: {replicated} names no device count: give --devices N
+    """
+    facts: Dict[str, Any] = json.loads(_native.shard_json(shape, sharding, devices))
+    return facts
+
+
+def reshard(
+    shape: ShapeLike, src: str, dst: str, *, devices: Optional[int] = None
+) -> Dict[str, Any]:
+    """The plan that moves an array of ``shape`` from the sharding ``src``
+    to ``dst``: the object ``xla-shape --json reshard`` prints, less
+    ``ok``. ``pieces`` cover every destination device's box exactly once,
+    each a box (``offsets`` to ``limits``) sent ``from`` a device ``to`` a
+    device with its ``bytes``; ``bytes_moved`` and ``bytes_kept`` total the
+    pieces that change device and those that stay. ``devices`` is the device
+    count when neither sharding names one.
+
+    >>> plan = reshard("f32[4,4]", "{devices=[2,1,2]<=[4] last_tile_dim_replicate}", "{devices=[1,4]<=[4]}")
+    >>> plan["pieces"][1]
+    {'from': 2, 'to': 0, 'offsets': [2, 0], 'limits': [4, 1], 'bytes': 8}
+    >>> plan["bytes_moved"], plan["bytes_kept"]
+    (32, 32)
+    >>> reshard("f32[8]", "{replicated}", "{devices=[4]<=[4]}", devices=4)["bytes_moved"]
+    0
+    """
+    plan: Dict[str, Any] = json.loads(_native.reshard_json(shape, src, dst, devices))
+    return plan
+
+
+def hlo_memory(module: Union[str, bytes, bytearray, memoryview]) -> Dict[str, Any]:
+    """Every buffer of an HLO module: the object ``xla-shape --json hlo
+    --all`` prints, less ``ok``. ``module`` is the module's text (a ``str``:
+    ``compiled.as_text()`` in jax, the ``*.txt`` files of
+    ``--xla_dump_to``) or a serialized ``HloModuleProto`` (``bytes``:
+    ``as_serialized_hlo_module_proto()``, the ``*.pb`` files; text as bytes
+    is recognised too). ``parameter_bytes`` and ``output_bytes`` are what
+    XLA's ``CompiledMemoryStats`` reports (jax's ``memory_analysis()``:
+    logical bytes), ``*_allocated_bytes`` the buffers' sizes with tiles;
+    ``instructions`` lists every instruction's buffer, largest first, with
+    its padding. The GIL is released while the module is read.
+
+    >>> text = '''HloModule tiled
+    ... ENTRY %e (p: bf16[10,200]) -> bf16[10,200] {
+    ...   ROOT %p = bf16[10,200]{1,0:T(8,128)(2,1)} parameter(0)
+    ... }
+    ... '''
+    >>> report = hlo_memory(text)
+    >>> report["parameter_bytes"], report["parameter_allocated_bytes"]
+    (4000, 8192)
+    >>> report["instructions"][0]["padding_bytes"], report["instructions"][0]["padding_ratio"]
+    (4192, 2.048)
+    >>> hlo_memory("ENTRY %e {}")
+    Traceback (most recent call last):
+    ...
+    xla_shape.XlaShapeError: line 1, column 1: expected `HloModule` first
+    """
+    if isinstance(module, (bytearray, memoryview)):
+        module = bytes(module)
+    report: Dict[str, Any] = json.loads(_native.hlo_memory_json(module))
+    return report
 
 
 def relayout(

@@ -1,7 +1,8 @@
 //! The `xla-shape` command-line tool, and the few of its results that other
 //! front ends (the Python package `xla_shape`) share with it: the `explain`
-//! report, broadcasting, views, memory order and pictures, computed by the
-//! same code the commands run.
+//! report, broadcasting, views, memory order, pictures, shards, reshard
+//! plans and HLO modules' buffers, computed by the same code the commands
+//! run.
 
 #![forbid(unsafe_code)]
 
@@ -118,4 +119,108 @@ pub fn memory_order(shape: &Shape) -> Result<Vec<Option<i64>>, String> {
 /// XLA's message for a shape it rejects.
 pub fn draw(shape: &Shape) -> Result<String, String> {
     commands::draw::draw_shape(shape)
+}
+
+/// What `xla-shape draw SHAPE --sharding SHARDING` draws: the SVG picture
+/// of `shape`'s blocks under the sharding `text` (XLA's sharding text),
+/// each labelled with the devices holding it; `devices` is the device
+/// count of a sharding that names none (`{replicated}`, `{maximal device=N}`).
+///
+/// ```
+/// let shape: schema::Shape = "f32[6,8]".parse().unwrap();
+/// let svg = xla_shape::draw_sharding(&shape, "{devices=[2,2]<=[4]}", None).unwrap();
+/// assert!(svg.contains("<svg"));
+/// ```
+///
+/// # Errors
+/// The parser's message for a sharding it rejects; XLA's for a sharding
+/// that does not fit the shape or the device count.
+pub fn draw_sharding(shape: &Shape, text: &str, devices: Option<i64>) -> Result<String, String> {
+    commands::draw::draw_sharding(shape, text, devices)
+}
+
+/// The object `xla-shape --json shard` prints for `shape` under the
+/// sharding `text`, less `ok`: `shard_shape`, `devices` (each device's
+/// `device`, `tile`, `offsets`, `limits` and `bytes`; `null` boxes for a
+/// device that holds nothing) and `replication_groups`; `devices` is the
+/// device count of a sharding that names none.
+///
+/// ```
+/// let shape: schema::Shape = "bf16[6]".parse().unwrap();
+/// let text = "{devices=[2,2]<=[4] last_tile_dim_replicate}";
+/// let fields = xla_shape::shard(&shape, text, None).unwrap();
+/// assert_eq!(fields["shard_shape"], "bf16[3]{0}");
+/// assert_eq!(fields["devices"][2]["offsets"], serde_json::json!([3]));
+/// assert_eq!(fields["replication_groups"], serde_json::json!([[0, 1], [2, 3]]));
+/// ```
+///
+/// # Errors
+/// The parser's message for a sharding it rejects; XLA's for a sharding
+/// that does not fit the shape or the device count.
+pub fn shard(shape: &Shape, text: &str, devices: Option<i64>) -> Result<Value, String> {
+    commands::shard::shard(shape, text, devices).map(|(_, fields)| fields)
+}
+
+/// The object `xla-shape --json reshard` prints for moving `shape` from the
+/// sharding `from` to `to`, less `ok`: `pieces` (`from`, `to`, `offsets`,
+/// `limits`, `bytes`), `bytes_moved` and `bytes_kept`; `devices` is the
+/// device count when neither sharding names one.
+///
+/// ```
+/// let shape: schema::Shape = "f32[8]".parse().unwrap();
+/// let plan = xla_shape::reshard(&shape, "{replicated}", "{devices=[4]<=[4]}", Some(4)).unwrap();
+/// assert_eq!((plan["bytes_moved"].as_i64(), plan["bytes_kept"].as_i64()), (Some(0), Some(32)));
+/// ```
+///
+/// # Errors
+/// The parser's message for a sharding it rejects; XLA's for shardings
+/// that do not fit the shape or each other's device count.
+pub fn reshard(shape: &Shape, from: &str, to: &str, devices: Option<i64>) -> Result<Value, String> {
+    commands::reshard::reshard(shape, from, to, devices).map(|(_, fields)| fields)
+}
+
+/// The object `xla-shape --json hlo --all` prints for `module`, less `ok`:
+/// the module's name, its entry parameter and output bytes (logical, as
+/// XLA's `CompiledMemoryStats`, and allocated), and every instruction's
+/// buffer, largest first. `module` is module text or a serialized
+/// `HloModuleProto`, told apart by their content as the command does.
+///
+/// ```
+/// let text = "HloModule m\nENTRY e {\n  ROOT p = bf16[10,200]{1,0:T(8,128)(2,1)} parameter(0)\n}\n";
+/// let report = xla_shape::hlo_memory(text.as_bytes()).unwrap();
+/// assert_eq!(report["parameter_bytes"], 4000);
+/// assert_eq!(report["parameter_allocated_bytes"], 8192);
+/// assert_eq!(report["instructions"][0]["padding_bytes"], 4192);
+/// ```
+///
+/// # Errors
+/// Where the module cannot be read (line and column of the text, or the
+/// field of the message) and why.
+pub fn hlo_memory(module: &[u8]) -> Result<Value, String> {
+    let text = commands::hlo::report(module, usize::MAX, true)?;
+    let mut fields: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    if let Some(object) = fields.as_object_mut() {
+        object.remove("ok");
+    }
+    Ok(fields)
+}
+
+/// [`hlo_memory`] of module text, never read as a serialized module: text
+/// that does not start with `HloModule` gets the text reader's error.
+///
+/// ```
+/// let error = xla_shape::hlo_memory_text("\u{1}HloModule m").unwrap_err();
+/// assert_eq!(error, "line 1, column 1: expected `HloModule` first");
+/// ```
+///
+/// # Errors
+/// As [`hlo_memory`], for the text.
+pub fn hlo_memory_text(text: &str) -> Result<Value, String> {
+    if !text
+        .trim_start_matches(|c: char| c.is_ascii_whitespace())
+        .starts_with("HloModule")
+    {
+        hlo_util::read_text(text.as_bytes(), |_| {}).map_err(|e| e.to_string())?;
+    }
+    hlo_memory(text.as_bytes())
 }

@@ -15,10 +15,7 @@ use crate::draw;
 /// all).
 pub fn run(args: &DrawArgs) -> Outcome {
     let svg = if let Some(text) = &args.sharding {
-        let shape = shape(&args.shape)?;
-        let s = super::shard::sharding(text)?;
-        let n = super::shard::device_count(&s, args.devices)?;
-        draw::render(&draw::sharding::picture(&shape, &s, n)?)
+        draw_sharding(&shape(&args.shape)?, text, args.devices)?
     } else if args.view {
         let view = view::resolve(&args.shape, &args.ops)?;
         // `view` already accepted the base; a bare `[d0,...]` is packed
@@ -54,6 +51,14 @@ pub fn run(args: &DrawArgs) -> Outcome {
 /// The SVG picture of `shape`'s layout.
 pub fn draw_shape(shape: &Shape) -> Result<String, String> {
     Ok(draw::render(&draw::shape::picture(shape, &buffer(shape)?)?))
+}
+
+/// The SVG picture of `shape` split over devices by the sharding `text`
+/// (over `devices` devices when it names no count).
+pub fn draw_sharding(shape: &Shape, text: &str, devices: Option<i64>) -> Result<String, String> {
+    let s = super::shard::sharding(text)?;
+    let n = super::shard::device_count(&s, devices)?;
+    Ok(draw::render(&draw::sharding::picture(shape, &s, n)?))
 }
 
 /// The buffer of `shape`, tiles included: the picture asks it only for

@@ -35,7 +35,7 @@ pub fn run(args: &HloArgs, json: bool) -> Result<String, String> {
     }
 }
 
-fn report(input: impl BufRead, limit: usize, json: bool) -> Result<String, String> {
+pub(crate) fn report(input: impl BufRead, limit: usize, json: bool) -> Result<String, String> {
     // The `limit` largest buffers, smallest on top of the heap.
     let mut kept: BinaryHeap<Reverse<Row>> = BinaryHeap::new();
     let mut order = 0u64;

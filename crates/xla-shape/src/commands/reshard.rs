@@ -1,5 +1,6 @@
 //! `reshard`: the pieces that move an array from one sharding to another.
 
+use schema::Shape;
 use serde_json::{Value, json};
 
 use super::shard::{device_count, sharding, table};
@@ -8,14 +9,19 @@ use crate::cli::ReshardArgs;
 
 /// The plan as a table (plain) and JSON.
 pub fn run(args: &ReshardArgs) -> Outcome {
-    let shape = shape(&args.shape)?;
-    let from = sharding(&args.from)?;
-    let to = sharding(&args.to)?;
+    reshard(&shape(&args.shape)?, &args.from, &args.to, args.devices)
+}
+
+/// The plan that moves `shape` from the sharding `from` to `to` (over
+/// `devices` devices when neither names a count): the table and its JSON.
+pub(crate) fn reshard(shape: &Shape, from: &str, to: &str, devices: Option<i64>) -> Outcome {
+    let from = sharding(from)?;
+    let to = sharding(to)?;
     let n = match from.num_devices() {
         Some(n) => n,
-        None => device_count(&to, args.devices)?,
+        None => device_count(&to, devices)?,
     };
-    let plan = sharding_util::reshard_plan(&shape, &from, &to, n).map_err(|e| e.to_string())?;
+    let plan = sharding_util::reshard_plan(shape, &from, &to, n).map_err(|e| e.to_string())?;
     let mut cells = vec![
         ["from", "to", "offsets", "limits", "bytes"]
             .map(String::from)

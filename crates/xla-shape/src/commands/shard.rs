@@ -2,6 +2,7 @@
 //! the shard shape, each device's tile and box, the bytes of its box, and
 //! the replication groups.
 
+use schema::Shape;
 use serde_json::{Value, json};
 use sharding_util::HloSharding;
 
@@ -54,18 +55,24 @@ pub(crate) fn table(rows: &[Vec<String>]) -> String {
 
 /// The per-device table (plain) and its JSON.
 pub fn run(args: &ShardArgs) -> Outcome {
-    let shape = shape(&args.shape)?;
-    let s = sharding(&args.sharding)?;
-    let n = device_count(&s, args.devices)?;
-    s.validate(&shape, n).map_err(|e| e.to_string())?;
+    shard(&shape(&args.shape)?, &args.sharding, args.devices)
+}
+
+/// What each device holds of `shape` under the sharding `text` (with
+/// `devices` devices when the sharding names no count): the table and its
+/// JSON.
+pub(crate) fn shard(shape: &Shape, text: &str, devices: Option<i64>) -> Outcome {
+    let s = sharding(text)?;
+    let n = device_count(&s, devices)?;
+    s.validate(shape, n).map_err(|e| e.to_string())?;
     if n > MAX_LISTED {
         return Err(format!(
             "{n} devices are more than the {MAX_LISTED} a table lists"
         ));
     }
-    let shard = s.shard_shape(&shape).map_err(|e| e.to_string())?;
-    let bits = shape_util::element_size_in_bits(&shape).map_err(|e| e.to_string())?;
-    let placement = sharding_util::Placement::new(&s, &shape).map_err(|e| e.to_string())?;
+    let shard = s.shard_shape(shape).map_err(|e| e.to_string())?;
+    let bits = shape_util::element_size_in_bits(shape).map_err(|e| e.to_string())?;
+    let placement = sharding_util::Placement::new(&s, shape).map_err(|e| e.to_string())?;
     let mut rows = Vec::new();
     let mut cells = vec![
         ["device", "tile", "offsets", "limits", "bytes"]
