@@ -14,6 +14,8 @@
 mod device;
 mod error;
 mod lex;
+mod named;
+mod named_text;
 mod parse;
 mod print;
 mod proto;
@@ -22,6 +24,7 @@ mod sharding;
 mod tile_assignment;
 
 pub use device::{DeviceBox, Placement, data_bytes};
+pub use named::{AxisRef, DimSharding, Mesh, MeshDevices, NamedSharding};
 pub use error::{ParseError, ShardingError};
 pub use reshard::{Piece, ReshardPlan, execute_plan, reshard_plan};
 pub use sharding::{HloSharding, Kind, ShardGroup, SubgroupType};
