@@ -15,6 +15,7 @@ mod device;
 mod error;
 mod lex;
 mod named;
+mod named_proto;
 mod named_text;
 mod parse;
 mod print;
@@ -24,8 +25,8 @@ mod sharding;
 mod tile_assignment;
 
 pub use device::{DeviceBox, Placement, data_bytes};
-pub use named::{AxisRef, DimSharding, Mesh, MeshDevices, NamedSharding};
 pub use error::{ParseError, ShardingError};
+pub use named::{AxisRef, DimSharding, Mesh, MeshDevices, NamedSharding};
 pub use reshard::{Piece, ReshardPlan, execute_plan, reshard_plan};
 pub use sharding::{HloSharding, Kind, ShardGroup, SubgroupType};
 pub use tile_assignment::{Devices, Iota, MAX_DEVICES, MAX_MATERIALIZED, TileAssignment};

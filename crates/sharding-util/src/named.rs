@@ -161,14 +161,40 @@ impl NamedSharding {
                 )));
             };
             if let Some((pre, sub)) = r.sub {
-                let fits =
-                    pre > 0 && sub > 0 && pre.checked_mul(sub).is_some_and(|p| size % p == 0);
+                if sub <= 1 || sub >= *size {
+                    return Err(ShardingError::new(format!(
+                        "sub-axis {}: its size must be more than 1 and less than the axis size {size} (XLA aborts)",
+                        self.axis_text(r)
+                    )));
+                }
+                let fits = pre > 0 && pre.checked_mul(sub).is_some_and(|p| size % p == 0);
                 if !fits {
                     return Err(ShardingError::new(format!(
                         "sub-axis {} does not split axis of size {size} (XLA aborts)",
                         self.axis_text(r)
                     )));
                 }
+            }
+        }
+        let lists = self
+            .dims
+            .iter()
+            .map(|d| ("dimension sharding", &d.axes))
+            .chain([
+                ("Replicated axes", &self.replicated),
+                ("Unreduced axes", &self.unreduced),
+                ("Manual axes", &self.manual),
+            ]);
+        for (what, list) in lists {
+            if let Some(w) = list.windows(2).find(|w| {
+                w[0].axis == w[1].axis
+                    && matches!((w[0].sub, w[1].sub), (Some((p0, s0)), Some((p1, _))) if p0.checked_mul(s0) == Some(p1))
+            }) {
+                return Err(ShardingError::new(format!(
+                    "Adjacent axes in {what} can be merged: {}, {} (XLA aborts)",
+                    self.axis_text(&w[0]),
+                    self.axis_text(&w[1])
+                )));
             }
         }
         for (what, list) in [

@@ -12,37 +12,40 @@ use crate::parse::{Parsed, Parser};
 use crate::sharding::HloSharding;
 use crate::tile_assignment::{Devices, TileAssignment, join};
 
+impl fmt::Display for Mesh {
+    /// `mesh['x'=2,'y'=4]`, then `, device_ids=(...)` unless the devices
+    /// are in mesh order.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let axes: Vec<String> = self
+            .axes
+            .iter()
+            .map(|(n, s)| format!("'{n}'={s}"))
+            .collect();
+        write!(f, "mesh[{}]", axes.join(","))?;
+        match &self.devices {
+            MeshDevices::Iota => Ok(()),
+            MeshDevices::Transposed { reshape, perm } => {
+                write!(f, ", device_ids=([{}]T({}))", join(reshape), join(perm))
+            }
+            MeshDevices::List(ids) => write!(f, ", device_ids=({})", join(ids)),
+        }
+    }
+}
+
 impl fmt::Display for NamedSharding {
     /// XLA's text: axis names quoted, `{'y', 'x'}` with a space, trivial
     /// device ids and empty axis lists left out, `replicated` for a mesh
     /// that splits nothing.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let axes: Vec<String> = self
-            .mesh
-            .axes
-            .iter()
-            .map(|(n, s)| format!("'{n}'={s}"))
-            .collect();
-        write!(f, "{{mesh[{}]", axes.join(","))?;
-        match &self.mesh.devices {
-            MeshDevices::Iota => {}
-            MeshDevices::Transposed { reshape, perm } => {
-                write!(f, ", device_ids=([{}]T({}))", join(reshape), join(perm))?;
-            }
-            MeshDevices::List(ids) => write!(f, ", device_ids=({})", join(ids))?,
-        }
+        write!(f, "{{{}", self.mesh)?;
         let refs = |list: &[AxisRef]| -> String {
             list.iter()
                 .map(|r| self.axis_text(r))
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        if self.dims.is_empty()
-            && self.replicated.is_empty()
-            && self.unreduced.is_empty()
-            && self.manual.is_empty()
-        {
-            return f.write_str(", replicated}");
+        if let Some(word) = self.whole_mesh_word() {
+            return write!(f, ", {word}}}");
         }
         let dims: Vec<String> = self
             .dims
@@ -67,19 +70,44 @@ impl fmt::Display for NamedSharding {
     }
 }
 
+/// Full references to every axis of `mesh`, in order.
+fn every_axis(mesh: &Mesh) -> Vec<AxisRef> {
+    (0..mesh.axes.len())
+        .map(|axis| AxisRef { axis, sub: None })
+        .collect()
+}
+
+impl NamedSharding {
+    /// `replicated`, `unreduced` or `manual` when XLA prints the sharding
+    /// as that one word: no dimensions, and no axis used, or every axis
+    /// unreduced, or every axis manual.
+    fn whole_mesh_word(&self) -> Option<&'static str> {
+        if !self.dims.is_empty() || !self.replicated.is_empty() {
+            return None;
+        }
+        let every = every_axis(&self.mesh);
+        match (self.unreduced.is_empty(), self.manual.is_empty()) {
+            (true, true) => Some("replicated"),
+            (false, true) if self.unreduced == every => Some("unreduced"),
+            (true, false) if self.manual == every => Some("manual"),
+            _ => None,
+        }
+    }
+}
+
 impl Parser {
     /// A named sharding, at `mesh` (after the opening brace), through its
     /// closing brace.
     pub(crate) fn named(&mut self) -> Parsed<HloSharding> {
         let start = self.at;
         self.bump();
-        self.expect(b'[', "expects a list starting with kLsquare")?;
+        self.expect(b'[', "expected '[' after mesh")?;
         let mut axes: Vec<(String, i64)> = Vec::new();
         if *self.peek() != Token::Punct(b']') {
             loop {
                 let name = self.quoted()?;
                 if *self.peek() != Token::Bad('=') {
-                    return Err(self.error("expects '=' after a mesh axis name"));
+                    return Err(self.error("expects '=' after axis name"));
                 }
                 self.bump();
                 axes.push((name, self.int()?));
@@ -88,10 +116,10 @@ impl Parser {
                 }
             }
         }
-        self.expect(b']', "expects ']' to end a mesh")?;
-        self.eat(b',');
+        self.expect(b']', "expected ']' to end mesh axes")?;
+        let comma = self.eat(b',');
         let mut devices = MeshDevices::Iota;
-        if *self.peek() == Token::Attr("device_ids".to_string()) {
+        if comma && *self.peek() == Token::Attr("device_ids".to_string()) {
             self.bump();
             self.expect(b'(', "expected '(' for device_ids")?;
             let mut reshape_perm = None;
@@ -112,6 +140,15 @@ impl Parser {
                         .iter()
                         .map(|&p| usize::try_from(p).unwrap_or(usize::MAX))
                         .collect();
+                    let size = reshape
+                        .iter()
+                        .try_fold(1i64, |acc, &d| acc.checked_mul(d))
+                        .unwrap_or(i64::MAX);
+                    if size != total {
+                        return Err(self.error(format!(
+                            "mesh device_ids iota size {size} does not match the product of the mesh axis sizes {total}"
+                        )));
+                    }
                     let tiles = TileAssignment::iota(vec![total.max(1)], reshape, perm)
                         .map_err(|e| self.error_at(start, e.message()))?;
                     match tiles.devices() {
@@ -144,8 +181,19 @@ impl Parser {
             unreduced: Vec::new(),
             manual: Vec::new(),
         };
-        if *self.peek() == Token::Ident("replicated".to_string()) {
+        let word = match self.peek() {
+            Token::Ident(w) if ["replicated", "unreduced", "manual"].contains(&w.as_str()) => {
+                Some(w.clone())
+            }
+            _ => None,
+        };
+        if let Some(word) = word {
             self.bump();
+            match word.as_str() {
+                "unreduced" => named.unreduced = every_axis(&named.mesh),
+                "manual" => named.manual = every_axis(&named.mesh),
+                _ => {}
+            }
         } else {
             self.expect(b'[', "expects a list starting with kLsquare")?;
             if *self.peek() != Token::Punct(b']') {
@@ -157,7 +205,7 @@ impl Parser {
                     }
                 }
             }
-            self.expect(b']', "expects ']' at the end of a list")?;
+            self.expect(b']', "expects a list to end with kRsquare")?;
         }
         let mut metadata: Vec<OpMetadata> = Vec::new();
         while *self.peek() != Token::Punct(b'}') {
@@ -167,14 +215,24 @@ impl Parser {
             };
             self.bump();
             match name.as_str() {
-                "replicated" => named.replicated = self.axis_list(&named.mesh)?,
-                "unreduced" => named.unreduced = self.axis_list(&named.mesh)?,
-                "manual" => named.manual = self.axis_list(&named.mesh)?,
+                // A repeated attribute adds to the list (XLA then finds the
+                // axes overlapping).
+                "replicated" => {
+                    let more = self.axis_list(&named.mesh)?;
+                    named.replicated.extend(more);
+                }
+                "unreduced" => {
+                    let more = self.axis_list(&named.mesh)?;
+                    named.unreduced.extend(more);
+                }
+                "manual" => {
+                    let more = self.axis_list(&named.mesh)?;
+                    named.manual.extend(more);
+                }
                 "metadata" => metadata = self.metadata_list()?,
                 _ => {
-                    return Err(self.error_at(
-                        self.at - 1,
-                        format!("unexpected attribute \"{name}\" in a named sharding"),
+                    return Err(self.error(
+                        "unknown attribute in named sharding: expected replicated, unreduced, manual or metadata",
                     ));
                 }
             }
@@ -196,7 +254,7 @@ impl Parser {
 
     /// `{'x', 'y':(1)2, ?}`.
     fn dim_sharding(&mut self, mesh: &Mesh) -> Parsed<DimSharding> {
-        self.expect(b'{', "expects '{' to start a dimension sharding")?;
+        self.expect(b'{', "expects a list starting with kLbrace")?;
         let mut dim = DimSharding {
             axes: Vec::new(),
             closed: true,
@@ -205,6 +263,9 @@ impl Parser {
             if *self.peek() == Token::Bad('?') {
                 self.bump();
                 dim.closed = false;
+                if self.eat(b',') && *self.peek() != Token::Punct(b'}') {
+                    return Err(self.error("Saw axis ref after '?'"));
+                }
                 break;
             }
             dim.axes.push(self.axis_ref(mesh)?);
@@ -212,13 +273,13 @@ impl Parser {
                 break;
             }
         }
-        self.expect(b'}', "expects '}' to end a dimension sharding")?;
+        self.expect(b'}', "expects a list to end with kRbrace")?;
         Ok(dim)
     }
 
     /// `{'x', 'y'}` after `replicated=` (or `unreduced=`, `manual=`).
     fn axis_list(&mut self, mesh: &Mesh) -> Parsed<Vec<AxisRef>> {
-        self.expect(b'{', "expects '{' to start a list of axes")?;
+        self.expect(b'{', "expects a list starting with kLbrace")?;
         let mut out = Vec::new();
         while *self.peek() != Token::Punct(b'}') {
             out.push(self.axis_ref(mesh)?);
@@ -226,7 +287,7 @@ impl Parser {
                 break;
             }
         }
-        self.expect(b'}', "expects '}' to end a list of axes")?;
+        self.expect(b'}', "expects a list to end with kRbrace")?;
         Ok(out)
     }
 
@@ -234,20 +295,14 @@ impl Parser {
     fn axis_ref(&mut self, mesh: &Mesh) -> Parsed<AxisRef> {
         let name = self.quoted()?;
         let Some(axis) = mesh.axes.iter().position(|(n, _)| *n == name) else {
-            let axes: Vec<String> = mesh
-                .axes
-                .iter()
-                .map(|(n, s)| format!("'{n}'={s}"))
-                .collect();
             return Err(self.error(format!(
-                "axis '{name}' is not a valid axis name or index in mesh mesh[{}]",
-                axes.join(",")
+                "axis '{name}' is not a valid axis name or index in mesh {mesh}"
             )));
         };
         let mut sub = None;
         if *self.peek() == Token::Bad(':') {
             self.bump();
-            self.expect(b'(', "expects '(' to start a sub-axis pre-size")?;
+            self.expect(b'(', "expected '(' before pre_size in sub axis")?;
             let pre = self.int()?;
             self.expect(b')', "expects ')' to end a sub-axis pre-size")?;
             sub = Some((pre, self.int()?));
