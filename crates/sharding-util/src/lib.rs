@@ -8,6 +8,18 @@
 //! let s: HloSharding = "{devices=[2,4]<=[4,2]T(1,0)}".parse().unwrap();
 //! assert_eq!(s.to_string(), "{devices=[2,4]<=[4,2]T(1,0)}");
 //! ```
+//!
+//! Named (mesh-axes) shardings keep their text and proto form and answer
+//! queries through XLA's tile-assignment form ([`HloSharding::v3_to_v2`]):
+//!
+//! ```
+//! use sharding_util::HloSharding;
+//!
+//! let s: HloSharding = "{mesh['x'=2,'y'=4], [{'y','x'}, {}]}".parse().unwrap();
+//! assert_eq!(s.to_string(), "{mesh['x'=2,'y'=4], [{'y', 'x'}, {}]}");
+//! assert_eq!(s.num_devices(), Some(8));
+//! assert_eq!(s.v3_to_v2().to_string(), "{devices=[8,1]<=[2,4]T(1,0)}");
+//! ```
 
 #![forbid(unsafe_code)]
 
