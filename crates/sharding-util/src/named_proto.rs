@@ -147,3 +147,77 @@ impl NamedSharding {
         Ok((named, p.metadata.clone()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use crate::HloSharding;
+
+    fn parse(text: &str) -> HloSharding {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn proto_round_trip_keeps_the_named_form() {
+        for text in [
+            "{mesh['x'=2,'y'=4], [{'y', 'x'}, {}]}",
+            "{mesh['a'=2,'b'=4], device_ids=(7,6,5,4,3,2,1,0), [{'b':(2)2}, {'a', ?}], unreduced={'b':(1)2}}",
+            "{mesh['x'=2,'y'=2,'z'=2], device_ids=([2,2,2]T(2,1,0)), [{'z'}, {}], replicated={'x'}, manual={'y'}}",
+            "{mesh['x'=2,'y'=4], replicated}",
+            "{mesh['x'=8], manual}",
+        ] {
+            let s = parse(text);
+            let back = HloSharding::from_proto(&s.to_proto()).unwrap();
+            assert_eq!(back, s, "{text}");
+            assert_eq!(back.to_string(), text);
+        }
+    }
+
+    #[test]
+    fn queries_go_through_the_tile_assignment_form() {
+        let s = parse("{mesh['x'=2,'y'=4], [{'x'}, {'y'}]}");
+        let shape = "f32[7,9]".parse().unwrap();
+        assert_eq!(s.shard_shape(&shape).unwrap().to_string(), "f32[4,3]{1,0}");
+        let b = s.device_box(&shape, 6).unwrap().unwrap();
+        assert_eq!((b.offsets, b.limits), (vec![4, 6], vec![7, 9]));
+        assert_eq!(s.replication_groups(8).unwrap().len(), 8);
+    }
+
+    #[test]
+    fn what_xla_aborts_on_is_an_error_naming_the_axis() {
+        for (text, message) in [
+            (
+                "{mesh['x'=2,'x'=4], [{'x'}]}",
+                "mesh axis name 'x' is not unique",
+            ),
+            (
+                "{mesh['x'=2,'y'=4], [{'x'}, {'x'}]}",
+                "axis 'x' is used twice",
+            ),
+            (
+                "{mesh['x'=4], [{'x':(1)3}]}",
+                "sub-axis 'x':(1)3 does not split",
+            ),
+            (
+                "{mesh['x'=2], device_ids=(0,0), [{'x'}]}",
+                "mesh device id 0",
+            ),
+            (
+                "{mesh['x'=65536,'y'=65536], [{'x'}]}",
+                "more than 2147483647 devices",
+            ),
+        ] {
+            let error = text.parse::<HloSharding>().unwrap_err();
+            assert!(error.message.contains(message), "{text}: {error}");
+        }
+    }
+
+    #[test]
+    fn reduction_ops_the_text_cannot_show_are_refused() {
+        let mut p = parse("{mesh['x'=2], [{}], unreduced={'x'}}").to_proto();
+        p.named_sharding.as_mut().unwrap().reduction_op = 1;
+        let error = HloSharding::from_proto(&p).unwrap_err();
+        assert!(error.message().contains("reduction_op 1"), "{error}");
+    }
+}
