@@ -165,7 +165,8 @@ impl HloSharding {
         s
     }
 
-    /// The kind, with the tile assignment.
+    /// The kind, with the tile assignment (for a named sharding, of its
+    /// tile-assignment form, [`Self::v3_to_v2`]).
     pub fn kind(&self) -> &Kind {
         &self.kind
     }
