@@ -7,6 +7,8 @@ Writes to tests/golden/:
   `xc.HloSharding.from_string(input).to_string()`, `hex` the bytes of `to_proto()`,
   `reparse` is `from_proto(to_proto()).to_string()`; `error` is XLA's status text,
   `crash` the CHECK message when XLA aborted the (child) process.
+  Named (mesh-axes) inputs also have `v2`: `v3_to_v2_sharding().to_string()` (asked in a second
+  request, so that a crash there cannot hide the text row), or `v2_error`/`v2_crash`.
 * `sharding_indices.jsonl`: `{"sharding", "dims", "devices": [[[start, stop], ...] per device]}`:
   jax's `op_sharding_to_indices` (what `devices_indices_map` uses) over 8 devices, for
   shapes that divide evenly.
@@ -55,6 +57,9 @@ def worker() -> None:
         return {"ok": True, "string": s.to_string(), "hex": data.hex(),
                 "reparse": xc.HloSharding.from_proto(op).to_string()}
 
+    def v2(req):
+        return {"v2": xc.HloSharding.from_string(req["input"]).v3_to_v2_sharding().to_string()}
+
     def indices(req):
         s = xc.HloSharding.from_string(req["sharding"])
         out = []
@@ -96,7 +101,7 @@ def worker() -> None:
                 "to_hlo": dst._to_xla_hlo_sharding(len(dims)).to_string(),
                 "data": [np.asarray(sh.data).reshape(-1).tolist() for sh in shards]}
 
-    kinds = {"text": text, "indices": indices, "spmd": spmd, "device_put": device_put}
+    kinds = {"text": text, "v2": v2, "indices": indices, "spmd": spmd, "device_put": device_put}
     for line in sys.stdin:
         req = json.loads(line)
         try:
@@ -198,6 +203,109 @@ HAND = [
 ]
 
 
+NAMED = [
+    "{mesh['x'=2,'y'=4], [{'x'}, {}]}", "{mesh['x'=2,'y'=4], [{'y','x'}, {}]}", "{mesh['x'=2,'y'=4], [{'y', 'x'}, {}]}",
+    "{mesh['x'=2,'y'=4], [{'x'}, {}], unreduced={'y'}}", "{mesh['x'=2,'y'=4], [{'x', ?}, {}], replicated={'y'}}",
+    "{mesh['x'=2,'y'=4], [{'y':(1)2}, {'x'}]}", "{mesh['x'=2,'y'=4], [{'y':(2)2}, {}]}", "{mesh['x'=2,'y'=4], [{'y':(1)3}, {}]}",
+    "{mesh['x'=2,'y'=4], [{'y':(1)2,'x'}, {'y':(2)2}]}", "{mesh['x'=2,'y'=4], [{'y':(2)2}], unreduced={'y':(1)2}}",
+    "{mesh['x'=2,'y'=4], [{'y':(1)4}, {}]}", "{mesh['x'=2,'y'=4], [{'y':(1)1}, {}]}", "{mesh['x'=2,'y'=4], [{'y':(4)1}, {}]}",
+    "{mesh['x'=2,'y'=4], [{'y':(1)2, 'y':(2)2}, {}]}", "{mesh['x'=2,'y'=4], [{'y':(1)2}, {'y':(1)2}]}",
+    "{mesh['x'=2,'y'=4], [{'y':(0)2}, {}]}", "{mesh['x'=2,'y'=4], [{'y':(1)-2}, {}]}", "{mesh['x'=2,'y'=4], [{'y':(2)4}, {}]}",
+    "{mesh['x'=2,'y'=4], [{'x'}, {'x'}]}", "{mesh['x'=2,'x'=4], [{'x'}, {}]}", "{mesh['x'=2,'y'=4], [{'x'}], replicated={'x'}}",
+    "{mesh['x'=2,'y'=4], [{'x'}, {}], unreduced={'x'}}", "{mesh['x'=2,'y'=4], [{}, {}], replicated={'y','x'}}",
+    "{mesh['x'=2,'y'=4], [{}, {}], replicated={'x','y'}}", "{mesh['x'=2,'y'=4], [{}, {}], unreduced={'y','x'}}",
+    "{mesh['x'=2,'y'=4], [{}, {}], unreduced={'x','y'}}", "{mesh['x'=2,'y'=4], [{}, {}], manual={'x'}, unreduced={'y'}}",
+    "{mesh['x'=2,'y'=4], [{}, {}], unreduced={'y'}, manual={'x'}}", "{mesh['x'=2,'y'=4], [{}, {}], manual={'x','y'}}",
+    "{mesh['x'=2,'y'=4], [{'x'}, {}], manual={'y'}}", "{mesh['x'=2,'y'=4], [{}, {}], replicated={'x'}, unreduced={'y'}}",
+    "{mesh['x'=2,'y'=4], [{}, {}], unreduced={'y'}, replicated={'x'}}", "{mesh['x'=2,'y'=4], [{}, {}], manual={'x'}, replicated={'y'}}",
+    "{mesh['x'=2,'y'=4], [{'x'}, {}], replicated={}}", "{mesh['x'=2,'y'=4], [{'x'}, {}], unreduced={}}",
+    "{mesh['x'=2,'y'=4], [{'x'}, {}], manual={}}", "{mesh['x'=2,'y'=4], [{'x'}, {}], bogus={'y'}}",
+    "{mesh['x'=2,'y'=4], [{'x'}, {}], replicated={'y'}, replicated={'y'}}",
+    "{mesh['x'=2,'y'=4], [{}, {}] shard_as 1}", "{mesh['x'=2,'y'=4], [{}, {}], shard_as 1}",
+    "{mesh['x'=2,'y'=4], [{}, {}], metadata={op_name=\"a\"}}", "{mesh['x'=2,'y'=4], [{'x'}], metadata={{op_name=\"a\"}, {op_type=\"b\"}}}",
+    "{mesh['x'=2,'y'=4], [{?}, {}]}", "{mesh['x'=2,'y'=4], [{'x',?}, {'y', ?}]}", "{mesh['x'=2,'y'=4], [{?, 'x'}, {}]}",
+    "{mesh['x'=2,'y'=4], [{'x'},{'y'}]}", "{mesh['x'=2,'y'=4], [{'y'},{'x'}]}", "{{mesh['x'=2], [{'x'}]}, {replicated}}",
+    "{{mesh['x'=2], [{'x'}]}, {mesh['y'=4], [{}, {'y'}]}}", "{mesh['x'=2,'y'=4,'z'=1], [{'z'}, {}]}",
+    "{mesh['x'=2,'y'=4,'z'=1], [{'z', 'x'}, {}]}", "{mesh['x'=1], [{'x'}]}", "{mesh['x'=1], [{}]}",
+    "{mesh['x'=2,'y'=4], [], unreduced={'y'}}", "{mesh['x'=2,'y'=4], []}", "{mesh['x'=2,'y'=4], [], replicated={'x'}}",
+    "{mesh['x'=2,'y'=4], [], manual={'x'}}", "{mesh['x'=2,'y'=4], replicated}", "{mesh['x'=2], [{'x'}], replicated}",
+    "{mesh['a'=2], [{'a'}], replicated={}}", "{mesh[], [{}, {}]}", "{mesh[], []}", "{mesh[], [{}]}",
+    "{mesh['x'=2,'y'=4], device_ids=(7,6,5,4,3,2,1,0), [{'x'}, {}]}", "{mesh['x'=2,'y'=4], device_ids=(1,0,2,3,4,5,6,7), [{'x'}, {}]}",
+    "{mesh['x'=2,'y'=4], device_ids=(1,0,2,3,4,5,7,6), [{'y'}, {'x'}]}", "{mesh['x'=2,'y'=4], device_ids=(0,1,2,3,4,5,6,7), [{'x'}, {}]}",
+    "{mesh['x'=2,'y'=4], device_ids=(1,0,2,3,4,5,6,8), [{'x'}, {}]}", "{mesh['x'=2,'y'=4], device_ids=(1,0,2,3,4,5,6,6), [{'x'}, {}]}",
+    "{mesh['x'=2,'y'=4], device_ids=(1,0,2,3), [{'x'}, {}]}", "{mesh['x'=2,'y'=4], device_ids=(-1,0,2,3,4,5,6,7), [{'x'}, {}]}",
+    "{mesh['x'=2,'y'=4], device_ids=([8]), [{'x'}, {}]}", "{mesh['x'=2,'y'=4], device_ids=([4,2]T(1,0)), [{'x'}, {}]}",
+    "{mesh['x'=2,'y'=4], device_ids=([2,4]T(0,1)), [{'x'}, {}]}", "{mesh['x'=2,'y'=4], device_ids=([2,4]T(1,0)), [{'x'}, {}]}",
+    "{mesh['x'=2,'y'=4], device_ids=([2,2,2]T(2,1,0)), [{'y'}, {'x'}]}", "{mesh['x'=2,'y'=4], device_ids=([2,2,2]T(0,2,1)), [{'y':(1)2}, {'x'}], unreduced={'y':(2)2}}",
+    "{mesh['x'=2,'y'=4], device_ids=([4]), [{'x'}, {}]}", "{mesh['x'=2,'y'=4], device_ids=([4,2]T(0,0)), [{'x'}, {}]}",
+    "{mesh['x'=2,'y'=4], device_ids=([4,2]), [{'x'}, {}]}", "{mesh['x'=2,'y'=4], device_ids=(<=[4,2]T(1,0)), [{'x'}, {}]}",
+    "{mesh['x'=2,'y'=4], device_ids=[7,6,5,4,3,2,1,0], [{'x'}, {}]}", "{mesh['x'=2,'y'=4] device_ids=(7,6,5,4,3,2,1,0), [{'x'}]}",
+    "{mesh['x'=2,'y'=4], [{'x'}, {}], device_ids=(7,6,5,4,3,2,1,0)}", "{mesh['x'=2], device_ids=(1,0), [{'x'}]}",
+    "{mesh['x'=2,'y'=4]<=[8], [{'x'}, {}]}", "{mesh['x'=2,'y'=4], [{'z'}, {}]}", "{mesh['x'=2,'y'=4], [{0}, {}]}",
+    "{mesh['x'=2,'y'=4], [{'x'}, {}], unreduced={'z'}}", "{mesh['x'=3], [{'x'}]}", "{mesh[\"x\"=2], [{\"x\"}]}",
+    "{mesh[x=2], [{x}]}", "{mesh['x'=0], [{'x'}]}", "{mesh['x'=-2], [{'x'}]}", "{mesh[''=2], [{''}]}",
+    "{mesh['x y'=2], [{'x y'}]}", "{mesh['x\\'y'=2], [{'x\\'y'}]}", "{ mesh [ 'x' = 2 ] , [ { 'x' } ] }",
+    "{mesh['x'=2,'y'=4], [{'x'}, {}]", "{mesh['x'=2,'y'=4], [{'x'}, {}]}}", "{mesh['x'=2,'y'=4]}", "{mesh['x'=2,'y'=4],}",
+    "{mesh['x'=2,'y'=4], [{'x'} {}]}", "{mesh['x'=2,'y'=4], [{'x' 'y'}, {}]}", "{mesh['x'=2,'y'=4] [{'x'}, {}]}",
+    "{mesh['x'=2 'y'=4], [{'x'}, {}]}", "{mesh['x'2], [{'x'}]}", "{mesh['x'=], [{'x'}]}", "{mesh, [{'x'}]}",
+    "{mesh['x'=2], [{'x':2}]}", "{mesh['x'=2], [{'x':(1)}]}", "{mesh['x'=2], [{'x':(1)2}]}", "{mesh['x'=4], [{'x':(1)2}], unreduced={'x':(2)2}}",
+    "{mesh['x'=4], [{'x':(2)2}, {'x':(1)2}]}", "{mesh['x'=4], [{'x':(1)2}, {'x':(1)2}]}", "{mesh['x'=4], [{'x':(1)2}, {'x'}]}",
+    "{mesh['x'=8], [{'x':(2)2}], replicated={'x':(4)2}}", "{mesh['x'=8], [{'x':(4)2}], replicated={'x':(1)2}}",
+    "{mesh['x'=8], [{'x':(2)2}, {'x':(4)2}], unreduced={'x':(1)2}}", "{mesh['x'=8], [{'x':(2)4}, {'x':(1)2}]}",
+    "{mesh['x'=6], [{'x':(2)3}]}", "{mesh['x'=6], [{'x':(3)2}]}", "{mesh['x'=6], [{'x':(1)3}]}", "{mesh['x'=6], [{'x':(1)4}]}",
+    "{mesh['x'=2,'y'=4], [{'x'}, {}] metadata={op_name=\"a\"}}", "{mesh['x'=2,'y'=4], [{'x'}, {}], last_tile_dim_replicate}",
+    "{mesh['x'=9223372036854775807,'y'=2], [{'x'}]}", "{mesh['x'=4294967296,'y'=4294967296], [{'x'}]}",
+    "{mesh['x'=65536,'y'=65536], [{'x'}, {'y'}]}", "{mesh['a'=2,'b'=2,'c'=2], [{'c','a'}, {}, {'b'}]}",
+    "{mesh['a'=2,'b'=2,'c'=2], [{'b'}], unreduced={'c'}, manual={'a'}}", "{mesh['a'=2,'b'=2,'c'=2], [{}], manual={'c'}}",
+    "{mesh['a'=2,'b'=2,'c'=2], [{'a'}], manual={'b','c'}}", "{mesh['a'=2,'b'=2,'c'=2], [{'a'}], manual={'c','b'}}",
+    "{mesh['x'=2,'y'=4], [{'x'}, {}], replicated={'y':(1)2}}", "{mesh['x'=2,'y'=4], [{'x'}, {}], replicated={'y':(2)2}}",
+]
+
+
+def random_named(rng: random.Random) -> str:
+    """A random named sharding over a mesh of 8 or 16 devices, sometimes with sub-axes."""
+    names = ["a", "b", "c", "d"]
+    sizes = rng.choice([[8], [2, 4], [4, 2], [2, 2, 2], [2, 2, 4], [16], [4, 4], [1, 8]])
+    axes = names[:len(sizes)]
+    pool = []
+    for name, size in zip(axes, sizes):
+        if size >= 4 and rng.random() < 0.4:
+            cut = rng.choice([f for f in range(2, size) if size % f == 0])
+            pool += ["'%s':(1)%d" % (name, cut), "'%s':(%d)%d" % (name, cut, size // cut)]
+        else:
+            pool.append("'%s'" % name)
+    rng.shuffle(pool)
+    rank = rng.randrange(0, 4)
+    dims = [[] for _ in range(rank)]
+    rest = []
+    for ref in pool:
+        where = rng.randrange(rank + 2)
+        (dims[where] if where < rank else rest).append(ref)
+    text = "{mesh[%s]" % ",".join("'%s'=%d" % (a, z) for a, z in zip(axes, sizes))
+    if rng.random() < 0.25:
+        n = 1
+        for z in sizes:
+            n *= z
+        ids = list(range(n))
+        rng.shuffle(ids)
+        text += ", device_ids=(%s)" % ",".join(map(str, ids))
+    text += ", [%s]" % ", ".join("{%s}" % ", ".join(d + (["?"] if rng.random() < 0.1 else [])) for d in dims)
+    order = {"'%s'" % a: i for i, a in enumerate(axes)}
+
+    def key(ref):
+        name = ref.split(":")[0]
+        pre = int(ref.split("(")[1].split(")")[0]) if "(" in ref else 1
+        return (order[name], pre)
+    rest.sort(key=key)
+    kinds = {}
+    for ref in rest:
+        kinds.setdefault(rng.choice(["replicated", "unreduced", "manual", None]), []).append(ref)
+    for kind in ["replicated", "unreduced", "manual"]:
+        if kinds.get(kind):
+            text += ", %s={%s}" % (kind, ", ".join(kinds[kind]))
+    return text + "}"
+
+
 def random_sharding(rng: random.Random) -> str:
     """A random sharding text: mostly valid tile assignments over 2..16 devices."""
     kind = rng.random()
@@ -276,7 +384,18 @@ def text_inputs():
         if s not in seen:
             seen.add(s)
             out.append(s)
-    return out
+    # Named shardings come after (their own seed), so the rows above stay as they were.
+    rng = random.Random(23)
+    named = [s for s in NAMED if s not in seen]
+    seen.update(named)
+    while len(named) < len(NAMED) + 300:
+        s = random_named(rng)
+        if len(named) % 5 == 4:
+            s = mutate(rng, s)
+        if s not in seen:
+            seen.add(s)
+            named.append(s)
+    return out + named
 
 
 INDEX_SHARDINGS = [
@@ -319,7 +438,16 @@ def generate():
     text_rows = []
     for s in text_inputs():
         res = runner.run({"kind": "text", "input": s})
-        text_rows.append({"input": s, **res})
+        row = {"input": s, **res}
+        if "mesh" in s and res.get("ok"):
+            v2 = runner.run({"kind": "v2", "input": s})
+            if "v2" in v2:
+                row["v2"] = v2["v2"]
+            elif "crash" in v2:
+                row["v2_crash"] = v2["crash"]
+            else:
+                row["v2_error"] = v2["error"]
+        text_rows.append(row)
     index_rows = []
     for s in INDEX_SHARDINGS:
         for rank, dims_list in INDEX_DIMS.items():

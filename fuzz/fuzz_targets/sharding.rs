@@ -1,4 +1,5 @@
-//! Sharding text -> parse -> print -> parse (same sharding, same text), OpSharding
+//! Sharding text (named, mesh-axes, ones too) -> parse -> print -> parse (same
+//! sharding, same text), a named sharding's `v3_to_v2` text parses back, OpSharding
 //! -> from_proto -> to_proto (stable bytes after XLA's one normalization), and
 //! for tiled shardings over a small shape: every element lies in exactly
 //! one box per replica (each replication group covers the array once), and
@@ -31,6 +32,13 @@ fuzz_target!(|data: &[u8]| {
     // comes back `{unreduced}`); after that the bytes are stable.
     let again = HloSharding::from_proto(&back.to_proto()).unwrap_or_else(|e| panic!("{text:?}: from_proto: {e}"));
     assert_eq!(again.to_proto(), back.to_proto(), "{text:?}: proto round trip");
+    // A named (mesh-axes) sharding's tile-assignment form prints as text that
+    // parses back to itself.
+    if sharding.named().is_some() {
+        let v2 = sharding.v3_to_v2().to_string();
+        let v2_back: HloSharding = v2.parse().unwrap_or_else(|e| panic!("{text:?}: v2 {v2:?}: {e}"));
+        assert_eq!(v2_back.to_string(), v2, "{text:?}: v2 round trip");
+    }
     let Kind::Tiled { tiles, subgroups, .. } = sharding.kind() else { return };
     // Manual and unreduced parts are not copies: the invariants are about data.
     if subgroups.iter().any(|&t| t != sharding_util::SubgroupType::Replicated) {
@@ -70,6 +78,9 @@ fuzz_target!(|data: &[u8]| {
 
 fn without_metadata(mut p: OpSharding) -> OpSharding {
     p.metadata.clear();
+    if let Some(named) = &mut p.named_sharding {
+        named.metadata.clear();
+    }
     p.tuple_shardings = p.tuple_shardings.into_iter().map(without_metadata).collect();
     p
 }

@@ -70,7 +70,7 @@ pub(crate) fn tokens(text: &str) -> Vec<(Token, usize)> {
                     Token::Ident(name)
                 }
             }
-            b'"' => {
+            b'"' | b'\'' => {
                 let (value, end) = string(text, i);
                 i = end;
                 match value {
@@ -90,15 +90,17 @@ pub(crate) fn tokens(text: &str) -> Vec<(Token, usize)> {
     out
 }
 
-/// A string literal starting at `start` (a `"`): its value (C escapes
-/// resolved) and the offset after it, or `None` when it is not closed.
+/// A string literal starting at `start` (a `"` or, as in mesh axis names,
+/// a `'`): its value (C escapes resolved) and the offset after it, or
+/// `None` when it is not closed.
 fn string(text: &str, start: usize) -> (Option<String>, usize) {
     let bytes = text.as_bytes();
+    let quote = bytes[start];
     let mut out: Vec<u8> = Vec::new();
     let mut i = start + 1;
     while i < bytes.len() {
         match bytes[i] {
-            b'"' => return (Some(String::from_utf8_lossy(&out).into_owned()), i + 1),
+            b if b == quote => return (Some(String::from_utf8_lossy(&out).into_owned()), i + 1),
             b'\\' if i + 1 < bytes.len() => {
                 let e = bytes[i + 1];
                 i += 2;

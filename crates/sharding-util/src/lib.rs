@@ -8,12 +8,27 @@
 //! let s: HloSharding = "{devices=[2,4]<=[4,2]T(1,0)}".parse().unwrap();
 //! assert_eq!(s.to_string(), "{devices=[2,4]<=[4,2]T(1,0)}");
 //! ```
+//!
+//! Named (mesh-axes) shardings keep their text and proto form and answer
+//! queries through XLA's tile-assignment form ([`HloSharding::v3_to_v2`]):
+//!
+//! ```
+//! use sharding_util::HloSharding;
+//!
+//! let s: HloSharding = "{mesh['x'=2,'y'=4], [{'y','x'}, {}]}".parse().unwrap();
+//! assert_eq!(s.to_string(), "{mesh['x'=2,'y'=4], [{'y', 'x'}, {}]}");
+//! assert_eq!(s.num_devices(), Some(8));
+//! assert_eq!(s.v3_to_v2().to_string(), "{devices=[8,1]<=[2,4]T(1,0)}");
+//! ```
 
 #![forbid(unsafe_code)]
 
 mod device;
 mod error;
 mod lex;
+mod named;
+mod named_proto;
+mod named_text;
 mod parse;
 mod print;
 mod proto;
@@ -23,6 +38,7 @@ mod tile_assignment;
 
 pub use device::{DeviceBox, Placement, data_bytes};
 pub use error::{ParseError, ShardingError};
+pub use named::{AxisRef, DimSharding, Mesh, MeshDevices, NamedSharding};
 pub use reshard::{Piece, ReshardPlan, execute_plan, reshard_plan};
 pub use sharding::{HloSharding, Kind, ShardGroup, SubgroupType};
 pub use tile_assignment::{Devices, Iota, MAX_DEVICES, MAX_MATERIALIZED, TileAssignment};

@@ -19,25 +19,25 @@ pub(crate) fn unreduced_metadata() -> OpMetadata {
     }
 }
 
-struct Parser {
-    tokens: Vec<(Token, usize)>,
-    at: usize,
+pub(crate) struct Parser {
+    pub(crate) tokens: Vec<(Token, usize)>,
+    pub(crate) at: usize,
 }
 
-type Parsed<T> = Result<T, ParseError>;
+pub(crate) type Parsed<T> = Result<T, ParseError>;
 
 impl Parser {
-    fn peek(&self) -> &Token {
+    pub(crate) fn peek(&self) -> &Token {
         &self.tokens[self.at.min(self.tokens.len() - 1)].0
     }
 
-    fn bump(&mut self) {
+    pub(crate) fn bump(&mut self) {
         if self.at + 1 < self.tokens.len() {
             self.at += 1;
         }
     }
 
-    fn error_at(&self, at: usize, message: impl Into<String>) -> ParseError {
+    pub(crate) fn error_at(&self, at: usize, message: impl Into<String>) -> ParseError {
         let index = at.min(self.tokens.len() - 1);
         let (token, offset) = &self.tokens[index];
         ParseError {
@@ -47,11 +47,11 @@ impl Parser {
         }
     }
 
-    fn error(&self, message: impl Into<String>) -> ParseError {
+    pub(crate) fn error(&self, message: impl Into<String>) -> ParseError {
         self.error_at(self.at, message)
     }
 
-    fn eat(&mut self, c: u8) -> bool {
+    pub(crate) fn eat(&mut self, c: u8) -> bool {
         if *self.peek() == Token::Punct(c) {
             self.bump();
             true
@@ -60,7 +60,7 @@ impl Parser {
         }
     }
 
-    fn expect(&mut self, c: u8, message: &str) -> Parsed<()> {
+    pub(crate) fn expect(&mut self, c: u8, message: &str) -> Parsed<()> {
         if self.eat(c) {
             Ok(())
         } else {
@@ -68,7 +68,7 @@ impl Parser {
         }
     }
 
-    fn int(&mut self) -> Parsed<i64> {
+    pub(crate) fn int(&mut self) -> Parsed<i64> {
         match *self.peek() {
             Token::Int(v) => {
                 self.bump();
@@ -78,7 +78,7 @@ impl Parser {
         }
     }
 
-    fn int_list(&mut self) -> Parsed<Vec<i64>> {
+    pub(crate) fn int_list(&mut self) -> Parsed<Vec<i64>> {
         let mut out = vec![self.int()?];
         while self.eat(b',') {
             out.push(self.int()?);
@@ -90,6 +90,9 @@ impl Parser {
     fn single(&mut self, pre_lexed: bool) -> Parsed<HloSharding> {
         if !pre_lexed {
             self.expect(b'{', "expected '{' to start sharding attribute")?;
+        }
+        if *self.peek() == Token::Ident("mesh".to_string()) {
+            return self.named();
         }
         let loc = self.at;
         let mut flags = Flags::default();
@@ -255,7 +258,7 @@ impl Parser {
     }
 
     /// `[reshape]` or `[reshape]T(perm)` after `<=`.
-    fn iota(&mut self) -> Parsed<(Vec<i64>, Vec<i64>)> {
+    pub(crate) fn iota(&mut self) -> Parsed<(Vec<i64>, Vec<i64>)> {
         self.expect(b'[', "expected '[' to start sharding iota_reshape_dims")?;
         let reshape = self.int_list()?;
         self.expect(b']', "expected ']' to end sharding iota_reshape_dims")?;
@@ -318,7 +321,7 @@ impl Parser {
     }
 
     /// `{op_name="a"}` or `{{...}, {...}}` after `metadata=`.
-    fn metadata_list(&mut self) -> Parsed<Vec<OpMetadata>> {
+    pub(crate) fn metadata_list(&mut self) -> Parsed<Vec<OpMetadata>> {
         let is_list = *self.peek() == Token::Punct(b'{')
             && self.tokens.get(self.at + 1).map(|t| &t.0) == Some(&Token::Punct(b'{'));
         if !is_list {

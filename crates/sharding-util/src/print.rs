@@ -20,6 +20,9 @@ impl fmt::Display for HloSharding {
     /// `{devices=[2,4]<=[8] last_tile_dim_replicate shard_as 1}`,
     /// `{{replicated}, {manual}}`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(named) = &self.named {
+            return write!(f, "{named}");
+        }
         let group = self.shard_group.map(|g| g.to_string()).unwrap_or_default();
         match &self.kind {
             Kind::Tuple(elements) => {

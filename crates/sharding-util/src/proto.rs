@@ -5,6 +5,7 @@ use schema::OpSharding;
 use schema::op_sharding::{ShardGroupType, Type};
 
 use crate::error::ShardingError;
+use crate::named::NamedSharding;
 use crate::sharding::{HloSharding, Kind, ShardGroup, SubgroupType};
 use crate::tile_assignment::{Devices, TileAssignment};
 
@@ -25,6 +26,10 @@ impl HloSharding {
         if let Kind::Tuple(elements) = &self.kind {
             p.set_type(Type::Tuple);
             p.tuple_shardings = elements.iter().map(Self::to_proto).collect();
+            return p;
+        }
+        if let Some(named) = &self.named {
+            p.named_sharding = Some(named.to_proto(&self.metadata));
             return p;
         }
         p.metadata = self.metadata.clone();
@@ -90,8 +95,8 @@ impl HloSharding {
     ///
     /// A message for what XLA refuses (a maximal sharding with other than
     /// one device, a tuple with metadata, dimensions that are not positive,
-    /// sizes that do not match, unknown subgroup types), and for named
-    /// (mesh) shardings, which this crate does not read from protos yet.
+    /// sizes that do not match, unknown subgroup types), and what
+    /// [`NamedSharding::from_proto`] rejects in `named_sharding`.
     pub fn from_proto(p: &OpSharding) -> Result<Self, ShardingError> {
         Self::from_proto_at(p, 0)
     }
@@ -102,10 +107,9 @@ impl HloSharding {
                 "a tuple sharding inside a tuple sharding",
             ));
         }
-        if p.named_sharding.is_some() {
-            return Err(ShardingError::new(
-                "named (mesh) shardings in OpSharding.named_sharding are not supported",
-            ));
+        if let Some(named) = &p.named_sharding {
+            let (named, metadata) = NamedSharding::from_proto(named)?;
+            return Self::from_named(named, metadata);
         }
         let metadata = p.metadata.clone();
         let kind = Type::try_from(p.r#type)

@@ -3,6 +3,7 @@
 use schema::OpMetadata;
 
 use crate::error::ShardingError;
+use crate::named::NamedSharding;
 use crate::tile_assignment::TileAssignment;
 
 /// What a trailing (subgroup) dimension of the tile grid means
@@ -105,6 +106,9 @@ pub struct HloSharding {
     pub(crate) kind: Kind,
     pub(crate) metadata: Vec<OpMetadata>,
     pub(crate) shard_group: Option<ShardGroup>,
+    /// The named (mesh-axes) form this sharding was given in, if any: `kind`
+    /// is then its tile-assignment form.
+    pub(crate) named: Option<Box<NamedSharding>>,
 }
 
 impl HloSharding {
@@ -115,10 +119,54 @@ impl HloSharding {
             kind,
             metadata: Vec::new(),
             shard_group: None,
+            named: None,
         }
     }
 
-    /// The kind, with the tile assignment.
+    /// A named (mesh-axes) sharding: printed and encoded in its named form,
+    /// answering every query through its tile-assignment form
+    /// ([`Self::v3_to_v2`]), where XLA aborts on tile queries.
+    ///
+    /// # Errors
+    ///
+    /// What [`NamedSharding::validate`] rejects.
+    pub fn from_named(
+        named: NamedSharding,
+        metadata: Vec<OpMetadata>,
+    ) -> Result<Self, ShardingError> {
+        let mut s = named.to_v2(metadata)?;
+        s.named = Some(Box::new(named));
+        Ok(s)
+    }
+
+    /// The named (mesh-axes) form, if the sharding was given as one.
+    pub fn named(&self) -> Option<&NamedSharding> {
+        self.named.as_deref()
+    }
+
+    /// The tile-assignment form (XLA's `v3_to_v2_sharding`): a named
+    /// sharding as `{devices=...}`, tuple elements converted, anything else
+    /// unchanged.
+    ///
+    /// ```
+    /// use sharding_util::HloSharding;
+    ///
+    /// let s: HloSharding = "{mesh['x'=2,'y'=4], [{'x'}, {}]}".parse().unwrap();
+    /// assert_eq!(s.v3_to_v2().to_string(), "{devices=[2,1,4]<=[8] last_tile_dim_replicate}");
+    /// ```
+    pub fn v3_to_v2(&self) -> Self {
+        let mut s = self.clone();
+        s.named = None;
+        if let Kind::Tuple(elements) = &mut s.kind {
+            for e in elements {
+                e.named = None;
+            }
+        }
+        s
+    }
+
+    /// The kind, with the tile assignment (for a named sharding, of its
+    /// tile-assignment form, [`Self::v3_to_v2`]).
     pub fn kind(&self) -> &Kind {
         &self.kind
     }

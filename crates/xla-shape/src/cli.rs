@@ -306,13 +306,18 @@ pub enum Command {
     #[command(after_help = "Examples:\n  \
         xla-shape sharding '{devices=[2,4]<=[2,4]T(0,1)}'      # {devices=[2,4]<=[8]}\n  \
         xla-shape --json sharding '{maximal device=3}'\n  \
-        xla-shape sharding --hex 08031a0202044a0108520100\n\n\
+        xla-shape sharding --hex 08031a0202044a0108520100\n  \
+        xla-shape sharding --v2 \"{mesh['x'=2,'y'=4], [{'x'}, {}]}\"\n\n\
         JSON fields: ok, input, sharding, hex (the serialized OpSharding).")]
     Sharding {
         /// The inputs are serialized OpSharding messages in hex (an empty
         /// argument is the empty message, `{replicated}`).
         #[arg(long)]
         hex: bool,
+        /// Print named (mesh-axes) shardings in their tile-assignment form,
+        /// as XLA's `v3_to_v2_sharding` (text and hex).
+        #[arg(long)]
+        v2: bool,
         /// Sharding texts (or hex); none reads one per line from standard input.
         inputs: Vec<String>,
     },

@@ -72,8 +72,8 @@ pub fn run(command: Command, out: &mut Output) {
             Ok(text) => out.success(&text, Value::Null),
             Err(message) => out.failure(Some(&args.file), &message),
         },
-        Command::Sharding { hex, inputs } => {
-            each_of(hex_inputs(inputs, hex), out, |s| sharding::run(s, hex))
+        Command::Sharding { hex, v2, inputs } => {
+            each_of(hex_inputs(inputs, hex), out, |s| sharding::run(s, hex, v2))
         }
         Command::Shard(args) => single(out, shard::run(&args)),
         Command::Reshard(args) => single(out, reshard::run(&args)),

@@ -8,8 +8,9 @@ use sharding_util::HloSharding;
 
 use super::{Outcome, from_hex, shard, to_hex};
 
-/// The canonical text (plain) and `{"sharding", "hex"}`.
-pub fn run(input: &str, hex: bool) -> Outcome {
+/// The canonical text (plain) and `{"sharding", "hex"}`; with `v2`, of the
+/// tile-assignment form.
+pub fn run(input: &str, hex: bool, v2: bool) -> Outcome {
     let s = if hex {
         let proto = OpSharding::decode(from_hex(input)?.as_slice())
             .map_err(|e| format!("invalid OpSharding message: {e}"))?;
@@ -17,6 +18,7 @@ pub fn run(input: &str, hex: bool) -> Outcome {
     } else {
         shard::sharding(input)?
     };
+    let s = if v2 { s.v3_to_v2() } else { s };
     let text = s.to_string();
     let bytes = to_hex(&s.to_proto().encode_to_vec());
     Ok((text.clone(), json!({"sharding": text, "hex": bytes})))

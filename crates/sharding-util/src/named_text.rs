@@ -1,0 +1,312 @@
+//! The text of named (mesh-axes) shardings, as XLA 0.12 parses and prints
+//! it: `{mesh['x'=2,'y'=4], device_ids=(...), [{'y', 'x'}, {?}],
+//! replicated={...}, unreduced={...}, manual={...}}`.
+
+use std::fmt;
+
+use schema::OpMetadata;
+
+use crate::lex::Token;
+use crate::named::{AxisRef, DimSharding, Mesh, MeshDevices, NamedSharding};
+use crate::parse::{Parsed, Parser};
+use crate::sharding::HloSharding;
+use crate::tile_assignment::{Devices, TileAssignment, join};
+
+impl fmt::Display for Mesh {
+    /// `mesh['x'=2,'y'=4]`, then `, device_ids=(...)` unless the devices
+    /// are in mesh order.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let axes: Vec<String> = self
+            .axes
+            .iter()
+            .map(|(n, s)| format!("'{n}'={s}"))
+            .collect();
+        write!(f, "mesh[{}]", axes.join(","))?;
+        match &self.devices {
+            MeshDevices::Iota => Ok(()),
+            MeshDevices::Transposed { reshape, perm } => {
+                write!(f, ", device_ids=([{}]T({}))", join(reshape), join(perm))
+            }
+            MeshDevices::List(ids) => write!(f, ", device_ids=({})", join(ids)),
+        }
+    }
+}
+
+impl fmt::Display for NamedSharding {
+    /// XLA's text: axis names quoted, `{'y', 'x'}` with a space, trivial
+    /// device ids and empty axis lists left out, `replicated` for a mesh
+    /// that splits nothing.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{{{}", self.mesh)?;
+        let refs = |list: &[AxisRef]| -> String {
+            list.iter()
+                .map(|r| self.axis_text(r))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if let Some(word) = self.whole_mesh_word() {
+            return write!(f, ", {word}}}");
+        }
+        let dims: Vec<String> = self
+            .dims
+            .iter()
+            .map(|d| match (d.axes.is_empty(), d.closed) {
+                (_, true) => format!("{{{}}}", refs(&d.axes)),
+                (true, false) => "{?}".to_string(),
+                (false, false) => format!("{{{}, ?}}", refs(&d.axes)),
+            })
+            .collect();
+        write!(f, ", [{}]", dims.join(", "))?;
+        for (name, list) in [
+            ("replicated", &self.replicated),
+            ("unreduced", &self.unreduced),
+            ("manual", &self.manual),
+        ] {
+            if !list.is_empty() {
+                write!(f, ", {name}={{{}}}", refs(list))?;
+            }
+        }
+        f.write_str("}")
+    }
+}
+
+/// Full references to every axis of `mesh`, in order.
+fn every_axis(mesh: &Mesh) -> Vec<AxisRef> {
+    (0..mesh.axes.len())
+        .map(|axis| AxisRef { axis, sub: None })
+        .collect()
+}
+
+impl NamedSharding {
+    /// `replicated`, `unreduced` or `manual` when XLA prints the sharding
+    /// as that one word: no dimensions, and no axis used, or every axis
+    /// unreduced, or every axis manual.
+    fn whole_mesh_word(&self) -> Option<&'static str> {
+        if !self.dims.is_empty() || !self.replicated.is_empty() {
+            return None;
+        }
+        let every = every_axis(&self.mesh);
+        match (self.unreduced.is_empty(), self.manual.is_empty()) {
+            (true, true) => Some("replicated"),
+            (false, true) if self.unreduced == every => Some("unreduced"),
+            (true, false) if self.manual == every => Some("manual"),
+            _ => None,
+        }
+    }
+}
+
+impl Parser {
+    /// A named sharding, at `mesh` (after the opening brace), through its
+    /// closing brace.
+    pub(crate) fn named(&mut self) -> Parsed<HloSharding> {
+        let start = self.at;
+        self.bump();
+        self.expect(b'[', "expected '[' after mesh")?;
+        let mut axes: Vec<(String, i64)> = Vec::new();
+        if *self.peek() != Token::Punct(b']') {
+            loop {
+                let name = self.quoted()?;
+                if *self.peek() != Token::Bad('=') {
+                    return Err(self.error("expects '=' after axis name"));
+                }
+                self.bump();
+                axes.push((name, self.int()?));
+                if !self.eat(b',') {
+                    break;
+                }
+            }
+        }
+        self.expect(b']', "expected ']' to end mesh axes")?;
+        let comma = self.eat(b',');
+        let mut devices = MeshDevices::Iota;
+        if comma && *self.peek() == Token::Attr("device_ids".to_string()) {
+            self.bump();
+            self.expect(b'(', "expected '(' for device_ids")?;
+            let mut reshape_perm = None;
+            let mut ids = Vec::new();
+            if *self.peek() == Token::Punct(b'[') {
+                reshape_perm = Some(self.iota()?);
+            } else {
+                ids = self.int_list()?;
+            }
+            self.expect(b')', "expected ')' to end device_ids")?;
+            let total = axes
+                .iter()
+                .try_fold(1i64, |acc, (_, s)| acc.checked_mul(*s))
+                .unwrap_or(i64::MAX);
+            devices = match reshape_perm {
+                Some((reshape, perm)) => {
+                    let perm = perm
+                        .iter()
+                        .map(|&p| usize::try_from(p).unwrap_or(usize::MAX))
+                        .collect();
+                    let size = reshape
+                        .iter()
+                        .try_fold(1i64, |acc, &d| acc.checked_mul(d))
+                        .unwrap_or(i64::MAX);
+                    if size != total {
+                        return Err(self.error(format!(
+                            "mesh device_ids iota size {size} does not match the product of the mesh axis sizes {total}"
+                        )));
+                    }
+                    let tiles = TileAssignment::iota(vec![total.max(1)], reshape, perm)
+                        .map_err(|e| self.error_at(start, e.message()))?;
+                    match tiles.devices() {
+                        Devices::Iota(iota) if iota.reshape_dims().len() > 1 => {
+                            MeshDevices::Transposed {
+                                reshape: iota.reshape_dims().to_vec(),
+                                perm: iota.transpose_perm().to_vec(),
+                            }
+                        }
+                        _ => MeshDevices::Iota,
+                    }
+                }
+                None => {
+                    if i64::try_from(ids.len()).ok() != Some(total) {
+                        return Err(self.error(format!(
+                            "Expected {total} device_ids based on mesh axes, but got {}",
+                            ids.len()
+                        )));
+                    }
+                    MeshDevices::List(ids)
+                }
+            };
+            self.eat(b',');
+        }
+        let mesh = Mesh { axes, devices };
+        let mut named = NamedSharding {
+            mesh,
+            dims: Vec::new(),
+            replicated: Vec::new(),
+            unreduced: Vec::new(),
+            manual: Vec::new(),
+        };
+        let word = match self.peek() {
+            Token::Ident(w) if ["replicated", "unreduced", "manual"].contains(&w.as_str()) => {
+                Some(w.clone())
+            }
+            _ => None,
+        };
+        if let Some(word) = word {
+            self.bump();
+            match word.as_str() {
+                "unreduced" => named.unreduced = every_axis(&named.mesh),
+                "manual" => named.manual = every_axis(&named.mesh),
+                _ => {}
+            }
+        } else {
+            self.expect(b'[', "expects a list starting with kLsquare")?;
+            if *self.peek() != Token::Punct(b']') {
+                loop {
+                    let dim = self.dim_sharding(&named.mesh)?;
+                    named.dims.push(dim);
+                    if !self.eat(b',') {
+                        break;
+                    }
+                }
+            }
+            self.expect(b']', "expects a list to end with kRsquare")?;
+        }
+        let mut metadata: Vec<OpMetadata> = Vec::new();
+        while *self.peek() != Token::Punct(b'}') {
+            self.expect(b',', "expected ',' before next attribute")?;
+            let Token::Attr(name) = self.peek().clone() else {
+                return Err(self.error("expects attribute name"));
+            };
+            self.bump();
+            match name.as_str() {
+                // A repeated attribute adds to the list (XLA then finds the
+                // axes overlapping).
+                "replicated" => {
+                    let more = self.axis_list(&named.mesh)?;
+                    named.replicated.extend(more);
+                }
+                "unreduced" => {
+                    let more = self.axis_list(&named.mesh)?;
+                    named.unreduced.extend(more);
+                }
+                "manual" => {
+                    let more = self.axis_list(&named.mesh)?;
+                    named.manual.extend(more);
+                }
+                "metadata" => metadata = self.metadata_list()?,
+                _ => {
+                    return Err(self.error(
+                        "unknown attribute in named sharding: expected replicated, unreduced, manual or metadata",
+                    ));
+                }
+            }
+        }
+        self.bump();
+        HloSharding::from_named(named, metadata).map_err(|e| self.error_at(start, e.message()))
+    }
+
+    /// A quoted name.
+    fn quoted(&mut self) -> Parsed<String> {
+        match self.peek().clone() {
+            Token::Str(s) => {
+                self.bump();
+                Ok(s)
+            }
+            _ => Err(self.error("expects string")),
+        }
+    }
+
+    /// `{'x', 'y':(1)2, ?}`.
+    fn dim_sharding(&mut self, mesh: &Mesh) -> Parsed<DimSharding> {
+        self.expect(b'{', "expects a list starting with kLbrace")?;
+        let mut dim = DimSharding {
+            axes: Vec::new(),
+            closed: true,
+        };
+        while *self.peek() != Token::Punct(b'}') {
+            if *self.peek() == Token::Bad('?') {
+                self.bump();
+                dim.closed = false;
+                if self.eat(b',') && *self.peek() != Token::Punct(b'}') {
+                    return Err(self.error("Saw axis ref after '?'"));
+                }
+                break;
+            }
+            dim.axes.push(self.axis_ref(mesh)?);
+            if !self.eat(b',') {
+                break;
+            }
+        }
+        self.expect(b'}', "expects a list to end with kRbrace")?;
+        Ok(dim)
+    }
+
+    /// `{'x', 'y'}` after `replicated=` (or `unreduced=`, `manual=`).
+    fn axis_list(&mut self, mesh: &Mesh) -> Parsed<Vec<AxisRef>> {
+        self.expect(b'{', "expects a list starting with kLbrace")?;
+        let mut out = Vec::new();
+        while *self.peek() != Token::Punct(b'}') {
+            out.push(self.axis_ref(mesh)?);
+            if !self.eat(b',') {
+                break;
+            }
+        }
+        self.expect(b'}', "expects a list to end with kRbrace")?;
+        Ok(out)
+    }
+
+    /// `'y'` or `'y':(pre)size`.
+    fn axis_ref(&mut self, mesh: &Mesh) -> Parsed<AxisRef> {
+        let name = self.quoted()?;
+        let Some(axis) = mesh.axes.iter().position(|(n, _)| *n == name) else {
+            return Err(self.error(format!(
+                "axis '{name}' is not a valid axis name or index in mesh {mesh}"
+            )));
+        };
+        let mut sub = None;
+        if *self.peek() == Token::Bad(':') {
+            self.bump();
+            self.expect(b'(', "expected '(' before pre_size in sub axis")?;
+            let pre = self.int()?;
+            self.expect(b')', "expects ')' to end a sub-axis pre-size")?;
+            sub = Some((pre, self.int()?));
+        }
+        Ok(AxisRef { axis, sub })
+    }
+}
