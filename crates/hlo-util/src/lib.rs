@@ -31,6 +31,7 @@
 mod binary;
 mod error;
 mod opcodes;
+mod per_device;
 #[rustfmt::skip]
 mod proto;
 mod scan;
@@ -40,5 +41,6 @@ mod text;
 pub use binary::{ProtoError, ReadError, read_module, read_proto};
 pub use error::HloError;
 pub use opcodes::{OPCODES, is_opcode};
+pub use per_device::{PerDevice, per_device_shape};
 pub use sizes::{BufferSizes, EntryBytes, POINTER_SIZE, entry_bytes};
 pub use text::{Instruction, ModuleSummary, read_text};
