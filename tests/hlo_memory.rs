@@ -274,10 +274,11 @@ fn modules_without_shardings_have_no_per_device_bytes() {
 
 #[test]
 fn a_sharding_sharding_util_does_not_read_leaves_the_module_read() {
+    // Named (mesh) shardings: sharding-util does not read them yet.
     let text = "HloModule m
 ENTRY %e (p: f32[8], q: f32[8]) -> f32[8] {
   %p = f32[8]{0} parameter(0), sharding={devices=[4]<=[4]}
-  %q = f32[8]{0} parameter(1), sharding={mesh_axes_we_do_not_read}
+  %q = f32[8]{0} parameter(1), sharding={mesh['x'=2,'y'=2], [{'x'}]}
   ROOT %s = f32[8]{0} add(%p, %q), sharding={devices=[2,2]<=[4]}
 }
 ";
@@ -292,7 +293,7 @@ ENTRY %e (p: f32[8], q: f32[8]) -> f32[8] {
     // A tile grid of the wrong rank does not say either.
     assert_eq!(summary.per_device_output_bytes, None);
     let ok = text
-        .replace("mesh_axes_we_do_not_read", "replicated")
+        .replace("mesh['x'=2,'y'=2], [{'x'}]", "replicated")
         .replace("[2,2]<=[4]", "[4]<=[4]");
     let summary = read_text(ok.as_bytes(), |_| {}).unwrap();
     assert_eq!(
