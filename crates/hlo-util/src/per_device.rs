@@ -116,21 +116,21 @@ mod tests {
     fn shardings_apply_to_arrays_and_tuples() {
         assert_eq!(
             shard("f32[7,9]", "{devices=[2,4]<=[8]}").as_deref(),
-            Some("f32[4,3]")
+            Some("f32[4,3]{1,0}")
         );
         assert_eq!(
             shard("f32[7,9]", "{replicated}").as_deref(),
-            Some("f32[7,9]")
+            Some("f32[7,9]{1,0}")
         );
         assert_eq!(
             shard("f32[7,9]", "{maximal device=3}").as_deref(),
-            Some("f32[7,9]")
+            Some("f32[7,9]{1,0}")
         );
         assert_eq!(shard("f32[7,9]", "{unknown}"), None);
         assert_eq!(shard("f32[7,9]", "{devices=[8]<=[8]}"), None);
         assert_eq!(
             shard("((f32[8], s32[4]), f32[2])", "{devices=[2]<=[2]}").as_deref(),
-            Some("((f32[4], s32[2]), f32[1])")
+            Some("((f32[4]{0}, s32[2]{0}), f32[1]{0})")
         );
         assert_eq!(
             shard(
@@ -138,7 +138,7 @@ mod tests {
                 "{{replicated}, {devices=[4]<=[4]}, {maximal device=0}}"
             )
             .as_deref(),
-            Some("((f32[8], s32[1]), f32[2])")
+            Some("((f32[8]{0}, s32[1]{0}), f32[2]{0})")
         );
         assert_eq!(shard("(f32[8], f32[2])", "{{replicated}}"), None);
         assert_eq!(shard("(f32[8])", "{{replicated}, {replicated}}"), None);
