@@ -178,3 +178,130 @@ fn every_buffer_of_the_tiled_modules_has_the_size_xla_allocates() {
         assert!(checked > sizes.len(), "{name}: {checked} buffers checked");
     }
 }
+
+/// Reads `tests/golden/hlo/<name>.<ext>` (text or serialized) with the
+/// per-device shape of every instruction (`-` where there is none), and
+/// the per-device shapes of the entry parameters and `ROOT`, printed as
+/// XLA prints an `entry_computation_layout`.
+fn per_device(name: &str, ext: &str) -> (ModuleSummary, Vec<(String, String)>, String) {
+    let path = conformance::golden_dir()
+        .join("hlo")
+        .join(format!("{name}.{ext}"));
+    let file = File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut seen = Vec::new();
+    let mut parameters = Vec::new();
+    let mut root = String::new();
+    let summary = read_module(BufReader::new(file), |i| {
+        let shape = i
+            .per_device
+            .as_ref()
+            .map_or_else(|| "-".to_owned(), |d| d.shape.to_string());
+        if i.is_entry && i.opcode == "parameter" {
+            parameters.push(shape.clone());
+        }
+        if i.is_entry && i.is_root {
+            root.clone_from(&shape);
+        }
+        seen.push((i.name.to_owned(), shape));
+    })
+    .unwrap_or_else(|e| panic!("{name}.{ext}: {e}"));
+    let layout = format!("({})->{root}", parameters.join(", "));
+    (summary, seen, layout)
+}
+
+#[test]
+fn per_device_bytes_are_what_xla_reports_for_the_module_partitioned() {
+    let rows = load("hlo/sharded.jsonl").unwrap();
+    assert!(rows.len() >= 4, "{} modules", rows.len());
+    let mut failures = Vec::new();
+    for row in &rows {
+        let name = conformance::required(row, "module").unwrap();
+        let xla = (
+            number(row, "argument_size_in_bytes"),
+            number(row, "output_size_in_bytes"),
+        );
+        let xla_layout = conformance::required(row, "entry_computation_layout").unwrap();
+        let mut instructions = Vec::new();
+        for ext in ["txt", "pb"] {
+            let (summary, seen, layout) = per_device(name, ext);
+            let ours = (
+                summary.per_device_parameter_bytes.map(|b| b.logical),
+                summary.per_device_output_bytes.map(|b| b.logical),
+            );
+            if ours != (Some(xla.0), Some(xla.1)) {
+                failures.push(format!("{name}.{ext}: ours {ours:?}, XLA {xla:?}"));
+            }
+            if layout != xla_layout {
+                failures.push(format!("{name}.{ext}: ours {layout}, XLA {xla_layout}"));
+            }
+            instructions.push(seen);
+        }
+        // Both forms give every instruction the same per-device shape.
+        instructions[1].sort();
+        instructions[0].sort();
+        if instructions[0] != instructions[1] {
+            failures.push(format!("{name}: the .txt and .pb per-device shapes differ"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn uneven_shards_round_up_and_instructions_without_sharding_have_none() {
+    let (_, seen, _) = per_device("sharded_tiled", "txt");
+    let shape_of = |name: &str| {
+        seen.iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, s)| s.as_str())
+            .unwrap()
+    };
+    // f32[7,9] over a 2x4 grid: rows 4+3, columns 3+3+3+0.
+    assert_eq!(shape_of("sharding_constraint.1"), "f32[4,3]{1,0}");
+    assert_eq!(shape_of("b.1"), "f32[16]{0}");
+    assert_eq!(shape_of("slice.1"), "-");
+    let (_, seen, _) = per_device("sharded_rows", "txt");
+    let odd = seen.iter().find(|(n, _)| n == "sharding_constraint.1");
+    assert_eq!(odd.unwrap().1, "f32[2,24]{1,0}");
+}
+
+#[test]
+fn modules_without_shardings_have_no_per_device_bytes() {
+    let (summary, seen, _) = per_device("pair", "txt");
+    assert_eq!(summary.per_device_parameter_bytes, None);
+    assert_eq!(summary.per_device_output_bytes, None);
+    assert!(seen.iter().all(|(_, s)| s == "-"));
+}
+
+#[test]
+fn a_sharding_sharding_util_does_not_read_leaves_the_module_read() {
+    // Named (mesh) shardings: sharding-util does not read them yet.
+    let text = "HloModule m
+ENTRY %e (p: f32[8], q: f32[8]) -> f32[8] {
+  %p = f32[8]{0} parameter(0), sharding={devices=[4]<=[4]}
+  %q = f32[8]{0} parameter(1), sharding={mesh['x'=2,'y'=2], [{'x'}]}
+  ROOT %s = f32[8]{0} add(%p, %q), sharding={devices=[2,2]<=[4]}
+}
+";
+    let mut seen = Vec::new();
+    let summary = read_text(text.as_bytes(), |i| {
+        seen.push(i.per_device.as_ref().map(|d| d.shape.to_string()));
+    })
+    .unwrap();
+    assert_eq!(seen, [Some("f32[2]{0}".to_owned()), None, None]);
+    assert_eq!(summary.parameter_bytes.logical, 64);
+    assert_eq!(summary.per_device_parameter_bytes, None);
+    // A tile grid of the wrong rank does not say either.
+    assert_eq!(summary.per_device_output_bytes, None);
+    let ok = text
+        .replace("mesh['x'=2,'y'=2], [{'x'}]", "replicated")
+        .replace("[2,2]<=[4]", "[4]<=[4]");
+    let summary = read_text(ok.as_bytes(), |_| {}).unwrap();
+    assert_eq!(
+        summary.per_device_parameter_bytes,
+        Some(EntryBytes {
+            logical: 8 + 32,
+            allocated: 8 + 32
+        })
+    );
+    assert_eq!(summary.per_device_output_bytes.map(|b| b.logical), Some(8));
+}

@@ -16,6 +16,9 @@ fuzz_target!(|data: &[u8]| {
         assert!(i.line >= 1 && i.line <= lines);
         assert!(i.sizes.bytes >= 0 && i.sizes.allocated_bytes >= 0);
         assert!(!i.name.is_empty() && hlo_util::is_opcode(i.opcode));
+        if let Some(device) = &i.per_device {
+            assert!(device.sizes.bytes >= 0 && device.sizes.bytes <= i.sizes.bytes);
+        }
     }) {
         Ok(module) => {
             assert_eq!(module.instructions, visited);

@@ -6,10 +6,12 @@ use std::io::BufRead;
 
 use prost::Message;
 use schema::Shape;
+use sharding_util::HloSharding;
 
+use crate::per_device::per_device_bytes;
 use crate::proto::{HloComputationProto, HloModuleProto};
 use crate::sizes::{BufferSizes, EntryBytes, entry_bytes};
-use crate::{HloError, Instruction, ModuleSummary, is_opcode, read_text};
+use crate::{HloError, Instruction, ModuleSummary, PerDevice, is_opcode, read_text};
 
 /// Why a serialized `HloModuleProto` could not be read: the path of the
 /// offending field and what is wrong there.
@@ -88,7 +90,9 @@ pub fn read_module<R: BufRead>(
 /// and returns what it learnt about the module, as [`read_text`] does. The
 /// entry parameters and result are those of `host_program_shape` when the
 /// module has one, else those of the entry computation (the one
-/// `entry_computation_id` names).
+/// `entry_computation_id` names). An instruction's `sharding` (an
+/// `OpSharding`, read by sharding-util's `HloSharding::from_proto`) gives
+/// what one device holds, as `sharding={...}` does in the text.
 ///
 /// # Errors
 ///
@@ -124,16 +128,22 @@ pub fn read_proto(
         entry_computation_layout: module.host_program_shape.clone(),
         ..ModuleSummary::default()
     };
+    let mut entry_shardings = (Vec::new(), None);
     for (c, computation) in module.computations.iter().enumerate() {
         let is_entry = c == entry_index;
         let (parameters, root) = instructions(computation, c, is_entry, &mut summary, &mut visit)?;
         if is_entry {
             summary.entry_computation.clone_from(&computation.name);
-            summary.entry_parameters = parameters;
-            summary.entry_result = root;
+            (summary.entry_parameters, entry_shardings.0) = parameters.into_iter().unzip();
+            (summary.entry_result, entry_shardings.1) = root;
         }
         summary.computations += 1;
     }
+    let sharded = module
+        .computations
+        .iter()
+        .flat_map(|c| &c.instructions)
+        .any(|i| i.sharding.is_some());
     let (parameters, result, path) = match &summary.entry_computation_layout {
         Some(layout) => (
             &layout.parameters,
@@ -158,19 +168,32 @@ pub fn read_proto(
         Some(result) => entry_bytes(result).map_err(|e| error(path, e.to_string()))?,
         None => EntryBytes::default(),
     };
+    if sharded {
+        let (parameter_shardings, root_sharding) = entry_shardings;
+        summary.per_device_parameter_bytes = per_device_bytes(parameters, &parameter_shardings);
+        summary.per_device_output_bytes = result.and_then(|r| {
+            per_device_bytes(
+                std::slice::from_ref(r),
+                std::slice::from_ref(&root_sharding),
+            )
+        });
+    }
     Ok(summary)
 }
 
-/// Visits the instructions of computation `c`; returns its parameter
-/// shapes (by number) and its root's shape.
+/// A shape and its sharding, if it has one sharding-util reads.
+type Sharded = (Shape, Option<HloSharding>);
+
+/// Visits the instructions of computation `c`; returns its parameters'
+/// shapes and shardings (by number) and its root's.
 fn instructions(
     computation: &HloComputationProto,
     c: usize,
     is_entry: bool,
     summary: &mut ModuleSummary,
     visit: &mut impl FnMut(&Instruction<'_>),
-) -> Result<(Vec<Shape>, Shape), ProtoError> {
-    let mut parameters: Vec<(i64, Shape)> = Vec::new();
+) -> Result<(Vec<Sharded>, Sharded), ProtoError> {
+    let mut parameters: Vec<(i64, Sharded)> = Vec::new();
     let mut root = None;
     for (i, instruction) in computation.instructions.iter().enumerate() {
         let path = |field: &str| format!("computations[{c}].instructions[{i}].{field}");
@@ -185,12 +208,17 @@ fn instructions(
             .clone()
             .ok_or_else(|| error(&path("shape"), "missing"))?;
         let sizes = BufferSizes::of(&shape).map_err(|e| error(&path("shape"), e.to_string()))?;
+        let sharding = instruction
+            .sharding
+            .as_ref()
+            .and_then(|p| HloSharding::from_proto(p).ok());
+        let per_device = sharding.as_ref().and_then(|h| PerDevice::of(&shape, h));
         let is_root = instruction.id == computation.root_id;
         if is_root {
-            root = Some(shape.clone());
+            root = Some((shape.clone(), sharding.clone()));
         }
         if is_entry && instruction.opcode == "parameter" {
-            parameters.push((instruction.parameter_number, shape.clone()));
+            parameters.push((instruction.parameter_number, (shape.clone(), sharding)));
         }
         summary.instructions += 1;
         visit(&Instruction {
@@ -201,6 +229,7 @@ fn instructions(
             opcode: &instruction.opcode,
             shape,
             sizes,
+            per_device,
             line: 0,
         });
     }
@@ -219,7 +248,7 @@ fn instructions(
             format!("no instruction has id {}", computation.root_id),
         )
     })?;
-    Ok((parameters.into_iter().map(|(_, s)| s).collect(), root))
+    Ok((parameters.into_iter().map(|(_, p)| p).collect(), root))
 }
 
 fn error(path: &str, message: impl Into<String>) -> ProtoError {

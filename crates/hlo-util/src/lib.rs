@@ -25,12 +25,32 @@
 //! assert_eq!(module.parameter_bytes.allocated, 8192);
 //! assert_eq!(module.parameter_bytes.logical, 4000);
 //! ```
+//!
+//! In a module not yet partitioned, each instruction's `sharding={...}`
+//! (read by `sharding-util`) gives what one device holds ([`PerDevice`]),
+//! and the entry totals are those XLA reports per device once it has
+//! partitioned the module:
+//!
+//! ```
+//! let text = "HloModule m
+//! ENTRY %e (p: f32[7,9]) -> f32[7,9] {
+//!   ROOT %p = f32[7,9]{1,0} parameter(0), sharding={devices=[2,4]<=[8]}
+//! }
+//! ";
+//! let module = hlo_util::read_text(text.as_bytes(), |i| {
+//!     let device = i.per_device.as_ref().unwrap();
+//!     assert_eq!(device.shape.to_string(), "f32[4,3]{1,0}");
+//! })
+//! .unwrap();
+//! assert_eq!(module.per_device_parameter_bytes.unwrap().logical, 48);
+//! ```
 
 #![forbid(unsafe_code)]
 
 mod binary;
 mod error;
 mod opcodes;
+mod per_device;
 #[rustfmt::skip]
 mod proto;
 mod scan;
@@ -40,5 +60,6 @@ mod text;
 pub use binary::{ProtoError, ReadError, read_module, read_proto};
 pub use error::HloError;
 pub use opcodes::{OPCODES, is_opcode};
+pub use per_device::{PerDevice, per_device_shape};
 pub use sizes::{BufferSizes, EntryBytes, POINTER_SIZE, entry_bytes};
 pub use text::{Instruction, ModuleSummary, read_text};

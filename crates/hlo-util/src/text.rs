@@ -5,13 +5,17 @@
 //! entry computation's parameter shapes, whatever the module's size. What
 //! the sizes do not need (operands, attributes, metadata, the stack-frame
 //! tables) is stepped over with brackets matched and strings and comments
-//! skipped, so it can never be misread; unbalanced text is an error.
+//! skipped, so it can never be misread; unbalanced text is an error. An
+//! instruction's `sharding={...}` is read, and gives what one device holds.
 
 use std::collections::HashMap;
 use std::io::BufRead;
 
 use schema::{ProgramShape, Shape};
+use sharding_util::HloSharding;
 
+use crate::PerDevice;
+use crate::per_device::per_device_bytes;
 use crate::scan::scan;
 use crate::sizes::{BufferSizes, EntryBytes, entry_bytes};
 use crate::{HloError, is_opcode};
@@ -33,6 +37,11 @@ pub struct Instruction<'a> {
     pub shape: Shape,
     /// The bytes of its own buffer.
     pub sizes: BufferSizes,
+    /// What one device holds of it under its `sharding={...}` (a
+    /// serialized module's `sharding`) in a module not yet partitioned;
+    /// `None` without a sharding, or with one that does not say (see
+    /// [`PerDevice::of`]).
+    pub per_device: Option<PerDevice>,
     /// The 1-based line it is on (0 in a serialized module).
     pub line: u64,
 }
@@ -58,6 +67,15 @@ pub struct ModuleSummary {
     /// (`output_size_in_bytes`), from `entry_computation_layout` when the
     /// header has it.
     pub output_bytes: EntryBytes,
+    /// What one device holds of the entry parameters, counted as
+    /// `parameter_bytes` (what `memory_analysis()` reports per device for the
+    /// module partitioned): `None` unless the module has shardings and every
+    /// entry parameter's says what a device holds.
+    pub per_device_parameter_bytes: Option<EntryBytes>,
+    /// What one device holds of the entry result, counted as
+    /// `output_bytes`: `None` unless the module has shardings and the entry
+    /// `ROOT`'s says what a device holds.
+    pub per_device_output_bytes: Option<EntryBytes>,
     /// How many computations the module has.
     pub computations: u64,
     /// How many instructions, in all computations.
@@ -141,9 +159,17 @@ struct Reader {
     computation: String,
     is_entry: bool,
     entry_seen: bool,
-    /// The current computation's parameters (number, shape) and root.
-    parameters: Vec<(i64, Shape)>,
-    root: Option<Shape>,
+    /// The current computation's parameters (number, shape, sharding) and
+    /// root (shape, sharding).
+    parameters: Vec<(i64, Shape, Option<HloSharding>)>,
+    root: Option<(Shape, Option<HloSharding>)>,
+    /// The entry computation's parameter shardings, by number, and root's.
+    entry_shardings: (Vec<Option<HloSharding>>, Option<HloSharding>),
+    /// Whether an instruction has a `sharding={...}`.
+    sharded: bool,
+    /// Shardings read, as written (`None`: one sharding-util does not
+    /// read); emptied as [`Self::shapes`].
+    shardings: HashMap<String, Option<HloSharding>>,
     /// Shapes read, as written, with their sizes: modules repeat shapes,
     /// and a clone costs less than parsing and sizing again. Emptied when
     /// it holds [`SHAPE_CACHE`] shapes.
@@ -281,13 +307,13 @@ impl Reader {
 
     /// The `}` closing a computation.
     fn end_computation(&mut self) -> Result<(), HloError> {
-        let Some(root) = self.root.take() else {
+        let Some((root, root_sharding)) = self.root.take() else {
             return Err(self.error(0, format!("computation `{}` has no ROOT", self.computation)));
         };
         if self.is_entry || !self.entry_seen {
             let mut parameters = std::mem::take(&mut self.parameters);
-            parameters.sort_by_key(|&(number, _)| number);
-            for (expected, (number, _)) in parameters.iter().enumerate() {
+            parameters.sort_by_key(|&(number, _, _)| number);
+            for (expected, (number, _, _)) in parameters.iter().enumerate() {
                 if usize::try_from(*number).ok() != Some(expected) {
                     return Err(self.error(
                         0,
@@ -298,7 +324,9 @@ impl Reader {
                     ));
                 }
             }
-            self.summary.entry_parameters = parameters.into_iter().map(|(_, s)| s).collect();
+            let (shapes, shardings) = parameters.into_iter().map(|(_, s, h)| (s, h)).unzip();
+            self.summary.entry_parameters = shapes;
+            self.entry_shardings = (shardings, root_sharding);
             self.summary.entry_result = root;
             self.summary.entry_computation.clone_from(&self.computation);
         }
@@ -350,12 +378,15 @@ impl Reader {
             return Err(self.error(opcode_end, "`(` is never closed"));
         }
         let rest = skip_space(line, operands_end + 1);
-        if rest < line.len() {
+        let sharding = if rest < line.len() {
             if line.as_bytes()[rest] != b',' {
                 return Err(self.error(rest, "expected `,` before the instruction's attributes"));
             }
-            scan(line, rest + 1, b"").map_err(|(o, m)| self.error(o, m))?;
-        }
+            self.attributes(line, rest + 1)?
+        } else {
+            None
+        };
+        let per_device = sharding.as_ref().and_then(|h| PerDevice::of(&shape, h));
         if opcode == "parameter" {
             let operand = line[opcode_end + 1..operands_end].trim();
             let number = operand
@@ -364,14 +395,15 @@ impl Reader {
                 .filter(|n| *n >= 0)
                 .ok_or_else(|| self.error(opcode_end + 1, "expected the parameter's number"))?;
             if self.is_entry || !self.entry_seen {
-                self.parameters.push((number, shape.clone()));
+                self.parameters
+                    .push((number, shape.clone(), sharding.clone()));
             }
         }
         if is_root {
             if self.root.is_some() {
                 return Err(self.error(start, "a second ROOT in the computation"));
             }
-            self.root = Some(shape.clone());
+            self.root = Some((shape.clone(), sharding));
         }
         self.summary.instructions += 1;
         visit(&Instruction {
@@ -382,9 +414,34 @@ impl Reader {
             opcode,
             shape,
             sizes,
+            per_device,
             line: self.line,
         });
         Ok(())
+    }
+
+    /// The attributes `a=value, b=value` from byte `at` to the end of the
+    /// line: checks their brackets, strings and comments, and returns the
+    /// `sharding={...}` if there is one (`None` also when sharding-util does
+    /// not read it).
+    fn attributes(&mut self, line: &str, mut at: usize) -> Result<Option<HloSharding>, HloError> {
+        let mut sharding = None;
+        while at < line.len() {
+            let end = scan(line, at, b",").map_err(|(o, m)| self.error(o, m))?;
+            if let Some(text) = line[at..end].trim().strip_prefix("sharding=") {
+                self.sharded = true;
+                if self.shardings.len() >= SHAPE_CACHE {
+                    self.shardings.clear();
+                }
+                sharding = self
+                    .shardings
+                    .entry(text.to_owned())
+                    .or_insert_with(|| text.parse().ok())
+                    .clone();
+            }
+            at = end + 1;
+        }
+        Ok(sharding)
     }
 
     /// The shape `text` found at byte `at` of the line, and its sizes.
@@ -446,6 +503,16 @@ impl Reader {
             Some(result) => entry_bytes(result).map_err(error)?,
             None => EntryBytes::default(),
         };
+        if self.sharded {
+            let (parameter_shardings, root_sharding) = self.entry_shardings;
+            summary.per_device_parameter_bytes = per_device_bytes(parameters, &parameter_shardings);
+            summary.per_device_output_bytes = result.and_then(|r| {
+                per_device_bytes(
+                    std::slice::from_ref(r),
+                    std::slice::from_ref(&root_sharding),
+                )
+            });
+        }
         Ok(self.summary)
     }
 

@@ -284,7 +284,7 @@ pub enum Command {
         hex), or writes it binary to --output. Errors exit with status 1.")]
     Literal(LiteralArgs),
 
-    /// Every buffer of an HLO module (XLA's text), largest allocation first.
+    /// Every buffer of an HLO module (XLA's text or proto), largest allocation first.
     #[command(after_help = "Examples:\n  \
         xla-shape hlo module.txt              # the 20 largest buffers\n  \
         xla-shape hlo --all dump/module_0001.jit_f.sm_8.0_gpu_after_optimizations.txt\n  \
@@ -296,10 +296,17 @@ pub enum Command {
         result as XLA's CompiledMemoryStats counts them (every array, and 8 bytes per tuple\n\
         element; logical bytes even for tiled arrays, as real XLA reports them), and in\n\
         brackets what the tiled buffers take.\n\
+        In a module with shardings not yet partitioned (jax's lowered.compiler_ir('hlo')),\n\
+        per device: what one device holds under each instruction's sharding={...} (the shard\n\
+        shape of XLA's SPMD partitioner, uneven dimensions rounded up; the whole shape if\n\
+        replicated or maximal; a tuple sharding element by element), and the entry totals\n\
+        as memory_analysis() reports them for the partitioned module; unknown (JSON null)\n\
+        without a sharding, or with one not read (named mesh shardings).\n\
         JSON fields: ok, module, parameter_bytes, output_bytes, parameter_allocated_bytes,\n\
-        output_allocated_bytes, per_device_parameter_bytes, per_device_output_bytes (null),\n\
+        output_allocated_bytes, per_device_parameter_bytes, per_device_output_bytes,\n\
         computations, instruction_count, instructions [{computation, name, opcode, shape,\n\
-        bytes, allocated_bytes, padding_bytes, padding_ratio, memory_space, per_device_shape}].")]
+        bytes, allocated_bytes, padding_bytes, padding_ratio, memory_space, per_device_shape,\n\
+        per_device_bytes}].")]
     Hlo(HloArgs),
 
     /// Print each XLA sharding in canonical form (XLA's HloSharding::ToString).

@@ -18,16 +18,19 @@ fn golden(name: &str) -> String {
 
 #[test]
 fn the_table_lists_the_largest_buffers_first_with_their_padding() {
+    // The parameters are `sharding={replicated}`: a device holds them
+    // whole; the ROOT has no sharding, so its per-device size is unknown.
     let (out, code) = run(&["hlo", "--top", "3", &golden("tiled_rows.txt")], None);
     assert_eq!(code, 0);
     assert_eq!(
         out,
         "module tiled: 9 instructions in 1 computation
 parameters: 95043 bytes (606400 allocated)   outputs: 12016 bytes (24592 allocated)
-allocated  bytes  padding   ratio  space  computation  name  opcode     shape
-   512000  16000   496000  32.00x  -      main         p2    parameter  s32[1000,4]{1,0:T(8,128)}
-    65536  65536        0   1.00x  S(1)   main         p6    parameter  bf16[256,128]{0,1:T(8,128)(2,1)S(1)}
-    16384   8000     8384   2.05x  -      main         p1    parameter  f32[10,200]{1,0:T(8,128)}
+per device: parameters: 95043 bytes   outputs: unknown
+allocated  bytes  padding   ratio  space  computation  name  opcode     shape                                 per device
+   512000  16000   496000  32.00x  -      main         p2    parameter  s32[1000,4]{1,0:T(8,128)}             s32[1000,4]{1,0:T(8,128)}
+    65536  65536        0   1.00x  S(1)   main         p6    parameter  bf16[256,128]{0,1:T(8,128)(2,1)S(1)}  bf16[256,128]{0,1:T(8,128)(2,1)S(1)}
+    16384   8000     8384   2.05x  -      main         p1    parameter  f32[10,200]{1,0:T(8,128)}             f32[10,200]{1,0:T(8,128)}
 (6 more instructions; --top N or --all shows more)
 "
     );
@@ -69,7 +72,8 @@ fn json_gives_xlas_totals_and_every_instruction_with_all() {
             "padding_bytes",
             "padding_ratio",
             "memory_space",
-            "per_device_shape"
+            "per_device_shape",
+            "per_device_bytes"
         ]
     );
     let sizes: Vec<i64> = instructions
@@ -144,5 +148,55 @@ fn json_totals_are_xlas_and_the_tiled_buffers_are_beside_them() {
             field("output_allocated_bytes")
         ),
         (Some(8192), Some(8192))
+    );
+}
+
+#[test]
+fn a_sharded_module_gives_what_one_device_holds() {
+    // XLA's memory_analysis() of the module partitioned over 8 devices:
+    // argument 112, output 92 (tests/golden/hlo/sharded.jsonl).
+    for file in ["sharded_tiled.txt", "sharded_tiled.pb"] {
+        let (out, code) = run(&["--json", "hlo", "--all", &golden(file)], None);
+        assert_eq!(code, 0, "{file}");
+        let v: Value = serde_json::from_str(out.trim()).unwrap();
+        assert_eq!(
+            (
+                v["parameter_bytes"].as_i64(),
+                v["per_device_parameter_bytes"].as_i64(),
+                v["per_device_output_bytes"].as_i64()
+            ),
+            (Some(448), Some(112), Some(92)),
+            "{file}"
+        );
+        let instruction = |name: &str| {
+            v["instructions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|i| i["name"] == name)
+                .unwrap()
+                .clone()
+        };
+        // f32[7,9] over a 2x4 grid: 4 rows and 3 columns, rounded up.
+        let uneven = instruction("sharding_constraint.1");
+        assert_eq!(uneven["per_device_shape"], "f32[4,3]{1,0}");
+        assert_eq!(uneven["per_device_bytes"], 48);
+        assert_eq!(
+            instruction("tuple.1")["per_device_shape"],
+            "(f32[4,3]{1,0}, f32[], f32[4]{0})"
+        );
+        assert_eq!(instruction("slice.1")["per_device_shape"], Value::Null);
+    }
+    let (out, code) = run(&["hlo", "--top", "1", &golden("sharded_tiled.txt")], None);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        "module jit_tiled: 22 instructions in 2 computations
+parameters: 448 bytes (448 allocated)   outputs: 476 bytes (476 allocated)
+per device: parameters: 112 bytes   outputs: 92 bytes
+allocated  bytes  padding  ratio  space  computation  name  opcode     shape           per device
+      384    384        0  1.00x  -      main.2       a.1   parameter  f32[8,12]{1,0}  f32[4,3]{1,0}
+(21 more instructions; --top N or --all shows more)
+"
     );
 }

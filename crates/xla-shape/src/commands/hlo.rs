@@ -21,6 +21,9 @@ struct Row {
     shape: String,
     bytes: i64,
     memory_space: i64,
+    /// What one device holds under the instruction's sharding.
+    per_device_shape: Option<String>,
+    per_device_bytes: Option<i64>,
 }
 
 /// Reads the module in `args.file` (`-`: standard input) and reports its
@@ -78,6 +81,8 @@ fn row(i: &Instruction<'_>, key: (i64, Reverse<u64>)) -> Row {
         shape: i.shape.to_string(),
         bytes: i.sizes.bytes,
         memory_space: i.sizes.memory_space,
+        per_device_shape: i.per_device.as_ref().map(|d| d.shape.to_string()),
+        per_device_bytes: i.per_device.as_ref().map(|d| d.sizes.bytes),
     }
 }
 
@@ -120,6 +125,7 @@ struct InstructionJson<'a> {
     padding_ratio: Option<f64>,
     memory_space: i64,
     per_device_shape: Option<&'a str>,
+    per_device_bytes: Option<i64>,
 }
 
 fn report_json<'a>(module: &'a ModuleSummary, rows: &'a [Row]) -> Report<'a> {
@@ -133,9 +139,10 @@ fn report_json<'a>(module: &'a ModuleSummary, rows: &'a [Row]) -> Report<'a> {
         output_bytes: module.output_bytes.logical,
         parameter_allocated_bytes: module.parameter_bytes.allocated,
         output_allocated_bytes: module.output_bytes.allocated,
-        // Per-device sizes of sharded modules are not computed yet.
-        per_device_parameter_bytes: None,
-        per_device_output_bytes: None,
+        // What one device holds of a module with shardings, not yet
+        // partitioned: XLA's memory_analysis() of the partitioned module.
+        per_device_parameter_bytes: module.per_device_parameter_bytes.map(|b| b.logical),
+        per_device_output_bytes: module.per_device_output_bytes.map(|b| b.logical),
         computations: module.computations,
         instruction_count: module.instructions,
         instructions: rows
@@ -150,7 +157,8 @@ fn report_json<'a>(module: &'a ModuleSummary, rows: &'a [Row]) -> Report<'a> {
                 padding_bytes: allocated(r).saturating_sub(r.bytes),
                 padding_ratio: ratio(r),
                 memory_space: r.memory_space,
-                per_device_shape: None,
+                per_device_shape: r.per_device_shape.as_deref(),
+                per_device_bytes: r.per_device_bytes,
             })
             .collect(),
     }
@@ -173,7 +181,20 @@ fn plain(module: &ModuleSummary, rows: &[Row]) -> String {
             module.output_bytes.allocated
         ),
     ];
-    let header = [
+    let sharded = module.per_device_parameter_bytes.is_some()
+        || module.per_device_output_bytes.is_some()
+        || rows.iter().any(|r| r.per_device_shape.is_some());
+    if sharded {
+        let bytes = |b: Option<hlo_util::EntryBytes>| {
+            b.map_or_else(|| "unknown".to_owned(), |b| format!("{} bytes", b.logical))
+        };
+        lines.push(format!(
+            "per device: parameters: {}   outputs: {}",
+            bytes(module.per_device_parameter_bytes),
+            bytes(module.per_device_output_bytes)
+        ));
+    }
+    let mut header = vec![
         "allocated",
         "bytes",
         "padding",
@@ -184,14 +205,19 @@ fn plain(module: &ModuleSummary, rows: &[Row]) -> String {
         "opcode",
         "shape",
     ];
-    let mut widths = header.map(str::len);
-    for r in rows {
-        for (width, cell) in widths.iter_mut().zip(cells(r)) {
+    if sharded {
+        header.push("per device");
+    }
+    let header: Vec<String> = header.into_iter().map(str::to_owned).collect();
+    let table: Vec<Vec<String>> = rows.iter().map(|r| cells(r, sharded)).collect();
+    let mut widths: Vec<usize> = header.iter().map(String::len).collect();
+    for cells in &table {
+        for (width, cell) in widths.iter_mut().zip(cells) {
             *width = (*width).max(cell.len());
         }
     }
-    lines.push(line(header.map(str::to_owned), widths));
-    lines.extend(rows.iter().map(|r| line(cells(r), widths)));
+    lines.push(line(&header, &widths));
+    lines.extend(table.iter().map(|cells| line(cells, &widths)));
     let shown = u64::try_from(rows.len()).unwrap_or(u64::MAX);
     if shown < module.instructions {
         lines.push(format!(
@@ -202,9 +228,9 @@ fn plain(module: &ModuleSummary, rows: &[Row]) -> String {
     lines.join("\n")
 }
 
-/// The table's cells of one row.
-fn cells(r: &Row) -> [String; 9] {
-    [
+/// The table's cells of one row (with the per-device shape if `sharded`).
+fn cells(r: &Row, sharded: bool) -> Vec<String> {
+    let mut cells = vec![
         allocated(r).to_string(),
         r.bytes.to_string(),
         allocated(r).saturating_sub(r.bytes).to_string(),
@@ -218,14 +244,18 @@ fn cells(r: &Row) -> [String; 9] {
         r.name.clone(),
         r.opcode.clone(),
         r.shape.clone(),
-    ]
+    ];
+    if sharded {
+        cells.push(r.per_device_shape.clone().unwrap_or_else(|| "-".to_owned()));
+    }
+    cells
 }
 
-/// One line of the table: numbers right-aligned, the shape unpadded last.
-fn line(cells: [String; 9], widths: [usize; 9]) -> String {
+/// One line of the table: numbers right-aligned, the last column unpadded.
+fn line(cells: &[String], widths: &[usize]) -> String {
     let mut line = String::new();
-    for (column, (cell, width)) in cells.iter().zip(widths).enumerate() {
-        if column == 8 {
+    for (column, (cell, &width)) in cells.iter().zip(widths).enumerate() {
+        if column + 1 == cells.len() {
             line.push_str(cell);
         } else if column < 4 {
             line.push_str(&format!("{cell:>width$}  "));
