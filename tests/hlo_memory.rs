@@ -274,11 +274,13 @@ fn modules_without_shardings_have_no_per_device_bytes() {
 
 #[test]
 fn a_sharding_sharding_util_does_not_read_leaves_the_module_read() {
-    // Named (mesh) shardings: sharding-util does not read them yet.
+    // A named (mesh) sharding is read through its tile assignment; an iota
+    // whose transpose is no permutation (XLA aborts on it) is not.
     let text = "HloModule m
-ENTRY %e (p: f32[8], q: f32[8]) -> f32[8] {
-  %p = f32[8]{0} parameter(0), sharding={devices=[4]<=[4]}
-  %q = f32[8]{0} parameter(1), sharding={mesh['x'=2,'y'=2], [{'x'}]}
+ENTRY %e (p: f32[8], q: f32[8], r: f32[8]) -> f32[8] {
+  %p = f32[8]{0} parameter(0), sharding={mesh['x'=2,'y'=2], [{'x'}]}
+  %q = f32[8]{0} parameter(1), sharding={devices=[2,4]<=[4,2]T(0,0)}
+  %r = f32[8]{0} parameter(2), sharding={devices=[4]<=[4]}
   ROOT %s = f32[8]{0} add(%p, %q), sharding={devices=[2,2]<=[4]}
 }
 ";
@@ -287,20 +289,28 @@ ENTRY %e (p: f32[8], q: f32[8]) -> f32[8] {
         seen.push(i.per_device.as_ref().map(|d| d.shape.to_string()));
     })
     .unwrap();
-    assert_eq!(seen, [Some("f32[2]{0}".to_owned()), None, None]);
-    assert_eq!(summary.parameter_bytes.logical, 64);
+    assert_eq!(
+        seen,
+        [
+            Some("f32[4]{0}".to_owned()),
+            None,
+            Some("f32[2]{0}".to_owned()),
+            None
+        ]
+    );
+    assert_eq!(summary.parameter_bytes.logical, 96);
     assert_eq!(summary.per_device_parameter_bytes, None);
     // A tile grid of the wrong rank does not say either.
     assert_eq!(summary.per_device_output_bytes, None);
     let ok = text
-        .replace("mesh['x'=2,'y'=2], [{'x'}]", "replicated")
+        .replace("devices=[2,4]<=[4,2]T(0,0)", "replicated")
         .replace("[2,2]<=[4]", "[4]<=[4]");
     let summary = read_text(ok.as_bytes(), |_| {}).unwrap();
     assert_eq!(
         summary.per_device_parameter_bytes,
         Some(EntryBytes {
-            logical: 8 + 32,
-            allocated: 8 + 32
+            logical: 16 + 32 + 8,
+            allocated: 16 + 32 + 8
         })
     );
     assert_eq!(summary.per_device_output_bytes.map(|b| b.logical), Some(8));

@@ -301,7 +301,7 @@ pub enum Command {
         shape of XLA's SPMD partitioner, uneven dimensions rounded up; the whole shape if\n\
         replicated or maximal; a tuple sharding element by element), and the entry totals\n\
         as memory_analysis() reports them for the partitioned module; unknown (JSON null)\n\
-        without a sharding, or with one not read (named mesh shardings).\n\
+        without a sharding, or with one sharding-util refuses.\n\
         JSON fields: ok, module, parameter_bytes, output_bytes, parameter_allocated_bytes,\n\
         output_allocated_bytes, per_device_parameter_bytes, per_device_output_bytes,\n\
         computations, instruction_count, instructions [{computation, name, opcode, shape,\n\
