@@ -262,7 +262,8 @@ def hlo_memory(module: Union[str, bytes, bytearray, memoryview]) -> Dict[str, An
     XLA's ``CompiledMemoryStats`` reports (jax's ``memory_analysis()``:
     logical bytes), ``*_allocated_bytes`` the buffers' sizes with tiles;
     ``instructions`` lists every instruction's buffer, largest first, with
-    its padding. The GIL is released while the module is read.
+    its padding; ``computation_totals`` adds up each computation's. The GIL
+    is released while the module is read.
 
     >>> text = '''HloModule tiled
     ... ENTRY %e (p: bf16[10,200]) -> bf16[10,200] {

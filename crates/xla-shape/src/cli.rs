@@ -306,7 +306,9 @@ pub enum Command {
         output_allocated_bytes, per_device_parameter_bytes, per_device_output_bytes,\n\
         computations, instruction_count, instructions [{computation, name, opcode, shape,\n\
         bytes, allocated_bytes, padding_bytes, padding_ratio, memory_space, per_device_shape,\n\
-        per_device_bytes}].")]
+        per_device_bytes}], computation_totals [{computation, instructions, bytes,\n\
+        allocated_bytes, padding_bytes}] (each computation's instructions added up, largest\n\
+        first; the table lists them after the instructions when there are several).")]
     Hlo(HloArgs),
 
     /// Print each XLA sharding in canonical form (XLA's HloSharding::ToString).

@@ -186,6 +186,26 @@ fn a_sharded_module_gives_what_one_device_holds() {
             "(f32[4,3]{1,0}, f32[], f32[4]{0})"
         );
         assert_eq!(instruction("slice.1")["per_device_shape"], Value::Null);
+        // Each computation's instructions added up, largest first.
+        let totals: Vec<(String, i64, i64)> = v["computation_totals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                (
+                    t["computation"].as_str().unwrap().to_owned(),
+                    t["instructions"].as_i64().unwrap(),
+                    t["allocated_bytes"].as_i64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            totals,
+            [
+                ("main.2".to_owned(), 19, 2792),
+                ("region_0.1".to_owned(), 3, 12)
+            ]
+        );
     }
     let (out, code) = run(&["hlo", "--top", "1", &golden("sharded_tiled.txt")], None);
     assert_eq!(code, 0);
@@ -197,6 +217,10 @@ per device: parameters: 112 bytes   outputs: 92 bytes
 allocated  bytes  padding  ratio  space  computation  name  opcode     shape           per device
       384    384        0  1.00x  -      main.2       a.1   parameter  f32[8,12]{1,0}  f32[4,3]{1,0}
 (21 more instructions; --top N or --all shows more)
+
+allocated  bytes  padding  instructions  computation
+     2792   2792        0            19  main.2
+(1 more computation; --top N or --all shows more)
 "
     );
 }

@@ -1,7 +1,7 @@
 //! `hlo`: every buffer of an HLO module, largest first, with its padding.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 
@@ -26,6 +26,15 @@ struct Row {
     per_device_bytes: Option<i64>,
 }
 
+/// The buffers of one computation, added up.
+#[derive(Debug)]
+struct ComputationTotal {
+    name: String,
+    instructions: u64,
+    bytes: i64,
+    allocated: i64,
+}
+
 /// Reads the module in `args.file` (`-`: standard input) and reports its
 /// largest buffers, as a table or (`json`) as one JSON object.
 pub fn run(args: &HloArgs, json: bool) -> Result<String, String> {
@@ -42,9 +51,26 @@ pub(crate) fn report(input: impl BufRead, limit: usize, json: bool) -> Result<St
     // The `limit` largest buffers, smallest on top of the heap.
     let mut kept: BinaryHeap<Reverse<Row>> = BinaryHeap::new();
     let mut order = 0u64;
+    // Per computation, in the order of the text.
+    let mut totals: Vec<ComputationTotal> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
     let module = hlo_util::read_module(input, |i| {
         let key = (i.sizes.allocated_bytes, Reverse(order));
         order += 1;
+        let at = *index.entry(i.computation.to_owned()).or_insert_with(|| {
+            totals.push(ComputationTotal {
+                name: i.computation.to_owned(),
+                instructions: 0,
+                bytes: 0,
+                allocated: 0,
+            });
+            totals.len() - 1
+        });
+        if let Some(total) = totals.get_mut(at) {
+            total.instructions += 1;
+            total.bytes = total.bytes.saturating_add(i.sizes.bytes);
+            total.allocated = total.allocated.saturating_add(i.sizes.allocated_bytes);
+        }
         if limit == 0 {
             return;
         }
@@ -65,10 +91,14 @@ pub(crate) fn report(input: impl BufRead, limit: usize, json: bool) -> Result<St
         .into_iter()
         .map(|Reverse(r)| r)
         .collect();
+    // Largest allocation first, then text order (a stable sort).
+    totals.sort_by_key(|t| Reverse(t.allocated));
+    let shown = totals.len().min(limit);
     if json {
-        serde_json::to_string(&report_json(&module, &rows)).map_err(|e| e.to_string())
+        serde_json::to_string(&report_json(&module, &rows, &totals[..shown]))
+            .map_err(|e| e.to_string())
     } else {
-        Ok(plain(&module, &rows))
+        Ok(plain(&module, &rows, &totals))
     }
 }
 
@@ -110,6 +140,17 @@ struct Report<'a> {
     computations: u64,
     instruction_count: u64,
     instructions: Vec<InstructionJson<'a>>,
+    computation_totals: Vec<ComputationJson<'a>>,
+}
+
+/// One computation of [`Report`]: its instructions' buffers added up.
+#[derive(Serialize)]
+struct ComputationJson<'a> {
+    computation: &'a str,
+    instructions: u64,
+    bytes: i64,
+    allocated_bytes: i64,
+    padding_bytes: i64,
 }
 
 /// One instruction of [`Report`].
@@ -128,7 +169,11 @@ struct InstructionJson<'a> {
     per_device_bytes: Option<i64>,
 }
 
-fn report_json<'a>(module: &'a ModuleSummary, rows: &'a [Row]) -> Report<'a> {
+fn report_json<'a>(
+    module: &'a ModuleSummary,
+    rows: &'a [Row],
+    totals: &'a [ComputationTotal],
+) -> Report<'a> {
     Report {
         ok: true,
         module: &module.name,
@@ -161,10 +206,20 @@ fn report_json<'a>(module: &'a ModuleSummary, rows: &'a [Row]) -> Report<'a> {
                 per_device_bytes: r.per_device_bytes,
             })
             .collect(),
+        computation_totals: totals
+            .iter()
+            .map(|t| ComputationJson {
+                computation: &t.name,
+                instructions: t.instructions,
+                bytes: t.bytes,
+                allocated_bytes: t.allocated,
+                padding_bytes: t.allocated.saturating_sub(t.bytes),
+            })
+            .collect(),
     }
 }
 
-fn plain(module: &ModuleSummary, rows: &[Row]) -> String {
+fn plain(module: &ModuleSummary, rows: &[Row], totals: &[ComputationTotal]) -> String {
     let mut lines = vec![
         format!(
             "module {}: {} instructions in {} computation{}",
@@ -210,14 +265,7 @@ fn plain(module: &ModuleSummary, rows: &[Row]) -> String {
     }
     let header: Vec<String> = header.into_iter().map(str::to_owned).collect();
     let table: Vec<Vec<String>> = rows.iter().map(|r| cells(r, sharded)).collect();
-    let mut widths: Vec<usize> = header.iter().map(String::len).collect();
-    for cells in &table {
-        for (width, cell) in widths.iter_mut().zip(cells) {
-            *width = (*width).max(cell.len());
-        }
-    }
-    lines.push(line(&header, &widths));
-    lines.extend(table.iter().map(|cells| line(cells, &widths)));
+    lines.extend(aligned(&header, &table));
     let shown = u64::try_from(rows.len()).unwrap_or(u64::MAX);
     if shown < module.instructions {
         lines.push(format!(
@@ -225,7 +273,47 @@ fn plain(module: &ModuleSummary, rows: &[Row]) -> String {
             module.instructions - shown
         ));
     }
+    if totals.len() > 1 {
+        lines.push(String::new());
+        lines.extend(computation_table(totals, rows.len()));
+    }
     lines.join("\n")
+}
+
+/// The computations, largest first, as many as instructions are shown
+/// (at least one).
+fn computation_table(totals: &[ComputationTotal], shown: usize) -> Vec<String> {
+    let header: Vec<String> = [
+        "allocated",
+        "bytes",
+        "padding",
+        "instructions",
+        "computation",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let table: Vec<Vec<String>> = totals
+        .iter()
+        .take(shown.max(1))
+        .map(|t| {
+            vec![
+                t.allocated.to_string(),
+                t.bytes.to_string(),
+                t.allocated.saturating_sub(t.bytes).to_string(),
+                t.instructions.to_string(),
+                t.name.clone(),
+            ]
+        })
+        .collect();
+    let mut lines = aligned(&header, &table);
+    if table.len() < totals.len() {
+        let more = totals.len() - table.len();
+        lines.push(format!(
+            "({more} more computation{}; --top N or --all shows more)",
+            if more == 1 { "" } else { "s" }
+        ));
+    }
+    lines
 }
 
 /// The table's cells of one row (with the per-device shape if `sharded`).
@@ -249,6 +337,19 @@ fn cells(r: &Row, sharded: bool) -> Vec<String> {
         cells.push(r.per_device_shape.clone().unwrap_or_else(|| "-".to_owned()));
     }
     cells
+}
+
+/// The header and rows of a table, each column as wide as its widest cell.
+fn aligned(header: &[String], table: &[Vec<String>]) -> Vec<String> {
+    let mut widths: Vec<usize> = header.iter().map(String::len).collect();
+    for cells in table {
+        for (width, cell) in widths.iter_mut().zip(cells) {
+            *width = (*width).max(cell.len());
+        }
+    }
+    let mut lines = vec![line(header, &widths)];
+    lines.extend(table.iter().map(|cells| line(cells, &widths)));
+    lines
 }
 
 /// One line of the table: numbers right-aligned, the last column unpadded.
