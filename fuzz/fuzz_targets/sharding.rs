@@ -19,13 +19,22 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(rest) else { return };
     let Ok(sharding) = text.parse::<HloSharding>() else { return };
     let printed = sharding.to_string();
-    let reparsed: HloSharding = match printed.parse() {
-        Ok(s) => s,
-        Err(e) => panic!("{text:?} prints as {printed:?}, which does not parse: {e}"),
-    };
-    assert_eq!(reparsed.to_string(), printed, "{text:?}");
-    // The same sharding, metadata aside (the text does not carry it).
-    assert_eq!(without_metadata(reparsed.to_proto()), without_metadata(sharding.to_proto()), "{text:?}");
+    // XLA unescapes a quoted mesh axis name when it parses it and prints the
+    // name as it is: a name with a backslash or a quote reads back as
+    // another name (or not at all) in XLA too, so only other texts must
+    // round-trip.
+    let raw_names = sharding.named().is_some_and(|n| {
+        n.mesh.axes.iter().any(|(name, _)| name.contains(['\\', '\'']))
+    });
+    if !raw_names {
+        let reparsed: HloSharding = match printed.parse() {
+            Ok(s) => s,
+            Err(e) => panic!("{text:?} prints as {printed:?}, which does not parse: {e}"),
+        };
+        assert_eq!(reparsed.to_string(), printed, "{text:?}");
+        // The same sharding, metadata aside (the text does not carry it).
+        assert_eq!(without_metadata(reparsed.to_proto()), without_metadata(sharding.to_proto()), "{text:?}");
+    }
     let proto = sharding.to_proto();
     let back = HloSharding::from_proto(&proto).unwrap_or_else(|e| panic!("{text:?}: from_proto: {e}"));
     // XLA's from_proto normalizes once more (`{devices=[2]<=[2] last_tile_dims={unreduced}}`

@@ -91,43 +91,34 @@ pub(crate) fn tokens(text: &str) -> Vec<(Token, usize)> {
 }
 
 /// A string literal starting at `start` (a `"` or, as in mesh axis names,
-/// a `'`): its value (C escapes resolved) and the offset after it, or
-/// `None` when it is not closed.
+/// a `'`): its value and the offset after it. The value is `None` when the
+/// string is not closed, or when an escape is not one of C's as XLA reads
+/// them (absl's `CUnescape`: `\n`, `\t`, `\r`, `\a`, `\b`, `\f`, `\v`,
+/// `\\`, `\'`, `\"`, `\?`, up to 3 octal digits, `\x` and hex digits, `\u`
+/// and 4 or `\U` and 8 hex digits) or leaves bytes that are not UTF-8 (XLA
+/// keeps such bytes; a Rust string cannot).
 fn string(text: &str, start: usize) -> (Option<String>, usize) {
     let bytes = text.as_bytes();
     let quote = bytes[start];
     let mut out: Vec<u8> = Vec::new();
+    let mut ok = true;
     let mut i = start + 1;
     while i < bytes.len() {
         match bytes[i] {
-            b if b == quote => return (Some(String::from_utf8_lossy(&out).into_owned()), i + 1),
+            b if b == quote => {
+                let value = String::from_utf8(out).ok().filter(|_| ok);
+                return (value, i + 1);
+            }
             b'\\' if i + 1 < bytes.len() => {
-                let e = bytes[i + 1];
-                i += 2;
-                match e {
-                    b'n' => out.push(b'\n'),
-                    b't' => out.push(b'\t'),
-                    b'r' => out.push(b'\r'),
-                    b'x' => {
-                        let mut v: u32 = 0;
-                        while i < bytes.len() && bytes[i].is_ascii_hexdigit() {
-                            v = (v * 16 + char::from(bytes[i]).to_digit(16).unwrap_or(0)) & 0xff;
-                            i += 1;
-                        }
-                        out.push(u8::try_from(v).unwrap_or(0));
+                let (escaped, next) = escape(bytes, i + 1);
+                match escaped {
+                    Some(Escaped::Byte(b)) => out.push(b),
+                    Some(Escaped::Char(c)) => {
+                        out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
                     }
-                    b'0'..=b'7' => {
-                        let mut v = u32::from(e - b'0');
-                        for _ in 0..2 {
-                            if i < bytes.len() && (b'0'..=b'7').contains(&bytes[i]) {
-                                v = v * 8 + u32::from(bytes[i] - b'0');
-                                i += 1;
-                            }
-                        }
-                        out.push(u8::try_from(v & 0xff).unwrap_or(0));
-                    }
-                    other => out.push(other),
+                    None => ok = false,
                 }
+                i = next;
             }
             b => {
                 out.push(b);
@@ -136,6 +127,59 @@ fn string(text: &str, start: usize) -> (Option<String>, usize) {
         }
     }
     (None, bytes.len())
+}
+
+/// What one escape stands for.
+enum Escaped {
+    /// A byte (`\n`, octal, `\x`).
+    Byte(u8),
+    /// A character (`\u`, `\U`), written as UTF-8.
+    Char(char),
+}
+
+/// The escape whose letter is at `at` (after the backslash): what it stands
+/// for (`None` if XLA refuses it) and the offset after it.
+fn escape(bytes: &[u8], at: usize) -> (Option<Escaped>, usize) {
+    let digits = |from: usize, radix: u32, most: usize| {
+        let count = bytes[from..]
+            .iter()
+            .take(most)
+            .take_while(|b| char::from(**b).is_digit(radix))
+            .count();
+        let value = bytes[from..from + count].iter().try_fold(0u32, |v, b| {
+            v.checked_mul(radix)?
+                .checked_add(char::from(*b).to_digit(radix)?)
+        });
+        (value, count)
+    };
+    let byte = |v: Option<u32>| v.and_then(|v| u8::try_from(v).ok()).map(Escaped::Byte);
+    let simple = |b: u8| (Some(Escaped::Byte(b)), at + 1);
+    match bytes[at] {
+        b'n' => simple(b'\n'),
+        b't' => simple(b'\t'),
+        b'r' => simple(b'\r'),
+        b'a' => simple(0x07),
+        b'b' => simple(0x08),
+        b'f' => simple(0x0c),
+        b'v' => simple(0x0b),
+        b @ (b'\\' | b'\'' | b'"' | b'?') => simple(b),
+        b'0'..=b'7' => {
+            let (value, count) = digits(at, 8, 3);
+            (byte(value), at + count)
+        }
+        b'x' => {
+            // All the hex digits that follow, at least one.
+            let (value, count) = digits(at + 1, 16, usize::MAX);
+            (byte(value.filter(|_| count > 0)), at + 1 + count)
+        }
+        b @ (b'u' | b'U') => {
+            let width = if b == b'u' { 4 } else { 8 };
+            let (value, count) = digits(at + 1, 16, width);
+            let c = value.filter(|_| count == width).and_then(char::from_u32);
+            (c.map(Escaped::Char), at + 1 + count)
+        }
+        _ => (None, at + 1),
+    }
 }
 
 /// How an error message shows a token.

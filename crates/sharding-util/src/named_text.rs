@@ -310,3 +310,52 @@ impl Parser {
         Ok(AxisRef { axis, sub })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use crate::HloSharding;
+
+    /// XLA (jaxlib 0.12.0.1) reads a quoted axis name with C escapes
+    /// (absl's `CUnescape`) and prints the name as it is, so a name with a
+    /// backslash does not read back as itself, in XLA as here: `'a\\b'`
+    /// prints `'a\b'`, which reads as `a` and a backspace (a fuzz find; the
+    /// fuzz target now expects it). Each pair below is what XLA printed.
+    #[test]
+    fn axis_names_are_unescaped_as_xla_reads_them() {
+        for (text, xla) in [
+            (r"{mesh['a\\b'=2], [{}]}", r"{mesh['a\b'=2], [{}]}"),
+            (r"{mesh['a\b'=2], [{}]}", "{mesh['a\u{8}'=2], [{}]}"),
+            (r"{mesh['a\nb'=2], [{}]}", "{mesh['a\nb'=2], [{}]}"),
+            (r"{mesh['a\ab'=2], [{}]}", "{mesh['a\u{7}b'=2], [{}]}"),
+            (
+                r"{mesh['a\?\v\f'=2], [{}]}",
+                "{mesh['a?\u{b}\u{c}'=2], [{}]}",
+            ),
+            (r"{mesh['a\x41'=2], [{}]}", "{mesh['aA'=2], [{}]}"),
+            (r"{mesh['a\101'=2], [{}]}", "{mesh['aA'=2], [{}]}"),
+            (r"{mesh['a\u0041b'=2], [{}]}", "{mesh['aAb'=2], [{}]}"),
+            (
+                r"{mesh['a\U0001F600b'=2], [{}]}",
+                "{mesh['a\u{1F600}b'=2], [{}]}",
+            ),
+        ] {
+            let s: HloSharding = text.parse().unwrap();
+            assert_eq!(s.to_string(), xla, "{text}");
+        }
+        // Escapes XLA refuses: a \x value past 0xff, \x without digits, an
+        // unknown letter, octal past 0xff, \u short of 4 digits, a surrogate.
+        for text in [
+            r"{mesh['a\x41b'=2], [{}]}",
+            r"{mesh['a\x'=2], [{}]}",
+            r"{mesh['a\qb'=2], [{}]}",
+            r"{mesh['a\777'=2], [{}]}",
+            r"{mesh['a\u00'=2], [{}]}",
+            r"{mesh['a\uD800'=2], [{}]}",
+            r#"{replicated metadata={op_name="a\x41b"}}"#,
+        ] {
+            assert!(text.parse::<HloSharding>().is_err(), "{text}");
+        }
+    }
+}
