@@ -187,6 +187,7 @@ impl Parser {
             }
             _ => None,
         };
+        let keyword = word.is_some();
         if let Some(word) = word {
             self.bump();
             match word.as_str() {
@@ -213,6 +214,13 @@ impl Parser {
             let Token::Attr(name) = self.peek().clone() else {
                 return Err(self.error("expects attribute name"));
             };
+            // After a one-word form (`replicated`, ...) XLA reads only
+            // metadata (jaxlib 0.12.0.1: a syntax error otherwise).
+            if keyword && name != "metadata" {
+                return Err(
+                    self.error("expects only metadata after `replicated`, `unreduced` or `manual`")
+                );
+            }
             self.bump();
             match name.as_str() {
                 // A repeated attribute adds to the list (XLA then finds the
@@ -354,6 +362,10 @@ mod tests {
             r"{mesh['a\u00'=2], [{}]}",
             r"{mesh['a\uD800'=2], [{}]}",
             r#"{replicated metadata={op_name="a\x41b"}}"#,
+            // After a one-word form XLA reads only metadata (a fuzz find:
+            // the form and the attribute overlapped).
+            "{mesh['z'=2,'y'=2], replicated, unreduced={'y'}}",
+            "{mesh['x'=1,'y'=1,'z'=2]unreduced, manual={'y'}}",
         ] {
             assert!(text.parse::<HloSharding>().is_err(), "{text}");
         }
