@@ -52,13 +52,13 @@ fn fill_padding_and_relayout_xla_at_rank_200000() {
     on_small_stack(|| {
         let (padded, plain) = (padded_shape(), plain_shape());
         let mut buffer = *b"AB.";
-        stride_util::fill_padding(&mut buffer, &padded).unwrap();
+        relayout::fill_padding(&mut buffer, &padded).unwrap();
         assert_eq!(&buffer, b"AB\xff");
         let mut dst = [0_u8; 3];
-        stride_util::relayout_xla(b"AB", &plain, &mut dst, &padded).unwrap();
+        relayout::relayout_xla(b"AB", &plain, &mut dst, &padded).unwrap();
         assert_eq!(&dst, b"AB\xff");
         let mut back = [0_u8; 2];
-        stride_util::relayout_xla(&dst, &padded, &mut back, &plain).unwrap();
+        relayout::relayout_xla(&dst, &padded, &mut back, &plain).unwrap();
         assert_eq!(&back, b"AB");
     });
 }
@@ -191,9 +191,9 @@ fn stride_util_views_at_rank_200000() {
             *plain_shape().layout.unwrap()
         );
         let mut dst = [0_u8; 2];
-        stride_util::relayout(b"AB", &view, &mut dst, &view, 1).unwrap();
+        relayout::relayout(b"AB", &view, &mut dst, &view, 1).unwrap();
         assert_eq!(&dst, b"AB");
-        stride_util::relayout_bits(&[0x21], &view, &mut dst, &view, 4).unwrap();
+        relayout::relayout_bits(&[0x21], &view, &mut dst, &view, 4).unwrap();
         assert_eq!(dst[0], 0x21);
     });
 }

@@ -111,7 +111,7 @@ fn check_row(row: &Row) -> Result<(), String> {
         layout.element_size_in_bits = i64::from(bits);
     }
     let mut copied = vec![0u8; device.len()];
-    stride_util::relayout_xla(&row_major, &source_shape, &mut copied, &shape)
+    relayout::relayout_xla(&row_major, &source_shape, &mut copied, &shape)
         .map_err(|e| format!("relayout_xla: {e}"))?;
     same("relayout_xla bytes", copied, device)
 }

@@ -1,4 +1,4 @@
-"""numpy's time for the relayouts of crates/stride-util/benches/relayout.rs.
+"""numpy's time for the relayouts of crates/relayout/benches/relayout.rs.
 
 Each case is timed beside a plain copy of the same number of bytes
 (`np.copyto` between two contiguous arrays), best of `--repeat` runs with

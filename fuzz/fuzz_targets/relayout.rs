@@ -28,7 +28,8 @@ use common::for_each_index;
 use layout_util::LayoutBuilder;
 use libfuzzer_sys::fuzz_target;
 use schema::{PaddingValue, PrimitiveType, Shape};
-use stride_util::{RelayoutError, StridedView, padding_pattern, relayout, relayout_xla};
+use relayout::{RelayoutError, padding_pattern, relayout, relayout_xla};
+use stride_util::StridedView;
 
 #[derive(Arbitrary, Debug)]
 struct Side {

@@ -178,9 +178,6 @@ fn check(shape: &Shape, layout: &TiledLayout, input: &Input) {
     if let Some(expected) = xla_array_size(shape, bits) {
         assert_eq!(bytes, expected, "ArraySize of {shape}");
     }
-    if let Ok(other) = stride_util::buffer_bytes(shape) {
-        assert_eq!(i128::from(bytes), other as i128, "buffer_bytes of {shape}");
-    }
     if !layout.is_tiled() {
         if let Ok(elements) = shape_util::byte_size_of_elements(shape) {
             assert_eq!(bytes, elements, "untiled {shape}");

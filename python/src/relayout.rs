@@ -5,7 +5,7 @@
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadwriteArray1, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use stride_util::relayout_xla;
+use relayout::relayout_xla;
 
 use crate::error;
 use crate::shape::shape_arg;

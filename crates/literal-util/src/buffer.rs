@@ -118,7 +118,7 @@ pub fn to_buffer(literal: &LiteralProto, layout: Option<&Layout>) -> Result<Vec<
         });
     }
     let mut out = vec![0_u8; usize::try_from(bytes).unwrap_or(usize::MAX)];
-    stride_util::relayout_xla(&array.data, &storage_shape(shape), &mut out, &target)?;
+    relayout::relayout_xla(&array.data, &storage_shape(shape), &mut out, &target)?;
     Ok(out)
 }
 
@@ -161,7 +161,7 @@ pub fn from_buffer(shape: &Shape, buffer: &[u8]) -> Result<LiteralProto, Literal
     // At most the buffer's size times 8 (one byte per packed element).
     let bytes = elements.saturating_mul(storage::width(ty) as u64);
     let mut data = vec![0_u8; usize::try_from(bytes).unwrap_or(usize::MAX)];
-    stride_util::relayout_xla(buffer, &shape, &mut data, &storage_shape(&literal_shape))?;
+    relayout::relayout_xla(buffer, &shape, &mut data, &storage_shape(&literal_shape))?;
     let mut literal = LiteralProto {
         shape: Some(literal_shape),
         ..Default::default()

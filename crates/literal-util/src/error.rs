@@ -95,7 +95,7 @@ pub enum LiteralError {
     },
     /// The relayout engine refused the layouts.
     #[error(transparent)]
-    Relayout(#[from] stride_util::RelayoutError),
+    Relayout(#[from] relayout::RelayoutError),
 }
 
 /// How many times the literal's data (plus 1 MiB) a layout's buffer may

@@ -7,7 +7,7 @@
 //! when the layout has tiles; sub-byte types one element per byte; 8- and
 //! 16-bit types as little-endian bytes fields; complex numbers as pairs.
 //! [`to_buffer`] lays the array out as any layout says (classic padding,
-//! tiles, `E(n)` packing) with `stride-util`'s relayout engine, and
+//! tiles, `E(n)` packing) with the relayout engine (`xla-relayout`), and
 //! [`from_buffer`] reads such a buffer back into the LiteralProto XLA's
 //! `Literal::ToProto` writes. [`to_text`] prints XLA's text of the value.
 //!

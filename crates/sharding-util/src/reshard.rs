@@ -1,8 +1,9 @@
 //! Resharding: the pieces that move an array from one sharding to another,
 //! and their execution over per-device buffers.
 
+use relayout::relayout;
 use schema::Shape;
-use stride_util::{IndexItem, StridedView, relayout};
+use stride_util::{IndexItem, StridedView};
 
 use crate::device::{DeviceBox, Placement, data_bytes};
 use crate::error::ShardingError;

@@ -292,8 +292,18 @@ pub(crate) fn overflow(what: &'static str, of: String) -> ViewError {
     ViewError::Overflow { what, of }
 }
 
-/// Formats values as a numpy shape tuple: `()`, `(3,)`, `(4,3)`.
-pub(crate) fn numpy_tuple(values: &[i64]) -> String {
+/// Formats values as a numpy shape tuple, as the errors print shapes and
+/// strides.
+///
+/// ```
+/// use stride_util::numpy_tuple;
+///
+/// assert_eq!(numpy_tuple(&[]), "()");
+/// assert_eq!(numpy_tuple(&[3]), "(3,)");
+/// assert_eq!(numpy_tuple(&[4, 3]), "(4,3)");
+/// ```
+#[must_use]
+pub fn numpy_tuple(values: &[i64]) -> String {
     match values {
         [] => "()".to_owned(),
         [one] => format!("({one},)"),

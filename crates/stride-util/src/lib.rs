@@ -1,12 +1,13 @@
-//! Strided views and relayout, as numpy and DirectML describe arrays.
+//! Strided views, as numpy and DirectML describe arrays.
 //!
 //! A [`StridedView`] is sizes, strides (in elements, negative and zero
 //! allowed) and an offset over a one-dimensional buffer. Views come from
 //! packed row/column-major shapes, DirectML descriptions, `as_strided`, or
 //! an XLA [`schema::Shape`] with its layout; numpy's zero-copy operations
 //! (reshape, transpose, broadcasting, basic indexing, ...) return new views
-//! with numpy's exact semantics and errors. The relayout engine copies the
-//! elements of one view into another.
+//! with numpy's exact semantics and errors.
+//! The relayout engine that copies the elements of one view into another
+//! is the crate `xla-relayout`.
 //!
 //! The seed's slicing example, `A[0:3:2, 1:4:2]` on a (3,4) array:
 //!
@@ -21,31 +22,20 @@
 //! # Ok::<(), stride_util::ViewError>(())
 //! ```
 
-// Denied, not forbidden: the measured SIMD kernels allow it where they use
-// it (relayout/sse2.rs, stream.rs, avx2.rs, avx512.rs, avx512_interleave.rs).
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 
 mod classify;
 mod error;
 mod index;
 mod offsets;
 mod ops;
-mod relayout;
 mod reshape;
 mod view;
 mod xla_layout;
 
-pub use error::ViewError;
+pub use error::{ViewError, numpy_tuple};
 pub use index::{IndexItem, adjust_slice, parse_index_expression};
 pub use offsets::Offsets;
-/// For tests: lowers the SIMD level of the relayout kernels.
-#[doc(hidden)]
-pub use relayout::force_simd_level;
-pub use relayout::{
-    MAX_THREADS, MIN_BYTES_PER_THREAD, RelayoutError, SimdLevel, Strategy, detected_simd_level,
-    fill_padding, padding_pattern, relayout, relayout_bits, relayout_parallel, relayout_strategy,
-    relayout_with_threads, relayout_xla, simd_level,
-};
 pub use reshape::{NumpyOrder, Order};
 pub use view::{MAX_DIMS, StridedView};
 pub use xla_layout::dml_sizes;

@@ -1,5 +1,5 @@
 //! `Relayout`: the source buffer arrives in chunks, is copied into the
-//! destination layout by `stride_util::relayout_xla`, and leaves in chunks.
+//! destination layout by `relayout::relayout_xla`, and leaves in chunks.
 //! Memory is bounded: each buffer by [`Limits::max_buffer_bytes`], all calls
 //! together by [`Limits::memory_budget_bytes`].
 
@@ -129,7 +129,7 @@ pub async fn relayout(
     let copy_destination = destination.clone();
     let destination_buffer = tokio::task::spawn_blocking(move || {
         let mut buffer = vec![0; destination_bytes];
-        stride_util::relayout_xla(&source_buffer, &source, &mut buffer, &copy_destination)
+        relayout::relayout_xla(&source_buffer, &source, &mut buffer, &copy_destination)
             .map(|()| buffer)
     })
     .await

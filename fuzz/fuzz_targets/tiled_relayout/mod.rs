@@ -13,7 +13,7 @@ use arbitrary::Arbitrary;
 use index_util::TiledLayout;
 use layout_util::LayoutBuilder;
 use schema::{PrimitiveType, Shape, Tile};
-use stride_util::{padding_pattern, relayout_xla};
+use relayout::{padding_pattern, relayout_xla};
 
 use crate::common::for_each_index;
 use crate::{PADDING, TYPES, bytes, get_bits, permutation, set_bits};

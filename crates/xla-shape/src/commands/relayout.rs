@@ -6,9 +6,9 @@ use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
+use relayout::relayout_xla;
 use schema::Shape;
 use serde_json::json;
-use stride_util::relayout_xla;
 
 use super::{Outcome, shape};
 use crate::cli::RelayoutArgs;
@@ -35,7 +35,7 @@ pub fn run(args: &RelayoutArgs) -> Outcome {
             dst_shape.human_string_with_layout()
         ));
     }
-    let err = |e: stride_util::RelayoutError| e.to_string();
+    let err = |e: relayout::RelayoutError| e.to_string();
     let (src_bytes, dst_bytes) = (buffer_size(&src_shape)?, buffer_size(&dst_shape)?);
     let src = read_input(args.input.as_deref(), src_bytes, &args.src)?;
     let mut dst = vec![0_u8; dst_bytes];

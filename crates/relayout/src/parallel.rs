@@ -23,7 +23,7 @@ use std::num::NonZeroUsize;
 use std::sync::mpsc;
 
 use super::{RelayoutError, check_views, elements_in, relayout, relayout_with_tail};
-use crate::view::StridedView;
+use stride_util::StridedView;
 
 /// [`relayout_parallel`] adds a thread only for every this many bytes of
 /// destination elements: copies below twice this size stay on the
@@ -50,7 +50,8 @@ const CACHE_LINE: u16 = 64;
 /// Exactly those of [`relayout`].
 ///
 /// ```
-/// use stride_util::{StridedView, relayout_parallel};
+/// use relayout::relayout_parallel;
+/// use stride_util::StridedView;
 ///
 /// // Transpose a 2048×2048 f32 matrix (16 MiB: several threads if the
 /// // machine has them).
@@ -60,7 +61,7 @@ const CACHE_LINE: u16 = 64;
 /// relayout_parallel(&src, &a.transpose(), &mut dst, &a, 4)?;
 /// // Element (1, 0) of the result is element (0, 1) of the source.
 /// assert_eq!(dst[2048 * 4..2049 * 4], src[4..8]);
-/// # Ok::<(), stride_util::RelayoutError>(())
+/// # Ok::<(), relayout::RelayoutError>(())
 /// ```
 pub fn relayout_parallel(
     src: &[u8],
@@ -103,7 +104,8 @@ pub fn relayout_parallel(
 ///
 /// ```
 /// use std::num::NonZeroUsize;
-/// use stride_util::{StridedView, relayout, relayout_with_threads};
+/// use relayout::{relayout, relayout_with_threads};
+/// use stride_util::StridedView;
 ///
 /// // NCHW -> NHWC of a u8 [2, 3, 40, 50] tensor on 3 threads.
 /// let sizes = [2, 3, 40, 50];
@@ -115,7 +117,7 @@ pub fn relayout_parallel(
 /// let threads = NonZeroUsize::new(3).unwrap_or(NonZeroUsize::MIN);
 /// relayout_with_threads(&src, &nchw, &mut dst, &nhwc, 1, threads)?;
 /// assert_eq!(dst, expected);
-/// # Ok::<(), stride_util::RelayoutError>(())
+/// # Ok::<(), relayout::RelayoutError>(())
 /// ```
 pub fn relayout_with_threads(
     src: &[u8],
@@ -380,7 +382,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::{Chunk, chunks};
-    use crate::view::StridedView;
+    use stride_util::StridedView;
 
     /// The chunks of a copy of `view` into itself, as (start, size along
     /// the split axis) pairs, for a buffer at `address`.

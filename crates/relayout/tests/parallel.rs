@@ -11,10 +11,10 @@
 use std::num::NonZeroUsize;
 
 use proptest::prelude::*;
-use stride_util::{
-    MIN_BYTES_PER_THREAD, RelayoutError, StridedView, relayout, relayout_parallel,
-    relayout_with_threads,
+use relayout::{
+    MIN_BYTES_PER_THREAD, RelayoutError, relayout, relayout_parallel, relayout_with_threads,
 };
+use stride_util::StridedView;
 
 /// Bytes that differ from their neighbours, so misplaced bytes show.
 fn pattern(len: usize) -> Vec<u8> {

@@ -6,7 +6,7 @@ use schema::{PaddingValue, PrimitiveType, Shape};
 
 use super::RelayoutError;
 use super::sub_byte;
-use crate::error::ViewError;
+use stride_util::ViewError;
 
 /// The bytes of one element of type `ty` holding `value`, little-endian and
 /// `byte_width` long; `None` for `UnknownPad` and `InvalidPad`, whose
@@ -34,7 +34,7 @@ use crate::error::ViewError;
 ///
 /// ```
 /// use schema::{PaddingValue, PrimitiveType};
-/// use stride_util::padding_pattern;
+/// use relayout::padding_pattern;
 ///
 /// let one = padding_pattern(PrimitiveType::F32, PaddingValue::OnePad)?;
 /// assert_eq!(one, Some(1.0f32.to_le_bytes().to_vec()));
@@ -42,7 +42,7 @@ use crate::error::ViewError;
 /// assert_eq!(lowest, Some(vec![0x80, 0xFF])); // -inf
 /// let highest = padding_pattern(PrimitiveType::S16, PaddingValue::HighestPad)?;
 /// assert_eq!(highest, Some(i16::MAX.to_le_bytes().to_vec()));
-/// # Ok::<(), stride_util::RelayoutError>(())
+/// # Ok::<(), relayout::RelayoutError>(())
 /// ```
 pub fn padding_pattern(
     ty: PrimitiveType,
@@ -156,9 +156,9 @@ pub fn padding_pattern(
 ///     ..Default::default()
 /// };
 /// let mut buffer = *b"ABC..DEF..";
-/// stride_util::fill_padding(&mut buffer, &shape)?;
+/// relayout::fill_padding(&mut buffer, &shape)?;
 /// assert_eq!(&buffer, b"ABC\xff\xffDEF\xff\xff");
-/// # Ok::<(), stride_util::RelayoutError>(())
+/// # Ok::<(), relayout::RelayoutError>(())
 /// ```
 pub fn fill_padding(dst: &mut [u8], shape: &Shape) -> Result<(), RelayoutError> {
     fill_padding_except_row_tails(dst, shape, false)

@@ -1,5 +1,19 @@
 //! The relayout engine: copies the elements of a source view into a
-//! destination view of the same logical shape, over byte buffers.
+//! destination view of the same logical shape, over byte buffers, as
+//! [`StridedView`]s (numpy's and DirectML's strides) or XLA shapes with
+//! their layouts (classic padding, tiles, `E(n)` packing).
+//!
+//! ```
+//! use relayout::{StridedView, relayout};
+//!
+//! // Transpose a 2×3 matrix of u8 into a 3×2 one.
+//! let src = [1, 2, 3, 4, 5, 6];
+//! let a = StridedView::row_major(&[2, 3])?;
+//! let mut dst = [0_u8; 6];
+//! relayout(&src, &a.transpose(), &mut dst, &StridedView::row_major(&[3, 2])?, 1)?;
+//! assert_eq!(dst, [1, 4, 2, 5, 3, 6]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 //!
 //! The copy is planned per pair of layouts (see [`Strategy`]): dimensions
 //! are canonicalized (size-1 dimensions dropped, destination strides made
@@ -14,6 +28,10 @@
 //! element.
 //! A relayout runs on one thread, or on several (`relayout_parallel`,
 //! `relayout_with_threads`: see `parallel.rs`).
+
+// Denied, not forbidden: the measured SIMD kernels allow it where they use
+// it (sse2.rs, stream.rs, avx2.rs, avx512.rs, avx512_interleave.rs).
+#![deny(unsafe_code)]
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod avx2;
@@ -45,13 +63,14 @@ pub use plan::Strategy;
 #[doc(hidden)]
 pub use simd::force_simd_level;
 pub use simd::{SimdLevel, detected_simd_level, simd_level};
+/// The view type of the relayout functions, re-exported from `stride-util`.
+pub use stride_util::StridedView;
 pub use xla::relayout_xla;
 
 use thiserror::Error;
 
-use crate::error::{ViewError, numpy_tuple};
-use crate::view::StridedView;
 use plan::Plan;
+use stride_util::{ViewError, numpy_tuple};
 
 /// An error from the relayout engine.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -137,7 +156,8 @@ pub enum RelayoutError {
 /// comes as [`RelayoutError::View`]).
 ///
 /// ```
-/// use stride_util::{StridedView, relayout};
+/// use relayout::relayout;
+/// use stride_util::StridedView;
 ///
 /// // Transpose a 2×3 matrix of u16.
 /// let src: Vec<u8> = [1u16, 2, 3, 4, 5, 6].iter().flat_map(|v| v.to_le_bytes()).collect();
@@ -147,7 +167,7 @@ pub enum RelayoutError {
 /// relayout(&src, &src_view, &mut dst, &dst_view, 2)?;
 /// let values: Vec<u16> = dst.chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
 /// assert_eq!(values, [1, 4, 2, 5, 3, 6]);
-/// # Ok::<(), stride_util::RelayoutError>(())
+/// # Ok::<(), relayout::RelayoutError>(())
 /// ```
 pub fn relayout(
     src: &[u8],
@@ -246,7 +266,8 @@ fn tail_of<const N: usize>(tail: Option<(&[u8], i64, i64)>) -> Option<kernels::T
 /// As [`relayout`]; [`RelayoutError::ElementSize`] for other bit sizes.
 ///
 /// ```
-/// use stride_util::{StridedView, relayout_bits};
+/// use relayout::relayout_bits;
+/// use stride_util::StridedView;
 ///
 /// // Four 4-bit elements 1,2,3,4 packed in two bytes, reversed.
 /// let src = [0x21u8, 0x43];
@@ -254,7 +275,7 @@ fn tail_of<const N: usize>(tail: Option<(&[u8], i64, i64)>) -> Option<kernels::T
 /// let view = StridedView::row_major(&[4])?;
 /// relayout_bits(&src, &view.flip()?, &mut dst, &view, 4)?;
 /// assert_eq!(dst, [0x34, 0x12]);
-/// # Ok::<(), stride_util::RelayoutError>(())
+/// # Ok::<(), relayout::RelayoutError>(())
 /// ```
 pub fn relayout_bits(
     src: &[u8],
@@ -286,7 +307,8 @@ pub fn relayout_bits(
 /// with elements of `element_size` bytes.
 ///
 /// ```
-/// use stride_util::{Strategy, StridedView, relayout_strategy};
+/// use relayout::{Strategy, relayout_strategy};
+/// use stride_util::StridedView;
 ///
 /// let a = StridedView::row_major(&[64, 64])?;
 /// assert_eq!(relayout_strategy(&a, &a, 4), Strategy::SingleCopy);

@@ -11,10 +11,11 @@
 use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard};
 
-use stride_util::{
-    SimdLevel, Strategy, StridedView, detected_simd_level, force_simd_level, relayout,
-    relayout_bits, relayout_strategy,
+use relayout::{
+    SimdLevel, Strategy, detected_simd_level, force_simd_level, relayout, relayout_bits,
+    relayout_strategy,
 };
+use stride_util::StridedView;
 
 /// Serializes the tests of this file: one of them lowers the SIMD level of
 /// the kernels for every thread, which changes the strategy of some cases.

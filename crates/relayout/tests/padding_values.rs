@@ -7,8 +7,8 @@
 //! `np.iinfo(t).min`/`.max` in two's complement.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use relayout::{RelayoutError, padding_pattern};
 use schema::{PaddingValue, PrimitiveType as T};
-use stride_util::{RelayoutError, padding_pattern};
 
 /// `(type, zero, one, lowest, highest)`, each the value's bits as an integer
 /// (stored little-endian in the type's byte width).

@@ -5,7 +5,7 @@
 //! times the same from Python.
 //!
 //! ```sh
-//! cargo run --release -p stride-util --example time_relayout -- \
+//! cargo run --release -p xla-relayout --example time_relayout -- \
 //!     'f32[4096,4096]{1,0}' 'f32[4096,4096]{0,1}' 20
 //! ```
 
@@ -34,7 +34,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     for _ in 0..runs.max(1) {
         let start = Instant::now();
         let mut out = vec![0_u8; dst_len];
-        stride_util::relayout_xla(&source, &src_shape, &mut out, &dst_shape)?;
+        relayout::relayout_xla(&source, &src_shape, &mut out, &dst_shape)?;
         times.push(start.elapsed());
         std::hint::black_box(&out);
     }
@@ -43,7 +43,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     times.clear();
     for _ in 0..runs.max(1) {
         let start = Instant::now();
-        stride_util::relayout_xla(&source, &src_shape, &mut out, &dst_shape)?;
+        relayout::relayout_xla(&source, &src_shape, &mut out, &dst_shape)?;
         times.push(start.elapsed());
         std::hint::black_box(&out);
     }

@@ -28,8 +28,9 @@ use std::time::Duration;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use layout_util::LayoutBuilder;
 use ndarray::{ArrayViewD, ArrayViewMutD, IxDyn};
+use relayout::{relayout, relayout_with_threads, relayout_xla};
 use schema::{PaddingValue, PrimitiveType, Shape};
-use stride_util::{StridedView, relayout, relayout_with_threads, relayout_xla};
+use stride_util::StridedView;
 
 mod common;
 use common::{Buffer, buffers_for, group_beside_plain_copy};

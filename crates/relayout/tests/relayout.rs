@@ -11,10 +11,10 @@ mod common;
 
 use common::{logical_indices, naive_offset};
 use proptest::prelude::*;
-use stride_util::{
-    RelayoutError, Strategy as CopyStrategy, StridedView, relayout, relayout_bits,
-    relayout_strategy,
+use relayout::{
+    RelayoutError, Strategy as CopyStrategy, relayout, relayout_bits, relayout_strategy,
 };
+use stride_util::StridedView;
 
 /// A buffer whose bytes are all different-ish (so misplaced bytes show).
 fn pattern(len: usize) -> Vec<u8> {

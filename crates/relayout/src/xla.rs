@@ -5,8 +5,8 @@ use schema::{PrimitiveType, Shape};
 
 use super::padding::fill_padding_except_row_tails;
 use super::{RelayoutError, fill_padding, padding_pattern, relayout_bits, relayout_with_tail};
-use crate::error::ViewError;
-use crate::view::StridedView;
+use stride_util::StridedView;
+use stride_util::ViewError;
 
 /// The size in bits of one element of `shape` as stored: the layout's
 /// `element_size_in_bits` when set, else the type's byte width × 8.
@@ -83,9 +83,9 @@ pub(crate) fn capacity_in_elements(bytes: usize, bits: u32) -> i64 {
 /// // Row-major {1,0} into column-major {0,1} with dim 0 padded to 3.
 /// let src = *b"ABCDEF";
 /// let mut dst = [b'?'; 9];
-/// stride_util::relayout_xla(&src, &shape(&[1, 0], vec![]), &mut dst, &shape(&[0, 1], vec![3, 3]))?;
+/// relayout::relayout_xla(&src, &shape(&[1, 0], vec![]), &mut dst, &shape(&[0, 1], vec![3, 3]))?;
 /// assert_eq!(&dst, b"AD\0BE\0CF\0");
-/// # Ok::<(), stride_util::RelayoutError>(())
+/// # Ok::<(), relayout::RelayoutError>(())
 /// ```
 pub fn relayout_xla(
     src: &[u8],

@@ -16,8 +16,8 @@ mod common;
 use common::logical_indices;
 use layout_util::LayoutBuilder;
 use proptest::prelude::*;
+use relayout::{padding_pattern, relayout_xla};
 use schema::{PaddingValue, PrimitiveType, Shape};
-use stride_util::{padding_pattern, relayout_xla};
 
 /// One side: `minor_to_major` and the padding added to each dimension.
 #[derive(Debug, Clone)]

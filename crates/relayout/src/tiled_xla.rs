@@ -9,8 +9,8 @@ use super::interleave;
 use super::tiled::{Slab, Tiling};
 use super::xla::element_bits;
 use super::{RelayoutError, fill_padding, relayout_bits};
-use crate::error::ViewError;
-use crate::view::StridedView;
+use stride_util::StridedView;
+use stride_util::ViewError;
 
 /// The buffer of `shape` ([`TiledLayout`]) and its size in bytes: for a
 /// tiled layout what XLA allocates (`ShapeUtil::ArraySize`).

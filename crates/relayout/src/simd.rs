@@ -40,7 +40,7 @@ impl SimdLevel {
 /// The widest level this CPU supports, detected once.
 ///
 /// ```
-/// use stride_util::{SimdLevel, detected_simd_level};
+/// use relayout::{SimdLevel, detected_simd_level};
 ///
 /// let level = detected_simd_level();
 /// assert!(level >= SimdLevel::Scalar);

@@ -2,7 +2,7 @@
 //! element `k` occupies bits `k·n .. k·n+n` of the buffer, counting from
 //! the least significant bit of each byte.
 
-use crate::view::StridedView;
+use stride_util::StridedView;
 
 /// Reads packed element `index`.
 pub(crate) fn get(buffer: &[u8], index: i64, bits: u32) -> u8 {

@@ -18,8 +18,8 @@ mod common;
 use common::logical_indices;
 use index_util::TiledLayout;
 use proptest::prelude::*;
+use relayout::{RelayoutError, relayout_xla};
 use schema::{COMBINE_DIMENSION, Shape};
-use stride_util::{RelayoutError, relayout_xla};
 
 fn shape(text: &str) -> Shape {
     text.parse().unwrap()

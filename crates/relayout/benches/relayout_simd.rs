@@ -1,7 +1,7 @@
 //! The relayout kernels at every SIMD level this CPU has (SSE2 and up),
 //! side by side in one run beside a plain `copy_from_slice` of the same
 //! bytes, so that each level's time over the copy's compares without the
-//! drift between runs of a shared machine: `cargo bench -p stride-util
+//! drift between runs of a shared machine: `cargo bench -p xla-relayout
 //! --bench relayout_simd`. Every buffer starts on a 64-byte line;
 //! `BENCH_SHIFT=16` moves them all 16 bytes on (see `common/mod.rs`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -10,7 +10,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use stride_util::{SimdLevel, StridedView, detected_simd_level, force_simd_level, relayout};
+use relayout::{SimdLevel, detected_simd_level, force_simd_level, relayout};
+use stride_util::StridedView;
 
 mod common;
 use common::{buffers_for, group_beside_plain_copy};

@@ -2,8 +2,8 @@
 //! `E(n)`, as XLA's literals hold it) and packed in `E(n)` of its width.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use relayout::{RelayoutError, relayout_xla};
 use schema::Shape;
-use stride_util::{RelayoutError, relayout_xla};
 
 fn shape(text: &str) -> Shape {
     text.parse().unwrap()

@@ -10,7 +10,7 @@ use super::RelayoutError;
 use super::avx512_interleave::{fence, pack as simd_pack, unpack as simd_unpack};
 use super::kernels::{STREAM_MIN_BYTES, for_each_outer};
 use super::plan::Dim;
-use crate::view::StridedView;
+use stride_util::StridedView;
 
 /// The packed side: its innermost dimension has `M` elements at stride 1,
 /// the next `K` groups at stride `M`; the rows side has those dimensions

@@ -3,7 +3,7 @@
 //! largest destination stride to the smallest, and neighbours merged where
 //! both sides are contiguous across them. Then a [`Strategy`] per layout.
 
-use crate::view::StridedView;
+use stride_util::StridedView;
 
 /// One dimension of a relayout: its size and the stride on each side.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -22,8 +22,8 @@ use index_util::PhysicalLayout;
 use schema::{COMBINE_DIMENSION, Shape};
 
 use super::RelayoutError;
-use crate::error::ViewError;
-use crate::view::StridedView;
+use stride_util::StridedView;
+use stride_util::ViewError;
 
 /// The most pieces one tiled relayout is split into (each a strided copy).
 const MAX_PIECES: usize = 1 << 16;
