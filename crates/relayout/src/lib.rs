@@ -182,6 +182,50 @@ pub fn relayout(
     relayout_with_tail(src, src_view, dst, dst_view, element_size, None, None).map(|_| ())
 }
 
+/// [`relayout`] of one part of a larger copy of `whole_bytes` bytes, such
+/// as one piece of a reshard: the kernels choose between ordinary and
+/// streaming stores (which bypass the cache, for copies too large to stay
+/// in it) by the size of the whole, as if the parts were one relayout.
+/// The bytes written and the errors are those of [`relayout`].
+///
+/// # Errors
+///
+/// Exactly those of [`relayout`].
+///
+/// ```
+/// use relayout::{StridedView, relayout_part};
+///
+/// // The left half of a 4×4 u8 matrix, as one half of a 16-byte copy.
+/// let src: Vec<u8> = (0..16).collect();
+/// let half = StridedView::new(&[4, 2], &[4, 1], 0)?;
+/// let mut dst = [0_u8; 8];
+/// relayout_part(&src, &half, &mut dst, &StridedView::row_major(&[4, 2])?, 1, 16)?;
+/// assert_eq!(dst, [0, 1, 4, 5, 8, 9, 12, 13]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn relayout_part(
+    src: &[u8],
+    src_view: &StridedView,
+    dst: &mut [u8],
+    dst_view: &StridedView,
+    element_size: usize,
+    whole_bytes: u64,
+) -> Result<(), RelayoutError> {
+    if element_size == 0 {
+        return Err(RelayoutError::ElementSize { bits: 0 });
+    }
+    relayout_with_tail(
+        src,
+        src_view,
+        dst,
+        dst_view,
+        element_size,
+        None,
+        Some(whole_bytes),
+    )
+    .map(|_| ())
+}
+
 /// [`relayout`], also writing `tail = (element bytes, count)` right after
 /// every destination row when the plan's innermost dimension is the
 /// destination's contiguous row of the same size as `row_size` (so padding

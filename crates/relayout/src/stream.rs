@@ -63,6 +63,54 @@ fn stream_sse2<const N: usize>(strip: &Strip<'_, N>, dst: &mut [[u8; N]]) -> usi
     done
 }
 
+/// Copies `src` into `dst` (of the same length) with streaming stores
+/// where `dst` is 16-byte aligned (else, and for a ragged end, with
+/// ordinary ones): the destination is neither read for ownership nor kept
+/// in cache. Meanwhile the lines of `next` (the source of the next copy,
+/// if any) are prefetched, one for every line copied. The caller calls
+/// [`fence_streaming`] once after the last such copy (a fence per copy of
+/// 2 KiB runs measured 1.24× a plain copy against 0.70× with one at the
+/// end).
+pub(super) fn copy_streaming(src: &[u8], dst: &mut [u8], next: &[u8]) {
+    // SAFETY: as in `stream_strip`: SSE2 is enabled for every CPU this
+    // module is compiled for; the one store argued in `stream`.
+    #[allow(unsafe_code)]
+    unsafe {
+        copy_sse2(src, dst, next);
+    }
+}
+
+#[target_feature(enable = "sse2")]
+fn copy_sse2(src: &[u8], dst: &mut [u8], next: &[u8]) {
+    if !(dst.as_ptr() as usize).is_multiple_of(16) || src.len() != dst.len() {
+        dst.copy_from_slice(src);
+        return;
+    }
+    let (pieces, rest) = src.as_chunks::<16>();
+    let (out, out_rest) = dst.as_chunks_mut::<16>();
+    let mut ahead = next.chunks(64);
+    for (k, (piece, out)) in pieces.iter().zip(out).enumerate() {
+        if k % 4 == 0
+            && let Some(line) = ahead.next()
+        {
+            _mm_prefetch::<_MM_HINT_T0>(line.as_ptr().cast());
+        }
+        stream(load(piece), out);
+    }
+    out_rest.copy_from_slice(rest);
+}
+
+/// Makes the streaming stores of [`copy_streaming`] visible before every
+/// later store.
+pub(super) fn fence_streaming() {
+    // SAFETY: SSE2 (which has `sfence`) is enabled for every CPU this
+    // module is compiled for.
+    #[allow(unsafe_code)]
+    unsafe {
+        fence();
+    }
+}
+
 /// Orders the streaming stores before every later store: `sfence`, which
 /// Miri does not implement; under Miri a sequentially consistent fence
 /// stands in (Miri performs the streaming stores as plain stores).

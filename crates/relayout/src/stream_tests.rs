@@ -94,3 +94,97 @@ fn large_nchw_to_nhwc_takes_the_streaming_kernel() {
         assert_eq!(dst[d..d + 4], src[s..s + 4]);
     }
 }
+
+/// A view's offsets as a `u8` relayout: element `d` of the destination
+/// holds element `s` of the source, every other byte keeps `sentinel`.
+fn expected_bytes(
+    src: &[u8],
+    src_view: &StridedView,
+    dst_view: &StridedView,
+    len: usize,
+    sentinel: u8,
+) -> Vec<u8> {
+    let mut expected = vec![sentinel; len];
+    for (s, d) in src_view.offsets().zip(dst_view.offsets()) {
+        expected[d as usize] = src[s as usize];
+    }
+    expected
+}
+
+#[test]
+fn runs_stream_at_every_alignment_as_parts_of_a_large_copy() {
+    use super::kernels::runs_stream;
+    use super::plan::Plan;
+    let src: Vec<u8> = (0..48 * 40).map(|i| (i % 251) as u8).collect();
+    // One run; runs that fill the destination without gaps (rows 16..40
+    // of rows of 48 bytes, packed); whole-line runs 128 bytes apart.
+    let cases = [
+        (
+            StridedView::new(&[1000], &[1], 7).unwrap(),
+            StridedView::row_major(&[1000]).unwrap(),
+            1000,
+        ),
+        (
+            StridedView::new(&[30, 24], &[48, 1], 16).unwrap(),
+            StridedView::row_major(&[30, 24]).unwrap(),
+            720,
+        ),
+        (
+            StridedView::new(&[12, 64], &[48, 1], 5).unwrap(),
+            StridedView::new(&[12, 64], &[128, 1], 0).unwrap(),
+            1536,
+        ),
+    ];
+    let mut storage = vec![0_u8; 2048 + 128];
+    let line = storage.as_ptr().align_offset(64);
+    for (k, (src_view, dst_view, len)) in cases.iter().enumerate() {
+        for shift in 0..64 {
+            let dst = &mut storage[line + shift..][..*len];
+            dst.fill(0xA5);
+            crate::relayout_part(&src, src_view, dst, dst_view, 1, u64::MAX).unwrap();
+            assert_eq!(
+                dst,
+                expected_bytes(&src, src_view, dst_view, *len, 0xA5),
+                "case {k} shift {shift}"
+            );
+            let plan = Plan::new(src_view, dst_view);
+            let streams = runs_stream::<1>(dst.as_chunks().0, &plan, false);
+            // Streamed from any 16-byte boundary where gapless, only from
+            // a line for the runs with gaps between them.
+            let expected = if k < 2 { shift % 16 == 0 } else { shift == 0 };
+            assert_eq!(
+                streams,
+                expected && cfg!(target_arch = "x86_64"),
+                "case {k} shift {shift}"
+            );
+            assert!(!runs_stream::<1>(dst.as_chunks().0, &plan, true));
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "8.6 MB: too large for Miri")]
+fn large_nchw_to_nhwc_off_the_destination_lines() {
+    // Destinations 16, 32 and 48 bytes past a line take the SSE2
+    // streaming kernel (the AVX-512 one only where on a line).
+    let sizes = [2, 64, 129, 131];
+    let (nchw, nhwc) = (
+        StridedView::nchw(&sizes).unwrap(),
+        StridedView::nhwc(&sizes).unwrap(),
+    );
+    let len = nchw.num_elements() as usize * 4;
+    let src: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+    let mut storage = vec![0u8; len + 128];
+    let line = storage.as_ptr().align_offset(64);
+    let mut expected = vec![0u8; len];
+    for (s, d) in nchw.offsets().zip(nhwc.offsets()) {
+        let (s, d) = (s as usize * 4, d as usize * 4);
+        expected[d..d + 4].copy_from_slice(&src[s..s + 4]);
+    }
+    for shift in [0, 16, 32, 48] {
+        let dst = &mut storage[line + shift..][..len];
+        dst.fill(0);
+        relayout(&src, &nchw, dst, &nhwc, 4).unwrap();
+        assert!(dst == expected.as_slice(), "shift {shift}");
+    }
+}

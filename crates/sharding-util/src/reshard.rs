@@ -1,7 +1,7 @@
 //! Resharding: the pieces that move an array from one sharding to another,
 //! and their execution over per-device buffers.
 
-use relayout::relayout;
+use relayout::relayout_part;
 use schema::Shape;
 use stride_util::{IndexItem, StridedView};
 
@@ -224,6 +224,12 @@ pub fn execute_plan(
         )));
     }
     let size = usize::try_from(bits / 8).map_err(|_| ShardingError::new("element size"))?;
+    // The pieces are parts of one copy: stores stream if the whole is large.
+    let whole_bytes = plan
+        .pieces
+        .iter()
+        .map(|piece| piece.bytes.unsigned_abs())
+        .fold(0, u64::saturating_add);
     for piece in &plan.pieces {
         let missing = |d: i64| {
             ShardingError::new(format!("device {d} holds nothing of the piece it is given"))
@@ -247,7 +253,7 @@ pub fn execute_plan(
             .ok_or_else(|| {
                 ShardingError::new(format!("no destination buffer for device {}", piece.to))
             })?;
-        relayout(src, &src_view, dst, &dst_view, size)
+        relayout_part(src, &src_view, dst, &dst_view, size, whole_bytes)
             .map_err(|e| ShardingError::new(e.to_string()))?;
     }
     Ok(())
