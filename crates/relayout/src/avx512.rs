@@ -24,8 +24,9 @@
 //! band: [`band`] source columns (destination rows) at a time, all the
 //! tile's source rows down the band, so that the destination rows of a
 //! band are written front to back and the band's source lines are read
-//! once each; the next block's lines of the band are prefetched. Measured
-//! on this machine's AMD EPYC before tiles and prefetching (times a plain
+//! once each; in large relayouts the next block's lines of the band are
+//! prefetched. Measured on this machine's AMD EPYC before tiles and
+//! prefetching (times a plain
 //! copy of the same bytes, 64-byte aligned buffers): f32 4096² 1.4–1.5 with
 //! bands of 64, 1.9 with 32, 2.4 with 16; f64 2048² 1.06 with 32,
 //! 1.07–1.2 with 64, 1.4–1.6 with 128; u8 8192² 2.1 with 64, 2.2–2.5 with
@@ -170,7 +171,11 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
     // stores (measured, times a plain copy: f32 1024² 2.7–3.2 against 3.2
     // with bands of 2 blocks, 6.5 with 8, and 3.9–4.6 for the staged tiles
     // of `kernels.rs`; u8 1024² 2.8 against 4.8; f64 512² 2.3–2.7 against
-    // 3.7–4.3).
+    // 3.7–4.3), and no software prefetching of the next block (measured
+    // later, best of 15 interleaved rounds, without against with: f32
+    // 1024² 2.93–2.98 against 3.30–3.33, f32 512² 2.26–2.32 against
+    // 2.50–2.55, f64 512² 2.81–2.82 against 2.95–3.10, u8 1024²
+    // 3.49–3.57 against 4.01–4.04, u16 1024² 3.46–3.47 against 3.85–3.91).
     let (band_n, per_tile) = if large {
         (band(N), tile_blocks(N))
     } else {
@@ -208,7 +213,7 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
             let band_end = cols_end.min(b0 + band_n);
             for (i0, count) in tile.clone() {
                 let first_row = step(src_base, i0, t.a.src) * N;
-                if i0 + count + c <= a_size {
+                if large && i0 + count + c <= a_size {
                     // The band's lines of the next block of rows (addresses
                     // only: prefetches never fault).
                     let next = src
