@@ -226,6 +226,18 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
                 .map(|b0| (b0, cols_end.min(b0 + band_n))),
         )
         .chain(right);
+    // Destination rows back to back, each whole lines but not starting on
+    // one (NCHW→NHWC off a line): the partial block of rows at the end of
+    // one destination row and the one at the start of the next fill one
+    // line together, so they are done as one *wrapped* block (the source
+    // rows after `rows_end` at column `j`, then those before `head` at
+    // column `j + 1`), written whole, with a streaming store if large.
+    // Only the first column's head and the last block of columns (which
+    // has no next column) keep the partial blocks. Measured (NCHW→NHWC
+    // f32[32,64,56,56], the destination 16, 32 or 48 bytes off a line,
+    // times a plain copy, best of 9): see `kernels::streams_whole_lines`.
+    let wrap = S == c && head > 0 && row_stride == a_size && a_size.is_multiple_of(c) && b_size > c;
+    let tail = a_size - rows_end;
     for first in (0..row_blocks.clone().count()).step_by(per_tile) {
         let tile = row_blocks.clone().skip(first).take(per_tile);
         for (b0, band_end) in bands.clone() {
@@ -244,6 +256,39 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
                 let mask = (count < c).then(|| u64::MAX >> (64 - count * N));
                 for j0 in (b0..band_end).step_by(c) {
                     let first_out = (dst_base + j0 * row_stride + i0) * N;
+                    let wraps = wrap && j0 + c < b_size;
+                    if wraps && i0 == 0 && count == head && j0 > 0 {
+                        // Written by the wrapped blocks of the columns before.
+                        continue;
+                    }
+                    if wraps && i0 == rows_end {
+                        let next_col =
+                            src.wrapping_add(step(src_base, 0, t.a.src) * N + (j0 + 1) * N);
+                        // SAFETY: the `tail` source rows from `rows_end` at
+                        // columns `j0..j0 + c` and the `head` rows from 0 at
+                        // columns `j0 + 1..j0 + c + 1` (`j0 + c < b_size`) are
+                        // inside `src` (checked by `inside`).
+                        #[allow(unsafe_code)]
+                        let regs = unsafe {
+                            load_wrapped::<S>(
+                                src.wrapping_add(first_row + j0 * N),
+                                next_col,
+                                row_bytes,
+                                tail,
+                            )
+                        };
+                        let regs = permute_rounds::<N, S, R>(regs, &indices);
+                        // SAFETY: destination rows `j0..j0 + c` from column
+                        // `rows_end`, 64 bytes each: their last `tail`
+                        // elements and the first `head` of the rows after
+                        // (`j0 + c < b_size`, rows back to back), inside
+                        // `dst` (checked by `inside`), on a line.
+                        #[allow(unsafe_code)]
+                        unsafe {
+                            store_rows(&regs, dst.add(first_out), row_stride * N, stream, None);
+                        }
+                        continue;
+                    }
                     for group in 0..c / S {
                         // The group's first row (only formed as an address:
                         // a group past `count` reads nothing) and how many of
@@ -371,6 +416,36 @@ unsafe fn load_rows<const S: usize>(first: *const u8, stride: isize) -> [__m512i
         unsafe {
             *reg = _mm512_loadu_si512(row.cast());
             row = row.wrapping_offset(stride);
+        }
+    }
+    regs
+}
+
+/// Loads `S` rows of 64 bytes, `stride` bytes apart: `count` from `first`,
+/// then `S - count` from `then`.
+///
+/// # Safety
+///
+/// Each of those rows must be 64 readable bytes.
+#[target_feature(enable = "avx512f")]
+#[inline]
+#[allow(unsafe_code)]
+unsafe fn load_wrapped<const S: usize>(
+    first: *const u8,
+    then: *const u8,
+    stride: isize,
+    count: usize,
+) -> [__m512i; S] {
+    let mut regs = [_mm512_setzero_si512(); S];
+    for (k, reg) in regs.iter_mut().enumerate() {
+        let row = if k < count {
+            first.wrapping_offset(k.cast_signed() * stride)
+        } else {
+            then.wrapping_offset((k - count).cast_signed() * stride)
+        };
+        // SAFETY: 64 readable bytes (the caller's contract).
+        unsafe {
+            *reg = _mm512_loadu_si512(row.cast());
         }
     }
     regs

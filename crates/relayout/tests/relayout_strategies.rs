@@ -617,6 +617,27 @@ fn avx512_blocks_and_their_edges() {
             }
         }
     }
+    // Destination rows back to back, whole lines each, at every offset
+    // from a line: the wrapped blocks of 4 and 8-byte elements (the rows'
+    // tail and the next rows' head in one block), small and large.
+    for n in [4_usize, 8] {
+        let c = 64 / n as i64;
+        for (rows, cols) in [(c, c + 1), (2 * c, 3 * c + 2), (4 * c, 2 * c)] {
+            for offset in 0..c {
+                for flipped in [false, true] {
+                    let (src, dst) = transpose_views(rows, cols, flipped, 0, offset, 0);
+                    check(&src, &dst, n);
+                }
+            }
+        }
+    }
+    for (n, rows, cols, offset) in [(4, 64, 33_000, 4), (8, 32, 33_001, 3)] {
+        let (src, dst) = transpose_views(rows, cols, false, 0, offset, 0);
+        let strategy = check(&src, &dst, n);
+        if detected_simd_level() >= SimdLevel::Avx512 {
+            assert_eq!(strategy, Strategy::Streaming, "{n}-byte {rows}x{cols}");
+        }
+    }
     // Large (8 MiB and more: streaming stores where the rows allow).
     // (element bytes, source rows, columns, destination row padding,
     // destination offset, source row padding)
