@@ -133,17 +133,20 @@ def run_case(case_id, places, rounds, min_time, out):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--cases", help="comma list of case ids (default all)")
+    parser.add_argument("--cases", help="comma list of case ids or parts of names (default all)")
     parser.add_argument("--offsets", help="all (default) or SRC:DST,...,vec")
     parser.add_argument("--rounds", type=int)
     parser.add_argument("--min-time-ms", type=float)
     parser.add_argument("--quick", action="store_true", help="--rounds 3 --min-time-ms 5 --offsets 0:0,16:48,vec")
     parser.add_argument("--json", help="output file (default stdout)")
     args = parser.parse_args()
-    cases = args.cases.split(",") if args.cases else list(CASES)
-    for case_id in cases:
-        if case_id not in CASES:
-            raise SystemExit(f"--cases: unknown case {case_id!r} (known: {', '.join(CASES)})")
+    cases = []
+    for want in args.cases.split(",") if args.cases else list(CASES):
+        # As the harness: an id, or part of a case's name.
+        found = [i for i, case in CASES.items() if want == i or want in case[0]]
+        if not found:
+            raise SystemExit(f"--cases: no case matches {want!r} (ids: {', '.join(CASES)})")
+        cases += [i for i in found if i not in cases]
     places = placements(args.offsets or ("0:0,16:48,vec" if args.quick else "all"))
     rounds = args.rounds or (3 if args.quick else 9)
     min_time = (args.min_time_ms or (5 if args.quick else 20)) / 1e3

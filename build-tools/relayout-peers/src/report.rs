@@ -212,9 +212,9 @@ pub fn markdown(records: &[Record], all_rows: bool) -> String {
         groups.entry((key.0, key.4)).or_default().push(*key);
     }
     let mut out = String::new();
-    let header = |out: &mut String, first: &str| {
+    let header = |out: &mut String, first: &str, third: &str| {
         out.push_str(&format!(
-            "| case | {first} | threads | copy ms | ours ÷ copy |"
+            "| case | {first} | threads | {third} | ours ÷ copy |"
         ));
         for (_, title) in PEERS {
             out.push_str(&format!(" {title} |"));
@@ -223,7 +223,7 @@ pub fn markdown(records: &[Record], all_rows: bool) -> String {
         out.push_str(&"---:|".repeat(PEERS.len()));
         out.push('\n');
     };
-    header(&mut out, "src:dst offset");
+    header(&mut out, "src:dst offset", "copy ms");
     for ((case, threads), keys) in &groups {
         let case = &CASES[*case];
         let worst = keys
@@ -264,7 +264,7 @@ pub fn markdown(records: &[Record], all_rows: bool) -> String {
     }
     // The worst of every placement, per case and thread count.
     out.push_str("\nWorst over every placement measured (the offset pair where it occurs):\n\n");
-    header(&mut out, "placements");
+    header(&mut out, "placements", "best copy ms");
     let (mut checks, mut misses) = (0, 0);
     for ((case, threads), keys) in &groups {
         let case = &CASES[*case];
@@ -279,7 +279,16 @@ pub fn markdown(records: &[Record], all_rows: bool) -> String {
                     }
                 })
         };
-        let mut line = format!("| {} | {} | {threads} | – |", case.name, keys.len());
+        let best_copy = keys
+            .iter()
+            .filter_map(|k| table.get(k, "copy"))
+            .min_by(f64::total_cmp)
+            .map_or("–".into(), |c| format!("{:.3}", c * 1e3));
+        let mut line = format!(
+            "| {} | {} | {threads} | {best_copy} |",
+            case.name,
+            keys.len()
+        );
         let mut cell = |found: Option<(f64, &Key)>, pass: &dyn Fn(f64) -> bool| match found {
             None => "–".to_string(),
             Some((v, k)) => {
