@@ -14,6 +14,7 @@ use std::process::ExitCode;
 
 use rayon::ThreadPool;
 
+use args::Options;
 use buffers::{Placement, Slack, line_offset};
 use cases::Case;
 use report::Record;
@@ -81,8 +82,6 @@ fn header(options: &Options) -> String {
         hptt_peer::build_note(),
     )
 }
-
-use args::Options;
 
 /// Every placement and thread count of one case.
 fn run_case(
