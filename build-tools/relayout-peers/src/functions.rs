@@ -1,0 +1,186 @@
+//! The functions measured: a plain copy, our relayout, and the peers, each
+//! a closure from source bytes to destination bytes.
+
+use std::num::NonZeroUsize;
+
+use ndarray::{ArrayView, ArrayViewMut, Dimension, Ix2, Ix3, Ix4, Zip};
+use rayon::ThreadPool;
+use rayon::prelude::*;
+use stride_util::StridedView;
+
+use crate::cases::{Case, Element};
+
+/// A function measured: `run(src, dst)` writes the relayout (or the copy)
+/// of `src` into `dst`.
+pub struct Function<'a> {
+    /// Its name in the JSON and the table.
+    pub name: &'static str,
+    /// The call.
+    pub run: Run<'a>,
+}
+
+/// A call from source bytes to destination bytes.
+pub type Run<'a> = Box<dyn FnMut(&[u8], &mut [u8]) -> Result<(), String> + 'a>;
+
+/// The functions of `case` on `threads` threads (`pool` when above 1):
+/// those that do not exist for it (the `transpose` crate on several
+/// threads, hptt for u8 or when built without it) are left out.
+pub fn functions<'a>(
+    case: &'a Case,
+    views: &'a (StridedView, StridedView),
+    threads: usize,
+    pool: Option<&'a ThreadPool>,
+) -> Vec<Function<'a>> {
+    let mut out = Vec::new();
+    let es = case.element.size();
+    match pool {
+        None => {
+            out.push(Function {
+                name: "copy",
+                run: Box::new(|src: &[u8], dst: &mut [u8]| {
+                    dst.copy_from_slice(src);
+                    Ok(())
+                }),
+            });
+            out.push(Function {
+                name: "ours",
+                run: Box::new(move |src: &[u8], dst: &mut [u8]| {
+                    relayout::relayout(src, &views.0, dst, &views.1, es).map_err(|e| e.to_string())
+                }),
+            });
+            out.push(Function {
+                name: "transpose",
+                run: Box::new(move |src: &[u8], dst: &mut [u8]| match case.element {
+                    Element::U8 => transpose_crate::<u8>(case, src, dst),
+                    Element::F32 => transpose_crate::<u32>(case, src, dst),
+                    Element::F64 => transpose_crate::<u64>(case, src, dst),
+                }),
+            });
+        }
+        Some(pool) => {
+            let chunk = (case.bytes().div_ceil(threads)).next_multiple_of(64);
+            out.push(Function {
+                name: "copy",
+                run: Box::new(move |src: &[u8], dst: &mut [u8]| {
+                    pool.install(|| {
+                        dst.par_chunks_mut(chunk)
+                            .zip(src.par_chunks(chunk))
+                            .for_each(|(d, s)| d.copy_from_slice(s));
+                    });
+                    Ok(())
+                }),
+            });
+            let n = NonZeroUsize::new(threads).unwrap_or(NonZeroUsize::MIN);
+            out.push(Function {
+                name: "ours",
+                // relayout_with_threads starts its own scoped threads; once
+                // `relayout::relayout_in_pool(&pool, ..)` is merged (branch
+                // `pool`), call it here so that ours runs on the pool too.
+                run: Box::new(move |src: &[u8], dst: &mut [u8]| {
+                    pool.install(|| {
+                        relayout::relayout_with_threads(src, &views.0, dst, &views.1, es, n)
+                    })
+                    .map_err(|e| e.to_string())
+                }),
+            });
+        }
+    }
+    out.push(Function {
+        name: "ndarray",
+        run: Box::new(move |src: &[u8], dst: &mut [u8]| match case.element {
+            Element::U8 => ndarray_by_rank::<u8>(case, src, dst, pool),
+            Element::F32 => ndarray_by_rank::<u32>(case, src, dst, pool),
+            Element::F64 => ndarray_by_rank::<u64>(case, src, dst, pool),
+        }),
+    });
+    if let Some(hptt) = crate::hptt_peer::function(case, threads) {
+        out.push(hptt);
+    }
+    out
+}
+
+/// Casts bytes to elements (every buffer here is at least 16-byte aligned).
+pub fn cast<T: bytemuck::Pod>(bytes: &[u8]) -> Result<&[T], String> {
+    bytemuck::try_cast_slice(bytes).map_err(|e| format!("cast: {e:?}"))
+}
+
+/// The same, mutable.
+pub fn cast_mut<T: bytemuck::Pod>(bytes: &mut [u8]) -> Result<&mut [T], String> {
+    bytemuck::try_cast_slice_mut(bytes).map_err(|e| format!("cast: {e:?}"))
+}
+
+/// `transpose::transpose` of each `height × width` matrix of the batch.
+fn transpose_crate<T: bytemuck::Pod>(
+    case: &Case,
+    src: &[u8],
+    dst: &mut [u8],
+) -> Result<(), String> {
+    let (_, height, width) = case.matrices;
+    let (src, dst) = (cast::<T>(src)?, cast_mut::<T>(dst)?);
+    for (s, d) in src
+        .chunks_exact(height * width)
+        .zip(dst.chunks_exact_mut(height * width))
+    {
+        transpose::transpose(s, d, width, height);
+    }
+    Ok(())
+}
+
+/// ndarray with the static dimension type of the case's rank.
+fn ndarray_by_rank<T: bytemuck::Pod + Send + Sync>(
+    case: &Case,
+    src: &[u8],
+    dst: &mut [u8],
+    pool: Option<&ThreadPool>,
+) -> Result<(), String> {
+    let (src, dst) = (cast::<T>(src)?, cast_mut::<T>(dst)?);
+    let (s, p, d) = (case.shape, case.perm, case.dst_shape());
+    match s.len() {
+        2 => ndarray_assign(
+            Ix2(s[0], s[1]),
+            Ix2(p[0], p[1]),
+            Ix2(d[0], d[1]),
+            src,
+            dst,
+            pool,
+        ),
+        3 => ndarray_assign(
+            Ix3(s[0], s[1], s[2]),
+            Ix3(p[0], p[1], p[2]),
+            Ix3(d[0], d[1], d[2]),
+            src,
+            dst,
+            pool,
+        ),
+        4 => ndarray_assign(
+            Ix4(s[0], s[1], s[2], s[3]),
+            Ix4(p[0], p[1], p[2], p[3]),
+            Ix4(d[0], d[1], d[2], d[3]),
+            src,
+            dst,
+            pool,
+        ),
+        rank => Err(format!("ndarray: rank {rank} not wired")),
+    }
+}
+
+/// `dst.assign(&src.permuted_axes(perm))`, or on `pool` a rayon
+/// `Zip::par_for_each` of the same views.
+fn ndarray_assign<T: Copy + Send + Sync, D: Dimension>(
+    shape: D,
+    perm: D,
+    dst_shape: D,
+    src: &[T],
+    dst: &mut [T],
+    pool: Option<&ThreadPool>,
+) -> Result<(), String> {
+    let a = ArrayView::from_shape(shape, src)
+        .map_err(|e| format!("ndarray: {e}"))?
+        .permuted_axes(perm);
+    let mut b = ArrayViewMut::from_shape(dst_shape, dst).map_err(|e| format!("ndarray: {e}"))?;
+    match pool {
+        None => b.assign(&a),
+        Some(pool) => pool.install(|| Zip::from(&mut b).and(&a).par_for_each(|d, s| *d = *s)),
+    }
+    Ok(())
+}

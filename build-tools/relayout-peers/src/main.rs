@@ -1,0 +1,174 @@
+//! The relayout engine beside a plain copy of the same bytes and its peers
+//! (the `transpose` crate, ndarray, hptt; numpy merged from its script), at
+//! every buffer alignment and thread count. See README.md.
+
+mod args;
+mod buffers;
+mod cases;
+mod functions;
+mod hptt_peer;
+mod report;
+mod timing;
+
+use std::process::ExitCode;
+
+use rayon::ThreadPool;
+
+use args::Options;
+use buffers::{Placement, Slack, line_offset};
+use cases::Case;
+use report::Record;
+use timing::Timing;
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("relayout-peers: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<(), String> {
+    let Some(options) = args::parse(std::env::args().skip(1))? else {
+        print!("{}", args::USAGE);
+        return Ok(());
+    };
+    // One pool per thread count above 1, built once.
+    let pools = options
+        .threads
+        .iter()
+        .map(|&t| match t {
+            1 => Ok(None),
+            t => rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .map(Some)
+                .map_err(|e| format!("pool of {t} threads: {e}")),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let timing = Timing {
+        rounds: options.rounds,
+        min_time: options.min_time,
+    };
+    let mut records = Vec::new();
+    for case in &options.cases {
+        run_case(case, &options, &pools, timing, &mut records)?;
+    }
+    if let Some(path) = &options.numpy {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+        records.extend(report::read_numpy(&text)?);
+    }
+    if let Some(path) = &options.json {
+        let mut text = report::json_lines(&records).join("\n");
+        text.push('\n');
+        std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))?;
+    }
+    println!("{}", header(&options));
+    print!("{}", report::markdown(&records, options.all_rows));
+    Ok(())
+}
+
+/// What was run, on what.
+fn header(options: &Options) -> String {
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    format!(
+        "relayout peers: {} rounds (median), each measurement ≥ {} ms; {cores} CPUs available; \
+         engine SIMD level {:?}; hptt {}\n",
+        options.rounds,
+        options.min_time.as_millis(),
+        relayout::detected_simd_level(),
+        hptt_peer::build_note(),
+    )
+}
+
+/// Every placement and thread count of one case.
+fn run_case(
+    case: &'static Case,
+    options: &Options,
+    pools: &[Option<ThreadPool>],
+    timing: Timing,
+    records: &mut Vec<Record>,
+) -> Result<(), String> {
+    eprintln!("{}: preparing {} MiB", case.name, case.bytes() >> 20);
+    let source = case.source();
+    let expected = case.expected(&source);
+    let views = case.views()?;
+    let (mut src_slack, mut dst_slack) = (Slack::new(case.bytes()), Slack::new(case.bytes()));
+    for &placement in &options.placements {
+        let (src, dst): (&[u8], &mut [u8]);
+        let (src_vec, mut dst_vec);
+        match placement {
+            Placement::Line { src: s, dst: d } => {
+                src_slack.at_mut(s).copy_from_slice(&source);
+                src = src_slack.at(s);
+                dst = dst_slack.at_mut(d);
+            }
+            Placement::Vec => {
+                src_vec = source.clone();
+                dst_vec = vec![0u8; case.bytes()];
+                src = &src_vec;
+                dst = &mut dst_vec;
+            }
+        }
+        let (src_offset, dst_offset) = (line_offset(src), line_offset(dst));
+        for (&threads, pool) in options.threads.iter().zip(pools) {
+            let mut functions = functions::functions(case, &views, threads, pool.as_ref());
+            for f in &mut functions {
+                verify(f, case, src, dst, &expected)?;
+            }
+            let measured = timing::measure(&mut functions, src, dst, timing)?;
+            let copy = measured
+                .iter()
+                .find(|m| m.name == "copy")
+                .map(|m| m.median_s);
+            let mut progress = format!(
+                "  {} {src_offset}:{dst_offset} threads {threads}:",
+                placement.kind()
+            );
+            for m in measured {
+                progress.push_str(&format!(
+                    " {} {:.3} ms{}",
+                    m.name,
+                    m.median_s * 1e3,
+                    copy.map_or(String::new(), |c| format!(" ({:.2}×)", m.median_s / c))
+                ));
+                records.push(Record {
+                    case,
+                    placement,
+                    src_offset,
+                    dst_offset,
+                    threads,
+                    function: m.name.to_string(),
+                    median_s: m.median_s,
+                    reps: m.reps,
+                    rounds: timing.rounds,
+                });
+            }
+            eprintln!("{progress}");
+        }
+    }
+    Ok(())
+}
+
+/// Runs `f` once over a destination of 0xff bytes (no element of any case)
+/// and checks that it wrote the expected bytes (the source for the copy).
+fn verify(
+    f: &mut functions::Function<'_>,
+    case: &Case,
+    src: &[u8],
+    dst: &mut [u8],
+    expected: &[u8],
+) -> Result<(), String> {
+    dst.fill(0xff);
+    (f.run)(src, dst).map_err(|e| format!("{} {}: {e}", case.name, f.name))?;
+    let want = if f.name == "copy" { src } else { expected };
+    match dst.iter().zip(want).position(|(a, b)| a != b) {
+        None => Ok(()),
+        Some(i) => Err(format!(
+            "{} {}: output differs from the expected one at byte {i}",
+            case.name, f.name
+        )),
+    }
+}
