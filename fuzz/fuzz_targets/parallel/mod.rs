@@ -41,9 +41,8 @@ pub fn relayout_by(
     match pick & 3 {
         0 => relayout_parallel(src, src_view, dst, dst_view, element_size),
         1 => relayout_in_pool(pool(), src, src_view, dst, dst_view, element_size),
-        2 => pool().install(|| {
-            relayout_with_threads(src, src_view, dst, dst_view, element_size, threads)
-        }),
+        2 => pool()
+            .install(|| relayout_with_threads(src, src_view, dst, dst_view, element_size, threads)),
         _ => relayout_with_threads(src, src_view, dst, dst_view, element_size, threads),
     }
 }
@@ -65,7 +64,8 @@ pub fn check(
     let mut dst = initial.to_vec();
     let result = relayout_by(pick, src, src_view, &mut dst, dst_view, element_size);
     assert_eq!(
-        &result, expected,
+        &result,
+        expected,
         "parallel entry {} on {src_view:?} -> {dst_view:?}",
         pick & 3
     );
