@@ -11,7 +11,8 @@
 //!   size: `relayout` copies exactly as a naive loop does, or names the
 //!   element outside a buffer or the overlap in the destination.
 //! * `Kernels`: valid views large enough to select every strategy, flipped
-//!   on both sides (see `kernels/mod.rs`), with per-strategy counts.
+//!   on both sides (see `kernels/mod.rs`), with per-strategy counts; and
+//!   the parallel entries beside them.
 //! * `Tiled`: `relayout_xla` between plain, padded and tiled layouts
 //!   (nested tiles, the interleave kernel's packing tiles, `E(4)`) against
 //!   a copy at `TiledLayout`'s positions (see `tiled_relayout/mod.rs`),
@@ -21,6 +22,7 @@
 
 mod common;
 mod kernels;
+mod parallel;
 mod tiled_relayout;
 
 use arbitrary::Arbitrary;
@@ -308,6 +310,16 @@ fn strided(
     let initial = bytes(!seed, dst_len * element_size.max(1));
     let mut got = initial.clone();
     let result = relayout(&src, &src_view, &mut got, &dst_view, element_size);
+    parallel::check(
+        seed >> 40,
+        &src,
+        &src_view,
+        &initial,
+        &dst_view,
+        element_size,
+        &result,
+        &got,
+    );
     let s = naive_offsets(&sizes, &src_strides, i64::from(src_offset));
     let d = naive_offsets(&sizes, &dst_strides, i64::from(dst_offset));
     let inside = |o: &[i128], len: usize| o.iter().all(|&x| (0..len as i128).contains(&x));

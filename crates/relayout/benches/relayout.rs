@@ -5,8 +5,9 @@
 //! entry for NCHW->NHWC) and ndarray (`assign` from a permuted view). The
 //! peers move `u32`/`u64` for f32/f64 (the same bytes, no float
 //! canonicalisation); every peer's output is checked equal to ours before
-//! timing. The `threads N:` groups compare `relayout_with_threads` on N
-//! threads with a plain copy split over N threads.
+//! timing. The `threads N:` groups compare `relayout_in_pool` on a rayon
+//! pool of N threads with a plain copy split over the same pool (rayon's
+//! `par_chunks_mut`; the pool is built once, outside the timing).
 //!
 //! The plain copy is glibc's memcpy: `rep movsb` at these sizes on the
 //! 2-core benchmark VM (its non-temporal threshold there is 192 MiB; forced
@@ -28,7 +29,9 @@ use std::time::Duration;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use layout_util::LayoutBuilder;
 use ndarray::{ArrayViewD, ArrayViewMutD, IxDyn};
-use relayout::{relayout, relayout_with_threads, relayout_xla};
+use rayon::prelude::*;
+use rayon::{ThreadPool, ThreadPoolBuilder};
+use relayout::{relayout, relayout_in_pool, relayout_xla};
 use schema::{PaddingValue, PrimitiveType, Shape};
 use stride_util::StridedView;
 
@@ -238,24 +241,23 @@ fn padded(c: &mut Criterion) {
     group.finish();
 }
 
-/// `src` copied into `dst` (the same length) by `threads` scoped threads,
-/// each a `copy_from_slice` of its own 64-byte aligned share.
-fn plain_copy_on(threads: usize, src: &[u8], dst: &mut [u8]) {
-    let share = src.len().div_ceil(threads).next_multiple_of(64);
-    std::thread::scope(|scope| {
-        let mut parts = src.chunks(share).zip(dst.chunks_mut(share));
-        let last = parts.next_back();
-        for (from, to) in parts {
-            scope.spawn(|| to.copy_from_slice(from));
-        }
-        if let Some((from, to)) = last {
-            to.copy_from_slice(from);
-        }
+/// `src` copied into `dst` (the same length) on `pool`, in as many
+/// chunks as it has threads, each a `copy_from_slice` of its own 64-byte
+/// aligned share.
+fn plain_copy_on(pool: &ThreadPool, src: &[u8], dst: &mut [u8]) {
+    let share = src
+        .len()
+        .div_ceil(pool.current_num_threads())
+        .next_multiple_of(64);
+    pool.install(|| {
+        dst.par_chunks_mut(share)
+            .zip(src.par_chunks(share))
+            .for_each(|(to, from)| to.copy_from_slice(from));
     });
 }
 
-/// f32[4096,4096] transposed (64 MiB) on 1, 2 and (if the machine has
-/// more) all threads, beside a plain copy on as many threads.
+/// f32[4096,4096] transposed (64 MiB) on rayon pools of 1, 2 and (if the
+/// machine has more) all threads, beside a plain copy on the same pool.
 fn threads(c: &mut Criterion) {
     let square = StridedView::row_major(&[4096, 4096]).unwrap();
     let src_view = square.transpose();
@@ -272,25 +274,25 @@ fn threads(c: &mut Criterion) {
         counts.push(available);
     }
     for count in counts {
-        let n = NonZeroUsize::new(count).unwrap();
+        let pool = ThreadPoolBuilder::new().num_threads(count).build().unwrap();
         let on = if count == 1 {
             "on 1 thread".to_string()
         } else {
             format!("on {count} threads")
         };
         dst.fill(0);
-        relayout_with_threads(&src, &src_view, &mut dst, &square, 4, n).unwrap();
+        relayout_in_pool(&pool, &src, &src_view, &mut dst, &square, 4).unwrap();
         assert!(*dst == *expected, "{count} threads");
-        plain_copy_on(count, &plain_src, &mut plain_dst);
+        plain_copy_on(&pool, &plain_src, &mut plain_dst);
         assert!(*plain_dst == *plain_src, "plain copy on {count} threads");
         let mut group = c.benchmark_group(format!("threads {count}: f32[4096,4096] axes swapped"));
         group.throughput(Throughput::Bytes(bytes as u64));
         group.bench_function(format!("plain copy {on}"), |b| {
-            b.iter(|| plain_copy_on(count, black_box(&plain_src), &mut plain_dst));
+            b.iter(|| plain_copy_on(&pool, black_box(&plain_src), &mut plain_dst));
         });
         group.bench_function(format!("relayout {on}"), |b| {
             b.iter(|| {
-                relayout_with_threads(black_box(&src), &src_view, &mut dst, &square, 4, n).unwrap();
+                relayout_in_pool(&pool, black_box(&src), &src_view, &mut dst, &square, 4).unwrap();
             });
         });
         group.finish();

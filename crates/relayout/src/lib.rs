@@ -26,8 +26,10 @@
 //! (`avx512.rs`, and `avx512_interleave.rs` for XLA's packing tiles),
 //! chosen at run time (`simd.rs`); other targets transpose tiles element by
 //! element.
-//! A relayout runs on one thread, or on several (`relayout_parallel`,
-//! `relayout_with_threads`: see `parallel.rs`).
+//! A relayout runs on the calling thread, or split into chunks on a rayon
+//! thread pool: the global one or the one the caller runs in
+//! ([`relayout_parallel`], [`relayout_with_threads`]), or one the caller
+//! passes ([`relayout_in_pool`]); no thread is started per call.
 
 // Denied, not forbidden: the measured SIMD kernels allow it where they use
 // it (sse2.rs, stream.rs, avx2.rs, avx512.rs, avx512_interleave.rs).
@@ -58,7 +60,9 @@ mod tiled_xla;
 mod xla;
 
 pub use padding::{fill_padding, padding_pattern};
-pub use parallel::{MAX_THREADS, MIN_BYTES_PER_THREAD, relayout_parallel, relayout_with_threads};
+pub use parallel::{
+    MAX_THREADS, MIN_BYTES_PER_THREAD, relayout_in_pool, relayout_parallel, relayout_with_threads,
+};
 pub use plan::Strategy;
 #[doc(hidden)]
 pub use simd::force_simd_level;

@@ -1,37 +1,51 @@
-//! Relayout on several threads: the destination is split along its
+//! Relayout on a rayon thread pool: the destination is split along its
 //! outermost dimension (the one with the largest stride; then along the
-//! next one if the outermost is shorter than the thread count) into chunks that
-//! occupy disjoint, ordered byte ranges of the destination buffer, each
-//! chunk boundary on a cache-line boundary where the buffer's alignment
-//! allows it. Each chunk is an ordinary [`relayout`] of a sub-view into its
-//! own `&mut` sub-slice, on a scoped thread, so the bytes written are
-//! exactly those of the single-threaded relayout.
+//! next one if the outermost is shorter than the chunk count) into chunks
+//! that occupy disjoint, ordered byte ranges of the destination buffer,
+//! each chunk boundary on a cache-line boundary where the buffer's
+//! alignment allows it, so that every thread writes whole destination
+//! lines. Each chunk is an ordinary [`relayout`] of a sub-view into its own
+//! `&mut` sub-slice, run as a rayon task, so the bytes written are exactly
+//! those of the single-threaded relayout, and so are the errors (the views
+//! are checked once, before the split, in [`relayout`]'s order).
 //!
-//! [`relayout_parallel`] gives each thread at least
-//! [`MIN_BYTES_PER_THREAD`] bytes, so that small copies do not pay for
-//! spawning threads. Measured on the 2-core VM while about seven builds
-//! shared it (so the second core was rarely free; best of 5 rounds, f32
-//! transposes, time on 2 threads ÷ time on 1): 128² (64 KiB) 13.7, 256²
-//! 4.3, 512² (1 MiB) 1.9, 724² (2 MiB) 0.86, 1024² 1.44, 2048² 2.2, 4096²
-//! 0.99. Starting and joining a thread cost about 55 µs there (and some
-//! 10–30 µs on an idle machine); a relayout moves 2 MiB in 0.4–1.3 ms
-//! (1.5–5 GB/s), so from 2 MiB per thread the start-up costs at most about
-//! 5–10% even on a busy machine. Whether the second thread then pays off
-//! is for the bench report on a quiet machine (`threads N` groups).
+//! No thread is started per call. The chunks run on a persistent pool:
+//! the current rayon pool ([`relayout_parallel`],
+//! [`relayout_with_threads`]: rayon's global pool, whose threads start
+//! once and are shared with the caller's own `par_iter`s, or the pool the
+//! caller runs in with `ThreadPool::install`), or a pool the caller passes
+//! ([`relayout_in_pool`]). A worker of the pool that calls a relayout runs
+//! chunks itself and, while it waits for the others, takes other work of
+//! its pool; so a pool that is busy with the caller's own work, or has one
+//! thread, still finishes every chunk (on the calling thread, in the worst
+//! case), and a relayout nested in another pool's work does not deadlock.
+//! A thread outside the pool waits until the pool has run the chunks.
+//!
+//! [`relayout_parallel`] and [`relayout_in_pool`] make at most one chunk
+//! per [`MIN_BYTES_PER_THREAD`] bytes of destination elements, so small
+//! copies run on the calling thread without waking the pool; whether the
+//! split pays off on a machine is for the bench report (`threads N`
+//! groups, on a pool of N threads beside a pooled plain copy).
 
 use std::num::NonZeroUsize;
-use std::sync::mpsc;
 
+use rayon::ThreadPool;
+use rayon::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+
+use super::kernels::SMALL_THRESHOLDS;
 use super::{RelayoutError, check_views, elements_in, relayout, relayout_with_tail};
 use stride_util::StridedView;
 
-/// [`relayout_parallel`] adds a thread only for every this many bytes of
-/// destination elements: copies below twice this size stay on the
-/// calling thread.
-pub const MIN_BYTES_PER_THREAD: u64 = 2 << 20;
+/// [`relayout_parallel`] and [`relayout_in_pool`] add a chunk (a task for
+/// one more thread) only for every this many bytes of destination
+/// elements: copies below twice this size stay on the calling thread.
+/// 64 bytes under `cargo fuzz` and Miri, so that small arrays take the
+/// parallel path there.
+pub const MIN_BYTES_PER_THREAD: u64 = if SMALL_THRESHOLDS { 64 } else { 2 << 20 };
 
-/// [`relayout_with_threads`] uses at most this many threads, whatever it
-/// is asked for (so that a huge count cannot start a thread per element).
+/// [`relayout_with_threads`] splits a copy into at most this many chunks,
+/// whatever it is asked for (so that a huge count cannot make a task per
+/// element).
 pub const MAX_THREADS: usize = 1024;
 
 /// Chunk boundaries are placed on multiples of this many bytes where the
@@ -39,10 +53,11 @@ pub const MAX_THREADS: usize = 1024;
 /// write the same cache line.
 const CACHE_LINE: u16 = 64;
 
-/// [`relayout`] on as many threads as the machine has
-/// (`std::thread::available_parallelism`), but at most one per
-/// [`MIN_BYTES_PER_THREAD`] bytes of destination elements: small copies
-/// run on the calling thread without spawning. See
+/// [`relayout`] on the current rayon pool (rayon's global pool, or the
+/// pool the caller runs in with `ThreadPool::install`), in as many chunks
+/// as the pool has threads (`rayon::current_num_threads()`), but at most
+/// one per [`MIN_BYTES_PER_THREAD`] bytes of destination elements: small
+/// copies run on the calling thread without involving the pool. See
 /// [`relayout_with_threads`] for how the work is split.
 ///
 /// # Errors
@@ -53,8 +68,8 @@ const CACHE_LINE: u16 = 64;
 /// use relayout::relayout_parallel;
 /// use stride_util::StridedView;
 ///
-/// // Transpose a 2048×2048 f32 matrix (16 MiB: several threads if the
-/// // machine has them).
+/// // Transpose a 2048×2048 f32 matrix (16 MiB: split over rayon's global
+/// // pool if the machine has several cores).
 /// let a = StridedView::row_major(&[2048, 2048])?;
 /// let src: Vec<u8> = (0..2048 * 2048 * 4).map(|i| (i % 251) as u8).collect();
 /// let mut dst = vec![0u8; src.len()];
@@ -70,33 +85,78 @@ pub fn relayout_parallel(
     dst_view: &StridedView,
     element_size: usize,
 ) -> Result<(), RelayoutError> {
-    let bytes = u64::try_from(dst_view.num_elements())
-        .unwrap_or(0)
-        .saturating_mul(u64::try_from(element_size).unwrap_or(u64::MAX));
-    let by_size = usize::try_from(bytes / MIN_BYTES_PER_THREAD).unwrap_or(usize::MAX);
-    let available = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
-    match NonZeroUsize::new(available.min(by_size)) {
-        Some(threads) if threads.get() > 1 => {
-            relayout_with_threads(src, src_view, dst, dst_view, element_size, threads)
-        }
-        _ => relayout(src, src_view, dst, dst_view, element_size),
+    match sized_count(dst_view, element_size, rayon::current_num_threads()) {
+        Some(count) => on_current_pool(src, src_view, dst, dst_view, element_size, count),
+        None => relayout(src, src_view, dst, dst_view, element_size),
     }
 }
 
-/// [`relayout`] on up to `threads` threads (the calling thread and
-/// `threads - 1` scoped threads; at most [`MAX_THREADS`]), whatever the
-/// size of the copy.
+/// [`relayout`] on `pool`, in as many chunks as it has threads, but (as
+/// [`relayout_parallel`]) at most one per [`MIN_BYTES_PER_THREAD`] bytes
+/// of destination elements: a copy that makes a single chunk (a small one,
+/// or any on a pool of one thread) runs on the calling thread without
+/// entering the pool. Otherwise the chunks run as
+/// `pool.install(|| relayout_parallel(..))` would run them: from a thread
+/// outside `pool` the caller waits for them; from one of its workers (say
+/// inside its `par_iter`) the caller runs chunks itself. To split a copy
+/// into a given number of chunks whatever its size, call
+/// [`relayout_with_threads`] inside `pool.install`.
+///
+/// # Errors
+///
+/// Exactly those of [`relayout`].
+///
+/// ```
+/// use relayout::{relayout, relayout_in_pool};
+/// use stride_util::StridedView;
+///
+/// // A pool built once and used for every relayout (and anything else).
+/// let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build()?;
+/// // NCHW -> NHWC of an f32 [8, 64, 56, 56] tensor (6.1 MiB: 3 chunks).
+/// let sizes = [8, 64, 56, 56];
+/// let (nchw, nhwc) = (StridedView::nchw(&sizes)?, StridedView::nhwc(&sizes)?);
+/// let src: Vec<u8> = (0..8 * 64 * 56 * 56 * 4).map(|i| (i % 251) as u8).collect();
+/// let mut dst = vec![0u8; src.len()];
+/// relayout_in_pool(&pool, &src, &nchw, &mut dst, &nhwc, 4)?;
+/// let mut expected = vec![0u8; src.len()];
+/// relayout(&src, &nchw, &mut expected, &nhwc, 4)?;
+/// assert!(dst == expected);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn relayout_in_pool(
+    pool: &ThreadPool,
+    src: &[u8],
+    src_view: &StridedView,
+    dst: &mut [u8],
+    dst_view: &StridedView,
+    element_size: usize,
+) -> Result<(), RelayoutError> {
+    match sized_count(dst_view, element_size, pool.current_num_threads()) {
+        Some(count) => {
+            pool.install(|| on_current_pool(src, src_view, dst, dst_view, element_size, count))
+        }
+        None => relayout(src, src_view, dst, dst_view, element_size),
+    }
+}
+
+/// [`relayout`] split into `threads` chunks (at most [`MAX_THREADS`]),
+/// whatever the size of the copy, run on the current rayon pool (rayon's
+/// global pool, or the pool the caller runs in with `ThreadPool::install`):
+/// no thread is started, and the chunks share the pool's threads (more
+/// chunks than threads queue; a pool of one thread runs them one after
+/// another).
 ///
 /// The destination's dimension with the largest stride is split into
 /// `threads` chunks (if it is shorter, into its indices, each split
-/// further along the next dimension with its share of the threads), each
-/// written by one thread into its own byte range of `dst`; chunk boundaries fall on 64-byte
-/// boundaries of `dst` where its address and the stride allow. A
-/// destination that cannot be split into disjoint byte ranges (its largest
-/// stride does not exceed the reach of the others, as in some interleaved
-/// views) is copied on the calling thread. The bytes written are exactly
-/// those [`relayout`] writes. If the operating system cannot start a
-/// thread, its chunk runs on the calling thread.
+/// further along the next dimension with its share of the chunks), each
+/// written by one task into its own byte range of `dst`; chunk boundaries
+/// fall on 64-byte boundaries of `dst` where its address and the stride
+/// allow. A destination that cannot be split into disjoint byte ranges
+/// (its largest stride does not exceed the reach of the others, as in some
+/// interleaved views) is copied on the calling thread, as is any copy for
+/// `threads` = 1. The bytes written are exactly those [`relayout`] writes;
+/// every chunk writes with streaming stores if the whole relayout is large
+/// enough for them.
 ///
 /// # Errors
 ///
@@ -107,17 +167,24 @@ pub fn relayout_parallel(
 /// use relayout::{relayout, relayout_with_threads};
 /// use stride_util::StridedView;
 ///
-/// // NCHW -> NHWC of a u8 [2, 3, 40, 50] tensor on 3 threads.
+/// // NCHW -> NHWC of a u8 [2, 3, 40, 50] tensor in 3 chunks, on rayon's
+/// // global pool; then in 5 chunks on a pool of 2 threads.
 /// let sizes = [2, 3, 40, 50];
 /// let (nchw, nhwc) = (StridedView::nchw(&sizes)?, StridedView::nhwc(&sizes)?);
 /// let src: Vec<u8> = (0..2 * 3 * 40 * 50).map(|i| (i % 251) as u8).collect();
 /// let mut expected = vec![0u8; src.len()];
 /// relayout(&src, &nchw, &mut expected, &nhwc, 1)?;
 /// let mut dst = vec![0u8; src.len()];
-/// let threads = NonZeroUsize::new(3).unwrap_or(NonZeroUsize::MIN);
-/// relayout_with_threads(&src, &nchw, &mut dst, &nhwc, 1, threads)?;
+/// let three = NonZeroUsize::new(3).unwrap_or(NonZeroUsize::MIN);
+/// relayout_with_threads(&src, &nchw, &mut dst, &nhwc, 1, three)?;
 /// assert_eq!(dst, expected);
-/// # Ok::<(), relayout::RelayoutError>(())
+///
+/// let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build()?;
+/// let five = NonZeroUsize::new(5).unwrap_or(NonZeroUsize::MIN);
+/// let mut dst = vec![0u8; src.len()];
+/// pool.install(|| relayout_with_threads(&src, &nchw, &mut dst, &nhwc, 1, five))?;
+/// assert_eq!(dst, expected);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn relayout_with_threads(
     src: &[u8],
@@ -130,14 +197,38 @@ pub fn relayout_with_threads(
     if threads.get() == 1 || element_size == 0 {
         return relayout(src, src_view, dst, dst_view, element_size);
     }
+    on_current_pool(src, src_view, dst, dst_view, element_size, threads.get())
+}
+
+/// The number of chunks of a copy into `dst_view` on `threads` threads,
+/// at most one per [`MIN_BYTES_PER_THREAD`] bytes, if more than one.
+fn sized_count(dst_view: &StridedView, element_size: usize, threads: usize) -> Option<usize> {
+    let bytes = u64::try_from(dst_view.num_elements())
+        .unwrap_or(0)
+        .saturating_mul(u64::try_from(element_size).unwrap_or(u64::MAX));
+    let by_size = usize::try_from(bytes / MIN_BYTES_PER_THREAD).unwrap_or(usize::MAX);
+    let count = threads.min(by_size);
+    (count > 1).then_some(count)
+}
+
+/// [`relayout`] in `count` chunks (at most [`MAX_THREADS`]) on the current
+/// rayon pool; `element_size` is not 0.
+fn on_current_pool(
+    src: &[u8],
+    src_view: &StridedView,
+    dst: &mut [u8],
+    dst_view: &StridedView,
+    element_size: usize,
+    count: usize,
+) -> Result<(), RelayoutError> {
     // The checks of `relayout`, in its order (so the errors are the same).
     check_views(
         (src_view, elements_in(src.len(), element_size)),
         (dst_view, elements_in(dst.len(), element_size)),
     )?;
     let address = dst.as_ptr() as usize;
-    let threads = threads.get().min(MAX_THREADS);
-    match chunks(src_view, dst_view, threads, address, element_size)? {
+    let count = count.min(MAX_THREADS);
+    match chunks(src_view, dst_view, count, address, element_size)? {
         Some(chunks) => {
             let whole_bytes = u64::try_from(element_size)
                 .ok()
@@ -149,7 +240,7 @@ pub fn relayout_with_threads(
     }
 }
 
-/// One thread's share: the sub-views of both sides, the destination's
+/// One task's share: the sub-views of both sides, the destination's
 /// relative to the chunk's sub-slice of the buffer, which starts at
 /// element `start` (0 for the lowest chunk, so that the first sub-slice
 /// also holds whatever precedes the view).
@@ -160,7 +251,7 @@ struct Chunk {
     start: i64,
 }
 
-/// The chunks of a relayout on up to `threads` threads, lowest in the
+/// The chunks of a relayout split `threads` ways, lowest in the
 /// destination first, or `None` if the destination cannot be split (fewer
 /// than two chunks, or no dimension whose chunks are disjoint byte ranges).
 /// The views were validated; `address` is that of the destination buffer.
@@ -314,10 +405,9 @@ fn shift(view: &StridedView, by: i64) -> Result<StridedView, RelayoutError> {
     )?)
 }
 
-/// Runs every chunk, the last on the calling thread, each into its own
-/// sub-slice of `dst`. A chunk whose thread cannot be started runs on the
-/// calling thread (its work is handed over only once the thread runs).
-/// Each chunk writes with streaming stores if the whole relayout is large
+/// Runs every chunk as a task of the current rayon pool, each into its
+/// own sub-slice of `dst`; the first error in chunk order, if any. Each
+/// chunk writes with streaming stores if the whole relayout is large
 /// enough, whatever its own share (`whole_bytes`).
 fn run(
     src: &[u8],
@@ -326,55 +416,37 @@ fn run(
     element_size: usize,
     whole_bytes: u64,
 ) -> Result<(), RelayoutError> {
-    let work = |chunk: &Chunk, part: &mut [u8]| {
-        relayout_with_tail(
-            src,
-            &chunk.src,
-            part,
-            &chunk.dst,
-            element_size,
-            None,
-            Some(whole_bytes),
-        )
-        .map(|_| ())
-    };
-    std::thread::scope(|scope| {
-        let mut handles = Vec::with_capacity(chunks.len());
-        let mut results = Vec::with_capacity(chunks.len());
-        let mut rest = dst;
-        for (k, chunk) in chunks.iter().enumerate() {
-            // The starts ascend and are inside the buffer (were they not,
-            // the chunk's relayout would report its view outside `part`).
-            let len = chunks.get(k + 1).map_or(rest.len(), |next| {
-                usize::try_from(next.start - chunk.start).map_or(0, |n| n * element_size)
-            });
-            let len = len.min(rest.len());
-            let (part, tail) = std::mem::take(&mut rest).split_at_mut(len);
-            rest = tail;
-            if k + 1 == chunks.len() {
-                results.push(work(chunk, part));
-                continue;
-            }
-            let (sender, receiver) = mpsc::channel::<(&Chunk, &mut [u8])>();
-            let spawned = std::thread::Builder::new().spawn_scoped(scope, move || {
-                receiver.recv().ok().map(|(chunk, part)| work(chunk, part))
-            });
-            match spawned {
-                Ok(handle) => match sender.send((chunk, part)) {
-                    Ok(()) => handles.push(handle),
-                    Err(mpsc::SendError((chunk, part))) => results.push(work(chunk, part)),
-                },
-                Err(_) => results.push(work(chunk, part)),
-            }
-        }
-        for handle in handles {
-            match handle.join() {
-                Ok(result) => results.extend(result),
-                Err(payload) => std::panic::resume_unwind(payload),
-            }
-        }
-        results.into_iter().collect()
-    })
+    let mut parts = Vec::with_capacity(chunks.len());
+    let mut rest = dst;
+    for (k, chunk) in chunks.iter().enumerate() {
+        // The starts ascend and are inside the buffer (were they not,
+        // the chunk's relayout would report its view outside `part`).
+        let len = chunks.get(k + 1).map_or(rest.len(), |next| {
+            usize::try_from(next.start - chunk.start).map_or(0, |n| n * element_size)
+        });
+        let len = len.min(rest.len());
+        let (part, tail) = std::mem::take(&mut rest).split_at_mut(len);
+        rest = tail;
+        parts.push((chunk, part));
+    }
+    let results: Vec<Result<bool, RelayoutError>> = parts
+        .into_par_iter()
+        .with_max_len(1)
+        .map(|(chunk, part)| {
+            relayout_with_tail(
+                src,
+                &chunk.src,
+                part,
+                &chunk.dst,
+                element_size,
+                None,
+                Some(whole_bytes),
+            )
+        })
+        .collect();
+    results
+        .into_iter()
+        .try_for_each(|result| result.map(|_| ()))
 }
 
 #[cfg(test)]

@@ -1,6 +1,11 @@
 //! The parallel relayout against the single-threaded one: the same bytes
-//! for every kind of view, on 2 to 5 threads (more than this machine's
-//! cores), and the same errors.
+//! for every kind of view, split 2 to 13 ways (more than this machine's
+//! cores) and a million ways (capped), on rayon's global pool and on
+//! callers' pools of 1 and 3 threads, and the same errors; from inside
+//! pools busy with the caller's own work and from another pool's workers,
+//! without deadlock (each such test fails after a timeout instead of
+//! hanging). Miri does not run the pools' threads well: the tests that use
+//! pools are skipped there.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -9,10 +14,15 @@
 )]
 
 use std::num::NonZeroUsize;
+use std::sync::{Arc, OnceLock, mpsc};
+use std::time::Duration;
 
 use proptest::prelude::*;
+use rayon::prelude::*;
+use rayon::{ThreadPool, ThreadPoolBuilder};
 use relayout::{
-    MIN_BYTES_PER_THREAD, RelayoutError, relayout, relayout_parallel, relayout_with_threads,
+    MAX_THREADS, MIN_BYTES_PER_THREAD, RelayoutError, relayout, relayout_in_pool,
+    relayout_parallel, relayout_with_threads,
 };
 use stride_util::StridedView;
 
@@ -25,8 +35,31 @@ fn threads(n: usize) -> NonZeroUsize {
     NonZeroUsize::new(n).unwrap()
 }
 
+/// A caller's pool of `n` threads (1 or 3), built once for all tests.
+fn pool(n: usize) -> &'static ThreadPool {
+    static POOLS: [OnceLock<ThreadPool>; 2] = [OnceLock::new(), OnceLock::new()];
+    POOLS[usize::from(n > 1)].get_or_init(|| {
+        ThreadPoolBuilder::new()
+            .num_threads(n)
+            .thread_name(move |k| format!("caller's pool of {n}, thread {k}"))
+            .build()
+            .unwrap()
+    })
+}
+
+/// `f()` on a thread of its own, which must finish within `seconds`
+/// (else the test fails, rather than hanging on a deadlock).
+fn within<T: Send + 'static>(seconds: u64, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || sender.send(f()));
+    receiver
+        .recv_timeout(Duration::from_secs(seconds))
+        .expect("finished (a deadlock or a panic otherwise)")
+}
+
 /// The destination buffer of `relayout` and of `relayout_with_threads`
-/// for each thread count, over a buffer with bytes before and after the
+/// for each thread count, on rayon's global pool and run in the callers'
+/// pools of 1 and 3 threads, over a buffer with bytes before and after the
 /// view (which must stay untouched).
 fn check(src_view: &StridedView, dst_view: &StridedView, n: usize, thread_counts: &[usize]) {
     let src = pattern(src_view.min_buffer_len().unwrap() as usize * n + 3);
@@ -34,12 +67,26 @@ fn check(src_view: &StridedView, dst_view: &StridedView, n: usize, thread_counts
     let mut expected = vec![0xAA; dst_len];
     relayout(&src, src_view, &mut expected, dst_view, n).unwrap();
     for &count in thread_counts {
+        let copy = |actual: &mut [u8]| {
+            relayout_with_threads(&src, src_view, actual, dst_view, n, threads(count)).unwrap();
+        };
         let mut actual = vec![0xAA; dst_len];
-        relayout_with_threads(&src, src_view, &mut actual, dst_view, n, threads(count)).unwrap();
+        copy(&mut actual);
         assert!(
             actual == expected,
             "{src_view:?} -> {dst_view:?}, {n} bytes, {count} threads"
         );
+        if cfg!(miri) {
+            continue;
+        }
+        for pool_threads in [1, 3] {
+            let mut actual = vec![0xAA; dst_len];
+            pool(pool_threads).install(|| copy(&mut actual));
+            assert!(
+                actual == expected,
+                "{src_view:?} -> {dst_view:?}, {n} bytes, {count} threads, pool of {pool_threads}"
+            );
+        }
     }
 }
 
@@ -123,8 +170,19 @@ fn short_outer_axes_and_unsplittable_destinations() {
     );
     check(&rm(&[1, 1]), &rm(&[1, 1]), 8, &[3]);
     check(&rm(&[]), &rm(&[]), 4, &[2]);
-    // A huge thread count: at most MAX_THREADS chunks, not one per element.
-    check(&rm(&[64, 64]).transpose(), &rm(&[64, 64]), 1, &[usize::MAX]);
+    // Huge thread counts: at most MAX_THREADS chunks, not one per element.
+    check(
+        &rm(&[64, 64]).transpose(),
+        &rm(&[64, 64]),
+        1,
+        &[1_000_000, usize::MAX],
+    );
+    check(
+        &rm(&[3000, 3]).transpose(),
+        &rm(&[3, 3000]),
+        4,
+        &[1, 2, 7, MAX_THREADS, 1_000_000],
+    );
     // Interleaved but not overlapping: offsets 0,2,4 and 3,5,7; no axis's
     // stride exceeds the reach of the other, so one thread copies.
     let interleaved = StridedView::new(&[2, 3], &[3, 2], 0).unwrap();
@@ -133,12 +191,14 @@ fn short_outer_axes_and_unsplittable_destinations() {
     check(&rm(&[0, 5]), &rm(&[0, 5]), 4, &[2]);
 }
 
-/// Above `2 × MIN_BYTES_PER_THREAD` the default entry splits the copy
-/// (on a machine with at least 2 cores), and takes the kernels that only
-/// large relayouts take (streaming NCHW -> NHWC from 8 MiB).
+/// Above `2 × MIN_BYTES_PER_THREAD` the default entries split the copy
+/// (`relayout_parallel` on a machine with at least 2 cores, and
+/// `relayout_in_pool` on a pool of 3 threads), and take the kernels that
+/// only large relayouts take (streaming NCHW -> NHWC from 8 MiB); on a
+/// pool of one thread `relayout_in_pool` copies on the calling thread.
 #[test]
-fn default_entry_at_parallel_sizes() {
-    let side = ((2 * MIN_BYTES_PER_THREAD / 4) as f64).sqrt() as i64 + 16;
+fn default_entries_at_parallel_sizes() {
+    let side = ((3 * MIN_BYTES_PER_THREAD / 4) as f64).sqrt() as i64 + 16;
     let a = rm(&[side, side]);
     let sizes = [11, 64, 56, 56];
     let (nchw, nhwc) = (
@@ -152,10 +212,77 @@ fn default_entry_at_parallel_sizes() {
         let mut actual = vec![0u8; src.len()];
         relayout_parallel(&src, &src_view, &mut actual, &dst_view, 4).unwrap();
         assert!(actual == expected, "{src_view:?} -> {dst_view:?}");
+        actual.fill(0);
         relayout_with_threads(&src, &src_view, &mut actual, &dst_view, 4, threads(3)).unwrap();
         assert!(
             actual == expected,
             "{src_view:?} -> {dst_view:?}, 3 threads"
+        );
+        if cfg!(miri) {
+            continue;
+        }
+        for pool_threads in [1, 3] {
+            actual.fill(0);
+            relayout_in_pool(
+                pool(pool_threads),
+                &src,
+                &src_view,
+                &mut actual,
+                &dst_view,
+                4,
+            )
+            .unwrap();
+            assert!(
+                actual == expected,
+                "{src_view:?} -> {dst_view:?}, pool of {pool_threads}"
+            );
+        }
+    }
+}
+
+/// Every entry's result for a copy of `src_view` over `src` into
+/// `dst_view` over a buffer of `dst_len` bytes: an error, the same as
+/// `relayout`'s.
+fn same_error(
+    src: &[u8],
+    src_view: &StridedView,
+    dst_len: usize,
+    dst_view: &StridedView,
+    n: usize,
+) {
+    let mut dst = vec![0u8; dst_len];
+    let expected = relayout(src, src_view, &mut dst, dst_view, n);
+    assert!(matches!(
+        expected,
+        Err(RelayoutError::ShapeMismatch { .. }
+            | RelayoutError::OutsideBuffer { .. }
+            | RelayoutError::OverlappingDestination { .. }
+            | RelayoutError::ElementSize { bits: 0 })
+    ));
+    let context = format!("{src_view:?} -> {dst_view:?}, {n} bytes");
+    for count in [1, 2, 4, 7, 1_000_000] {
+        let actual = relayout_with_threads(src, src_view, &mut dst, dst_view, n, threads(count));
+        assert_eq!(actual, expected, "{context}, {count} threads");
+    }
+    assert_eq!(
+        relayout_parallel(src, src_view, &mut dst, dst_view, n),
+        expected,
+        "{context}"
+    );
+    if cfg!(miri) {
+        return;
+    }
+    for pool_threads in [1, 3] {
+        let pool = pool(pool_threads);
+        let actual = relayout_in_pool(pool, src, src_view, &mut dst, dst_view, n);
+        assert_eq!(actual, expected, "{context}, pool of {pool_threads}");
+        let actual = pool.install(|| relayout_parallel(src, src_view, &mut dst, dst_view, n));
+        assert_eq!(actual, expected, "{context}, in a pool of {pool_threads}");
+        let actual = pool
+            .install(|| relayout_with_threads(src, src_view, &mut dst, dst_view, n, threads(5)));
+        assert_eq!(
+            actual, expected,
+            "{context}, 5 threads in a pool of {pool_threads}"
         );
     }
 }
@@ -164,34 +291,23 @@ fn default_entry_at_parallel_sizes() {
 fn errors_are_those_of_relayout() {
     let a = rm(&[20, 30]);
     let broadcast = rm(&[30]).broadcast_to(&[20, 30]).unwrap();
-    let cases: [(&[u8], &StridedView, usize, &StridedView, usize); 6] = [
-        (&[0; 600], &a, 600, &a.transpose(), 1),
-        (&[0; 599], &a, 600, &a, 1),
-        (&[0; 1200], &a, 1199, &a, 2),
-        (&[0; 600], &a, 600, &broadcast, 1),
-        (&[0; 600], &a, 600, &a, 0),
-        (&[0; 600], &rm(&[0, 30]), 0, &rm(&[0, 30]), 0),
-    ];
-    for (src, src_view, dst_len, dst_view, n) in cases {
-        let mut dst = vec![0u8; dst_len];
-        let expected = relayout(src, src_view, &mut dst, dst_view, n);
-        assert!(matches!(
-            expected,
-            Err(RelayoutError::ShapeMismatch { .. }
-                | RelayoutError::OutsideBuffer { .. }
-                | RelayoutError::OverlappingDestination { .. }
-                | RelayoutError::ElementSize { bits: 0 })
-        ));
-        for count in [1, 2, 4] {
-            let actual =
-                relayout_with_threads(src, src_view, &mut dst, dst_view, n, threads(count));
-            assert_eq!(actual, expected, "{count} threads");
-        }
-        assert_eq!(
-            relayout_parallel(src, src_view, &mut dst, dst_view, n),
-            expected
-        );
-    }
+    same_error(&[0; 600], &a, 600, &a.transpose(), 1);
+    same_error(&[0; 599], &a, 600, &a, 1);
+    same_error(&[0; 1200], &a, 1199, &a, 2);
+    same_error(&[0; 600], &a, 600, &broadcast, 1);
+    same_error(&[0; 600], &a, 600, &a, 0);
+    same_error(&[0; 600], &rm(&[0, 30]), 0, &rm(&[0, 30]), 0);
+    // At the sizes where every entry splits (6 MiB of f32: 3 chunks).
+    let (rows, cols) = (1024, 1536);
+    let len = (rows * cols * 4) as usize;
+    let big = rm(&[rows, cols]);
+    let src = vec![0; len];
+    let broadcast = rm(&[cols]).broadcast_to(&[rows, cols]).unwrap();
+    same_error(&src, &big.transpose(), len, &big, 4);
+    same_error(&src[..len - 1], &big, len, &big, 4);
+    same_error(&src, &rm(&[cols, rows]).transpose(), len - 4, &big, 4);
+    same_error(&src, &big, len, &broadcast, 4);
+    same_error(&src, &big, len, &big, 0);
 }
 
 /// A random view with any strides (zero and negative included: sources
@@ -259,4 +375,138 @@ fn large_relayouts_split_into_small_shares() {
         let dst_view = rm(&[cols, rows]).transpose();
         check(&src_view, &dst_view, n, &[7, 13]);
     }
+}
+
+/// A transpose of f32 large enough that the default entries split it in 3
+/// (6 MiB): the source, its views and the expected destination.
+struct Large {
+    src: Vec<u8>,
+    src_view: StridedView,
+    dst_view: StridedView,
+    expected: Vec<u8>,
+}
+
+impl Large {
+    fn new() -> Arc<Self> {
+        let (rows, cols) = (1024, 1536);
+        let src_view = rm(&[cols, rows]).transpose();
+        let dst_view = rm(&[rows, cols]);
+        let src = pattern((rows * cols * 4) as usize);
+        let mut expected = vec![0; src.len()];
+        relayout(&src, &src_view, &mut expected, &dst_view, 4).unwrap();
+        Arc::new(Self {
+            src,
+            src_view,
+            dst_view,
+            expected,
+        })
+    }
+
+    /// Whether `copy` (given the source, the views and the destination)
+    /// writes the expected bytes.
+    fn copies(
+        &self,
+        copy: impl FnOnce(&[u8], &StridedView, &mut [u8], &StridedView) -> Result<(), RelayoutError>,
+    ) -> bool {
+        let mut dst = vec![0; self.src.len()];
+        copy(&self.src, &self.src_view, &mut dst, &self.dst_view).unwrap();
+        dst == self.expected
+    }
+}
+
+/// Work of the caller's own that keeps a thread busy for a while.
+fn busy_work() -> u64 {
+    std::thread::sleep(Duration::from_millis(50));
+    (0..200_000_u64).fold(0, |acc, i| acc.wrapping_mul(31).wrapping_add(i))
+}
+
+/// A pool whose threads run the caller's own work beside the relayout
+/// (the other half of a `join`, the other items of a `par_iter`) still
+/// finishes with the right bytes, on callers' pools of 1 and 3 threads and
+/// on the global pool.
+#[test]
+#[cfg_attr(miri, ignore)]
+fn pools_busy_with_the_callers_work() {
+    let large = Large::new();
+    let ok = within(120, move || {
+        let mut ok = Vec::new();
+        for pool_threads in [1, 3] {
+            let pool = pool(pool_threads);
+            // Half of a join, from a worker of the same pool.
+            let (copied, _) = pool.install(|| {
+                rayon::join(
+                    || large.copies(|s, sv, d, dv| relayout_in_pool(pool, s, sv, d, dv, 4)),
+                    busy_work,
+                )
+            });
+            ok.push(copied);
+            let (_, copied) = pool.install(|| {
+                rayon::join(busy_work, || {
+                    large.copies(|s, sv, d, dv| relayout_with_threads(s, sv, d, dv, 4, threads(7)))
+                })
+            });
+            ok.push(copied);
+            // Every item of a par_iter of the same pool relayouts.
+            let copied: Vec<bool> = pool.install(|| {
+                (0..4)
+                    .into_par_iter()
+                    .map(|k| match k % 2 {
+                        0 => large.copies(|s, sv, d, dv| relayout_in_pool(pool, s, sv, d, dv, 4)),
+                        _ => large.copies(|s, sv, d, dv| relayout_parallel(s, sv, d, dv, 4)),
+                    })
+                    .collect()
+            });
+            ok.extend(copied);
+            // From outside, while every thread of the pool is busy.
+            for _ in 0..pool_threads {
+                pool.spawn(|| {
+                    busy_work();
+                });
+            }
+            ok.push(large.copies(|s, sv, d, dv| relayout_in_pool(pool, s, sv, d, dv, 4)));
+        }
+        // The global pool, busy with a par_iter of relayouts and work.
+        let copied: Vec<bool> = (0..4)
+            .into_par_iter()
+            .map(|k| {
+                if k % 2 == 0 {
+                    busy_work();
+                }
+                large.copies(|s, sv, d, dv| relayout_parallel(s, sv, d, dv, 4))
+            })
+            .collect();
+        ok.extend(copied);
+        ok
+    });
+    assert!(ok.iter().all(|&ok| ok), "{ok:?}");
+}
+
+/// `relayout_in_pool` of one pool called from the workers of another (and
+/// from a worker of the global pool), both ways; and a pool built with
+/// `num_threads(0)` (rayon's default count).
+#[test]
+#[cfg_attr(miri, ignore)]
+fn nested_pools() {
+    let large = Large::new();
+    let ok = within(120, move || {
+        let (one, three) = (pool(1), pool(3));
+        let mut ok: Vec<bool> = three.install(|| {
+            (0..3)
+                .into_par_iter()
+                .map(|_| large.copies(|s, sv, d, dv| relayout_in_pool(one, s, sv, d, dv, 4)))
+                .collect()
+        });
+        ok.push(
+            one.install(|| large.copies(|s, sv, d, dv| relayout_in_pool(three, s, sv, d, dv, 4))),
+        );
+        let (a, b) = rayon::join(
+            || three.install(|| large.copies(|s, sv, d, dv| relayout_parallel(s, sv, d, dv, 4))),
+            || large.copies(|s, sv, d, dv| relayout_in_pool(three, s, sv, d, dv, 4)),
+        );
+        ok.extend([a, b]);
+        let default = ThreadPoolBuilder::new().num_threads(0).build().unwrap();
+        ok.push(large.copies(|s, sv, d, dv| relayout_in_pool(&default, s, sv, d, dv, 4)));
+        ok
+    });
+    assert!(ok.iter().all(|&ok| ok), "{ok:?}");
 }

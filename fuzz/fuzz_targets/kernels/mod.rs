@@ -3,7 +3,8 @@
 //! 32 elements, streaming from 1 KiB): permuted, padded and flipped views
 //! on both sides, element sizes 1..=17 and sub-byte 1, 2 and 4 bits,
 //! against a naive copy, at a SIMD level drawn from those this CPU has
-//! (scalar, SSE2, AVX2). Counts the cases per strategy, and the tiled ones
+//! (scalar, SSE2, AVX2), and the same by a parallel entry on a rayon pool
+//! (`parallel/mod.rs`). Counts the cases per strategy, and the tiled ones
 //! per SIMD level, and prints them to stderr at every power of two of
 //! cases from 1024.
 
@@ -164,7 +165,18 @@ pub fn check(element: u8, sizes: &[u8], src: &Side, dst: &Side, seed: u64) {
             COUNTS[level_slot(level)].fetch_add(1, Ordering::Relaxed);
         }
         count(slot(strategy));
-        relayout(&src_bytes, &src_view, &mut got, &dst_view, bits / 8)
+        let result = relayout(&src_bytes, &src_view, &mut got, &dst_view, bits / 8);
+        crate::parallel::check(
+            seed >> 40,
+            &src_bytes,
+            &src_view,
+            &initial,
+            &dst_view,
+            bits / 8,
+            &result,
+            &got,
+        );
+        result
     } else {
         count(7);
         relayout_bits(&src_bytes, &src_view, &mut got, &dst_view, bits as u32)
