@@ -739,3 +739,52 @@ pub(super) fn sfence() {
         _mm_sfence();
     }
 }
+
+/// Copies the whole 64-byte lines of `src` into `dst` (which starts on a
+/// line) with 64-byte streaming stores, prefetching one line of `next`
+/// per line copied; returns the bytes copied (0 without AVX-512: the
+/// caller copies them otherwise). The caller fences. Measured on the
+/// 2 KiB runs of a 64 MiB reshard (8 sources of rows 16 KiB apart, best
+/// of 15): 0.97–1.04× a plain copy of the whole, against 1.23–1.27× with
+/// 16-byte streaming stores.
+pub(super) fn stream_lines(src: &[u8], dst: &mut [u8], next: &[u8]) -> usize {
+    if simd_level() < SimdLevel::Avx512 || !dst.as_ptr().addr().is_multiple_of(64) {
+        return 0;
+    }
+    // SAFETY: `simd_level()` is `Avx512` only where AVX-512 F was
+    // detected (see `transpose`); the stores are argued inside.
+    #[allow(unsafe_code)]
+    unsafe {
+        stream_lines_avx512(src, dst, next)
+    }
+}
+
+#[target_feature(enable = "avx512f")]
+fn stream_lines_avx512(src: &[u8], dst: &mut [u8], next: &[u8]) -> usize {
+    let mut ahead = next.chunks(64);
+    let lines = src
+        .as_chunks::<64>()
+        .0
+        .iter()
+        .zip(dst.as_chunks_mut::<64>().0);
+    let mut done = 0;
+    for (line, out) in lines {
+        if let Some(next) = ahead.next() {
+            _mm_prefetch::<_MM_HINT_T0>(next.as_ptr().cast());
+        }
+        let reg = load(line);
+        #[cfg(not(miri))]
+        // SAFETY: `out` is 64 writable bytes of an exclusive borrow, on a
+        // line (`dst` starts on one, and the chunks are 64 bytes).
+        #[allow(unsafe_code)]
+        unsafe {
+            _mm512_stream_si512(out.as_mut_ptr().cast(), reg);
+        }
+        #[cfg(miri)]
+        {
+            *out = *line;
+        }
+        done += 64;
+    }
+    done
+}
