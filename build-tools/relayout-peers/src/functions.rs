@@ -1,8 +1,6 @@
 //! The functions measured: a plain copy, our relayout, and the peers, each
 //! a closure from source bytes to destination bytes.
 
-use std::num::NonZeroUsize;
-
 use ndarray::{ArrayView, ArrayViewMut, Dimension, Ix2, Ix3, Ix4, Zip};
 use rayon::ThreadPool;
 use rayon::prelude::*;
@@ -70,17 +68,14 @@ pub fn functions<'a>(
                     Ok(())
                 }),
             });
-            let n = NonZeroUsize::new(threads).unwrap_or(NonZeroUsize::MIN);
             out.push(Function {
                 name: "ours",
-                // relayout_with_threads starts its own scoped threads; once
-                // `relayout::relayout_in_pool(&pool, ..)` is merged (branch
-                // `pool`), call it here so that ours runs on the pool too.
+                // What a user calls on a pool of their own: chunks as the
+                // pool has threads (one per 512 KiB at most), no thread
+                // started per call.
                 run: Box::new(move |src: &[u8], dst: &mut [u8]| {
-                    pool.install(|| {
-                        relayout::relayout_with_threads(src, &views.0, dst, &views.1, es, n)
-                    })
-                    .map_err(|e| e.to_string())
+                    relayout::relayout_in_pool(pool, src, &views.0, dst, &views.1, es)
+                        .map_err(|e| e.to_string())
                 }),
             });
         }
