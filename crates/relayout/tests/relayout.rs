@@ -7,6 +7,8 @@
     clippy::cast_possible_wrap
 )]
 
+// The naive references shared with stride-util's tests.
+#[path = "../../stride-util/tests/common/mod.rs"]
 mod common;
 
 use common::{logical_indices, naive_offset};

@@ -13,6 +13,8 @@
     clippy::cast_sign_loss
 )]
 
+// The naive references shared with stride-util's tests.
+#[path = "../../stride-util/tests/common/mod.rs"]
 mod common;
 
 use common::logical_indices;
