@@ -180,10 +180,7 @@ pub fn relayout(
     dst_view: &StridedView,
     element_size: usize,
 ) -> Result<(), RelayoutError> {
-    if element_size == 0 {
-        return Err(RelayoutError::ElementSize { bits: 0 });
-    }
-    relayout_with_tail(src, src_view, dst, dst_view, element_size, None, None).map(|_| ())
+    relayout_of_size(src, src_view, dst, dst_view, element_size, None)
 }
 
 /// [`relayout`] of one part of a larger copy of `whole_bytes` bytes, such
@@ -215,6 +212,26 @@ pub fn relayout_part(
     element_size: usize,
     whole_bytes: u64,
 ) -> Result<(), RelayoutError> {
+    relayout_of_size(
+        src,
+        src_view,
+        dst,
+        dst_view,
+        element_size,
+        Some(whole_bytes),
+    )
+}
+
+/// [`relayout`] as part of a copy of `whole_bytes` (see
+/// [`relayout_with_tail`]), elements of size 0 refused.
+fn relayout_of_size(
+    src: &[u8],
+    src_view: &StridedView,
+    dst: &mut [u8],
+    dst_view: &StridedView,
+    element_size: usize,
+    whole_bytes: Option<u64>,
+) -> Result<(), RelayoutError> {
     if element_size == 0 {
         return Err(RelayoutError::ElementSize { bits: 0 });
     }
@@ -225,7 +242,7 @@ pub fn relayout_part(
         dst_view,
         element_size,
         None,
-        Some(whole_bytes),
+        whole_bytes,
     )
     .map(|_| ())
 }
