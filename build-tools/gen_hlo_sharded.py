@@ -110,23 +110,12 @@ def main():
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8").strip()
     files = generate()
-    bad = 0
-    os.makedirs(args.out, exist_ok=True)
-    for name, data in sorted(files.items()):
-        path = os.path.join(args.out, name)
-        if args.check:
-            try:
-                with open(path, "rb") as f:
-                    same = f.read() == data
-            except FileNotFoundError:
-                same = False
-            if not same:
-                print("DIFFERS: %s" % name, file=sys.stderr)
-                bad += 1
-        else:
-            with open(path, "wb") as f:
-                f.write(data)
-    print("%d files%s" % (len(files), ", %d differ" % bad if args.check else ""), file=sys.stderr)
+    # Imported here, not at the top: the golden modules record this file's
+    # line numbers in their stack frames.
+    from golden_io import write_or_check
+
+    bad = write_or_check(files, args.out, args.check)
+    print("%d files" % len(files), file=sys.stderr)
     return 1 if bad else 0
 
 

@@ -27,12 +27,10 @@ import json
 import os
 import random
 import re
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from golden_io import run  # noqa: E402
+from golden_io import XlaWorker, run  # noqa: E402
 
 TAG = "@@"
 CHECK_RE = re.compile(r".*(Check failed: .*|terminate called .*|what\(\): .*)")
@@ -110,41 +108,6 @@ def worker() -> None:
             res = {"ok": False, "error": str(e)}
         sys.stdout.write(TAG + json.dumps(res) + "\n")
         sys.stdout.flush()
-
-
-class Runner:
-    def __init__(self) -> None:
-        self.proc = None
-        self.errf = None
-
-    def run(self, request: dict) -> dict:
-        if self.proc is None:
-            self.errf = tempfile.TemporaryFile(mode="w+b")
-            self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker"],
-                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errf,
-                                         text=True, encoding="utf-8")
-        self.proc.stdin.write(json.dumps(request) + "\n")
-        self.proc.stdin.flush()
-        while True:
-            line = self.proc.stdout.readline()
-            if not line:
-                self.proc.wait()
-                self.errf.seek(0)
-                msg = "process died with exit code %d" % self.proc.returncode
-                for err_line in self.errf.read().decode("utf-8", "replace").splitlines():
-                    m = CHECK_RE.match(err_line)
-                    if m:
-                        msg = m.group(1).rstrip()
-                        break
-                self.proc = None
-                return {"ok": False, "crash": msg}
-            if line.startswith(TAG):
-                return json.loads(line[len(TAG):])
-
-    def close(self) -> None:
-        if self.proc is not None:
-            self.proc.stdin.close()
-            self.proc.wait()
 
 
 HAND = [
@@ -434,7 +397,7 @@ def rank_of(shape: str) -> int:
 
 
 def generate():
-    runner = Runner()
+    runner = XlaWorker(__file__, TAG, CHECK_RE, lambda msg: {"ok": False, "crash": msg})
     text_rows = []
     for s in text_inputs():
         res = runner.run({"kind": "text", "input": s})
