@@ -266,6 +266,30 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
             // ones (unless written above), `tail_block`.
             let whole_here = if in_cache && b0 >= first_col && band_end <= cols_end {
                 0
+            } else if large && S == c {
+                let band = Band {
+                    src: src.wrapping_add(step(src_base, tile_start, t.a.src) * N + b0 * N),
+                    row_bytes,
+                    dst: dst.wrapping_add((dst_base + b0 * row_stride + tile_start) * N),
+                    dst_row_bytes: row_stride * N,
+                    blocks: whole,
+                    cols: band_end - b0,
+                    prefetch: (a_size - tile_start) / c - 1,
+                };
+                // SAFETY: the whole blocks of source rows
+                // `tile_start..tile_end` and columns `b0..band_end` (a
+                // multiple of `c`), and their destination rows, are
+                // inside `src` and `dst` (checked by `inside`), and on
+                // lines where streamed (`head`).
+                #[allow(unsafe_code)]
+                unsafe {
+                    if stream {
+                        band_blocks::<N, S, R, true>(&band, &indices);
+                    } else {
+                        band_blocks::<N, S, R, false>(&band, &indices);
+                    }
+                }
+                0
             } else {
                 whole
             };
@@ -434,6 +458,64 @@ unsafe fn blocks_in_cache<const N: usize, const S: usize, const R: usize>(
                 let regs = permute_rounds::<N, S, R>(regs, indices);
                 let out = dst.add(j0 * dst_row_bytes + i0 * N);
                 store_rows(&regs, out, dst_row_bytes, false, None);
+            }
+        }
+    }
+}
+
+/// Whole blocks of `S = C` source rows by `C` columns, down one band of a
+/// large transpose (see [`band_blocks`]).
+struct Band {
+    /// The band's first source element: its first column in the first
+    /// block's first row.
+    src: *const u8,
+    /// From one source row to the next (either sign).
+    row_bytes: isize,
+    /// Where the first block's first destination row piece goes.
+    dst: *mut u8,
+    /// From one destination row to the next.
+    dst_row_bytes: usize,
+    /// Blocks of source rows.
+    blocks: usize,
+    /// Source columns (destination rows), a multiple of `C`.
+    cols: usize,
+    /// How many of the blocks prefetch the band's lines of the block of
+    /// source rows after them.
+    prefetch: usize,
+}
+
+/// The blocks of `band`, block row by block row, each left to right,
+/// with streaming stores if `STREAM`.
+///
+/// # Safety
+///
+/// Every source row piece and destination row piece of the band's blocks
+/// must be inside its buffer, and on a line if `STREAM`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+#[inline(never)]
+#[allow(unsafe_code)]
+unsafe fn band_blocks<const N: usize, const S: usize, const R: usize, const STREAM: bool>(
+    band: &Band,
+    indices: &[[[u8; 64]; 2]; R],
+) {
+    let c = 64 / N;
+    for i0 in 0..band.blocks {
+        let src = band
+            .src
+            .wrapping_offset((i0 * c).cast_signed() * band.row_bytes);
+        if i0 < band.prefetch {
+            let next = src.wrapping_offset(c.cast_signed() * band.row_bytes);
+            prefetch_rows(next, band.row_bytes, c, band.cols * N);
+        }
+        for j0 in (0..band.cols).step_by(c) {
+            // SAFETY: the caller's contract: `S = C` source rows of 64
+            // bytes from column `j0`, destination rows `j0..j0 + C` from
+            // the block's column.
+            unsafe {
+                let regs = load_rows::<S>(src.wrapping_add(j0 * N), band.row_bytes);
+                let regs = permute_rounds::<N, S, R>(regs, indices);
+                let out = band.dst.add(j0 * band.dst_row_bytes + i0 * c * N);
+                store_rows(&regs, out, band.dst_row_bytes, STREAM, None);
             }
         }
     }
