@@ -454,10 +454,8 @@ unsafe fn blocks_in_cache<const N: usize, const S: usize, const R: usize>(
             // bytes from column `j0`, destination rows `j0..j0 + C` from
             // column `i0`.
             unsafe {
-                let regs = load_rows::<S>(first, row_bytes);
-                let regs = permute_rounds::<N, S, R>(regs, indices);
                 let out = dst.add(j0 * dst_row_bytes + i0 * N);
-                store_rows(&regs, out, dst_row_bytes, false, None);
+                whole_block::<N, S, R>(first, row_bytes, out, dst_row_bytes, false, indices);
             }
         }
     }
@@ -512,12 +510,46 @@ unsafe fn band_blocks<const N: usize, const S: usize, const R: usize, const STRE
             // bytes from column `j0`, destination rows `j0..j0 + C` from
             // the block's column.
             unsafe {
-                let regs = load_rows::<S>(src.wrapping_add(j0 * N), band.row_bytes);
-                let regs = permute_rounds::<N, S, R>(regs, indices);
+                let first = src.wrapping_add(j0 * N);
                 let out = band.dst.add(j0 * band.dst_row_bytes + i0 * c * N);
-                store_rows(&regs, out, band.dst_row_bytes, STREAM, None);
+                whole_block::<N, S, R>(
+                    first,
+                    band.row_bytes,
+                    out,
+                    band.dst_row_bytes,
+                    STREAM,
+                    indices,
+                );
             }
         }
+    }
+}
+
+/// One whole block of `S = C` elements square: the source rows of 64
+/// bytes from `first`, `row_bytes` apart, transposed into destination row
+/// pieces of 64 bytes from `out`, `dst_row_bytes` apart, with streaming
+/// stores if `stream`.
+///
+/// # Safety
+///
+/// Each of those rows must be 64 bytes inside its buffer, and each
+/// destination row piece on a line if `stream`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+#[inline]
+#[allow(unsafe_code)]
+unsafe fn whole_block<const N: usize, const S: usize, const R: usize>(
+    first: *const u8,
+    row_bytes: isize,
+    out: *mut u8,
+    dst_row_bytes: usize,
+    stream: bool,
+    indices: &[[[u8; 64]; 2]; R],
+) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let regs = load_rows::<S>(first, row_bytes);
+        let regs = permute_rounds::<N, S, R>(regs, indices);
+        store_rows(&regs, out, dst_row_bytes, stream, None);
     }
 }
 
