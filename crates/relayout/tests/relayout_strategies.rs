@@ -617,6 +617,23 @@ fn avx512_blocks_and_their_edges() {
             }
         }
     }
+    // In cache, source rows 4 KiB apart (the L1 set period): blocks in
+    // diagonals, wrapping to the first column once or many times.
+    for n in [4_usize, 8] {
+        let (c, stride) = (64 / n as i64, 4096 / n as i64);
+        for (rows, cols) in [
+            (3 * c + 5, stride - 24 / n as i64),
+            (20 * c + 1, 100 / n as i64),
+            (c, stride),
+        ] {
+            for offset in [0, 1] {
+                for flipped in [false, true] {
+                    let (src, dst) = transpose_views(rows, cols, flipped, 0, offset, stride - cols);
+                    check(&src, &dst, n);
+                }
+            }
+        }
+    }
     // Destination rows back to back, whole lines each, at every offset
     // from a line: the wrapped blocks of 4 and 8-byte elements (the rows'
     // tail and the next rows' head in one block), small and large.
