@@ -3,7 +3,7 @@
 //! `simd.rs`) found AVX-512 F, BW and VBMI. Relayouts too large to stay in
 //! cache (`kernels::STREAM_MIN_BYTES`) write with streaming stores, in
 //! tiles and bands (below); smaller ones with ordinary stores, one block
-//! per band.
+//! per band (or diagonal: [`blocks_in_cache`]).
 //!
 //! A *block* is `C = 64 / N` source rows by `C` columns: the source rows'
 //! 64-byte pieces in, `C` whole 64-byte destination row pieces out. It is
@@ -13,13 +13,14 @@
 //! [`round_indices`]; bytes with in-lane unpacks, [`unpack_bytes`]), and
 //! written as 64-byte stores; for 1 and 2-byte elements the `C / S`
 //! register groups of a block are stored whole in a 4 KiB stack buffer
-//! first and meet there ([`write_groups`]). Blocks start on the source rows' and the destination
-//! rows' 64-byte lines where all rows share their place in a line: every
-//! line is then read once, whole, and written whole with a streaming store
-//! (no read for ownership). The partial row blocks around them are written
-//! with masked ordinary stores; the columns before and after the aligned
-//! ones by one block each that overlaps its aligned neighbour (loads
-//! spanning two lines; rows shorter than a block go to the staged tiles).
+//! first and meet there ([`write_groups`]). Blocks start on the source
+//! rows' and the destination rows' 64-byte lines where all rows share
+//! their place in a line: every line is then read once, whole, and
+//! written whole with a streaming store (no read for ownership). The
+//! partial row blocks around them are written with masked ordinary
+//! stores; the columns before and after the aligned ones by one block each
+//! that overlaps its aligned neighbour (loads spanning two lines; rows
+//! shorter than a block go to the staged tiles).
 //!
 //! Blocks are visited tile by tile ([`tile_blocks`] blocks of source rows:
 //! the tile's source pages stay in the TLB), and within a tile band by
