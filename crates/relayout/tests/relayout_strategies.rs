@@ -94,17 +94,68 @@ fn naive(src: &[u8], src_view: &StridedView, dst: &mut [u8], dst_view: &StridedV
 
 /// Relayouts `src_view` into `dst_view` with `n`-byte elements and checks
 /// every byte of the destination buffer against the naive copy; returns
-/// the strategy.
+/// the strategy. The buffers are two `Vec`s, wherever the allocator puts
+/// them.
 fn check(src_view: &StridedView, dst_view: &StridedView, n: usize) -> Strategy {
-    let src = pattern(src_view.min_buffer_len().unwrap() as usize * n + 3);
-    let dst_len = dst_view.min_buffer_len().unwrap() as usize * n + 5;
-    let mut expected = vec![0xA5; dst_len];
-    let mut actual = expected.clone();
-    naive(&src, src_view, &mut expected, dst_view, n);
-    relayout(&src, src_view, &mut actual, dst_view, n).unwrap();
-    if actual != expected {
-        let wrong = actual.iter().zip(&expected).filter(|(a, e)| a != e).count();
-        panic!("{src_view:?} -> {dst_view:?}, {n}-byte elements: {wrong} of {dst_len} bytes wrong");
+    let mut src = pattern(src_view.min_buffer_len().unwrap() as usize * n + 3);
+    let mut dst = vec![0; dst_view.min_buffer_len().unwrap() as usize * n + 5];
+    check_buffers(&mut src, src_view, &mut dst, dst_view, n)
+}
+
+/// [`check`] with each buffer starting `offsets` (source, destination)
+/// bytes past a 64-byte line, for the kernels that start their blocks on
+/// lines.
+fn check_on_lines(
+    src_view: &StridedView,
+    dst_view: &StridedView,
+    n: usize,
+    offsets: (usize, usize),
+) -> Strategy {
+    let placed = |buffer: &mut Vec<u8>, len: usize, offset: usize| {
+        buffer.resize(len + 64 + offset, 0);
+        let start = buffer.as_ptr().align_offset(64) + offset;
+        start..start + len
+    };
+    let (mut src, mut dst) = (Vec::new(), Vec::new());
+    let src_range = placed(
+        &mut src,
+        src_view.min_buffer_len().unwrap() as usize * n + 3,
+        offsets.0,
+    );
+    let dst_range = placed(
+        &mut dst,
+        dst_view.min_buffer_len().unwrap() as usize * n + 5,
+        offsets.1,
+    );
+    check_buffers(
+        &mut src[src_range],
+        src_view,
+        &mut dst[dst_range],
+        dst_view,
+        n,
+    )
+}
+
+/// [`check`] on the given buffers: `src` is filled with a pattern, `dst`
+/// with a filler byte, before the relayout.
+fn check_buffers(
+    src: &mut [u8],
+    src_view: &StridedView,
+    dst: &mut [u8],
+    dst_view: &StridedView,
+    n: usize,
+) -> Strategy {
+    src.copy_from_slice(&pattern(src.len()));
+    dst.fill(0xA5);
+    let mut expected = dst.to_vec();
+    naive(src, src_view, &mut expected, dst_view, n);
+    relayout(src, src_view, dst, dst_view, n).unwrap();
+    if dst != expected {
+        let wrong = dst.iter().zip(&expected).filter(|(a, e)| a != e).count();
+        panic!(
+            "{src_view:?} -> {dst_view:?}, {n}-byte elements: {wrong} of {} bytes wrong",
+            dst.len()
+        );
     }
     relayout_strategy(src_view, dst_view, n)
 }
@@ -618,18 +669,22 @@ fn avx512_blocks_and_their_edges() {
         }
     }
     // In cache, source rows 4 KiB apart (the L1 set period): blocks in
-    // diagonals, wrapping to the first column once or many times.
+    // diagonals, wrapping to the first column once or many times. The
+    // buffers start on a line (or 16 bytes past one), so that whole blocks
+    // start there: the destination rows of the last shape are one line
+    // each.
     for n in [4_usize, 8] {
         let (c, stride) = (64 / n as i64, 4096 / n as i64);
         for (rows, cols) in [
             (3 * c + 5, stride - 24 / n as i64),
             (20 * c + 1, 100 / n as i64),
             (c, stride),
+            (2 * c, stride),
         ] {
-            for offset in [0, 1] {
+            for (offset, offsets) in [(0, (0, 0)), (1, (0, 0)), (0, (16, 0)), (c - 1, (0, 16))] {
                 for flipped in [false, true] {
                     let (src, dst) = transpose_views(rows, cols, flipped, 0, offset, stride - cols);
-                    check(&src, &dst, n);
+                    check_on_lines(&src, &dst, n, offsets);
                 }
             }
         }
