@@ -89,7 +89,7 @@ pub(super) fn transpose<const N: usize>(
 /// 1.52, 1.59; f64 2048² 1.33 / 1.14 / 1.02 / 1.21; u8 8192² 1.93 / 2.22 /
 /// 2.48 / 2.69, then 8 blocks 1.91, 16 blocks 1.85–1.97, 32 blocks
 /// 2.19–2.39; u16 4096² 1.68 / 1.88 / 2.36 / 3.25; the permutation (2,0,1)
-/// of f32[256,256,256] 1.23 / 1.14 / 1.03 / 1.26.
+/// of `f32[256,256,256]` 1.23 / 1.14 / 1.03 / 1.26.
 const fn tile_blocks(n: usize) -> usize {
     match n {
         _ if SMALL_THRESHOLDS => 2,
@@ -173,14 +173,16 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
     }
     let stream = large && aligned.is_some();
     // In cache: one block per band, the whole height per tile, ordinary
-    // stores (measured, times a plain copy: f32 1024² 2.7–3.2 against 3.2
-    // with bands of 2 blocks, 6.5 with 8, and 3.9–4.6 for the staged tiles
-    // of `kernels.rs`; u8 1024² 2.8 against 4.8; f64 512² 2.3–2.7 against
-    // 3.7–4.3), and no software prefetching of the next block (measured
-    // later, best of 15 interleaved rounds, without against with: f32
-    // 1024² 2.93–2.98 against 3.30–3.33, f32 512² 2.26–2.32 against
-    // 2.50–2.55, f64 512² 2.81–2.82 against 2.95–3.10, u8 1024²
-    // 3.49–3.57 against 4.01–4.04, u16 1024² 3.46–3.47 against 3.85–3.91).
+    // stores, and no software prefetching of the next block. Measured when
+    // chosen, times a plain copy, before the plain loop and the diagonals
+    // of `blocks_in_cache` (whose docs give today's figures): f32 1024²
+    // 2.7–3.2 against 3.2 with bands of 2 blocks, 6.5 with 8, and 3.9–4.6
+    // for the staged tiles of `kernels.rs`; u8 1024² 2.8 against 4.8; f64
+    // 512² 2.3–2.7 against 3.7–4.3. Prefetching, best of 15 interleaved
+    // rounds, without against with: f32 1024² 2.93–2.98 against
+    // 3.30–3.33, f32 512² 2.26–2.32 against 2.50–2.55, f64 512² 2.81–2.82
+    // against 2.95–3.10, u8 1024² 3.49–3.57 against 4.01–4.04, u16 1024²
+    // 3.46–3.47 against 3.85–3.91.
     let (band_n, per_tile) = if large {
         (band(N), tile_blocks(N))
     } else {
@@ -198,7 +200,8 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
         dst.as_flattened_mut().as_mut_ptr(),
     );
     let indices = const { round_indices::<N, S, R>() };
-    // Only 1 and 2-byte elements (`S < c`) gather blocks in lines.
+    // Only 1 and 2-byte elements (`S < c`) meet their register groups in
+    // lines (`write_groups`).
     let mut lines = if S < c {
         Some(Lines([[0; 64]; 64]))
     } else {
@@ -370,7 +373,7 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
                                 load_some_rows::<S>(start, row_bytes, rows)
                             }
                         };
-                        let regs = if S < c && N == 1 {
+                        let regs = if N == 1 {
                             unpack_bytes(regs)
                         } else {
                             permute_rounds::<N, S, R>(regs, &indices)
@@ -391,8 +394,10 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
                         }
                     }
                     if let Some(lines) = &lines {
-                        // SAFETY: as above, for destination rows
-                        // `j0..j0 + c`.
+                        // SAFETY: `write_groups` stores destination rows
+                        // `j0..j0 + c`, 64 bytes from column `i0` each
+                        // (`count · N` if masked): inside `dst` (checked by
+                        // `inside`), aligned where streamed (`head`).
                         #[allow(unsafe_code)]
                         unsafe {
                             write_groups::<N, S>(
@@ -481,9 +486,12 @@ unsafe fn blocks_in_cache<const N: usize, const S: usize, const R: usize>(
             let first = src
                 .wrapping_offset(i0.cast_signed() * row_bytes)
                 .wrapping_add(j0 * N);
-            // SAFETY: the caller's contract: each block's `S = C` source
-            // rows of 64 bytes, and its destination rows of 64 bytes, are
-            // inside the buffers.
+            // SAFETY: the run's blocks are `(k + m, j + m)` for `m <
+            // count` (down a band: `(k + m, j)`), and `count` is at most
+            // `row_blocks - k` and (in diagonals) `col_blocks - j`, so each
+            // is a whole block of `rows` and `cols`, whose source rows of
+            // 64 bytes and destination rows of 64 bytes are inside the
+            // buffers (the caller's contract).
             unsafe {
                 let out = dst.add(j0 * dst_row_bytes + i0 * N);
                 block_run::<N, S, R>(
@@ -864,7 +872,8 @@ unsafe fn write_groups<const N: usize, const S: usize>(
 fn unpack_bytes<const S: usize>(rows: [__m512i; S]) -> [__m512i; S] {
     let mut out = [_mm512_setzero_si512(); S];
     if S != 16 {
-        // Not a byte group (never called so).
+        // Not a byte group: never called so (`blocks` unpacks only 1-byte
+        // elements, whose groups are 16 rows).
         return out;
     }
     // Rounds of pairs: after round 1, register `(x, h1)` holds rows `2x`
@@ -1078,7 +1087,10 @@ pub(super) fn sfence() {
 /// caller copies them otherwise). The caller fences. Measured on the
 /// 2 KiB runs of a 64 MiB reshard (8 sources of rows 16 KiB apart, best
 /// of 15): 0.97–1.04× a plain copy of the whole, against 1.23–1.27× with
-/// 16-byte streaming stores.
+/// 16-byte streaming stores. The next run is prefetched into L1 (`T0`),
+/// unlike the transposes' next block (`T1`, see [`prefetch_rows`]): here
+/// prefetching into L2, non-temporally or further ahead measured no
+/// better (see `docs/relayout-performance.md`).
 pub(super) fn stream_lines(src: &[u8], dst: &mut [u8], next: &[u8]) -> usize {
     if simd_level() < SimdLevel::Avx512 || !dst.as_ptr().addr().is_multiple_of(64) {
         return 0;

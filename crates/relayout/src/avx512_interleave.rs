@@ -5,7 +5,7 @@
 //! the destination are written with streaming stores where they start a
 //! line. Run only where `simd_level()` found AVX-512 (see `simd.rs`).
 //!
-//! Measured on bf16[4096,4096] to `T(8,128)(2,1)` and back (AMD EPYC, times
+//! Measured on `bf16[4096,4096]` to `T(8,128)(2,1)` and back (AMD EPYC, times
 //! a plain copy of the same 32 MiB, 64-byte aligned buffers): 0.9–1.0× and
 //! 0.77× (1.62× and 1.72× with the vectorised loops of `interleave.rs`).
 //!
@@ -194,7 +194,7 @@ const fn unzip_indices<const N: usize>() -> [[u8; 64]; 2] {
 
 /// How far ahead along each row [`pack`] prefetches: the rows of a packing
 /// tile are read a tile's width at a time, `M` at once, which the
-/// hardware prefetchers follow badly. Measured (bf16[4096,4096] to
+/// hardware prefetchers follow badly. Measured (`bf16[4096,4096]` to
 /// `T(8,128)(2,1)`, times a plain copy of 32 MiB, 64-byte aligned buffers,
 /// alternating runs): no prefetch 1.6; 256 bytes ahead 1.1; 512 0.89,
 /// 0.98, 0.90; 1024 1.3; 2048 0.94, 1.09, 1.08.

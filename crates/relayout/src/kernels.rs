@@ -310,7 +310,7 @@ fn avx512_streams<const N: usize>(a: Dim, b: Dim) -> bool {
 /// (its wrapped blocks then complete the lines across rows, see
 /// `avx512.rs`). Where not, short destination rows take the SSE2
 /// streaming kernel, which streams them at any 16-byte alignment.
-/// Measured on NCHW→NHWC f32[32,64,56,56] with the destination 16, 32 or
+/// Measured on NCHW→NHWC `f32[32,64,56,56]` with the destination 16, 32 or
 /// 48 bytes off a line (best of 9 or 11 interleaved rounds, times a plain
 /// copy of as misaligned bytes): wrapped blocks 1.23–1.26 (one 1.41),
 /// the SSE2 kernel 1.57–1.65, the AVX-512 kernel's partial blocks with

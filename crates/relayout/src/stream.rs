@@ -7,7 +7,7 @@
 //! non-temporal stores, one cache line after the other, so the destination
 //! is never read for ownership nor kept in cache.
 //!
-//! Measured on NCHW→NHWC f32[32,64,56,56] (ratios to a plain copy in the
+//! Measured on NCHW→NHWC `f32[32,64,56,56]` (ratios to a plain copy in the
 //! same run, noisy shared machine with 2 cores and 2 fuzzers): 1.05–1.25
 //! (best of 40 alternating runs; up to 1.75 while the machine was busy),
 //! criterion medians 1.05–1.8; the staged 64×512 tiles 1.35–1.6 and
