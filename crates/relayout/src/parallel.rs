@@ -31,8 +31,7 @@
 
 use std::num::NonZeroUsize;
 
-use rayon::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
-use rayon::prelude::IntoParallelRefMutIterator;
+use rayon::iter::{IndexedParallelIterator, IntoParallelRefMutIterator, ParallelIterator};
 use rayon::{Scope, ThreadPool};
 
 use super::kernels::SMALL_THRESHOLDS;
@@ -460,7 +459,7 @@ fn run(
         rest = tail;
         parts.push((chunk, part));
     }
-    let copy = |(chunk, part): (&Chunk, &mut [u8])| {
+    let copy = |chunk: &Chunk, part: &mut [u8]| {
         relayout_with_tail(
             src,
             &chunk.src,
@@ -473,13 +472,11 @@ fn run(
         .map(|_| ())
     };
     let mut results: Vec<Result<(), RelayoutError>> = parts.iter().map(|_| Ok(())).collect();
-    let mut parts = parts.into_iter();
-    let (Some(first), Some((first_result, other_results))) =
-        (parts.next(), results.split_first_mut())
+    let (Some(((chunk, part), others)), Some((first_result, other_results))) =
+        (parts.split_first_mut(), results.split_first_mut())
     else {
         return Ok(());
     };
-    let others: Vec<_> = parts.collect();
     let copy = &copy;
     in_place_scope(pool, |scope| {
         // One task for all the others, split among the pool's threads
@@ -487,12 +484,12 @@ fn run(
         // over the fuzz target's corpus of small relayouts in many chunks).
         scope.spawn(move |_| {
             others
-                .into_par_iter()
+                .par_iter_mut()
                 .zip(other_results.par_iter_mut())
                 .with_max_len(1)
-                .for_each(|(part, result)| *result = copy(part));
+                .for_each(|((chunk, part), result)| *result = copy(chunk, part));
         });
-        *first_result = copy(first);
+        *first_result = copy(chunk, part);
     });
     results.into_iter().collect()
 }
