@@ -24,8 +24,8 @@
 //! pool has run the others.
 //!
 //! [`relayout_parallel`] and [`relayout_in_pool`] make at most one chunk
-//! per [`MIN_BYTES_PER_THREAD`] bytes of destination elements, so small
-//! copies run on the calling thread without waking the pool; whether the
+//! per [`MIN_BYTES_PER_THREAD`] bytes of destination elements (twice that
+//! where the relayout copies contiguous runs), so small copies run on the calling thread without waking the pool; whether the
 //! split pays off on a machine is for the bench report (`threads N`
 //! groups, on a pool of N threads beside a pooled plain copy).
 
@@ -35,18 +35,24 @@ use rayon::iter::{IndexedParallelIterator, IntoParallelRefMutIterator, ParallelI
 use rayon::{Scope, ThreadPool};
 
 use super::kernels::SMALL_THRESHOLDS;
-use super::{RelayoutError, check_views, elements_in, relayout, relayout_with_tail};
+use super::{
+    RelayoutError, Strategy, check_views, elements_in, relayout, relayout_strategy,
+    relayout_with_tail,
+};
 use stride_util::StridedView;
 
 /// [`relayout_parallel`] and [`relayout_in_pool`] add a chunk (a task for
 /// one more thread) only for every this many bytes of destination
-/// elements: copies below twice this size stay on the calling thread.
-/// Measured on a rayon pool of 2 threads (the 2-core AMD EPYC VM, f32
-/// transposes, best of 11 interleaved rounds, in chunks of 128 KiB,
-/// 512 KiB and 2 MiB): 19–20 µs against 11–12 µs on one thread, 43–48
-/// µs against 52 µs, 150–220 µs against 255 µs: from 512 KiB a chunk pays
-/// for handing it to another thread. 64 bytes under `cargo fuzz` and
-/// Miri, so that small arrays take the parallel path there.
+/// elements, or twice as many where the relayout copies contiguous runs
+/// (`Strategy::SingleCopy` or `Strategy::Runs`, about twice as fast a byte
+/// as a transpose): smaller copies stay on the calling thread. Measured on
+/// a rayon pool of 2 threads (the 2-core AMD EPYC VM, medians of 41
+/// interleaved rounds, four runs), against one thread: f32 transposes of
+/// 1 MiB in two chunks 33–44 µs against 40–51 µs, of 512 KiB 26–31 µs
+/// against 20 µs; plain copies of 2 MiB 32–42 µs against 43–44 µs, of
+/// 1 MiB 23–47 µs against 22 µs. Handing a chunk to a sleeping thread takes
+/// up to tens of µs here, which a chunk must outlast. 64 bytes under `cargo
+/// fuzz` and Miri, so that small arrays take the parallel path there.
 pub const MIN_BYTES_PER_THREAD: u64 = if SMALL_THRESHOLDS { 64 } else { 512 << 10 };
 
 /// [`relayout_with_threads`] splits a copy into at most this many chunks,
@@ -62,8 +68,9 @@ const CACHE_LINE: u16 = 64;
 /// [`relayout`] on the current rayon pool (rayon's global pool, or the
 /// pool the caller runs in with `ThreadPool::install`), in as many chunks
 /// as the pool has threads (`rayon::current_num_threads()`), but at most
-/// one per [`MIN_BYTES_PER_THREAD`] bytes of destination elements: small
-/// copies run on the calling thread without involving the pool. See
+/// one per [`MIN_BYTES_PER_THREAD`] bytes of destination elements (twice
+/// that for copies of contiguous runs): small copies run on the calling
+/// thread without involving the pool. See
 /// [`relayout_with_threads`] for how the work is split.
 ///
 /// # Errors
@@ -91,7 +98,12 @@ pub fn relayout_parallel(
     dst_view: &StridedView,
     element_size: usize,
 ) -> Result<(), RelayoutError> {
-    match sized_count(dst_view, element_size, rayon::current_num_threads()) {
+    match sized_count(
+        src_view,
+        dst_view,
+        element_size,
+        rayon::current_num_threads(),
+    ) {
         Some(count) => on_pool(None, src, src_view, dst, dst_view, element_size, count),
         None => relayout(src, src_view, dst, dst_view, element_size),
     }
@@ -99,7 +111,8 @@ pub fn relayout_parallel(
 
 /// [`relayout`] on `pool`, in as many chunks as it has threads, but (as
 /// [`relayout_parallel`]) at most one per [`MIN_BYTES_PER_THREAD`] bytes
-/// of destination elements: a copy that makes a single chunk (a small one,
+/// of destination elements (twice that for copies of contiguous runs): a
+/// copy that makes a single chunk (a small one,
 /// or any on a pool of one thread) runs on the calling thread without
 /// entering the pool. Otherwise the calling thread runs the first chunk
 /// and `pool` the others (see the module docs), whether the caller is
@@ -137,7 +150,7 @@ pub fn relayout_in_pool(
     dst_view: &StridedView,
     element_size: usize,
 ) -> Result<(), RelayoutError> {
-    match sized_count(dst_view, element_size, pool.current_num_threads()) {
+    match sized_count(src_view, dst_view, element_size, pool.current_num_threads()) {
         Some(count) => on_pool(
             Some(pool),
             src,
@@ -220,13 +233,23 @@ pub fn relayout_with_threads(
     )
 }
 
-/// The number of chunks of a copy into `dst_view` on `threads` threads,
-/// at most one per [`MIN_BYTES_PER_THREAD`] bytes, if more than one.
-fn sized_count(dst_view: &StridedView, element_size: usize, threads: usize) -> Option<usize> {
+/// The number of chunks of a copy of `src_view` into `dst_view` on
+/// `threads` threads, at most one per [`MIN_BYTES_PER_THREAD`] bytes (twice
+/// that where it copies contiguous runs), if more than one.
+fn sized_count(
+    src_view: &StridedView,
+    dst_view: &StridedView,
+    element_size: usize,
+    threads: usize,
+) -> Option<usize> {
     let bytes = u64::try_from(dst_view.num_elements())
         .unwrap_or(0)
         .saturating_mul(u64::try_from(element_size).unwrap_or(u64::MAX));
-    let by_size = usize::try_from(bytes / MIN_BYTES_PER_THREAD).unwrap_or(usize::MAX);
+    let per_chunk = match relayout_strategy(src_view, dst_view, element_size) {
+        Strategy::SingleCopy | Strategy::Runs => 2 * MIN_BYTES_PER_THREAD,
+        _ => MIN_BYTES_PER_THREAD,
+    };
+    let by_size = usize::try_from(bytes / per_chunk).unwrap_or(usize::MAX);
     let count = threads.min(by_size);
     (count > 1).then_some(count)
 }

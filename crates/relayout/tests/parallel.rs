@@ -14,7 +14,7 @@
 )]
 
 use std::num::NonZeroUsize;
-use std::sync::{Arc, OnceLock, mpsc};
+use std::sync::{Arc, Barrier, OnceLock, mpsc};
 use std::time::Duration;
 
 use proptest::prelude::*;
@@ -238,6 +238,53 @@ fn default_entries_at_parallel_sizes() {
             );
         }
     }
+}
+
+/// A copy of contiguous runs makes a chunk per `2 × MIN_BYTES_PER_THREAD`
+/// bytes, a transpose one per `MIN_BYTES_PER_THREAD`: at 3 × that size,
+/// `relayout_in_pool` copies on the calling thread, finishing while every
+/// thread of the pool is blocked, and splits the transpose, which waits
+/// for the pool.
+#[test]
+#[cfg_attr(miri, ignore)]
+fn copies_of_runs_split_at_twice_the_size() {
+    let pool = Arc::new(ThreadPoolBuilder::new().num_threads(2).build().unwrap());
+    let release = Arc::new(Barrier::new(3));
+    let (started, blocked) = mpsc::channel();
+    for _ in 0..2 {
+        let (started, release) = (started.clone(), Arc::clone(&release));
+        pool.spawn(move || {
+            started.send(()).unwrap();
+            release.wait();
+        });
+    }
+    for _ in 0..2 {
+        blocked.recv().unwrap();
+    }
+    // 3 × MIN_BYTES_PER_THREAD of f32 in rows of 1 KiB.
+    let rows = (3 * MIN_BYTES_PER_THREAD / 1024) as i64;
+    let dst_view = rm(&[rows, 256]);
+    let start = |src_view: StridedView| {
+        let (pool, dst_view) = (Arc::clone(&pool), dst_view.clone());
+        std::thread::spawn(move || {
+            let src = pattern(rows as usize * 1024);
+            let mut dst = vec![0; src.len()];
+            relayout_in_pool(&pool, &src, &src_view, &mut dst, &dst_view, 4).unwrap();
+            let mut expected = vec![0; src.len()];
+            relayout(&src, &src_view, &mut expected, &dst_view, 4).unwrap();
+            dst == expected
+        })
+    };
+    let copying = start(dst_view.clone());
+    let transposing = start(rm(&[256, rows]).transpose());
+    assert!(within(60, move || copying.join().unwrap()));
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        !transposing.is_finished(),
+        "the transpose ran on one thread"
+    );
+    release.wait();
+    assert!(within(60, move || transposing.join().unwrap()));
 }
 
 /// Every entry's result for a copy of `src_view` over `src` into
