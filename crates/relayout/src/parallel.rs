@@ -25,9 +25,10 @@
 //!
 //! [`relayout_parallel`] and [`relayout_in_pool`] make at most one chunk
 //! per [`MIN_BYTES_PER_THREAD`] bytes of destination elements (twice that
-//! where the relayout copies contiguous runs), so small copies run on the calling thread without waking the pool; whether the
-//! split pays off on a machine is for the bench report (`threads N`
-//! groups, on a pool of N threads beside a pooled plain copy).
+//! where the relayout copies contiguous runs), so small copies run on the
+//! calling thread without waking the pool; whether the split pays off on
+//! a machine is for the bench report (`threads N` groups, on a pool of N
+//! threads beside a pooled plain copy).
 
 use std::num::NonZeroUsize;
 
@@ -70,8 +71,8 @@ const CACHE_LINE: u16 = 64;
 /// as the pool has threads (`rayon::current_num_threads()`), but at most
 /// one per [`MIN_BYTES_PER_THREAD`] bytes of destination elements (twice
 /// that for copies of contiguous runs): small copies run on the calling
-/// thread without involving the pool. See
-/// [`relayout_with_threads`] for how the work is split.
+/// thread without involving the pool. See [`relayout_with_threads`] for
+/// how the work is split.
 ///
 /// # Errors
 ///
@@ -112,9 +113,8 @@ pub fn relayout_parallel(
 /// [`relayout`] on `pool`, in as many chunks as it has threads, but (as
 /// [`relayout_parallel`]) at most one per [`MIN_BYTES_PER_THREAD`] bytes
 /// of destination elements (twice that for copies of contiguous runs): a
-/// copy that makes a single chunk (a small one,
-/// or any on a pool of one thread) runs on the calling thread without
-/// entering the pool. Otherwise the calling thread runs the first chunk
+/// copy that makes a single chunk (a small one, or any on a pool of one
+/// thread) runs on the calling thread without entering the pool. Otherwise the calling thread runs the first chunk
 /// and `pool` the others (see the module docs), whether the caller is
 /// outside `pool` or one of its workers (say inside its `par_iter`), so
 /// that the caller works instead of waiting for a worker to wake. To
