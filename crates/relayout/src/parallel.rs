@@ -114,12 +114,13 @@ pub fn relayout_parallel(
 /// [`relayout_parallel`]) at most one per [`MIN_BYTES_PER_THREAD`] bytes
 /// of destination elements (twice that for copies of contiguous runs): a
 /// copy that makes a single chunk (a small one, or any on a pool of one
-/// thread) runs on the calling thread without entering the pool. Otherwise the calling thread runs the first chunk
-/// and `pool` the others (see the module docs), whether the caller is
-/// outside `pool` or one of its workers (say inside its `par_iter`), so
-/// that the caller works instead of waiting for a worker to wake. To
-/// split a copy into a given number of chunks whatever its size, call
-/// [`relayout_with_threads`] inside `pool.install`.
+/// thread) runs on the calling thread without entering the pool.
+/// Otherwise the calling thread runs the first chunk and `pool` the others
+/// (see the module docs), whether the caller is outside `pool` or one of
+/// its workers (say inside its `par_iter`), so that the caller works
+/// instead of waiting for a worker to wake. To split a copy into a given
+/// number of chunks whatever its size, call [`relayout_with_threads`]
+/// inside `pool.install`.
 ///
 /// # Errors
 ///
