@@ -246,12 +246,20 @@ fn sized_count(
     let bytes = u64::try_from(dst_view.num_elements())
         .unwrap_or(0)
         .saturating_mul(u64::try_from(element_size).unwrap_or(u64::MAX));
-    let per_chunk = match relayout_strategy(src_view, dst_view, element_size) {
-        Strategy::SingleCopy | Strategy::Runs => 2 * MIN_BYTES_PER_THREAD,
-        _ => MIN_BYTES_PER_THREAD,
+    let chunks =
+        |per_chunk: u64| threads.min(usize::try_from(bytes / per_chunk).unwrap_or(usize::MAX));
+    let count = chunks(MIN_BYTES_PER_THREAD);
+    // Only a copy large enough to split is planned (for its strategy).
+    let copies_runs = count > 1
+        && matches!(
+            relayout_strategy(src_view, dst_view, element_size),
+            Strategy::SingleCopy | Strategy::Runs
+        );
+    let count = if copies_runs {
+        chunks(2 * MIN_BYTES_PER_THREAD)
+    } else {
+        count
     };
-    let by_size = usize::try_from(bytes / per_chunk).unwrap_or(usize::MAX);
-    let count = threads.min(by_size);
     (count > 1).then_some(count)
 }
 
