@@ -2,7 +2,9 @@
 //!
 //! Nested tiles with more or fewer dimensions than the shape, `*`
 //! (combine) entries, `E(n)`, `L(n)`, classic padding, garbage sizes.
-//! `TiledLayout::new` never panics. Where it succeeds on a small buffer,
+//! `TiledLayout::new` never panics; where it refuses a layout, so does
+//! `array_size`, but where a later tile pads beyond the first tile's
+//! allocation (then the size is XLA's). Where it succeeds on a small buffer,
 //! `for_each_position` visits every position once in order, every logical
 //! element exactly once, and agrees with `position` and `logical` both
 //! ways. The buffer size agrees with XLA's `ShapeUtil::ArraySize` formula
@@ -15,7 +17,7 @@ mod common;
 
 use arbitrary::Arbitrary;
 use common::for_each_index;
-use index_util::TiledLayout;
+use index_util::{IndexError, TiledLayout};
 use layout_util::LayoutBuilder;
 use libfuzzer_sys::fuzz_target;
 use schema::{COMBINE_DIMENSION, PrimitiveType, Shape, Tile};
@@ -242,10 +244,36 @@ fn check(shape: &Shape, layout: &TiledLayout, input: &Input) {
     });
 }
 
+/// A layout refused whose size is still XLA's: only where a later tile
+/// pads beyond the first tile's allocation (its positions would pass the
+/// buffer XLA allocates, so `TiledLayout::new` refuses them, while
+/// `array_size` gives XLA's `ArraySize`, which counts the first tile only).
+fn check_refused(shape: &Shape, error: &IndexError) {
+    let Ok(bytes) = shape_util::array_size(shape) else {
+        return;
+    };
+    assert!(
+        matches!(error, IndexError::UnsupportedTiledLayout { reason, .. }
+            if reason.contains("counts only the first tile")),
+        "{shape} refused ({error}) but sized {bytes}"
+    );
+    let layout = shape.layout.as_deref().expect("a tiled layout");
+    let bits = match layout.element_size_in_bits {
+        0 => PrimitiveType::try_from(shape.element_type)
+            .ok()
+            .and_then(PrimitiveType::byte_width)
+            .map_or(0, |b| b * 8),
+        bits => bits,
+    };
+    if let Some(expected) = xla_array_size(shape, bits) {
+        assert_eq!(bytes, expected, "ArraySize of {shape}");
+    }
+}
+
 fuzz_target!(|input: Input| {
     let shape = build(&input);
     match TiledLayout::new(&shape) {
         Ok(layout) => check(&shape, &layout, &input),
-        Err(_) => assert!(shape_util::array_size(&shape).is_err()),
+        Err(error) => check_refused(&shape, &error),
     }
 });
