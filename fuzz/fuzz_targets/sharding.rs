@@ -23,10 +23,7 @@ fuzz_target!(|data: &[u8]| {
     // name as it is: a name with a backslash or a quote reads back as
     // another name (or not at all) in XLA too, so only other texts must
     // round-trip.
-    let raw_names = sharding.named().is_some_and(|n| {
-        n.mesh.axes.iter().any(|(name, _)| name.contains(['\\', '\'']))
-    });
-    if !raw_names {
+    if !raw_names(&sharding) {
         let reparsed: HloSharding = match printed.parse() {
             Ok(s) => s,
             Err(e) => panic!("{text:?} prints as {printed:?}, which does not parse: {e}"),
@@ -84,6 +81,14 @@ fuzz_target!(|data: &[u8]| {
     let total = plan.bytes_moved + plan.bytes_kept;
     assert_eq!(total, elements * n, "{text:?}: plan does not cover every device once");
 });
+
+/// Whether a mesh axis name of the sharding (or of a tuple's element) has a
+/// backslash or a quote, which XLA prints as it is.
+fn raw_names(sharding: &HloSharding) -> bool {
+    sharding.named().is_some_and(|n| {
+        n.mesh.axes.iter().any(|(name, _)| name.contains(['\\', '\'']))
+    }) || matches!(sharding.kind(), Kind::Tuple(elements) if elements.iter().any(raw_names))
+}
 
 fn without_metadata(mut p: OpSharding) -> OpSharding {
     p.metadata.clear();
