@@ -1,5 +1,7 @@
 """numpy's `copyto` of the relayouts of build-tools/relayout-peers, at the
-same buffer offsets, as JSON lines that the harness merges (`--numpy PATH`).
+same buffer offsets, as JSON lines that the harness merges (`--numpy PATH`);
+with `--torch-threads`, PyTorch's `permute().copy_()` too, on each thread
+count given.
 
 For each case and each (source, destination) offset in bytes past a 64-byte
 line, both arrays are `np.frombuffer` views of preallocated bytearrays sliced
@@ -10,8 +12,14 @@ each measurement the mean of enough calls to last `--min-time-ms`; writes the
 median per function, one JSON object per line (function "numpy" or
 "numpy copy", threads 1).
 
+With `--torch-threads 1,2,4,...` (PyTorch installed), tensors over the same
+two buffers (`torch.from_numpy`) are timed the same way on each thread count
+(`torch.set_num_threads`): `dst.copy_(src.permute(perm))` and a plain
+`copy_` of the same bytes (functions "torch" and "torch copy").
+
     python numpy_relayout_offsets.py [--cases f32-4096,nchw] [--offsets all]
-        [--rounds 9] [--min-time-ms 20] [--quick] [--json PATH]
+        [--rounds 9] [--min-time-ms 20] [--quick] [--torch-threads LIST]
+        [--json PATH]
 """
 
 import argparse
@@ -81,12 +89,22 @@ def measure(functions, rounds, min_time):
     return {name: (statistics.median(samples[name]), reps[name]) for name in names}
 
 
-def run_case(case_id, places, rounds, min_time, out):
+def write_records(out, base, result, copy_name, extra):
+    """One JSON line per function of `result`, its ratio to `copy_name`."""
+    copy_s = result[copy_name][0]
+    for function, (median_s, reps) in result.items():
+        record = dict(base, function=function, median_s=median_s, ratio_copy=median_s / copy_s, reps=reps)
+        out.write(json.dumps(dict(record, **extra)) + "\n")
+        out.flush()
+
+
+def run_case(case_id, places, rounds, min_time, torch_threads, out):
     name, shape, dtype, perm = CASES[case_id]
     data = source(shape, dtype)
     nbytes = data.nbytes
     dst_shape = tuple(shape[p] for p in perm)
     src_raw, dst_raw = bytearray(nbytes + 128), bytearray(nbytes + 128)
+    torch = __import__("torch") if torch_threads else None
     for place in places:
         if place == "vec":
             src = np.empty(shape, dtype)
@@ -96,8 +114,9 @@ def run_case(case_id, places, rounds, min_time, out):
             dst = at_offset(dst_raw, place[1], dst_shape, dtype)
         np.copyto(src, data)
         view = src.transpose(perm)
+        expected = np.ascontiguousarray(view).view(np.uint8)
         np.copyto(dst, view)
-        if not np.array_equal(dst.view(np.uint8), np.ascontiguousarray(view).view(np.uint8)):
+        if not np.array_equal(dst.view(np.uint8), expected):
             raise SystemExit(f"{name}: numpy's copyto output differs")
         flat_src, flat_dst = src.reshape(-1), dst.reshape(-1)
         functions = {
@@ -106,29 +125,37 @@ def run_case(case_id, places, rounds, min_time, out):
         }
         result = measure(functions, rounds, min_time)
         offsets = (src.ctypes.data % 64, dst.ctypes.data % 64)
-        copy_s = result["numpy copy"][0]
-        for function, (median_s, reps) in result.items():
-            record = {
-                "case": name,
-                "case_id": case_id,
-                "placement": "vec" if place == "vec" else "line",
-                "src_offset": offsets[0],
-                "dst_offset": offsets[1],
-                "threads": 1,
-                "function": function,
-                "median_s": median_s,
-                "ratio_copy": median_s / copy_s,
-                "reps": reps,
-                "rounds": rounds,
-                "numpy_version": np.__version__,
-            }
-            out.write(json.dumps(record) + "\n")
-            out.flush()
-        print(
-            f"{name} {place}: numpy {result['numpy'][0] * 1e3:.3f} ms, "
-            f"copy {copy_s * 1e3:.3f} ms",
-            file=sys.stderr,
-        )
+        base = {
+            "case": name,
+            "case_id": case_id,
+            "placement": "vec" if place == "vec" else "line",
+            "src_offset": offsets[0],
+            "dst_offset": offsets[1],
+            "threads": 1,
+            "rounds": rounds,
+        }
+        write_records(out, base, result, "numpy copy", {"numpy_version": np.__version__})
+        report = f"numpy {result['numpy'][0] * 1e3:.3f} ms, copy {result['numpy copy'][0] * 1e3:.3f} ms"
+        if torch:
+            # Tensors over the same bytes (uint8 for u8, as numpy's dtype).
+            t_src, t_dst = torch.from_numpy(src), torch.from_numpy(dst)
+            t_view = t_src.permute(*perm)
+            t_flat_src, t_flat_dst = t_src.reshape(-1), t_dst.reshape(-1)
+            for threads in torch_threads:
+                torch.set_num_threads(threads)
+                dst.view(np.uint8)[...] = 0xFF
+                t_dst.copy_(t_view)
+                if not np.array_equal(dst.view(np.uint8), expected):
+                    raise SystemExit(f"{name}: PyTorch's copy_ output differs on {threads} threads")
+                functions = {
+                    "torch": lambda: t_dst.copy_(t_view),
+                    "torch copy": lambda: t_flat_dst.copy_(t_flat_src),
+                }
+                result = measure(functions, rounds, min_time)
+                extra = {"torch_version": torch.__version__}
+                write_records(out, dict(base, threads=threads), result, "torch copy", extra)
+                report += f"; torch on {threads}: {result['torch'][0] * 1e3:.3f} ms"
+        print(f"{name} {place}: {report}", file=sys.stderr)
 
 
 def main():
@@ -138,6 +165,7 @@ def main():
     parser.add_argument("--rounds", type=int)
     parser.add_argument("--min-time-ms", type=float)
     parser.add_argument("--quick", action="store_true", help="--rounds 3 --min-time-ms 5 --offsets 0:0,16:48,vec")
+    parser.add_argument("--torch-threads", help="also PyTorch's permute().copy_() on these thread counts (1,2,4,...)")
     parser.add_argument("--json", help="output file (default stdout)")
     args = parser.parse_args()
     cases = []
@@ -150,10 +178,15 @@ def main():
     places = placements(args.offsets or ("0:0,16:48,vec" if args.quick else "all"))
     rounds = args.rounds or (3 if args.quick else 9)
     min_time = (args.min_time_ms or (5 if args.quick else 20)) / 1e3
+    torch_threads = []
+    for item in args.torch_threads.split(",") if args.torch_threads else []:
+        if not item.isdigit() or int(item) < 1:
+            raise SystemExit(f"--torch-threads: {item!r} is not a thread count")
+        torch_threads.append(int(item))
     out = open(args.json, "w") if args.json else sys.stdout
     try:
         for case_id in cases:
-            run_case(case_id, places, rounds, min_time, out)
+            run_case(case_id, places, rounds, min_time, torch_threads, out)
     finally:
         if out is not sys.stdout:
             out.close()

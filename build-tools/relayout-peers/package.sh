@@ -2,7 +2,8 @@
 # Builds the harness in release for the baseline x86-64 target (the engine
 # picks its SIMD kernels at run time) and copies it, with the shared
 # libraries it needs that are not part of every Linux (libgomp, libstdc++,
-# libgcc_s), and run.sh into the folder given.
+# libgcc_s), run.sh and the numpy/PyTorch script (numpy_relayout_offsets.py
+# and the module it imports) into the folder given.
 #
 #     build-tools/relayout-peers/package.sh OUT_DIR [cargo build args...]
 #
@@ -42,4 +43,5 @@ here="$(cd "$(dirname "$0")" && pwd)"
 LD_LIBRARY_PATH="$here${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$here/relayout-peers" "$@"
 RUN
 chmod +x "$out/run.sh"
+cp "$here/../bench/numpy_relayout.py" "$here/../bench/numpy_relayout_offsets.py" "$out/"
 echo "packaged in $out (hptt -march=$march): $out/run.sh --help"

@@ -19,7 +19,7 @@ pub struct Options {
     pub min_time: Duration,
     /// Where to write the JSON lines.
     pub json: Option<String>,
-    /// numpy's JSON lines to merge.
+    /// The JSON lines of `numpy_relayout_offsets.py` to merge.
     pub numpy: Option<String>,
     /// Every row in the table.
     pub all_rows: bool,
@@ -41,7 +41,8 @@ USAGE: relayout-peers [OPTIONS]
   --min-time-ms MS   least duration of one measurement (default 20)
   --quick            --rounds 3 --min-time-ms 5 --offsets 0:0,16:48,vec unless given
   --json PATH        write one JSON object per function and configuration
-  --numpy PATH       merge numpy's JSON lines (numpy_relayout_offsets.py)
+  --numpy PATH       merge the JSON lines of numpy_relayout_offsets.py (numpy,
+                     and PyTorch on the thread counts of its --torch-threads)
   --all-rows         every configuration in the table (default: 0:0, vec, worst)
   --help             this text
 ";

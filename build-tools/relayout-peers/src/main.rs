@@ -1,6 +1,7 @@
 //! The relayout engine beside a plain copy of the same bytes and its peers
-//! (the `transpose` crate, ndarray, hptt; numpy merged from its script), at
-//! every buffer alignment and thread count. See README.md.
+//! (the `transpose` crate, ndarray, hptt; numpy and PyTorch merged from
+//! their script), at every buffer alignment and thread count. See
+//! README.md.
 
 mod args;
 mod buffers;
@@ -58,7 +59,7 @@ fn run() -> Result<(), String> {
     }
     if let Some(path) = &options.numpy {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-        records.extend(report::read_numpy(&text)?);
+        report::merge(&mut records, report::read_merged(&text)?);
     }
     if let Some(path) = &options.json {
         let mut text = report::json_lines(&records).join("\n");

@@ -1,7 +1,7 @@
-//! Results: one JSON object per line, numpy's lines merged in, and the
-//! Markdown tables with the targets.
+//! Results: one JSON object per line, numpy's and PyTorch's lines merged
+//! in, and the Markdown tables with the targets.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
@@ -17,7 +17,12 @@ const PEERS: &[(&str, &str)] = &[
     ("ndarray", "ndarray ÷ ours"),
     ("hptt", "hptt ÷ ours"),
     ("numpy", "numpy ÷ ours"),
+    ("torch", "PyTorch ÷ ours"),
 ];
+
+/// The peers measured by `numpy_relayout_offsets.py`, in another process,
+/// whose lines are merged.
+const MERGED: &[&str] = &["numpy", "torch"];
 
 /// One function's median in one configuration.
 #[derive(Clone, Debug)]
@@ -36,7 +41,7 @@ pub struct Record {
     pub function: String,
     /// Median seconds per call.
     pub median_s: f64,
-    /// Calls per measurement (0 when read from numpy's file).
+    /// Calls per measurement (0 when merged from numpy's file).
     pub reps: usize,
     /// Rounds.
     pub rounds: usize,
@@ -79,8 +84,8 @@ impl Table {
         let mut rows: BTreeMap<Key, BTreeMap<String, (f64, usize, usize)>> = BTreeMap::new();
         for r in records {
             let row = rows.entry(r.key()).or_default();
-            // numpy's vec offsets are its own: ours win the row's label.
-            if r.function != "numpy" || !row.contains_key(&r.function) {
+            // Merged vec offsets are their own: ours win the row's label.
+            if !MERGED.contains(&r.function.as_str()) || !row.contains_key(&r.function) {
                 row.insert(r.function.clone(), (r.median_s, r.src_offset, r.dst_offset));
             }
         }
@@ -120,9 +125,16 @@ pub fn json_lines(records: &[Record]) -> Vec<String> {
         .collect()
 }
 
-/// numpy's records from the JSON lines of `numpy_relayout_offsets.py`
-/// (function `numpy`; its own copy lines are skipped).
-pub fn read_numpy(text: &str) -> Result<Vec<Record>, String> {
+/// Appends the `merged` records of the configurations measured here (the
+/// others would make rows without our time).
+pub fn merge(records: &mut Vec<Record>, merged: Vec<Record>) {
+    let measured: BTreeSet<Key> = records.iter().map(Record::key).collect();
+    records.extend(merged.into_iter().filter(|r| measured.contains(&r.key())));
+}
+
+/// The peers' records from the JSON lines of `numpy_relayout_offsets.py`
+/// (functions `numpy` and `torch`; their own copy lines are skipped).
+pub fn read_merged(text: &str) -> Result<Vec<Record>, String> {
     let mut out = Vec::new();
     for (n, line) in text
         .lines()
@@ -131,9 +143,9 @@ pub fn read_numpy(text: &str) -> Result<Vec<Record>, String> {
     {
         let v: Value =
             serde_json::from_str(line).map_err(|e| format!("numpy line {}: {e}", n + 1))?;
-        if v["function"] != "numpy" {
+        let Some(function) = MERGED.iter().find(|f| v["function"] == **f) else {
             continue;
-        }
+        };
         let field = |name: &str| -> Result<usize, String> {
             v[name]
                 .as_u64()
@@ -157,7 +169,7 @@ pub fn read_numpy(text: &str) -> Result<Vec<Record>, String> {
             src_offset,
             dst_offset,
             threads: field("threads")?,
-            function: "numpy".into(),
+            function: (*function).into(),
             median_s: v["median_s"]
                 .as_f64()
                 .ok_or_else(|| format!("numpy line {}: no median_s", n + 1))?,
