@@ -29,8 +29,8 @@ use arbitrary::Arbitrary;
 use common::for_each_index;
 use layout_util::LayoutBuilder;
 use libfuzzer_sys::fuzz_target;
-use schema::{PaddingValue, PrimitiveType, Shape};
 use relayout::{RelayoutError, padding_pattern, relayout, relayout_xla};
+use schema::{PaddingValue, PrimitiveType, Shape};
 use stride_util::StridedView;
 
 #[derive(Arbitrary, Debug)]

@@ -15,9 +15,15 @@ use schema::OpSharding;
 use sharding_util::{HloSharding, Kind, reshard_plan};
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&head, rest)) = data.split_first() else { return };
-    let Ok(text) = std::str::from_utf8(rest) else { return };
-    let Ok(sharding) = text.parse::<HloSharding>() else { return };
+    let Some((&head, rest)) = data.split_first() else {
+        return;
+    };
+    let Ok(text) = std::str::from_utf8(rest) else {
+        return;
+    };
+    let Ok(sharding) = text.parse::<HloSharding>() else {
+        return;
+    };
     let printed = sharding.to_string();
     // XLA unescapes a quoted mesh axis name when it parses it and prints the
     // name as it is: a name with a backslash or a quote reads back as
@@ -30,24 +36,44 @@ fuzz_target!(|data: &[u8]| {
         };
         assert_eq!(reparsed.to_string(), printed, "{text:?}");
         // The same sharding, metadata aside (the text does not carry it).
-        assert_eq!(without_metadata(reparsed.to_proto()), without_metadata(sharding.to_proto()), "{text:?}");
+        assert_eq!(
+            without_metadata(reparsed.to_proto()),
+            without_metadata(sharding.to_proto()),
+            "{text:?}"
+        );
     }
     let proto = sharding.to_proto();
-    let back = HloSharding::from_proto(&proto).unwrap_or_else(|e| panic!("{text:?}: from_proto: {e}"));
+    let back =
+        HloSharding::from_proto(&proto).unwrap_or_else(|e| panic!("{text:?}: from_proto: {e}"));
     // XLA's from_proto normalizes once more (`{devices=[2]<=[2] last_tile_dims={unreduced}}`
     // comes back `{unreduced}`); after that the bytes are stable.
-    let again = HloSharding::from_proto(&back.to_proto()).unwrap_or_else(|e| panic!("{text:?}: from_proto: {e}"));
-    assert_eq!(again.to_proto(), back.to_proto(), "{text:?}: proto round trip");
+    let again = HloSharding::from_proto(&back.to_proto())
+        .unwrap_or_else(|e| panic!("{text:?}: from_proto: {e}"));
+    assert_eq!(
+        again.to_proto(),
+        back.to_proto(),
+        "{text:?}: proto round trip"
+    );
     // A named (mesh-axes) sharding's tile-assignment form prints as text that
     // parses back to itself.
     if sharding.named().is_some() {
         let v2 = sharding.v3_to_v2().to_string();
-        let v2_back: HloSharding = v2.parse().unwrap_or_else(|e| panic!("{text:?}: v2 {v2:?}: {e}"));
+        let v2_back: HloSharding = v2
+            .parse()
+            .unwrap_or_else(|e| panic!("{text:?}: v2 {v2:?}: {e}"));
         assert_eq!(v2_back.to_string(), v2, "{text:?}: v2 round trip");
     }
-    let Kind::Tiled { tiles, subgroups, .. } = sharding.kind() else { return };
+    let Kind::Tiled {
+        tiles, subgroups, ..
+    } = sharding.kind()
+    else {
+        return;
+    };
     // Manual and unreduced parts are not copies: the invariants are about data.
-    if subgroups.iter().any(|&t| t != sharding_util::SubgroupType::Replicated) {
+    if subgroups
+        .iter()
+        .any(|&t| t != sharding_util::SubgroupType::Replicated)
+    {
         return;
     }
     let n = tiles.num_elements();
@@ -55,8 +81,12 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let rank = sharding.tiled_data_rank();
-    let dims: Vec<i64> = (0..rank).map(|d| i64::from((head >> (d % 4)) % 7)).collect();
-    let Ok(shape) = shape_util::make_shape(schema::PrimitiveType::S8, &dims) else { return };
+    let dims: Vec<i64> = (0..rank)
+        .map(|d| i64::from((head >> (d % 4)) % 7))
+        .collect();
+    let Ok(shape) = shape_util::make_shape(schema::PrimitiveType::S8, &dims) else {
+        return;
+    };
     if sharding.validate(&shape, n).is_err() {
         return;
     }
@@ -64,7 +94,9 @@ fuzz_target!(|data: &[u8]| {
     if elements > 4096 {
         return;
     }
-    let Ok(groups) = sharding.replication_groups(n) else { return };
+    let Ok(groups) = sharding.replication_groups(n) else {
+        return;
+    };
     let replicas = groups.first().map_or(0, Vec::len);
     // Every element in exactly one box per replica index.
     for r in 0..replicas {
@@ -74,19 +106,29 @@ fuzz_target!(|data: &[u8]| {
             let b = sharding.device_box(&shape, group[r]).unwrap().unwrap();
             count_box(&dims, &b.offsets, &b.limits, &mut seen);
         }
-        assert!(seen.iter().all(|&c| c == 1), "{text:?} over {dims:?}: replica {r} does not cover the array once");
+        assert!(
+            seen.iter().all(|&c| c == 1),
+            "{text:?} over {dims:?}: replica {r} does not cover the array once"
+        );
     }
     let everywhere: HloSharding = "{replicated}".parse().unwrap();
     let plan = reshard_plan(&shape, &sharding, &everywhere, n).unwrap();
     let total = plan.bytes_moved + plan.bytes_kept;
-    assert_eq!(total, elements * n, "{text:?}: plan does not cover every device once");
+    assert_eq!(
+        total,
+        elements * n,
+        "{text:?}: plan does not cover every device once"
+    );
 });
 
 /// Whether a mesh axis name of the sharding (or of a tuple's element) has a
 /// backslash or a quote, which XLA prints as it is.
 fn raw_names(sharding: &HloSharding) -> bool {
     sharding.named().is_some_and(|n| {
-        n.mesh.axes.iter().any(|(name, _)| name.contains(['\\', '\'']))
+        n.mesh
+            .axes
+            .iter()
+            .any(|(name, _)| name.contains(['\\', '\'']))
     }) || matches!(sharding.kind(), Kind::Tuple(elements) if elements.iter().any(raw_names))
 }
 
@@ -95,7 +137,11 @@ fn without_metadata(mut p: OpSharding) -> OpSharding {
     if let Some(named) = &mut p.named_sharding {
         named.metadata.clear();
     }
-    p.tuple_shardings = p.tuple_shardings.into_iter().map(without_metadata).collect();
+    p.tuple_shardings = p
+        .tuple_shardings
+        .into_iter()
+        .map(without_metadata)
+        .collect();
     p
 }
 

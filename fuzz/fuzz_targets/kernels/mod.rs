@@ -11,7 +11,10 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use arbitrary::Arbitrary;
-use relayout::{SimdLevel, Strategy, detected_simd_level, force_simd_level, relayout, relayout_bits, relayout_strategy};
+use relayout::{
+    SimdLevel, Strategy, detected_simd_level, force_simd_level, relayout, relayout_bits,
+    relayout_strategy,
+};
 use stride_util::StridedView;
 
 use crate::common::for_each_index;

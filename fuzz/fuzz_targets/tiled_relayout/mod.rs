@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use arbitrary::Arbitrary;
 use index_util::TiledLayout;
 use layout_util::LayoutBuilder;
-use schema::{PrimitiveType, Shape, Tile};
 use relayout::{padding_pattern, relayout_xla};
+use schema::{PrimitiveType, Shape, Tile};
 
 use crate::common::for_each_index;
 use crate::{PADDING, TYPES, bytes, get_bits, permutation, set_bits};
