@@ -257,14 +257,7 @@ fn check_refused(shape: &Shape, error: &IndexError) {
             if reason.contains("counts only the first tile")),
         "{shape} refused ({error}) but sized {bytes}"
     );
-    let layout = shape.layout.as_deref().expect("a tiled layout");
-    let bits = match layout.element_size_in_bits {
-        0 => PrimitiveType::try_from(shape.element_type)
-            .ok()
-            .and_then(PrimitiveType::byte_width)
-            .map_or(0, |b| b * 8),
-        bits => bits,
-    };
+    let bits = shape_util::element_size_in_bits(shape).expect("an array");
     if let Some(expected) = xla_array_size(shape, bits) {
         assert_eq!(bytes, expected, "ArraySize of {shape}");
     }
