@@ -98,13 +98,12 @@ def write_records(out, base, result, copy_name, extra):
         out.flush()
 
 
-def run_case(case_id, places, rounds, min_time, torch_threads, out):
+def run_case(case_id, places, rounds, min_time, torch, torch_threads, out):
     name, shape, dtype, perm = CASES[case_id]
     data = source(shape, dtype)
     nbytes = data.nbytes
     dst_shape = tuple(shape[p] for p in perm)
     src_raw, dst_raw = bytearray(nbytes + 128), bytearray(nbytes + 128)
-    torch = __import__("torch") if torch_threads else None
     for place in places:
         if place == "vec":
             src = np.empty(shape, dtype)
@@ -183,10 +182,16 @@ def main():
         if not item.isdigit() or int(item) < 1:
             raise SystemExit(f"--torch-threads: {item!r} is not a thread count")
         torch_threads.append(int(item))
+    torch = None
+    if torch_threads:
+        try:
+            import torch
+        except ImportError:
+            raise SystemExit("--torch-threads: PyTorch is not installed") from None
     out = open(args.json, "w") if args.json else sys.stdout
     try:
         for case_id in cases:
-            run_case(case_id, places, rounds, min_time, torch_threads, out)
+            run_case(case_id, places, rounds, min_time, torch, torch_threads, out)
     finally:
         if out is not sys.stdout:
             out.close()
