@@ -75,13 +75,46 @@ fn run() -> Result<(), String> {
 fn header(options: &Options) -> String {
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     format!(
-        "relayout peers: {} rounds (median), each measurement ≥ {} ms; {cores} CPUs available; \
-         engine SIMD level {:?}; hptt {}\n",
+        "relayout peers: {} rounds (median), each measurement ≥ {} ms; {cores} CPUs available \
+         ({}); engine SIMD level {:?}; hptt {}\n",
         options.rounds,
         options.min_time.as_millis(),
+        cpu_note(),
         relayout::detected_simd_level(),
         hptt_peer::build_note(),
     )
+}
+
+/// The CPU's model name and its caches, as Linux reports them (the
+/// figures depend on both: a large last-level cache holds the "large"
+/// cases); "CPU not reported" elsewhere.
+fn cpu_note() -> String {
+    let read = |path: &str| std::fs::read_to_string(path).ok();
+    let model = read("/proc/cpuinfo").and_then(|info| {
+        info.lines()
+            .find_map(|line| line.strip_prefix("model name")?.split_once(':'))
+            .map(|(_, name)| name.trim().to_owned())
+    });
+    let caches: Vec<String> = (0..8)
+        .filter_map(|index| {
+            let dir = format!("/sys/devices/system/cpu/cpu0/cache/index{index}");
+            let kind = read(&format!("{dir}/type"))?;
+            let level = read(&format!("{dir}/level"))?;
+            let size = read(&format!("{dir}/size"))?;
+            (kind.trim() != "Instruction").then(|| format!("L{} {}", level.trim(), size.trim()))
+        })
+        .collect();
+    match (model, caches.is_empty()) {
+        (None, true) => "CPU not reported".to_owned(),
+        (model, _) => {
+            let model = model.unwrap_or_else(|| "CPU".to_owned());
+            if caches.is_empty() {
+                model
+            } else {
+                format!("{model}; {}", caches.join(", "))
+            }
+        }
+    }
 }
 
 /// Every placement and thread count of one case.
