@@ -23,6 +23,9 @@ pub struct Options {
     pub numpy: Option<String>,
     /// Every row in the table.
     pub all_rows: bool,
+    /// One destination buffer for every function (as before 2026-11-27),
+    /// not one each.
+    pub shared_dst: bool,
 }
 
 /// The usage text.
@@ -44,6 +47,9 @@ USAGE: relayout-peers [OPTIONS]
   --numpy PATH       merge the JSON lines of numpy_relayout_offsets.py (numpy,
                      and PyTorch on the thread counts of its --torch-threads)
   --all-rows         every configuration in the table (default: 0:0, vec, worst)
+  --shared-dst       one destination buffer for every function (default: one
+                     each, at the same placement, so that no function runs
+                     over lines another left written in cache)
   --help             this text
 ";
 
@@ -51,7 +57,7 @@ USAGE: relayout-peers [OPTIONS]
 pub fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, String> {
     let (mut cases, mut offsets, mut threads) = (None, None, "1,2".to_string());
     let (mut rounds, mut min_ms, mut quick) = (None, None, false);
-    let (mut json, mut numpy, mut all_rows) = (None, None, false);
+    let (mut json, mut numpy, mut all_rows, mut shared_dst) = (None, None, false, false);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{arg} needs a value"));
         match arg.as_str() {
@@ -64,6 +70,7 @@ pub fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, 
             "--json" => json = Some(value()?),
             "--numpy" => numpy = Some(value()?),
             "--all-rows" => all_rows = true,
+            "--shared-dst" => shared_dst = true,
             "--help" | "-h" => return Ok(None),
             other => return Err(format!("unknown argument {other:?} (see --help)")),
         }
@@ -102,6 +109,7 @@ pub fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, 
         json,
         numpy,
         all_rows,
+        shared_dst,
     }))
 }
 

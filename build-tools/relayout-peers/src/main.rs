@@ -129,30 +129,61 @@ fn run_case(
     let source = case.source();
     let expected = case.expected(&source);
     let views = case.views()?;
-    let (mut src_slack, mut dst_slack) = (Slack::new(case.bytes()), Slack::new(case.bytes()));
+    let mut src_slack = Slack::new(case.bytes());
+    // Destination buffers, one per function unless `--shared-dst`: grown
+    // as the thread counts need them, reused across placements.
+    let mut dst_slacks: Vec<Slack> = Vec::new();
     for &placement in &options.placements {
-        let (src, dst): (&[u8], &mut [u8]);
-        let (src_vec, mut dst_vec);
+        let src: &[u8];
+        let src_vec;
+        let mut dst_vecs: Vec<Vec<u8>> = Vec::new();
         match placement {
-            Placement::Line { src: s, dst: d } => {
+            Placement::Line { src: s, .. } => {
                 src_slack.at_mut(s).copy_from_slice(&source);
                 src = src_slack.at(s);
-                dst = dst_slack.at_mut(d);
             }
             Placement::Vec => {
                 src_vec = source.clone();
-                dst_vec = vec![0u8; case.bytes()];
                 src = &src_vec;
-                dst = &mut dst_vec;
             }
         }
-        let (src_offset, dst_offset) = (line_offset(src), line_offset(dst));
+        let src_offset = line_offset(src);
         for (&threads, pool) in options.threads.iter().zip(pools) {
             let mut functions = functions::functions(case, &views, threads, pool.as_ref());
-            for f in &mut functions {
-                verify(f, case, src, dst, &expected)?;
+            let buffers = if options.shared_dst {
+                1
+            } else {
+                functions.len()
+            };
+            let mut dsts: Vec<&mut [u8]> = match placement {
+                Placement::Line { dst: d, .. } => {
+                    while dst_slacks.len() < buffers {
+                        dst_slacks.push(Slack::new(case.bytes()));
+                    }
+                    dst_slacks
+                        .iter_mut()
+                        .take(buffers)
+                        .map(|s| s.at_mut(d))
+                        .collect()
+                }
+                Placement::Vec => {
+                    while dst_vecs.len() < buffers {
+                        dst_vecs.push(vec![0u8; case.bytes()]);
+                    }
+                    dst_vecs
+                        .iter_mut()
+                        .take(buffers)
+                        .map(Vec::as_mut_slice)
+                        .collect()
+                }
+            };
+            let last = buffers - 1;
+            for (i, f) in functions.iter_mut().enumerate() {
+                verify(f, case, src, dsts[i.min(last)], &expected)?;
             }
-            let measured = timing::measure(&mut functions, src, dst, timing)?;
+            let dst_offsets: Vec<usize> = dsts.iter().map(|d| line_offset(d)).collect();
+            let dst_offset = dst_offsets[0];
+            let measured = timing::measure(&mut functions, src, &mut dsts, timing)?;
             let copy = measured
                 .iter()
                 .find(|m| m.name == "copy")
@@ -161,7 +192,7 @@ fn run_case(
                 "  {} {src_offset}:{dst_offset} threads {threads}:",
                 placement.kind()
             );
-            for m in measured {
+            for (i, m) in measured.into_iter().enumerate() {
                 progress.push_str(&format!(
                     " {} {:.3} ms{}",
                     m.name,
@@ -172,7 +203,7 @@ fn run_case(
                     case,
                     placement,
                     src_offset,
-                    dst_offset,
+                    dst_offset: dst_offsets[i.min(last)],
                     threads,
                     function: m.name.to_string(),
                     median_s: m.median_s,

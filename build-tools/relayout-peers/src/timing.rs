@@ -27,18 +27,20 @@ pub struct Measured {
     pub reps: usize,
 }
 
-/// Measures `functions` over `src` into `dst`; each must have been run
-/// (and verified) before, so pages are in place. Returns in the order given.
+/// Measures `functions` over `src`, function `i` into `dsts[i]` (or the
+/// last of `dsts` where there are fewer); each must have been run (and
+/// verified) before, so pages are in place. Returns in the order given.
 pub fn measure(
     functions: &mut [Function<'_>],
     src: &[u8],
-    dst: &mut [u8],
+    dsts: &mut [&mut [u8]],
     timing: Timing,
 ) -> Result<Vec<Measured>, String> {
+    let last = dsts.len().checked_sub(1).ok_or("no destination buffer")?;
     let mut reps = Vec::with_capacity(functions.len());
-    for f in functions.iter_mut() {
+    for (i, f) in functions.iter_mut().enumerate() {
         // Warm-up and calibration: one timed call.
-        let once = time(f, src, dst, 1)?;
+        let once = time(f, src, dsts[i.min(last)], 1)?;
         let n = (timing.min_time.as_secs_f64() / once.max(1e-9)).ceil();
         reps.push((n as usize).clamp(1, 1_000_000));
     }
@@ -46,7 +48,7 @@ pub fn measure(
     for round in 0..timing.rounds {
         for k in 0..functions.len() {
             let i = (k + round) % functions.len();
-            samples[i].push(time(&mut functions[i], src, dst, reps[i])?);
+            samples[i].push(time(&mut functions[i], src, dsts[i.min(last)], reps[i])?);
         }
     }
     Ok(functions
