@@ -95,6 +95,32 @@ impl Slack {
     }
 }
 
+/// The destinations of `count` functions at `placement`, `len` bytes
+/// each: slices of `slacks` at the placement's offset, or plain `Vec`s in
+/// `vecs` (both grown to `count` as needed, so that later calls reuse them).
+pub fn destinations<'a>(
+    placement: Placement,
+    count: usize,
+    len: usize,
+    slacks: &'a mut Vec<Slack>,
+    vecs: &'a mut Vec<Vec<u8>>,
+) -> Vec<&'a mut [u8]> {
+    match placement {
+        Placement::Line { dst, .. } => {
+            slacks.resize_with(slacks.len().max(count), || Slack::new(len));
+            slacks
+                .iter_mut()
+                .take(count)
+                .map(|s| s.at_mut(dst))
+                .collect()
+        }
+        Placement::Vec => {
+            vecs.resize_with(vecs.len().max(count), || vec![0; len]);
+            vecs.iter_mut().take(count).map(Vec::as_mut_slice).collect()
+        }
+    }
+}
+
 /// Bytes past the last 64-byte line of a slice's start.
 pub fn line_offset(bytes: &[u8]) -> usize {
     bytes.as_ptr() as usize % 64

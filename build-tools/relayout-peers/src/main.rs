@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use rayon::ThreadPool;
 
 use args::Options;
-use buffers::{Placement, Slack, line_offset};
+use buffers::{Placement, Slack, destinations, line_offset};
 use cases::Case;
 use report::Record;
 use timing::Timing;
@@ -87,7 +87,7 @@ fn header(options: &Options) -> String {
 
 /// The CPU's model name and its caches, as Linux reports them (the
 /// figures depend on both: a large last-level cache holds the "large"
-/// cases); "CPU not reported" elsewhere.
+/// cases); what Linux does not report is left out.
 fn cpu_note() -> String {
     let read = |path: &str| std::fs::read_to_string(path).ok();
     let model = read("/proc/cpuinfo").and_then(|info| {
@@ -104,16 +104,11 @@ fn cpu_note() -> String {
             (kind.trim() != "Instruction").then(|| format!("L{} {}", level.trim(), size.trim()))
         })
         .collect();
-    match (model, caches.is_empty()) {
-        (None, true) => "CPU not reported".to_owned(),
-        (model, _) => {
-            let model = model.unwrap_or_else(|| "CPU".to_owned());
-            if caches.is_empty() {
-                model
-            } else {
-                format!("{model}; {}", caches.join(", "))
-            }
-        }
+    let model = model.unwrap_or_else(|| "CPU not reported".to_owned());
+    if caches.is_empty() {
+        model
+    } else {
+        format!("{model}; {}", caches.join(", "))
     }
 }
 
@@ -155,28 +150,13 @@ fn run_case(
             } else {
                 functions.len()
             };
-            let mut dsts: Vec<&mut [u8]> = match placement {
-                Placement::Line { dst: d, .. } => {
-                    while dst_slacks.len() < buffers {
-                        dst_slacks.push(Slack::new(case.bytes()));
-                    }
-                    dst_slacks
-                        .iter_mut()
-                        .take(buffers)
-                        .map(|s| s.at_mut(d))
-                        .collect()
-                }
-                Placement::Vec => {
-                    while dst_vecs.len() < buffers {
-                        dst_vecs.push(vec![0u8; case.bytes()]);
-                    }
-                    dst_vecs
-                        .iter_mut()
-                        .take(buffers)
-                        .map(Vec::as_mut_slice)
-                        .collect()
-                }
-            };
+            let mut dsts = destinations(
+                placement,
+                buffers,
+                case.bytes(),
+                &mut dst_slacks,
+                &mut dst_vecs,
+            );
             let last = buffers - 1;
             for (i, f) in functions.iter_mut().enumerate() {
                 verify(f, case, src, dsts[i.min(last)], &expected)?;
