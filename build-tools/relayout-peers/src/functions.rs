@@ -1,6 +1,8 @@
 //! The functions measured: a plain copy, our relayout, and the peers, each
 //! a closure from source bytes to destination bytes.
 
+use std::time::Duration;
+
 use ndarray::{ArrayView, ArrayViewMut, Dimension, Ix2, Ix3, Ix4, Zip};
 use rayon::ThreadPool;
 use rayon::prelude::*;
@@ -15,6 +17,13 @@ pub struct Function<'a> {
     pub name: &'static str,
     /// The call.
     pub run: Run<'a>,
+    /// How long the harness sleeps after each of its measurements: the
+    /// threads an OpenMP peer leaves spinning (libgomp's default wait
+    /// policy spins for milliseconds before it sleeps) would otherwise
+    /// take the CPUs of whatever is measured next (on 16 threads of a
+    /// 16-CPU machine, a pooled copy measured after hptt took 2.0–5.5
+    /// times its time on 8 threads in five of the six cases).
+    pub settle: Duration,
 }
 
 /// A call from source bytes to destination bytes.
@@ -35,6 +44,7 @@ pub fn functions<'a>(
         None => {
             out.push(Function {
                 name: "copy",
+                settle: Duration::ZERO,
                 run: Box::new(|src: &[u8], dst: &mut [u8]| {
                     dst.copy_from_slice(src);
                     Ok(())
@@ -42,12 +52,14 @@ pub fn functions<'a>(
             });
             out.push(Function {
                 name: "ours",
+                settle: Duration::ZERO,
                 run: Box::new(move |src: &[u8], dst: &mut [u8]| {
                     relayout::relayout(src, &views.0, dst, &views.1, es).map_err(|e| e.to_string())
                 }),
             });
             out.push(Function {
                 name: "transpose",
+                settle: Duration::ZERO,
                 run: Box::new(move |src: &[u8], dst: &mut [u8]| match case.element {
                     Element::U8 => transpose_crate::<u8>(case, src, dst),
                     Element::F32 => transpose_crate::<u32>(case, src, dst),
@@ -59,6 +71,7 @@ pub fn functions<'a>(
             let chunk = (case.bytes().div_ceil(threads)).next_multiple_of(64);
             out.push(Function {
                 name: "copy",
+                settle: Duration::ZERO,
                 run: Box::new(move |src: &[u8], dst: &mut [u8]| {
                     pool.install(|| {
                         dst.par_chunks_mut(chunk)
@@ -70,6 +83,7 @@ pub fn functions<'a>(
             });
             out.push(Function {
                 name: "ours",
+                settle: Duration::ZERO,
                 // What a user calls on a pool of their own: chunks as the
                 // pool has threads (one per 512 KiB at most), no thread
                 // started per call.
@@ -82,6 +96,7 @@ pub fn functions<'a>(
     }
     out.push(Function {
         name: "ndarray",
+        settle: Duration::ZERO,
         run: Box::new(move |src: &[u8], dst: &mut [u8]| match case.element {
             Element::U8 => ndarray_by_rank::<u8>(case, src, dst, pool),
             Element::F32 => ndarray_by_rank::<u32>(case, src, dst, pool),

@@ -4,6 +4,12 @@
 use crate::cases::Case;
 use crate::functions::Function;
 
+/// The pause after each measurement of hptt on several threads: more than
+/// libgomp's default spin (300,000 rounds of `pause` before a waiting
+/// thread sleeps, some milliseconds).
+#[cfg(feature = "hptt")]
+const SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// hptt's `B = 1·A` permuted (`beta = 0`), row-major, on `threads` OpenMP
 /// threads; `None` for u8 or without the feature.
 #[cfg(feature = "hptt")]
@@ -41,7 +47,18 @@ pub fn function(case: &Case, threads: usize) -> Option<Function<'_>> {
             .map_err(|e| format!("hptt: {e}"))
         }),
     };
-    Some(Function { name: "hptt", run })
+    // On several threads its OpenMP team spins after each call: the next
+    // function is measured once the team sleeps.
+    let settle = if threads > 1 {
+        SETTLE
+    } else {
+        std::time::Duration::ZERO
+    };
+    Some(Function {
+        name: "hptt",
+        run,
+        settle,
+    })
 }
 
 /// Built without the `hptt` feature: never measured.
