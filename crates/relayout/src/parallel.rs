@@ -699,6 +699,23 @@ mod tests {
             .map(|c| c.src.offset())
             .collect();
         assert_eq!(starts, [0, 16, 32, 48]);
+        // The source's contiguous axis flipped (stride -1): a cut before
+        // `i` falls after the element of index `i - 1`, at offset 64 - i
+        // (plus 4 elements at address 16): lines at 20, 36, 52.
+        let src = StridedView::row_major(&[4, 4, 64])
+            .unwrap()
+            .flip_axes(&[2])
+            .unwrap()
+            .permute(&[2, 0, 1])
+            .unwrap();
+        let dst = StridedView::row_major(&[64, 4, 4]).unwrap();
+        let cuts: Vec<i64> = chunks(&src, &dst, 4, &at(16, 16, 4))
+            .unwrap()
+            .unwrap()
+            .iter()
+            .map(|c| c.start / 16)
+            .collect();
+        assert_eq!(cuts, [0, 20, 36, 52]);
     }
 
     #[test]

@@ -115,6 +115,42 @@ fn transposes_and_permutations_for_every_element_size() {
     check(&nhwc, &nchw, 2, &[2, 3, 4]);
 }
 
+/// Permutes whose split axis is the source's contiguous one, with the
+/// source at every 4-byte offset of a line (the cuts move to the source's
+/// lines, by up to half a line's indices, flipped or not), on 2 to 17
+/// chunks: the bytes of the single-threaded relayout.
+#[test]
+fn cuts_on_source_lines_at_every_offset() {
+    let cube = rm(&[6, 5, 48]);
+    let dst = rm(&[48, 6, 5]);
+    let flipped = cube.flip_axes(&[2]).unwrap().permute(&[2, 0, 1]).unwrap();
+    let counts: Vec<usize> = if cfg!(miri) {
+        vec![3]
+    } else {
+        (2..=17).collect()
+    };
+    for src_view in [cube.permute(&[2, 0, 1]).unwrap(), flipped] {
+        let len = src_view.min_buffer_len().unwrap() as usize * 4;
+        let buffer = pattern(len + 128);
+        // The first byte of the buffer that starts a line.
+        let line = buffer.as_ptr().align_offset(64);
+        for shift in (0..64).step_by(if cfg!(miri) { 16 } else { 4 }) {
+            let src = &buffer[line + shift..][..len];
+            let mut expected = vec![0xAA; len];
+            relayout(src, &src_view, &mut expected, &dst, 4).unwrap();
+            for &count in &counts {
+                let mut actual = vec![0xAA; len];
+                relayout_with_threads(src, &src_view, &mut actual, &dst, 4, threads(count))
+                    .unwrap();
+                assert!(
+                    actual == expected,
+                    "source {shift} bytes past a line, {count} chunks"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn flips_padding_and_offsets() {
     let a = rm(&[97, 131]);
