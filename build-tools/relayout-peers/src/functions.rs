@@ -26,6 +26,17 @@ pub struct Function<'a> {
     pub settle: Duration,
 }
 
+impl<'a> Function<'a> {
+    /// A function measured with no pause after it.
+    pub fn new(name: &'static str, run: Run<'a>) -> Self {
+        Function {
+            name,
+            run,
+            settle: Duration::ZERO,
+        }
+    }
+}
+
 /// A call from source bytes to destination bytes.
 pub type Run<'a> = Box<dyn FnMut(&[u8], &mut [u8]) -> Result<(), String> + 'a>;
 
@@ -42,37 +53,33 @@ pub fn functions<'a>(
     let es = case.element.size();
     match pool {
         None => {
-            out.push(Function {
-                name: "copy",
-                settle: Duration::ZERO,
-                run: Box::new(|src: &[u8], dst: &mut [u8]| {
+            out.push(Function::new(
+                "copy",
+                Box::new(|src: &[u8], dst: &mut [u8]| {
                     dst.copy_from_slice(src);
                     Ok(())
                 }),
-            });
-            out.push(Function {
-                name: "ours",
-                settle: Duration::ZERO,
-                run: Box::new(move |src: &[u8], dst: &mut [u8]| {
+            ));
+            out.push(Function::new(
+                "ours",
+                Box::new(move |src: &[u8], dst: &mut [u8]| {
                     relayout::relayout(src, &views.0, dst, &views.1, es).map_err(|e| e.to_string())
                 }),
-            });
-            out.push(Function {
-                name: "transpose",
-                settle: Duration::ZERO,
-                run: Box::new(move |src: &[u8], dst: &mut [u8]| match case.element {
+            ));
+            out.push(Function::new(
+                "transpose",
+                Box::new(move |src: &[u8], dst: &mut [u8]| match case.element {
                     Element::U8 => transpose_crate::<u8>(case, src, dst),
                     Element::F32 => transpose_crate::<u32>(case, src, dst),
                     Element::F64 => transpose_crate::<u64>(case, src, dst),
                 }),
-            });
+            ));
         }
         Some(pool) => {
             let chunk = (case.bytes().div_ceil(threads)).next_multiple_of(64);
-            out.push(Function {
-                name: "copy",
-                settle: Duration::ZERO,
-                run: Box::new(move |src: &[u8], dst: &mut [u8]| {
+            out.push(Function::new(
+                "copy",
+                Box::new(move |src: &[u8], dst: &mut [u8]| {
                     pool.install(|| {
                         dst.par_chunks_mut(chunk)
                             .zip(src.par_chunks(chunk))
@@ -80,29 +87,27 @@ pub fn functions<'a>(
                     });
                     Ok(())
                 }),
-            });
-            out.push(Function {
-                name: "ours",
-                settle: Duration::ZERO,
-                // What a user calls on a pool of their own: chunks as the
-                // pool has threads (one per 512 KiB at most), no thread
-                // started per call.
-                run: Box::new(move |src: &[u8], dst: &mut [u8]| {
+            ));
+            // What a user calls on a pool of their own: chunks as the pool
+            // has threads (one per 512 KiB at most), no thread started per
+            // call.
+            out.push(Function::new(
+                "ours",
+                Box::new(move |src: &[u8], dst: &mut [u8]| {
                     relayout::relayout_in_pool(pool, src, &views.0, dst, &views.1, es)
                         .map_err(|e| e.to_string())
                 }),
-            });
+            ));
         }
     }
-    out.push(Function {
-        name: "ndarray",
-        settle: Duration::ZERO,
-        run: Box::new(move |src: &[u8], dst: &mut [u8]| match case.element {
+    out.push(Function::new(
+        "ndarray",
+        Box::new(move |src: &[u8], dst: &mut [u8]| match case.element {
             Element::U8 => ndarray_by_rank::<u8>(case, src, dst, pool),
             Element::F32 => ndarray_by_rank::<u32>(case, src, dst, pool),
             Element::F64 => ndarray_by_rank::<u64>(case, src, dst, pool),
         }),
-    });
+    ));
     if let Some(hptt) = crate::hptt_peer::function(case, threads) {
         out.push(hptt);
     }

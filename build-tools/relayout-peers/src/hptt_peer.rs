@@ -55,9 +55,8 @@ pub fn function(case: &Case, threads: usize) -> Option<Function<'_>> {
         std::time::Duration::ZERO
     };
     Some(Function {
-        name: "hptt",
-        run,
         settle,
+        ..Function::new("hptt", run)
     })
 }
 

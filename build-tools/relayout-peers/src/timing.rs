@@ -1,8 +1,9 @@
 //! Interleaved rounds: every function of a configuration is measured once
 //! per round (the order rotating from round to round), each measurement the
 //! mean of enough calls to last at least `min_time` (after one call not
-//! timed); the result is the median over rounds. After each measurement of a function the harness
-//! sleeps for its `settle` time (threads it leaves spinning go to sleep).
+//! timed); the result is the median over rounds. After each measurement of
+//! a function the harness sleeps for its `settle` time (so that threads it
+//! leaves spinning go to sleep).
 
 use std::time::{Duration, Instant};
 
