@@ -682,16 +682,19 @@ fn prefetch_rows(first: *const u8, stride: isize, rows: usize, bytes: usize) {
 /// flight, in transposes in cache, so that its stores find their lines
 /// there instead of waiting, one by one, for lines from L3 (the store
 /// buffer commits in order). Measured on the Xeon (48 KiB L1d, 2 MiB L2 a
-/// core, 300 MiB L3; best quarter of 41 interleaved calls, times a plain
-/// copy, buffers on a line and 16 bytes off one, two runs): f32 1024²
-/// 1.42–1.48 against 1.90–1.99, f32 1000² 1.42–1.61 against 2.70–4.47,
-/// f64 512² 1.09–1.26 against 1.61–1.72, f64 1000² 1.21–1.24 against
-/// 1.49–1.55, u8 1000² 2.15–2.54 against 3.47–3.71, u16 1000² 1.84–1.91
-/// against 2.99–3.23. The destination rows of u8 2048² and u16 1024²
-/// (2 KiB apart: their lines share two L1 sets, see [`lines_stay_in_l1`])
-/// measured 3–5% slower with it. Into L2 (`T1`) measured 1.27–1.35
-/// against 1.06–1.15 (f64 512²); two blocks ahead, no better;
-/// `PREFETCHW` needs a target feature that is not stable in Rust yet.
+/// core, 300 MiB L3), with and without in one process (same buffers,
+/// alternating; best quarter of 41 calls, times a plain copy, buffers on a
+/// line and 16 bytes off one, 3–6 processes): f32 1024² 1.18–1.42 against
+/// 1.48–1.55 in quiet periods (1.06–1.13 times the time in two noisy
+/// ones), f64 512² 1.08–1.26 against 1.35–1.56, f32 1000² 1.28–1.60
+/// against 2.46–3.37, f64 1000² 1.21–1.35 against 1.30–1.44, u8 1000²
+/// 2.31–2.48 against 3.63–4.65, u16 1000² 1.91–2.24 against 3.18–3.66.
+/// The destination rows of u8 2048² and u16 1024² (2 KiB apart: their
+/// lines share two L1 sets, see [`lines_stay_in_l1`]) measured 3–5%
+/// slower with it, so they keep none. Into L2 (`T1`) measured slower
+/// than into L1; two blocks ahead, no better. (`PREFETCHW` needs the
+/// `prfchw` target feature, not stable in Rust yet: without it
+/// `_MM_HINT_ET0` compiles to this same `prefetcht0`.)
 #[target_feature(enable = "avx512f")]
 fn prefetch_lines(first: *const u8, stride: usize, rows: usize) {
     let mut row = first;
