@@ -668,6 +668,18 @@ fn avx512_blocks_and_their_edges() {
             }
         }
     }
+    // In cache, bytes and 2-byte elements whose destination rows are
+    // 2 KiB apart (their lines share two L1 sets: the next block's are not
+    // prefetched) or 2 KiB and a line apart (they are).
+    for n in [1_usize, 2] {
+        let c = 64 / n as i64;
+        for rows in [2048 / n as i64, 2048 / n as i64 + c] {
+            for flipped in [false, true] {
+                let (src, dst) = transpose_views(rows, 3 * c + 5, flipped, 0, 0, 0);
+                check(&src, &dst, n);
+            }
+        }
+    }
     // In cache, source rows 4 KiB apart (the L1 set period): blocks in
     // diagonals, wrapping to the first column once or many times. The
     // buffers start on a line (or 16 bytes past one), so that whole blocks
