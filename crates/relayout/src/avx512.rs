@@ -689,9 +689,10 @@ fn prefetch_rows(first: *const u8, stride: isize, rows: usize, bytes: usize) {
 /// ones), f64 512² 1.08–1.26 against 1.35–1.56, f32 1000² 1.28–1.60
 /// against 2.46–3.37, f64 1000² 1.21–1.35 against 1.30–1.44, u8 1000²
 /// 2.31–2.48 against 3.63–4.65, u16 1000² 1.91–2.24 against 3.18–3.66.
-/// The destination rows of u8 2048² and u16 1024² (2 KiB apart: their
-/// lines share two L1 sets, see [`lines_stay_in_l1`]) measured 3–5%
-/// slower with it, so they keep none. Into L2 (`T1`) measured slower
+/// Bytes and 2-byte elements whose destination rows crowd their lines
+/// into a few L1 sets (u8 and u16 512² to 2048²) measured up to 12%
+/// slower with it, so they keep none (see [`lines_stay_in_l1`]); f32 256²
+/// (256 KiB) measured 2–4% slower, f64 128² the same. Into L2 (`T1`) measured slower
 /// than into L1; two blocks ahead, no better. (`PREFETCHW` needs the
 /// `prfchw` target feature, not stable in Rust yet: without it
 /// `_MM_HINT_ET0` compiles to this same `prefetcht0`.)
@@ -705,8 +706,15 @@ fn prefetch_lines(first: *const u8, stride: usize, rows: usize) {
 }
 
 /// Whether the lines of `rows` rows `stride` bytes apart (one line each)
-/// can all stay in L1 together: at most [`L1_WAYS`] of them in any one
-/// set of its 64.
+/// can stay in L1 beside those of the block in flight: at most half the
+/// [`L1_WAYS`] of any one of its 64 sets. Measured with the general loop
+/// of [`blocks`] prefetching (best quarter of 41 calls, times a plain
+/// copy, at 0:0 and 16:16): u8 512² and u16 512² (8 lines a set) 3.21–3.99
+/// and 3.54–4.13 against 2.94–3.67 and 3.24–3.81 without; u8 1024² and
+/// u16 1024² (16 a set) 2.51–2.84 and 2.39–2.57 against 2.53–2.76 and
+/// 2.36–2.46; u8 2048² (32) 2.16–2.32 against 2.04–2.19; rows that start
+/// mid-line gain (u8 724², 1000², 1448², u16 362², 1000²: see
+/// [`prefetch_lines`]).
 fn lines_stay_in_l1(stride: usize, rows: usize) -> bool {
     const SETS: usize = 64;
     // Rows that start mid-line spread over the sets.
@@ -715,7 +723,7 @@ fn lines_stay_in_l1(stride: usize, rows: usize) -> bool {
     } else {
         SETS
     };
-    rows.div_ceil(sets) <= L1_WAYS
+    rows.div_ceil(sets) <= L1_WAYS / 2
 }
 
 /// The ways of the smallest L1 data cache among the CPUs with AVX-512
@@ -1218,13 +1226,14 @@ mod tests {
         // f32 rows 4 KiB apart: one set. Rows of a zero stride likewise.
         assert!(!lines_stay_in_l1(4096, 16));
         assert!(!lines_stay_in_l1(0, 16));
-        // Eight lines fit a set; rows 4160 bytes (65 lines) apart spread
-        // over every set, as do rows that start mid-line.
-        assert!(lines_stay_in_l1(4096, 8));
+        // Four lines may share a set; rows 4160 bytes (65 lines) apart
+        // spread over every set, as do rows that start mid-line.
+        assert!(lines_stay_in_l1(4096, 4));
+        assert!(!lines_stay_in_l1(4096, 5));
         assert!(lines_stay_in_l1(4160, 64));
         assert!(lines_stay_in_l1(1000, 64));
-        // 512 bytes: eight sets, eight lines each for 64 rows.
-        assert!(lines_stay_in_l1(512, 64));
-        assert!(!lines_stay_in_l1(512, 65));
+        // 512 bytes: eight sets, eight lines each for 64 rows, four for 32.
+        assert!(!lines_stay_in_l1(512, 64));
+        assert!(lines_stay_in_l1(512, 32));
     }
 }
