@@ -5,10 +5,11 @@
 //! each chunk boundary on a cache-line boundary where the buffer's
 //! alignment allows it, so that every thread writes whole destination
 //! lines (and reads whole source lines, where the split axis is one that
-//! the source packs several indices of to a line). Each chunk is an ordinary [`relayout`] of a sub-view into its own
-//! `&mut` sub-slice, run as a rayon task, so the bytes written are exactly
-//! those of the single-threaded relayout, and so are the errors (the views
-//! are checked once, before the split, in [`relayout`]'s order).
+//! the source packs several indices of to a line). Each chunk is an
+//! ordinary [`relayout`] of a sub-view into its own `&mut` sub-slice, run
+//! as a rayon task, so the bytes written are exactly those of the
+//! single-threaded relayout, and so are the errors (the views are checked
+//! once, before the split, in [`relayout`]'s order).
 //!
 //! No thread is started per call. The chunks run on a persistent pool:
 //! the current rayon pool ([`relayout_parallel`],
