@@ -28,10 +28,12 @@
 //! band: [`band`] source columns (destination rows) at a time, all the
 //! tile's source rows down the band, so that the destination rows of a
 //! band are written front to back and the band's source lines are read
-//! once each; in large relayouts the next block's lines of the band are
-//! prefetched. Measured on this machine's AMD EPYC before tiles and
-//! prefetching (times a plain
-//! copy of the same bytes, 64-byte aligned buffers): f32 4096² 1.4–1.5 with
+//! once each; in large relayouts the next blocks' lines of the band are
+//! prefetched, and the blocks go two at a time, one under the other, so
+//! that each destination row piece is two adjacent lines streamed one
+//! after the other ([`band_blocks`]). Measured on this machine's AMD EPYC
+//! before tiles and prefetching (times a plain copy of the same bytes,
+//! 64-byte aligned buffers): f32 4096² 1.4–1.5 with
 //! bands of 64, 1.9 with 32, 2.4 with 16; f64 2048² 1.06 with 32,
 //! 1.07–1.2 with 64, 1.4–1.6 with 128; u8 8192² 2.1 with 64, 2.2–2.5 with
 //! 128 to 512; u16 4096² 2.6 with 32, 3.9–8.3 with 64 to 256. Loading
@@ -214,6 +216,13 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
     } else {
         None
     };
+    // And there, large transposes stream two blocks at a time
+    // (`band_blocks`): the second block's lines.
+    let mut second = if large && S < c {
+        Some(Lines([[0; 64]; 64]))
+    } else {
+        None
+    };
     // Bands of source columns: the aligned ones, and where the source rows
     // do not start (end) on a line, one block of the first (last) columns,
     // its loads spanning two lines, overlapping the first (last) aligned
@@ -283,7 +292,7 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
             // ones (unless written above), `tail_block`.
             let whole_here = if in_cache && b0 >= first_col && band_end <= cols_end {
                 0
-            } else if large && S == c {
+            } else if large {
                 let band = Band {
                     src: src.wrapping_add(step(src_base, tile_start, t.a.src) * N + b0 * N),
                     row_bytes,
@@ -300,10 +309,11 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
                 // lines where streamed (`head`).
                 #[allow(unsafe_code)]
                 unsafe {
+                    let scratch = lines.as_mut().zip(second.as_mut());
                     if stream {
-                        band_blocks::<N, S, R, true>(&band, &indices);
+                        band_blocks::<N, S, R, true>(&band, &indices, scratch);
                     } else {
-                        band_blocks::<N, S, R, false>(&band, &indices);
+                        band_blocks::<N, S, R, false>(&band, &indices, scratch);
                     }
                 }
                 0
@@ -369,59 +379,35 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
                         }
                         continue;
                     }
-                    for group in 0..c / S {
-                        // The group's first row (only formed as an address:
-                        // a group past `count` reads nothing) and how many of
-                        // its rows exist.
-                        let start = src
-                            .wrapping_add(first_row + j0 * N)
-                            .wrapping_offset(group.cast_signed() * S.cast_signed() * row_bytes);
-                        let rows = count.saturating_sub(group * S).min(S);
+                    let first = src.wrapping_add(first_row + j0 * N);
+                    if let Some(lines) = &mut lines {
                         // SAFETY: source rows `i0..i0 + count` and columns
-                        // `j0..j0 + c` are inside `src` (checked by `inside`);
-                        // these are the group's `rows` of them, 64 bytes each.
-                        #[allow(unsafe_code)]
-                        let regs = unsafe {
-                            if rows == S {
-                                load_rows::<S>(start, row_bytes)
-                            } else {
-                                load_some_rows::<S>(start, row_bytes, rows)
-                            }
-                        };
-                        let regs = if N == 1 {
-                            unpack_bytes(regs)
-                        } else {
-                            permute_rounds::<N, S, R>(regs, &indices)
-                        };
-                        if S == c {
-                            // SAFETY: destination rows `j0..j0 + c`, 64 bytes
-                            // from column `i0` each (`count · N` if masked),
-                            // are inside `dst` (checked by `inside`); whole
-                            // blocks are aligned where streamed (`head`).
-                            #[allow(unsafe_code)]
-                            unsafe {
-                                store_rows(&regs, dst.add(first_out), row_stride * N, stream, mask);
-                            }
-                        } else if let Some(lines) = &mut lines {
-                            for (line, reg) in lines.0[group * S..].iter_mut().zip(regs) {
-                                store64(reg, line);
-                            }
-                        }
-                    }
-                    if let Some(lines) = &lines {
-                        // SAFETY: `write_groups` stores destination rows
-                        // `j0..j0 + c`, 64 bytes from column `i0` each
-                        // (`count · N` if masked): inside `dst` (checked by
+                        // `j0..j0 + c` are inside `src`, and destination
+                        // rows `j0..j0 + c`, 64 bytes from column `i0` each
+                        // (`count · N` if masked), inside `dst` (checked by
                         // `inside`), aligned where streamed (`head`).
                         #[allow(unsafe_code)]
                         unsafe {
+                            block_groups::<N, S, R>(first, row_bytes, count, lines, &indices);
                             write_groups::<N, S>(
-                                lines,
+                                &[lines],
                                 dst.add(first_out),
                                 row_stride * N,
                                 stream,
                                 mask,
                             );
+                        }
+                    } else {
+                        // SAFETY: as above, one group (`S = c`).
+                        #[allow(unsafe_code)]
+                        unsafe {
+                            let regs = if count == S {
+                                load_rows::<S>(first, row_bytes)
+                            } else {
+                                load_some_rows::<S>(first, row_bytes, count)
+                            };
+                            let regs = permute_rounds::<N, S, R>(regs, &indices);
+                            store_rows(&regs, dst.add(first_out), row_stride * N, stream, mask);
                         }
                     }
                 }
@@ -563,7 +549,7 @@ unsafe fn block_run<const N: usize, const S: usize, const R: usize>(
 /// 4096 bytes apart against 43 µs 4160 bytes apart; in diagonals 83 µs.
 const SET_PERIOD: usize = 4096;
 
-/// Whole blocks of `S = C` source rows by `C` columns, down one band of a
+/// Whole blocks of `C` source rows by `C` columns, down one band of a
 /// large transpose (see [`band_blocks`]).
 struct Band {
     /// The band's first source element: its first column in the first
@@ -584,45 +570,164 @@ struct Band {
     prefetch: usize,
 }
 
-/// The blocks of `band`, block row by block row, each left to right,
-/// with streaming stores if `STREAM`.
+/// The blocks of `band`, two block rows at a time (one where only one is
+/// left), each pair left to right, with streaming stores if `STREAM`;
+/// `scratch` holds the register groups of 1 and 2-byte elements (see
+/// [`write_groups`]).
+///
+/// Two blocks one under the other make `C` destination row pieces of two
+/// lines each, stored line after line (see [`stacked_blocks`]): streaming
+/// stores to lines scattered one by one (a block's `C` rows apart) go out
+/// at about half the rate of those to adjacent pairs. Measured on the
+/// Xeon (2-vCPU VM, 64 MiB written with streaming stores, best of 9, three
+/// runs): in order 3.3–3.6 ms, one line per 256-byte row down 64 rows
+/// 6.0–6.5 ms, two adjacent lines per row 3.5–3.6 ms, one line per row of
+/// 64 rows 16 KiB apart 6.1–6.6 ms and two 3.5–3.6 ms, the pair's two
+/// lines 16 stores apart 4.8–5.0 ms.
 ///
 /// # Safety
 ///
 /// Every source row piece and destination row piece of the band's blocks
-/// must be inside its buffer, and on a line if `STREAM`.
+/// must be inside its buffer, and on a line if `STREAM`; `scratch` must be
+/// given for 1 and 2-byte elements (`S < C`).
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline(never)]
 #[allow(unsafe_code)]
 unsafe fn band_blocks<const N: usize, const S: usize, const R: usize, const STREAM: bool>(
     band: &Band,
     indices: &[[[u8; 64]; 2]; R],
+    mut scratch: Option<(&mut Lines, &mut Lines)>,
 ) {
     let c = 64 / N;
-    for i0 in 0..band.blocks {
+    let mut i0 = 0;
+    while i0 < band.blocks {
+        let stacked = if i0 + 1 < band.blocks { 2 } else { 1 };
         let src = band
             .src
             .wrapping_offset((i0 * c).cast_signed() * band.row_bytes);
-        if i0 < band.prefetch {
-            let next = src.wrapping_offset(c.cast_signed() * band.row_bytes);
-            prefetch_rows(next, band.row_bytes, c, band.cols * N);
+        // The band's lines of the blocks after these, those that exist.
+        let ahead = (band.prefetch + 1)
+            .min(i0 + 2 * stacked)
+            .saturating_sub(i0 + stacked);
+        if ahead > 0 {
+            let next = src.wrapping_offset((stacked * c).cast_signed() * band.row_bytes);
+            prefetch_rows(next, band.row_bytes, ahead * c, band.cols * N);
         }
         for j0 in (0..band.cols).step_by(c) {
-            // SAFETY: the caller's contract: `S = C` source rows of 64
-            // bytes from column `j0`, destination rows `j0..j0 + C` from
-            // the block's column.
+            // SAFETY: the caller's contract: `stacked` blocks of `C`
+            // source rows of 64 bytes from column `j0`, destination rows
+            // `j0..j0 + C`, `stacked` lines each, from the first block's
+            // column.
             unsafe {
-                let first = src.wrapping_add(j0 * N);
-                let out = band.dst.add(j0 * band.dst_row_bytes + i0 * c * N);
-                whole_block::<N, S, R>(
-                    first,
+                stacked_blocks::<N, S, R, STREAM>(
+                    src.wrapping_add(j0 * N),
                     band.row_bytes,
-                    out,
+                    band.dst.add(j0 * band.dst_row_bytes + i0 * c * N),
                     band.dst_row_bytes,
-                    STREAM,
+                    stacked,
                     indices,
+                    scratch.as_mut().map(|(a, b)| (&mut **a, &mut **b)),
                 );
             }
+        }
+        i0 += stacked;
+    }
+}
+
+/// `stacked` (1 or 2) whole blocks, one under the other: source rows of
+/// 64 bytes from `first`, `row_bytes` apart (the second block's `C` rows
+/// further), transposed into `C` destination row pieces of `64 ·
+/// stacked` bytes from `out`, `dst_row_bytes` apart, each written line
+/// after line, with streaming stores if `STREAM`. 1 and 2-byte elements
+/// meet their register groups in `scratch` (one `Lines` a block).
+///
+/// # Safety
+///
+/// Each of those rows must be inside its buffer, and each destination
+/// row piece on a line if `STREAM`; `scratch` must be given if `S < C`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+#[inline]
+#[allow(unsafe_code)]
+unsafe fn stacked_blocks<const N: usize, const S: usize, const R: usize, const STREAM: bool>(
+    first: *const u8,
+    row_bytes: isize,
+    out: *mut u8,
+    dst_row_bytes: usize,
+    stacked: usize,
+    indices: &[[[u8; 64]; 2]; R],
+    scratch: Option<(&mut Lines, &mut Lines)>,
+) {
+    let c = 64 / N;
+    let second = first.wrapping_offset(c.cast_signed() * row_bytes);
+    if S == c {
+        // SAFETY: the caller's contract (the second block's rows only
+        // where `stacked` is 2).
+        unsafe {
+            let upper = permute_rounds::<N, S, R>(load_rows::<S>(first, row_bytes), indices);
+            if stacked == 1 {
+                store_rows(&upper, out, dst_row_bytes, STREAM, None);
+                return;
+            }
+            let lower = permute_rounds::<N, S, R>(load_rows::<S>(second, row_bytes), indices);
+            let mut row = out;
+            for (upper, lower) in upper.into_iter().zip(lower) {
+                store_row(upper, row, STREAM, None);
+                store_row(lower, row.add(64), STREAM, None);
+                row = row.wrapping_add(dst_row_bytes);
+            }
+        }
+    } else if let Some((upper, lower)) = scratch {
+        // SAFETY: the caller's contract.
+        unsafe {
+            block_groups::<N, S, R>(first, row_bytes, c, upper, indices);
+            if stacked == 1 {
+                write_groups::<N, S>(&[upper], out, dst_row_bytes, STREAM, None);
+            } else {
+                block_groups::<N, S, R>(second, row_bytes, c, lower, indices);
+                write_groups::<N, S>(&[upper, lower], out, dst_row_bytes, STREAM, None);
+            }
+        }
+    }
+}
+
+/// The `C / S` register groups of a block of 1 or 2-byte elements (`count`
+/// source rows of 64 bytes from `first`, `row_bytes` apart; the missing
+/// rows of a partial block are zeros), transposed and stored group after
+/// group in `lines` (see [`write_groups`]).
+///
+/// # Safety
+///
+/// Each of the `count` rows must be 64 readable bytes.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+#[inline]
+#[allow(unsafe_code)]
+unsafe fn block_groups<const N: usize, const S: usize, const R: usize>(
+    first: *const u8,
+    row_bytes: isize,
+    count: usize,
+    lines: &mut Lines,
+    indices: &[[[u8; 64]; 2]; R],
+) {
+    for group in 0..64 / N / S {
+        // The group's first row (only formed as an address: a group past
+        // `count` reads nothing) and how many of its rows exist.
+        let start = first.wrapping_offset((group * S).cast_signed() * row_bytes);
+        let rows = count.saturating_sub(group * S).min(S);
+        // SAFETY: the caller's contract: the group's `rows` rows.
+        let regs = unsafe {
+            if rows == S {
+                load_rows::<S>(start, row_bytes)
+            } else {
+                load_some_rows::<S>(start, row_bytes, rows)
+            }
+        };
+        let regs = if N == 1 {
+            unpack_bytes(regs)
+        } else {
+            permute_rounds::<N, S, R>(regs, indices)
+        };
+        for (line, reg) in lines.0[group * S..].iter_mut().zip(regs) {
+            store64(reg, line);
         }
     }
 }
@@ -866,48 +971,68 @@ unsafe fn store_rows<const S: usize>(
     for &reg in regs {
         // SAFETY: the caller's contract.
         unsafe {
-            match mask {
-                Some(mask) => _mm512_mask_storeu_epi8(row.cast(), mask, reg),
-                None if stream => {
-                    debug_assert!(row.addr().is_multiple_of(64));
-                    _mm512_stream_si512(row.cast(), reg);
-                }
-                None => _mm512_storeu_si512(row.cast(), reg),
-            }
+            store_row(reg, row, stream, mask);
         }
         row = row.wrapping_add(stride);
     }
 }
 
-/// Writes the destination rows of a block of 1 or 2-byte elements from
-/// its register groups in `lines` (`C / S` groups of `S` registers; see
-/// [`blocks`]): a destination row is one 16-byte (32-byte) piece from
-/// each of the 4 (2) groups, at the same place in their registers, so a
-/// transpose of those pieces across the groups' registers makes whole
-/// rows. For bytes, register `k` of a group holds the pieces of rows `k`,
-/// `k + 16`, `k + 32` and `k + 48` (see [`unpack_bytes`]); for 2-byte
-/// elements, register `r` those of rows `2r` and `2r + 1` (see
-/// [`round_indices`]). Rows go `dst_row_bytes` apart from `first`, with
-/// streaming stores if `stream`, masked as `mask` (see [`store_rows`]).
+/// Stores `reg` as 64 bytes at `at`, as [`store_rows`] does each row.
 ///
 /// # Safety
 ///
-/// As for [`store_rows`], for the `C = 64 / N` destination rows.
+/// As for [`store_rows`], for the one row.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+#[allow(unsafe_code)]
+unsafe fn store_row(reg: __m512i, at: *mut u8, stream: bool, mask: Option<u64>) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        match mask {
+            Some(mask) => _mm512_mask_storeu_epi8(at.cast(), mask, reg),
+            None if stream => {
+                debug_assert!(at.addr().is_multiple_of(64));
+                _mm512_stream_si512(at.cast(), reg);
+            }
+            None => _mm512_storeu_si512(at.cast(), reg),
+        }
+    }
+}
+
+/// Writes the destination rows of one block of 1 or 2-byte elements, or
+/// of two one under the other, from their register groups in `blocks`
+/// (`C / S` groups of `S` registers each; see [`blocks`]): a destination
+/// row piece is one 16-byte (32-byte) piece from each of the 4 (2)
+/// groups, at the same place in their registers, so a transpose of those
+/// pieces across the groups' registers makes whole row pieces. For bytes,
+/// register `k` of a group holds the pieces of rows `k`, `k + 16`, `k +
+/// 32` and `k + 48` (see [`unpack_bytes`]); for 2-byte elements, register
+/// `r` those of rows `2r` and `2r + 1` (see [`round_indices`]). Rows go
+/// `dst_row_bytes` apart from `first`, the blocks' pieces of a row side by
+/// side, stored one after the other (see [`band_blocks`]), with streaming
+/// stores if `stream`, masked as `mask` (see [`store_rows`]).
+///
+/// # Safety
+///
+/// As for [`store_rows`], for the `C = 64 / N` destination rows, `64 ·
+/// blocks.len()` bytes each.
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline]
 #[allow(unsafe_code)]
 unsafe fn write_groups<const N: usize, const S: usize>(
-    lines: &Lines,
+    blocks: &[&Lines],
     first: *mut u8,
     dst_row_bytes: usize,
     stream: bool,
     mask: Option<u64>,
 ) {
-    let line = |k: usize| load(&lines.0[k]);
     for k in 0..S {
-        // SAFETY: the caller's contract.
-        unsafe {
-            if N == 1 {
+        // Each block's row pieces of register `k`: 4 for bytes, 2 for
+        // 2-byte elements.
+        let mut pieces = [[_mm512_setzero_si512(); 4]; 2];
+        for (rows, lines) in pieces.iter_mut().zip(blocks) {
+            let line = |k: usize| load(&lines.0[k]);
+            *rows = if N == 1 {
                 let [a, b, c, d] = [k, S + k, 2 * S + k, 3 * S + k].map(line);
                 let (ab_low, ab_high) = (
                     _mm512_shuffle_i64x2::<0x44>(a, b),
@@ -917,22 +1042,36 @@ unsafe fn write_groups<const N: usize, const S: usize>(
                     _mm512_shuffle_i64x2::<0x44>(c, d),
                     _mm512_shuffle_i64x2::<0xEE>(c, d),
                 );
-                let rows = [
+                [
                     _mm512_shuffle_i64x2::<0x88>(ab_low, cd_low),
                     _mm512_shuffle_i64x2::<0xDD>(ab_low, cd_low),
                     _mm512_shuffle_i64x2::<0x88>(ab_high, cd_high),
                     _mm512_shuffle_i64x2::<0xDD>(ab_high, cd_high),
-                ];
-                let at = first.add(k * dst_row_bytes);
-                store_rows(&rows, at, 16 * dst_row_bytes, stream, mask);
+                ]
             } else {
                 let [a, b] = [k, S + k].map(line);
-                let rows = [
+                let zero = _mm512_setzero_si512();
+                [
                     _mm512_shuffle_i64x2::<0x44>(a, b),
                     _mm512_shuffle_i64x2::<0xEE>(a, b),
-                ];
-                let at = first.add(2 * k * dst_row_bytes);
-                store_rows(&rows, at, dst_row_bytes, stream, mask);
+                    zero,
+                    zero,
+                ]
+            };
+        }
+        for q in 0..64 / N / S {
+            let row = if N == 1 { k + S * q } else { 2 * k + q };
+            for (p, rows) in pieces.iter().take(blocks.len()).enumerate() {
+                // SAFETY: the caller's contract: destination row `row`,
+                // its piece of block `p`.
+                unsafe {
+                    store_row(
+                        rows[q],
+                        first.add(row * dst_row_bytes + 64 * p),
+                        stream,
+                        mask,
+                    );
+                }
             }
         }
     }
