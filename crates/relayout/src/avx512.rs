@@ -301,6 +301,12 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
                     blocks: whole,
                     cols: band_end - b0,
                     prefetch: (a_size - tile_start) / c - 1,
+                    wrapped: (wrap && tile_start == head).then(|| Wrapped {
+                        tail: src.wrapping_add(step(src_base, rows_end, t.a.src) * N + b0 * N),
+                        head: src.wrapping_add(step(src_base, 0, t.a.src) * N + b0 * N),
+                        rows: tail,
+                        first_column: b0 == 0,
+                    }),
                 };
                 // SAFETY: the whole blocks of source rows
                 // `tile_start..tile_end` and columns `b0..band_end` (a
@@ -349,6 +355,11 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
                     let wraps = wrap && j0 + c < b_size;
                     if wraps && i0 == 0 && count == head && j0 > 0 {
                         // Written by the wrapped blocks of the columns before.
+                        continue;
+                    }
+                    if wraps && i0 == rows_end && large && j0 > 0 {
+                        // Written by `band_blocks` with the next column's
+                        // first whole block.
                         continue;
                     }
                     if wraps && i0 == rows_end {
@@ -568,6 +579,29 @@ struct Band {
     /// How many of the blocks prefetch the band's lines of the block of
     /// source rows after them.
     prefetch: usize,
+    /// In the first tile of a transpose with wrapped blocks (see
+    /// [`blocks`]), where the first block row pairs with them.
+    wrapped: Option<Wrapped>,
+}
+
+/// The wrapped blocks (see [`blocks`]) that the first whole blocks of a
+/// band pair with: in each destination row, the line of the wrapped block
+/// of the columns one before the block's comes right before the block's
+/// first line, so the two are streamed one after the other (see
+/// [`band_blocks`]). Only for 4 and 8-byte elements (`S = C`).
+#[derive(Clone, Copy)]
+struct Wrapped {
+    /// The first source row after the whole blocks, at the band's first
+    /// column.
+    tail: *const u8,
+    /// Source row 0 at the band's first column.
+    head: *const u8,
+    /// How many source rows are after the whole blocks (the rest of a
+    /// wrapped block's `C` come from the next column's first rows).
+    rows: usize,
+    /// Whether the band starts at the transpose's first column, which has
+    /// no wrapped block before it.
+    first_column: bool,
 }
 
 /// The blocks of `band`, two block rows at a time (one where only one is
@@ -601,7 +635,13 @@ unsafe fn band_blocks<const N: usize, const S: usize, const R: usize, const STRE
     let c = 64 / N;
     let mut i0 = 0;
     while i0 < band.blocks {
-        let stacked = if i0 + 1 < band.blocks { 2 } else { 1 };
+        // The first block row pairs with the wrapped blocks, if any.
+        let wrapped = band.wrapped.filter(|_| i0 == 0 && S == c);
+        let stacked = if i0 + 1 < band.blocks && wrapped.is_none() {
+            2
+        } else {
+            1
+        };
         let src = band
             .src
             .wrapping_offset((i0 * c).cast_signed() * band.row_bytes);
@@ -614,6 +654,26 @@ unsafe fn band_blocks<const N: usize, const S: usize, const R: usize, const STRE
             prefetch_rows(next, band.row_bytes, ahead * c, band.cols * N);
         }
         for j0 in (0..band.cols).step_by(c) {
+            if let Some(w) = wrapped.filter(|w| j0 > 0 || !w.first_column) {
+                // SAFETY: the caller's contract: the block as below, and
+                // the wrapped block of the columns from `j0 - 1`, whose
+                // destination line is the one before the block's in each
+                // row.
+                unsafe {
+                    let regs = load_wrapped::<S>(
+                        w.tail.wrapping_add(j0 * N).wrapping_sub(N),
+                        w.head.wrapping_add(j0 * N),
+                        band.row_bytes,
+                        w.rows,
+                    );
+                    let before = permute_rounds::<N, S, R>(regs, indices);
+                    let regs = load_rows::<S>(src.wrapping_add(j0 * N), band.row_bytes);
+                    let block = permute_rounds::<N, S, R>(regs, indices);
+                    let out = band.dst.add(j0 * band.dst_row_bytes);
+                    store_pairs(&before, &block, out.sub(64), band.dst_row_bytes, STREAM);
+                }
+                continue;
+            }
             // SAFETY: the caller's contract: `stacked` blocks of `C`
             // source rows of 64 bytes from column `j0`, destination rows
             // `j0..j0 + C`, `stacked` lines each, from the first block's
@@ -669,12 +729,7 @@ unsafe fn stacked_blocks<const N: usize, const S: usize, const R: usize, const S
                 return;
             }
             let lower = permute_rounds::<N, S, R>(load_rows::<S>(second, row_bytes), indices);
-            let mut row = out;
-            for (upper, lower) in upper.into_iter().zip(lower) {
-                store_row(upper, row, STREAM, None);
-                store_row(lower, row.add(64), STREAM, None);
-                row = row.wrapping_add(dst_row_bytes);
-            }
+            store_pairs(&upper, &lower, out, dst_row_bytes, STREAM);
         }
     } else if let Some((upper, lower)) = scratch {
         // SAFETY: the caller's contract.
@@ -972,6 +1027,34 @@ unsafe fn store_rows<const S: usize>(
         // SAFETY: the caller's contract.
         unsafe {
             store_row(reg, row, stream, mask);
+        }
+        row = row.wrapping_add(stride);
+    }
+}
+
+/// Stores `upper` and `lower` as rows of 128 bytes, the first at `first`,
+/// `stride` bytes apart: each row `upper`'s register then `lower`'s, with
+/// streaming stores if `stream`.
+///
+/// # Safety
+///
+/// Each row must be 128 writable bytes, 64-byte aligned if streamed.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+#[allow(unsafe_code)]
+unsafe fn store_pairs<const S: usize>(
+    upper: &[__m512i; S],
+    lower: &[__m512i; S],
+    first: *mut u8,
+    stride: usize,
+    stream: bool,
+) {
+    let mut row = first;
+    for (&upper, &lower) in upper.iter().zip(lower) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            store_row(upper, row, stream, None);
+            store_row(lower, row.add(64), stream, None);
         }
         row = row.wrapping_add(stride);
     }

@@ -722,6 +722,19 @@ fn avx512_blocks_and_their_edges() {
             assert_eq!(strategy, Strategy::Streaming, "{n}-byte {rows}x{cols}");
         }
     }
+    // The same over several tiles, the source 16 bytes off a line (a band
+    // of columns before and after the aligned ones): the first tile's
+    // first whole blocks are streamed with the wrapped blocks before them.
+    // (element bytes, source rows, columns, source row padding)
+    for (n, rows, cols, src_pad) in [(4, 1040, 2100, 12), (8, 1032, 1040, 0)] {
+        for flipped in [false, true] {
+            let (src, dst) = transpose_views(rows, cols, flipped, 0, 1, src_pad);
+            let strategy = check_on_lines(&src, &dst, n, (16, 0));
+            if detected_simd_level() >= SimdLevel::Avx512 {
+                assert_eq!(strategy, Strategy::Streaming, "{n}-byte {rows}x{cols}");
+            }
+        }
+    }
     // Large (8 MiB and more: streaming stores where the rows allow).
     // (element bytes, source rows, columns, destination row padding,
     // destination offset, source row padding)
