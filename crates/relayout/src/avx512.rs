@@ -223,6 +223,14 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
     } else {
         None
     };
+    // Large transposes whose destination rows do not share their place in
+    // a line stream them realigned, through a carry a row
+    // (`band_blocks`).
+    let mut carries = if large && aligned.is_none() {
+        Some(Carries([[0; 64]; MAX_BAND]))
+    } else {
+        None
+    };
     // Bands of source columns: the aligned ones, and where the source rows
     // do not start (end) on a line, one block of the first (last) columns,
     // its loads spanning two lines, overlapping the first (last) aligned
@@ -316,11 +324,7 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
                 #[allow(unsafe_code)]
                 unsafe {
                     let scratch = lines.as_mut().zip(second.as_mut());
-                    if stream {
-                        band_blocks::<N, S, R, true>(&band, &indices, scratch);
-                    } else {
-                        band_blocks::<N, S, R, false>(&band, &indices, scratch);
-                    }
+                    band_blocks::<N, S, R>(&band, &indices, scratch, carries.as_mut());
                 }
                 0
             } else {
@@ -400,14 +404,15 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
                         #[allow(unsafe_code)]
                         unsafe {
                             block_groups::<N, S, R>(first, row_bytes, count, lines, &indices);
-                            write_groups::<N, S>(
-                                &[lines],
-                                dst.add(first_out),
-                                row_stride * N,
-                                stream,
-                                mask,
-                            );
                         }
+                        let out = dst.wrapping_add(first_out);
+                        write_groups::<N, S>(&[lines], |row, _, reg| {
+                            // SAFETY: as above, row `row`.
+                            #[allow(unsafe_code)]
+                            unsafe {
+                                store_row(reg, out.add(row * row_stride * N), stream, mask);
+                            }
+                        });
                     } else {
                         // SAFETY: as above, one group (`S = c`).
                         #[allow(unsafe_code)]
@@ -425,7 +430,7 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
             }
         }
     }
-    if stream {
+    if large {
         // Streaming stores are weakly ordered: make them visible before
         // the relayout returns (or the next piece's ordinary stores).
         sfence();
@@ -605,9 +610,11 @@ struct Wrapped {
 }
 
 /// The blocks of `band`, two block rows at a time (one where only one is
-/// left), each pair left to right, with streaming stores if `STREAM`;
-/// `scratch` holds the register groups of 1 and 2-byte elements (see
-/// [`write_groups`]).
+/// left), each pair left to right, written with streaming stores:
+/// straight to the destination if its rows share their place in a line
+/// (the blocks start on lines), else realigned through `carries` (see
+/// [`put_piece`]); `scratch` holds the register groups of 1 and 2-byte
+/// elements (see [`write_groups`]).
 ///
 /// Two blocks one under the other make `C` destination row pieces of two
 /// lines each, stored line after line (see [`stacked_blocks`]): streaming
@@ -622,15 +629,17 @@ struct Wrapped {
 /// # Safety
 ///
 /// Every source row piece and destination row piece of the band's blocks
-/// must be inside its buffer, and on a line if `STREAM`; `scratch` must be
-/// given for 1 and 2-byte elements (`S < C`).
+/// must be inside its buffer, and on a line unless `carries` is given
+/// (then `band.cols` is at most [`MAX_BAND`]); `scratch` must be given
+/// for 1 and 2-byte elements (`S < C`).
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline(never)]
 #[allow(unsafe_code)]
-unsafe fn band_blocks<const N: usize, const S: usize, const R: usize, const STREAM: bool>(
+unsafe fn band_blocks<const N: usize, const S: usize, const R: usize>(
     band: &Band,
     indices: &[[[u8; 64]; 2]; R],
     mut scratch: Option<(&mut Lines, &mut Lines)>,
+    mut carries: Option<&mut Carries>,
 ) {
     let c = 64 / N;
     let mut i0 = 0;
@@ -670,20 +679,25 @@ unsafe fn band_blocks<const N: usize, const S: usize, const R: usize, const STRE
                     let regs = load_rows::<S>(src.wrapping_add(j0 * N), band.row_bytes);
                     let block = permute_rounds::<N, S, R>(regs, indices);
                     let out = band.dst.add(j0 * band.dst_row_bytes);
-                    store_pairs(&before, &block, out.sub(64), band.dst_row_bytes, STREAM);
+                    store_pairs(&before, &block, out.sub(64), band.dst_row_bytes, true);
                 }
                 continue;
             }
+            let out = Out {
+                first: band.dst.wrapping_add(j0 * band.dst_row_bytes + i0 * c * N),
+                row_bytes: band.dst_row_bytes,
+                carries: carries.as_mut().map(|k| &mut k.0[j0..j0 + c]),
+                starting: i0 == 0,
+            };
             // SAFETY: the caller's contract: `stacked` blocks of `C`
             // source rows of 64 bytes from column `j0`, destination rows
-            // `j0..j0 + C`, `stacked` lines each, from the first block's
-            // column.
+            // `j0..j0 + C`, `stacked` pieces of 64 bytes each, from the
+            // first block's column.
             unsafe {
-                stacked_blocks::<N, S, R, STREAM>(
+                stacked_blocks::<N, S, R>(
                     src.wrapping_add(j0 * N),
                     band.row_bytes,
-                    band.dst.add(j0 * band.dst_row_bytes + i0 * c * N),
-                    band.dst_row_bytes,
+                    out,
                     stacked,
                     indices,
                     scratch.as_mut().map(|(a, b)| (&mut **a, &mut **b)),
@@ -692,27 +706,141 @@ unsafe fn band_blocks<const N: usize, const S: usize, const R: usize, const STRE
         }
         i0 += stacked;
     }
+    if let Some(carries) = carries
+        && band.blocks > 0
+    {
+        // Each row's last piece: the part of it on the line after the
+        // last one streamed.
+        for (r, carry) in carries.0.iter().take(band.cols).enumerate() {
+            let last = band
+                .dst
+                .wrapping_add(r * band.dst_row_bytes + (band.blocks - 1) * 64);
+            let place = last.addr() % 64;
+            if place > 0 {
+                // SAFETY: the caller's contract: the last piece of row `r`
+                // is 64 bytes inside the destination.
+                unsafe {
+                    _mm512_mask_storeu_epi8(last.cast(), !(u64::MAX >> place), load(carry));
+                }
+            }
+        }
+    }
 }
+
+/// The widest band of a large transpose, in destination rows (128 bytes
+/// of the source rows: [`band`] for bytes).
+const MAX_BAND: usize = 128;
+
+/// A 64-byte carry for each destination row of a band (see
+/// [`put_piece`]).
+#[repr(align(64))]
+struct Carries([[u8; 64]; MAX_BAND]);
+
+/// Where [`stacked_blocks`] writes: row pieces `row_bytes` apart from
+/// `first`, straight, or through `carries` (one a row) if given.
+struct Out<'a> {
+    /// The first row's first piece.
+    first: *mut u8,
+    /// From one row to the next.
+    row_bytes: usize,
+    /// The rows' carries, where the rows do not start on lines.
+    carries: Option<&'a mut [[u8; 64]]>,
+    /// Whether these are the first pieces of the rows in this band.
+    starting: bool,
+}
+
+impl Out<'_> {
+    /// Writes `reg` as piece `piece` (0 or 1: the two blocks of a pair)
+    /// of row `row` (see [`put_piece`]).
+    ///
+    /// # Safety
+    ///
+    /// The piece must be 64 bytes inside the destination, on a line
+    /// unless there are carries (then `row` below their count).
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    #[inline]
+    #[allow(unsafe_code)]
+    unsafe fn put(&mut self, row: usize, piece: usize, reg: __m512i) {
+        let at = self.first.wrapping_add(row * self.row_bytes + piece * 64);
+        // SAFETY: the caller's contract.
+        unsafe {
+            match &mut self.carries {
+                None => store_row(reg, at, true, None),
+                Some(carries) => put_piece(reg, at, &mut carries[row], self.starting && piece == 0),
+            }
+        }
+    }
+}
+
+/// Writes `reg`, a destination row piece of 64 bytes at `at` that need
+/// not start on a line, with a streaming store of the whole line it
+/// starts in: the end of the row's previous piece (its `carry`) then the
+/// start of this one, bytes shifted with a two-table byte permute
+/// ([`SHIFTS`]). The row's first piece in a band (`first`) writes its
+/// part of its first line with a masked ordinary store instead (the line
+/// is shared with what comes before it), and [`band_blocks`] writes the
+/// last piece's part of the line after the last one. `reg` becomes the
+/// carry.
+///
+/// # Safety
+///
+/// The 64 bytes at `at` must be inside the destination, and (unless
+/// `first`) the row's previous piece must be the 64 bytes before them,
+/// held in `carry`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+#[inline]
+#[allow(unsafe_code)]
+unsafe fn put_piece(reg: __m512i, at: *mut u8, carry: &mut [u8; 64], first: bool) {
+    let place = at.addr() % 64;
+    // SAFETY: the caller's contract: the line from `at - place` holds
+    // the previous piece's last `place` bytes and this one's first.
+    unsafe {
+        if first {
+            _mm512_mask_storeu_epi8(at.cast(), u64::MAX >> place, reg);
+        } else {
+            let line = permute::<1>(load(carry), load(&SHIFTS[place]), reg);
+            _mm512_stream_si512(at.sub(place).cast(), line);
+        }
+    }
+    store64(reg, carry);
+}
+
+/// For each place `p` in a line, the byte permute indices that make the
+/// line starting `p` bytes before a piece from the previous piece (first
+/// table) and the piece (second): byte `k` is byte `64 - p + k` of the
+/// two.
+const SHIFTS: [[u8; 64]; 64] = {
+    let mut shifts = [[0; 64]; 64];
+    let mut p = 0;
+    while p < 64 {
+        let mut k = 0;
+        while k < 64 {
+            shifts[p][k] = (64 - p + k) as u8;
+            k += 1;
+        }
+        p += 1;
+    }
+    shifts
+};
 
 /// `stacked` (1 or 2) whole blocks, one under the other: source rows of
 /// 64 bytes from `first`, `row_bytes` apart (the second block's `C` rows
 /// further), transposed into `C` destination row pieces of `64 ·
-/// stacked` bytes from `out`, `dst_row_bytes` apart, each written line
-/// after line, with streaming stores if `STREAM`. 1 and 2-byte elements
-/// meet their register groups in `scratch` (one `Lines` a block).
+/// stacked` bytes, written through `out` line after line. 1 and 2-byte
+/// elements meet their register groups in `scratch` (one `Lines` a
+/// block).
 ///
 /// # Safety
 ///
-/// Each of those rows must be inside its buffer, and each destination
-/// row piece on a line if `STREAM`; `scratch` must be given if `S < C`.
+/// Each of those rows must be inside its buffer, as for [`Out::put`];
+/// `scratch` must be given if `S < C`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline]
 #[allow(unsafe_code)]
-unsafe fn stacked_blocks<const N: usize, const S: usize, const R: usize, const STREAM: bool>(
+unsafe fn stacked_blocks<const N: usize, const S: usize, const R: usize>(
     first: *const u8,
     row_bytes: isize,
-    out: *mut u8,
-    dst_row_bytes: usize,
+    mut out: Out<'_>,
     stacked: usize,
     indices: &[[[u8; 64]; 2]; R],
     scratch: Option<(&mut Lines, &mut Lines)>,
@@ -725,23 +853,34 @@ unsafe fn stacked_blocks<const N: usize, const S: usize, const R: usize, const S
         unsafe {
             let upper = permute_rounds::<N, S, R>(load_rows::<S>(first, row_bytes), indices);
             if stacked == 1 {
-                store_rows(&upper, out, dst_row_bytes, STREAM, None);
+                for (row, &reg) in upper.iter().enumerate() {
+                    out.put(row, 0, reg);
+                }
                 return;
             }
             let lower = permute_rounds::<N, S, R>(load_rows::<S>(second, row_bytes), indices);
-            store_pairs(&upper, &lower, out, dst_row_bytes, STREAM);
+            for (row, (&upper, &lower)) in upper.iter().zip(&lower).enumerate() {
+                out.put(row, 0, upper);
+                out.put(row, 1, lower);
+            }
         }
     } else if let Some((upper, lower)) = scratch {
         // SAFETY: the caller's contract.
         unsafe {
             block_groups::<N, S, R>(first, row_bytes, c, upper, indices);
-            if stacked == 1 {
-                write_groups::<N, S>(&[upper], out, dst_row_bytes, STREAM, None);
-            } else {
+            if stacked == 2 {
                 block_groups::<N, S, R>(second, row_bytes, c, lower, indices);
-                write_groups::<N, S>(&[upper, lower], out, dst_row_bytes, STREAM, None);
             }
         }
+        let blocks: &[&Lines] = if stacked == 1 {
+            &[upper]
+        } else {
+            &[upper, lower]
+        };
+        // SAFETY: the caller's contract, for each piece.
+        write_groups::<N, S>(blocks, |row, piece, reg| unsafe {
+            out.put(row, piece, reg)
+        });
     }
 }
 
@@ -829,8 +968,12 @@ unsafe fn whole_block<const N: usize, const S: usize, const R: usize>(
 fn prefetch_rows(first: *const u8, stride: isize, rows: usize, bytes: usize) {
     let mut row = first;
     for _ in 0..rows {
-        for offset in (0..bytes).step_by(64) {
-            _mm_prefetch::<_MM_HINT_T1>(row.wrapping_add(offset).cast());
+        // Every line the row's bytes touch: one more where they start
+        // inside a line.
+        let place = row.addr() % 64;
+        let line = row.wrapping_sub(place);
+        for offset in (0..place + bytes).step_by(64) {
+            _mm_prefetch::<_MM_HINT_T1>(line.wrapping_add(offset).cast());
         }
         row = row.wrapping_offset(stride);
     }
@@ -1082,32 +1225,22 @@ unsafe fn store_row(reg: __m512i, at: *mut u8, stream: bool, mask: Option<u64>) 
     }
 }
 
-/// Writes the destination rows of one block of 1 or 2-byte elements, or
+/// The destination row pieces of one block of 1 or 2-byte elements, or
 /// of two one under the other, from their register groups in `blocks`
-/// (`C / S` groups of `S` registers each; see [`blocks`]): a destination
-/// row piece is one 16-byte (32-byte) piece from each of the 4 (2)
-/// groups, at the same place in their registers, so a transpose of those
-/// pieces across the groups' registers makes whole row pieces. For bytes,
-/// register `k` of a group holds the pieces of rows `k`, `k + 16`, `k +
-/// 32` and `k + 48` (see [`unpack_bytes`]); for 2-byte elements, register
-/// `r` those of rows `2r` and `2r + 1` (see [`round_indices`]). Rows go
-/// `dst_row_bytes` apart from `first`, the blocks' pieces of a row side by
-/// side, stored one after the other (see [`band_blocks`]), with streaming
-/// stores if `stream`, masked as `mask` (see [`store_rows`]).
-///
-/// # Safety
-///
-/// As for [`store_rows`], for the `C = 64 / N` destination rows, `64 ·
-/// blocks.len()` bytes each.
+/// (`C / S` groups of `S` registers each; see [`blocks`]), each handed to
+/// `put(row, block, piece)`: a destination row piece is one 16-byte
+/// (32-byte) piece from each of the 4 (2) groups, at the same place in
+/// their registers, so a transpose of those pieces across the groups'
+/// registers makes whole row pieces. For bytes, register `k` of a group
+/// holds the pieces of rows `k`, `k + 16`, `k + 32` and `k + 48` (see
+/// [`unpack_bytes`]); for 2-byte elements, register `r` those of rows `2r`
+/// and `2r + 1` (see [`round_indices`]). The blocks' pieces of a row come
+/// one after the other (see [`band_blocks`]).
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline]
-#[allow(unsafe_code)]
-unsafe fn write_groups<const N: usize, const S: usize>(
+fn write_groups<const N: usize, const S: usize>(
     blocks: &[&Lines],
-    first: *mut u8,
-    dst_row_bytes: usize,
-    stream: bool,
-    mask: Option<u64>,
+    mut put: impl FnMut(usize, usize, __m512i),
 ) {
     for k in 0..S {
         // Each block's row pieces of register `k`: 4 for bytes, 2 for
@@ -1144,17 +1277,8 @@ unsafe fn write_groups<const N: usize, const S: usize>(
         }
         for q in 0..64 / N / S {
             let row = if N == 1 { k + S * q } else { 2 * k + q };
-            for (p, rows) in pieces.iter().take(blocks.len()).enumerate() {
-                // SAFETY: the caller's contract: destination row `row`,
-                // its piece of block `p`.
-                unsafe {
-                    store_row(
-                        rows[q],
-                        first.add(row * dst_row_bytes + 64 * p),
-                        stream,
-                        mask,
-                    );
-                }
+            for (block, rows) in pieces.iter().take(blocks.len()).enumerate() {
+                put(row, block, rows[q]);
             }
         }
     }
