@@ -17,11 +17,15 @@
 //! first and meet there ([`write_groups`]). Blocks start on the source
 //! rows' and the destination rows' 64-byte lines where all rows share
 //! their place in a line: every line is then read once, whole, and
-//! written whole with a streaming store (no read for ownership). The
-//! partial row blocks around them are written with masked ordinary
-//! stores; the columns before and after the aligned ones by one block each
-//! that overlaps its aligned neighbour (loads spanning two lines; rows
-//! shorter than a block go to the staged tiles).
+//! written whole with a streaming store (no read for ownership). Where the
+//! destination rows do not share their place in a line (their length is
+//! no multiple of 64 bytes), a large transpose streams them realigned:
+//! each line made of the end of one block's row piece and the start of
+//! the next ([`put_piece`]). The partial row blocks around them are
+//! written with masked ordinary stores; the columns before and after the
+//! aligned ones by one block each that overlaps its aligned neighbour
+//! (loads spanning two lines; rows shorter than a block go to the staged
+//! tiles).
 //!
 //! Blocks are visited tile by tile ([`tile_blocks`] blocks of source rows:
 //! the tile's source pages stay in the TLB), and within a tile band by
@@ -593,7 +597,12 @@ struct Band {
 /// band pair with: in each destination row, the line of the wrapped block
 /// of the columns one before the block's comes right before the block's
 /// first line, so the two are streamed one after the other (see
-/// [`band_blocks`]). Only for 4 and 8-byte elements (`S = C`).
+/// [`band_blocks`]). Only for 4 and 8-byte elements (`S = C`). Measured
+/// (NCHW→NHWC f32[32,64,56,56], one thread, times a plain copy, fastest of
+/// 21 calls, two processes, against the wrapped blocks streamed alone, a
+/// line a row): the source on a line and the destination 16 bytes off
+/// one 0.77–0.81 against 0.91–0.94, both 16 bytes off 0.88–0.98 against
+/// 1.02–1.04.
 #[derive(Clone, Copy)]
 struct Wrapped {
     /// The first source row after the whole blocks, at the band's first
@@ -780,7 +789,11 @@ impl Out<'_> {
 /// part of its first line with a masked ordinary store instead (the line
 /// is shared with what comes before it), and [`band_blocks`] writes the
 /// last piece's part of the line after the last one. `reg` becomes the
-/// carry.
+/// carry. Measured on the Xeon (2-vCPU VM, one thread, times a plain copy,
+/// best of 9, against the ordinary stores these rows had before): f32
+/// [1000,3000] 1.60 against 4.15, [3000,1000] 1.64 against 3.67,
+/// [4104,4096] 1.33 against 2.97; f64 [2050,2050] 1.31 against 2.59; u8
+/// [8200,8192] 1.90 against 3.61; u16 [4100,4096] 2.40 against 4.22.
 ///
 /// # Safety
 ///
@@ -969,7 +982,9 @@ fn prefetch_rows(first: *const u8, stride: isize, rows: usize, bytes: usize) {
     let mut row = first;
     for _ in 0..rows {
         // Every line the row's bytes touch: one more where they start
-        // inside a line.
+        // inside a line (measured, u16 [4096,4100], whose source rows
+        // start anywhere in a line: 1.53–1.74 times a copy against
+        // 2.55–2.63 with the row's first line only).
         let place = row.addr() % 64;
         let line = row.wrapping_sub(place);
         for offset in (0..place + bytes).step_by(64) {
