@@ -260,7 +260,10 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
     // rows after `rows_end` at column `j`, then those before `head` at
     // column `j + 1`), written whole, with a streaming store if large.
     // Only the first column's head and the last block of columns (which
-    // has no next column) keep the partial blocks. Measured (NCHW→NHWC
+    // has no next column) keep the partial blocks. In large transposes
+    // `band_blocks` streams the wrapped blocks but the first column's,
+    // each with the first whole block of the columns after it (see
+    // `Wrapped`). Measured (NCHW→NHWC
     // f32[32,64,56,56], the destination 16, 32 or 48 bytes off a line,
     // times a plain copy, best of 9): see `kernels::streams_whole_lines`.
     let wrap = S == c && head > 0 && row_stride == a_size && a_size.is_multiple_of(c) && b_size > c;
