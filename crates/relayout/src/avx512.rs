@@ -327,7 +327,8 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
                 // `tile_start..tile_end` and columns `b0..band_end` (a
                 // multiple of `c`), and their destination rows, are
                 // inside `src` and `dst` (checked by `inside`), and on
-                // lines where streamed (`head`).
+                // lines (`head`) unless realigned through `carries` (the
+                // band's columns are at most `MAX_BAND`: `band`).
                 #[allow(unsafe_code)]
                 unsafe {
                     let scratch = lines.as_mut().zip(second.as_mut());
