@@ -744,6 +744,11 @@ unsafe fn band_blocks<const N: usize, const S: usize, const R: usize>(
 /// of the source rows: [`band`] for bytes).
 const MAX_BAND: usize = 128;
 
+const _: () = assert!(
+    band(1) <= MAX_BAND && band(2) <= MAX_BAND && band(4) <= MAX_BAND && band(8) <= MAX_BAND,
+    "every band fits the carries"
+);
+
 /// A 64-byte carry for each destination row of a band (see
 /// [`put_piece`]).
 #[repr(align(64))]
