@@ -3,8 +3,9 @@
 //! `simd.rs`) found AVX-512 F, BW and VBMI. Relayouts too large to stay in
 //! cache (`kernels::STREAM_MIN_BYTES`) write with streaming stores, in
 //! tiles and bands (below); smaller ones with ordinary stores, one block
-//! per band (or diagonal: [`blocks_in_cache`]), each block's stores
-//! finding their lines in L1 ([`prefetch_lines`]).
+//! per band (or diagonal), in square tiles where the bands are long
+//! ([`blocks_in_cache`]), each block's stores finding their lines in L1
+//! ([`prefetch_lines`]).
 //!
 //! A *block* is `C = 64 / N` source rows by `C` columns: the source rows'
 //! 64-byte pieces in, `C` whole 64-byte destination row pieces out. It is
@@ -184,9 +185,10 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
         return None;
     }
     let stream = large && aligned.is_some();
-    // In cache: one block per band, the whole height per tile, ordinary
-    // stores, and no software prefetching of the next block's source
-    // (its destination lines are: `prefetch_lines`). Measured when
+    // In cache: one block per band, ordinary stores, and no software
+    // prefetching of the next block's source (its destination lines are:
+    // `prefetch_lines`); the whole blocks of 4 and 8-byte elements take
+    // `blocks_in_cache`, the rest the whole height per tile. Measured when
     // chosen, times a plain copy, before the plain loop and the diagonals
     // of `blocks_in_cache` (whose docs give today's figures): f32 1024²
     // 2.7–3.2 against 3.2 with bands of 2 blocks, 6.5 with 8, and 3.9–4.6
@@ -450,24 +452,29 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
 }
 
 /// The whole blocks of source rows `rows` and columns `cols` of a
-/// transpose in cache, band by band (one block wide), each band top to
-/// bottom, with ordinary stores. Where the source rows are a multiple of
-/// [`SET_PERIOD`] apart, each band is a diagonal instead (the next block
-/// row one block further right, wrapping around), so that consecutive
-/// blocks read lines of different L1 sets: measured (best of 15, buffers
-/// on a line and 16 bytes off, two runs alternating with bands) f32 1024²
-/// 184–197 µs against 204–228 (2.13–2.29 times a plain copy), f64 512²
-/// 67–72 µs against 101–110; rows 4160 bytes apart (which keep bands)
-/// unchanged. The rows start on whole blocks, the
-/// columns are a multiple of `C = S` (4 and 8-byte elements). `src` is the
-/// transpose's first source element, `row_bytes` apart (either sign);
-/// `dst` its first destination element, `dst_row_bytes` apart. A plain
-/// loop of its own, so that the compiler keeps the block's addresses in
-/// registers: measured against the general loop of [`blocks`] (best of
-/// 15, times a plain copy, buffers on a line and 16 bytes off one, two
-/// runs): f32 1024² 2.42–2.61 against 3.06–3.27, f64 512² 2.36–2.58
-/// against 3.00–3.04, f32 512² 1.72–1.91 against 2.38–2.59; the same 16 ×
-/// 16 blocks in a bare loop outside the engine 2.1–2.2.
+/// transpose in cache, with ordinary stores, in passes down the source
+/// rows: bands one block wide, or where the source rows are a multiple of
+/// [`SET_PERIOD`] apart diagonals (the next block row one block further
+/// right, wrapping around), so that consecutive blocks read lines of
+/// different L1 sets. Where there are more than [`WHOLE_HEIGHT_ROWS`]
+/// source rows, the passes are cut to square tiles of [`CACHE_TILE`]
+/// rows and columns, tile by tile.
+///
+/// Each block prefetches the destination lines of the tile's block after
+/// it, in its pass or the next (see [`prefetch_lines`]). The rows start on
+/// whole blocks, the columns are a multiple of `C = S` (4 and 8-byte
+/// elements). `src` is the transpose's first source element, `row_bytes`
+/// apart (either sign); `dst` its first destination element,
+/// `dst_row_bytes` apart. A plain loop of its own, so that the compiler
+/// keeps the block's addresses in registers.
+///
+/// Measured, diagonals against bands (best of 15, buffers on a line and
+/// 16 bytes off, two runs alternating): f32 1024² 184–197 µs against
+/// 204–228, f64 512² 67–72 µs against 101–110; rows 4160 bytes apart
+/// (which keep bands) unchanged. The plain loop against the general loop
+/// of [`blocks`] (best of 15, times a plain copy): f32 1024² 2.42–2.61
+/// against 3.06–3.27, f64 512² 2.36–2.58 against 3.00–3.04, f32 512²
+/// 1.72–1.91 against 2.38–2.59. For the tiles, see [`CACHE_TILE`].
 ///
 /// # Safety
 ///
@@ -487,82 +494,90 @@ unsafe fn blocks_in_cache<const N: usize, const S: usize, const R: usize>(
 ) {
     let c = 64 / N;
     let (row_blocks, col_blocks) = (rows.len() / c, cols.len() / c);
-    let skew = row_bytes.unsigned_abs().is_multiple_of(SET_PERIOD);
-    // From one block to the next: down a band, or down and right.
-    let (src_step, dst_step) = if skew {
-        (
-            c.cast_signed() * row_bytes + (c * N).cast_signed(),
-            c * N + c * dst_row_bytes,
-        )
+    // Blocks a tile, down and across.
+    let tile = if rows.len() > WHOLE_HEIGHT_ROWS {
+        CACHE_TILE / c
     } else {
-        (c.cast_signed() * row_bytes, c * N)
+        usize::MAX
     };
-    for band in 0..col_blocks {
-        // Runs of blocks with those steps: the band, or the pieces of its
-        // diagonal between wraps to the first column.
-        let (mut k, mut j) = (0, band);
-        while k < row_blocks {
-            let count = if skew {
-                (row_blocks - k).min(col_blocks - j)
-            } else {
-                row_blocks - k
-            };
-            let (i0, j0) = (rows.start + k * c, cols.start + j * c);
-            let first = src
-                .wrapping_offset(i0.cast_signed() * row_bytes)
-                .wrapping_add(j0 * N);
-            // SAFETY: the run's blocks are `(k + m, j + m)` for `m <
-            // count` (down a band: `(k + m, j)`), and `count` is at most
-            // `row_blocks - k` and (in diagonals) `col_blocks - j`, so each
-            // is a whole block of `rows` and `cols`, whose source rows of
-            // 64 bytes and destination rows of 64 bytes are inside the
-            // buffers (the caller's contract).
-            unsafe {
-                let out = dst.add(j0 * dst_row_bytes + i0 * N);
-                block_run::<N, S, R>(
-                    (first, row_bytes, src_step),
-                    (out, dst_row_bytes, dst_step),
-                    count,
-                    indices,
-                );
+    // Block columns from one block row to the next: 1 in diagonals.
+    let shift = usize::from(row_bytes.unsigned_abs().is_multiple_of(SET_PERIOD));
+    // Where block `(k, j)` (block row, block column) starts: its first
+    // source row piece and its first destination row piece.
+    let block = |k: usize, j: usize| {
+        let (i0, j0) = (rows.start + k * c, cols.start + j * c);
+        (
+            src.wrapping_offset(i0.cast_signed() * row_bytes)
+                .wrapping_add(j0 * N),
+            dst.wrapping_add(j0 * dst_row_bytes + i0 * N),
+        )
+    };
+    for k0 in (0..row_blocks).step_by(tile) {
+        let k_end = row_blocks.min(k0.saturating_add(tile));
+        for j0 in (0..col_blocks).step_by(tile) {
+            let width = tile.min(col_blocks - j0);
+            // Pass `pass` of the tile takes block column `pass` in its
+            // first block row, then `shift` further right a row, wrapping
+            // around within the tile.
+            for pass in 0..width {
+                let mut j = pass;
+                let (mut first, mut out) = block(k0, j0 + j);
+                for k in k0..k_end {
+                    let next_j = if j + shift == width { 0 } else { j + shift };
+                    let next = if k + 1 < k_end {
+                        block(k + 1, j0 + next_j)
+                    } else {
+                        // The next pass's first block (the tile's first
+                        // after its last: a harmless prefetch).
+                        block(k0, j0 + (pass + 1) % width)
+                    };
+                    prefetch_lines(next.1, dst_row_bytes, c);
+                    // SAFETY: block `(k, j0 + j)` is a whole block of
+                    // `rows` and `cols` (`k < row_blocks`, `j < width`),
+                    // whose source and destination row pieces of 64
+                    // bytes are inside the buffers (the caller's
+                    // contract).
+                    unsafe {
+                        whole_block::<N, S, R>(
+                            first,
+                            row_bytes,
+                            out,
+                            dst_row_bytes,
+                            false,
+                            indices,
+                        );
+                    }
+                    ((first, out), j) = (next, next_j);
+                }
             }
-            k += count;
-            j = 0;
         }
     }
 }
 
-/// `count` whole blocks with ordinary stores: the first's source rows
-/// from `src.0`, `src.1` bytes apart, and its destination rows from
-/// `dst.0`, `dst.1` bytes apart; each next block's `src.2` and `dst.2`
-/// bytes further. A plain loop, so that the addresses stay in registers.
-///
-/// # Safety
-///
-/// Each block's source and destination rows must be inside their buffers.
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-#[inline]
-#[allow(unsafe_code)]
-unsafe fn block_run<const N: usize, const S: usize, const R: usize>(
-    src: (*const u8, isize, isize),
-    dst: (*mut u8, usize, usize),
-    count: usize,
-    indices: &[[[u8; 64]; 2]; R],
-) {
-    let (mut first, row_bytes, src_step) = src;
-    let (mut out, dst_row_bytes, dst_step) = dst;
-    for _ in 0..count {
-        // The next block's destination lines, while this one is written
-        // (see `prefetch_lines`; an address past the run is harmless).
-        prefetch_lines(out.wrapping_add(dst_step), dst_row_bytes, 64 / N);
-        // SAFETY: the caller's contract.
-        unsafe {
-            whole_block::<N, S, R>(first, row_bytes, out, dst_row_bytes, false, indices);
-        }
-        first = first.wrapping_offset(src_step);
-        out = out.wrapping_add(dst_step);
-    }
-}
+/// Source rows and columns per tile of a transpose in cache (see
+/// [`blocks_in_cache`]): the tile's source lines and destination lines,
+/// 64 KiB each for 4-byte elements, stay in L2 from one pass to the next,
+/// and its 256 rows' pages in the TLB. Measured on the Xeon (2-vCPU VM;
+/// fastest of 60 calls ÷ a plain copy, one process each, two runs, whole
+/// height passes against tiles of 64 / 128 / 192 / 256): f32 1024² 2.20
+/// and 1.38 against – / 1.27 / – / 1.30 and 1.29 / 1.31 / 1.29 / –,
+/// f64 [1024,512] 2.02 and 1.84 against – / 1.14 / – / 1.28 and 1.21 /
+/// 1.06 / 1.11 / –, f64 700² 1.39, 1.21 against 1.19, 1.14 (128), f64
+/// [724,1024] 1.36, 1.33 against 1.25, 1.14, f32 [1448,724] 1.60, 1.52
+/// against 1.45, 1.37, f32 [4096,256] 1.53 against 1.41, 1.42, f32
+/// [1024,768] 1.66, 1.77 against 1.52, 1.61; the same or within 3%
+/// elsewhere but for few source rows (see [`WHOLE_HEIGHT_ROWS`]). 32
+/// under fuzzing and Miri, so that small arrays take several tiles of
+/// several blocks.
+const CACHE_TILE: usize = if SMALL_THRESHOLDS { 32 } else { 128 };
+
+/// Transposes in cache down at most this many source rows take passes of
+/// the whole height (see [`blocks_in_cache`]): cut to tiles they measured
+/// slower (as for [`CACHE_TILE`], whole height against tiles of 128): f64
+/// 512² 1.18, 1.15 against 1.24, 1.27, f32 [512,2048] 1.30, 1.16 against
+/// 1.45, 1.21, f32 [256,4096] 1.14, 1.12 against 1.16, 1.17. 16 under
+/// fuzzing and Miri.
+const WHOLE_HEIGHT_ROWS: usize = if SMALL_THRESHOLDS { 16 } else { 512 };
 
 /// Bytes apart, lines of the same L1 data cache set (64 sets of 64-byte
 /// lines on every x86-64 CPU with AVX-512): a band's block of source rows

@@ -701,6 +701,18 @@ fn avx512_blocks_and_their_edges() {
             }
         }
     }
+    // In cache, more than 512 source rows: square tiles of 128 rows and
+    // columns, the last ones partial both ways, in diagonals (source rows
+    // 4 KiB apart) and in bands.
+    // (element bytes, source rows, columns, source row strides)
+    for (n, rows, cols, strides) in [(4, 645, 179, [1024, 180]), (8, 563, 299, [512, 301])] {
+        for stride in strides {
+            for flipped in [false, true] {
+                let (src, dst) = transpose_views(rows, cols, flipped, 0, 0, stride - cols);
+                check_on_lines(&src, &dst, n, (0, 0));
+            }
+        }
+    }
     // Destination rows back to back, whole lines each, at every offset
     // from a line: the wrapped blocks of 4 and 8-byte elements (the rows'
     // tail and the next rows' head in one block), small and large.
