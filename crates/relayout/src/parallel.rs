@@ -23,7 +23,9 @@
 //! thread, still finishes every chunk (on the calling thread, in the worst
 //! case), and a relayout nested in another pool's work does not deadlock.
 //! A thread outside the pool waits, once its chunk is done, until the
-//! pool has run the others.
+//! pool has run the others; from 8 MiB (where the relayout streams) it
+//! waits from the start, a worker of the pool running the first chunk
+//! (see `run`).
 //!
 //! [`relayout_parallel`] and [`relayout_in_pool`] make at most one chunk
 //! per [`MIN_BYTES_PER_THREAD`] bytes of destination elements (twice that
@@ -37,7 +39,7 @@ use std::num::NonZeroUsize;
 use rayon::iter::{IndexedParallelIterator, IntoParallelRefMutIterator, ParallelIterator};
 use rayon::{Scope, ThreadPool};
 
-use super::kernels::SMALL_THRESHOLDS;
+use super::kernels::{SMALL_THRESHOLDS, STREAM_MIN_BYTES};
 use super::{
     RelayoutError, Strategy, check_views, elements_in, relayout, relayout_strategy,
     relayout_with_tail,
@@ -527,16 +529,28 @@ fn shift(view: &StridedView, by: i64) -> Result<StridedView, RelayoutError> {
 
 /// Runs the chunks, each into its own sub-slice of `dst`: all but the
 /// first as one task spawned on `pool` (the current pool if `None`), which
-/// its threads split among themselves, the first on the calling thread
-/// meanwhile, which then waits for the others (a worker of the pool takes
-/// other tasks of its pool while it waits); returns the first error in
-/// chunk order, if any. Each chunk writes with streaming stores if the
-/// whole relayout is large enough, whatever its own share (`whole_bytes`).
-/// The caller's thread thus works instead of waiting for a woken worker to
-/// start: on a pool of 2 threads (the 2-core AMD EPYC VM, a 4 MiB copy in
-/// two halves, best of 300), 44 µs, against 54 µs with the caller waiting
-/// on `pool.install(|| rayon::join(..))`, 71–78 µs on
-/// `pool.install(|| par_chunks_mut(..))` and 86 µs on one thread.
+/// its threads split among themselves, the first meanwhile on the thread
+/// that spawned them, which then waits for the others (a worker of the
+/// pool takes other tasks of its pool while it waits); returns the first
+/// error in chunk order, if any. Each chunk writes with streaming stores
+/// if the whole relayout is large enough, whatever its own share
+/// (`whole_bytes`).
+///
+/// Below [`STREAM_MIN_BYTES`] that thread is the calling one, which thus
+/// works instead of waiting for a woken worker to start: on a pool of 2
+/// threads (the 2-core AMD EPYC VM, a 4 MiB copy in two halves, best of
+/// 300), 44 µs, against 54 µs with the caller waiting on
+/// `pool.install(|| rayon::join(..))`, 71–78 µs on
+/// `pool.install(|| par_chunks_mut(..))` and 86 µs on one thread. From
+/// there up it is a worker of the pool (the calling thread, if it is one),
+/// the caller outside the pool waiting, as for a `par_iter`: a caller
+/// outside working beside the pool's threads measured slower on the
+/// 2-vCPU Xeon (peer harness, pool of 2 threads, ÷ the pooled copy, at
+/// 0:0, 16:48 and in `Vec`s, two runs; the caller working against
+/// waiting): f32 4096² 0.98–1.46 against 0.90–1.06, f64 2048² 0.92–1.20
+/// against 0.90–1.19, u8 8192² 1.39–1.80 against 1.36–1.47, the
+/// permutation (2,0,1) 1.08–1.45 against 0.88–1.08, NCHW→NHWC 1.24–1.59
+/// against 1.22–1.61; f32 1024² (4 MiB) 1.24–1.52 against 1.28–1.55.
 fn run(
     pool: Option<&ThreadPool>,
     src: &[u8],
@@ -577,7 +591,8 @@ fn run(
         return Ok(());
     };
     let copy = &copy;
-    in_place_scope(pool, |scope| {
+    let in_place = whole_bytes < STREAM_MIN_BYTES as u64;
+    scope_on(pool, in_place, |scope| {
         // One task for all the others, split among the pool's threads
         // as they steal it (a task per chunk measured 2.4 times slower
         // over the fuzz target's corpus of small relayouts in many chunks).
@@ -594,11 +609,18 @@ fn run(
 }
 
 /// `op` in a rayon scope whose tasks go to `pool` (the current pool if
-/// `None`), run on the calling thread.
-fn in_place_scope<'scope>(pool: Option<&ThreadPool>, op: impl FnOnce(&Scope<'scope>)) {
-    match pool {
-        Some(pool) => pool.in_place_scope(op),
-        None => rayon::in_place_scope(op),
+/// `None`), run on the calling thread if `in_place`, else on a worker of
+/// the pool (the calling thread, if it is one).
+fn scope_on<'scope>(
+    pool: Option<&ThreadPool>,
+    in_place: bool,
+    op: impl FnOnce(&Scope<'scope>) + Send,
+) {
+    match (pool, in_place) {
+        (Some(pool), true) => pool.in_place_scope(op),
+        (Some(pool), false) => pool.scope(op),
+        (None, true) => rayon::in_place_scope(op),
+        (None, false) => rayon::scope(op),
     }
 }
 

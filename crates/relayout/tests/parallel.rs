@@ -460,8 +460,8 @@ fn large_relayouts_split_into_small_shares() {
     }
 }
 
-/// A transpose of f32 large enough that the default entries split it in 3
-/// (6 MiB): the source, its views and the expected destination.
+/// A transpose of f32 large enough that the default entries split it:
+/// the source, its views and the expected destination.
 struct Large {
     src: Vec<u8>,
     src_view: StridedView,
@@ -470,8 +470,11 @@ struct Large {
 }
 
 impl Large {
-    fn new() -> Arc<Self> {
-        let (rows, cols) = (1024, 1536);
+    /// 6 MiB (in 3 chunks at most: the calling thread outside the pool
+    /// runs one), or if `streams` 10 MiB (streaming stores: a worker of
+    /// the pool runs them all).
+    fn new(streams: bool) -> Arc<Self> {
+        let (rows, cols) = (1024, if streams { 2560 } else { 1536 });
         let src_view = rm(&[cols, rows]).transpose();
         let dst_view = rm(&[rows, cols]);
         let src = pattern((rows * cols * 4) as usize);
@@ -506,11 +509,16 @@ fn busy_work() -> u64 {
 /// A pool whose threads run the caller's own work beside the relayout
 /// (the other half of a `join`, the other items of a `par_iter`) still
 /// finishes with the right bytes, on callers' pools of 1 and 3 threads and
-/// on the global pool.
+/// on the global pool, below 8 MiB and above.
 #[test]
 #[cfg_attr(miri, ignore)]
 fn pools_busy_with_the_callers_work() {
-    let large = Large::new();
+    for streams in [false, true] {
+        pools_busy_with_the_callers_work_on(Large::new(streams));
+    }
+}
+
+fn pools_busy_with_the_callers_work_on(large: Arc<Large>) {
     let ok = within(120, move || {
         let mut ok = Vec::new();
         for pool_threads in [1, 3] {
@@ -566,11 +574,16 @@ fn pools_busy_with_the_callers_work() {
 
 /// `relayout_in_pool` of one pool called from the workers of another (and
 /// from a worker of the global pool), both ways; and a pool built with
-/// `num_threads(0)` (rayon's default count).
+/// `num_threads(0)` (rayon's default count); below 8 MiB and above.
 #[test]
 #[cfg_attr(miri, ignore)]
 fn nested_pools() {
-    let large = Large::new();
+    for streams in [false, true] {
+        nested_pools_on(Large::new(streams));
+    }
+}
+
+fn nested_pools_on(large: Arc<Large>) {
     let ok = within(120, move || {
         let (one, three) = (pool(1), pool(3));
         let mut ok: Vec<bool> = three.install(|| {
