@@ -566,18 +566,17 @@ unsafe fn blocks_in_cache<const N: usize, const S: usize, const R: usize>(
 /// [724,1024] 1.36, 1.33 against 1.25, 1.14, f32 [1448,724] 1.60, 1.52
 /// against 1.45, 1.37, f32 [4096,256] 1.53 against 1.41, 1.42, f32
 /// [1024,768] 1.66, 1.77 against 1.52, 1.61; the same or within 3%
-/// elsewhere but for few source rows (see [`WHOLE_HEIGHT_ROWS`]). 32
-/// under fuzzing and Miri, so that small arrays take several tiles of
-/// several blocks.
-const CACHE_TILE: usize = if SMALL_THRESHOLDS { 32 } else { 128 };
+/// elsewhere but for few source rows (see [`WHOLE_HEIGHT_ROWS`]). (Under
+/// fuzzing, whose relayouts stay in cache only below 1 KiB, no transpose
+/// takes two tiles: `avx512_blocks_and_their_edges` tests them.)
+const CACHE_TILE: usize = 128;
 
 /// Transposes in cache down at most this many source rows take passes of
 /// the whole height (see [`blocks_in_cache`]): cut to tiles they measured
 /// slower (as for [`CACHE_TILE`], whole height against tiles of 128): f64
 /// 512² 1.18, 1.15 against 1.24, 1.27, f32 [512,2048] 1.30, 1.16 against
-/// 1.45, 1.21, f32 [256,4096] 1.14, 1.12 against 1.16, 1.17. 16 under
-/// fuzzing and Miri.
-const WHOLE_HEIGHT_ROWS: usize = if SMALL_THRESHOLDS { 16 } else { 512 };
+/// 1.45, 1.21, f32 [256,4096] 1.14, 1.12 against 1.16, 1.17.
+const WHOLE_HEIGHT_ROWS: usize = 512;
 
 /// Bytes apart, lines of the same L1 data cache set (64 sets of 64-byte
 /// lines on every x86-64 CPU with AVX-512): a band's block of source rows
