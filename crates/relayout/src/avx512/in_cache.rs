@@ -113,9 +113,10 @@ pub(super) unsafe fn blocks_in_cache<const N: usize, const S: usize, const R: us
 /// [`blocks_in_cache`]): the tile's source lines and destination lines,
 /// 64 KiB each for 4-byte elements, stay in L2 from one pass to the next,
 /// and its 256 rows' pages in the TLB. Measured on the Xeon (2-vCPU VM;
-/// fastest of 60 calls ÷ a plain copy, one process each, two runs, whole
-/// height passes against tiles of 64 / 128 / 192 / 256): f32 1024² 2.20
-/// and 1.38 against – / 1.27 / – / 1.30 and 1.29 / 1.31 / 1.29 / –,
+/// fastest of 60 calls ÷ a plain copy, the variants alternating in one
+/// process a case, two runs, whole height passes against tiles of 64 /
+/// 128 / 192 / 256): f32 1024² 2.20 and 1.38 against – / 1.27 / – / 1.30
+/// and 1.29 / 1.31 / 1.29 / –,
 /// f64 [1024,512] 2.02 and 1.84 against – / 1.14 / – / 1.28 and 1.21 /
 /// 1.06 / 1.11 / –, f64 700² 1.39, 1.21 against 1.19, 1.14 (128), f64
 /// [724,1024] 1.36, 1.33 against 1.25, 1.14, f32 [1448,724] 1.60, 1.52
