@@ -106,9 +106,15 @@ pub(super) unsafe fn band_blocks<const N: usize, const S: usize, const R: usize>
         let src = band
             .src
             .wrapping_offset((i0 * c).cast_signed() * band.row_bytes);
-        // The band's lines of the blocks after these, those that exist.
+        // The band's lines of the next group of blocks (a pair, even after
+        // the first block row that went with the wrapped blocks alone),
+        // those that exist. Measured (NCHW→NHWC, one thread, back-to-back
+        // calls ÷ a copy, fastest of 12, two runs, against prefetching
+        // only one block after the wrapped ones' group): the destination
+        // 48 bytes off a line 1.14–1.20 against 1.27–1.28, both buffers 16
+        // bytes off 1.20–1.25 against 1.41–1.46, on lines unchanged.
         let ahead = (band.prefetch + 1)
-            .min(i0 + 2 * stacked)
+            .min(i0 + stacked + 2)
             .saturating_sub(i0 + stacked);
         if ahead > 0 {
             let next = src.wrapping_offset((stacked * c).cast_signed() * band.row_bytes);
