@@ -112,7 +112,8 @@ pub(super) unsafe fn band_blocks<const N: usize, const S: usize, const R: usize>
         // calls ÷ a copy, fastest of 12, two runs, against prefetching
         // only one block after the wrapped ones' group): the destination
         // 48 bytes off a line 1.14–1.20 against 1.27–1.28, both buffers 16
-        // bytes off 1.20–1.25 against 1.41–1.46, on lines unchanged.
+        // bytes off 1.22–1.23 against 1.42–1.46, on lines 1.00–1.14
+        // against 1.15–1.18.
         let ahead = (band.prefetch + 1)
             .min(i0 + stacked + 2)
             .saturating_sub(i0 + stacked);
