@@ -8,8 +8,8 @@ use core::arch::x86_64::{
 };
 
 use super::{
-    Lines, band, block_groups, load, load_rows, load_wrapped, permute, permute_rounds, store_pairs,
-    store_row, store64, write_groups,
+    Lines, band, block_groups, load, load_rows, load_wrapped, permute, store_pairs, store_row,
+    store64, transpose_group, write_groups,
 };
 
 /// Whole blocks of `C` source rows by `C` columns, down one band of a
@@ -134,9 +134,9 @@ pub(super) unsafe fn band_blocks<const N: usize, const S: usize, const R: usize>
                         band.row_bytes,
                         w.rows,
                     );
-                    let before = permute_rounds::<N, S, R>(regs, indices);
+                    let before = transpose_group::<N, S, R>(regs, indices);
                     let regs = load_rows::<S>(src.wrapping_add(j0 * N), band.row_bytes);
-                    let block = permute_rounds::<N, S, R>(regs, indices);
+                    let block = transpose_group::<N, S, R>(regs, indices);
                     let out = band.dst.add(j0 * band.dst_row_bytes);
                     store_pairs(&before, &block, out.sub(64), band.dst_row_bytes, true);
                 }
@@ -319,14 +319,14 @@ unsafe fn stacked_blocks<const N: usize, const S: usize, const R: usize>(
         // SAFETY: the caller's contract (the second block's rows only
         // where `stacked` is 2).
         unsafe {
-            let upper = permute_rounds::<N, S, R>(load_rows::<S>(first, row_bytes), indices);
+            let upper = transpose_group::<N, S, R>(load_rows::<S>(first, row_bytes), indices);
             if stacked == 1 {
                 for (row, &reg) in upper.iter().enumerate() {
                     out.put(row, 0, reg);
                 }
                 return;
             }
-            let lower = permute_rounds::<N, S, R>(load_rows::<S>(second, row_bytes), indices);
+            let lower = transpose_group::<N, S, R>(load_rows::<S>(second, row_bytes), indices);
             for (row, (&upper, &lower)) in upper.iter().zip(&lower).enumerate() {
                 out.put(row, 0, upper);
                 out.put(row, 1, lower);
