@@ -8,7 +8,7 @@
 use super::RelayoutError;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 use super::avx512_interleave::{fence, pack as simd_pack, unpack as simd_unpack};
-use super::kernels::{STREAM_MIN_BYTES, for_each_outer};
+use super::kernels::{for_each_outer, is_large_bytes};
 use super::plan::Dim;
 use stride_util::StridedView;
 
@@ -110,7 +110,7 @@ pub(crate) fn try_copy(
         dst_offset: dst_view.offset(),
         pattern,
         packing,
-        stream: bytes >= STREAM_MIN_BYTES,
+        stream: is_large_bytes(bytes as u64),
     };
     let complete = match (n, pattern.m) {
         (1, 2) => runs.copy::<1, 2>(src, dst),

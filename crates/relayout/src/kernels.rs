@@ -289,7 +289,13 @@ pub(super) fn is_large<const N: usize>(plan: &Plan) -> bool {
     plan.dims
         .iter()
         .try_fold(N, |bytes, dim| bytes.checked_mul(at(dim.size)))
-        .is_some_and(|bytes| bytes >= STREAM_MIN_BYTES)
+        .is_some_and(|bytes| is_large_bytes(bytes as u64))
+}
+
+/// Whether a relayout of `bytes` bytes is large enough not to stay in
+/// cache ([`STREAM_MIN_BYTES`]).
+pub(super) fn is_large_bytes(bytes: u64) -> bool {
+    bytes >= STREAM_MIN_BYTES as u64
 }
 
 /// Whether the AVX-512 kernel streams a large transpose (`a` its innermost

@@ -281,7 +281,7 @@ pub(crate) fn relayout_with_tail(
                     .is_some_and(|end| end < elements_in(dst.len(), element_size))
             })
     });
-    let large = whole_bytes.map(|bytes| bytes >= kernels::STREAM_MIN_BYTES as u64);
+    let large = whole_bytes.map(kernels::is_large_bytes);
     let applied = match element_size {
         1 => run::<1>(&plan, src, dst, tail, large),
         2 => run::<2>(&plan, src, dst, tail, large),

@@ -39,7 +39,7 @@ use std::num::NonZeroUsize;
 use rayon::iter::{IndexedParallelIterator, IntoParallelRefMutIterator, ParallelIterator};
 use rayon::{Scope, ThreadPool};
 
-use super::kernels::{SMALL_THRESHOLDS, STREAM_MIN_BYTES};
+use super::kernels::{SMALL_THRESHOLDS, is_large_bytes};
 use super::{
     RelayoutError, Strategy, check_views, elements_in, relayout, relayout_strategy,
     relayout_with_tail,
@@ -536,7 +536,7 @@ fn shift(view: &StridedView, by: i64) -> Result<StridedView, RelayoutError> {
 /// if the whole relayout is large enough, whatever its own share
 /// (`whole_bytes`).
 ///
-/// Below [`STREAM_MIN_BYTES`] that thread is the calling one, which thus
+/// Below [`STREAM_MIN_BYTES`](super::kernels::STREAM_MIN_BYTES) that thread is the calling one, which thus
 /// works instead of waiting for a woken worker to start: on a pool of 2
 /// threads (the 2-core AMD EPYC VM, a 4 MiB copy in two halves, best of
 /// 300), 44 µs, against 54 µs with the caller waiting on
@@ -591,7 +591,7 @@ fn run(
         return Ok(());
     };
     let copy = &copy;
-    let in_place = whole_bytes < STREAM_MIN_BYTES as u64;
+    let in_place = !is_large_bytes(whole_bytes);
     scope_on(pool, in_place, |scope| {
         // One task for all the others, split among the pool's threads
         // as they steal it (a task per chunk measured 2.4 times slower
