@@ -135,7 +135,7 @@ pub fn transpose_is_bitcast_ignoring_element_type(
 /// # Errors
 ///
 /// [`ShapeError::NotAnArray`], a missing or invalid layout, and the errors
-/// of [`elements_in`](crate::elements_in).
+/// of [`elements_in`].
 ///
 /// ```
 /// use schema::PrimitiveType;
@@ -296,7 +296,7 @@ pub enum BitcastDecomposition {
 /// # Errors
 ///
 /// [`ShapeError::NotAnArray`], an invalid layout, and the errors of
-/// [`elements_in`](crate::elements_in).
+/// [`elements_in`].
 ///
 /// ```
 /// use schema::PrimitiveType;
@@ -527,7 +527,7 @@ pub fn align_layouts(input: &Shape, output: &Shape) -> Result<Option<Shape>, Sha
 ///
 /// # Errors
 ///
-/// [`ShapeError::NotAnArray`], the errors of [`elements_in`](crate::elements_in),
+/// [`ShapeError::NotAnArray`], the errors of [`elements_in`],
 /// and [`ShapeError::ElementCountMismatch`] (XLA CHECK-fails).
 ///
 /// ```

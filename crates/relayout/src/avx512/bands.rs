@@ -41,7 +41,7 @@ pub(super) struct Band {
 /// of the columns one before the block's comes right before the block's
 /// first line, so the two are streamed one after the other (see
 /// [`band_blocks`]). Only for 4 and 8-byte elements (`S = C`). Measured
-/// (NCHW→NHWC f32[32,64,56,56], one thread, times a plain copy, fastest of
+/// (NCHW→NHWC f32\[32,64,56,56\], one thread, times a plain copy, fastest of
 /// 21 calls, two processes, against the wrapped blocks streamed alone, a
 /// line a row): the source on a line and the destination 16 bytes off
 /// one 0.77–0.81 against 0.91–0.94, both 16 bytes off 0.88–0.98 against
@@ -246,9 +246,9 @@ impl Out<'_> {
 /// last piece's part of the line after the last one. `reg` becomes the
 /// carry. Measured on the Xeon (2-vCPU VM, one thread, times a plain copy,
 /// best of 9, against the ordinary stores these rows had before): f32
-/// [1000,3000] 1.60 against 4.15, [3000,1000] 1.64 against 3.67,
-/// [4104,4096] 1.33 against 2.97; f64 [2050,2050] 1.31 against 2.59; u8
-/// [8200,8192] 1.90 against 3.61; u16 [4100,4096] 2.40 against 4.22.
+/// \[1000,3000\] 1.60 against 4.15, \[3000,1000\] 1.64 against 3.67,
+/// \[4104,4096\] 1.33 against 2.97; f64 \[2050,2050\] 1.31 against 2.59; u8
+/// \[8200,8192\] 1.90 against 3.61; u16 \[4100,4096\] 2.40 against 4.22.
 ///
 /// # Safety
 ///

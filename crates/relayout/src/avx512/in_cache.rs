@@ -117,11 +117,11 @@ pub(super) unsafe fn blocks_in_cache<const N: usize, const S: usize, const R: us
 /// process a case, two runs, whole height passes against tiles of 64 /
 /// 128 / 192 / 256): f32 1024² 2.20 and 1.38 against – / 1.27 / – / 1.30
 /// and 1.29 / 1.31 / 1.29 / –,
-/// f64 [1024,512] 2.02 and 1.84 against – / 1.14 / – / 1.28 and 1.21 /
+/// f64 \[1024,512\] 2.02 and 1.84 against – / 1.14 / – / 1.28 and 1.21 /
 /// 1.06 / 1.11 / –, f64 700² 1.39, 1.21 against 1.19, 1.14 (128), f64
-/// [724,1024] 1.36, 1.33 against 1.25, 1.14, f32 [1448,724] 1.60, 1.52
-/// against 1.45, 1.37, f32 [4096,256] 1.53 against 1.41, 1.42, f32
-/// [1024,768] 1.66, 1.77 against 1.52, 1.61; the same or within 3%
+/// \[724,1024\] 1.36, 1.33 against 1.25, 1.14, f32 \[1448,724\] 1.60, 1.52
+/// against 1.45, 1.37, f32 \[4096,256\] 1.53 against 1.41, 1.42, f32
+/// \[1024,768\] 1.66, 1.77 against 1.52, 1.61; the same or within 3%
 /// elsewhere but for few source rows (see [`WHOLE_HEIGHT_ROWS`]). (Under
 /// fuzzing, whose relayouts stay in cache only below 1 KiB, no transpose
 /// takes two tiles: `avx512_blocks_and_their_edges` tests them.)
@@ -130,8 +130,8 @@ const CACHE_TILE: usize = 128;
 /// Transposes in cache down at most this many source rows take passes of
 /// the whole height (see [`blocks_in_cache`]): cut to tiles they measured
 /// slower (as for [`CACHE_TILE`], whole height against tiles of 128): f64
-/// 512² 1.18, 1.15 against 1.24, 1.27, f32 [512,2048] 1.30, 1.16 against
-/// 1.45, 1.21, f32 [256,4096] 1.14, 1.12 against 1.16, 1.17.
+/// 512² 1.18, 1.15 against 1.24, 1.27, f32 \[512,2048\] 1.30, 1.16 against
+/// 1.45, 1.21, f32 \[256,4096\] 1.14, 1.12 against 1.16, 1.17.
 const WHOLE_HEIGHT_ROWS: usize = 512;
 
 /// Bytes apart, lines of the same L1 data cache set (64 sets of 64-byte
