@@ -55,10 +55,10 @@
 use core::arch::x86_64::{
     __m512i, _MM_HINT_T0, _mm_prefetch, _mm_sfence, _mm512_loadu_si512, _mm512_mask_storeu_epi8,
     _mm512_permutex2var_epi8, _mm512_permutex2var_epi16, _mm512_permutex2var_epi32,
-    _mm512_permutex2var_epi64, _mm512_setzero_si512, _mm512_shuffle_i32x4, _mm512_shuffle_i64x2,
-    _mm512_storeu_si512, _mm512_stream_si512, _mm512_unpackhi_epi8, _mm512_unpackhi_epi16,
-    _mm512_unpackhi_epi32, _mm512_unpackhi_epi64, _mm512_unpacklo_epi8, _mm512_unpacklo_epi16,
-    _mm512_unpacklo_epi32, _mm512_unpacklo_epi64,
+    _mm512_permutex2var_epi64, _mm512_setzero_si512, _mm512_shuffle_i64x2, _mm512_storeu_si512,
+    _mm512_stream_si512, _mm512_unpackhi_epi8, _mm512_unpackhi_epi16, _mm512_unpackhi_epi32,
+    _mm512_unpackhi_epi64, _mm512_unpacklo_epi8, _mm512_unpacklo_epi16, _mm512_unpacklo_epi32,
+    _mm512_unpacklo_epi64,
 };
 
 mod bands;
@@ -836,42 +836,17 @@ fn unpack_dwords<const S: usize>(rows: [__m512i; S]) -> [__m512i; S] {
     }
     // Register `2x + h` holds rows `2x` and `2x + 1` interleaved, the low
     // (h = 0) or high two columns of each lane.
-    let t: [__m512i; 16] = core::array::from_fn(|i| {
-        let (a, b) = (rows[i & !1], rows[i | 1]);
-        if i % 2 == 0 {
-            _mm512_unpacklo_epi32(a, b)
-        } else {
-            _mm512_unpackhi_epi32(a, b)
-        }
-    });
+    let t: [__m512i; 16] =
+        core::array::from_fn(|i| unpack::<4>(rows[i & !1], rows[i | 1], i % 2 == 1));
     // Register `4q + c` holds, in each lane `L`, column `4L + c` of rows
     // `4q..4q + 4`.
     let u: [__m512i; 16] = core::array::from_fn(|i| {
         let (q, c) = (i / 4, i % 4);
-        let (a, b) = (t[4 * q + c / 2], t[4 * q + 2 + c / 2]);
-        if c % 2 == 0 {
-            _mm512_unpacklo_epi64(a, b)
-        } else {
-            _mm512_unpackhi_epi64(a, b)
-        }
+        unpack::<8>(t[4 * q + c / 2], t[4 * q + 2 + c / 2], c % 2 == 1)
     });
-    // Column `4L + c` gathers lane `L` of registers `c`, `4 + c`, `8 + c`
-    // and `12 + c`.
-    for c in 0..4 {
-        let (a, b, x, y) = (u[c], u[4 + c], u[8 + c], u[12 + c]);
-        let (ab_low, ab_high) = (
-            _mm512_shuffle_i32x4::<0x88>(a, b),
-            _mm512_shuffle_i32x4::<0xDD>(a, b),
-        );
-        let (xy_low, xy_high) = (
-            _mm512_shuffle_i32x4::<0x88>(x, y),
-            _mm512_shuffle_i32x4::<0xDD>(x, y),
-        );
-        out[c] = _mm512_shuffle_i32x4::<0x88>(ab_low, xy_low);
-        out[c + 8] = _mm512_shuffle_i32x4::<0xDD>(ab_low, xy_low);
-        out[c + 4] = _mm512_shuffle_i32x4::<0x88>(ab_high, xy_high);
-        out[c + 12] = _mm512_shuffle_i32x4::<0xDD>(ab_high, xy_high);
-    }
+    // Column `4L + c` is lane `L` of registers `c`, `4 + c`, `8 + c` and
+    // `12 + c`.
+    lanes_to_columns(&u, &mut out);
     out
 }
 
@@ -891,32 +866,63 @@ fn unpack_qwords<const S: usize>(rows: [__m512i; S]) -> [__m512i; S] {
     }
     // Register `2x + h` holds, in each lane `L`, column `2L + h` of rows
     // `2x` and `2x + 1`.
-    let t: [__m512i; 8] = core::array::from_fn(|i| {
-        let (a, b) = (rows[i & !1], rows[i | 1]);
-        if i % 2 == 0 {
-            _mm512_unpacklo_epi64(a, b)
-        } else {
-            _mm512_unpackhi_epi64(a, b)
-        }
-    });
-    // Column `2L + h` gathers lane `L` of registers `h`, `2 + h`, `4 + h`
-    // and `6 + h`.
-    for h in 0..2 {
-        let (a, b, x, y) = (t[h], t[2 + h], t[4 + h], t[6 + h]);
-        let (ab_low, ab_high) = (
-            _mm512_shuffle_i64x2::<0x88>(a, b),
-            _mm512_shuffle_i64x2::<0xDD>(a, b),
-        );
-        let (xy_low, xy_high) = (
-            _mm512_shuffle_i64x2::<0x88>(x, y),
-            _mm512_shuffle_i64x2::<0xDD>(x, y),
-        );
-        out[h] = _mm512_shuffle_i64x2::<0x88>(ab_low, xy_low);
-        out[h + 4] = _mm512_shuffle_i64x2::<0xDD>(ab_low, xy_low);
-        out[h + 2] = _mm512_shuffle_i64x2::<0x88>(ab_high, xy_high);
-        out[h + 6] = _mm512_shuffle_i64x2::<0xDD>(ab_high, xy_high);
-    }
+    let t: [__m512i; 8] =
+        core::array::from_fn(|i| unpack::<8>(rows[i & !1], rows[i | 1], i % 2 == 1));
+    // Column `2L + h` is lane `L` of registers `h`, `2 + h`, `4 + h` and
+    // `6 + h`.
+    lanes_to_columns(&t, &mut out);
     out
+}
+
+/// The `W`-byte elements of `a` and `b` interleaved within each 128-bit
+/// lane, from the low (`high` false) or high half of each lane
+/// (`vpunpckl*`, `vpunpckh*`; `W` 4 or 8).
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn unpack<const W: usize>(a: __m512i, b: __m512i, high: bool) -> __m512i {
+    match (W, high) {
+        (4, false) => _mm512_unpacklo_epi32(a, b),
+        (4, true) => _mm512_unpackhi_epi32(a, b),
+        (_, false) => _mm512_unpacklo_epi64(a, b),
+        (_, true) => _mm512_unpackhi_epi64(a, b),
+    }
+}
+
+/// `regs` as four quarters of `k` registers: `out[k L + c]` gets lane `L`
+/// of register `c` of each quarter, in order (`c < k`; both slices `4 k`
+/// long).
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn lanes_to_columns(regs: &[__m512i], out: &mut [__m512i]) {
+    let k = regs.len() / 4;
+    for c in 0..k {
+        let lanes = transpose_lanes([regs[c], regs[k + c], regs[2 * k + c], regs[3 * k + c]]);
+        for (lane, reg) in lanes.into_iter().enumerate() {
+            out[k * lane + c] = reg;
+        }
+    }
+}
+
+/// The 128-bit lanes of four registers transposed: register `L` of the
+/// result holds lane `L` of each of `regs`, in order.
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn transpose_lanes([a, b, x, y]: [__m512i; 4]) -> [__m512i; 4] {
+    // Lanes 0 and 2 (`0x88`), 1 and 3 (`0xDD`) of each pair.
+    let (ab_even, ab_odd) = (
+        _mm512_shuffle_i64x2::<0x88>(a, b),
+        _mm512_shuffle_i64x2::<0xDD>(a, b),
+    );
+    let (xy_even, xy_odd) = (
+        _mm512_shuffle_i64x2::<0x88>(x, y),
+        _mm512_shuffle_i64x2::<0xDD>(x, y),
+    );
+    [
+        _mm512_shuffle_i64x2::<0x88>(ab_even, xy_even),
+        _mm512_shuffle_i64x2::<0x88>(ab_odd, xy_odd),
+        _mm512_shuffle_i64x2::<0xDD>(ab_even, xy_even),
+        _mm512_shuffle_i64x2::<0xDD>(ab_odd, xy_odd),
+    ]
 }
 
 /// A register group of `S` source rows transposed, each function saying
