@@ -311,7 +311,14 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
         let head_block = tile_start == head && head > 0;
         let tail_block = tile_end == rows_end && tail > 0;
         let whole = (tile_end - tile_start) / c;
-        for (b0, band_end) in bands.clone() {
+        // The first group of a band: where its lines start, rows, bytes.
+        let first_group = |rows: usize, blocks: usize, (b0, band_end): (usize, usize)| {
+            let first = src.wrapping_add(step(src_base, rows, t.a.src) * N + b0 * N);
+            (first, blocks.min(2) * c, (band_end - b0) * N)
+        };
+        let next_tile_blocks = (rows_end.min(tile_end.saturating_add(tile_rows)) - tile_end) / c;
+        let mut tile_bands = bands.clone().peekable();
+        while let Some((b0, band_end)) = tile_bands.next() {
             // The blocks of the band written here: `head_block`, the whole
             // ones (unless written above), `tail_block`.
             let whole_here = if in_cache && b0 >= first_col && band_end <= cols_end {
@@ -324,7 +331,13 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
                     dst_row_bytes: row_stride * N,
                     blocks: whole,
                     cols: band_end - b0,
-                    prefetch: (a_size - tile_start) / c - 1,
+                    next: match tile_bands.peek() {
+                        Some(&next) => Some(first_group(tile_start, whole, next)),
+                        None => (next_tile_blocks > 0)
+                            .then(|| bands.clone().next())
+                            .flatten()
+                            .map(|first| first_group(tile_end, next_tile_blocks, first)),
+                    },
                     wrapped: (wrap && tile_start == head).then(|| Wrapped {
                         tail: src.wrapping_add(step(src_base, rows_end, t.a.src) * N + b0 * N),
                         head: src.wrapping_add(step(src_base, 0, t.a.src) * N + b0 * N),

@@ -28,9 +28,21 @@ pub(super) struct Band {
     pub(super) blocks: usize,
     /// Source columns (destination rows), a multiple of `C`.
     pub(super) cols: usize,
-    /// How many of the blocks prefetch the band's lines of the block of
-    /// source rows after them.
-    pub(super) prefetch: usize,
+    /// The lines the band's last group of blocks prefetches: those of the
+    /// first group of the band written next (the next band of the tile,
+    /// or the next tile's first band), as the first source element, the
+    /// rows and the bytes a row. Where the tile has few block rows, as in
+    /// NCHW→NHWC (64 source rows a tile: two pairs a band), that first
+    /// group was half the reads, each from memory on demand. Measured on
+    /// the 2-core AMD EPYC (one thread, fastest of 6 batches of 4 calls,
+    /// µs, builds alternating, two or three runs), against prefetching
+    /// there the same band's next rows (the next tile's, read only after
+    /// every other band of this tile): NCHW→NHWC at 0:0 and 16:16
+    /// 1306–1830 against 1811–2213, at 0:48 1706–1709 against 1985–2078,
+    /// at 16:0 1353–1370 against 1876–1973; u8 8192² 8213–8253 against
+    /// 9035–9039; f32 4096² 5400–5689 against 5666–5936; f64 2048² and the
+    /// permutation (2,0,1) the same within the noise.
+    pub(super) next: Option<(*const u8, usize, usize)>,
     /// In the first tile of a transpose with wrapped blocks (see
     /// [`super::blocks`]), where the first block row pairs with them.
     pub(super) wrapped: Option<Wrapped>,
@@ -108,18 +120,19 @@ pub(super) unsafe fn band_blocks<const N: usize, const S: usize, const R: usize>
             .wrapping_offset((i0 * c).cast_signed() * band.row_bytes);
         // The band's lines of the next group of blocks (a pair, even after
         // the first block row that went with the wrapped blocks alone),
-        // those that exist. Measured (NCHW→NHWC, one thread, back-to-back
+        // those of the tile. Measured (NCHW→NHWC, one thread, back-to-back
         // calls ÷ a copy, fastest of 12, two runs, against prefetching
         // only one block after the wrapped ones' group): the destination
         // 48 bytes off a line 1.14–1.20 against 1.27–1.28, both buffers 16
         // bytes off 1.22–1.23 against 1.42–1.46, on lines 1.00–1.14
-        // against 1.15–1.18.
-        let ahead = (band.prefetch + 1)
-            .min(i0 + stacked + 2)
-            .saturating_sub(i0 + stacked);
+        // against 1.15–1.18. After the band's last group, the first group
+        // of the band written next (see `Band::next`).
+        let ahead = (band.blocks - (i0 + stacked)).min(2);
         if ahead > 0 {
             let next = src.wrapping_offset((stacked * c).cast_signed() * band.row_bytes);
             prefetch_rows(next, band.row_bytes, ahead * c, band.cols * N);
+        } else if let Some((next, rows, bytes)) = band.next {
+            prefetch_rows(next, band.row_bytes, rows, bytes);
         }
         for j0 in (0..band.cols).step_by(c) {
             if let Some(w) = wrapped.filter(|w| j0 > 0 || !w.first_column) {
