@@ -838,7 +838,8 @@ fn unpack_bytes<const S: usize>(rows: [__m512i; S]) -> [__m512i; S] {
 /// builds, fastest call ÷ a plain copy, three runs), f32 256² 8.3–8.4 µs
 /// against 9.0–9.3 µs, the streaming f32 4096², permutation (2,0,1) and
 /// NCHW→NHWC 5–7% faster (means of six placements and runs). On Intel's
-/// cores both take one shuffle port.
+/// cores both kinds issue on the one 512-bit shuffle port (not measured
+/// there).
 #[target_feature(enable = "avx512f")]
 #[inline]
 fn unpack_dwords<const S: usize>(rows: [__m512i; S]) -> [__m512i; S] {
