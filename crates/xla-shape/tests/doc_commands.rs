@@ -20,6 +20,8 @@
 //!   file written there must equal the committed one byte for byte, and
 //!   every committed `docs/images/*.svg` must be written by some command.
 
+// The pages' commands are POSIX shell command lines.
+#![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeSet;
