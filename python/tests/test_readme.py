@@ -13,7 +13,7 @@ def test_readme_python_example(tmp_path):
     text = README.read_text(encoding="utf-8")
     blocks = re.findall(r"```pycon\n(.*?)```", text, flags=re.S)
     assert blocks, "no ```pycon block in README.md"
-    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "images").mkdir(parents=True)
     cwd = os.getcwd()
     os.chdir(tmp_path)
     try:
@@ -28,5 +28,5 @@ def test_readme_python_example(tmp_path):
     assert result.attempted > 10
     assert result.failed == 0
     for picture in ["draw-tiled.svg", "draw-sharding.svg"]:
-        saved = (tmp_path / "docs" / picture).read_bytes()
-        assert saved == (README.parent / "docs" / picture).read_bytes()
+        saved = (tmp_path / "docs" / "images" / picture).read_bytes()
+        assert saved == (README.parent / "docs" / "images" / picture).read_bytes()

@@ -107,7 +107,7 @@ def test_sharding_pictures_are_the_commands(tmp_path):
     )
     picture.save(tmp_path / "sharding.svg")
     # The README's picture, drawn by `xla-shape draw ... --sharding ... -o`.
-    drawn = pathlib.Path(__file__).resolve().parents[2] / "docs" / "draw-sharding.svg"
+    drawn = pathlib.Path(__file__).resolve().parents[2] / "docs" / "images" / "draw-sharding.svg"
     assert (tmp_path / "sharding.svg").read_bytes() == drawn.read_bytes()
     assert "<svg" in str(xla_shape.draw("f32[4]", sharding="{replicated}", devices=2))
     with pytest.raises(xla_shape.XlaShapeError):

@@ -55,7 +55,7 @@ fn draw(golden: &str, args: &[&str]) -> Picture {
     Picture::new(svg)
 }
 
-/// The README's copy of a golden picture, under `docs/`.
+/// The README's copy of a golden picture, under `docs/images/`.
 fn doc_copy(golden: &str) -> Option<PathBuf> {
     let name = match golden {
         "f32_2x3_pad_3x5" => "draw-padded.svg",
@@ -65,7 +65,7 @@ fn doc_copy(golden: &str) -> Option<PathBuf> {
     };
     Some(
         PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../docs")
+            .join("../../docs/images")
             .join(name),
     )
 }
