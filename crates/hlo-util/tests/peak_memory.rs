@@ -4,6 +4,8 @@
 //! `HloProto` and from their text dumps, and three H100 modules' text dumps
 //! against XLA's `peak_memory_in_bytes` (`tests/golden/peak_memory_h100/`).
 
+#![allow(clippy::unwrap_used)]
+
 use std::path::{Path, PathBuf};
 
 use hlo_util::{

@@ -12,7 +12,8 @@ use super::AssignmentError;
 use super::baseline::static_baseline;
 use super::heap::{Heap, HeapFault};
 use super::model::{Allocation, Assignment, Value};
-use super::report::{PeakPoint, PeakReport, StepUnit, allocation_totals, live_buffers};
+use super::report::{PeakPoint, PeakReport, StepUnit};
+use super::summary::{allocation_totals, live_buffers};
 use crate::proto::{BufferAssignmentProto, HloModuleProto, HloProto};
 
 /// A heap event with its buffers resolved to value indices.

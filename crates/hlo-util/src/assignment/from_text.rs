@@ -11,7 +11,8 @@ use super::assignment_text::read_assignment_text;
 use super::baseline::static_baseline;
 use super::live_range::read_live_ranges;
 use super::model::Assignment;
-use super::report::{PeakPoint, PeakReport, StepUnit, allocation_totals, live_buffers};
+use super::report::{PeakPoint, PeakReport, StepUnit};
+use super::summary::{allocation_totals, live_buffers};
 
 /// A heap value: its storage group (allocation and offset), live range and
 /// bytes.

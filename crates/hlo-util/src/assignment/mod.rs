@@ -14,6 +14,8 @@
 //! largest first, and XLA's allocation totals.
 
 mod assignment_text;
+#[cfg(test)]
+mod bad_input_tests;
 mod baseline;
 mod error;
 mod from_proto;
@@ -22,6 +24,7 @@ mod heap;
 mod live_range;
 mod model;
 mod report;
+mod summary;
 
 pub use error::AssignmentError;
 pub use from_proto::peak_from_hlo_proto;

@@ -3,8 +3,6 @@
 
 use serde::Serialize;
 
-use super::model::{Assignment, HOST_COLOR};
-
 /// What a buffer holds, as XLA's buffer assignment classifies its
 /// allocation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -99,55 +97,4 @@ pub struct PeakReport {
     pub device: AllocationTotals,
     /// Host memory `S(5)` totals.
     pub host: AllocationTotals,
-}
-
-/// The buffers for values `live` of `assignment`, largest first.
-pub(crate) fn live_buffers(assignment: &Assignment, live: &[usize]) -> Vec<LiveBuffer> {
-    let mut buffers: Vec<LiveBuffer> = live
-        .iter()
-        .filter_map(|&v| {
-            let value = assignment.values.get(v)?;
-            Some(LiveBuffer {
-                name: value.instruction.clone(),
-                shape_index: value.shape_index.clone(),
-                shape: value.shape.clone(),
-                bytes: value.bytes,
-                kind: assignment.kind_of(v),
-            })
-        })
-        .collect();
-    buffers.sort_by(|a, b| {
-        b.bytes
-            .cmp(&a.bytes)
-            .then_with(|| a.name.cmp(&b.name))
-            .then_with(|| a.shape_index.cmp(&b.shape_index))
-    });
-    buffers
-}
-
-/// XLA's allocation totals (`PopulateBufferStatsFromAllocations`), device
-/// and host; `None` when a sum overflows.
-pub(crate) fn allocation_totals(
-    assignment: &Assignment,
-) -> Option<(AllocationTotals, AllocationTotals)> {
-    let mut device = AllocationTotals::default();
-    let mut host = AllocationTotals::default();
-    for allocation in &assignment.allocations {
-        let totals = if allocation.color == HOST_COLOR {
-            &mut host
-        } else {
-            &mut device
-        };
-        let add = |total: &mut u64, yes: bool| -> Option<()> {
-            if yes {
-                *total = total.checked_add(allocation.size)?;
-            }
-            Some(())
-        };
-        add(&mut totals.argument_bytes, allocation.parameter)?;
-        add(&mut totals.output_bytes, allocation.live_out)?;
-        add(&mut totals.alias_bytes, allocation.aliased_parameter)?;
-        add(&mut totals.temp_bytes, allocation.is_temp())?;
-    }
-    Some((device, host))
 }
