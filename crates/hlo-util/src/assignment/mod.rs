@@ -14,11 +14,11 @@
 //! largest first, and XLA's allocation totals.
 
 mod assignment_text;
-#[cfg(test)]
-mod bad_input_tests;
 mod baseline;
 mod error;
 mod from_proto;
+#[cfg(test)]
+mod from_proto_tests;
 mod from_text;
 mod heap;
 mod live_range;

@@ -1,9 +1,9 @@
-//! Malformed buffer assignments are answered with a typed error naming the
-//! field, never a panic.
+//! The replay of small `HloProto`s built by hand, and malformed ones
+//! answered with a typed error naming the field, never a panic.
 
 use prost::Message;
 
-use super::{AssignmentError, peak_from_hlo_proto};
+use super::{AssignmentError, BufferKind, peak_from_hlo_proto};
 use crate::proto::buffer_allocation_proto::Assigned;
 use crate::proto::heap_simulator_trace::Event;
 use crate::proto::logical_buffer_proto::Location;
@@ -83,6 +83,48 @@ fn events(proto: &mut HloProto) -> &mut Vec<Event> {
 #[test]
 fn the_small_assignment_peaks_with_its_temporary() {
     assert_eq!(peak(&proto()), Ok(32));
+}
+
+#[test]
+fn traces_are_replayed_one_after_the_other() {
+    let mut p = proto();
+    let trace = assignment(&mut p).heap_simulator_traces[0].clone();
+    assignment(&mut p).heap_simulator_traces.push(trace);
+    let report = peak_from_hlo_proto(&p.encode_to_vec()).unwrap();
+    assert_eq!((report.peak_bytes, report.static_bytes), (32, 16));
+    let at = report.peak_at.unwrap();
+    assert_eq!((at.step, at.instruction.as_str()), (0, "t"));
+    let live: Vec<_> = report
+        .live_at_peak
+        .iter()
+        .map(|b| (b.name.as_str(), b.kind))
+        .collect();
+    assert_eq!(
+        live,
+        [("p", BufferKind::Parameter), ("t", BufferKind::Temporary)]
+    );
+}
+
+#[test]
+fn a_shared_buffer_counts_once() {
+    let mut p = proto();
+    let mut buffer = assignment(&mut p).logical_buffers[1].clone();
+    buffer.id = 30;
+    assignment(&mut p).logical_buffers.push(buffer);
+    let share = Event {
+        kind: 2,
+        buffer_id: 30,
+        share_with_canonical_id: 20,
+        ..events(&mut p)[0].clone()
+    };
+    let free = Event {
+        kind: 1,
+        buffer_id: 30,
+        ..events(&mut p)[0].clone()
+    };
+    events(&mut p).insert(1, share);
+    events(&mut p).push(free);
+    assert_eq!(peak(&p), Ok(32));
 }
 
 #[test]
