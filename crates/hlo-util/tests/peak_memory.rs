@@ -185,3 +185,27 @@ fn bad_input_is_a_typed_error() {
         }
     ));
 }
+
+#[test]
+fn a_long_schedule_is_swept_once() {
+    let n = 50_000_u64;
+    let mut assignment =
+        String::from("BufferAssignment:\nallocation 0: size 64, page 0, preallocated-temp:\n");
+    let mut live_range = String::from("HloLiveRange (max 50001):\n  InstructionSequence:\n");
+    let mut ranges = String::from("  BufferLiveRange:\n");
+    for i in 0..n {
+        // Two offsets; the values at one offset share it.
+        let (offset, bytes) = (i % 2 * 32, 4 + i % 7);
+        assignment.push_str(&format!(
+            " value: <{i} v{i} @0> (size={bytes},offset={offset}): f32[1]{{0}}\n"
+        ));
+        live_range.push_str(&format!("    {i}:v{i}\n"));
+        ranges.push_str(&format!("    v{i}{{}}:{i}-{}\n", i + 1));
+    }
+    live_range.push_str(&ranges);
+    let report = peak_from_text_dumps(&assignment, &live_range).unwrap();
+    // At each step two neighbours are live, one at each offset: the largest
+    // pair is 10 + 9 bytes.
+    assert_eq!(report.peak_bytes, 19);
+    consistent("long", &report);
+}

@@ -102,6 +102,8 @@ fn heap_values(
 ) -> Result<Vec<Live>, AssignmentError> {
     let mut groups: HashMap<(usize, u64), usize> = HashMap::new();
     let mut heap = Vec::new();
+    // `name{index}`, as the live-range dump writes it.
+    let mut key = String::new();
     for (a, allocation) in assignment.allocations.iter().enumerate() {
         if !allocation.is_temp() {
             continue;
@@ -113,8 +115,16 @@ fn heap_values(
             if value.shape.starts_with('(') {
                 continue;
             }
-            let index: Vec<String> = value.shape_index.iter().map(ToString::to_string).collect();
-            let key = format!("{}{{{}}}", value.instruction, index.join(","));
+            key.clear();
+            key.push_str(&value.instruction);
+            key.push('{');
+            for (k, i) in value.shape_index.iter().enumerate() {
+                if k > 0 {
+                    key.push(',');
+                }
+                key.push_str(&i.to_string());
+            }
+            key.push('}');
             let &(start, end) = ranges.get(&key).ok_or_else(|| AssignmentError::Text {
                 file: "live-range",
                 line: 1,
