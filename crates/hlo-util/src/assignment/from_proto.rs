@@ -75,7 +75,7 @@ pub fn peak_from_hlo_proto(bytes: &[u8]) -> Result<PeakReport, AssignmentError> 
         peak_at: peak.1.map(|e| PeakPoint {
             step: u64::try_from(e).unwrap_or(u64::MAX),
             unit: StepUnit::HeapEvent,
-            instruction: names.get(e).cloned().unwrap_or_default(),
+            instruction: names.get(e).map_or_else(String::new, |&n| n.to_owned()),
         }),
         live_at_peak: live_buffers(&assignment, &live),
         device,
@@ -192,11 +192,11 @@ fn assignment(
 }
 
 /// Every trace's events in order, resolved, with each event's instruction.
-fn events(
-    proto: &BufferAssignmentProto,
+fn events<'p>(
+    proto: &'p BufferAssignmentProto,
     ids: &HashMap<i64, usize>,
     instructions: &HashMap<i64, (&str, Option<&Shape>)>,
-) -> Result<(Vec<Event>, Vec<String>), AssignmentError> {
+) -> Result<(Vec<Event>, Vec<&'p str>), AssignmentError> {
     let known: std::collections::HashSet<&str> =
         instructions.values().map(|&(name, _)| name).collect();
     let total = proto
@@ -240,7 +240,7 @@ fn events(
                     });
                 }
             });
-            names.push(event.instruction_name.clone());
+            names.push(event.instruction_name.as_str());
         }
     }
     Ok((events, names))
