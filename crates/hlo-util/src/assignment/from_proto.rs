@@ -66,8 +66,7 @@ pub fn peak_from_hlo_proto(bytes: &[u8]) -> Result<PeakReport, AssignmentError> 
         }
     }
     let live: Vec<usize> = heap.live().collect();
-    let (device, host) = allocation_totals(&assignment)
-        .ok_or_else(|| AssignmentError::Overflow("the allocation totals".to_owned()))?;
+    let (device, host) = allocation_totals(&assignment)?;
     Ok(PeakReport {
         peak_bytes: peak.0,
         static_bytes,

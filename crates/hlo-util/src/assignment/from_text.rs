@@ -73,8 +73,7 @@ pub fn peak_from_text_dumps(
     if let Some(t) = at {
         live.extend(live_at(&heap, t));
     }
-    let (device, host) = allocation_totals(&assignment)
-        .ok_or_else(|| AssignmentError::Overflow("the allocation totals".to_owned()))?;
+    let (device, host) = allocation_totals(&assignment)?;
     Ok(PeakReport {
         peak_bytes,
         static_bytes,

@@ -1,6 +1,7 @@
 //! What the report takes from an assignment: the buffers live at the peak
 //! and XLA's allocation totals.
 
+use super::AssignmentError;
 use super::model::{Assignment, HOST_COLOR};
 use super::report::{AllocationTotals, LiveBuffer};
 
@@ -29,10 +30,14 @@ pub(crate) fn live_buffers(assignment: &Assignment, live: &[usize]) -> Vec<LiveB
 }
 
 /// XLA's allocation totals (`PopulateBufferStatsFromAllocations`), device
-/// and host; `None` when a sum overflows.
+/// and host.
+///
+/// # Errors
+///
+/// [`AssignmentError::Overflow`] when a sum does not fit in 64 bits.
 pub(crate) fn allocation_totals(
     assignment: &Assignment,
-) -> Option<(AllocationTotals, AllocationTotals)> {
+) -> Result<(AllocationTotals, AllocationTotals), AssignmentError> {
     let mut device = AllocationTotals::default();
     let mut host = AllocationTotals::default();
     for allocation in &assignment.allocations {
@@ -41,16 +46,18 @@ pub(crate) fn allocation_totals(
         } else {
             &mut device
         };
-        let add = |total: &mut u64, yes: bool| -> Option<()> {
+        let add = |total: &mut u64, yes: bool| {
             if yes {
-                *total = total.checked_add(allocation.size)?;
+                *total = total
+                    .checked_add(allocation.size)
+                    .ok_or_else(|| AssignmentError::Overflow("the allocation totals".to_owned()))?;
             }
-            Some(())
+            Ok::<(), AssignmentError>(())
         };
         add(&mut totals.argument_bytes, allocation.parameter)?;
         add(&mut totals.output_bytes, allocation.live_out)?;
         add(&mut totals.alias_bytes, allocation.aliased_parameter)?;
         add(&mut totals.temp_bytes, allocation.is_temp())?;
     }
-    Some((device, host))
+    Ok((device, host))
 }
