@@ -209,3 +209,21 @@ fn a_long_schedule_is_swept_once() {
     assert_eq!(report.peak_bytes, 19);
     consistent("long", &report);
 }
+
+#[test]
+fn text_dumps_of_two_modules_do_not_mix() {
+    let read = |name: &str, file: &str| {
+        std::fs::read_to_string(golden().join("peak_memory").join(name).join(file)).unwrap()
+    };
+    let error = peak_from_text_dumps(
+        &read("mlp", "buffer-assignment.txt"),
+        &read("fft", "live-range.txt"),
+    )
+    .unwrap_err();
+    assert!(matches!(error, AssignmentError::NoLiveRange(_)), "{error}");
+    let error = peak_from_text_dumps(&read("mlp", "buffer-assignment.txt"), "").unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "live-range, line 1: no InstructionSequence or BufferLiveRange section"
+    );
+}

@@ -72,6 +72,10 @@ pub enum AssignmentError {
         /// Its kind.
         kind: i32,
     },
+    /// A temporary of the buffer-assignment dump that the live-range dump
+    /// does not list (the two dumps are of different modules).
+    #[error("live-range: no live range for {0}")]
+    NoLiveRange(String),
     /// A line of a text dump that does not read.
     #[error("{file}, line {line}: {message}")]
     Text {

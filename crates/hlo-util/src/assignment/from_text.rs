@@ -55,8 +55,8 @@ struct Live {
 /// # Errors
 ///
 /// [`AssignmentError::Text`] for a line of either dump that does not read,
-/// or a temporary without a live range; [`AssignmentError::Overflow`] when
-/// sums do not fit in 64 bits.
+/// [`AssignmentError::NoLiveRange`] for a temporary without a live range,
+/// [`AssignmentError::Overflow`] when sums do not fit in 64 bits.
 pub fn peak_from_text_dumps(
     buffer_assignment: &str,
     live_range: &str,
@@ -124,11 +124,9 @@ fn heap_values(
                 key.push_str(&i.to_string());
             }
             key.push('}');
-            let &(start, end) = ranges.get(&key).ok_or_else(|| AssignmentError::Text {
-                file: "live-range",
-                line: 1,
-                message: format!("no live range for {key}"),
-            })?;
+            let &(start, end) = ranges
+                .get(&key)
+                .ok_or_else(|| AssignmentError::NoLiveRange(key.clone()))?;
             let next = groups.len();
             let group = *groups.entry((a, value.offset)).or_insert(next);
             heap.push(Live {
