@@ -227,3 +227,27 @@ fn text_dumps_of_two_modules_do_not_mix() {
         "live-range, line 1: no InstructionSequence or BufferLiveRange section"
     );
 }
+
+#[test]
+fn each_memory_space_has_a_heap_of_its_own() {
+    let assignment = "BufferAssignment:
+allocation 0: size 64, page 0, preallocated-temp:
+ value: <0 d @0> (size=64,offset=0): f32[16]{0}
+allocation 1: size 32, page 0, color 5, preallocated-temp:
+ value: <1 h @5> (size=32,offset=0): f32[8]{0:S(5)}
+";
+    let live_range = "HloLiveRange (max 2):
+  InstructionSequence:
+    0:d
+    1:h
+  BufferLiveRange:
+    d{}:0-2
+    h{}:1-2
+";
+    let report = peak_from_text_dumps(assignment, live_range).unwrap();
+    // XLA replays the device trace, then the host one: never both at once.
+    assert_eq!(report.peak_bytes, 64);
+    assert_eq!(report.live_at_peak.len(), 1);
+    assert_eq!(report.device.temp_bytes, 64);
+    assert_eq!(report.host.temp_bytes, 32);
+}

@@ -3,8 +3,10 @@
 //! over time steps of the temporaries live then, where values at one offset
 //! of one allocation share their storage (the largest counts) and
 //! tuple-shaped values (index tables, not in the heap's trace) are left out.
+//! Each memory space (color) has a heap of its own, and XLA replays their
+//! traces one after the other: the heap part is the largest of their peaks.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::AssignmentError;
 use super::assignment_text::read_assignment_text;
@@ -19,6 +21,7 @@ use super::summary::{allocation_totals, live_buffers};
 #[derive(Debug, Clone, Copy)]
 struct Live {
     value: usize,
+    color: i64,
     group: usize,
     start: u64,
     end: u64,
@@ -65,13 +68,23 @@ pub fn peak_from_text_dumps(
     let ranges = read_live_ranges(live_range)?;
     let (static_bytes, counted) = static_baseline(&assignment)?;
     let heap = heap_values(&assignment, &ranges.ranges)?;
-    let (heap_peak, at) = heap_peak(&heap)?;
+    let mut heap_peak = 0;
+    let mut at = None;
+    let mut peak_heap = Vec::new();
+    let colors: BTreeSet<i64> = heap.iter().map(|l| l.color).collect();
+    for color in colors {
+        let one: Vec<Live> = heap.iter().filter(|l| l.color == color).copied().collect();
+        let (bytes, step) = peak_of(&one)?;
+        if bytes > heap_peak {
+            (heap_peak, at, peak_heap) = (bytes, step, one);
+        }
+    }
     let peak_bytes = static_bytes
         .checked_add(heap_peak)
         .ok_or_else(|| AssignmentError::Overflow("the peak".to_owned()))?;
     let mut live = counted;
     if let Some(t) = at {
-        live.extend(live_at(&heap, t));
+        live.extend(live_at(&peak_heap, t));
     }
     let (device, host) = allocation_totals(&assignment)?;
     Ok(PeakReport {
@@ -131,6 +144,7 @@ fn heap_values(
             let group = *groups.entry((a, value.offset)).or_insert(next);
             heap.push(Live {
                 value: v,
+                color: allocation.color,
                 group,
                 start,
                 end,
@@ -141,10 +155,10 @@ fn heap_values(
     Ok(heap)
 }
 
-/// The largest heap bytes over time and the first step where they are
-/// reached (none when the heap is empty): a sweep over the starts, each
+/// The largest bytes of one heap over time and the first step where they
+/// are reached (none when the heap is empty): a sweep over the starts, each
 /// group counting its largest live value.
-fn heap_peak(heap: &[Live]) -> Result<(u64, Option<u64>), AssignmentError> {
+fn peak_of(heap: &[Live]) -> Result<(u64, Option<u64>), AssignmentError> {
     let mut by_start: Vec<&Live> = heap.iter().collect();
     by_start.sort_by_key(|l| l.start);
     let mut by_end: Vec<&Live> = heap.iter().collect();
