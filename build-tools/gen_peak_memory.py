@@ -304,6 +304,9 @@ def generate(hlo_proto) -> tuple[dict, list]:
             raise SystemExit("%s: the dumped HloProto has no buffer assignment" % name)
         expected = replay(proto.buffer_assignment)
         stats = answer["stats"]
+        if stats["temp_size_in_bytes"] and not expected["events"]:
+            bad.append("%s: %d bytes of temporaries but no heap-trace event in the dump"
+                       % (name, stats["temp_size_in_bytes"]))
         if expected["static_bytes"] != stats["peak_memory_in_bytes"]:
             bad.append("%s: static baseline %d != jaxlib peak_memory_in_bytes %d"
                        % (name, expected["static_bytes"], stats["peak_memory_in_bytes"]))
