@@ -47,6 +47,7 @@
 
 #![forbid(unsafe_code)]
 
+mod assignment;
 mod binary;
 mod error;
 mod opcodes;
@@ -57,6 +58,10 @@ mod scan;
 mod sizes;
 mod text;
 
+pub use assignment::{
+    AllocationTotals, AssignmentError, BufferKind, LiveBuffer, PeakPoint, PeakReport, StepUnit,
+    peak_from_hlo_proto, peak_from_text_dumps,
+};
 pub use binary::{ProtoError, ReadError, read_module, read_proto};
 pub use error::HloError;
 pub use opcodes::{OPCODES, is_opcode};

@@ -1,0 +1,89 @@
+//! Why a buffer assignment could not be read or replayed.
+
+/// Why the peak memory of a dumped buffer assignment could not be computed.
+///
+/// ```
+/// let error = hlo_util::peak_from_hlo_proto(&[0x0a, 0x05, 0x12]).unwrap_err();
+/// assert!(matches!(error, hlo_util::AssignmentError::Decode(_)));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AssignmentError {
+    /// The bytes are not a serialized `HloProto` (truncated, or not a proto).
+    #[error("HloProto: {0}")]
+    Decode(#[source] prost::DecodeError),
+    /// The `HloProto` has no `hlo_module`.
+    #[error("HloProto: no hlo_module")]
+    NoModule,
+    /// The `HloProto` has no `buffer_assignment` (a module dumped without
+    /// one, or `as_serialized_hlo_module_proto()` instead of the dump).
+    #[error("HloProto: no buffer_assignment (dump with --xla_dump_hlo_as_proto)")]
+    NoAssignment,
+    /// A field names a logical buffer the assignment does not define.
+    #[error("{field}: no logical buffer has id {id}")]
+    UnknownBuffer {
+        /// The field that names it.
+        field: String,
+        /// The buffer id named.
+        id: i64,
+    },
+    /// A field names an instruction the module does not have.
+    #[error("{field}: the module has no instruction {instruction}")]
+    UnknownInstruction {
+        /// The field that names it.
+        field: String,
+        /// The instruction's id or name.
+        instruction: String,
+    },
+    /// Two logical buffers have the same id.
+    #[error("logical_buffers: id {0} is defined twice")]
+    DuplicateBuffer(i64),
+    /// A size is negative.
+    #[error("{field}: negative size {size}")]
+    NegativeSize {
+        /// The field holding it.
+        field: String,
+        /// The size.
+        size: i64,
+    },
+    /// A sum of sizes does not fit in 64 bits.
+    #[error("{0}: the bytes overflow")]
+    Overflow(String),
+    /// A heap trace frees a buffer that is not allocated at that point.
+    #[error("{field}: FREE of buffer {id}, which is not allocated")]
+    FreeUnallocated {
+        /// The event.
+        field: String,
+        /// The buffer freed.
+        id: i64,
+    },
+    /// SHARE_WITH links that go round in a circle.
+    #[error("{field}: buffer {id} shares with itself through SHARE_WITH links")]
+    ShareCycle {
+        /// The event.
+        field: String,
+        /// The buffer.
+        id: i64,
+    },
+    /// A heap event of a kind XLA does not define.
+    #[error("{field}: unknown event kind {kind}")]
+    UnknownEventKind {
+        /// The event.
+        field: String,
+        /// Its kind.
+        kind: i32,
+    },
+    /// A temporary of the buffer-assignment dump that the live-range dump
+    /// does not list (the two dumps are of different modules).
+    #[error("live-range: no live range for {0}")]
+    NoLiveRange(String),
+    /// A line of a text dump that does not read.
+    #[error("{file}, line {line}: {message}")]
+    Text {
+        /// Which dump: `buffer-assignment` or `live-range`.
+        file: &'static str,
+        /// The 1-based line number.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+}

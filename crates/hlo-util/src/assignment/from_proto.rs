@@ -1,0 +1,263 @@
+//! XLA's `peak_memory_in_bytes` from an `HloProto` (the module and its
+//! `BufferAssignmentProto`, as `--xla_dump_hlo_as_proto` writes it in
+//! `*after_optimizations.hlo.pb`): the static baseline, then every heap
+//! trace's events replayed, trace after trace.
+
+use std::collections::HashMap;
+
+use prost::Message;
+use schema::Shape;
+
+use super::AssignmentError;
+use super::baseline::static_baseline;
+use super::heap::{Heap, HeapFault};
+use super::model::{Allocation, Assignment, Value};
+use super::report::{PeakPoint, PeakReport, StepUnit};
+use super::summary::{allocation_totals, live_buffers};
+use crate::proto::{BufferAssignmentProto, HloModuleProto, HloProto};
+
+/// A heap event with its buffers resolved to value indices.
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    Alloc(usize),
+    Free(usize),
+    ShareWith(usize, usize),
+}
+
+/// Reads a serialized `HloProto` with its buffer assignment and computes
+/// the peak as XLA does, with the buffers live there.
+///
+/// ```
+/// let error = hlo_util::peak_from_hlo_proto(&[]).unwrap_err();
+/// assert_eq!(error, hlo_util::AssignmentError::NoModule);
+/// ```
+///
+/// # Errors
+///
+/// [`AssignmentError`]: bytes that do not decode, a proto without its module
+/// or buffer assignment, ids the module or the assignment lacks, negative
+/// sizes, sums that overflow, a FREE of what is not allocated.
+pub fn peak_from_hlo_proto(bytes: &[u8]) -> Result<PeakReport, AssignmentError> {
+    let proto = HloProto::decode(bytes).map_err(AssignmentError::Decode)?;
+    let module = proto.hlo_module.ok_or(AssignmentError::NoModule)?;
+    let assignment_proto = proto
+        .buffer_assignment
+        .ok_or(AssignmentError::NoAssignment)?;
+    let instructions = instructions(&module);
+    let (assignment, ids) = assignment(&assignment_proto, &instructions)?;
+    let (events, names) = events(&assignment_proto, &ids, &instructions)?;
+    let (static_bytes, counted) = static_baseline(&assignment)?;
+    let sizes: Vec<u64> = assignment.values.iter().map(|v| v.bytes).collect();
+
+    // First pass: the peak and the first event that reaches it.
+    let mut heap = Heap::new(sizes.clone(), static_bytes, &counted);
+    let mut peak = (static_bytes, None);
+    for (e, &event) in events.iter().enumerate() {
+        apply(&mut heap, event, e, &assignment_proto)?;
+        if heap.memory() > peak.0 {
+            peak = (heap.memory(), Some(e));
+        }
+    }
+    // Second pass: the buffers live there.
+    let mut heap = Heap::new(sizes, static_bytes, &counted);
+    if let Some(at) = peak.1 {
+        for (e, &event) in events.iter().enumerate().take(at.saturating_add(1)) {
+            apply(&mut heap, event, e, &assignment_proto)?;
+        }
+    }
+    let live: Vec<usize> = heap.live().collect();
+    let (device, host) = allocation_totals(&assignment)?;
+    Ok(PeakReport {
+        peak_bytes: peak.0,
+        static_bytes,
+        heap_peak_bytes: peak.0.saturating_sub(static_bytes),
+        peak_at: peak.1.map(|e| PeakPoint {
+            step: u64::try_from(e).unwrap_or(u64::MAX),
+            unit: StepUnit::HeapEvent,
+            instruction: names.get(e).map_or_else(String::new, |&n| n.to_owned()),
+        }),
+        live_at_peak: live_buffers(&assignment, &live),
+        device,
+        host,
+    })
+}
+
+/// Applies event number `e` (counted over all traces) of `proto`.
+fn apply(
+    heap: &mut Heap,
+    event: Event,
+    e: usize,
+    proto: &BufferAssignmentProto,
+) -> Result<(), AssignmentError> {
+    let result = match event {
+        Event::Alloc(b) => heap.alloc(b),
+        Event::Free(b) => heap.free(b),
+        Event::ShareWith(b, canonical) => heap.share(b, canonical),
+    };
+    result.map_err(|fault| {
+        let field = format!("heap event {e}");
+        let (Event::Alloc(b) | Event::Free(b) | Event::ShareWith(b, _)) = event;
+        let id = proto.logical_buffers.get(b).map_or(-1, |buffer| buffer.id);
+        match fault {
+            HeapFault::Overflow => AssignmentError::Overflow(field),
+            HeapFault::FreeUnallocated => AssignmentError::FreeUnallocated { field, id },
+            HeapFault::Cycle => AssignmentError::ShareCycle { field, id },
+        }
+    })
+}
+
+/// Every instruction of the module by id: its name and shape.
+fn instructions(module: &HloModuleProto) -> HashMap<i64, (&str, Option<&Shape>)> {
+    module
+        .computations
+        .iter()
+        .flat_map(|c| &c.instructions)
+        .map(|i| (i.id, (i.name.as_str(), i.shape.as_ref())))
+        .collect()
+}
+
+/// The values (one per logical buffer, in proto order) and allocations;
+/// with the map from logical buffer id to value index.
+fn assignment(
+    proto: &BufferAssignmentProto,
+    instructions: &HashMap<i64, (&str, Option<&Shape>)>,
+) -> Result<(Assignment, HashMap<i64, usize>), AssignmentError> {
+    let mut ids = HashMap::with_capacity(proto.logical_buffers.len());
+    let mut values = Vec::with_capacity(proto.logical_buffers.len());
+    for (b, buffer) in proto.logical_buffers.iter().enumerate() {
+        let field = |name: &str| format!("logical_buffers[{b}].{name}");
+        if ids.insert(buffer.id, b).is_some() {
+            return Err(AssignmentError::DuplicateBuffer(buffer.id));
+        }
+        let location = buffer.defined_at.clone().unwrap_or_default();
+        let (name, shape) = instructions.get(&location.instruction_id).ok_or_else(|| {
+            AssignmentError::UnknownInstruction {
+                field: field("defined_at.instruction_id"),
+                instruction: location.instruction_id.to_string(),
+            }
+        })?;
+        let shape = shape
+            .and_then(|s| subshape(s, &location.shape_index))
+            .map(ToString::to_string)
+            .ok_or_else(|| AssignmentError::UnknownInstruction {
+                field: field("defined_at.shape_index"),
+                instruction: format!("{name} at shape index {:?}", location.shape_index),
+            })?;
+        values.push(Value {
+            instruction: (*name).to_owned(),
+            shape_index: location.shape_index,
+            shape,
+            bytes: size(buffer.size, &field("size"))?,
+            offset: 0,
+            allocation: None,
+        });
+    }
+    let mut allocations = Vec::with_capacity(proto.buffer_allocations.len());
+    for (a, allocation) in proto.buffer_allocations.iter().enumerate() {
+        let mut assigned = Vec::with_capacity(allocation.assigned.len());
+        for (k, entry) in allocation.assigned.iter().enumerate() {
+            let field = format!("buffer_allocations[{a}].assigned[{k}]");
+            let &v = ids.get(&entry.logical_buffer_id).ok_or_else(|| {
+                AssignmentError::UnknownBuffer {
+                    field: format!("{field}.logical_buffer_id"),
+                    id: entry.logical_buffer_id,
+                }
+            })?;
+            if let Some(value) = values.get_mut(v) {
+                value.allocation = Some(a);
+                value.offset = size(entry.offset, &format!("{field}.offset"))?;
+            }
+            assigned.push(v);
+        }
+        allocations.push(Allocation {
+            size: size(allocation.size, &format!("buffer_allocations[{a}].size"))?,
+            color: allocation.color,
+            parameter: allocation.is_entry_computation_parameter,
+            aliased_parameter: allocation.is_entry_computation_parameter
+                && allocation.is_parameter_aliased_with_output,
+            constant: allocation.is_constant,
+            live_out: allocation.maybe_live_out,
+            thread_local: allocation.is_thread_local,
+            values: assigned,
+        });
+    }
+    Ok((
+        Assignment {
+            allocations,
+            values,
+        },
+        ids,
+    ))
+}
+
+/// Every trace's events in order, resolved, with each event's instruction.
+fn events<'p>(
+    proto: &'p BufferAssignmentProto,
+    ids: &HashMap<i64, usize>,
+    instructions: &HashMap<i64, (&str, Option<&Shape>)>,
+) -> Result<(Vec<Event>, Vec<&'p str>), AssignmentError> {
+    let known: std::collections::HashSet<&str> =
+        instructions.values().map(|&(name, _)| name).collect();
+    let total = proto
+        .heap_simulator_traces
+        .iter()
+        .map(|t| t.events.len())
+        .sum();
+    let mut events = Vec::with_capacity(total);
+    let mut names = Vec::with_capacity(total);
+    for (t, trace) in proto.heap_simulator_traces.iter().enumerate() {
+        for (e, event) in trace.events.iter().enumerate() {
+            let field = |name: &str| format!("heap_simulator_traces[{t}].events[{e}].{name}");
+            let buffer = |id: i64, name: &str| {
+                ids.get(&id)
+                    .copied()
+                    .ok_or_else(|| AssignmentError::UnknownBuffer {
+                        field: field(name),
+                        id,
+                    })
+            };
+            if !event.instruction_name.is_empty()
+                && !known.contains(event.instruction_name.as_str())
+            {
+                return Err(AssignmentError::UnknownInstruction {
+                    field: field("instruction_name"),
+                    instruction: event.instruction_name.clone(),
+                });
+            }
+            let b = buffer(event.buffer_id, "buffer_id")?;
+            events.push(match event.kind {
+                0 => Event::Alloc(b),
+                1 => Event::Free(b),
+                2 => Event::ShareWith(
+                    b,
+                    buffer(event.share_with_canonical_id, "share_with_canonical_id")?,
+                ),
+                kind => {
+                    return Err(AssignmentError::UnknownEventKind {
+                        field: field("kind"),
+                        kind,
+                    });
+                }
+            });
+            names.push(event.instruction_name.as_str());
+        }
+    }
+    Ok((events, names))
+}
+
+/// The shape at `index` of `shape`, walked without recursion.
+fn subshape<'s>(shape: &'s Shape, index: &[i64]) -> Option<&'s Shape> {
+    let mut at = shape;
+    for &i in index {
+        at = at.tuple_shapes.get(usize::try_from(i).ok()?)?;
+    }
+    Some(at)
+}
+
+/// A size field as bytes; negative sizes are refused.
+fn size(bytes: i64, field: &str) -> Result<u64, AssignmentError> {
+    u64::try_from(bytes).map_err(|_| AssignmentError::NegativeSize {
+        field: field.to_owned(),
+        size: bytes,
+    })
+}

@@ -1,0 +1,235 @@
+//! The replay of small `HloProto`s built by hand, and malformed ones
+//! answered with a typed error naming the field, never a panic.
+
+use prost::Message;
+
+use super::{AssignmentError, BufferKind, peak_from_hlo_proto};
+use crate::proto::buffer_allocation_proto::Assigned;
+use crate::proto::heap_simulator_trace::Event;
+use crate::proto::logical_buffer_proto::Location;
+use crate::proto::{
+    BufferAllocationProto, BufferAssignmentProto, HeapSimulatorTrace, HloComputationProto,
+    HloInstructionProto, HloModuleProto, HloProto, LogicalBufferProto,
+};
+
+/// A module with instructions `p` (id 1, a parameter) and `t` (id 2), and
+/// an assignment: `p` in a parameter allocation, `t` in a temporary one, a
+/// trace that allocates and frees `t`.
+fn proto() -> HloProto {
+    let instruction = |id: i64, name: &str| HloInstructionProto {
+        id,
+        name: name.into(),
+        opcode: "negate".into(),
+        shape: "f32[4]{0}".parse().ok(),
+        ..HloInstructionProto::default()
+    };
+    let module = HloModuleProto {
+        computations: vec![HloComputationProto {
+            instructions: vec![instruction(1, "p"), instruction(2, "t")],
+            ..HloComputationProto::default()
+        }],
+        ..HloModuleProto::default()
+    };
+    let buffer = |id: i64, instruction_id: i64| LogicalBufferProto {
+        id,
+        size: 16,
+        defined_at: Some(Location {
+            instruction_id,
+            ..Location::default()
+        }),
+        ..LogicalBufferProto::default()
+    };
+    let allocation = |logical_buffer_id: i64, parameter: bool| BufferAllocationProto {
+        size: 16,
+        is_entry_computation_parameter: parameter,
+        assigned: vec![Assigned {
+            logical_buffer_id,
+            ..Assigned::default()
+        }],
+        ..BufferAllocationProto::default()
+    };
+    let event = |kind: i32, buffer_id: i64| Event {
+        kind,
+        buffer_id,
+        instruction_name: "t".into(),
+        ..Event::default()
+    };
+    HloProto {
+        hlo_module: Some(module),
+        buffer_assignment: Some(BufferAssignmentProto {
+            logical_buffers: vec![buffer(10, 1), buffer(20, 2)],
+            buffer_allocations: vec![allocation(10, true), allocation(20, false)],
+            heap_simulator_traces: vec![HeapSimulatorTrace {
+                events: vec![event(0, 20), event(1, 20)],
+                ..HeapSimulatorTrace::default()
+            }],
+            ..BufferAssignmentProto::default()
+        }),
+    }
+}
+
+fn peak(proto: &HloProto) -> Result<u64, AssignmentError> {
+    peak_from_hlo_proto(&proto.encode_to_vec()).map(|r| r.peak_bytes)
+}
+
+fn assignment(proto: &mut HloProto) -> &mut BufferAssignmentProto {
+    proto.buffer_assignment.get_or_insert_default()
+}
+
+fn events(proto: &mut HloProto) -> &mut Vec<Event> {
+    &mut assignment(proto).heap_simulator_traces[0].events
+}
+
+#[test]
+fn the_small_assignment_peaks_with_its_temporary() {
+    assert_eq!(peak(&proto()), Ok(32));
+}
+
+#[test]
+fn traces_are_replayed_one_after_the_other() {
+    let mut p = proto();
+    let trace = assignment(&mut p).heap_simulator_traces[0].clone();
+    assignment(&mut p).heap_simulator_traces.push(trace);
+    let report = peak_from_hlo_proto(&p.encode_to_vec()).unwrap();
+    assert_eq!((report.peak_bytes, report.static_bytes), (32, 16));
+    let at = report.peak_at.unwrap();
+    assert_eq!((at.step, at.instruction.as_str()), (0, "t"));
+    let live: Vec<_> = report
+        .live_at_peak
+        .iter()
+        .map(|b| (b.name.as_str(), b.kind))
+        .collect();
+    assert_eq!(
+        live,
+        [("p", BufferKind::Parameter), ("t", BufferKind::Temporary)]
+    );
+}
+
+#[test]
+fn a_shared_buffer_counts_once() {
+    let mut p = proto();
+    let mut buffer = assignment(&mut p).logical_buffers[1].clone();
+    buffer.id = 30;
+    assignment(&mut p).logical_buffers.push(buffer);
+    let share = Event {
+        kind: 2,
+        buffer_id: 30,
+        share_with_canonical_id: 20,
+        ..events(&mut p)[0].clone()
+    };
+    let free = Event {
+        kind: 1,
+        buffer_id: 30,
+        ..events(&mut p)[0].clone()
+    };
+    events(&mut p).insert(1, share);
+    events(&mut p).push(free);
+    assert_eq!(peak(&p), Ok(32));
+}
+
+#[test]
+fn a_proto_without_a_buffer_assignment() {
+    let mut p = proto();
+    p.buffer_assignment = None;
+    assert_eq!(peak(&p), Err(AssignmentError::NoAssignment));
+    p.hlo_module = None;
+    assert_eq!(peak(&p), Err(AssignmentError::NoModule));
+}
+
+#[test]
+fn a_trace_naming_a_buffer_the_assignment_lacks() {
+    let mut p = proto();
+    events(&mut p)[1].buffer_id = 99;
+    assert_eq!(
+        peak(&p).unwrap_err().to_string(),
+        "heap_simulator_traces[0].events[1].buffer_id: no logical buffer has id 99"
+    );
+    let mut p = proto();
+    events(&mut p)[1].kind = 2;
+    events(&mut p)[1].share_with_canonical_id = 7;
+    assert!(matches!(
+        peak(&p),
+        Err(AssignmentError::UnknownBuffer { id: 7, .. })
+    ));
+}
+
+#[test]
+fn instructions_the_module_lacks() {
+    let mut p = proto();
+    events(&mut p)[0].instruction_name = "gone".into();
+    assert_eq!(
+        peak(&p).unwrap_err().to_string(),
+        "heap_simulator_traces[0].events[0].instruction_name: the module has no instruction gone"
+    );
+    let mut p = proto();
+    assignment(&mut p).logical_buffers[1]
+        .defined_at
+        .get_or_insert_default()
+        .instruction_id = 5;
+    assert_eq!(
+        peak(&p).unwrap_err().to_string(),
+        "logical_buffers[1].defined_at.instruction_id: the module has no instruction 5"
+    );
+    let mut p = proto();
+    assignment(&mut p).logical_buffers[1]
+        .defined_at
+        .get_or_insert_default()
+        .shape_index = vec![0];
+    assert!(matches!(
+        peak(&p),
+        Err(AssignmentError::UnknownInstruction { .. })
+    ));
+}
+
+#[test]
+fn a_free_of_what_was_never_allocated() {
+    let mut p = proto();
+    events(&mut p).remove(0);
+    assert_eq!(
+        peak(&p),
+        Err(AssignmentError::FreeUnallocated {
+            field: "heap event 0".into(),
+            id: 20
+        })
+    );
+}
+
+#[test]
+fn sizes_that_overflow_or_are_negative() {
+    let mut p = proto();
+    for buffer in &mut assignment(&mut p).logical_buffers {
+        buffer.size = i64::MAX;
+    }
+    let again = assignment(&mut p).buffer_allocations[0].clone();
+    assignment(&mut p).buffer_allocations.push(again);
+    // Two static parameters, then the temporary on the heap.
+    assert_eq!(
+        peak(&p),
+        Err(AssignmentError::Overflow("heap event 0".into()))
+    );
+    // All three static.
+    assignment(&mut p).buffer_allocations[1].is_constant = true;
+    assert_eq!(
+        peak(&p),
+        Err(AssignmentError::Overflow("the static baseline".into()))
+    );
+    let mut p = proto();
+    assignment(&mut p).logical_buffers[0].size = -1;
+    assert!(matches!(
+        peak(&p),
+        Err(AssignmentError::NegativeSize { size: -1, .. })
+    ));
+}
+
+#[test]
+fn unknown_event_kinds_and_duplicate_ids() {
+    let mut p = proto();
+    events(&mut p)[0].kind = 7;
+    assert!(matches!(
+        peak(&p),
+        Err(AssignmentError::UnknownEventKind { kind: 7, .. })
+    ));
+    let mut p = proto();
+    assignment(&mut p).logical_buffers[1].id = 10;
+    assert_eq!(peak(&p), Err(AssignmentError::DuplicateBuffer(10)));
+}

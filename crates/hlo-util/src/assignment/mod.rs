@@ -1,0 +1,32 @@
+//! Peak memory from XLA's own buffer assignment, exactly as XLA computes
+//! `CompiledMemoryStats.peak_memory_in_bytes` (`ComputePeakMemory` of its
+//! `buffer_assignment.cc`): the static baseline, the largest logical buffer
+//! of each entry parameter, constant and maybe-live-out allocation that is
+//! not thread-local, plus the highest point of the heap simulator's trace
+//! replayed with reference counts.
+//!
+//! Two inputs: the `HloProto` XLA dumps with `--xla_dump_hlo_as_proto`
+//! (`*after_optimizations.hlo.pb`, the module with its
+//! `BufferAssignmentProto`, heap traces included), read by
+//! [`peak_from_hlo_proto`]; or the text dumps `*-buffer-assignment.txt` and
+//! `*-live-range.txt`, read by [`peak_from_text_dumps`]. Both give a
+//! [`PeakReport`]: the peak, where it is reached, the buffers live there
+//! largest first, and XLA's allocation totals.
+
+mod assignment_text;
+mod baseline;
+mod error;
+mod from_proto;
+#[cfg(test)]
+mod from_proto_tests;
+mod from_text;
+mod heap;
+mod live_range;
+mod model;
+mod report;
+mod summary;
+
+pub use error::AssignmentError;
+pub use from_proto::peak_from_hlo_proto;
+pub use from_text::peak_from_text_dumps;
+pub use report::{AllocationTotals, BufferKind, LiveBuffer, PeakPoint, PeakReport, StepUnit};
