@@ -53,6 +53,7 @@ mod opcodes;
 mod per_device;
 #[rustfmt::skip]
 mod proto;
+mod report;
 mod scan;
 mod sizes;
 mod text;
@@ -61,5 +62,6 @@ pub use binary::{ProtoError, ReadError, read_module, read_proto};
 pub use error::HloError;
 pub use opcodes::{OPCODES, is_opcode};
 pub use per_device::{PerDevice, per_device_shape};
+pub use report::{BufferRow, ComputationTotal, DeviceBuffer, MemoryReport};
 pub use sizes::{BufferSizes, EntryBytes, POINTER_SIZE, entry_bytes};
 pub use text::{Instruction, ModuleSummary, read_text};
