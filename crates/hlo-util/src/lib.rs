@@ -58,8 +58,8 @@ mod scan;
 mod sizes;
 mod text;
 
-pub use binary::{ProtoError, ReadError, read_module, read_proto};
-pub use error::HloError;
+pub use binary::{read_module, read_proto};
+pub use error::{HloError, HloErrorKind, ProtoError, ProtoErrorKind, ReadError};
 pub use opcodes::{OPCODES, is_opcode};
 pub use per_device::{PerDevice, per_device_shape};
 pub use report::{BufferRow, ComputationTotal, DeviceBuffer, MemoryReport};
