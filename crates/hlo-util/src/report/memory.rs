@@ -1,13 +1,10 @@
 //! The memory report: a module's entry bytes, its largest buffers and its
 //! computations' totals, and their JSON form.
 
-use std::io::BufRead;
-
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
-use super::top::Collector;
+use crate::ModuleSummary;
 use crate::sizes::BufferSizes;
-use crate::{HloError, ModuleSummary, ReadError, read_module, read_text};
 
 /// Every buffer of a module, as `xla-shape hlo` prints it: the module's
 /// entry parameter and output bytes, its largest instructions' buffers
@@ -21,7 +18,8 @@ use crate::{HloError, ModuleSummary, ReadError, read_module, read_text};
 /// `output_allocated_bytes`, `per_device_parameter_bytes`,
 /// `per_device_output_bytes`, `computations`, `instruction_count`,
 /// `instructions` (each a [`BufferRow`]) and `computation_totals` (each a
-/// [`ComputationTotal`], as many as [`MemoryReport::top`]).
+/// [`ComputationTotal`], as many as [`MemoryReport::top`]). It is built by
+/// [`MemoryReport::read`] and [`MemoryReport::read_text`].
 ///
 /// ```
 /// let text = "HloModule tiled
@@ -100,39 +98,6 @@ impl ComputationTotal {
 }
 
 impl MemoryReport {
-    /// Reads a module from `input`, text or a serialized `HloModuleProto`
-    /// told apart by their content ([`read_module`]), and reports its `top`
-    /// largest buffers (`usize::MAX`: every one) and computations. Text is
-    /// streamed: memory is the `top` rows kept, one total per computation
-    /// and the reader's own.
-    ///
-    /// # Errors
-    ///
-    /// [`ReadError`]: where the module cannot be read, and why.
-    pub fn read(input: impl BufRead, top: usize) -> Result<Self, ReadError> {
-        let mut collector = Collector::new(top);
-        let module = read_module(input, |i| collector.visit(i))?;
-        Ok(collector.finish(module))
-    }
-
-    /// [`MemoryReport::read`] of module text, never read as a serialized
-    /// module ([`read_text`]).
-    ///
-    /// ```
-    /// let error = hlo_util::MemoryReport::read_text("\u{1}HloModule m".as_bytes(), 20).unwrap_err();
-    /// assert_eq!(error.to_string(), "line 1, column 1: expected `HloModule` first");
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// [`HloError`]: the line and column where the text cannot be read, and
-    /// why.
-    pub fn read_text(input: impl BufRead, top: usize) -> Result<Self, HloError> {
-        let mut collector = Collector::new(top);
-        let module = read_text(input, |i| collector.visit(i))?;
-        Ok(collector.finish(module))
-    }
-
     /// The computation totals the serialized form lists: the first
     /// [`MemoryReport::top`].
     fn shown_totals(&self) -> &[ComputationTotal] {

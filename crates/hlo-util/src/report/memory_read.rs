@@ -1,11 +1,12 @@
-//! The streaming collector behind [`MemoryReport`]: the largest buffers in a
-//! heap of at most `top` rows, and one running total per computation.
+//! Building a [`MemoryReport`] while a module is read: the largest buffers
+//! in a heap of at most `top` rows, and one running total per computation.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap};
+use std::io::BufRead;
 
 use super::memory::{BufferRow, ComputationTotal, DeviceBuffer, MemoryReport};
-use crate::{Instruction, ModuleSummary};
+use crate::{HloError, Instruction, ModuleSummary, ReadError, read_module, read_text};
 
 /// Largest allocation first, then the order of the module.
 type Key = (i64, Reverse<u64>);
@@ -37,9 +38,44 @@ impl Ord for Kept {
     }
 }
 
+impl MemoryReport {
+    /// Reads a module from `input`, text or a serialized `HloModuleProto`
+    /// told apart by their content ([`read_module`]), and reports its `top`
+    /// largest buffers (`usize::MAX`: every one) and computations. Text is
+    /// streamed: memory is the `top` rows kept, one total per computation
+    /// and the reader's own.
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError`]: where the module cannot be read, and why.
+    pub fn read(input: impl BufRead, top: usize) -> Result<Self, ReadError> {
+        let mut collector = Collector::new(top);
+        let module = read_module(input, |i| collector.visit(i))?;
+        Ok(collector.finish(module))
+    }
+
+    /// [`MemoryReport::read`] of module text, never read as a serialized
+    /// module ([`read_text`]).
+    ///
+    /// ```
+    /// let error = hlo_util::MemoryReport::read_text("\u{1}HloModule m".as_bytes(), 20).unwrap_err();
+    /// assert_eq!(error.to_string(), "line 1, column 1: expected `HloModule` first");
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`HloError`]: the line and column where the text cannot be read, and
+    /// why.
+    pub fn read_text(input: impl BufRead, top: usize) -> Result<Self, HloError> {
+        let mut collector = Collector::new(top);
+        let module = read_text(input, |i| collector.visit(i))?;
+        Ok(collector.finish(module))
+    }
+}
+
 /// What is kept of the instructions read so far.
 #[derive(Debug)]
-pub(super) struct Collector {
+struct Collector {
     top: usize,
     /// The `top` largest rows, the smallest on top of the heap.
     kept: BinaryHeap<Reverse<Kept>>,
@@ -53,7 +89,7 @@ pub(super) struct Collector {
 
 impl Collector {
     /// A collector keeping the `top` largest rows.
-    pub(super) fn new(top: usize) -> Self {
+    fn new(top: usize) -> Self {
         Self {
             top,
             kept: BinaryHeap::new(),
@@ -65,7 +101,7 @@ impl Collector {
 
     /// Counts `i` in its computation's total and keeps its row if it is
     /// among the `top` largest so far.
-    pub(super) fn visit(&mut self, i: &Instruction<'_>) {
+    fn visit(&mut self, i: &Instruction<'_>) {
         let key = (i.sizes.allocated_bytes, Reverse(self.order));
         self.order = self.order.saturating_add(1);
         self.add_to_total(i);
@@ -108,7 +144,7 @@ impl Collector {
     }
 
     /// The report of `module`, whose instructions were all visited.
-    pub(super) fn finish(self, module: ModuleSummary) -> MemoryReport {
+    fn finish(self, module: ModuleSummary) -> MemoryReport {
         // Ascending `Reverse`s: the largest row first.
         let instructions = self
             .kept
