@@ -3,6 +3,7 @@
 //! library) that turn their errors into `XlaShapeError`.
 
 mod functions;
+mod hlo;
 mod relayout;
 mod shape;
 mod sharding;
@@ -41,7 +42,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sharding::shard_json, m)?)?;
     m.add_function(wrap_pyfunction!(sharding::reshard_json, m)?)?;
     m.add_function(wrap_pyfunction!(sharding::draw_sharding_svg, m)?)?;
-    m.add_function(wrap_pyfunction!(sharding::hlo_memory_json, m)?)?;
+    m.add_function(wrap_pyfunction!(hlo::hlo_memory, m)?)?;
     m.add_function(wrap_pyfunction!(relayout::relayout_into_array, m)?)?;
     m.add_function(wrap_pyfunction!(relayout::relayout_into_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(relayout::relayout_into, m)?)?;

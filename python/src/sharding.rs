@@ -1,8 +1,7 @@
-//! Shards, reshard plans, sharding pictures and HLO modules' buffers: the
-//! `xla-shape` tool's library, with the GIL released while a module is read.
+//! Shards, reshard plans and sharding pictures: the `xla-shape` tool's
+//! library.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
 
 use crate::error;
 use crate::shape::shape_arg;
@@ -41,24 +40,4 @@ pub fn draw_sharding_svg(
     devices: Option<i64>,
 ) -> PyResult<String> {
     xla_shape::draw_sharding(&shape_arg(shape)?, sharding, devices).map_err(error)
-}
-
-/// `xla-shape --json hlo --all` (less `ok`) as JSON text: a `str` is the
-/// module's text, `bytes` a serialized `HloModuleProto` (or text, told
-/// apart by content as the command does).
-#[pyfunction]
-pub fn hlo_memory_json(py: Python<'_>, module: &Bound<'_, PyAny>) -> PyResult<String> {
-    let fields = if let Ok(text) = module.cast::<PyString>() {
-        let text = text.to_cow()?;
-        py.detach(|| xla_shape::hlo_memory_text(&text))
-    } else if let Ok(bytes) = module.cast::<PyBytes>() {
-        let bytes = bytes.as_bytes();
-        py.detach(|| xla_shape::hlo_memory(bytes))
-    } else {
-        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-            "a module is a str (its text) or bytes (a serialized HloModuleProto), not {}",
-            module.get_type().name()?
-        )));
-    };
-    Ok(fields.map_err(error)?.to_string())
 }

@@ -282,8 +282,7 @@ def hlo_memory(module: Union[str, bytes, bytearray, memoryview]) -> Dict[str, An
     """
     if isinstance(module, (bytearray, memoryview)):
         module = bytes(module)
-    report: Dict[str, Any] = json.loads(_native.hlo_memory_json(module))
-    return report
+    return _native.hlo_memory(module)
 
 
 def relayout(

@@ -1,6 +1,6 @@
 """Type stubs of the native module ``xla_shape._native``."""
 
-from typing import List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -44,7 +44,7 @@ def shard_json(shape: ShapeLike, sharding: str, devices: Optional[int]) -> str: 
 def reshard_json(
     shape: ShapeLike, src: str, dst: str, devices: Optional[int]
 ) -> str: ...
-def hlo_memory_json(module: Union[str, bytes]) -> str: ...
+def hlo_memory(module: Union[str, bytes]) -> Dict[str, Any]: ...
 def relayout_into_array(
     data: npt.NDArray[np.uint8], src: ShapeLike, dst: ShapeLike
 ) -> npt.NDArray[np.uint8]: ...

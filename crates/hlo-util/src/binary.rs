@@ -11,39 +11,10 @@ use sharding_util::HloSharding;
 use crate::per_device::per_device_bytes;
 use crate::proto::{HloComputationProto, HloModuleProto};
 use crate::sizes::{BufferSizes, EntryBytes, entry_bytes};
-use crate::{HloError, Instruction, ModuleSummary, PerDevice, is_opcode, read_text};
-
-/// Why a serialized `HloModuleProto` could not be read: the path of the
-/// offending field and what is wrong there.
-///
-/// ```
-/// let error = hlo_util::read_proto(&[0x1a, 0x05, 0x12, 0x09], |_| {}).unwrap_err();
-/// assert!(error.to_string().starts_with("HloModuleProto: failed to decode Protobuf message: "));
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{path}: {message}")]
-pub struct ProtoError {
-    /// The field, from the module down: `computations[1].instructions[4].shape`
-    /// (`HloModuleProto` for errors of the wire format, whose message names
-    /// the fields it was decoding).
-    pub path: String,
-    /// What is wrong.
-    pub message: String,
-}
-
-/// Why a module (text or serialized) could not be read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ReadError {
-    /// The text form, at a line and column.
-    #[error(transparent)]
-    Text(#[from] HloError),
-    /// The serialized form, at a field.
-    #[error(transparent)]
-    Proto(#[from] ProtoError),
-    /// The input could not be read.
-    #[error("cannot read: {0}")]
-    Io(String),
-}
+use crate::{
+    Instruction, ModuleSummary, PerDevice, ProtoError, ProtoErrorKind, ReadError, is_opcode,
+    read_text,
+};
 
 /// Reads a module from `input`, text or a serialized `HloModuleProto`: text
 /// starts with `HloModule` (after blanks), or with a letter and printable
@@ -64,7 +35,7 @@ pub fn read_module<R: BufRead>(
     mut input: R,
     visit: impl FnMut(&Instruction<'_>),
 ) -> Result<ModuleSummary, ReadError> {
-    let head = input.fill_buf().map_err(|e| ReadError::Io(e.to_string()))?;
+    let head = input.fill_buf()?;
     let start = head
         .iter()
         .position(|b| !b.is_ascii_whitespace())
@@ -79,9 +50,7 @@ pub fn read_module<R: BufRead>(
         return Ok(read_text(input, visit)?);
     }
     let mut bytes = Vec::new();
-    input
-        .read_to_end(&mut bytes)
-        .map_err(|e| ReadError::Io(e.to_string()))?;
+    input.read_to_end(&mut bytes)?;
     Ok(read_proto(&bytes, visit)?)
 }
 
@@ -103,10 +72,8 @@ pub fn read_proto(
     bytes: &[u8],
     mut visit: impl FnMut(&Instruction<'_>),
 ) -> Result<ModuleSummary, ProtoError> {
-    let module = HloModuleProto::decode(bytes).map_err(|e| ProtoError {
-        path: "HloModuleProto".to_owned(),
-        message: e.to_string(),
-    })?;
+    let module = HloModuleProto::decode(bytes)
+        .map_err(|e| ProtoError::at("HloModuleProto", ProtoErrorKind::Decode(e)))?;
     let entry_index = module
         .computations
         .iter()
@@ -118,9 +85,9 @@ pub fn read_proto(
                 .position(|c| c.name == module.entry_computation_name)
         })
         .ok_or_else(|| {
-            error(
+            ProtoError::at(
                 "entry_computation_id",
-                format!("no computation has id {}", module.entry_computation_id),
+                ProtoErrorKind::NoEntry(module.entry_computation_id),
             )
         })?;
     let mut summary = ModuleSummary {
@@ -158,14 +125,17 @@ pub fn read_proto(
     };
     let mut total = EntryBytes::default();
     for parameter in parameters {
-        let bytes = entry_bytes(parameter).map_err(|e| error(path, e.to_string()))?;
+        let bytes =
+            entry_bytes(parameter).map_err(|e| ProtoError::at(path, ProtoErrorKind::Size(e)))?;
         total = total
             .plus(bytes.logical, bytes.allocated)
-            .ok_or_else(|| error(path, "the parameters' bytes overflow"))?;
+            .ok_or_else(|| ProtoError::at(path, ProtoErrorKind::Overflow))?;
     }
     summary.parameter_bytes = total;
     summary.output_bytes = match result {
-        Some(result) => entry_bytes(result).map_err(|e| error(path, e.to_string()))?,
+        Some(result) => {
+            entry_bytes(result).map_err(|e| ProtoError::at(path, ProtoErrorKind::Size(e)))?
+        }
         None => EntryBytes::default(),
     };
     if sharded {
@@ -198,16 +168,17 @@ fn instructions(
     for (i, instruction) in computation.instructions.iter().enumerate() {
         let path = |field: &str| format!("computations[{c}].instructions[{i}].{field}");
         if !is_opcode(&instruction.opcode) {
-            return Err(error(
+            return Err(ProtoError::at(
                 &path("opcode"),
-                format!("unknown opcode `{}`", instruction.opcode),
+                ProtoErrorKind::UnknownOpcode(instruction.opcode.clone()),
             ));
         }
         let shape = instruction
             .shape
             .clone()
-            .ok_or_else(|| error(&path("shape"), "missing"))?;
-        let sizes = BufferSizes::of(&shape).map_err(|e| error(&path("shape"), e.to_string()))?;
+            .ok_or_else(|| ProtoError::at(&path("shape"), ProtoErrorKind::MissingShape))?;
+        let sizes = BufferSizes::of(&shape)
+            .map_err(|e| ProtoError::at(&path("shape"), ProtoErrorKind::Size(e)))?;
         let sharding = instruction
             .sharding
             .as_ref()
@@ -236,26 +207,19 @@ fn instructions(
     parameters.sort_by_key(|&(number, _)| number);
     for (expected, (number, _)) in parameters.iter().enumerate() {
         if usize::try_from(*number).ok() != Some(expected) {
-            return Err(error(
+            return Err(ProtoError::at(
                 &format!("computations[{c}].instructions"),
-                format!("no parameter {expected}, or two of it"),
+                ProtoErrorKind::Parameter(expected),
             ));
         }
     }
     let root = root.ok_or_else(|| {
-        error(
+        ProtoError::at(
             &format!("computations[{c}].root_id"),
-            format!("no instruction has id {}", computation.root_id),
+            ProtoErrorKind::NoRoot(computation.root_id),
         )
     })?;
     Ok((parameters.into_iter().map(|(_, p)| p).collect(), root))
-}
-
-fn error(path: &str, message: impl Into<String>) -> ProtoError {
-    ProtoError {
-        path: path.to_owned(),
-        message: message.into(),
-    }
 }
 
 #[cfg(test)]

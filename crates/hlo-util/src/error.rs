@@ -1,33 +1,183 @@
-//! The error of the HLO readers: where in the input, and what is wrong.
+//! The errors of the HLO readers: where in the input (a line and column of
+//! the text, a field of the serialized module) and what kind of error, with
+//! the error it comes from as its source.
 
-/// Why an HLO module could not be read: the 1-based line and column of the
-/// offending text (column 1 for errors about a whole line or the input), and
-/// what is wrong there.
+use std::error::Error;
+use std::fmt;
+
+/// Why an HLO module's text could not be read: the 1-based line and column
+/// of the offending text (column 1 for errors about a whole line or the
+/// input), and what is wrong there.
 ///
 /// ```
+/// use hlo_util::HloErrorKind;
+///
 /// let error = hlo_util::read_text("HloModule m\nENTRY e {\n  x = f32[2] bogus()\n}\n".as_bytes(), |_| {})
 ///     .unwrap_err();
 /// assert_eq!((error.line, error.column), (3, 14));
+/// assert!(matches!(&error.kind, HloErrorKind::UnknownOpcode(opcode) if opcode == "bogus"));
 /// assert_eq!(error.to_string(), "line 3, column 14: unknown opcode `bogus`");
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}, column {column}: {message}")]
+#[derive(Debug)]
 pub struct HloError {
     /// The 1-based line number.
     pub line: u64,
     /// The 1-based column, in bytes from the start of the line.
     pub column: usize,
     /// What is wrong.
-    pub message: String,
+    pub kind: HloErrorKind,
+}
+
+/// What is wrong in an HLO module's text.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HloErrorKind {
+    /// The input could not be read.
+    #[error("cannot read: {0}")]
+    Io(#[source] std::io::Error),
+    /// A line is not UTF-8.
+    #[error("the text is not UTF-8")]
+    NotUtf8(#[source] std::str::Utf8Error),
+    /// An instruction's opcode is none of XLA's.
+    #[error("unknown opcode `{0}`")]
+    UnknownOpcode(String),
+    /// A shape XLA's parser refuses (its message).
+    #[error("invalid shape: {}", .0.to_string().replace("Syntax error:\n", ""))]
+    Shape(#[source] schema::ParseError),
+    /// A shape that cannot be sized: a layout XLA refuses, sizes that
+    /// overflow.
+    #[error("{0}")]
+    Size(#[source] shape_util::ShapeError),
+    /// The entry parameters' bytes add up beyond `i64`.
+    #[error("the parameters' bytes overflow")]
+    Overflow,
+    /// Text that is not what XLA prints there: a missing or unexpected
+    /// token, unbalanced brackets or strings, a computation without its
+    /// `ROOT`, a module without computations.
+    #[error("{0}")]
+    Malformed(String),
 }
 
 impl HloError {
     /// An error at byte offset `offset` (0-based) of line `line`.
-    pub(crate) fn at(line: u64, offset: usize, message: impl Into<String>) -> Self {
+    pub(crate) fn at(line: u64, offset: usize, kind: HloErrorKind) -> Self {
         Self {
             line,
             column: offset.saturating_add(1),
-            message: message.into(),
+            kind,
         }
+    }
+}
+
+/// Why a serialized `HloModuleProto` could not be read: the path of the
+/// offending field and what is wrong there.
+///
+/// ```
+/// use hlo_util::ProtoErrorKind;
+///
+/// let error = hlo_util::read_proto(&[0x1a, 0x05, 0x12, 0x09], |_| {}).unwrap_err();
+/// assert_eq!(error.path, "HloModuleProto");
+/// assert!(matches!(error.kind, ProtoErrorKind::Decode(_)));
+/// assert!(error.to_string().starts_with("HloModuleProto: failed to decode Protobuf message: "));
+/// ```
+#[derive(Debug)]
+pub struct ProtoError {
+    /// The field, from the module down: `computations[1].instructions[4].shape`
+    /// (`HloModuleProto` for errors of the wire format, whose message names
+    /// the fields it was decoding).
+    pub path: String,
+    /// What is wrong.
+    pub kind: ProtoErrorKind,
+}
+
+/// What is wrong in a serialized `HloModuleProto`.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProtoErrorKind {
+    /// The bytes are not a message of this type (a truncated file,
+    /// garbage).
+    #[error("{0}")]
+    Decode(#[source] prost::DecodeError),
+    /// An instruction's opcode is none of XLA's.
+    #[error("unknown opcode `{0}`")]
+    UnknownOpcode(String),
+    /// An instruction without its shape.
+    #[error("missing")]
+    MissingShape,
+    /// A shape that cannot be sized: a layout XLA refuses, sizes that
+    /// overflow.
+    #[error("{0}")]
+    Size(#[source] shape_util::ShapeError),
+    /// The entry parameters' bytes add up beyond `i64`.
+    #[error("the parameters' bytes overflow")]
+    Overflow,
+    /// No computation has the entry computation's id (or name).
+    #[error("no computation has id {0}")]
+    NoEntry(i64),
+    /// No instruction of a computation has its root's id.
+    #[error("no instruction has id {0}")]
+    NoRoot(i64),
+    /// The entry parameters' numbers are not 0, 1, ... each once: this one
+    /// is missing or repeated.
+    #[error("no parameter {0}, or two of it")]
+    Parameter(usize),
+}
+
+impl ProtoError {
+    /// An error of the field at `path`.
+    pub(crate) fn at(path: &str, kind: ProtoErrorKind) -> Self {
+        Self {
+            path: path.to_owned(),
+            kind,
+        }
+    }
+}
+
+/// Why a module (text or serialized) could not be read.
+///
+/// ```
+/// let error = hlo_util::read_module(&b"\xff\xff"[..], |_| {}).unwrap_err();
+/// assert!(matches!(error, hlo_util::ReadError::Proto(_)));
+/// ```
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The text form, at a line and column.
+    #[error(transparent)]
+    Text(#[from] HloError),
+    /// The serialized form, at a field.
+    #[error(transparent)]
+    Proto(#[from] ProtoError),
+    /// The input could not be read.
+    #[error("cannot read: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl fmt::Display for HloError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.line, self.column, self.kind
+        )
+    }
+}
+
+/// The source is the kind's: the I/O, UTF-8, shape or size error.
+impl Error for HloError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        self.kind.source()
+    }
+}
+
+impl fmt::Display for ProtoError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.kind)
+    }
+}
+
+/// The source is the kind's: prost's decode error or the size error.
+impl Error for ProtoError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        self.kind.source()
     }
 }

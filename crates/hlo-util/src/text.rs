@@ -18,7 +18,7 @@ use crate::PerDevice;
 use crate::per_device::per_device_bytes;
 use crate::scan::scan;
 use crate::sizes::{BufferSizes, EntryBytes, entry_bytes};
-use crate::{HloError, is_opcode};
+use crate::{HloError, HloErrorKind, is_opcode};
 
 /// One instruction of a module, as the reader hands it to its visitor.
 #[derive(Debug, Clone, PartialEq)]
@@ -121,13 +121,13 @@ pub fn read_text<R: BufRead>(
         buffer.clear();
         let read = input
             .read_until(b'\n', &mut buffer)
-            .map_err(|e| HloError::at(reader.line + 1, 0, format!("cannot read: {e}")))?;
+            .map_err(|e| HloError::at(reader.line + 1, 0, HloErrorKind::Io(e)))?;
         if read == 0 {
             return reader.finish();
         }
         reader.line += 1;
         let line = std::str::from_utf8(&buffer)
-            .map_err(|e| HloError::at(reader.line, e.valid_up_to(), "the text is not UTF-8"))?;
+            .map_err(|e| HloError::at(reader.line, e.valid_up_to(), HloErrorKind::NotUtf8(e)))?;
         let line = line.trim_end_matches(['\n', '\r']);
         reader.line_of_text(line, &mut visit)?;
     }
@@ -368,7 +368,7 @@ impl Reader {
             return Err(self.error(opcode_at, "expected an opcode after the shape"));
         }
         if !is_opcode(opcode) {
-            return Err(self.error(opcode_at, format!("unknown opcode `{opcode}`")));
+            return Err(self.fail(opcode_at, HloErrorKind::UnknownOpcode(opcode.to_owned())));
         }
         if line.as_bytes().get(opcode_end) != Some(&b'(') {
             return Err(self.error(opcode_end, "expected `(` after the opcode"));
@@ -450,7 +450,7 @@ impl Reader {
             return Ok((shape.clone(), *sizes));
         }
         let shape = self.shape(text, at)?;
-        let sizes = BufferSizes::of(&shape).map_err(|e| self.error(at, e.to_string()))?;
+        let sizes = BufferSizes::of(&shape).map_err(|e| self.fail(at, HloErrorKind::Size(e)))?;
         if self.shapes.len() >= SHAPE_CACHE {
             self.shapes.clear();
         }
@@ -460,10 +460,8 @@ impl Reader {
 
     /// Parses the shape `text` found at byte `at` of the line.
     fn shape(&self, text: &str, at: usize) -> Result<Shape, HloError> {
-        text.parse::<Shape>().map_err(|e| {
-            let message = e.to_string().replace("Syntax error:\n", "");
-            self.error(at + e.offset(), format!("invalid shape: {message}"))
-        })
+        text.parse::<Shape>()
+            .map_err(|e| self.fail(at + e.offset(), HloErrorKind::Shape(e)))
     }
 
     /// The end of the input.
@@ -490,13 +488,13 @@ impl Reader {
                 self.line,
             ),
         };
-        let error = |e: shape_util::ShapeError| HloError::at(line, 0, e.to_string());
+        let error = |e| HloError::at(line, 0, HloErrorKind::Size(e));
         let mut total = EntryBytes::default();
         for parameter in parameters {
             let bytes = entry_bytes(parameter).map_err(error)?;
             total = total
                 .plus(bytes.logical, bytes.allocated)
-                .ok_or_else(|| HloError::at(line, 0, "the parameters' bytes overflow"))?;
+                .ok_or_else(|| HloError::at(line, 0, HloErrorKind::Overflow))?;
         }
         summary.parameter_bytes = total;
         summary.output_bytes = match result {
@@ -516,8 +514,14 @@ impl Reader {
         Ok(self.summary)
     }
 
+    /// Text that is not what XLA prints, at byte `offset` of the line.
     fn error(&self, offset: usize, message: impl Into<String>) -> HloError {
-        HloError::at(self.line.max(1), offset, message)
+        self.fail(offset, HloErrorKind::Malformed(message.into()))
+    }
+
+    /// An error of `kind` at byte `offset` of the line.
+    fn fail(&self, offset: usize, kind: HloErrorKind) -> HloError {
+        HloError::at(self.line.max(1), offset, kind)
     }
 }
 

@@ -19,6 +19,9 @@ use clap::Parser;
 use schema::Shape;
 use serde_json::Value;
 
+/// The HLO memory report of hlo-util, and the errors of reading a module.
+pub use hlo_util::{HloError, MemoryReport, ReadError};
+
 /// Runs the command line of the process (`xla-shape <command> ...`); the
 /// exit status is 0 when every input succeeded, 1 when any failed, 2 for bad
 /// usage.
@@ -179,30 +182,28 @@ pub fn reshard(shape: &Shape, from: &str, to: &str, devices: Option<i64>) -> Res
     commands::reshard::reshard(shape, from, to, devices).map(|(_, fields)| fields)
 }
 
-/// The object `xla-shape --json hlo --all` prints for `module`, less `ok`:
-/// the module's name, its entry parameter and output bytes (logical, as
-/// XLA's `CompiledMemoryStats`, and allocated), and every instruction's
-/// buffer, largest first. `module` is module text or a serialized
-/// `HloModuleProto`, told apart by their content as the command does.
+/// What `xla-shape hlo --all` reports of `module`: the module's name, its
+/// entry parameter and output bytes (logical, as XLA's
+/// `CompiledMemoryStats`, and allocated), every instruction's buffer,
+/// largest first, and every computation's total; printed as the command's
+/// table (`Display`) or serialized as its `--json` object less `ok`.
+/// `module` is module text or a serialized `HloModuleProto`, told apart by
+/// their content as the command does.
 ///
 /// ```
 /// let text = "HloModule m\nENTRY e {\n  ROOT p = bf16[10,200]{1,0:T(8,128)(2,1)} parameter(0)\n}\n";
 /// let report = xla_shape::hlo_memory(text.as_bytes()).unwrap();
-/// assert_eq!(report["parameter_bytes"], 4000);
-/// assert_eq!(report["parameter_allocated_bytes"], 8192);
-/// assert_eq!(report["instructions"][0]["padding_bytes"], 4192);
+/// assert_eq!(report.module.parameter_bytes.logical, 4000);
+/// assert_eq!(report.module.parameter_bytes.allocated, 8192);
+/// assert_eq!(report.instructions[0].sizes.padding_bytes(), 4192);
+/// assert!(report.to_string().starts_with("module m: 1 instructions in 1 computation\n"));
 /// ```
 ///
 /// # Errors
-/// Where the module cannot be read (line and column of the text, or the
-/// field of the message) and why.
-pub fn hlo_memory(module: &[u8]) -> Result<Value, String> {
-    let text = commands::hlo::report(module, usize::MAX, true)?;
-    let mut fields: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-    if let Some(object) = fields.as_object_mut() {
-        object.remove("ok");
-    }
-    Ok(fields)
+/// [`ReadError`]: where the module cannot be read (line and column of the
+/// text, or the field of the message) and why.
+pub fn hlo_memory(module: &[u8]) -> Result<MemoryReport, ReadError> {
+    MemoryReport::read(module, usize::MAX)
 }
 
 /// [`hlo_memory`] of module text, never read as a serialized module: text
@@ -210,17 +211,13 @@ pub fn hlo_memory(module: &[u8]) -> Result<Value, String> {
 ///
 /// ```
 /// let error = xla_shape::hlo_memory_text("\u{1}HloModule m").unwrap_err();
-/// assert_eq!(error, "line 1, column 1: expected `HloModule` first");
+/// assert_eq!(error.to_string(), "line 1, column 1: expected `HloModule` first");
+/// assert_eq!((error.line, error.column), (1, 1));
 /// ```
 ///
 /// # Errors
-/// As [`hlo_memory`], for the text.
-pub fn hlo_memory_text(text: &str) -> Result<Value, String> {
-    if !text
-        .trim_start_matches(|c: char| c.is_ascii_whitespace())
-        .starts_with("HloModule")
-    {
-        hlo_util::read_text(text.as_bytes(), |_| {}).map_err(|e| e.to_string())?;
-    }
-    hlo_memory(text.as_bytes())
+/// [`HloError`]: the line and column where the text cannot be read, and
+/// why.
+pub fn hlo_memory_text(text: &str) -> Result<MemoryReport, HloError> {
+    MemoryReport::read_text(text.as_bytes(), usize::MAX)
 }

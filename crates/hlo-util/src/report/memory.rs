@@ -1,0 +1,170 @@
+//! The memory report: a module's entry bytes, its largest buffers and its
+//! computations' totals, and their JSON form.
+
+use serde::ser::{Serialize, SerializeStruct, Serializer};
+
+use crate::ModuleSummary;
+use crate::sizes::BufferSizes;
+
+/// Every buffer of a module, as `xla-shape hlo` prints it: the module's
+/// entry parameter and output bytes, its largest instructions' buffers
+/// (largest allocation first, then in the order of the module) and each
+/// computation's buffers added up (largest first).
+///
+/// Its text form (`Display`) is the command's table; its serialized form
+/// (`Serialize`) the object of `xla-shape --json hlo` less `ok`: `module`,
+/// `parameter_bytes`, `output_bytes` (logical, as XLA's
+/// `CompiledMemoryStats`), `parameter_allocated_bytes`,
+/// `output_allocated_bytes`, `per_device_parameter_bytes`,
+/// `per_device_output_bytes`, `computations`, `instruction_count`,
+/// `instructions` (each a [`BufferRow`]) and `computation_totals` (each a
+/// [`ComputationTotal`], as many as [`MemoryReport::top`]). It is built by
+/// [`MemoryReport::read`] and [`MemoryReport::read_text`].
+///
+/// ```
+/// let text = "HloModule tiled
+/// ENTRY %e (p: bf16[10,200]) -> bf16[10,200] {
+///   ROOT %p = bf16[10,200]{1,0:T(8,128)(2,1)} parameter(0)
+/// }
+/// ";
+/// let report = hlo_util::MemoryReport::read(text.as_bytes(), 20).unwrap();
+/// assert_eq!(report.module.parameter_bytes.allocated, 8192);
+/// assert_eq!(report.instructions[0].sizes.padding_bytes(), 4192);
+/// assert_eq!(
+///     report.to_string().lines().next(),
+///     Some("module tiled: 1 instructions in 1 computation")
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemoryReport {
+    /// What the reader learnt about the module: its name, counts and entry
+    /// bytes.
+    pub module: ModuleSummary,
+    /// The largest buffers, at most [`MemoryReport::top`] of them: largest
+    /// allocation first, then in the order of the module.
+    pub instructions: Vec<BufferRow>,
+    /// Every computation's buffers added up, largest allocation first, then
+    /// in the order of the module.
+    pub computation_totals: Vec<ComputationTotal>,
+    /// How many of the largest instructions and computations the report
+    /// shows (`usize::MAX`: all of them).
+    pub top: usize,
+}
+
+/// One instruction's buffer in a [`MemoryReport`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BufferRow {
+    /// The computation it belongs to.
+    pub computation: String,
+    /// The instruction's name.
+    pub name: String,
+    /// Its opcode.
+    pub opcode: String,
+    /// Its shape as XLA prints it, layout included.
+    pub shape: String,
+    /// The bytes of its buffer.
+    pub sizes: BufferSizes,
+    /// What one device holds of it under its sharding, if that says.
+    pub per_device: Option<DeviceBuffer>,
+}
+
+/// What one device holds of a buffer (see [`crate::PerDevice`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceBuffer {
+    /// The shape on one device, as XLA prints it.
+    pub shape: String,
+    /// The logical bytes of that shape.
+    pub bytes: i64,
+}
+
+/// One computation's buffers added up, in a [`MemoryReport`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ComputationTotal {
+    /// The computation's name.
+    pub computation: String,
+    /// How many instructions it has.
+    pub instructions: u64,
+    /// Their logical bytes (saturating at `i64::MAX`).
+    pub bytes: i64,
+    /// Their allocated bytes (saturating at `i64::MAX`).
+    pub allocated_bytes: i64,
+}
+
+impl ComputationTotal {
+    /// The bytes allocated beyond the logical bytes.
+    pub fn padding_bytes(&self) -> i64 {
+        self.allocated_bytes.saturating_sub(self.bytes)
+    }
+}
+
+impl MemoryReport {
+    /// The computation totals the serialized form lists: the first
+    /// [`MemoryReport::top`].
+    fn shown_totals(&self) -> &[ComputationTotal] {
+        let shown = self.computation_totals.len().min(self.top);
+        self.computation_totals.get(..shown).unwrap_or_default()
+    }
+}
+
+impl Serialize for MemoryReport {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let m = &self.module;
+        let mut s = serializer.serialize_struct("MemoryReport", 11)?;
+        s.serialize_field("module", &m.name)?;
+        // XLA's CompiledMemoryStats as real XLA reports them: logical bytes,
+        // even for tiled arrays; the buffers' allocated sizes beside them.
+        s.serialize_field("parameter_bytes", &m.parameter_bytes.logical)?;
+        s.serialize_field("output_bytes", &m.output_bytes.logical)?;
+        s.serialize_field("parameter_allocated_bytes", &m.parameter_bytes.allocated)?;
+        s.serialize_field("output_allocated_bytes", &m.output_bytes.allocated)?;
+        s.serialize_field(
+            "per_device_parameter_bytes",
+            &m.per_device_parameter_bytes.map(|b| b.logical),
+        )?;
+        s.serialize_field(
+            "per_device_output_bytes",
+            &m.per_device_output_bytes.map(|b| b.logical),
+        )?;
+        s.serialize_field("computations", &m.computations)?;
+        s.serialize_field("instruction_count", &m.instructions)?;
+        s.serialize_field("instructions", &self.instructions)?;
+        s.serialize_field("computation_totals", self.shown_totals())?;
+        s.end()
+    }
+}
+
+impl Serialize for BufferRow {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("BufferRow", 11)?;
+        s.serialize_field("computation", &self.computation)?;
+        s.serialize_field("name", &self.name)?;
+        s.serialize_field("opcode", &self.opcode)?;
+        s.serialize_field("shape", &self.shape)?;
+        s.serialize_field("bytes", &self.sizes.bytes)?;
+        s.serialize_field("allocated_bytes", &self.sizes.allocated_bytes)?;
+        s.serialize_field("padding_bytes", &self.sizes.padding_bytes())?;
+        s.serialize_field("padding_ratio", &self.sizes.padding_ratio())?;
+        s.serialize_field("memory_space", &self.sizes.memory_space)?;
+        s.serialize_field(
+            "per_device_shape",
+            &self.per_device.as_ref().map(|d| &d.shape),
+        )?;
+        s.serialize_field(
+            "per_device_bytes",
+            &self.per_device.as_ref().map(|d| d.bytes),
+        )?;
+        s.end()
+    }
+}
+
+impl Serialize for ComputationTotal {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("ComputationTotal", 5)?;
+        s.serialize_field("computation", &self.computation)?;
+        s.serialize_field("instructions", &self.instructions)?;
+        s.serialize_field("bytes", &self.bytes)?;
+        s.serialize_field("allocated_bytes", &self.allocated_bytes)?;
+        s.serialize_field("padding_bytes", &self.padding_bytes())?;
+        s.end()
+    }
+}

@@ -1,0 +1,180 @@
+//! Building a [`MemoryReport`] while a module is read: the largest buffers
+//! in a heap of at most `top` rows, and one running total per computation.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, HashMap};
+use std::io::BufRead;
+
+use super::memory::{BufferRow, ComputationTotal, DeviceBuffer, MemoryReport};
+use crate::{HloError, Instruction, ModuleSummary, ReadError, read_module, read_text};
+
+/// Largest allocation first, then the order of the module.
+type Key = (i64, Reverse<u64>);
+
+/// A row kept in the heap, ordered by its key alone.
+#[derive(Debug)]
+struct Kept {
+    key: Key,
+    row: BufferRow,
+}
+
+impl PartialEq for Kept {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+
+impl Eq for Kept {}
+
+impl PartialOrd for Kept {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Kept {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.key.cmp(&other.key)
+    }
+}
+
+impl MemoryReport {
+    /// Reads a module from `input`, text or a serialized `HloModuleProto`
+    /// told apart by their content ([`read_module`]), and reports its `top`
+    /// largest buffers (`usize::MAX`: every one) and computations. Text is
+    /// streamed: memory is the `top` rows kept, one total per computation
+    /// and the reader's own.
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError`]: where the module cannot be read, and why.
+    pub fn read(input: impl BufRead, top: usize) -> Result<Self, ReadError> {
+        let mut collector = Collector::new(top);
+        let module = read_module(input, |i| collector.visit(i))?;
+        Ok(collector.finish(module))
+    }
+
+    /// [`MemoryReport::read`] of module text, never read as a serialized
+    /// module ([`read_text`]).
+    ///
+    /// ```
+    /// let error = hlo_util::MemoryReport::read_text("\u{1}HloModule m".as_bytes(), 20).unwrap_err();
+    /// assert_eq!(error.to_string(), "line 1, column 1: expected `HloModule` first");
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`HloError`]: the line and column where the text cannot be read, and
+    /// why.
+    pub fn read_text(input: impl BufRead, top: usize) -> Result<Self, HloError> {
+        let mut collector = Collector::new(top);
+        let module = read_text(input, |i| collector.visit(i))?;
+        Ok(collector.finish(module))
+    }
+}
+
+/// What is kept of the instructions read so far.
+#[derive(Debug)]
+struct Collector {
+    top: usize,
+    /// The `top` largest rows, the smallest on top of the heap.
+    kept: BinaryHeap<Reverse<Kept>>,
+    /// How many instructions were seen.
+    order: u64,
+    /// One total per computation, in the order of the module.
+    totals: Vec<ComputationTotal>,
+    /// Where each computation's total is in `totals`.
+    index: HashMap<String, usize>,
+}
+
+impl Collector {
+    /// A collector keeping the `top` largest rows.
+    fn new(top: usize) -> Self {
+        Self {
+            top,
+            kept: BinaryHeap::new(),
+            order: 0,
+            totals: Vec::new(),
+            index: HashMap::new(),
+        }
+    }
+
+    /// Counts `i` in its computation's total and keeps its row if it is
+    /// among the `top` largest so far.
+    fn visit(&mut self, i: &Instruction<'_>) {
+        let key = (i.sizes.allocated_bytes, Reverse(self.order));
+        self.order = self.order.saturating_add(1);
+        self.add_to_total(i);
+        if self.top == 0 {
+            return;
+        }
+        if self.kept.len() >= self.top {
+            match self.kept.peek() {
+                Some(Reverse(smallest)) if smallest.key < key => {
+                    self.kept.pop();
+                }
+                _ => return,
+            }
+        }
+        self.kept.push(Reverse(Kept { key, row: row(i) }));
+    }
+
+    fn add_to_total(&mut self, i: &Instruction<'_>) {
+        let at = match self.index.get(i.computation) {
+            Some(&at) => at,
+            None => {
+                self.totals.push(ComputationTotal {
+                    computation: i.computation.to_owned(),
+                    instructions: 0,
+                    bytes: 0,
+                    allocated_bytes: 0,
+                });
+                let at = self.totals.len() - 1;
+                self.index.insert(i.computation.to_owned(), at);
+                at
+            }
+        };
+        if let Some(total) = self.totals.get_mut(at) {
+            total.instructions = total.instructions.saturating_add(1);
+            total.bytes = total.bytes.saturating_add(i.sizes.bytes);
+            total.allocated_bytes = total
+                .allocated_bytes
+                .saturating_add(i.sizes.allocated_bytes);
+        }
+    }
+
+    /// The report of `module`, whose instructions were all visited.
+    fn finish(self, module: ModuleSummary) -> MemoryReport {
+        // Ascending `Reverse`s: the largest row first.
+        let instructions = self
+            .kept
+            .into_sorted_vec()
+            .into_iter()
+            .map(|Reverse(k)| k.row)
+            .collect();
+        let mut computation_totals = self.totals;
+        // Largest allocation first, then the order of the module (a stable sort).
+        computation_totals.sort_by_key(|t| Reverse(t.allocated_bytes));
+        MemoryReport {
+            module,
+            instructions,
+            computation_totals,
+            top: self.top,
+        }
+    }
+}
+
+/// The row of `i`.
+fn row(i: &Instruction<'_>) -> BufferRow {
+    BufferRow {
+        computation: i.computation.to_owned(),
+        name: i.name.to_owned(),
+        opcode: i.opcode.to_owned(),
+        shape: i.shape.to_string(),
+        sizes: i.sizes,
+        per_device: i.per_device.as_ref().map(|d| DeviceBuffer {
+            shape: d.shape.to_string(),
+            bytes: d.sizes.bytes,
+        }),
+    }
+}

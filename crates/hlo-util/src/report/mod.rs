@@ -1,0 +1,13 @@
+//! Reports over a whole module, each built while the module is read (one
+//! pass, streaming for text) and printed as text (`Display`) or serialized
+//! (`Serialize`): the memory report ([`MemoryReport`]) of every buffer's
+//! bytes, largest first. Each report has its files (`memory`: the type and
+//! its serialized form, `memory_read`: building it, `memory_text`: its
+//! text); `table` lays out the text tables of any of them.
+
+mod memory;
+mod memory_read;
+mod memory_text;
+mod table;
+
+pub use memory::{BufferRow, ComputationTotal, DeviceBuffer, MemoryReport};

@@ -1,0 +1,50 @@
+//! Plain-text tables of the reports: columns as wide as their widest cell,
+//! numbers right-aligned.
+
+/// The lines of a table: the header, then one line per row; each column as
+/// wide as its widest cell, the first `numeric` columns right-aligned, the
+/// others left-aligned, the last unpadded and trailing blanks trimmed.
+pub(super) fn aligned(header: &[&str], rows: &[Vec<String>], numeric: usize) -> Vec<String> {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
+    for cells in rows {
+        for (width, cell) in widths.iter_mut().zip(cells) {
+            *width = (*width).max(cell.len());
+        }
+    }
+    let mut lines = vec![line(header, &widths, numeric)];
+    lines.extend(rows.iter().map(|cells| line(cells, &widths, numeric)));
+    lines
+}
+
+/// One line of the table.
+fn line(cells: &[impl AsRef<str>], widths: &[usize], numeric: usize) -> String {
+    let mut line = String::new();
+    for (column, (cell, &width)) in cells.iter().zip(widths).enumerate() {
+        let cell = cell.as_ref();
+        if column + 1 == cells.len() {
+            line.push_str(cell);
+        } else if column < numeric {
+            line.push_str(&format!("{cell:>width$}  "));
+        } else {
+            line.push_str(&format!("{cell:<width$}  "));
+        }
+    }
+    line.trim_end().to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_fit_their_widest_cell() {
+        let rows = vec![
+            vec!["1".to_owned(), "a".to_owned(), "x".to_owned()],
+            vec!["100".to_owned(), "bcd".to_owned(), String::new()],
+        ];
+        assert_eq!(
+            aligned(&["n", "name", "last"], &rows, 1),
+            ["  n  name  last", "  1  a     x", "100  bcd"]
+        );
+    }
+}

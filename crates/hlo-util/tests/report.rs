@@ -1,0 +1,127 @@
+//! The memory report: its JSON keys and order, how many rows `top` keeps,
+//! and the errors' kinds and sources.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::error::Error;
+use std::io::{self, BufRead, Read};
+
+use hlo_util::{HloErrorKind, MemoryReport, ProtoErrorKind, ReadError};
+
+const TWO_COMPUTATIONS: &str = "HloModule m
+%f (a: f32[4]) -> f32[4] {
+  ROOT %a = f32[4]{0} parameter(0)
+}
+
+ENTRY %e (p: bf16[10,200]) -> bf16[10,200] {
+  %p = bf16[10,200]{1,0:T(8,128)(2,1)} parameter(0)
+  %c = f32[4]{0} constant({1,2,3,4})
+  %x = f32[4]{0} call(%c), to_apply=%f
+  ROOT %n = bf16[10,200]{1,0:T(8,128)(2,1)} negate(%p)
+}
+";
+
+#[test]
+fn the_json_object_has_the_commands_keys_in_order() {
+    let report = MemoryReport::read(TWO_COMPUTATIONS.as_bytes(), 1).unwrap();
+    let json = serde_json::to_string(&report).unwrap();
+    assert_eq!(
+        json,
+        concat!(
+            r#"{"module":"m","parameter_bytes":4000,"output_bytes":4000,"#,
+            r#""parameter_allocated_bytes":8192,"output_allocated_bytes":8192,"#,
+            r#""per_device_parameter_bytes":null,"per_device_output_bytes":null,"#,
+            r#""computations":2,"instruction_count":5,"instructions":[{"computation":"e","#,
+            r#""name":"p","opcode":"parameter","shape":"bf16[10,200]{1,0:T(8,128)(2,1)}","#,
+            r#""bytes":4000,"allocated_bytes":8192,"padding_bytes":4192,"padding_ratio":2.048,"#,
+            r#""memory_space":0,"per_device_shape":null,"per_device_bytes":null}],"#,
+            r#""computation_totals":[{"computation":"e","instructions":4,"bytes":8032,"#,
+            r#""allocated_bytes":16416,"padding_bytes":8384}]}"#
+        )
+    );
+}
+
+#[test]
+fn top_keeps_the_largest_rows_and_every_computations_total() {
+    let all = MemoryReport::read(TWO_COMPUTATIONS.as_bytes(), usize::MAX).unwrap();
+    let names: Vec<&str> = all.instructions.iter().map(|r| r.name.as_str()).collect();
+    // Largest first, then in the order of the text.
+    assert_eq!(names, ["p", "n", "a", "c", "x"]);
+    assert_eq!(all.computation_totals.len(), 2);
+
+    let none = MemoryReport::read(TWO_COMPUTATIONS.as_bytes(), 0).unwrap();
+    assert!(none.instructions.is_empty());
+    assert_eq!(none.computation_totals.len(), 2);
+    let json = serde_json::to_value(&none).unwrap();
+    assert_eq!(json["computation_totals"], serde_json::json!([]));
+    // The text shows the largest computation even so.
+    let text = none.to_string();
+    assert!(text.contains("(5 more instructions; --top N or --all shows more)"));
+    assert!(text.ends_with("    16416   8032     8384             4  e\n(1 more computation; --top N or --all shows more)"));
+}
+
+#[test]
+fn a_text_report_never_reads_a_serialized_module() {
+    let error = MemoryReport::read_text(&b"\x1a\x05\x12\x09"[..], 20).unwrap_err();
+    assert!(matches!(error.kind, HloErrorKind::Malformed(_)));
+    let error = MemoryReport::read(&b"\x1a\x05\x12\x09"[..], 20).unwrap_err();
+    let ReadError::Proto(error) = error else {
+        panic!("{error:?}")
+    };
+    assert!(matches!(error.kind, ProtoErrorKind::Decode(_)));
+    let source = error.source().unwrap();
+    assert!(source.downcast_ref::<prost::DecodeError>().is_some());
+}
+
+/// A reader that fails after `ok` bytes of `text`.
+struct Failing {
+    text: &'static [u8],
+    ok: usize,
+}
+
+impl Read for Failing {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.fill_buf()?.len().min(buf.len());
+        buf[..n].copy_from_slice(&self.text[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for Failing {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.ok == 0 {
+            return Err(io::Error::other("disk on fire"));
+        }
+        Ok(&self.text[..self.ok.min(self.text.len())])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.text = &self.text[n..];
+        self.ok -= n;
+    }
+}
+
+#[test]
+fn io_errors_are_kept_as_the_source() {
+    let error = MemoryReport::read(Failing { text: b"", ok: 0 }, 20).unwrap_err();
+    assert_eq!(error.to_string(), "cannot read: disk on fire");
+    let ReadError::Io(io) = &error else {
+        panic!("{error:?}")
+    };
+    assert_eq!(io.kind(), io::ErrorKind::Other);
+
+    let failing = Failing {
+        text: b"HloModule m\nENTRY e {\n",
+        ok: 12,
+    };
+    let error = MemoryReport::read_text(failing, 20).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "line 2, column 1: cannot read: disk on fire"
+    );
+    assert!(matches!(error.kind, HloErrorKind::Io(_)));
+    let source = error.source().unwrap();
+    assert_eq!(source.to_string(), "disk on fire");
+    assert!(source.downcast_ref::<io::Error>().is_some());
+}
