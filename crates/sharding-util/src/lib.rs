@@ -24,7 +24,10 @@
 #![forbid(unsafe_code)]
 
 mod device;
+mod device_count;
 mod error;
+#[cfg(feature = "execute")]
+mod execute;
 mod lex;
 mod named;
 mod named_proto;
@@ -33,12 +36,17 @@ mod parse;
 mod print;
 mod proto;
 mod reshard;
+mod shard_report;
 mod sharding;
+mod table;
 mod tile_assignment;
 
 pub use device::{DeviceBox, Placement, data_bytes};
-pub use error::{ParseError, ShardingError};
+pub use error::{ErrorKind, ParseError, ShardingError};
+#[cfg(feature = "execute")]
+pub use execute::execute_plan;
 pub use named::{AxisRef, DimSharding, Mesh, MeshDevices, NamedSharding};
-pub use reshard::{Piece, ReshardPlan, execute_plan, reshard_plan};
+pub use reshard::{Piece, ReshardPlan, reshard_plan};
+pub use shard_report::{DeviceShard, MAX_LISTED_DEVICES, ShardReport};
 pub use sharding::{HloSharding, Kind, ShardGroup, SubgroupType};
 pub use tile_assignment::{Devices, Iota, MAX_DEVICES, MAX_MATERIALIZED, TileAssignment};

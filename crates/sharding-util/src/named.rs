@@ -4,7 +4,7 @@
 
 use schema::OpMetadata;
 
-use crate::error::ShardingError;
+use crate::error::{ErrorKind, ShardingError};
 use crate::sharding::{HloSharding, SubgroupType};
 use crate::tile_assignment::{TileAssignment, checked_count};
 
@@ -133,14 +133,16 @@ impl NamedSharding {
         let axes = &self.mesh.axes;
         for (i, (name, size)) in axes.iter().enumerate() {
             if axes[..i].iter().any(|(n, _)| n == name) {
-                return Err(ShardingError::new(format!(
-                    "mesh axis name '{name}' is not unique (XLA aborts)"
-                )));
+                return Err(ShardingError::new(
+                    ErrorKind::Invalid,
+                    format!("mesh axis name '{name}' is not unique (XLA aborts)"),
+                ));
             }
             if *size <= 0 {
-                return Err(ShardingError::new(format!(
-                    "mesh axis '{name}' has size {size}, not positive"
-                )));
+                return Err(ShardingError::new(
+                    ErrorKind::Invalid,
+                    format!("mesh axis '{name}' has size {size}, not positive"),
+                ));
             }
         }
         let sizes: Vec<i64> = axes.iter().map(|(_, s)| *s).collect();
@@ -154,25 +156,34 @@ impl NamedSharding {
         }
         for r in self.all_refs() {
             let Some((_, size)) = axes.get(r.axis) else {
-                return Err(ShardingError::new(format!(
-                    "axis index {} is not in a mesh of {} axes",
-                    r.axis,
-                    axes.len()
-                )));
+                return Err(ShardingError::new(
+                    ErrorKind::Invalid,
+                    format!(
+                        "axis index {} is not in a mesh of {} axes",
+                        r.axis,
+                        axes.len()
+                    ),
+                ));
             };
             if let Some((pre, sub)) = r.sub {
                 if sub <= 1 || sub >= *size {
-                    return Err(ShardingError::new(format!(
-                        "sub-axis {}: its size must be more than 1 and less than the axis size {size} (XLA aborts)",
-                        self.axis_text(r)
-                    )));
+                    return Err(ShardingError::new(
+                        ErrorKind::Invalid,
+                        format!(
+                            "sub-axis {}: its size must be more than 1 and less than the axis size {size} (XLA aborts)",
+                            self.axis_text(r)
+                        ),
+                    ));
                 }
                 let fits = pre > 0 && pre.checked_mul(sub).is_some_and(|p| size % p == 0);
                 if !fits {
-                    return Err(ShardingError::new(format!(
-                        "sub-axis {} does not split axis of size {size} (XLA aborts)",
-                        self.axis_text(r)
-                    )));
+                    return Err(ShardingError::new(
+                        ErrorKind::Invalid,
+                        format!(
+                            "sub-axis {} does not split axis of size {size} (XLA aborts)",
+                            self.axis_text(r)
+                        ),
+                    ));
                 }
             }
         }
@@ -190,7 +201,7 @@ impl NamedSharding {
                 w[0].axis == w[1].axis
                     && matches!((w[0].sub, w[1].sub), (Some((p0, s0)), Some((p1, _))) if p0.checked_mul(s0) == Some(p1))
             }) {
-                return Err(ShardingError::new(format!(
+                return Err(ShardingError::new(ErrorKind::Invalid, format!(
                     "Adjacent axes in {what} can be merged: {}, {} (XLA aborts)",
                     self.axis_text(&w[0]),
                     self.axis_text(&w[1])
@@ -204,9 +215,12 @@ impl NamedSharding {
         ] {
             let key = |r: &AxisRef| (r.axis, r.sub.map_or(1, |s| s.0));
             if list.windows(2).any(|w| key(&w[0]) >= key(&w[1])) {
-                return Err(ShardingError::new(format!(
-                    "{what} axes must be sorted by mesh axis index and sub-axis pre-size (XLA aborts)"
-                )));
+                return Err(ShardingError::new(
+                    ErrorKind::Invalid,
+                    format!(
+                        "{what} axes must be sorted by mesh axis index and sub-axis pre-size (XLA aborts)"
+                    ),
+                ));
             }
         }
         // No two references may overlap.
@@ -220,10 +234,10 @@ impl NamedSharding {
                 let span = |r: &AxisRef| r.sub.map_or((1, size), |(pre, s)| (pre, pre * s));
                 let ((a0, a1), (b0, b1)) = (span(a), span(b));
                 if a0 < b1 && b0 < a1 {
-                    return Err(ShardingError::new(format!(
-                        "axis {} is used twice (XLA aborts)",
-                        self.axis_text(a)
-                    )));
+                    return Err(ShardingError::new(
+                        ErrorKind::Invalid,
+                        format!("axis {} is used twice (XLA aborts)", self.axis_text(a)),
+                    ));
                 }
             }
         }
@@ -231,10 +245,13 @@ impl NamedSharding {
         for (axis, &size) in sizes.iter().enumerate() {
             let cuts = cut_points(size, &refs.iter().map(|r| **r).collect::<Vec<_>>(), axis);
             if cuts.windows(2).any(|w| w[1] % w[0] != 0) {
-                return Err(ShardingError::new(format!(
-                    "the sub-axes of axis '{}' do not nest (XLA aborts)",
-                    axes[axis].0
-                )));
+                return Err(ShardingError::new(
+                    ErrorKind::Invalid,
+                    format!(
+                        "the sub-axes of axis '{}' do not nest (XLA aborts)",
+                        axes[axis].0
+                    ),
+                ));
             }
         }
         Ok(())
@@ -324,10 +341,13 @@ impl NamedSharding {
 /// identity (XLA aborts on either).
 fn check_device_list(ids: &[i64], total: i64) -> Result<(), ShardingError> {
     if i64::try_from(ids.len()).ok() != Some(total) {
-        return Err(ShardingError::new(format!(
-            "Expected {total} device_ids based on mesh axes, but got {}",
-            ids.len()
-        )));
+        return Err(ShardingError::new(
+            ErrorKind::Invalid,
+            format!(
+                "Expected {total} device_ids based on mesh axes, but got {}",
+                ids.len()
+            ),
+        ));
     }
     let mut seen = vec![false; ids.len()];
     for &id in ids {
@@ -335,14 +355,18 @@ fn check_device_list(ids: &[i64], total: i64) -> Result<(), ShardingError> {
         match slot {
             Some(s) if !*s => *s = true,
             _ => {
-                return Err(ShardingError::new(format!(
-                    "mesh device id {id} makes device_ids not a permutation of 0..{total} (XLA aborts)"
-                )));
+                return Err(ShardingError::new(
+                    ErrorKind::Invalid,
+                    format!(
+                        "mesh device id {id} makes device_ids not a permutation of 0..{total} (XLA aborts)"
+                    ),
+                ));
             }
         }
     }
     if ids.iter().zip(0..).all(|(&id, k)| id == k) {
         return Err(ShardingError::new(
+            ErrorKind::Invalid,
             "mesh device_ids 0..n in order must be left out (XLA aborts on an explicit iota list)",
         ));
     }

@@ -2,7 +2,7 @@
 
 use schema::OpMetadata;
 
-use crate::error::ShardingError;
+use crate::error::{ErrorKind, ShardingError};
 use crate::named::NamedSharding;
 use crate::tile_assignment::TileAssignment;
 
@@ -218,10 +218,13 @@ impl HloSharding {
     pub fn subgroup(tiles: TileAssignment, types: &[SubgroupType]) -> Result<Self, ShardingError> {
         let rank = tiles.dimensions().len();
         if types.len() > rank {
-            return Err(ShardingError::new(format!(
-                "{} subgroup types for a tile assignment of rank {rank}",
-                types.len()
-            )));
+            return Err(ShardingError::new(
+                ErrorKind::Invalid,
+                format!(
+                    "{} subgroup types for a tile assignment of rank {rank}",
+                    types.len()
+                ),
+            ));
         }
         if types.is_empty() {
             return Ok(Self::tiled(tiles, false, Vec::new()));
