@@ -1,6 +1,6 @@
 """Type stubs of the native module ``xla_shape._native``."""
 
-from typing import List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -40,10 +40,12 @@ def draw_svg(shape: ShapeLike) -> str: ...
 def draw_sharding_svg(
     shape: ShapeLike, sharding: str, devices: Optional[int]
 ) -> str: ...
-def shard_json(shape: ShapeLike, sharding: str, devices: Optional[int]) -> str: ...
-def reshard_json(
+def shard(
+    shape: ShapeLike, sharding: str, devices: Optional[int]
+) -> Dict[str, Any]: ...
+def reshard(
     shape: ShapeLike, src: str, dst: str, devices: Optional[int]
-) -> str: ...
+) -> Dict[str, Any]: ...
 def hlo_memory_json(module: Union[str, bytes]) -> str: ...
 def relayout_into_array(
     data: npt.NDArray[np.uint8], src: ShapeLike, dst: ShapeLike
