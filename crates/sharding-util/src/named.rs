@@ -1,11 +1,8 @@
 //! Named (mesh-axes, "V3") shardings, XLA's `NamedSharding`: a mesh of named
-//! axes and, per array dimension, the axes that split it; and their
-//! conversion to the tile-assignment form (XLA's `v3_to_v2_sharding`).
-
-use schema::OpMetadata;
+//! axes and, per array dimension, the axes that split it (their conversion
+//! to the tile-assignment form is `v3_to_v2.rs`).
 
 use crate::error::{ErrorKind, ShardingError};
-use crate::sharding::{HloSharding, SubgroupType};
 use crate::tile_assignment::{TileAssignment, checked_count};
 
 /// A mesh axis, or a part of one (`'y'` or `'y':(2)2`).
@@ -83,7 +80,7 @@ pub struct NamedSharding {
 
 /// The pieces of one mesh axis: the cut points in "pre-size" space, from 1 to
 /// the axis size, ascending (major pieces first).
-fn cut_points(size: i64, refs: &[AxisRef], axis: usize) -> Vec<i64> {
+pub(crate) fn cut_points(size: i64, refs: &[AxisRef], axis: usize) -> Vec<i64> {
     let mut cuts = vec![1, size];
     for r in refs.iter().filter(|r| r.axis == axis) {
         if let Some((pre, sub)) = r.sub {
@@ -112,7 +109,7 @@ impl NamedSharding {
 
     /// Every axis reference, in dimensions, then replicated, unreduced,
     /// manual order.
-    fn all_refs(&self) -> impl Iterator<Item = &AxisRef> {
+    pub(crate) fn all_refs(&self) -> impl Iterator<Item = &AxisRef> {
         self.dims
             .iter()
             .flat_map(|d| d.axes.iter())
@@ -258,82 +255,8 @@ impl NamedSharding {
     }
 
     /// The device count of the mesh (checked by [`Self::validate`]).
-    fn total(&self) -> i64 {
+    pub(crate) fn total(&self) -> i64 {
         self.mesh.axes.iter().map(|(_, s)| *s).product()
-    }
-
-    /// The tile-assignment form, as XLA's `v3_to_v2_sharding`: the mesh's
-    /// devices split into the pieces the sub-axes cut, transposed to
-    /// dimension order then unreduced, manual and replicated axes, and
-    /// brought to XLA's normal form.
-    ///
-    /// # Errors
-    ///
-    /// What [`Self::validate`] rejects, or a normal form too large to write
-    /// out.
-    pub fn to_v2(&self, metadata: Vec<OpMetadata>) -> Result<HloSharding, ShardingError> {
-        self.validate()?;
-        let total = self.total();
-        let refs: Vec<AxisRef> = self.all_refs().copied().collect();
-        // The pieces of every axis, major first, as (axis, pre-size, size).
-        let mut pieces: Vec<(usize, i64, i64)> = Vec::new();
-        for (axis, (_, size)) in self.mesh.axes.iter().enumerate() {
-            let cuts = cut_points(*size, &refs, axis);
-            for w in cuts.windows(2) {
-                pieces.push((axis, w[0], w[1] / w[0]));
-            }
-        }
-        let mut used = vec![false; pieces.len()];
-        let mut perm: Vec<usize> = Vec::new();
-        let mut take = |r: &AxisRef, perm: &mut Vec<usize>| -> i64 {
-            let size = self.mesh.axes[r.axis].1;
-            let (lo, hi) = r.sub.map_or((1, size), |(pre, s)| (pre, pre * s));
-            let mut product = 1;
-            for (k, &(axis, pre, s)) in pieces.iter().enumerate() {
-                if axis == r.axis && pre >= lo && pre * s <= hi {
-                    used[k] = true;
-                    perm.push(k);
-                    product *= s;
-                }
-            }
-            product
-        };
-        let mut tile_dims: Vec<i64> = Vec::new();
-        for d in &self.dims {
-            tile_dims.push(d.axes.iter().map(|r| take(r, &mut perm)).product());
-        }
-        let mut types = Vec::new();
-        for (t, list) in [
-            (SubgroupType::Unreduced, &self.unreduced),
-            (SubgroupType::Manual, &self.manual),
-        ] {
-            if !list.is_empty() {
-                tile_dims.push(list.iter().map(|r| take(r, &mut perm)).product());
-                types.push(t);
-            }
-        }
-        let rest: Vec<usize> = (0..pieces.len()).filter(|&k| !used[k]).collect();
-        let replicated: i64 = rest.iter().map(|&k| pieces[k].2).product();
-        perm.extend(rest);
-        if replicated > 1 {
-            tile_dims.push(replicated);
-            types.push(SubgroupType::Replicated);
-        }
-        if tile_dims.iter().all(|&d| d == 1) {
-            return Ok(HloSharding::new(crate::Kind::Replicated).with_metadata(metadata));
-        }
-        let mesh = match &self.mesh.devices {
-            MeshDevices::Iota => TileAssignment::iota(vec![total], vec![total], vec![0])?,
-            MeshDevices::Transposed { reshape, perm } => {
-                TileAssignment::iota(vec![total], reshape.clone(), perm.clone())?
-            }
-            MeshDevices::List(ids) => TileAssignment::list(vec![total], ids.clone())?,
-        };
-        let tiles = mesh
-            .reshaped(pieces.iter().map(|p| p.2).collect())
-            .transposed(&perm)?
-            .reshaped(tile_dims);
-        Ok(HloSharding::subgroup(tiles, &types)?.with_metadata(metadata))
     }
 }
 
