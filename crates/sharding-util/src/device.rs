@@ -26,14 +26,26 @@ pub struct DeviceBox {
 }
 
 impl DeviceBox {
-    /// How many elements the box holds.
-    pub fn elements(&self) -> i64 {
-        self.offsets
-            .iter()
-            .zip(&self.limits)
-            .map(|(o, l)| l - o)
-            .product()
+    /// How many elements the box holds (`None` beyond `i64`).
+    ///
+    /// ```
+    /// use sharding_util::HloSharding;
+    ///
+    /// let s: HloSharding = "{devices=[2,4]<=[8]}".parse().unwrap();
+    /// let b = s.device_box(&"f32[7,9]".parse().unwrap(), 5).unwrap().unwrap();
+    /// assert_eq!(b.elements(), Some(9));
+    /// ```
+    pub fn elements(&self) -> Option<i64> {
+        box_elements(&self.offsets, &self.limits)
     }
+}
+
+/// The elements of the box `[offsets, limits)` (`None` beyond `i64`).
+pub(crate) fn box_elements(offsets: &[i64], limits: &[i64]) -> Option<i64> {
+    offsets
+        .iter()
+        .zip(limits)
+        .try_fold(1_i64, |count, (o, l)| count.checked_mul(l - o))
 }
 
 /// The bytes of `elements` elements of `element_bits` bits each, rounded

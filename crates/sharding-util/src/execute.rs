@@ -5,7 +5,7 @@ use relayout::relayout_part;
 use schema::Shape;
 use stride_util::{IndexItem, StridedView};
 
-use crate::device::{DeviceBox, Placement};
+use crate::device::{DeviceBox, Placement, box_elements};
 use crate::error::{ErrorKind, ShardingError};
 use crate::reshard::{Piece, ReshardPlan};
 use crate::sharding::HloSharding;
@@ -128,7 +128,8 @@ fn zero_padded<D: AsMut<[u8]>>(
     shard: &Shape,
     destinations: &mut [D],
 ) -> Result<(), ShardingError> {
-    let shard_elements = shard.dimensions.iter().product::<i64>();
+    let whole = vec![0; shard.dimensions.len()];
+    let shard_elements = box_elements(&whole, &shard.dimensions);
     for (device, buffer) in (0_i64..).zip(destinations.iter_mut()) {
         if let Some(b) = destination.device_box(device)?
             && b.elements() < shard_elements
@@ -256,7 +257,7 @@ mod tests {
             // Every destination element is covered exactly once.
             let total: i64 = (0..8)
                 .filter_map(|d| to.device_box(&dst, d).unwrap())
-                .map(|b| b.elements() * 4)
+                .map(|b| b.elements().unwrap() * 4)
                 .sum();
             assert_eq!(plan.bytes_moved + plan.bytes_kept, total);
         }

@@ -6,7 +6,7 @@ use std::fmt;
 use schema::Shape;
 use serde::Serialize;
 
-use crate::device::{Placement, data_bytes};
+use crate::device::{Placement, box_elements, data_bytes};
 use crate::error::{ErrorKind, ShardingError};
 use crate::sharding::{HloSharding, Kind, SubgroupType};
 use crate::table::{header, list, table};
@@ -195,8 +195,8 @@ pub fn reshard_plan(
             } else {
                 holder(&tile, device % holders)
             };
-            let elements = offsets.iter().zip(&limits).map(|(o, l)| l - o).product();
-            let bytes = data_bytes(elements, bits)
+            let bytes = box_elements(&offsets, &limits)
+                .and_then(|elements| data_bytes(elements, bits))
                 .ok_or_else(|| ShardingError::new(ErrorKind::TooLarge, "piece size overflows"))?;
             let total = if from_device == device {
                 &mut plan.bytes_kept

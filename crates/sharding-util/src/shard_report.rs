@@ -111,9 +111,12 @@ impl ShardReport {
             .map(|device| {
                 let held = placement.device_box(device)?;
                 let bytes = match &held {
-                    Some(b) => data_bytes(b.elements(), bits).ok_or_else(|| {
-                        ShardingError::new(ErrorKind::TooLarge, "byte size overflows")
-                    })?,
+                    Some(b) => b
+                        .elements()
+                        .and_then(|e| data_bytes(e, bits))
+                        .ok_or_else(|| {
+                            ShardingError::new(ErrorKind::TooLarge, "byte size overflows")
+                        })?,
                     None => 0,
                 };
                 Ok(DeviceShard {
@@ -164,4 +167,39 @@ impl fmt::Display for ShardReport {
 /// A shape as XLA's text.
 fn shape_text<S: Serializer>(shape: &Shape, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.collect_str(shape)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn sizes_beyond_i64_are_errors() {
+        let shape: Shape = "f32[4294967296,4294967296]".parse().unwrap();
+        let replicated: HloSharding = "{replicated}".parse().unwrap();
+        let error = ShardReport::new(&replicated, &shape, Some(1)).unwrap_err();
+        assert_eq!(
+            (error.kind(), error.message()),
+            (ErrorKind::TooLarge, "byte size overflows")
+        );
+        let error = crate::reshard_plan(&shape, &replicated, &replicated, Some(1)).unwrap_err();
+        assert_eq!(
+            (error.kind(), error.message()),
+            (ErrorKind::TooLarge, "piece size overflows")
+        );
+    }
+
+    #[test]
+    fn a_device_holding_nothing_has_no_box_and_prints_dashes() {
+        let s: HloSharding = "{maximal device=1}".parse().unwrap();
+        let report = ShardReport::new(&s, &"s8[2]".parse().unwrap(), Some(2)).unwrap();
+        assert_eq!(report.devices[0].held, None);
+        assert!(
+            report
+                .to_string()
+                .contains("\n0       -     -        -       0\n")
+        );
+    }
 }
