@@ -69,7 +69,7 @@ fn box_of(placement: &Placement<'_>, device: i64) -> Result<DeviceBox, ShardingE
 /// Shapes that differ in more than layout; a buffer missing or too short
 /// for its shard ([`ErrorKind::Buffer`]); a tiled layout or sub-byte
 /// elements ([`ErrorKind::Unsupported`]); a plan that does not fit the
-/// shardings.
+/// shardings. The destinations are then left partly written.
 pub fn execute_plan<S: AsRef<[u8]>, D: AsMut<[u8]>>(
     plan: &ReshardPlan,
     (from, src_shape): (&HloSharding, &Shape),
