@@ -1,6 +1,6 @@
 //! Named (mesh-axes, "V3") shardings, XLA's `NamedSharding`: a mesh of named
-//! axes and, per array dimension, the axes that split it (their conversion
-//! to the tile-assignment form is `v3_to_v2.rs`).
+//! axes and, per array dimension, the axes that split it (a leaf: their
+//! tile-assignment form is built by `HloSharding::from_named`).
 
 use crate::error::{ErrorKind, ShardingError};
 use crate::tile_assignment::{TileAssignment, checked_count};

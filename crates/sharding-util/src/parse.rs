@@ -12,7 +12,7 @@ use crate::sharding::{HloSharding, Kind, ShardGroup, SubgroupType};
 use crate::tile_assignment::TileAssignment;
 
 /// The metadata XLA adds to every sharding with an unreduced part.
-pub(crate) fn unreduced_metadata() -> OpMetadata {
+fn unreduced_metadata() -> OpMetadata {
     OpMetadata {
         op_type: "sdy::reduction_op".to_string(),
         op_name: "SUM".to_string(),
