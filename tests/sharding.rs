@@ -231,26 +231,15 @@ fn sharding_device_put() {
                 .map_err(|e| e.to_string())?;
             let from: HloSharding = from_text.parse().map_err(|e| format!("{e}"))?;
             let to: HloSharding = to_text.parse().map_err(|e| format!("{e}"))?;
-            let plan =
-                sharding_util::reshard_plan(&shape, &from, &to, 8).map_err(|e| e.to_string())?;
+            let plan = sharding_util::reshard_plan(&shape, &from, &to, Some(8))
+                .map_err(|e| e.to_string())?;
             let sources = shard_buffers(&shape, &from, 8);
             let mut got: Vec<Vec<u8>> = shard_buffers(&shape, &to, 8)
                 .iter()
                 .map(|b| vec![0; b.len()])
                 .collect();
-            let (src_shard, dst_shard) = (
-                from.shard_shape(&shape).unwrap(),
-                to.shard_shape(&shape).unwrap(),
-            );
-            sharding_util::execute_plan(
-                &plan,
-                &shape,
-                (&from, &src_shard),
-                (&to, &dst_shard),
-                &sources,
-                &mut got,
-            )
-            .map_err(|e| e.to_string())?;
+            sharding_util::execute_plan(&plan, (&from, &shape), (&to, &shape), &sources, &mut got)
+                .map_err(|e| e.to_string())?;
             let got: Vec<Vec<i64>> = got
                 .iter()
                 .map(|b| {

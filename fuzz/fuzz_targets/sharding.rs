@@ -112,7 +112,7 @@ fuzz_target!(|data: &[u8]| {
         );
     }
     let everywhere: HloSharding = "{replicated}".parse().unwrap();
-    let plan = reshard_plan(&shape, &sharding, &everywhere, n).unwrap();
+    let plan = reshard_plan(&shape, &sharding, &everywhere, Some(n)).unwrap();
     let total = plan.bytes_moved + plan.bytes_kept;
     assert_eq!(
         total,

@@ -39,8 +39,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::broadcast, m)?)?;
     m.add_function(wrap_pyfunction!(functions::view_json, m)?)?;
     m.add_function(wrap_pyfunction!(functions::draw_svg, m)?)?;
-    m.add_function(wrap_pyfunction!(sharding::shard_json, m)?)?;
-    m.add_function(wrap_pyfunction!(sharding::reshard_json, m)?)?;
+    m.add_function(wrap_pyfunction!(sharding::shard, m)?)?;
+    m.add_function(wrap_pyfunction!(sharding::reshard, m)?)?;
     m.add_function(wrap_pyfunction!(sharding::draw_sharding_svg, m)?)?;
     m.add_function(wrap_pyfunction!(hlo::hlo_memory, m)?)?;
     m.add_function(wrap_pyfunction!(relayout::relayout_into_array, m)?)?;

@@ -2,33 +2,34 @@
 //! library.
 
 use pyo3::prelude::*;
+use pythonize::pythonize;
 
 use crate::error;
 use crate::shape::shape_arg;
 
-/// `xla-shape --json shard` (less `ok`) as JSON text (the package parses it).
+/// `xla-shape --json shard` (less `ok`): the shard report as a dict.
 #[pyfunction]
 #[pyo3(signature = (shape, sharding, devices))]
-pub fn shard_json(
-    shape: &Bound<'_, PyAny>,
+pub fn shard<'py>(
+    shape: &Bound<'py, PyAny>,
     sharding: &str,
     devices: Option<i64>,
-) -> PyResult<String> {
-    let fields = xla_shape::shard(&shape_arg(shape)?, sharding, devices).map_err(error)?;
-    Ok(fields.to_string())
+) -> PyResult<Bound<'py, PyAny>> {
+    let report = xla_shape::shard(&shape_arg(shape)?, sharding, devices).map_err(error)?;
+    Ok(pythonize(shape.py(), &report)?)
 }
 
-/// `xla-shape --json reshard` (less `ok`) as JSON text.
+/// `xla-shape --json reshard` (less `ok`): the reshard plan as a dict.
 #[pyfunction]
 #[pyo3(signature = (shape, src, dst, devices))]
-pub fn reshard_json(
-    shape: &Bound<'_, PyAny>,
+pub fn reshard<'py>(
+    shape: &Bound<'py, PyAny>,
     src: &str,
     dst: &str,
     devices: Option<i64>,
-) -> PyResult<String> {
-    let fields = xla_shape::reshard(&shape_arg(shape)?, src, dst, devices).map_err(error)?;
-    Ok(fields.to_string())
+) -> PyResult<Bound<'py, PyAny>> {
+    let plan = xla_shape::reshard(&shape_arg(shape)?, src, dst, devices).map_err(error)?;
+    Ok(pythonize(shape.py(), &plan)?)
 }
 
 /// `xla-shape draw --sharding`: the SVG text.

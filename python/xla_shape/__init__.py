@@ -225,7 +225,7 @@ def shard(
     ...
     xla_shape.XlaShapeError: {replicated} names no device count: give --devices N
     """
-    facts: Dict[str, Any] = json.loads(_native.shard_json(shape, sharding, devices))
+    facts: Dict[str, Any] = _native.shard(shape, sharding, devices)
     return facts
 
 
@@ -248,7 +248,7 @@ def reshard(
     >>> reshard("f32[8]", "{replicated}", "{devices=[4]<=[4]}", devices=4)["bytes_moved"]
     0
     """
-    plan: Dict[str, Any] = json.loads(_native.reshard_json(shape, src, dst, devices))
+    plan: Dict[str, Any] = _native.reshard(shape, src, dst, devices)
     return plan
 
 

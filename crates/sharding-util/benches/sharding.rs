@@ -3,14 +3,15 @@
 //! reshard plan between two 4096-device shardings of a rank-3 array, and
 //! executing a 64 MiB reshard beside a plain copy of the same bytes.
 //!
-//! Run: `cargo bench -p sharding-util --bench sharding -- --warm-up-time 1 --measurement-time 3`.
+//! Run: `cargo bench -p sharding-util --features execute --bench sharding -- --warm-up-time 1 --measurement-time 3`
+//! (without the `execute` feature, the execution benchmark is left out).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use schema::Shape;
-use sharding_util::{HloSharding, Placement, execute_plan, reshard_plan};
+use sharding_util::{HloSharding, Placement, reshard_plan};
 
 fn device_box(c: &mut Criterion) {
     let s: HloSharding = "{devices=[16,64,64]<=[64,16,64]T(1,0,2)}".parse().unwrap();
@@ -46,19 +47,18 @@ fn plan(c: &mut Criterion) {
     let mut group = c.benchmark_group("reshard plan, 4096 devices, rank 3");
     group.sample_size(10);
     group.bench_function("reshard_plan", |b| {
-        b.iter(|| reshard_plan(black_box(&shape), &from, &to, 4096).unwrap());
+        b.iter(|| reshard_plan(black_box(&shape), &from, &to, None).unwrap());
     });
     group.finish();
 }
 
+#[cfg(feature = "execute")]
 fn execute(c: &mut Criterion) {
     // 64 MiB of f32 over 8 devices: [8,1] rows -> [1,8] columns, every byte moves.
     let shape: Shape = "f32[4096,4096]{1,0}".parse().unwrap();
     let from: HloSharding = "{devices=[8,1]<=[8]}".parse().unwrap();
     let to: HloSharding = "{devices=[1,8]<=[8]}".parse().unwrap();
-    let plan = reshard_plan(&shape, &from, &to, 8).unwrap();
-    let src_shard = from.shard_shape(&shape).unwrap();
-    let dst_shard = to.shard_shape(&shape).unwrap();
+    let plan = reshard_plan(&shape, &from, &to, None).unwrap();
     let sources: Vec<Vec<u8>> = (0..8).map(|d| vec![d as u8; 8 << 20]).collect();
     let mut destinations: Vec<Vec<u8>> = (0..8).map(|_| vec![0; 8 << 20]).collect();
     let mut group = c.benchmark_group("execute a 64 MiB reshard");
@@ -83,11 +83,10 @@ fn execute(c: &mut Criterion) {
     });
     group.bench_function("execute_plan", |b| {
         b.iter(|| {
-            execute_plan(
+            sharding_util::execute_plan(
                 &plan,
-                &shape,
-                (&from, &src_shard),
-                (&to, &dst_shard),
+                (&from, &shape),
+                (&to, &shape),
                 &sources,
                 &mut destinations,
             )
@@ -97,5 +96,8 @@ fn execute(c: &mut Criterion) {
     group.finish();
 }
 
+#[cfg(feature = "execute")]
 criterion_group!(benches, device_box, plan, execute);
+#[cfg(not(feature = "execute"))]
+criterion_group!(benches, device_box, plan);
 criterion_main!(benches);

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use schema::Shape;
 
-use crate::error::ShardingError;
+use crate::error::{ErrorKind, ShardingError};
 use crate::sharding::{HloSharding, Kind, SubgroupType};
 use crate::tile_assignment::{Devices, MAX_DEVICES};
 
@@ -26,14 +26,26 @@ pub struct DeviceBox {
 }
 
 impl DeviceBox {
-    /// How many elements the box holds.
-    pub fn elements(&self) -> i64 {
-        self.offsets
-            .iter()
-            .zip(&self.limits)
-            .map(|(o, l)| l - o)
-            .product()
+    /// How many elements the box holds (`None` beyond `i64`).
+    ///
+    /// ```
+    /// use sharding_util::HloSharding;
+    ///
+    /// let s: HloSharding = "{devices=[2,4]<=[8]}".parse().unwrap();
+    /// let b = s.device_box(&"f32[7,9]".parse().unwrap(), 5).unwrap().unwrap();
+    /// assert_eq!(b.elements(), Some(9));
+    /// ```
+    pub fn elements(&self) -> Option<i64> {
+        box_elements(&self.offsets, &self.limits)
     }
+}
+
+/// The elements of the box `[offsets, limits)` (`None` beyond `i64`).
+pub(crate) fn box_elements(offsets: &[i64], limits: &[i64]) -> Option<i64> {
+    offsets
+        .iter()
+        .zip(limits)
+        .try_fold(1_i64, |count, (o, l)| count.checked_mul(l - o))
 }
 
 /// The bytes of `elements` elements of `element_bits` bits each, rounded
@@ -92,17 +104,21 @@ impl HloSharding {
     /// A [`ShardingError`] naming the offending value.
     pub fn validate(&self, shape: &Shape, num_devices: i64) -> Result<(), ShardingError> {
         if !(1..=MAX_DEVICES).contains(&num_devices) {
-            return Err(ShardingError::new(format!(
-                "device count {num_devices} is not in 1..={MAX_DEVICES}"
-            )));
+            return Err(ShardingError::new(
+                ErrorKind::Mismatch,
+                format!("device count {num_devices} is not in 1..={MAX_DEVICES}"),
+            ));
         }
         if let Kind::Tuple(elements) = &self.kind {
             if shape.tuple_shapes.len() != elements.len() || !is_tuple(shape) {
-                return Err(ShardingError::new(format!(
-                    "Validation tuple shape has {} leaf elements, but this sharding contains {} elements.",
-                    shape.tuple_shapes.len(),
-                    elements.len()
-                )));
+                return Err(ShardingError::new(
+                    ErrorKind::Mismatch,
+                    format!(
+                        "Validation tuple shape has {} leaf elements, but this sharding contains {} elements.",
+                        shape.tuple_shapes.len(),
+                        elements.len()
+                    ),
+                ));
             }
             for (e, s) in elements.iter().zip(&shape.tuple_shapes) {
                 e.validate(s, num_devices)?;
@@ -113,41 +129,52 @@ impl HloSharding {
             return Ok(());
         }
         match &self.kind {
-            Kind::Maximal(device) if !(0..num_devices).contains(device) => {
-                Err(ShardingError::new(format!(
+            Kind::Maximal(device) if !(0..num_devices).contains(device) => Err(ShardingError::new(
+                ErrorKind::Mismatch,
+                format!(
                     "device {device} is out of range for {num_devices} devices in sharding {self}"
-                )))
-            }
+                ),
+            )),
             Kind::Tiled { tiles, .. } => {
                 match tiles.devices() {
                     Devices::List(list) => {
                         let mut seen = HashSet::with_capacity(list.len());
                         for &d in list {
                             if !(0..num_devices).contains(&d) {
-                                return Err(ShardingError::new(format!(
-                                    "device {d} is out of range for {num_devices} devices in tile assignment"
-                                )));
+                                return Err(ShardingError::new(
+                                    ErrorKind::Mismatch,
+                                    format!(
+                                        "device {d} is out of range for {num_devices} devices in tile assignment"
+                                    ),
+                                ));
                             }
                             if !seen.insert(d) {
-                                return Err(ShardingError::new(format!(
-                                    "device {d} is not unique in tile assignment"
-                                )));
+                                return Err(ShardingError::new(
+                                    ErrorKind::Invalid,
+                                    format!("device {d} is not unique in tile assignment"),
+                                ));
                             }
                         }
                     }
                     Devices::Iota(_) => {}
                 }
                 if shape.dimensions.len() != self.tiled_data_rank() {
-                    return Err(ShardingError::new(format!(
-                        "Number of tile assignment dimensions (excluding subgroups) is different than the input rank. sharding={self}, input_shape={}",
-                        shape.human_string()
-                    )));
+                    return Err(ShardingError::new(
+                        ErrorKind::Mismatch,
+                        format!(
+                            "Number of tile assignment dimensions (excluding subgroups) is different than the input rank. sharding={self}, input_shape={}",
+                            shape.human_string()
+                        ),
+                    ));
                 }
                 if tiles.num_elements() != num_devices {
-                    return Err(ShardingError::new(format!(
-                        "tile_assignment should have {num_devices} devices but has {}",
-                        tiles.num_elements()
-                    )));
+                    return Err(ShardingError::new(
+                        ErrorKind::Mismatch,
+                        format!(
+                            "tile_assignment should have {num_devices} devices but has {}",
+                            tiles.num_elements()
+                        ),
+                    ));
                 }
                 Ok(())
             }
@@ -183,24 +210,31 @@ impl HloSharding {
     pub(crate) fn tile_counts(&self, shape: &Shape) -> Result<Vec<i64>, ShardingError> {
         if is_tuple(shape) || matches!(self.kind, Kind::Tuple(_)) {
             return Err(ShardingError::new(
+                ErrorKind::Unsupported,
                 "per-device queries take an array shape and a non-tuple sharding",
             ));
         }
         if let Some(d) = shape.dimensions.iter().find(|&&d| d < 0) {
-            return Err(ShardingError::new(format!(
-                "dimension size {d} of {} is not a static size",
-                shape.human_string()
-            )));
+            return Err(ShardingError::new(
+                ErrorKind::Unsupported,
+                format!(
+                    "dimension size {d} of {} is not a static size",
+                    shape.human_string()
+                ),
+            ));
         }
         match self.tile_assignment() {
             None => Ok(vec![1; shape.dimensions.len()]),
             Some(tiles) => {
                 let rank = self.tiled_data_rank();
                 if rank != shape.dimensions.len() {
-                    return Err(ShardingError::new(format!(
-                        "Number of tile assignment dimensions (excluding subgroups) is different than the input rank. sharding={self}, input_shape={}",
-                        shape.human_string()
-                    )));
+                    return Err(ShardingError::new(
+                        ErrorKind::Mismatch,
+                        format!(
+                            "Number of tile assignment dimensions (excluding subgroups) is different than the input rank. sharding={self}, input_shape={}",
+                            shape.human_string()
+                        ),
+                    ));
                 }
                 Ok(tiles.dimensions()[..rank].to_vec())
             }
@@ -254,17 +288,20 @@ impl HloSharding {
         &self,
         tile: &[i64],
     ) -> Result<impl Iterator<Item = i64> + '_, ShardingError> {
-        let tiles = self
-            .tile_assignment()
-            .ok_or_else(|| ShardingError::new(format!("{self} has no tile grid")))?;
+        let tiles = self.tile_assignment().ok_or_else(|| {
+            ShardingError::new(ErrorKind::Unsupported, format!("{self} has no tile grid"))
+        })?;
         let rank = self.tiled_data_rank();
         let grid = tiles.dimensions();
         if tile.len() != rank || tile.iter().zip(grid).any(|(&t, &d)| !(0..d).contains(&t)) {
-            return Err(ShardingError::new(format!(
-                "tile [{}] is not in the tile grid [{}] of {self}",
-                crate::tile_assignment::join(tile),
-                crate::tile_assignment::join(&grid[..rank])
-            )));
+            return Err(ShardingError::new(
+                ErrorKind::Mismatch,
+                format!(
+                    "tile [{}] is not in the tile grid [{}] of {self}",
+                    crate::tile_assignment::join(tile),
+                    crate::tile_assignment::join(&grid[..rank])
+                ),
+            ));
         }
         let per_tile: i64 = grid[rank..].iter().product();
         // The subgroup dimensions are the trailing, fastest ones.
@@ -290,18 +327,22 @@ impl HloSharding {
     pub fn replication_groups(&self, num_devices: i64) -> Result<Vec<Vec<i64>>, ShardingError> {
         let n = self.num_devices().unwrap_or(num_devices);
         if !(1..=crate::MAX_MATERIALIZED).contains(&n) {
-            return Err(ShardingError::new(format!(
-                "listing the replication groups of {n} devices: the device count must be in 1..={}",
-                crate::MAX_MATERIALIZED
-            )));
+            return Err(ShardingError::new(
+                ErrorKind::TooLarge,
+                format!(
+                    "listing the replication groups of {n} devices: the device count must be in 1..={}",
+                    crate::MAX_MATERIALIZED
+                ),
+            ));
         }
         match &self.kind {
             Kind::Replicated => Ok(vec![(0..n).collect()]),
             Kind::Maximal(d) => Ok(vec![vec![*d]]),
             Kind::Manual | Kind::Unreduced => Ok((0..n).map(|d| vec![d]).collect()),
-            Kind::Unknown | Kind::Tuple(_) => Err(ShardingError::new(format!(
-                "{self} has no replication groups"
-            ))),
+            Kind::Unknown | Kind::Tuple(_) => Err(ShardingError::new(
+                ErrorKind::Unsupported,
+                format!("{self} has no replication groups"),
+            )),
             Kind::Tiled {
                 tiles,
                 replicate_on_last_tile_dim,
@@ -428,13 +469,15 @@ impl<'a> Placement<'a> {
     ) -> Result<bool, ShardingError> {
         let rank = self.dims.len();
         if tile.len() != rank || offsets.len() != rank || limits.len() != rank {
-            return Err(ShardingError::new(format!(
-                "box slices must have the rank {rank}"
-            )));
+            return Err(ShardingError::new(
+                ErrorKind::Mismatch,
+                format!("box slices must have the rank {rank}"),
+            ));
         }
         match &self.sharding.kind {
             Kind::Unknown => {
                 return Err(ShardingError::new(
+                    ErrorKind::Unsupported,
                     "an unknown sharding places no data on devices",
                 ));
             }

@@ -1,10 +1,37 @@
 //! The crate's errors.
 
-/// Why a sharding was rejected, or a query about it has no answer: XLA's
-/// message where XLA has one.
+/// What kind of failure a [`ShardingError`] is, for a caller to match on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The sharding (or its `OpSharding`, or its mesh) contradicts itself:
+    /// a tile assignment, subgroup list or mesh axis XLA rejects.
+    Invalid,
+    /// The sharding does not fit what it is used with: the shape, the
+    /// device count, a device or tile asked about, another sharding.
+    Mismatch,
+    /// The sharding names no device count and none was given.
+    NoDeviceCount,
+    /// A count or size beyond `i64` or beyond this crate's limits
+    /// ([`crate::MAX_DEVICES`], [`crate::MAX_MATERIALIZED`]).
+    TooLarge,
+    /// No answer for this kind of sharding, shape or element type (manual,
+    /// unknown and tuple shardings hold no plain data; dynamic dimensions;
+    /// sub-byte elements when executing a reshard).
+    Unsupported,
+    /// A per-device buffer given to execute a reshard is missing or does
+    /// not fit its shard.
+    Buffer,
+}
+
+/// Why a sharding was rejected, or a query about it has no answer: its
+/// [`ErrorKind`] and XLA's message where XLA has one.
 ///
 /// ```
+/// use sharding_util::ErrorKind;
+///
 /// let error = sharding_util::TileAssignment::list(vec![3], vec![0, 1]).unwrap_err();
+/// assert_eq!(error.kind(), ErrorKind::Invalid);
 /// assert_eq!(
 ///     error.to_string(),
 ///     "sharding device count 2 does not match the tile assignment size 3"
@@ -13,14 +40,21 @@
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct ShardingError {
+    kind: ErrorKind,
     message: String,
 }
 
 impl ShardingError {
-    pub(crate) fn new(message: impl Into<String>) -> Self {
+    pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         Self {
+            kind,
             message: message.into(),
         }
+    }
+
+    /// What kind of failure it is.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
     }
 
     /// The message.

@@ -21,10 +21,31 @@
 //! assert_eq!(s.v3_to_v2().to_string(), "{devices=[8,1]<=[2,4]T(1,0)}");
 //! ```
 
+//! What each device holds ([`ShardReport`], [`HloSharding::device_box`],
+//! [`Placement`]) and the pieces of a reshard ([`reshard_plan`]) are plain
+//! types: `Display` gives `xla-shape`'s text, `Serialize` its JSON. Errors
+//! carry an [`ErrorKind`].
+//!
+//! # Features
+//!
+//! - `execute` (off by default): `execute_plan`, which runs a
+//!   [`ReshardPlan`] over per-device buffers with the relayout engine
+//!   (`xla-relayout`, which brings rayon and the SIMD kernels). Without
+//!   it the crate depends on no thread pool and no kernels.
+
 #![forbid(unsafe_code)]
 
+/// The README's examples, run as doctests.
+#[cfg(all(doctest, feature = "execute"))]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
+mod cursor;
 mod device;
+mod device_count;
 mod error;
+#[cfg(feature = "execute")]
+mod execute;
 mod lex;
 mod named;
 mod named_proto;
@@ -33,12 +54,18 @@ mod parse;
 mod print;
 mod proto;
 mod reshard;
+mod shard_report;
 mod sharding;
+mod table;
 mod tile_assignment;
+mod v3_to_v2;
 
 pub use device::{DeviceBox, Placement, data_bytes};
-pub use error::{ParseError, ShardingError};
+pub use error::{ErrorKind, ParseError, ShardingError};
+#[cfg(feature = "execute")]
+pub use execute::execute_plan;
 pub use named::{AxisRef, DimSharding, Mesh, MeshDevices, NamedSharding};
-pub use reshard::{Piece, ReshardPlan, execute_plan, reshard_plan};
+pub use reshard::{Piece, ReshardPlan, reshard_plan};
+pub use shard_report::{DeviceShard, MAX_LISTED_DEVICES, ShardReport};
 pub use sharding::{HloSharding, Kind, ShardGroup, SubgroupType};
 pub use tile_assignment::{Devices, Iota, MAX_DEVICES, MAX_MATERIALIZED, TileAssignment};

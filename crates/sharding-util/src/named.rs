@@ -1,11 +1,8 @@
 //! Named (mesh-axes, "V3") shardings, XLA's `NamedSharding`: a mesh of named
-//! axes and, per array dimension, the axes that split it; and their
-//! conversion to the tile-assignment form (XLA's `v3_to_v2_sharding`).
+//! axes and, per array dimension, the axes that split it (a leaf: their
+//! tile-assignment form is built by `HloSharding::from_named`).
 
-use schema::OpMetadata;
-
-use crate::error::ShardingError;
-use crate::sharding::{HloSharding, SubgroupType};
+use crate::error::{ErrorKind, ShardingError};
 use crate::tile_assignment::{TileAssignment, checked_count};
 
 /// A mesh axis, or a part of one (`'y'` or `'y':(2)2`).
@@ -83,7 +80,7 @@ pub struct NamedSharding {
 
 /// The pieces of one mesh axis: the cut points in "pre-size" space, from 1 to
 /// the axis size, ascending (major pieces first).
-fn cut_points(size: i64, refs: &[AxisRef], axis: usize) -> Vec<i64> {
+pub(crate) fn cut_points(size: i64, refs: &[AxisRef], axis: usize) -> Vec<i64> {
     let mut cuts = vec![1, size];
     for r in refs.iter().filter(|r| r.axis == axis) {
         if let Some((pre, sub)) = r.sub {
@@ -112,7 +109,7 @@ impl NamedSharding {
 
     /// Every axis reference, in dimensions, then replicated, unreduced,
     /// manual order.
-    fn all_refs(&self) -> impl Iterator<Item = &AxisRef> {
+    pub(crate) fn all_refs(&self) -> impl Iterator<Item = &AxisRef> {
         self.dims
             .iter()
             .flat_map(|d| d.axes.iter())
@@ -133,14 +130,16 @@ impl NamedSharding {
         let axes = &self.mesh.axes;
         for (i, (name, size)) in axes.iter().enumerate() {
             if axes[..i].iter().any(|(n, _)| n == name) {
-                return Err(ShardingError::new(format!(
-                    "mesh axis name '{name}' is not unique (XLA aborts)"
-                )));
+                return Err(ShardingError::new(
+                    ErrorKind::Invalid,
+                    format!("mesh axis name '{name}' is not unique (XLA aborts)"),
+                ));
             }
             if *size <= 0 {
-                return Err(ShardingError::new(format!(
-                    "mesh axis '{name}' has size {size}, not positive"
-                )));
+                return Err(ShardingError::new(
+                    ErrorKind::Invalid,
+                    format!("mesh axis '{name}' has size {size}, not positive"),
+                ));
             }
         }
         let sizes: Vec<i64> = axes.iter().map(|(_, s)| *s).collect();
@@ -154,25 +153,34 @@ impl NamedSharding {
         }
         for r in self.all_refs() {
             let Some((_, size)) = axes.get(r.axis) else {
-                return Err(ShardingError::new(format!(
-                    "axis index {} is not in a mesh of {} axes",
-                    r.axis,
-                    axes.len()
-                )));
+                return Err(ShardingError::new(
+                    ErrorKind::Invalid,
+                    format!(
+                        "axis index {} is not in a mesh of {} axes",
+                        r.axis,
+                        axes.len()
+                    ),
+                ));
             };
             if let Some((pre, sub)) = r.sub {
                 if sub <= 1 || sub >= *size {
-                    return Err(ShardingError::new(format!(
-                        "sub-axis {}: its size must be more than 1 and less than the axis size {size} (XLA aborts)",
-                        self.axis_text(r)
-                    )));
+                    return Err(ShardingError::new(
+                        ErrorKind::Invalid,
+                        format!(
+                            "sub-axis {}: its size must be more than 1 and less than the axis size {size} (XLA aborts)",
+                            self.axis_text(r)
+                        ),
+                    ));
                 }
                 let fits = pre > 0 && pre.checked_mul(sub).is_some_and(|p| size % p == 0);
                 if !fits {
-                    return Err(ShardingError::new(format!(
-                        "sub-axis {} does not split axis of size {size} (XLA aborts)",
-                        self.axis_text(r)
-                    )));
+                    return Err(ShardingError::new(
+                        ErrorKind::Invalid,
+                        format!(
+                            "sub-axis {} does not split axis of size {size} (XLA aborts)",
+                            self.axis_text(r)
+                        ),
+                    ));
                 }
             }
         }
@@ -190,7 +198,7 @@ impl NamedSharding {
                 w[0].axis == w[1].axis
                     && matches!((w[0].sub, w[1].sub), (Some((p0, s0)), Some((p1, _))) if p0.checked_mul(s0) == Some(p1))
             }) {
-                return Err(ShardingError::new(format!(
+                return Err(ShardingError::new(ErrorKind::Invalid, format!(
                     "Adjacent axes in {what} can be merged: {}, {} (XLA aborts)",
                     self.axis_text(&w[0]),
                     self.axis_text(&w[1])
@@ -204,9 +212,12 @@ impl NamedSharding {
         ] {
             let key = |r: &AxisRef| (r.axis, r.sub.map_or(1, |s| s.0));
             if list.windows(2).any(|w| key(&w[0]) >= key(&w[1])) {
-                return Err(ShardingError::new(format!(
-                    "{what} axes must be sorted by mesh axis index and sub-axis pre-size (XLA aborts)"
-                )));
+                return Err(ShardingError::new(
+                    ErrorKind::Invalid,
+                    format!(
+                        "{what} axes must be sorted by mesh axis index and sub-axis pre-size (XLA aborts)"
+                    ),
+                ));
             }
         }
         // No two references may overlap.
@@ -220,10 +231,10 @@ impl NamedSharding {
                 let span = |r: &AxisRef| r.sub.map_or((1, size), |(pre, s)| (pre, pre * s));
                 let ((a0, a1), (b0, b1)) = (span(a), span(b));
                 if a0 < b1 && b0 < a1 {
-                    return Err(ShardingError::new(format!(
-                        "axis {} is used twice (XLA aborts)",
-                        self.axis_text(a)
-                    )));
+                    return Err(ShardingError::new(
+                        ErrorKind::Invalid,
+                        format!("axis {} is used twice (XLA aborts)", self.axis_text(a)),
+                    ));
                 }
             }
         }
@@ -231,92 +242,21 @@ impl NamedSharding {
         for (axis, &size) in sizes.iter().enumerate() {
             let cuts = cut_points(size, &refs.iter().map(|r| **r).collect::<Vec<_>>(), axis);
             if cuts.windows(2).any(|w| w[1] % w[0] != 0) {
-                return Err(ShardingError::new(format!(
-                    "the sub-axes of axis '{}' do not nest (XLA aborts)",
-                    axes[axis].0
-                )));
+                return Err(ShardingError::new(
+                    ErrorKind::Invalid,
+                    format!(
+                        "the sub-axes of axis '{}' do not nest (XLA aborts)",
+                        axes[axis].0
+                    ),
+                ));
             }
         }
         Ok(())
     }
 
     /// The device count of the mesh (checked by [`Self::validate`]).
-    fn total(&self) -> i64 {
+    pub(crate) fn total(&self) -> i64 {
         self.mesh.axes.iter().map(|(_, s)| *s).product()
-    }
-
-    /// The tile-assignment form, as XLA's `v3_to_v2_sharding`: the mesh's
-    /// devices split into the pieces the sub-axes cut, transposed to
-    /// dimension order then unreduced, manual and replicated axes, and
-    /// brought to XLA's normal form.
-    ///
-    /// # Errors
-    ///
-    /// What [`Self::validate`] rejects, or a normal form too large to write
-    /// out.
-    pub fn to_v2(&self, metadata: Vec<OpMetadata>) -> Result<HloSharding, ShardingError> {
-        self.validate()?;
-        let total = self.total();
-        let refs: Vec<AxisRef> = self.all_refs().copied().collect();
-        // The pieces of every axis, major first, as (axis, pre-size, size).
-        let mut pieces: Vec<(usize, i64, i64)> = Vec::new();
-        for (axis, (_, size)) in self.mesh.axes.iter().enumerate() {
-            let cuts = cut_points(*size, &refs, axis);
-            for w in cuts.windows(2) {
-                pieces.push((axis, w[0], w[1] / w[0]));
-            }
-        }
-        let mut used = vec![false; pieces.len()];
-        let mut perm: Vec<usize> = Vec::new();
-        let mut take = |r: &AxisRef, perm: &mut Vec<usize>| -> i64 {
-            let size = self.mesh.axes[r.axis].1;
-            let (lo, hi) = r.sub.map_or((1, size), |(pre, s)| (pre, pre * s));
-            let mut product = 1;
-            for (k, &(axis, pre, s)) in pieces.iter().enumerate() {
-                if axis == r.axis && pre >= lo && pre * s <= hi {
-                    used[k] = true;
-                    perm.push(k);
-                    product *= s;
-                }
-            }
-            product
-        };
-        let mut tile_dims: Vec<i64> = Vec::new();
-        for d in &self.dims {
-            tile_dims.push(d.axes.iter().map(|r| take(r, &mut perm)).product());
-        }
-        let mut types = Vec::new();
-        for (t, list) in [
-            (SubgroupType::Unreduced, &self.unreduced),
-            (SubgroupType::Manual, &self.manual),
-        ] {
-            if !list.is_empty() {
-                tile_dims.push(list.iter().map(|r| take(r, &mut perm)).product());
-                types.push(t);
-            }
-        }
-        let rest: Vec<usize> = (0..pieces.len()).filter(|&k| !used[k]).collect();
-        let replicated: i64 = rest.iter().map(|&k| pieces[k].2).product();
-        perm.extend(rest);
-        if replicated > 1 {
-            tile_dims.push(replicated);
-            types.push(SubgroupType::Replicated);
-        }
-        if tile_dims.iter().all(|&d| d == 1) {
-            return Ok(HloSharding::new(crate::Kind::Replicated).with_metadata(metadata));
-        }
-        let mesh = match &self.mesh.devices {
-            MeshDevices::Iota => TileAssignment::iota(vec![total], vec![total], vec![0])?,
-            MeshDevices::Transposed { reshape, perm } => {
-                TileAssignment::iota(vec![total], reshape.clone(), perm.clone())?
-            }
-            MeshDevices::List(ids) => TileAssignment::list(vec![total], ids.clone())?,
-        };
-        let tiles = mesh
-            .reshaped(pieces.iter().map(|p| p.2).collect())
-            .transposed(&perm)?
-            .reshaped(tile_dims);
-        Ok(HloSharding::subgroup(tiles, &types)?.with_metadata(metadata))
     }
 }
 
@@ -324,10 +264,13 @@ impl NamedSharding {
 /// identity (XLA aborts on either).
 fn check_device_list(ids: &[i64], total: i64) -> Result<(), ShardingError> {
     if i64::try_from(ids.len()).ok() != Some(total) {
-        return Err(ShardingError::new(format!(
-            "Expected {total} device_ids based on mesh axes, but got {}",
-            ids.len()
-        )));
+        return Err(ShardingError::new(
+            ErrorKind::Invalid,
+            format!(
+                "Expected {total} device_ids based on mesh axes, but got {}",
+                ids.len()
+            ),
+        ));
     }
     let mut seen = vec![false; ids.len()];
     for &id in ids {
@@ -335,14 +278,18 @@ fn check_device_list(ids: &[i64], total: i64) -> Result<(), ShardingError> {
         match slot {
             Some(s) if !*s => *s = true,
             _ => {
-                return Err(ShardingError::new(format!(
-                    "mesh device id {id} makes device_ids not a permutation of 0..{total} (XLA aborts)"
-                )));
+                return Err(ShardingError::new(
+                    ErrorKind::Invalid,
+                    format!(
+                        "mesh device id {id} makes device_ids not a permutation of 0..{total} (XLA aborts)"
+                    ),
+                ));
             }
         }
     }
     if ids.iter().zip(0..).all(|(&id, k)| id == k) {
         return Err(ShardingError::new(
+            ErrorKind::Invalid,
             "mesh device_ids 0..n in order must be left out (XLA aborts on an explicit iota list)",
         ));
     }

@@ -6,7 +6,7 @@ use schema::mesh_proto::{IotaTransform, MeshAxis};
 use schema::named_sharding_proto::DimensionSharding as DimProto;
 use schema::{AxisRefProto, MeshProto, NamedShardingProto, OpMetadata};
 
-use crate::error::ShardingError;
+use crate::error::{ErrorKind, ShardingError};
 use crate::named::{AxisRef, DimSharding, Mesh, MeshDevices, NamedSharding};
 
 fn ref_to_proto(r: &AxisRef) -> AxisRefProto {
@@ -18,7 +18,10 @@ fn ref_to_proto(r: &AxisRef) -> AxisRefProto {
 
 fn ref_from_proto(p: &AxisRefProto) -> Result<AxisRef, ShardingError> {
     let axis = usize::try_from(p.mesh_axis_index).map_err(|_| {
-        ShardingError::new(format!("mesh axis index {} is negative", p.mesh_axis_index))
+        ShardingError::new(
+            ErrorKind::Invalid,
+            format!("mesh axis index {} is negative", p.mesh_axis_index),
+        )
     })?;
     Ok(AxisRef {
         axis,
@@ -86,15 +89,19 @@ impl NamedSharding {
     /// the text cannot show).
     pub fn from_proto(p: &NamedShardingProto) -> Result<(Self, Vec<OpMetadata>), ShardingError> {
         if p.reduction_op != 0 {
-            return Err(ShardingError::new(format!(
-                "named sharding reduction_op {} (only SUM, 0, is supported)",
-                p.reduction_op
-            )));
+            return Err(ShardingError::new(
+                ErrorKind::Unsupported,
+                format!(
+                    "named sharding reduction_op {} (only SUM, 0, is supported)",
+                    p.reduction_op
+                ),
+            ));
         }
         let mesh = p.mesh.clone().unwrap_or_default();
         let devices = match (&mesh.iota_transform, mesh.device_ids.is_empty()) {
             (Some(_), false) => {
                 return Err(ShardingError::new(
+                    ErrorKind::Invalid,
                     "a mesh with both device_ids and iota_transform",
                 ));
             }

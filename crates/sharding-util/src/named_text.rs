@@ -6,9 +6,9 @@ use std::fmt;
 
 use schema::OpMetadata;
 
+use crate::cursor::{Parsed, Parser};
 use crate::lex::Token;
 use crate::named::{AxisRef, DimSharding, Mesh, MeshDevices, NamedSharding};
-use crate::parse::{Parsed, Parser};
 use crate::sharding::HloSharding;
 use crate::tile_assignment::{Devices, TileAssignment, join};
 

@@ -4,7 +4,7 @@
 use schema::OpSharding;
 use schema::op_sharding::{ShardGroupType, Type};
 
-use crate::error::ShardingError;
+use crate::error::{ErrorKind, ShardingError};
 use crate::named::NamedSharding;
 use crate::sharding::{HloSharding, Kind, ShardGroup, SubgroupType};
 use crate::tile_assignment::{Devices, TileAssignment};
@@ -104,6 +104,7 @@ impl HloSharding {
     fn from_proto_at(p: &OpSharding, depth: usize) -> Result<Self, ShardingError> {
         if depth > 1 {
             return Err(ShardingError::new(
+                ErrorKind::Invalid,
                 "a tuple sharding inside a tuple sharding",
             ));
         }
@@ -112,12 +113,17 @@ impl HloSharding {
             return Self::from_named(named, metadata);
         }
         let metadata = p.metadata.clone();
-        let kind = Type::try_from(p.r#type)
-            .map_err(|_| ShardingError::new(format!("unknown OpSharding type {}", p.r#type)))?;
+        let kind = Type::try_from(p.r#type).map_err(|_| {
+            ShardingError::new(
+                ErrorKind::Invalid,
+                format!("unknown OpSharding type {}", p.r#type),
+            )
+        })?;
         let mut sharding = match kind {
             Type::Tuple => {
                 if !metadata.is_empty() {
                     return Err(ShardingError::new(
+                        ErrorKind::Invalid,
                         "Expected empty metadata for tuple sharding",
                     ));
                 }
@@ -139,10 +145,13 @@ impl HloSharding {
                 Self::new(Kind::Maximal(0))
             }
             Type::Maximal => {
-                return Err(ShardingError::new(format!(
-                    "Maximal sharding is expected to have single device assignment, but {} has provided.",
-                    p.tile_assignment_devices.len()
-                )));
+                return Err(ShardingError::new(
+                    ErrorKind::Invalid,
+                    format!(
+                        "Maximal sharding is expected to have single device assignment, but {} has provided.",
+                        p.tile_assignment_devices.len()
+                    ),
+                ));
             }
             Type::Other => Self::tiled_from_proto(p)?,
         };
@@ -160,12 +169,14 @@ impl HloSharding {
         let dims = p.tile_assignment_dimensions.clone();
         if dims.is_empty() {
             return Err(ShardingError::new(
+                ErrorKind::Invalid,
                 "a tiled OpSharding without tile_assignment_dimensions",
             ));
         }
         let tiles = if p.iota_reshape_dims.is_empty() {
             if p.tile_assignment_devices.len() <= 1 {
                 return Err(ShardingError::new(
+                    ErrorKind::Invalid,
                     "a tiled OpSharding needs more than one device",
                 ));
             }
@@ -173,6 +184,7 @@ impl HloSharding {
         } else {
             if !p.tile_assignment_devices.is_empty() {
                 return Err(ShardingError::new(
+                    ErrorKind::Invalid,
                     "an OpSharding with both iota_reshape_dims and tile_assignment_devices",
                 ));
             }
@@ -191,7 +203,10 @@ impl HloSharding {
             .iter()
             .map(|&t| {
                 SubgroupType::from_proto_value(t).ok_or_else(|| {
-                    ShardingError::new(format!("OpSharding type {t} cannot be a subgroup type"))
+                    ShardingError::new(
+                        ErrorKind::Invalid,
+                        format!("OpSharding type {t} cannot be a subgroup type"),
+                    )
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;

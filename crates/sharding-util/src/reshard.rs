@@ -1,16 +1,18 @@
-//! Resharding: the pieces that move an array from one sharding to another,
-//! and their execution over per-device buffers.
+//! Resharding: the pieces that move an array from one sharding to another
+//! (the report `xla-shape reshard` prints).
 
-use relayout::relayout_part;
+use std::fmt;
+
 use schema::Shape;
-use stride_util::{IndexItem, StridedView};
+use serde::Serialize;
 
-use crate::device::{DeviceBox, Placement, data_bytes};
-use crate::error::ShardingError;
+use crate::device::{Placement, box_elements, data_bytes};
+use crate::error::{ErrorKind, ShardingError};
 use crate::sharding::{HloSharding, Kind, SubgroupType};
+use crate::table::{header, list, table};
 
 /// One block copied from a source device to a destination device.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Piece {
     /// The device that sends the block (under the source sharding).
     pub from: i64,
@@ -26,7 +28,27 @@ pub struct Piece {
 
 /// The pieces of a reshard: every destination device's box is covered by
 /// its pieces exactly once.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+///
+/// `Display` prints a table of the pieces and the bytes moved and kept;
+/// `Serialize` gives `pieces` (`from`, `to`, `offsets`, `limits`, `bytes`),
+/// `bytes_moved` and `bytes_kept`.
+///
+/// ```
+/// use sharding_util::{HloSharding, reshard_plan};
+///
+/// let shape = "f32[8]".parse().unwrap();
+/// let from: HloSharding = "{replicated}".parse().unwrap();
+/// let to: HloSharding = "{devices=[2]<=[2]}".parse().unwrap();
+/// let plan = reshard_plan(&shape, &from, &to, None).unwrap();
+/// assert_eq!(
+///     plan.to_string(),
+///     "from  to  offsets  limits  bytes\n\
+///      0     0   [0]      [4]     16\n\
+///      1     1   [4]      [8]     16\n\
+///      bytes moved 0, bytes kept 32"
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 pub struct ReshardPlan {
     /// The pieces, by destination device, then by source tile (row-major).
     pub pieces: Vec<Piece>,
@@ -47,14 +69,18 @@ fn check_movable(s: &HloSharding) -> Result<(), ShardingError> {
     if ok {
         Ok(())
     } else {
-        Err(ShardingError::new(format!(
-            "cannot reshard {s}: only replicated, maximal and tiled shardings (with replicated subgroups) hold plain copies of the data"
-        )))
+        Err(ShardingError::new(
+            ErrorKind::Unsupported,
+            format!(
+                "cannot reshard {s}: only replicated, maximal and tiled shardings (with replicated subgroups) hold plain copies of the data"
+            ),
+        ))
     }
 }
 
-/// The plan that moves `shape` from sharding `from` to sharding `to` over
-/// `num_devices` devices (shardings that name their count must agree).
+/// The plan that moves `shape` from sharding `from` to sharding `to`, over
+/// the device count `from` names, else the one `to` names, else `devices`
+/// (a count both name must agree, as validation checks).
 ///
 /// Each destination device's box is split along the source tiles; a piece
 /// is taken from the destination device itself when it holds that source
@@ -69,7 +95,7 @@ fn check_movable(s: &HloSharding) -> Result<(), ShardingError> {
 /// let shape = "f32[8]".parse().unwrap();
 /// let from: HloSharding = "{devices=[2]0,1}".parse().unwrap();
 /// let to: HloSharding = "{devices=[2]1,0}".parse().unwrap();
-/// let plan = reshard_plan(&shape, &from, &to, 2).unwrap();
+/// let plan = reshard_plan(&shape, &from, &to, None).unwrap();
 /// assert_eq!(plan.pieces.len(), 2);
 /// assert_eq!((plan.pieces[0].from, plan.pieces[0].to), (1, 0));
 /// assert_eq!((plan.bytes_moved, plan.bytes_kept), (32, 0));
@@ -77,14 +103,20 @@ fn check_movable(s: &HloSharding) -> Result<(), ShardingError> {
 ///
 /// # Errors
 ///
-/// Either sharding invalid for the shape and device count, or one that
-/// does not hold plain data (manual, unreduced, unknown, tuples).
+/// No device count ([`ErrorKind::NoDeviceCount`], naming `to`); either
+/// sharding invalid for the shape and device count, or one that does not
+/// hold plain data (manual, unreduced, unknown, tuples); byte totals beyond
+/// `i64`.
 pub fn reshard_plan(
     shape: &Shape,
     from: &HloSharding,
     to: &HloSharding,
-    num_devices: i64,
+    devices: Option<i64>,
 ) -> Result<ReshardPlan, ShardingError> {
+    let num_devices = match from.num_devices() {
+        Some(n) => n,
+        None => to.device_count(devices)?,
+    };
     check_movable(from)?;
     check_movable(to)?;
     from.validate(shape, num_devices)?;
@@ -92,8 +124,8 @@ pub fn reshard_plan(
     let source = Placement::new(from, shape)?;
     let destination = Placement::new(to, shape)?;
     let shard = source.shard_dims().to_vec();
-    let bits =
-        shape_util::element_size_in_bits(shape).map_err(|e| ShardingError::new(e.to_string()))?;
+    let bits = shape_util::element_size_in_bits(shape)
+        .map_err(|e| ShardingError::new(ErrorKind::Unsupported, e.to_string()))?;
     let dims = &shape.dimensions;
     let rank = dims.len();
     // Holders of a source tile: its flat grid position plus 0..per_tile
@@ -163,14 +195,17 @@ pub fn reshard_plan(
             } else {
                 holder(&tile, device % holders)
             };
-            let elements = offsets.iter().zip(&limits).map(|(o, l)| l - o).product();
-            let bytes = data_bytes(elements, bits)
-                .ok_or_else(|| ShardingError::new("piece size overflows"))?;
-            if from_device == device {
-                plan.bytes_kept += bytes;
+            let bytes = box_elements(&offsets, &limits)
+                .and_then(|elements| data_bytes(elements, bits))
+                .ok_or_else(|| ShardingError::new(ErrorKind::TooLarge, "piece size overflows"))?;
+            let total = if from_device == device {
+                &mut plan.bytes_kept
             } else {
-                plan.bytes_moved += bytes;
-            }
+                &mut plan.bytes_moved
+            };
+            *total = total.checked_add(bytes).ok_or_else(|| {
+                ShardingError::new(ErrorKind::TooLarge, "the bytes of the pieces overflow")
+            })?;
             plan.pieces.push(Piece {
                 from: from_device,
                 to: device,
@@ -183,80 +218,26 @@ pub fn reshard_plan(
     Ok(plan)
 }
 
-/// The view of a piece inside a device's shard buffer.
-fn piece_view(shard: &Shape, own: &DeviceBox, piece: &Piece) -> Result<StridedView, ShardingError> {
-    let view = StridedView::from_xla_shape(shard).map_err(|e| ShardingError::new(e.to_string()))?;
-    let items: Vec<IndexItem> = piece
-        .offsets
-        .iter()
-        .zip(&piece.limits)
-        .zip(&own.offsets)
-        .map(|((&o, &l), &base)| IndexItem::slice(Some(o - base), Some(l - base), None))
-        .collect();
-    view.index(&items)
-        .map_err(|e| ShardingError::new(e.to_string()))
-}
-
-/// Executes `plan` (from [`reshard_plan`] for `shape`, `from`, `to`) over
-/// per-device buffers: `sources[d]` is device `d`'s shard of `from` in the
-/// layout of `src_shard` (= `from.shard_shape` of the array in its source
-/// layout), `destinations[d]` device `d`'s shard of `to` in the layout of
-/// `dst_shard`. Every piece is copied by the relayout engine.
-///
-/// # Errors
-///
-/// A buffer missing or too short for its shard, a tiled or sub-byte
-/// layout, or a plan that does not fit the shardings.
-pub fn execute_plan(
-    plan: &ReshardPlan,
-    shape: &Shape,
-    (from, src_shard): (&HloSharding, &Shape),
-    (to, dst_shard): (&HloSharding, &Shape),
-    sources: &[Vec<u8>],
-    destinations: &mut [Vec<u8>],
-) -> Result<(), ShardingError> {
-    let bits =
-        shape_util::element_size_in_bits(shape).map_err(|e| ShardingError::new(e.to_string()))?;
-    if bits % 8 != 0 {
-        return Err(ShardingError::new(format!(
-            "executing a reshard of {}-bit elements is not supported",
-            bits
-        )));
+impl fmt::Display for ReshardPlan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut rows = vec![header(&["from", "to", "offsets", "limits", "bytes"])];
+        rows.extend(self.pieces.iter().map(|p| {
+            vec![
+                p.from.to_string(),
+                p.to.to_string(),
+                list(&p.offsets),
+                list(&p.limits),
+                p.bytes.to_string(),
+            ]
+        }));
+        write!(
+            f,
+            "{}bytes moved {}, bytes kept {}",
+            table(&rows),
+            self.bytes_moved,
+            self.bytes_kept
+        )
     }
-    let size = usize::try_from(bits / 8).map_err(|_| ShardingError::new("element size"))?;
-    // The pieces are parts of one copy: stores stream if the whole is large.
-    let whole_bytes = plan
-        .pieces
-        .iter()
-        .map(|piece| piece.bytes.unsigned_abs())
-        .fold(0, u64::saturating_add);
-    for piece in &plan.pieces {
-        let missing = |d: i64| {
-            ShardingError::new(format!("device {d} holds nothing of the piece it is given"))
-        };
-        let src_box = from
-            .device_box(shape, piece.from)?
-            .ok_or_else(|| missing(piece.from))?;
-        let dst_box = to
-            .device_box(shape, piece.to)?
-            .ok_or_else(|| missing(piece.to))?;
-        let src_view = piece_view(src_shard, &src_box, piece)?;
-        let dst_view = piece_view(dst_shard, &dst_box, piece)?;
-        let buffer = |d: i64| usize::try_from(d).ok();
-        let src = buffer(piece.from)
-            .and_then(|d| sources.get(d))
-            .ok_or_else(|| {
-                ShardingError::new(format!("no source buffer for device {}", piece.from))
-            })?;
-        let dst = buffer(piece.to)
-            .and_then(|d| destinations.get_mut(d))
-            .ok_or_else(|| {
-                ShardingError::new(format!("no destination buffer for device {}", piece.to))
-            })?;
-        relayout_part(src, &src_view, dst, &dst_view, size, whole_bytes)
-            .map_err(|e| ShardingError::new(e.to_string()))?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -265,108 +246,6 @@ mod tests {
 
     use super::*;
 
-    /// The value at a global index (row-major number).
-    fn value(dims: &[i64], index: &[i64]) -> u32 {
-        let mut v = 0;
-        for (d, i) in dims.iter().zip(index) {
-            v = v * d + i;
-        }
-        u32::try_from(v).unwrap()
-    }
-
-    /// Each device's shard buffer of `s` filled with the global values
-    /// (naive: element by element).
-    fn shards(shape: &Shape, s: &HloSharding, shard: &Shape, n: i64) -> Vec<Vec<u8>> {
-        let dims = &shape.dimensions;
-        let view = StridedView::from_xla_shape(shard).unwrap();
-        let len = usize::try_from(shard.dimensions.iter().product::<i64>()).unwrap() * 4;
-        (0..n)
-            .map(|d| {
-                let mut buf = vec![0u8; len];
-                if let Some(b) = s.device_box(shape, d).unwrap() {
-                    let sizes: Vec<i64> = b
-                        .offsets
-                        .iter()
-                        .zip(&b.limits)
-                        .map(|(o, l)| l - o)
-                        .collect();
-                    let count: i64 = sizes.iter().product();
-                    for k in 0..count {
-                        let mut local = vec![0; sizes.len()];
-                        let mut rest = k;
-                        for (slot, &z) in local.iter_mut().zip(&sizes).rev() {
-                            *slot = rest % z;
-                            rest /= z;
-                        }
-                        let global: Vec<i64> =
-                            local.iter().zip(&b.offsets).map(|(l, o)| l + o).collect();
-                        let at = usize::try_from(view.element_offset(&local).unwrap()).unwrap() * 4;
-                        buf[at..at + 4].copy_from_slice(&value(dims, &global).to_le_bytes());
-                    }
-                }
-                buf
-            })
-            .collect()
-    }
-
-    #[test]
-    fn executing_plans_matches_the_naive_reference() {
-        let cases = [
-            (
-                "f32[7,9]{1,0}",
-                "f32[7,9]{0,1}",
-                "{devices=[2,4]<=[8]}",
-                "{devices=[4,2]<=[2,4]T(1,0)}",
-            ),
-            (
-                "f32[8,6]{1,0}",
-                "f32[8,6]{1,0}",
-                "{replicated}",
-                "{devices=[8,1]7,6,5,4,3,2,1,0}",
-            ),
-            (
-                "f32[5,3,4]{2,1,0}",
-                "f32[5,3,4]{0,1,2}",
-                "{devices=[2,1,2,2]<=[8] last_tile_dim_replicate}",
-                "{maximal device=5}",
-            ),
-            (
-                "f32[9]{0}",
-                "f32[9]{0}",
-                "{devices=[4,2]<=[2,4]T(1,0) last_tile_dim_replicate}",
-                "{devices=[8]<=[8]}",
-            ),
-        ];
-        for (src_text, dst_text, from_text, to_text) in cases {
-            let src: Shape = src_text.parse().unwrap();
-            let dst: Shape = dst_text.parse().unwrap();
-            let from: HloSharding = from_text.parse().unwrap();
-            let to: HloSharding = to_text.parse().unwrap();
-            let plan = reshard_plan(&src, &from, &to, 8).unwrap();
-            let src_shard = from.shard_shape(&src).unwrap();
-            let dst_shard = to.shard_shape(&dst).unwrap();
-            let sources = shards(&src, &from, &src_shard, 8);
-            let want = shards(&dst, &to, &dst_shard, 8);
-            let mut got: Vec<Vec<u8>> = want.iter().map(|b| vec![0; b.len()]).collect();
-            execute_plan(
-                &plan,
-                &src,
-                (&from, &src_shard),
-                (&to, &dst_shard),
-                &sources,
-                &mut got,
-            )
-            .unwrap();
-            assert_eq!(got, want, "{from_text} -> {to_text}");
-            // Every destination element is covered exactly once.
-            let total: i64 = (0..8)
-                .filter_map(|d| to.device_box(&dst, d).unwrap())
-                .map(|b| b.elements() * 4)
-                .sum();
-            assert_eq!(plan.bytes_moved + plan.bytes_kept, total);
-        }
-    }
-
     #[test]
     fn pieces_stay_local_when_the_destination_holds_them() {
         let shape: Shape = "f32[8,8]".parse().unwrap();
@@ -374,8 +253,18 @@ mod tests {
             .parse()
             .unwrap();
         let to: HloSharding = "{devices=[2,4]<=[8]}".parse().unwrap();
-        let plan = reshard_plan(&shape, &from, &to, 8).unwrap();
+        let plan = reshard_plan(&shape, &from, &to, None).unwrap();
         assert_eq!(plan.bytes_moved, 0);
         assert!(plan.pieces.iter().all(|p| p.from == p.to));
+    }
+
+    #[test]
+    fn the_device_count_is_named_or_given() {
+        let shape: Shape = "f32[8]".parse().unwrap();
+        let replicated: HloSharding = "{replicated}".parse().unwrap();
+        let error = reshard_plan(&shape, &replicated, &replicated, None).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::NoDeviceCount);
+        let plan = reshard_plan(&shape, &replicated, &replicated, Some(3)).unwrap();
+        assert_eq!((plan.pieces.len(), plan.bytes_kept), (3, 96));
     }
 }

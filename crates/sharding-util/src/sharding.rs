@@ -2,7 +2,7 @@
 
 use schema::OpMetadata;
 
-use crate::error::ShardingError;
+use crate::error::{ErrorKind, ShardingError};
 use crate::named::NamedSharding;
 use crate::tile_assignment::TileAssignment;
 
@@ -123,46 +123,9 @@ impl HloSharding {
         }
     }
 
-    /// A named (mesh-axes) sharding: printed and encoded in its named form,
-    /// answering every query through its tile-assignment form
-    /// ([`Self::v3_to_v2`]), where XLA aborts on tile queries.
-    ///
-    /// # Errors
-    ///
-    /// What [`NamedSharding::validate`] rejects.
-    pub fn from_named(
-        named: NamedSharding,
-        metadata: Vec<OpMetadata>,
-    ) -> Result<Self, ShardingError> {
-        let mut s = named.to_v2(metadata)?;
-        s.named = Some(Box::new(named));
-        Ok(s)
-    }
-
     /// The named (mesh-axes) form, if the sharding was given as one.
     pub fn named(&self) -> Option<&NamedSharding> {
         self.named.as_deref()
-    }
-
-    /// The tile-assignment form (XLA's `v3_to_v2_sharding`): a named
-    /// sharding as `{devices=...}`, tuple elements converted, anything else
-    /// unchanged.
-    ///
-    /// ```
-    /// use sharding_util::HloSharding;
-    ///
-    /// let s: HloSharding = "{mesh['x'=2,'y'=4], [{'x'}, {}]}".parse().unwrap();
-    /// assert_eq!(s.v3_to_v2().to_string(), "{devices=[2,1,4]<=[8] last_tile_dim_replicate}");
-    /// ```
-    pub fn v3_to_v2(&self) -> Self {
-        let mut s = self.clone();
-        s.named = None;
-        if let Kind::Tuple(elements) = &mut s.kind {
-            for e in elements {
-                e.named = None;
-            }
-        }
-        s
     }
 
     /// The kind, with the tile assignment (for a named sharding, of its
@@ -218,10 +181,13 @@ impl HloSharding {
     pub fn subgroup(tiles: TileAssignment, types: &[SubgroupType]) -> Result<Self, ShardingError> {
         let rank = tiles.dimensions().len();
         if types.len() > rank {
-            return Err(ShardingError::new(format!(
-                "{} subgroup types for a tile assignment of rank {rank}",
-                types.len()
-            )));
+            return Err(ShardingError::new(
+                ErrorKind::Invalid,
+                format!(
+                    "{} subgroup types for a tile assignment of rank {rank}",
+                    types.len()
+                ),
+            ));
         }
         if types.is_empty() {
             return Ok(Self::tiled(tiles, false, Vec::new()));

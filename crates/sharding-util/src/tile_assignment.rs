@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::error::ShardingError;
+use crate::error::{ErrorKind, ShardingError};
 
 /// The most devices a tile assignment may name (`i32::MAX`, the range of
 /// XLA's device ordinals). Larger claims are errors at once, before anything
@@ -57,18 +57,22 @@ pub(crate) fn checked_count(dims: &[i64], what: &str) -> Result<i64, ShardingErr
     let mut count: i64 = 1;
     for &d in dims {
         if d <= 0 {
-            return Err(ShardingError::new(format!(
-                "{what} dimension {d} is not positive"
-            )));
+            return Err(ShardingError::new(
+                ErrorKind::Invalid,
+                format!("{what} dimension {d} is not positive"),
+            ));
         }
         count = count
             .checked_mul(d)
             .filter(|&c| c <= MAX_DEVICES)
             .ok_or_else(|| {
-                ShardingError::new(format!(
-                    "{what} dimensions {} name more than {MAX_DEVICES} devices",
-                    join(dims)
-                ))
+                ShardingError::new(
+                    ErrorKind::TooLarge,
+                    format!(
+                        "{what} dimensions {} name more than {MAX_DEVICES} devices",
+                        join(dims)
+                    ),
+                )
             })?;
     }
     Ok(count)
@@ -235,25 +239,34 @@ impl TileAssignment {
         let count = checked_count(&dims, "tile assignment")?;
         let size = checked_count(&reshape, "iota reshape")?;
         if size != count {
-            return Err(ShardingError::new(format!(
-                "iota tile assignment size {size} does not match the tile assignment dimensions product {count}"
-            )));
+            return Err(ShardingError::new(
+                ErrorKind::Invalid,
+                format!(
+                    "iota tile assignment size {size} does not match the tile assignment dimensions product {count}"
+                ),
+            ));
         }
         let mut seen = vec![false; reshape.len()];
         if perm.len() != reshape.len() {
-            return Err(ShardingError::new(format!(
-                "iota_transpose_perm should have the same rank as iota_reshape_dims : expected {}, saw {}.",
-                reshape.len(),
-                perm.len()
-            )));
+            return Err(ShardingError::new(
+                ErrorKind::Invalid,
+                format!(
+                    "iota_transpose_perm should have the same rank as iota_reshape_dims : expected {}, saw {}.",
+                    reshape.len(),
+                    perm.len()
+                ),
+            ));
         }
         for &p in &perm {
             if p >= reshape.len() || std::mem::replace(&mut seen[p], true) {
-                return Err(ShardingError::new(format!(
-                    "iota_transpose_perm ({}) is not a permutation of 0..{}",
-                    join(&perm),
-                    reshape.len()
-                )));
+                return Err(ShardingError::new(
+                    ErrorKind::Invalid,
+                    format!(
+                        "iota_transpose_perm ({}) is not a permutation of 0..{}",
+                        join(&perm),
+                        reshape.len()
+                    ),
+                ));
             }
         }
         Ok(Self {
@@ -272,10 +285,13 @@ impl TileAssignment {
     pub fn list(dims: Vec<i64>, devices: Vec<i64>) -> Result<Self, ShardingError> {
         let count = checked_count(&dims, "tile assignment")?;
         if i64::try_from(devices.len()).ok() != Some(count) {
-            return Err(ShardingError::new(format!(
-                "sharding device count {} does not match the tile assignment size {count}",
-                devices.len()
-            )));
+            return Err(ShardingError::new(
+                ErrorKind::Invalid,
+                format!(
+                    "sharding device count {} does not match the tile assignment size {count}",
+                    devices.len()
+                ),
+            ));
         }
         Ok(Self {
             dims,
@@ -301,22 +317,28 @@ impl TileAssignment {
     /// The flat row-major position of a grid index.
     fn flat(&self, index: &[i64]) -> Result<i64, ShardingError> {
         if index.len() != self.dims.len() {
-            return Err(ShardingError::new(format!(
-                "tile index [{}] has {} entries, the tile grid [{}] has {}",
-                join(index),
-                index.len(),
-                join(&self.dims),
-                self.dims.len()
-            )));
+            return Err(ShardingError::new(
+                ErrorKind::Mismatch,
+                format!(
+                    "tile index [{}] has {} entries, the tile grid [{}] has {}",
+                    join(index),
+                    index.len(),
+                    join(&self.dims),
+                    self.dims.len()
+                ),
+            ));
         }
         let mut flat = 0;
         for (&i, &d) in index.iter().zip(&self.dims) {
             if !(0..d).contains(&i) {
-                return Err(ShardingError::new(format!(
-                    "tile index [{}] is outside the tile grid [{}]",
-                    join(index),
-                    join(&self.dims)
-                )));
+                return Err(ShardingError::new(
+                    ErrorKind::Mismatch,
+                    format!(
+                        "tile index [{}] is outside the tile grid [{}]",
+                        join(index),
+                        join(&self.dims)
+                    ),
+                ));
             }
             flat = flat * d + i;
         }
@@ -390,9 +412,12 @@ impl TileAssignment {
         let n = self.num_elements();
         match &self.devices {
             Devices::List(list) => Ok(list.clone()),
-            Devices::Iota(_) if n > MAX_MATERIALIZED => Err(ShardingError::new(format!(
-                "the canonical form of {self} is an explicit list of {n} devices, more than {MAX_MATERIALIZED}"
-            ))),
+            Devices::Iota(_) if n > MAX_MATERIALIZED => Err(ShardingError::new(
+                ErrorKind::TooLarge,
+                format!(
+                    "the canonical form of {self} is an explicit list of {n} devices, more than {MAX_MATERIALIZED}"
+                ),
+            )),
             Devices::Iota(_) => Ok((0..n).map(|f| self.device_at_flat(f)).collect()),
         }
     }

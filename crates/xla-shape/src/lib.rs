@@ -142,44 +142,58 @@ pub fn draw_sharding(shape: &Shape, text: &str, devices: Option<i64>) -> Result<
     commands::draw::draw_sharding(shape, text, devices)
 }
 
-/// The object `xla-shape --json shard` prints for `shape` under the
-/// sharding `text`, less `ok`: `shard_shape`, `devices` (each device's
-/// `device`, `tile`, `offsets`, `limits` and `bytes`; `null` boxes for a
-/// device that holds nothing) and `replication_groups`; `devices` is the
-/// device count of a sharding that names none.
+/// What `xla-shape shard` prints for `shape` under the sharding `text`:
+/// sharding-util's [`ShardReport`](sharding_util::ShardReport), whose
+/// `Display` is the command's text and whose `Serialize` is its `--json`
+/// object less `ok` (`shard_shape`, `devices` with each device's `device`,
+/// `tile`, `offsets`, `limits` and `bytes`, `null` boxes for a device that
+/// holds nothing, and `replication_groups`); `devices` is the device count
+/// of a sharding that names none.
 ///
 /// ```
 /// let shape: schema::Shape = "bf16[6]".parse().unwrap();
 /// let text = "{devices=[2,2]<=[4] last_tile_dim_replicate}";
-/// let fields = xla_shape::shard(&shape, text, None).unwrap();
-/// assert_eq!(fields["shard_shape"], "bf16[3]{0}");
-/// assert_eq!(fields["devices"][2]["offsets"], serde_json::json!([3]));
-/// assert_eq!(fields["replication_groups"], serde_json::json!([[0, 1], [2, 3]]));
+/// let report = xla_shape::shard(&shape, text, None).unwrap();
+/// assert_eq!(report.shard_shape.to_string(), "bf16[3]{0}");
+/// let held = report.devices[2].held.as_ref().unwrap();
+/// assert_eq!(held.offsets, [3]);
+/// assert_eq!(report.replication_groups, [[0, 1], [2, 3]]);
 /// ```
 ///
 /// # Errors
 /// The parser's message for a sharding it rejects; XLA's for a sharding
 /// that does not fit the shape or the device count.
-pub fn shard(shape: &Shape, text: &str, devices: Option<i64>) -> Result<Value, String> {
-    commands::shard::shard(shape, text, devices).map(|(_, fields)| fields)
+pub fn shard(
+    shape: &Shape,
+    text: &str,
+    devices: Option<i64>,
+) -> Result<sharding_util::ShardReport, String> {
+    commands::shard::shard(shape, text, devices)
 }
 
-/// The object `xla-shape --json reshard` prints for moving `shape` from the
-/// sharding `from` to `to`, less `ok`: `pieces` (`from`, `to`, `offsets`,
-/// `limits`, `bytes`), `bytes_moved` and `bytes_kept`; `devices` is the
-/// device count when neither sharding names one.
+/// What `xla-shape reshard` prints for moving `shape` from the sharding
+/// `from` to `to`: sharding-util's [`ReshardPlan`](sharding_util::ReshardPlan)
+/// (`Display`: the command's text; `Serialize`: its `--json` object less
+/// `ok`, with `pieces` of `from`, `to`, `offsets`, `limits`, `bytes`, and
+/// `bytes_moved` and `bytes_kept`); `devices` is the device count when
+/// neither sharding names one.
 ///
 /// ```
 /// let shape: schema::Shape = "f32[8]".parse().unwrap();
 /// let plan = xla_shape::reshard(&shape, "{replicated}", "{devices=[4]<=[4]}", Some(4)).unwrap();
-/// assert_eq!((plan["bytes_moved"].as_i64(), plan["bytes_kept"].as_i64()), (Some(0), Some(32)));
+/// assert_eq!((plan.bytes_moved, plan.bytes_kept), (0, 32));
 /// ```
 ///
 /// # Errors
 /// The parser's message for a sharding it rejects; XLA's for shardings
 /// that do not fit the shape or each other's device count.
-pub fn reshard(shape: &Shape, from: &str, to: &str, devices: Option<i64>) -> Result<Value, String> {
-    commands::reshard::reshard(shape, from, to, devices).map(|(_, fields)| fields)
+pub fn reshard(
+    shape: &Shape,
+    from: &str,
+    to: &str,
+    devices: Option<i64>,
+) -> Result<sharding_util::ReshardPlan, String> {
+    commands::reshard::reshard(shape, from, to, devices)
 }
 
 /// What `xla-shape hlo --all` reports of `module`: the module's name, its

@@ -57,7 +57,9 @@ pub fn draw_shape(shape: &Shape) -> Result<String, String> {
 /// (over `devices` devices when it names no count).
 pub fn draw_sharding(shape: &Shape, text: &str, devices: Option<i64>) -> Result<String, String> {
     let s = super::shard::sharding(text)?;
-    let n = super::shard::device_count(&s, devices)?;
+    let n = s
+        .device_count(devices)
+        .map_err(|e| super::shard::message(&e))?;
     Ok(draw::render(&draw::sharding::picture(shape, &s, n)?))
 }
 

@@ -110,10 +110,6 @@ type Outcome = Result<(String, Value), String>;
 
 /// A typed report of a library crate as a command's outcome: its text form
 /// (`Display`) and its JSON fields (`Serialize`).
-#[expect(
-    dead_code,
-    reason = "the commands move to their crates' typed reports one by one"
-)]
 fn reported<R: std::fmt::Display + serde::Serialize>(report: &R) -> Outcome {
     let fields = serde_json::to_value(report).map_err(|e| e.to_string())?;
     Ok((report.to_string(), fields))
