@@ -73,7 +73,10 @@ mod construct;
 mod edit;
 mod equal;
 mod error;
+mod explain;
+mod explain_text;
 mod kind;
+mod labels;
 mod numpy;
 mod permutation;
 mod query;
@@ -111,7 +114,12 @@ pub use equal::{
     same_rank,
 };
 pub use error::{InvalidShape, ShapeError};
+pub use explain::{
+    ArrayDetails, Details, ExplainError, Explanation, MAX_PICTURE_POSITIONS, Padding, TileSize,
+    Tiling, explain,
+};
 pub use kind::{is_array, is_buffer, is_opaque, is_token, is_tuple};
+pub use labels::{element_label, padding_label};
 pub use numpy::{NumpyBroadcastError, numpy_broadcast_shapes};
 pub use query::{
     dimension_number, elements_in, elements_in_recursive, for_each_subshape, get_dimension,

@@ -3,7 +3,7 @@
 use clap::error::ErrorKind;
 use clap::{ArgGroup, Args, CommandFactory, Parser, Subcommand};
 
-use crate::commands::{parse_integer, parse_list};
+use stride_util::{IntegerError, parse_integer, parse_integers};
 
 /// XLA shapes, layouts, indices, broadcasting and strided views.
 ///
@@ -402,7 +402,8 @@ pub struct LiteralArgs {
 pub struct Indices(pub Vec<usize>);
 
 fn integers_usize(text: &str) -> Result<Indices, String> {
-    parse_list(text)?
+    parse_integers(text)
+        .map_err(|e| e.to_string())?
         .into_iter()
         .map(|i| usize::try_from(i).map_err(|_| format!("{i} is not a tuple index")))
         .collect::<Result<_, _>>()
@@ -493,8 +494,8 @@ pub struct IndexArgs {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Integers(pub Vec<i64>);
 
-fn integers(text: &str) -> Result<Integers, String> {
-    parse_list(text).map(Integers)
+fn integers(text: &str) -> Result<Integers, IntegerError> {
+    parse_integers(text).map(Integers)
 }
 
 /// Arguments of `broadcast`.

@@ -2,12 +2,16 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
+#[cfg(feature = "cli")]
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::BufRead;
+#[cfg(feature = "cli")]
+use std::io::BufReader;
 
 use hlo_util::{Instruction, ModuleSummary};
 use serde::Serialize;
 
+#[cfg(feature = "cli")]
 use crate::cli::HloArgs;
 
 /// One instruction kept for the report.
@@ -35,6 +39,7 @@ struct ComputationTotal {
     allocated: i64,
 }
 
+#[cfg(feature = "cli")]
 /// Reads the module in `args.file` (`-`: standard input) and reports its
 /// largest buffers, as a table or (`json`) as one JSON object.
 pub fn run(args: &HloArgs, json: bool) -> Result<String, String> {

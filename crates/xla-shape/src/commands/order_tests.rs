@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 
 use index_util::{IndexError, PhysicalLayout, TiledLayout};
 
-use super::{memory_order, run};
+use index_util::memory_order;
+
+use super::run;
 
 fn layout(text: &str) -> PhysicalLayout {
     PhysicalLayout::new(&text.parse().unwrap()).unwrap()

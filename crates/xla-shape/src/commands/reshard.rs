@@ -3,10 +3,14 @@
 use schema::Shape;
 use serde_json::{Value, json};
 
+#[cfg(feature = "cli")]
+use super::shape;
 use super::shard::{device_count, sharding, table};
-use super::{Outcome, list, shape};
+use super::{Outcome, list};
+#[cfg(feature = "cli")]
 use crate::cli::ReshardArgs;
 
+#[cfg(feature = "cli")]
 /// The plan as a table (plain) and JSON.
 pub fn run(args: &ReshardArgs) -> Outcome {
     reshard(&shape(&args.shape)?, &args.from, &args.to, args.devices)

@@ -6,7 +6,10 @@ use schema::Shape;
 use serde_json::{Value, json};
 use sharding_util::HloSharding;
 
-use super::{Outcome, list, shape};
+#[cfg(feature = "cli")]
+use super::shape;
+use super::{Outcome, list};
+#[cfg(feature = "cli")]
 use crate::cli::ShardArgs;
 
 /// The most devices a table lists.
@@ -53,6 +56,7 @@ pub(crate) fn table(rows: &[Vec<String>]) -> String {
     out
 }
 
+#[cfg(feature = "cli")]
 /// The per-device table (plain) and its JSON.
 pub fn run(args: &ShardArgs) -> Outcome {
     shard(&shape(&args.shape)?, &args.sharding, args.devices)
