@@ -37,7 +37,7 @@ pub use convert::{
 };
 pub use error::IndexError;
 pub use iterate::{ForEachIndex, for_each_index};
-pub use order::{MAX_ORDER_POSITIONS, TooManyPositions, memory_order};
+pub use order::{MAX_ORDER_POSITIONS, MemoryOrder, TooManyPositions, memory_order};
 pub use physical::PhysicalLayout;
 pub use tiled::TiledLayout;
 pub use tiling::linear_index_for_nested_tiling;

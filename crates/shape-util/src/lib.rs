@@ -80,6 +80,7 @@ mod labels;
 mod numpy;
 mod permutation;
 mod query;
+mod relation;
 mod size;
 mod validate;
 
@@ -128,6 +129,7 @@ pub use query::{
     is_zero_element_array, leaf_count, leaf_shapes, rank, subshape_count, true_rank,
     tuple_element_count,
 };
+pub use relation::Relation;
 pub use size::{
     array_size, byte_size_of, byte_size_of_elements, byte_size_of_primitive_type, byte_strides,
     element_size_in_bits,

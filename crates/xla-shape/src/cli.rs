@@ -15,7 +15,7 @@ use stride_util::{IntegerError, parse_integer, parse_integers};
 /// Quote shapes in the shell: unquoted brackets are globs.
 #[derive(Debug, Parser)]
 #[command(name = "xla-shape", version, propagate_version = true)]
-#[command(after_help = "Examples (one per command):\n  \
+#[command(after_help = "Examples:\n  \
     xla-shape parse 'f32[2,3]' '(s32[], pred[4])'\n  \
     echo 'bf16[8,128]{1,0:T(8,128)}' | xla-shape --json encode\n  \
     xla-shape decode 100b1a0202032a070a02010080010132020000\n  \
