@@ -160,10 +160,10 @@ pub fn draw_view(base: &str, ops: &[String]) -> Result<String, Error> {
 /// ```
 ///
 /// # Errors
-/// The parser's message for a sharding it rejects; XLA's for a sharding
-/// that does not fit the shape or the device count.
-pub fn draw_sharding(shape: &Shape, text: &str, devices: Option<i64>) -> Result<String, String> {
-    commands::draw::draw_sharding(shape, text, devices)
+/// [`Error::Picture`]: the parser's message for a sharding it rejects; XLA's
+/// for a sharding that does not fit the shape or the device count.
+pub fn draw_sharding(shape: &Shape, text: &str, devices: Option<i64>) -> Result<String, Error> {
+    commands::draw::draw_sharding(shape, text, devices).map_err(Error::picture)
 }
 
 /// The object `xla-shape --json shard` prints for `shape` under the
