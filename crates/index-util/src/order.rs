@@ -83,3 +83,7 @@ impl fmt::Display for MemoryOrder {
         Ok(())
     }
 }
+
+#[cfg(test)]
+#[path = "order_tests.rs"]
+mod tests;
