@@ -25,6 +25,7 @@ mod compare;
 mod convert;
 mod error;
 mod iterate;
+mod list;
 mod order;
 mod physical;
 mod tiled;
@@ -37,6 +38,7 @@ pub use convert::{
 };
 pub use error::IndexError;
 pub use iterate::{ForEachIndex, for_each_index};
+pub use list::dimension_list;
 pub use order::{MAX_ORDER_POSITIONS, MemoryOrder, TooManyPositions, memory_order};
 pub use physical::PhysicalLayout;
 pub use tiled::TiledLayout;

@@ -2,13 +2,9 @@
 
 use std::fmt;
 
-use crate::error::join;
-use crate::explain::{ArrayDetails, Details, Explanation, Padding, TileSize, Tiling};
+use index_util::dimension_list as list;
 
-/// `[a,b,c]`, as XLA prints dimension lists.
-fn list(values: &[i64]) -> String {
-    format!("[{}]", join(values, ","))
-}
+use crate::explain::{ArrayDetails, Details, Explanation, Padding, TileSize, Tiling};
 
 impl fmt::Display for TileSize {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

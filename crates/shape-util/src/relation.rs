@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use index_util::dimension_list;
 use schema::Shape;
 use serde::Serialize;
 
@@ -68,11 +69,7 @@ impl fmt::Display for Relation {
         writeln!(f, "same_dimensions: {}", self.same_dimensions)?;
         writeln!(f, "reshape_is_bitcast: {}", self.reshape_is_bitcast)?;
         match &self.transpose_is_bitcast_dims {
-            Some(dims) => write!(
-                f,
-                "transpose_is_bitcast_dims: [{}]",
-                crate::error::join(dims, ",")
-            ),
+            Some(dims) => write!(f, "transpose_is_bitcast_dims: {}", dimension_list(dims)),
             None => write!(f, "transpose_is_bitcast_dims: none"),
         }
     }

@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use index_util::dimension_list as list;
 use serde::Serialize;
 
 use crate::view::StridedView;
@@ -45,12 +46,6 @@ impl ViewReport {
             f_contiguous: view.is_f_contiguous(),
         }
     }
-}
-
-/// `[a,b,c]`, as XLA prints dimension lists.
-fn list(values: &[i64]) -> String {
-    let items: Vec<String> = values.iter().map(i64::to_string).collect();
-    format!("[{}]", items.join(","))
 }
 
 impl fmt::Display for ViewReport {

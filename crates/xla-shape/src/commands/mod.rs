@@ -36,6 +36,8 @@ mod validate;
 #[cfg(feature = "cli")]
 mod view;
 
+// `[a,b,c]`, as XLA prints dimension lists.
+use index_util::dimension_list as list;
 use serde_json::Value;
 
 #[cfg(feature = "cli")]
@@ -219,12 +221,6 @@ fn from_hex(text: &str) -> Result<Vec<u8>, String> {
     })
 }
 
-/// `[a,b,c]`, as XLA prints dimension lists.
-fn list(values: &[i64]) -> String {
-    let items: Vec<String> = values.iter().map(i64::to_string).collect();
-    format!("[{}]", items.join(","))
-}
-
 #[cfg(all(test, feature = "cli"))]
 #[path = "deep_rank_tests.rs"]
 mod deep_rank_tests;
@@ -240,10 +236,5 @@ mod tests {
         assert!(from_hex("0").unwrap_err().contains("odd"));
         assert!(from_hex("zz").unwrap_err().contains("\"zz\""));
         assert!(from_hex("é0").is_err());
-    }
-
-    #[test]
-    fn lists_print_as_xla_does() {
-        assert_eq!(list(&[2, 3]), "[2,3]");
     }
 }
