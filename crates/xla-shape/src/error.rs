@@ -9,6 +9,17 @@ use thiserror::Error;
 /// An error of a library function. Each kind keeps the error it comes
 /// from; the text is the message the command prints (XLA's or numpy's
 /// where they have one).
+///
+/// ```
+/// use stride_util::{ViewError, ViewSpecError};
+/// use xla_shape::Error;
+///
+/// let error = xla_shape::view("[3,4]", &[".T.reshape(12)".to_owned()]).unwrap_err();
+/// assert!(matches!(error, Error::View(ViewSpecError::View(ViewError::ReshapeNeedsCopy { .. }))));
+/// let error = xla_shape::broadcast(&["[2]".to_owned()], None, false, false).unwrap_err();
+/// assert_eq!(error, Error::OperandCount { count: 1 });
+/// assert_eq!(error.to_string(), "XLA broadcasting takes two shapes, got 1");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum Error {
