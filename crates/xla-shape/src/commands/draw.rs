@@ -15,9 +15,9 @@ use crate::cli::DrawArgs;
 use crate::draw;
 use crate::operand::shape_or_dims;
 
-#[cfg(feature = "cli")]
 /// The SVG on standard output, or written to `--output` (whole or not at
 /// all).
+#[cfg(feature = "cli")]
 pub fn run(args: &DrawArgs) -> Outcome {
     let svg = if let Some(text) = &args.sharding {
         draw_sharding(&shape(&args.shape)?, text, args.devices)?

@@ -39,9 +39,9 @@ struct ComputationTotal {
     allocated: i64,
 }
 
-#[cfg(feature = "cli")]
 /// Reads the module in `args.file` (`-`: standard input) and reports its
 /// largest buffers, as a table or (`json`) as one JSON object.
+#[cfg(feature = "cli")]
 pub fn run(args: &HloArgs, json: bool) -> Result<String, String> {
     let limit = if args.all { usize::MAX } else { args.top };
     if args.file == "-" {

@@ -47,8 +47,8 @@ use crate::inputs::{inputs, inputs_with_blank_lines};
 #[cfg(feature = "cli")]
 use crate::output::Output;
 
-#[cfg(feature = "cli")]
 /// Runs one subcommand, writing its results to `out`.
+#[cfg(feature = "cli")]
 pub fn run(command: Command, out: &mut Output) {
     match command {
         Command::Parse { no_layout, shapes } => each(shapes, out, |s| parse::run(s, no_layout)),
@@ -128,26 +128,26 @@ pub fn run(command: Command, out: &mut Output) {
 /// What a command makes of one input: the plain line(s) and the JSON fields.
 type Outcome = Result<(String, Value), String>;
 
-#[cfg(feature = "cli")]
 /// A typed report of a library crate as a command's outcome: its text form
 /// (`Display`) and its JSON fields (`Serialize`).
+#[cfg(feature = "cli")]
 fn reported<R: std::fmt::Display + serde::Serialize>(report: &R) -> Outcome {
     let fields = serde_json::to_value(report).map_err(|e| e.to_string())?;
     Ok((report.to_string(), fields))
 }
 
-#[cfg(feature = "cli")]
 /// Runs `f` on every input (arguments, or lines of standard input), one
 /// output line each; a failure is reported and processing goes on. JSON
 /// objects carry the input.
+#[cfg(feature = "cli")]
 fn each(args: Vec<String>, out: &mut Output, f: impl FnMut(&str) -> Outcome) {
     each_of(inputs(args), out, f);
 }
 
-#[cfg(feature = "cli")]
 /// The inputs of a command that takes text, or hex with `hex`: for hex, a
 /// blank line of standard input is the empty message (as an empty argument
 /// is); for text, it is an error.
+#[cfg(feature = "cli")]
 fn hex_inputs(args: Vec<String>, hex: bool) -> Box<dyn Iterator<Item = Result<String, String>>> {
     if hex {
         inputs_with_blank_lines(args)
@@ -156,8 +156,8 @@ fn hex_inputs(args: Vec<String>, hex: bool) -> Box<dyn Iterator<Item = Result<St
     }
 }
 
-#[cfg(feature = "cli")]
 /// [`each`] over inputs already gathered.
+#[cfg(feature = "cli")]
 fn each_of(
     inputs: impl Iterator<Item = Result<String, String>>,
     out: &mut Output,
@@ -177,8 +177,8 @@ fn each_of(
     }
 }
 
-#[cfg(feature = "cli")]
 /// Reports the outcome of a command that takes its arguments directly.
+#[cfg(feature = "cli")]
 fn single(out: &mut Output, outcome: Outcome) {
     match outcome {
         Ok((plain, fields)) => out.success(&plain, fields),

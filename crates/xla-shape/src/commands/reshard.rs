@@ -10,8 +10,8 @@ use super::{Outcome, list};
 #[cfg(feature = "cli")]
 use crate::cli::ReshardArgs;
 
-#[cfg(feature = "cli")]
 /// The plan as a table (plain) and JSON.
+#[cfg(feature = "cli")]
 pub fn run(args: &ReshardArgs) -> Outcome {
     reshard(&shape(&args.shape)?, &args.from, &args.to, args.devices)
 }

@@ -56,8 +56,8 @@ pub(crate) fn table(rows: &[Vec<String>]) -> String {
     out
 }
 
-#[cfg(feature = "cli")]
 /// The per-device table (plain) and its JSON.
+#[cfg(feature = "cli")]
 pub fn run(args: &ShardArgs) -> Outcome {
     shard(&shape(&args.shape)?, &args.sharding, args.devices)
 }
