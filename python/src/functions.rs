@@ -3,6 +3,7 @@
 
 use index_util::TiledLayout;
 use pyo3::prelude::*;
+use pythonize::pythonize;
 
 use crate::error;
 use crate::shape::shape_arg;
@@ -20,11 +21,11 @@ pub fn array_size(shape: &Bound<'_, PyAny>) -> PyResult<i64> {
     shape_util::array_size(&shape_arg(shape)?).map_err(error)
 }
 
-/// `xla-shape --json explain` as JSON text (the package parses it).
+/// The facts `xla-shape --json explain` prints, as a dict.
 #[pyfunction]
-pub fn explain_json(shape: &Bound<'_, PyAny>) -> PyResult<String> {
-    let fields = xla_shape::explain(&shape_arg(shape)?).map_err(error)?;
-    Ok(fields.to_string())
+pub fn explain<'py>(shape: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let report = xla_shape::explain(&shape_arg(shape)?).map_err(error)?;
+    Ok(pythonize(shape.py(), &report)?)
 }
 
 /// The logical element (row-major index) at each buffer position, `None`
@@ -66,10 +67,11 @@ pub fn broadcast(
     xla_shape::broadcast(&shapes, dims.as_deref(), in_dim, numpy).map_err(error)
 }
 
-/// `xla-shape --json view` as JSON text (the package parses it).
+/// The view `xla-shape --json view` prints, as a dict.
 #[pyfunction]
-pub fn view_json(base: &str, ops: Vec<String>) -> PyResult<String> {
-    Ok(xla_shape::view(base, &ops).map_err(error)?.to_string())
+pub fn view<'py>(py: Python<'py>, base: &str, ops: Vec<String>) -> PyResult<Bound<'py, PyAny>> {
+    let report = xla_shape::view(base, &ops).map_err(error)?;
+    Ok(pythonize(py, &report)?)
 }
 
 /// `xla-shape draw`: the SVG text.

@@ -32,12 +32,12 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(shape::parse, m)?)?;
     m.add_function(wrap_pyfunction!(functions::byte_size, m)?)?;
     m.add_function(wrap_pyfunction!(functions::array_size, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::explain_json, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::explain, m)?)?;
     m.add_function(wrap_pyfunction!(functions::memory_order, m)?)?;
     m.add_function(wrap_pyfunction!(functions::linear_index, m)?)?;
     m.add_function(wrap_pyfunction!(functions::multi_index, m)?)?;
     m.add_function(wrap_pyfunction!(functions::broadcast, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::view_json, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::view, m)?)?;
     m.add_function(wrap_pyfunction!(functions::draw_svg, m)?)?;
     m.add_function(wrap_pyfunction!(sharding::shard, m)?)?;
     m.add_function(wrap_pyfunction!(sharding::reshard, m)?)?;

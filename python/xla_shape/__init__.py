@@ -74,7 +74,7 @@ def explain(shape: ShapeLike) -> Dict[str, Any]:
     >>> facts["buffer_size"], facts["strides"], facts["major_to_minor"]
     (24, [1, 2], [1, 0])
     """
-    facts: Dict[str, Any] = json.loads(_native.explain_json(shape))
+    facts: Dict[str, Any] = _native.explain(shape)
     return facts
 
 
@@ -151,7 +151,7 @@ def view(base_dims: Union[str, Sequence[int]], *ops: str) -> Dict[str, Any]:
     """
     if not isinstance(base_dims, str):
         base_dims = "[" + ",".join(str(int(d)) for d in base_dims) + "]"
-    result: Dict[str, Any] = json.loads(_native.view_json(base_dims, list(ops)))
+    result: Dict[str, Any] = _native.view(base_dims, list(ops))
     return result
 
 

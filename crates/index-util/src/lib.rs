@@ -25,6 +25,8 @@ mod compare;
 mod convert;
 mod error;
 mod iterate;
+mod list;
+mod order;
 mod physical;
 mod tiled;
 mod tiling;
@@ -36,6 +38,8 @@ pub use convert::{
 };
 pub use error::IndexError;
 pub use iterate::{ForEachIndex, for_each_index};
+pub use list::dimension_list;
+pub use order::{MAX_ORDER_POSITIONS, MemoryOrder, TooManyPositions, memory_order};
 pub use physical::PhysicalLayout;
 pub use tiled::TiledLayout;
 pub use tiling::linear_index_for_nested_tiling;

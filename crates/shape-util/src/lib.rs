@@ -73,10 +73,14 @@ mod construct;
 mod edit;
 mod equal;
 mod error;
+mod explain;
+mod explain_text;
 mod kind;
+mod labels;
 mod numpy;
 mod permutation;
 mod query;
+mod relation;
 mod size;
 mod validate;
 
@@ -111,7 +115,12 @@ pub use equal::{
     same_rank,
 };
 pub use error::{InvalidShape, ShapeError};
+pub use explain::{
+    ArrayDetails, Details, ExplainError, Explanation, MAX_PICTURE_POSITIONS, Padding, TileSize,
+    Tiling, explain,
+};
 pub use kind::{is_array, is_buffer, is_opaque, is_token, is_tuple};
+pub use labels::{element_label, padding_label};
 pub use numpy::{NumpyBroadcastError, numpy_broadcast_shapes};
 pub use query::{
     dimension_number, elements_in, elements_in_recursive, for_each_subshape, get_dimension,
@@ -120,6 +129,7 @@ pub use query::{
     is_zero_element_array, leaf_count, leaf_shapes, rank, subshape_count, true_rank,
     tuple_element_count,
 };
+pub use relation::Relation;
 pub use size::{
     array_size, byte_size_of, byte_size_of_elements, byte_size_of_primitive_type, byte_strides,
     element_size_in_bits,

@@ -24,18 +24,26 @@
 
 #![forbid(unsafe_code)]
 
+mod chain;
 mod classify;
 mod error;
 mod index;
+mod integers;
 mod offsets;
 mod ops;
+mod report;
 mod reshape;
+mod spec;
 mod view;
 mod xla_layout;
 
+pub use chain::{ChainError, Op, parse_chain};
 pub use error::{ViewError, numpy_tuple};
 pub use index::{IndexItem, adjust_slice, parse_index_expression};
+pub use integers::{IntegerError, parse_integer, parse_integers};
 pub use offsets::Offsets;
+pub use report::ViewReport;
 pub use reshape::{NumpyOrder, Order};
+pub use spec::{ViewSpecError, resolve_view};
 pub use view::{MAX_DIMS, StridedView};
 pub use xla_layout::dml_sizes;

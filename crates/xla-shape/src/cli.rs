@@ -3,9 +3,10 @@
 use clap::error::ErrorKind;
 use clap::{ArgGroup, Args, CommandFactory, Parser, Subcommand};
 
-use crate::commands::{parse_integer, parse_list};
+use stride_util::{IntegerError, parse_integer, parse_integers};
 
-/// XLA shapes, layouts, indices, broadcasting and strided views.
+/// XLA shapes and layouts from the shell: sizes, indices, broadcasting, strided
+/// views, pictures, relayouts, literals, shardings and HLO modules' buffers.
 ///
 /// Shapes are XLA shape strings such as `f32[2,3]{0,1}`; an array written
 /// without a layout gets XLA's default layout (`{1,0}`), as XLA's parser does.
@@ -15,13 +16,24 @@ use crate::commands::{parse_integer, parse_list};
 #[derive(Debug, Parser)]
 #[command(name = "xla-shape", version, propagate_version = true)]
 #[command(after_help = "Examples:\n  \
-    xla-shape explain 'f32[2,3]{0,1}'\n  \
     xla-shape parse 'f32[2,3]' '(s32[], pred[4])'\n  \
     echo 'bf16[8,128]{1,0:T(8,128)}' | xla-shape --json encode\n  \
+    xla-shape decode 100b1a0202032a070a02010080010132020000\n  \
+    xla-shape validate --require-layout --hex 100b1a020203\n  \
+    xla-shape index 'f32[3,5]{1,0:T(2,2)}' --multi 2,3\n  \
     xla-shape order 'f32[2,3]{0,1:PAD(3,5)}'\n  \
     xla-shape broadcast 'f32[4]' 'f32[1,2]' --dims 0\n  \
+    xla-shape compare 'f32[5,3]{1,0}' 'f32[3,5]{0,1}'\n  \
     xla-shape view '[3,4]' '[0:3:2, 1:4:2]'\n  \
-    xla-shape relayout 'bf16[8,128]{1,0}' 'bf16[8,128]{1,0:T(8,128)(2,1)}' < in.bin > out.bin\n\n\
+    xla-shape explain 'bf16[10,200]{1,0:T(8,128)(2,1)}'\n  \
+    xla-shape draw 'f32[3,5]{1,0:T(2,2)}' -o tiles.svg\n  \
+    xla-shape relayout 'bf16[8,128]{1,0}' 'bf16[8,128]{1,0:T(8,128)(2,1)}' < in.bin > out.bin\n  \
+    xla-shape literal --hex --print 0a1310021a0202032a070a020001800101320200007a06010402050306\n  \
+    xla-shape hlo --top 5 module.txt\n  \
+    xla-shape sharding '{devices=[2,4]<=[2,4]T(0,1)}'\n  \
+    xla-shape shard 'f32[7,9]' '{devices=[2,4]<=[8]}'\n  \
+    xla-shape reshard 'f32[8]' '{replicated}' '{devices=[4]<=[4]}' --devices 4\n\n\
+    Each command's --help has more examples.\n\
     Exit status: 0 if every input succeeded, 1 if any failed, 2 for bad usage.")]
 pub struct Cli {
     /// Print one JSON object per output line.
@@ -402,7 +414,8 @@ pub struct LiteralArgs {
 pub struct Indices(pub Vec<usize>);
 
 fn integers_usize(text: &str) -> Result<Indices, String> {
-    parse_list(text)?
+    parse_integers(text)
+        .map_err(|e| e.to_string())?
         .into_iter()
         .map(|i| usize::try_from(i).map_err(|_| format!("{i} is not a tuple index")))
         .collect::<Result<_, _>>()
@@ -493,8 +506,8 @@ pub struct IndexArgs {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Integers(pub Vec<i64>);
 
-fn integers(text: &str) -> Result<Integers, String> {
-    parse_list(text).map(Integers)
+fn integers(text: &str) -> Result<Integers, IntegerError> {
+    parse_integers(text).map(Integers)
 }
 
 /// Arguments of `broadcast`.
@@ -515,4 +528,36 @@ pub struct BroadcastArgs {
     /// the operand and the output), or with --numpy any number.
     #[arg(value_name = "SHAPE")]
     pub shapes: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    /// The top-level help shows every command at work: one example each.
+    #[test]
+    fn help_has_an_example_of_every_command() {
+        let mut command = Cli::command();
+        let help = command.render_long_help().to_string();
+        let examples: Vec<&str> = help
+            .lines()
+            .filter_map(|line| line.trim_start().split("xla-shape ").nth(1))
+            .map(|rest| rest.trim_start_matches("--json "))
+            .collect();
+        let names: Vec<String> = command
+            .get_subcommands()
+            .map(|c| c.get_name().to_owned())
+            .filter(|name| name != "help")
+            .collect();
+        assert_eq!(names.len(), 17, "{names:?}");
+        for name in names {
+            let shown = examples
+                .iter()
+                .filter(|e| e.split(' ').next() == Some(name.as_str()))
+                .count();
+            assert_eq!(shown, 1, "{name} in\n{help}");
+        }
+    }
 }

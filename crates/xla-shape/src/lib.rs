@@ -2,30 +2,41 @@
 //! front ends (the Python package `xla_shape`) share with it: the `explain`
 //! report, broadcasting, views, memory order, pictures, shards, reshard
 //! plans and HLO modules' buffers, computed by the same code the commands
-//! run.
+//! run. The command line itself is the `cli` feature (on by default);
+//! without it the library links no argument parser.
 
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "cli")]
 mod cli;
 mod commands;
 mod draw;
+mod error;
+#[cfg(feature = "cli")]
 mod inputs;
+mod operand;
+#[cfg(feature = "cli")]
 mod output;
-mod view_ops;
 
+#[cfg(feature = "cli")]
 use std::process::ExitCode;
 
-use clap::Parser;
 use schema::Shape;
-use serde_json::Value;
+pub use shape_util::Explanation;
+pub use stride_util::ViewReport;
+
+pub use error::Error;
 
 /// The HLO memory report of hlo-util, and the errors of reading a module.
 pub use hlo_util::{HloError, MemoryReport, ReadError};
 
 /// Runs the command line of the process (`xla-shape <command> ...`); the
-/// exit status is 0 when every input succeeded, 1 when any failed, 2 for bad
-/// usage.
+/// exit status is 0 when every input succeeded, 1 when any failed, 2 for
+/// bad usage.
+#[cfg(feature = "cli")]
 pub fn run_cli() -> ExitCode {
+    use clap::Parser;
+
     let cli = cli::Cli::parse();
     if let Err(error) = cli.check_usage() {
         error.exit();
@@ -35,20 +46,20 @@ pub fn run_cli() -> ExitCode {
     out.exit_code()
 }
 
-/// The object `xla-shape --json explain` prints for `shape`, less `ok` and
-/// `input`.
+/// The report `xla-shape explain` prints for `shape` (its fields are what
+/// `--json` prints, less `ok` and `input`).
 ///
 /// ```
 /// let shape: schema::Shape = "f32[2,3]{0,1}".parse().unwrap();
-/// let fields = xla_shape::explain(&shape).unwrap();
-/// assert_eq!(fields["buffer_size"], 24);
-/// assert_eq!(fields["strides"], serde_json::json!([1, 2]));
+/// let report = xla_shape::explain(&shape).unwrap();
+/// assert_eq!(report.buffer_size, Some(24));
+/// assert_eq!(report.strides, Some(vec![1, 2]));
 /// ```
 ///
 /// # Errors
-/// XLA's message for a shape it rejects.
-pub fn explain(shape: &Shape) -> Result<Value, String> {
-    commands::explain::explain(shape).map(|(_, fields)| fields)
+/// [`Error::Explain`]: XLA's message for a shape it rejects.
+pub fn explain(shape: &Shape) -> Result<Explanation, Error> {
+    Ok(shape_util::explain(shape)?)
 }
 
 /// What `xla-shape broadcast` prints: the broadcast of `shapes` (XLA shape
@@ -63,35 +74,33 @@ pub fn explain(shape: &Shape) -> Result<Value, String> {
 /// ```
 ///
 /// # Errors
-/// XLA's (or numpy's) message when the shapes do not broadcast.
+/// XLA's (or numpy's) message when the shapes do not broadcast
+/// ([`Error::Broadcast`], [`Error::NumpyBroadcast`]), or the parsers'
+/// for a shape that does not parse.
 pub fn broadcast(
     shapes: &[String],
     dims: Option<&[i64]>,
     in_dim: bool,
     numpy: bool,
-) -> Result<String, String> {
+) -> Result<String, Error> {
     commands::broadcast::broadcast(shapes, dims, in_dim, numpy)
 }
 
-/// The object `xla-shape --json view BASE OPS...` prints, less `ok` and
-/// `error`: the strided view (`shape`, `strides`, `offset`,
-/// `c_contiguous`, `f_contiguous`) after numpy-style operations on `base`
-/// (a bare `[d0,...]` list or an XLA shape string).
+/// The report `xla-shape view BASE OPS...` prints: the strided view
+/// (`shape`, `strides`, `offset`, `c_contiguous`, `f_contiguous`) after
+/// numpy-style operations on `base` (a bare `[d0,...]` list or an XLA
+/// shape string).
 ///
 /// ```
 /// let view = xla_shape::view("[3,4]", &["[0:3:2, 1:4:2]".to_owned()]).unwrap();
-/// assert_eq!(view["strides"], serde_json::json!([8, 2]));
-/// assert_eq!(view["offset"], 1);
+/// assert_eq!(view.strides, [8, 2]);
+/// assert_eq!(view.offset, 1);
 /// ```
 ///
 /// # Errors
-/// numpy's message for an operation it would refuse.
-pub fn view(base: &str, ops: &[String]) -> Result<Value, String> {
-    let (_, mut fields) = commands::view::run(base, ops)?;
-    if let Some(object) = fields.as_object_mut() {
-        object.remove("error");
-    }
-    Ok(fields)
+/// [`Error::View`]: numpy's message for an operation it would refuse.
+pub fn view(base: &str, ops: &[String]) -> Result<ViewReport, Error> {
+    Ok(ViewReport::of(&stride_util::resolve_view(base, ops)?))
 }
 
 /// What `xla-shape order` lists: for each position of `shape`'s buffer in
@@ -105,10 +114,11 @@ pub fn view(base: &str, ops: &[String]) -> Result<Value, String> {
 /// ```
 ///
 /// # Errors
-/// XLA's message for a shape it rejects, or a buffer of more than 2^20
-/// positions.
-pub fn memory_order(shape: &Shape) -> Result<Vec<Option<i64>>, String> {
-    commands::order::memory_order_of(shape)
+/// [`Error::Layout`]: XLA's message for a shape it rejects;
+/// [`Error::Order`]: a buffer of more than 2^20 positions.
+pub fn memory_order(shape: &Shape) -> Result<Vec<Option<i64>>, Error> {
+    let layout = index_util::TiledLayout::new(shape)?;
+    Ok(index_util::memory_order(&layout)?)
 }
 
 /// What `xla-shape draw` draws: the SVG picture of `shape`'s layout.
@@ -119,9 +129,25 @@ pub fn memory_order(shape: &Shape) -> Result<Vec<Option<i64>>, String> {
 /// ```
 ///
 /// # Errors
-/// XLA's message for a shape it rejects.
-pub fn draw(shape: &Shape) -> Result<String, String> {
-    commands::draw::draw_shape(shape)
+/// [`Error::Picture`]: XLA's message for a shape it rejects.
+pub fn draw(shape: &Shape) -> Result<String, Error> {
+    commands::draw::draw_shape(shape).map_err(Error::picture)
+}
+
+/// What `xla-shape draw --view BASE OPS...` draws: the SVG picture of the
+/// view after `ops` applied to `base` (as for [`view`]) above the base's
+/// buffer, the view's elements outlined in it.
+///
+/// ```
+/// let svg = xla_shape::draw_view("[3,4]", &["[0:3:2, 1:4:2]".to_owned()]).unwrap();
+/// assert!(svg.contains("<svg"));
+/// ```
+///
+/// # Errors
+/// [`Error::Picture`]: the message of [`view`] for a view that does not
+/// resolve, or why it cannot be drawn.
+pub fn draw_view(base: &str, ops: &[String]) -> Result<String, Error> {
+    commands::draw::draw_view(base, ops).map_err(Error::picture)
 }
 
 /// What `xla-shape draw SHAPE --sharding SHARDING` draws: the SVG picture
@@ -136,10 +162,10 @@ pub fn draw(shape: &Shape) -> Result<String, String> {
 /// ```
 ///
 /// # Errors
-/// The parser's message for a sharding it rejects; XLA's for a sharding
-/// that does not fit the shape or the device count.
-pub fn draw_sharding(shape: &Shape, text: &str, devices: Option<i64>) -> Result<String, String> {
-    commands::draw::draw_sharding(shape, text, devices)
+/// [`Error::Picture`]: the parser's message for a sharding it rejects; XLA's
+/// for a sharding that does not fit the shape or the device count.
+pub fn draw_sharding(shape: &Shape, text: &str, devices: Option<i64>) -> Result<String, Error> {
+    commands::draw::draw_sharding(shape, text, devices).map_err(Error::picture)
 }
 
 /// What `xla-shape shard` prints for `shape` under the sharding `text`:

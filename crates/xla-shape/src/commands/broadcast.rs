@@ -2,10 +2,16 @@
 //! binary ops, BroadcastInDim) or numpy's implicit rules.
 
 use schema::Shape;
+#[cfg(feature = "cli")]
 use serde_json::json;
 
-use super::{Outcome, list, shape_or_dims};
+#[cfg(feature = "cli")]
+use super::Outcome;
+use super::list;
+#[cfg(feature = "cli")]
 use crate::cli::BroadcastArgs;
+use crate::error::Error;
+use crate::operand::shape_or_dims;
 
 /// A shape argument: an XLA shape string, or a bare dimension list
 /// `[d0,d1,...]` standing for an `f32` array of those dimensions.
@@ -15,24 +21,27 @@ struct Operand {
 }
 
 impl Operand {
-    fn parse(text: &str) -> Result<Self, String> {
+    fn parse(text: &str) -> Result<Self, Error> {
         let (shape, bare) = shape_or_dims(text)?;
         Ok(Self { shape, bare })
     }
 
-    fn dimensions(&self) -> Result<&[i64], String> {
+    fn dimensions(&self) -> Result<&[i64], Error> {
         if shape_util::is_array(&self.shape) {
             Ok(&self.shape.dimensions)
         } else {
-            Err(format!("{} is not an array", self.shape.human_string()))
+            Err(Error::NotAnArray {
+                shape: self.shape.human_string(),
+            })
         }
     }
 }
 
 /// The broadcast result (or XLA's / numpy's error).
+#[cfg(feature = "cli")]
 pub fn run(args: &BroadcastArgs) -> Outcome {
     let dims = args.dims.as_ref().map(|d| d.0.as_slice());
-    let text = broadcast(&args.shapes, dims, args.in_dim, args.numpy)?;
+    let text = broadcast(&args.shapes, dims, args.in_dim, args.numpy).map_err(|e| e.to_string())?;
     Ok((text.clone(), json!({"shape": text, "error": null})))
 }
 
@@ -44,7 +53,7 @@ pub fn broadcast(
     dims: Option<&[i64]>,
     in_dim: bool,
     numpy: bool,
-) -> Result<String, String> {
+) -> Result<String, Error> {
     let operands = shapes
         .iter()
         .map(|text| Operand::parse(text))
@@ -55,23 +64,20 @@ pub fn broadcast(
             .iter()
             .map(Operand::dimensions)
             .collect::<Result<Vec<_>, _>>()?;
-        let result = shape_util::numpy_broadcast_shapes(&shapes).map_err(|e| e.to_string())?;
-        return Ok(list(&result));
+        return Ok(list(&shape_util::numpy_broadcast_shapes(&shapes)?));
     }
     // `Cli::check_usage` has made sure the CLI gives two; the library's
     // callers get this error.
     let [lhs, rhs] = operands.as_slice() else {
-        return Err(format!(
-            "XLA broadcasting takes two shapes, got {}",
-            operands.len()
-        ));
+        return Err(Error::OperandCount {
+            count: operands.len(),
+        });
     };
     let result = if in_dim {
         shape_util::infer_broadcast_in_dim_shape(&lhs.shape, &rhs.shape, dims)
     } else {
         shape_util::infer_binary_op_shape("add", &lhs.shape, &rhs.shape, dims)
-    }
-    .map_err(|e| e.to_string())?;
+    }?;
     Ok(if lhs.bare && rhs.bare {
         list(&result.dimensions)
     } else {

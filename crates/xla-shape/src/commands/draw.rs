@@ -1,38 +1,28 @@
 //! `draw`: a shape's layout, or a strided view, as an SVG picture.
 
-use std::io::Write;
+#[cfg(feature = "cli")]
 use std::path::Path;
 
 use index_util::TiledLayout;
 use schema::Shape;
+#[cfg(feature = "cli")]
 use serde_json::json;
 
-use super::{Outcome, shape, view};
+#[cfg(feature = "cli")]
+use super::{Outcome, files, shape};
+#[cfg(feature = "cli")]
 use crate::cli::DrawArgs;
 use crate::draw;
+use crate::operand::shape_or_dims;
 
 /// The SVG on standard output, or written to `--output` (whole or not at
 /// all).
+#[cfg(feature = "cli")]
 pub fn run(args: &DrawArgs) -> Outcome {
     let svg = if let Some(text) = &args.sharding {
         draw_sharding(&shape(&args.shape)?, text, args.devices)?
     } else if args.view {
-        let view = view::resolve(&args.shape, &args.ops)?;
-        // `view` already accepted the base; a bare `[d0,...]` is packed
-        // row-major, as XLA's default layout of `f32[d0,...]`.
-        let base = args.shape.trim();
-        let base = if base.starts_with('[') {
-            shape(&format!("f32{base}"))?
-        } else {
-            shape(base)?
-        };
-        let title = format!("{} {}", args.shape.trim(), args.ops.join(" "));
-        draw::render(&draw::view::picture(
-            title.trim_end(),
-            &base,
-            &buffer(&base)?,
-            &view,
-        )?)
+        draw_view(&args.shape, &args.ops)?
     } else {
         draw_shape(&shape(&args.shape)?)?
     };
@@ -53,6 +43,22 @@ pub fn draw_shape(shape: &Shape) -> Result<String, String> {
     Ok(draw::render(&draw::shape::picture(shape, &buffer(shape)?)?))
 }
 
+/// The SVG picture of the view after `ops` applied to `base` (as for
+/// `view`): the view's grid above the base buffer.
+pub fn draw_view(base: &str, ops: &[String]) -> Result<String, String> {
+    let view = stride_util::resolve_view(base, ops).map_err(|e| e.to_string())?;
+    // A bare `[d0,...]` is packed row-major, as XLA's default layout of
+    // `f32[d0,...]`.
+    let (base_shape, _) = shape_or_dims(base).map_err(|e| e.to_string())?;
+    let title = format!("{} {}", base.trim(), ops.join(" "));
+    Ok(draw::render(&draw::view::picture(
+        title.trim_end(),
+        &base_shape,
+        &buffer(&base_shape)?,
+        &view,
+    )?))
+}
+
 /// The SVG picture of `shape` split over devices by the sharding `text`
 /// (over `devices` devices when it names no count).
 pub fn draw_sharding(shape: &Shape, text: &str, devices: Option<i64>) -> Result<String, String> {
@@ -69,25 +75,12 @@ fn buffer(shape: &Shape) -> Result<TiledLayout, String> {
     TiledLayout::new(shape).map_err(|e| e.to_string())
 }
 
-/// Writes `text` to a temporary file beside `path`, then renames it: a
-/// failure leaves no partial file.
+/// Writes the SVG `text` and a newline to `path`, whole or not at all.
+#[cfg(feature = "cli")]
 fn write_whole(path: &Path, text: &str) -> Result<(), String> {
-    let name = path
-        .file_name()
-        .ok_or_else(|| format!("--output {} is not a file name", path.display()))?;
-    let mut temporary_name = std::ffi::OsString::from(".");
-    temporary_name.push(name);
-    temporary_name.push(format!(".{}.tmp", std::process::id()));
-    let temporary = path.with_file_name(temporary_name);
-    let written = std::fs::File::create(&temporary)
-        .and_then(|mut file| {
-            file.write_all(text.as_bytes())?;
-            file.write_all(b"\n")?;
-            file.sync_all()
-        })
-        .and_then(|()| std::fs::rename(&temporary, path));
-    written.map_err(|e| {
-        let _ = std::fs::remove_file(&temporary);
-        format!("cannot write {}: {e}", path.display())
-    })
+    if path.file_name().is_none() {
+        return Err(format!("--output {} is not a file name", path.display()));
+    }
+    files::write_atomically(path, format!("{text}\n").as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

@@ -1,16 +1,21 @@
 //! `hlo`: every buffer of an HLO module, largest first, with its padding
 //! (hlo-util's [`MemoryReport`]).
 
+#[cfg(feature = "cli")]
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::BufRead;
+#[cfg(feature = "cli")]
+use std::io::BufReader;
 
 use hlo_util::MemoryReport;
 use serde::Serialize;
 
+#[cfg(feature = "cli")]
 use crate::cli::HloArgs;
 
 /// Reads the module in `args.file` (`-`: standard input) and reports its
 /// largest buffers: the table, or (`json`) one JSON object, `ok` first.
+#[cfg(feature = "cli")]
 pub fn run(args: &HloArgs, json: bool) -> Result<String, String> {
     let top = if args.all { usize::MAX } else { args.top };
     let report = if args.file == "-" {

@@ -1,34 +1,56 @@
 //! One module per subcommand; each turns an input into a plain line and a
-//! JSON object, or an error message.
+//! JSON object, or an error message. Without the `cli` feature only the
+//! pieces the library functions use are built.
 
 pub(crate) mod broadcast;
+#[cfg(feature = "cli")]
 mod compare;
+#[cfg(feature = "cli")]
 mod decode;
 pub(crate) mod draw;
+#[cfg(feature = "cli")]
 mod encode;
-pub(crate) mod explain;
-pub(crate) mod hlo;
+#[cfg(feature = "cli")]
+mod explain;
+#[cfg(feature = "cli")]
+mod files;
+#[cfg(feature = "cli")]
+mod hlo;
+#[cfg(feature = "cli")]
 mod index;
+#[cfg(feature = "cli")]
 mod literal;
+#[cfg(feature = "cli")]
 mod message;
-pub(crate) mod order;
+#[cfg(feature = "cli")]
+mod order;
+#[cfg(feature = "cli")]
 mod parse;
+#[cfg(feature = "cli")]
 mod relayout;
 pub(crate) mod reshard;
 pub(crate) mod shard;
+#[cfg(feature = "cli")]
 mod sharding;
+#[cfg(feature = "cli")]
 mod validate;
-pub(crate) mod view;
+#[cfg(feature = "cli")]
+mod view;
 
-use std::num::IntErrorKind;
-
+// `[a,b,c]`, as XLA prints dimension lists.
+use index_util::dimension_list as list;
+#[cfg(feature = "cli")]
 use serde_json::Value;
 
+#[cfg(feature = "cli")]
 use crate::cli::Command;
+#[cfg(feature = "cli")]
 use crate::inputs::{inputs, inputs_with_blank_lines};
+#[cfg(feature = "cli")]
 use crate::output::Output;
 
 /// Runs one subcommand, writing its results to `out`.
+#[cfg(feature = "cli")]
 pub fn run(command: Command, out: &mut Output) {
     match command {
         Command::Parse { no_layout, shapes } => each(shapes, out, |s| parse::run(s, no_layout)),
@@ -106,10 +128,12 @@ pub fn run(command: Command, out: &mut Output) {
 }
 
 /// What a command makes of one input: the plain line(s) and the JSON fields.
+#[cfg(feature = "cli")]
 type Outcome = Result<(String, Value), String>;
 
 /// A typed report of a library crate as a command's outcome: its text form
 /// (`Display`) and its JSON fields (`Serialize`).
+#[cfg(feature = "cli")]
 fn reported<R: std::fmt::Display + serde::Serialize>(report: &R) -> Outcome {
     let fields = serde_json::to_value(report).map_err(|e| e.to_string())?;
     Ok((report.to_string(), fields))
@@ -118,6 +142,7 @@ fn reported<R: std::fmt::Display + serde::Serialize>(report: &R) -> Outcome {
 /// Runs `f` on every input (arguments, or lines of standard input), one
 /// output line each; a failure is reported and processing goes on. JSON
 /// objects carry the input.
+#[cfg(feature = "cli")]
 fn each(args: Vec<String>, out: &mut Output, f: impl FnMut(&str) -> Outcome) {
     each_of(inputs(args), out, f);
 }
@@ -125,6 +150,7 @@ fn each(args: Vec<String>, out: &mut Output, f: impl FnMut(&str) -> Outcome) {
 /// The inputs of a command that takes text, or hex with `hex`: for hex, a
 /// blank line of standard input is the empty message (as an empty argument
 /// is); for text, it is an error.
+#[cfg(feature = "cli")]
 fn hex_inputs(args: Vec<String>, hex: bool) -> Box<dyn Iterator<Item = Result<String, String>>> {
     if hex {
         inputs_with_blank_lines(args)
@@ -134,6 +160,7 @@ fn hex_inputs(args: Vec<String>, hex: bool) -> Box<dyn Iterator<Item = Result<St
 }
 
 /// [`each`] over inputs already gathered.
+#[cfg(feature = "cli")]
 fn each_of(
     inputs: impl Iterator<Item = Result<String, String>>,
     out: &mut Output,
@@ -154,6 +181,7 @@ fn each_of(
 }
 
 /// Reports the outcome of a command that takes its arguments directly.
+#[cfg(feature = "cli")]
 fn single(out: &mut Output, outcome: Outcome) {
     match outcome {
         Ok((plain, fields)) => out.success(&plain, fields),
@@ -162,84 +190,45 @@ fn single(out: &mut Output, outcome: Outcome) {
 }
 
 /// Parses an XLA shape string, filling in XLA's default layout.
+#[cfg(feature = "cli")]
 fn shape(text: &str) -> Result<schema::Shape, String> {
-    text.trim()
-        .parse()
-        .map_err(|e: schema::ParseError| e.to_string())
+    crate::operand::shape(text).map_err(|e| e.to_string())
 }
 
-/// An XLA shape string, or a bare dimension list `[d0,d1,...]` standing for
-/// an `f32` array of those dimensions with XLA's default layout (packed row
-/// major); with whether it was bare.
+/// [`crate::operand::shape_or_dims`] with the message as the error.
+#[cfg(feature = "cli")]
 fn shape_or_dims(text: &str) -> Result<(schema::Shape, bool), String> {
-    if text.trim_start().starts_with('[') {
-        let dims = parse_list(text).map_err(|e| format!("in {text:?}: {e}"))?;
-        let shape = shape_util::make_shape(schema::PrimitiveType::F32, &dims)
-            .map_err(|e| format!("in {text:?}: {e}"))?;
-        Ok((shape, true))
-    } else {
-        Ok((shape(text)?, false))
-    }
+    crate::operand::shape_or_dims(text).map_err(|e| e.to_string())
 }
 
 /// Lowercase hex of `bytes`.
+#[cfg(feature = "cli")]
 fn to_hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(bytes)
 }
 
 /// Bytes from hex (either case, surrounding whitespace ignored).
+#[cfg(feature = "cli")]
 fn from_hex(text: &str) -> Result<Vec<u8>, String> {
     let text = text.trim();
-    if !text.len().is_multiple_of(2) {
-        return Err(format!("hex has an odd number of digits ({})", text.len()));
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| {
-            let pair = text.get(i..i + 2).unwrap_or_default();
-            u8::from_str_radix(pair, 16)
-                .map_err(|_| format!("invalid hex digits {pair:?} at offset {i}"))
-        })
-        .collect()
-}
-
-/// `[a,b,c]`, as XLA prints dimension lists.
-fn list(values: &[i64]) -> String {
-    let items: Vec<String> = values.iter().map(i64::to_string).collect();
-    format!("[{}]", items.join(","))
-}
-
-/// Parses `i,j,k` (or `[i,j,k]`; empty for rank 0) as integers.
-pub(crate) fn parse_list(text: &str) -> Result<Vec<i64>, String> {
-    let inner = text.trim();
-    let inner = inner
-        .strip_prefix('[')
-        .and_then(|s| s.strip_suffix(']'))
-        .unwrap_or(inner);
-    if inner.trim().is_empty() {
-        return Ok(Vec::new());
-    }
-    inner.split(',').map(parse_integer).collect()
-}
-
-/// Parses a decimal `i64`, saying whether a failure is a number out of range.
-pub(crate) fn parse_integer(text: &str) -> Result<i64, String> {
-    let text = text.trim();
-    text.parse::<i64>().map_err(|e| match e.kind() {
-        IntErrorKind::PosOverflow | IntErrorKind::NegOverflow => format!(
-            "{text} is out of range: integers run from {} to {}",
-            i64::MIN,
-            i64::MAX
-        ),
-        _ => format!("{text:?} is not an integer"),
+    hex::decode(text).map_err(|e| match e {
+        hex::FromHexError::OddLength => {
+            format!("hex has an odd number of digits ({})", text.len())
+        }
+        hex::FromHexError::InvalidHexCharacter { index, .. } => {
+            let offset = index - index % 2;
+            let pair = text.get(offset..offset + 2).unwrap_or_default();
+            format!("invalid hex digits {pair:?} at offset {offset}")
+        }
+        other => other.to_string(),
     })
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "cli"))]
 #[path = "deep_rank_tests.rs"]
 mod deep_rank_tests;
 
-#[cfg(test)]
+#[cfg(all(test, feature = "cli"))]
 mod tests {
     use super::*;
 
@@ -250,19 +239,5 @@ mod tests {
         assert!(from_hex("0").unwrap_err().contains("odd"));
         assert!(from_hex("zz").unwrap_err().contains("\"zz\""));
         assert!(from_hex("é0").is_err());
-    }
-
-    #[test]
-    fn lists_parse_with_or_without_brackets() {
-        assert_eq!(parse_list("1, 2,-3").unwrap(), [1, 2, -3]);
-        assert_eq!(parse_list("[4,5]").unwrap(), [4, 5]);
-        assert_eq!(parse_list("[]").unwrap(), Vec::<i64>::new());
-        assert!(parse_list("1,x").unwrap_err().contains("\"x\""));
-        assert_eq!(
-            parse_list("1,-99999999999999999999").unwrap_err(),
-            "-99999999999999999999 is out of range: integers run from \
-             -9223372036854775808 to 9223372036854775807"
-        );
-        assert_eq!(list(&[2, 3]), "[2,3]");
     }
 }

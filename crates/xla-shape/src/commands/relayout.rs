@@ -4,7 +4,7 @@
 
 use std::fs::File;
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use relayout::relayout_xla;
 use schema::Shape;
@@ -107,21 +107,8 @@ pub(super) fn read_input(
     Ok(bytes)
 }
 
-/// Writes `bytes` to a temporary file beside `path`, then renames it over
-/// `path`: a failure leaves `path` as it was.
+/// Writes `bytes` to `path`: a failure leaves `path` as it was.
 pub(super) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let mut temporary = PathBuf::from(path);
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    temporary.set_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let written = File::create(&temporary)
-        .and_then(|mut file| file.write_all(bytes).and_then(|()| file.sync_all()))
-        .and_then(|()| std::fs::rename(&temporary, path));
-    written.map_err(|e| {
-        // Best effort: the temporary file may not exist.
-        let _ = std::fs::remove_file(&temporary);
-        format!("cannot write output {}: {e}", path.display())
-    })
+    super::files::write_atomically(path, bytes)
+        .map_err(|e| format!("cannot write output {}: {e}", path.display()))
 }

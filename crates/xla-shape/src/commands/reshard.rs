@@ -5,10 +5,13 @@ use schema::Shape;
 use sharding_util::ReshardPlan;
 
 use super::shard::{message, sharding};
+#[cfg(feature = "cli")]
 use super::{Outcome, reported, shape};
+#[cfg(feature = "cli")]
 use crate::cli::ReshardArgs;
 
 /// The plan as a table (plain) and JSON.
+#[cfg(feature = "cli")]
 pub fn run(args: &ReshardArgs) -> Outcome {
     reported(&reshard(
         &shape(&args.shape)?,

@@ -4,7 +4,9 @@
 use schema::Shape;
 use sharding_util::{ErrorKind, HloSharding, ShardReport, ShardingError};
 
+#[cfg(feature = "cli")]
 use super::{Outcome, reported, shape};
+#[cfg(feature = "cli")]
 use crate::cli::ShardArgs;
 
 /// A parsed sharding, or its error text.
@@ -24,6 +26,7 @@ pub(crate) fn message(error: &ShardingError) -> String {
 }
 
 /// The per-device table (plain) and its JSON.
+#[cfg(feature = "cli")]
 pub fn run(args: &ShardArgs) -> Outcome {
     reported(&shard(&shape(&args.shape)?, &args.sharding, args.devices)?)
 }

@@ -7,7 +7,6 @@
 
 mod colour;
 mod grid;
-pub mod labels;
 pub mod shape;
 pub mod sharding;
 mod strip;

@@ -6,9 +6,9 @@
 use index_util::{PhysicalLayout, TiledLayout};
 use schema::{PaddingValue, PrimitiveType, Shape};
 
-use super::labels::{element_label, padding_label};
 use super::strip::PER_ROW;
 use super::{Cell, Fill, Picture, Strip, tiles, window};
+use shape_util::{element_label, padding_label};
 
 /// The most buffer positions the strip shows.
 pub const MAX_STRIP: usize = 256;

@@ -6,9 +6,9 @@ use index_util::TiledLayout;
 use schema::Shape;
 use stride_util::StridedView;
 
-use super::labels::element_label;
 use super::shape::{MAX_STRIP, element_bits, padding, padding_of, strip};
 use super::{Cell, Fill, Picture, window};
+use shape_util::element_label;
 
 /// The most elements of a view whose buffer positions are collected.
 pub const MAX_VIEW_ELEMENTS: i64 = 1 << 20;

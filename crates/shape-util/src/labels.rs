@@ -6,8 +6,9 @@ use schema::PaddingValue;
 /// The label of the element with row-major index `index` in an array of
 /// `count` elements: a letter when `count` is at most 26, else the number.
 ///
-/// ```text
-/// element_label(3, 6) == "d";  element_label(3, 30) == "3"
+/// ```
+/// assert_eq!(shape_util::element_label(3, 6), "d");
+/// assert_eq!(shape_util::element_label(3, 30), "3");
 /// ```
 pub fn element_label(index: i64, count: i64) -> String {
     match u8::try_from(index) {
@@ -18,6 +19,10 @@ pub fn element_label(index: i64, count: i64) -> String {
 
 /// How a padding value is written: `0`, `1`, `lo`, `hi`, or `?` when the
 /// layout does not say.
+///
+/// ```
+/// assert_eq!(shape_util::padding_label(schema::PaddingValue::ZeroPad), "0");
+/// ```
 pub fn padding_label(value: PaddingValue) -> &'static str {
     match value {
         PaddingValue::ZeroPad => "0",

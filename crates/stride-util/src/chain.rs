@@ -1,8 +1,26 @@
-//! The numpy-style operation chain of `view`: `.T[0:3:2, 1:4:2].reshape(2,2)`.
+//! Chains of numpy-style operations on a view, as text:
+//! `.T[0:3:2, 1:4:2].reshape(2,2)`.
 
-use stride_util::{IndexItem, NumpyOrder, parse_index_expression};
+use thiserror::Error;
 
-use crate::commands::parse_integer;
+use crate::index::{IndexItem, parse_index_expression};
+use crate::integers::parse_integer;
+use crate::reshape::NumpyOrder;
+
+/// A chain that does not parse: the message names the offending text and
+/// its byte offset, or the operation and what it lacks.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{message}")]
+pub struct ChainError {
+    /// The message.
+    pub message: String,
+}
+
+impl ChainError {
+    fn new(message: String) -> Self {
+        Self { message }
+    }
+}
 
 /// One operation of the chain.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,9 +57,14 @@ pub enum Op {
 
 /// Parses a chain of operations.
 ///
+/// ```
+/// use stride_util::{Op, parse_chain};
+/// assert_eq!(parse_chain(".T.flip(0)"), Ok(vec![Op::Transpose(None), Op::Flip(Some(0))]));
+/// ```
+///
 /// # Errors
 /// A message naming the offending text and its byte offset.
-pub fn parse_chain(text: &str) -> Result<Vec<Op>, String> {
+pub fn parse_chain(text: &str) -> Result<Vec<Op>, ChainError> {
     let mut parser = Parser { text, pos: 0 };
     let mut ops = Vec::new();
     loop {
@@ -77,17 +100,17 @@ impl Parser<'_> {
         self.pos += rest.len() - rest.trim_start().len();
     }
 
-    fn error(&self, what: &str) -> String {
+    fn error(&self, what: &str) -> ChainError {
         let found: String = self.rest().chars().take(12).collect();
-        if found.is_empty() {
+        ChainError::new(if found.is_empty() {
             format!("{what} at the end of {:?}", self.text)
         } else {
             format!("{what} at offset {} (found {found:?})", self.pos)
-        }
+        })
     }
 
     /// Consumes `token` (after optional whitespace) or fails.
-    fn expect(&mut self, token: &str) -> Result<(), String> {
+    fn expect(&mut self, token: &str) -> Result<(), ChainError> {
         if self.eat(token) {
             Ok(())
         } else {
@@ -115,7 +138,7 @@ impl Parser<'_> {
         self.text.get(start..self.pos).unwrap_or_default()
     }
 
-    fn integer(&mut self) -> Result<i64, String> {
+    fn integer(&mut self) -> Result<i64, ChainError> {
         self.skip_space();
         let rest = self.rest();
         let sign = usize::from(rest.starts_with('-') || rest.starts_with('+'));
@@ -128,13 +151,13 @@ impl Parser<'_> {
             return Err(self.error("expected an integer"));
         }
         let token = rest.get(..sign + digits).unwrap_or_default();
-        let value = parse_integer(token).map_err(|e| self.error(&e))?;
+        let value = parse_integer(token).map_err(|e| self.error(&e.to_string()))?;
         self.pos += sign + digits;
         Ok(value)
     }
 
     /// `a, b, c` or `(a, b, c)` up to the closing `)` of the call.
-    fn integers(&mut self) -> Result<Vec<i64>, String> {
+    fn integers(&mut self) -> Result<Vec<i64>, ChainError> {
         let tuple = self.eat("(");
         let mut values = Vec::new();
         let close = if tuple { ")" } else { "" };
@@ -162,7 +185,7 @@ impl Parser<'_> {
         Ok(values)
     }
 
-    fn method(&mut self) -> Result<Op, String> {
+    fn method(&mut self) -> Result<Op, ChainError> {
         let start = self.pos;
         let name = self.identifier().to_owned();
         if name == "T" {
@@ -201,7 +224,11 @@ impl Parser<'_> {
                 match axes.as_slice() {
                     [] => Op::Flip(None),
                     [axis] => Op::Flip(Some(*axis)),
-                    _ => return Err(format!("flip takes one axis, got {axes:?}")),
+                    _ => {
+                        return Err(ChainError::new(format!(
+                            "flip takes one axis, got {axes:?}"
+                        )));
+                    }
                 }
             }
             "as_strided" => self.as_strided()?,
@@ -216,7 +243,7 @@ impl Parser<'_> {
 
     /// An optional `order='C'` (`'F'`, `'A'`, `'K'`; either quote), or with
     /// `positional` just the quoted letter; `C` when absent.
-    fn order(&mut self, positional: bool) -> Result<NumpyOrder, String> {
+    fn order(&mut self, positional: bool) -> Result<NumpyOrder, ChainError> {
         self.skip_space();
         let start = self.pos;
         let keyword = self.identifier() == "order" && self.eat("=");
@@ -246,23 +273,25 @@ impl Parser<'_> {
         Ok(order)
     }
 
-    fn nonempty(&mut self, name: &str) -> Result<Vec<i64>, String> {
+    fn nonempty(&mut self, name: &str) -> Result<Vec<i64>, ChainError> {
         let values = self.integers()?;
         if values.is_empty() {
-            return Err(format!("{name} needs an axis"));
+            return Err(ChainError::new(format!("{name} needs an axis")));
         }
         Ok(values)
     }
 
-    fn pair(&mut self, name: &str) -> Result<(i64, i64), String> {
+    fn pair(&mut self, name: &str) -> Result<(i64, i64), ChainError> {
         match self.integers()?.as_slice() {
             &[a, b] => Ok((a, b)),
-            other => Err(format!("{name} takes two axes, got {other:?}")),
+            other => Err(ChainError::new(format!(
+                "{name} takes two axes, got {other:?}"
+            ))),
         }
     }
 
     /// `shape=(..), strides=(..)` in either order, or positionally.
-    fn as_strided(&mut self) -> Result<Op, String> {
+    fn as_strided(&mut self) -> Result<Op, ChainError> {
         let mut shape = None;
         let mut strides = None;
         for position in 0..2 {
@@ -291,18 +320,20 @@ impl Parser<'_> {
         }
         match (shape, strides) {
             (Some(shape), Some(strides)) => Ok(Op::AsStrided { shape, strides }),
-            _ => Err("as_strided needs shape=(...) and strides=(...)".to_owned()),
+            _ => Err(ChainError::new(
+                "as_strided needs shape=(...) and strides=(...)".to_owned(),
+            )),
         }
     }
 
     /// `[...]` up to its closing bracket, parsed by stride-util.
-    fn index_expression(&mut self) -> Result<Vec<IndexItem>, String> {
+    fn index_expression(&mut self) -> Result<Vec<IndexItem>, ChainError> {
         let Some(len) = self.rest().find(']') else {
             return Err(self.error("expected `]` closing the index"));
         };
         let expression = self.rest().get(..=len).unwrap_or_default();
         let items = parse_index_expression(expression)
-            .map_err(|e| format!("{e} (at offset {})", self.pos))?;
+            .map_err(|e| ChainError::new(format!("{e} (at offset {})", self.pos)))?;
         self.pos += len + 1;
         Ok(items)
     }
@@ -401,6 +432,7 @@ mod tests {
         assert!(
             parse_chain(".reshape(6, order='X')")
                 .unwrap_err()
+                .to_string()
                 .contains("expected an order")
         );
         assert!(parse_chain(".reshape(6, 'F')").is_err());
@@ -411,22 +443,37 @@ mod tests {
         assert!(
             parse_chain(".frobnicate(1)")
                 .unwrap_err()
+                .to_string()
                 .contains("`.frobnicate`")
         );
-        assert!(parse_chain(".T[1:x]").unwrap_err().contains("\"x\""));
+        assert!(
+            parse_chain(".T[1:x]")
+                .unwrap_err()
+                .to_string()
+                .contains("\"x\"")
+        );
         assert!(
             parse_chain(".reshape(2,3")
                 .unwrap_err()
+                .to_string()
                 .contains("expected `)`")
         );
-        assert!(parse_chain("reshape(2)").unwrap_err().contains("offset 0"));
+        assert!(
+            parse_chain("reshape(2)")
+                .unwrap_err()
+                .to_string()
+                .contains("offset 0")
+        );
         assert!(
             parse_chain(".swapaxes(1)")
                 .unwrap_err()
+                .to_string()
                 .contains("two axes")
         );
         assert_eq!(
-            parse_chain(".reshape(99999999999999999999)").unwrap_err(),
+            parse_chain(".reshape(99999999999999999999)")
+                .unwrap_err()
+                .to_string(),
             "99999999999999999999 is out of range: integers run from -9223372036854775808 \
              to 9223372036854775807 at offset 9 (found \"999999999999\")"
         );

@@ -1,0 +1,88 @@
+//! [`Error`]: why a library function of this crate fails, by kind, with the
+//! message the command prints for it.
+
+use schema::ParseError;
+use shape_util::{BroadcastError, ExplainError, NumpyBroadcastError, ShapeError};
+use stride_util::{IntegerError, ViewSpecError};
+use thiserror::Error;
+
+/// An error of a library function. Each kind keeps the error it comes
+/// from; the text is the message the command prints (XLA's or numpy's
+/// where they have one).
+///
+/// ```
+/// use stride_util::{ViewError, ViewSpecError};
+/// use xla_shape::Error;
+///
+/// let error = xla_shape::view("[3,4]", &[".T.reshape(12)".to_owned()]).unwrap_err();
+/// assert!(matches!(error, Error::View(ViewSpecError::View(ViewError::ReshapeNeedsCopy { .. }))));
+/// let error = xla_shape::broadcast(&["[2]".to_owned()], None, false, false).unwrap_err();
+/// assert_eq!(error, Error::OperandCount { count: 1 });
+/// assert_eq!(error.to_string(), "XLA broadcasting takes two shapes, got 1");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A shape string XLA's parser rejects.
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    /// A bare `[d0,...]` list whose sizes are no integers.
+    #[error("in {text:?}: {source}")]
+    Dimensions {
+        /// The list as given.
+        text: String,
+        /// Why.
+        source: IntegerError,
+    },
+    /// A bare `[d0,...]` list that is no array shape.
+    #[error("in {text:?}: {source}")]
+    DimensionsShape {
+        /// The list as given.
+        text: String,
+        /// XLA's message.
+        source: ShapeError,
+    },
+    /// An operand of `broadcast` that is no array.
+    #[error("{shape} is not an array")]
+    NotAnArray {
+        /// The operand, as XLA prints it without layout.
+        shape: String,
+    },
+    /// XLA's broadcasting takes two shapes.
+    #[error("XLA broadcasting takes two shapes, got {count}")]
+    OperandCount {
+        /// The shapes given.
+        count: usize,
+    },
+    /// The shapes do not broadcast under XLA's rules.
+    #[error(transparent)]
+    Broadcast(#[from] BroadcastError),
+    /// The shapes do not broadcast under numpy's rules.
+    #[error(transparent)]
+    NumpyBroadcast(#[from] NumpyBroadcastError),
+    /// A shape `explain` cannot report on.
+    #[error(transparent)]
+    Explain(#[from] ExplainError),
+    /// A view that does not resolve.
+    #[error(transparent)]
+    View(#[from] ViewSpecError),
+    /// A shape whose buffer index-util cannot lay out.
+    #[error(transparent)]
+    Layout(#[from] index_util::IndexError),
+    /// A buffer too long to list in memory order.
+    #[error(transparent)]
+    Order(#[from] index_util::TooManyPositions),
+    /// A picture that cannot be drawn.
+    #[error("{message}")]
+    Picture {
+        /// Why.
+        message: String,
+    },
+}
+
+impl Error {
+    /// A picture's error from the drawing code's message.
+    pub(crate) fn picture(message: String) -> Self {
+        Self::Picture { message }
+    }
+}
