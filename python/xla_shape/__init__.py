@@ -12,7 +12,6 @@ Shape('f32[2,3]{0,1}')
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any, Dict, List, Optional, Sequence, Union
 
