@@ -22,25 +22,20 @@
 //! fastest applicable kernel runs: one memcpy, a memcpy per contiguous run,
 //! cache-blocked tiles for transposes, or a strided element loop.
 //! Everything is safe Rust, except the calls into the register transposes
-//! on x86_64: SSE2 (`sse2.rs`, `stream.rs`), AVX2 (`avx2.rs`) or AVX-512
-//! (`avx512.rs`, and `avx512_interleave.rs` for XLA's packing tiles),
-//! chosen at run time (`simd.rs`); other targets transpose tiles element by
-//! element.
+//! on x86_64 (`kernels/x86/`): SSE2 (`sse2.rs`, `stream.rs`), AVX2
+//! (`avx2.rs`) or AVX-512 (`avx512.rs`, and `avx512_interleave.rs` for
+//! XLA's packing tiles), chosen at run time (`simd.rs`); other targets
+//! transpose tiles element by element.
 //! A relayout runs on the calling thread, or split into chunks on a rayon
 //! thread pool: the global one or the one the caller runs in
 //! ([`relayout_parallel`], [`relayout_with_threads`]), or one the caller
 //! passes ([`relayout_in_pool`]); no thread is started per call.
 
 // Denied, not forbidden: the measured SIMD kernels allow it where they use
-// it (sse2.rs, stream.rs, avx2.rs, avx512.rs, avx512_interleave.rs).
+// it (kernels/x86/: sse2.rs, stream.rs, avx2.rs, avx512.rs,
+// avx512_interleave.rs).
 #![deny(unsafe_code)]
 
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-mod avx2;
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-mod avx512;
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-mod avx512_interleave;
 mod interleave;
 mod kernels;
 mod padding;
@@ -48,10 +43,6 @@ mod parallel;
 mod plan;
 mod repack;
 mod simd;
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-mod sse2;
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-mod stream;
 #[cfg(test)]
 mod stream_tests;
 mod sub_byte;
