@@ -5,10 +5,13 @@
 use index_util::{IndexError, TiledLayout};
 use schema::{COMBINE_DIMENSION, Shape};
 
-use super::interleave;
+use rayon::ThreadPool;
+
+use super::bits::{capacity_in_elements, element_bits};
 use super::tiled::{Slab, Tiling};
-use super::xla::element_bits;
-use super::{RelayoutError, fill_padding, relayout_bits};
+use super::{
+    RelayoutError, check_views, fill_padding, interleave, parallel, relayout_with_tail, sub_byte,
+};
 use stride_util::StridedView;
 use stride_util::ViewError;
 
@@ -55,9 +58,11 @@ fn combines(shape: &Shape) -> bool {
     })
 }
 
-/// [`relayout_xla`](crate::relayout_xla) when either side is tiled (the
-/// types and dimensions were checked equal).
+/// The relayout of XLA shapes when either side is tiled (the types and
+/// dimensions were checked equal), each strided piece split over `pool`
+/// if given and large enough.
 pub(crate) fn relayout_tiled(
+    pool: Option<&ThreadPool>,
     src: &[u8],
     src_shape: &Shape,
     dst: &mut [u8],
@@ -97,13 +102,13 @@ pub(crate) fn relayout_tiled(
         (Some(from), None) => {
             let dst_view = StridedView::from_xla_shape(dst_shape)?;
             for (logical, tiled) in from.pieces(src_shape, &dst_view, None)? {
-                copy(src, &tiled, dst, &logical, bits)?;
+                copy(pool, src, &tiled, dst, &logical, bits)?;
             }
             fill_padding(dst, dst_shape)
         }
         (None, Some(to)) => {
             let src_view = StridedView::from_xla_shape(src_shape)?;
-            to_tiled(src, &src_view, dst, dst_shape, &to, bits)
+            to_tiled(pool, src, &src_view, dst, dst_shape, &to, bits)
         }
         (Some(from), Some(to)) => {
             // The same layout is one copy, unless the source's padding
@@ -113,15 +118,20 @@ pub(crate) fn relayout_tiled(
                 dst.copy_from_slice(src);
                 return Ok(());
             }
-            between_tilings(src, src_shape, &from, dst, dst_shape, &to, bits)
+            between_tilings(pool, (src, src_shape, &from), (dst, dst_shape, &to), bits)
         }
-        (None, None) => super::relayout_xla(src, src_shape, dst, dst_shape),
+        // The dispatcher sends only tiled layouts here.
+        (None, None) => Err(RelayoutError::UnsupportedLayout {
+            shape: src_shape.human_string_with_layout(),
+            reason: "a relayout without tiles on the tiled path".to_owned(),
+        }),
     }
 }
 
 /// Copies the array `src_view` over `src` into the tiled buffer `dst`,
 /// zeroing its padding first if it has any.
 fn to_tiled(
+    pool: Option<&ThreadPool>,
     src: &[u8],
     src_view: &StridedView,
     dst: &mut [u8],
@@ -131,7 +141,7 @@ fn to_tiled(
 ) -> Result<(), RelayoutError> {
     zero_padding(dst, to, src_view.num_elements(), bits);
     for (logical, tiled) in to.pieces(dst_shape, src_view, None)? {
-        copy(src, &logical, dst, &tiled, bits)?;
+        copy(pool, src, &logical, dst, &tiled, bits)?;
     }
     Ok(())
 }
@@ -162,12 +172,9 @@ const SLAB_ELEMENTS: i64 = 1 << 16;
 /// weight in that dimension (so that a slab is a shifted copy of the
 /// array's first slab in both buffers).
 fn between_tilings(
-    src: &[u8],
-    src_shape: &Shape,
-    from: &Tiling,
-    dst: &mut [u8],
-    dst_shape: &Shape,
-    to: &Tiling,
+    pool: Option<&ThreadPool>,
+    (src, src_shape, from): (&[u8], &Shape, &Tiling),
+    (dst, dst_shape, to): (&mut [u8], &Shape, &Tiling),
     bits: u32,
 ) -> Result<(), RelayoutError> {
     let dims = &src_shape.dimensions;
@@ -184,10 +191,10 @@ fn between_tilings(
         let row_major = StridedView::row_major(dims)?;
         let mut middle = vec![0_u8; bytes_of(src_shape, elements, bits)?];
         for (logical, tiled) in from.pieces(src_shape, &row_major, None)? {
-            copy(src, &tiled, &mut middle, &logical, bits)?;
+            copy(pool, src, &tiled, &mut middle, &logical, bits)?;
         }
         for (logical, tiled) in to.pieces(dst_shape, &row_major, None)? {
-            copy(&middle, &logical, dst, &tiled, bits)?;
+            copy(pool, &middle, &logical, dst, &tiled, bits)?;
         }
         return Ok(());
     };
@@ -203,10 +210,10 @@ fn between_tilings(
         middle.resize(bytes_of(src_shape, view.num_elements(), bits)?, 0);
         let slab = Some(Slab { dim, start, len });
         for (logical, tiled) in from.pieces(src_shape, &view, slab)? {
-            copy(src, &tiled, &mut middle, &logical, bits)?;
+            copy(pool, src, &tiled, &mut middle, &logical, bits)?;
         }
         for (logical, tiled) in to.pieces(dst_shape, &view, slab)? {
-            copy(&middle, &logical, dst, &tiled, bits)?;
+            copy(pool, &middle, &logical, dst, &tiled, bits)?;
         }
         start += len;
     }
@@ -222,8 +229,11 @@ fn lcm(a: i64, b: i64) -> Option<i64> {
     (a / x).checked_mul(b)
 }
 
-/// One piece: the interleaving kernel where it applies, else the engine.
+/// One piece: the interleaving kernel where it applies, else the engine
+/// (split over `pool` if given and the piece is large enough), or the
+/// sub-byte element loop.
 fn copy(
+    pool: Option<&ThreadPool>,
     src: &[u8],
     src_view: &StridedView,
     dst: &mut [u8],
@@ -233,7 +243,19 @@ fn copy(
     if interleave::try_copy(src, src_view, dst, dst_view, bits)? {
         return Ok(());
     }
-    relayout_bits(src, src_view, dst, dst_view, bits)
+    if bits < 8 {
+        check_views(
+            (src_view, capacity_in_elements(src.len(), bits)),
+            (dst_view, capacity_in_elements(dst.len(), bits)),
+        )?;
+        sub_byte::copy(src, src_view, dst, dst_view, bits);
+        return Ok(());
+    }
+    let size = usize::try_from(bits / 8).unwrap_or(0);
+    match pool {
+        Some(pool) => parallel::sized(Some(pool), src, src_view, dst, dst_view, size),
+        None => relayout_with_tail(src, src_view, dst, dst_view, size, None, None).map(|_| ()),
+    }
 }
 
 /// The slow path, for tilings the pieces do not model (a `*` entry): the
