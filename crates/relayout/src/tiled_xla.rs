@@ -16,20 +16,16 @@ use stride_util::StridedView;
 use stride_util::ViewError;
 
 /// The buffer of `shape` ([`TiledLayout`]) and its size in bytes: for a
-/// tiled layout what XLA allocates (`ShapeUtil::ArraySize`).
+/// tiled layout what XLA allocates ([`TiledLayout::buffer_len`]).
 pub(crate) fn buffer_of(shape: &Shape) -> Result<(TiledLayout, usize), RelayoutError> {
-    let layout = TiledLayout::new(shape).map_err(|error| match error {
+    let error = |error| match error {
         IndexError::UnsupportedTiledLayout { shape, reason } => {
             RelayoutError::UnsupportedLayout { shape, reason }
         }
         other => RelayoutError::View(ViewError::from(other)),
-    })?;
-    let bytes = usize::try_from(layout.buffer_size_in_bytes()).map_err(|_| {
-        RelayoutError::View(ViewError::Overflow {
-            what: "the buffer size in bytes",
-            of: shape.human_string_with_layout(),
-        })
-    })?;
+    };
+    let layout = TiledLayout::new(shape).map_err(error)?;
+    let bytes = TiledLayout::buffer_bytes(shape).map_err(error)?;
     Ok((layout, bytes))
 }
 
