@@ -69,6 +69,7 @@ pub use simd::force_simd_level;
 pub use simd::{SimdLevel, detected_simd_level, simd_level};
 /// The view type of the relayout functions, re-exported from `stride-util`.
 pub use stride_util::StridedView;
+pub use xla::same_array;
 
 use thiserror::Error;
 

@@ -63,9 +63,7 @@ impl RelayoutPlan {
             from: src_shape,
             to: dst_shape,
         } = shapes;
-        if src_shape.element_type != dst_shape.element_type
-            || src_shape.dimensions != dst_shape.dimensions
-        {
+        if !same_array(src_shape, dst_shape) {
             return Err(RelayoutError::ShapeMismatch {
                 source_shape: src_shape.human_string(),
                 destination_shape: dst_shape.human_string(),
@@ -121,6 +119,20 @@ impl RelayoutPlan {
         let element_size = usize::try_from(dst_bits / 8).unwrap_or(0);
         Ok(Self::checked(views, element_size, padding))
     }
+}
+
+/// Whether two XLA shapes hold the same array, whatever their layouts:
+/// the same element type and the same dimensions (what a relayout between
+/// them needs).
+///
+/// ```
+/// let shape = |text: &str| -> schema::Shape { text.parse().unwrap() };
+/// assert!(relayout::same_array(&shape("f32[2,3]{1,0}"), &shape("f32[2,3]{0,1:T(2,2)}")));
+/// assert!(!relayout::same_array(&shape("f32[2,3]{1,0}"), &shape("f32[3,2]{1,0}")));
+/// assert!(!relayout::same_array(&shape("f32[2,3]{1,0}"), &shape("s32[2,3]{1,0}")));
+/// ```
+pub fn same_array(a: &Shape, b: &Shape) -> bool {
+    a.element_type == b.element_type && a.dimensions == b.dimensions
 }
 
 /// The padding after each row of the most minor dimension of a padded
