@@ -1,44 +1,14 @@
 //! The functions measured: a plain copy, our relayout, and the peers, each
 //! a closure from source bytes to destination bytes.
 
-use std::time::Duration;
-
 use ndarray::{ArrayView, ArrayViewMut, Dimension, Ix2, Ix3, Ix4, Zip};
 use rayon::ThreadPool;
 use rayon::prelude::*;
+use relayout::{FromTo, RelayoutPlan};
 use stride_util::StridedView;
 
 use crate::cases::{Case, Element};
-
-/// A function measured: `run(src, dst)` writes the relayout (or the copy)
-/// of `src` into `dst`.
-pub struct Function<'a> {
-    /// Its name in the JSON and the table.
-    pub name: &'static str,
-    /// The call.
-    pub run: Run<'a>,
-    /// How long the harness sleeps after each of its measurements: the
-    /// threads an OpenMP peer leaves spinning (libgomp's default wait
-    /// policy spins for milliseconds before it sleeps) would otherwise
-    /// take the CPUs of whatever is measured next (on 16 threads of a
-    /// 16-CPU machine, a pooled copy measured after hptt took 2.0–5.5
-    /// times its time on 8 threads in five of the six cases).
-    pub settle: Duration,
-}
-
-impl<'a> Function<'a> {
-    /// A function measured with no pause after it.
-    pub fn new(name: &'static str, run: Run<'a>) -> Self {
-        Function {
-            name,
-            run,
-            settle: Duration::ZERO,
-        }
-    }
-}
-
-/// A call from source bytes to destination bytes.
-pub type Run<'a> = Box<dyn FnMut(&[u8], &mut [u8]) -> Result<(), String> + 'a>;
+use crate::measured::{Function, cast, cast_mut};
 
 /// The functions of `case` on `threads` threads (`pool` when above 1):
 /// those that do not exist for it (the `transpose` crate on several
@@ -51,6 +21,12 @@ pub fn functions<'a>(
 ) -> Vec<Function<'a>> {
     let mut out = Vec::new();
     let es = case.element.size();
+    // Planned once, run at every measurement, as a user would.
+    let sides = FromTo {
+        from: &views.0,
+        to: &views.1,
+    };
+    let plan = RelayoutPlan::new(sides, es).map_err(|e| e.to_string());
     match pool {
         None => {
             out.push(Function::new(
@@ -63,7 +39,10 @@ pub fn functions<'a>(
             out.push(Function::new(
                 "ours",
                 Box::new(move |src: &[u8], dst: &mut [u8]| {
-                    relayout::relayout(src, &views.0, dst, &views.1, es).map_err(|e| e.to_string())
+                    plan.as_ref()
+                        .map_err(Clone::clone)?
+                        .run(src, dst)
+                        .map_err(|e| e.to_string())
                 }),
             ));
             out.push(Function::new(
@@ -94,7 +73,9 @@ pub fn functions<'a>(
             out.push(Function::new(
                 "ours",
                 Box::new(move |src: &[u8], dst: &mut [u8]| {
-                    relayout::relayout_in_pool(pool, src, &views.0, dst, &views.1, es)
+                    plan.as_ref()
+                        .map_err(Clone::clone)?
+                        .run_in(pool, src, dst)
                         .map_err(|e| e.to_string())
                 }),
             ));
@@ -112,16 +93,6 @@ pub fn functions<'a>(
         out.push(hptt);
     }
     out
-}
-
-/// Casts bytes to elements (every buffer here is at least 16-byte aligned).
-pub fn cast<T: bytemuck::Pod>(bytes: &[u8]) -> Result<&[T], String> {
-    bytemuck::try_cast_slice(bytes).map_err(|e| format!("cast: {e:?}"))
-}
-
-/// The same, mutable.
-pub fn cast_mut<T: bytemuck::Pod>(bytes: &mut [u8]) -> Result<&mut [T], String> {
-    bytemuck::try_cast_slice_mut(bytes).map_err(|e| format!("cast: {e:?}"))
 }
 
 /// `transpose::transpose` of each `height × width` matrix of the batch.

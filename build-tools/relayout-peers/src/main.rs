@@ -8,6 +8,7 @@ mod buffers;
 mod cases;
 mod functions;
 mod hptt_peer;
+mod measured;
 mod report;
 mod timing;
 
@@ -200,7 +201,7 @@ fn run_case(
 /// Runs `f` once over a destination of 0xff bytes (no element of any case)
 /// and checks that it wrote the expected bytes (the source for the copy).
 fn verify(
-    f: &mut functions::Function<'_>,
+    f: &mut measured::Function<'_>,
     case: &Case,
     src: &[u8],
     dst: &mut [u8],
