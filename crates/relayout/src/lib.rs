@@ -26,10 +26,19 @@
 //! (`avx2.rs`) or AVX-512 (`avx512.rs`, and `avx512_interleave.rs` for
 //! XLA's packing tiles), chosen at run time (`simd.rs`); other targets
 //! transpose tiles element by element.
-//! A relayout runs on the calling thread, or split into chunks on a rayon
-//! thread pool: the global one or the one the caller runs in
-//! ([`relayout_parallel`], [`relayout_with_threads`]), or one the caller
-//! passes ([`relayout_in_pool`]); no thread is started per call.
+//!
+//! A [`RelayoutPlan`] does this planning once for a pair of views
+//! ([`RelayoutPlan::new`]) or XLA shapes ([`RelayoutPlan::xla`]) and runs
+//! it as often as needed: on the calling thread ([`RelayoutPlan::run`]),
+//! split into chunks on a rayon pool the caller passes
+//! ([`RelayoutPlan::run_in`]; [`rayon`] is re-exported to build one), or
+//! as one part of a larger copy ([`RelayoutPlan::run_part`]). No thread is
+//! started per call. The free functions are the one-shot forms: a plan
+//! built and run once ([`relayout`], [`relayout_xla`], [`relayout_bits`],
+//! [`relayout_part`], [`relayout_in_pool`], [`relayout_strategy`]), and
+//! the two splits a plan does not make: on the current rayon pool
+//! ([`relayout_parallel`]) and into a given number of chunks
+//! ([`relayout_with_threads`]).
 
 // Denied, not forbidden: the measured SIMD kernels allow it where they use
 // it (kernels/x86/: sse2.rs, stream.rs, avx2.rs, avx512.rs,
@@ -72,6 +81,11 @@ pub use stride_util::StridedView;
 pub use xla::same_array;
 
 use thiserror::Error;
+
+// The README's examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 use plan::Plan;
 use stride_util::{ViewError, numpy_tuple};
