@@ -12,9 +12,10 @@ use super::bits::capacity_in_elements;
 use super::padding::fill_padding_except_row_tails;
 use super::plan::Plan as Canonical;
 use super::repack::Repack;
+use super::tiled_xla::TiledPlan;
 use super::{
     RelayoutError, Strategy, check_buffer, copy_planned, elements_in, parallel, strategy_of_plan,
-    sub_byte, tiled_xla,
+    sub_byte,
 };
 
 /// The two sides of a relayout, by name, so that they cannot be swapped
@@ -97,7 +98,7 @@ pub(crate) enum Path {
         padded: Option<Shape>,
     },
     /// Either side tiled (see `tiled_xla.rs`).
-    Tiled { src: Shape, dst: Shape },
+    Tiled(Box<TiledPlan>),
     /// One side packs a sub-byte type that the other stores one element
     /// per byte: through a one-byte-per-element buffer, relaid by `middle`.
     Repack {
@@ -326,7 +327,7 @@ impl RelayoutPlan {
                     .as_ref()
                     .map_or(Strategy::Empty, |c| strategy_of_plan(c, bytes.size)),
             ),
-            Path::Bits { .. } | Path::Tiled { .. } | Path::Repack { .. } => None,
+            Path::Bits { .. } | Path::Tiled(_) | Path::Repack { .. } => None,
         }
     }
 
@@ -358,10 +359,7 @@ impl RelayoutPlan {
                     fill_padding_except_row_tails(dst, shape, false)
                 })
             }
-            Path::Tiled {
-                src: src_shape,
-                dst: dst_shape,
-            } => tiled_xla::relayout_tiled(pool, src, src_shape, dst, dst_shape),
+            Path::Tiled(tiled) => tiled.run(pool, src, dst),
             Path::Repack { repack, middle } => {
                 repack.run(src, dst, |from, to| middle.exec(pool, from, to, None))
             }

@@ -55,72 +55,109 @@ fn combines(shape: &Shape) -> bool {
 }
 
 /// The relayout of XLA shapes when either side is tiled (the types and
-/// dimensions were checked equal), each strided piece split over `pool`
-/// if given and large enough.
-pub(crate) fn relayout_tiled(
-    pool: Option<&ThreadPool>,
-    src: &[u8],
-    src_shape: &Shape,
-    dst: &mut [u8],
-    dst_shape: &Shape,
-) -> Result<(), RelayoutError> {
-    let bits = element_bits(src_shape)?;
-    if element_bits(dst_shape)? != bits {
-        return Err(RelayoutError::ElementSize {
-            bits: u64::from(element_bits(dst_shape)?),
-        });
-    }
-    let (src_layout, src_bytes) = buffer_of(src_shape)?;
-    let (dst_layout, dst_bytes) = buffer_of(dst_shape)?;
-    for (side, shape, need, len) in [
-        ("source", src_shape, src_bytes, src.len()),
-        ("destination", dst_shape, dst_bytes, dst.len()),
-    ] {
-        if len < need {
-            return Err(RelayoutError::BufferTooSmall {
-                side,
-                shape: shape.human_string_with_layout(),
-                expected: need,
-                actual: len,
+/// dimensions were checked equal), resolved once: both buffers and, unless
+/// a tile combines dimensions, both tilings.
+#[derive(Debug, Clone)]
+pub(crate) struct TiledPlan {
+    src_shape: Shape,
+    dst_shape: Shape,
+    bits: u32,
+    src_layout: TiledLayout,
+    dst_layout: TiledLayout,
+    src_bytes: usize,
+    dst_bytes: usize,
+    /// `None` where a tile combines dimensions (`*`): element by element.
+    tilings: Option<(Option<Tiling>, Option<Tiling>)>,
+}
+
+impl TiledPlan {
+    /// The plan between `src_shape` and `dst_shape`, either tiled.
+    pub(crate) fn new(src_shape: &Shape, dst_shape: &Shape) -> Result<Self, RelayoutError> {
+        let bits = element_bits(src_shape)?;
+        let dst_bits = element_bits(dst_shape)?;
+        if dst_bits != bits {
+            return Err(RelayoutError::ElementSize {
+                bits: u64::from(dst_bits),
             });
         }
-    }
-    let (src, dst) = (&src[..src_bytes], &mut dst[..dst_bytes]);
-    if combines(src_shape) || combines(dst_shape) {
-        by_element(src, &src_layout, dst, &dst_layout, bits)?;
-        return if dst_layout.is_tiled() {
-            Ok(())
+        let (src_layout, src_bytes) = buffer_of(src_shape)?;
+        let (dst_layout, dst_bytes) = buffer_of(dst_shape)?;
+        let tilings = if combines(src_shape) || combines(dst_shape) {
+            None
         } else {
-            fill_padding(dst, dst_shape)
+            Some((Tiling::new(src_shape)?, Tiling::new(dst_shape)?))
         };
+        Ok(Self {
+            src_shape: src_shape.clone(),
+            dst_shape: dst_shape.clone(),
+            bits,
+            src_layout,
+            dst_layout,
+            src_bytes,
+            dst_bytes,
+            tilings,
+        })
     }
-    match (Tiling::new(src_shape)?, Tiling::new(dst_shape)?) {
-        (Some(from), None) => {
-            let dst_view = StridedView::from_xla_shape(dst_shape)?;
-            for (logical, tiled) in from.pieces(src_shape, &dst_view, None)? {
-                copy(pool, src, &tiled, dst, &logical, bits)?;
+
+    /// Copies `src` into `dst`, each strided piece split over `pool` if
+    /// given and large enough.
+    pub(crate) fn run(
+        &self,
+        pool: Option<&ThreadPool>,
+        src: &[u8],
+        dst: &mut [u8],
+    ) -> Result<(), RelayoutError> {
+        let (src_shape, dst_shape, bits) = (&self.src_shape, &self.dst_shape, self.bits);
+        for (side, shape, need, len) in [
+            ("source", src_shape, self.src_bytes, src.len()),
+            ("destination", dst_shape, self.dst_bytes, dst.len()),
+        ] {
+            if len < need {
+                return Err(RelayoutError::BufferTooSmall {
+                    side,
+                    shape: shape.human_string_with_layout(),
+                    expected: need,
+                    actual: len,
+                });
             }
-            fill_padding(dst, dst_shape)
         }
-        (None, Some(to)) => {
-            let src_view = StridedView::from_xla_shape(src_shape)?;
-            to_tiled(pool, src, &src_view, dst, dst_shape, &to, bits)
-        }
-        (Some(from), Some(to)) => {
-            // The same layout is one copy, unless the source's padding
-            // (whatever it holds) would land on the destination's zeros.
-            let elements = StridedView::row_major(&dst_shape.dimensions)?.num_elements();
-            if src_shape.layout == dst_shape.layout && !has_padding(dst, &to, elements, bits) {
-                dst.copy_from_slice(src);
-                return Ok(());
+        let (src, dst) = (&src[..self.src_bytes], &mut dst[..self.dst_bytes]);
+        let Some(tilings) = &self.tilings else {
+            by_element(src, &self.src_layout, dst, &self.dst_layout, bits)?;
+            return if self.dst_layout.is_tiled() {
+                Ok(())
+            } else {
+                fill_padding(dst, dst_shape)
+            };
+        };
+        match tilings {
+            (Some(from), None) => {
+                let dst_view = StridedView::from_xla_shape(dst_shape)?;
+                for (logical, tiled) in from.pieces(src_shape, &dst_view, None)? {
+                    copy(pool, src, &tiled, dst, &logical, bits)?;
+                }
+                fill_padding(dst, dst_shape)
             }
-            between_tilings(pool, (src, src_shape, &from), (dst, dst_shape, &to), bits)
+            (None, Some(to)) => {
+                let src_view = StridedView::from_xla_shape(src_shape)?;
+                to_tiled(pool, src, &src_view, dst, dst_shape, to, bits)
+            }
+            (Some(from), Some(to)) => {
+                // The same layout is one copy, unless the source's padding
+                // (whatever it holds) would land on the destination's zeros.
+                let elements = StridedView::row_major(&dst_shape.dimensions)?.num_elements();
+                if src_shape.layout == dst_shape.layout && !has_padding(dst, to, elements, bits) {
+                    dst.copy_from_slice(src);
+                    return Ok(());
+                }
+                between_tilings(pool, (src, src_shape, from), (dst, dst_shape, to), bits)
+            }
+            // The dispatcher sends only tiled layouts here.
+            (None, None) => Err(RelayoutError::UnsupportedLayout {
+                shape: src_shape.human_string_with_layout(),
+                reason: "a relayout without tiles on the tiled path".to_owned(),
+            }),
         }
-        // The dispatcher sends only tiled layouts here.
-        (None, None) => Err(RelayoutError::UnsupportedLayout {
-            shape: src_shape.human_string_with_layout(),
-            reason: "a relayout without tiles on the tiled path".to_owned(),
-        }),
     }
 }
 

@@ -10,6 +10,7 @@ use stride_util::{StridedView, ViewError};
 use super::bits::element_bits;
 use super::relayout_plan::{FromTo, Padding, Path, RelayoutPlan, check_pair};
 use super::repack::{Repack, packed_width};
+use super::tiled_xla::TiledPlan;
 use super::{RelayoutError, padding_pattern};
 
 impl RelayoutPlan {
@@ -84,11 +85,9 @@ impl RelayoutPlan {
             .iter()
             .any(|s| s.layout.as_ref().is_some_and(|l| !l.tiles.is_empty()))
         {
+            let tiled = TiledPlan::new(src_shape, dst_shape)?;
             return Ok(Self {
-                path: Path::Tiled {
-                    src: src_shape.clone(),
-                    dst: dst_shape.clone(),
-                },
+                path: Path::Tiled(Box::new(tiled)),
             });
         }
         // The views first: a shape that is not an array has no element size.
