@@ -1,35 +1,32 @@
 //! `relayout`: a buffer of one XLA layout copied into a new buffer of
 //! another layout of the same array, read in place and written with the GIL
-//! released.
+//! released, on the calling thread or a pool of `threads` threads.
 
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadwriteArray1, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use relayout::relayout_xla;
+use relayout::{FromTo, RelayoutPlan, rayon, same_array};
 
 use crate::error;
 use crate::shape::shape_arg;
 
-/// The two shapes, checked to be the same array, with the byte size of the
-/// destination buffer; `len` must be the source buffer's byte size.
+/// The plan between the two shapes, checked to be the same array, with
+/// the byte size of the destination buffer; `len` must be the source
+/// buffer's byte size.
 fn plan(
     src: &Bound<'_, PyAny>,
     dst: &Bound<'_, PyAny>,
     len: usize,
-) -> PyResult<(schema::Shape, schema::Shape, usize)> {
+) -> PyResult<(RelayoutPlan, schema::Shape, usize)> {
     let (src, dst) = (shape_arg(src)?, shape_arg(dst)?);
-    if src.element_type != dst.element_type || src.dimensions != dst.dimensions {
+    if !same_array(&src, &dst) {
         return Err(error(format!(
             "source {} and destination {} are not the same array: element types and dimensions must match",
             src.human_string_with_layout(),
             dst.human_string_with_layout()
         )));
     }
-    let size = |shape: &schema::Shape| -> PyResult<usize> {
-        let bytes = shape_util::array_size(shape).map_err(error)?;
-        usize::try_from(bytes)
-            .map_err(|_| error(format!("a buffer of {shape} takes {bytes} bytes")))
-    };
+    let size = |shape: &schema::Shape| index_util::TiledLayout::buffer_bytes(shape).map_err(error);
     let expected = size(&src)?;
     if len != expected {
         return Err(error(format!(
@@ -37,25 +34,52 @@ fn plan(
         )));
     }
     let dst_len = size(&dst)?;
-    Ok((src, dst, dst_len))
+    let plan = RelayoutPlan::xla(FromTo {
+        from: &src,
+        to: &dst,
+    })
+    .map_err(error)?;
+    Ok((plan, dst, dst_len))
+}
+
+/// Runs `plan` from `input` into `output` on the calling thread (`threads`
+/// 1) or on a pool of `threads` threads.
+fn execute(
+    plan: &RelayoutPlan,
+    threads: usize,
+    input: &[u8],
+    output: &mut [u8],
+) -> Result<(), String> {
+    match threads {
+        0 => Err("threads must be at least 1".to_owned()),
+        1 => plan.run(input, output).map_err(|e| e.to_string()),
+        n => {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .map_err(|e| format!("cannot start {n} threads: {e}"))?;
+            plan.run_in(&pool, input, output).map_err(|e| e.to_string())
+        }
+    }
 }
 
 /// Relayouts the bytes of `data` (a contiguous 1-D `uint8` array, which may
-/// view any buffer) into a new `uint8` array.
+/// view any buffer) into a new `uint8` array, on `threads` threads.
 #[pyfunction]
 pub fn relayout_into_array<'py>(
     py: Python<'py>,
     data: PyReadonlyArray1<'py, u8>,
     src: &Bound<'py, PyAny>,
     dst: &Bound<'py, PyAny>,
+    threads: usize,
 ) -> PyResult<Bound<'py, PyArray1<u8>>> {
-    let (src_shape, dst_shape, dst_len) = plan(src, dst, data.len())?;
+    let (plan, _, dst_len) = plan(src, dst, data.len())?;
     let input = data.as_slice().map_err(error)?;
     let out = PyArray1::<u8>::zeros(py, dst_len, false);
     {
         let mut writer = out.try_readwrite().map_err(error)?;
         let output = writer.as_slice_mut().map_err(error)?;
-        py.detach(|| relayout_xla(input, &src_shape, output, &dst_shape))
+        py.detach(|| execute(&plan, threads, input, output))
             .map_err(error)?;
     }
     Ok(out)
@@ -69,11 +93,12 @@ pub fn relayout_into_bytes<'py>(
     data: PyReadonlyArray1<'py, u8>,
     src: &Bound<'py, PyAny>,
     dst: &Bound<'py, PyAny>,
+    threads: usize,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let (src_shape, dst_shape, dst_len) = plan(src, dst, data.len())?;
+    let (plan, _, dst_len) = plan(src, dst, data.len())?;
     let input = data.as_slice().map_err(error)?;
     PyBytes::new_with(py, dst_len, |output| {
-        py.detach(|| relayout_xla(input, &src_shape, output, &dst_shape))
+        py.detach(|| execute(&plan, threads, input, output))
             .map_err(error)
     })
 }
@@ -88,8 +113,9 @@ pub fn relayout_into<'py>(
     src: &Bound<'py, PyAny>,
     dst: &Bound<'py, PyAny>,
     mut out: PyReadwriteArray1<'py, u8>,
+    threads: usize,
 ) -> PyResult<()> {
-    let (src_shape, dst_shape, dst_len) = plan(src, dst, data.len())?;
+    let (plan, dst_shape, dst_len) = plan(src, dst, data.len())?;
     if out.len() != dst_len {
         return Err(error(format!(
             "out has {} bytes but a buffer of {dst_shape} has {dst_len}",
@@ -98,6 +124,6 @@ pub fn relayout_into<'py>(
     }
     let input = data.as_slice().map_err(error)?;
     let output = out.as_slice_mut().map_err(error)?;
-    py.detach(|| relayout_xla(input, &src_shape, output, &dst_shape))
+    py.detach(|| execute(&plan, threads, input, output))
         .map_err(error)
 }

@@ -113,3 +113,24 @@ def test_out_must_not_overlap_data_and_scalars_are_arrays():
         xla_shape.relayout(a, "u8[2,3]", "u8[2,3]{0,1}", out=a)
     out = xla_shape.relayout(np.float32(3.0), "f32[]", "f32[]")
     assert out.dtype == np.float32 and out.tolist() == [3.0]
+
+
+@pytest.mark.parametrize(
+    "dst",
+    ["f32[1024,1024]{0,1:T(8,128)}", "f32[1024,1024]{0,1:PAD(1030,1100)}"],
+)
+def test_threads_write_the_bytes_of_one_thread(dst):
+    # 4 MiB of f32: large enough for a pool to split every piece (at most
+    # one chunk per 512 KiB), into a tiled and a padded layout and back.
+    a = np.arange(1024 * 1024, dtype=np.float32).reshape(1024, 1024)
+    one = xla_shape.relayout(a, "f32[1024,1024]{1,0}", dst)
+    for threads in (2, 3):
+        many = xla_shape.relayout(a, "f32[1024,1024]{1,0}", dst, threads=threads)
+        assert np.array_equal(many, one)
+        out = np.empty_like(one)
+        xla_shape.relayout(a, "f32[1024,1024]{1,0}", dst, out=out, threads=threads)
+        assert np.array_equal(out, one)
+    back = xla_shape.relayout(one, dst, "f32[1024,1024]{1,0}", threads=2)
+    assert np.array_equal(back, a.reshape(-1))
+    with pytest.raises(xla_shape.XlaShapeError, match="threads"):
+        xla_shape.relayout(a, "f32[1024,1024]{1,0}", dst, threads=0)

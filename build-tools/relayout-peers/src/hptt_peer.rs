@@ -2,7 +2,7 @@
 //! byte type). Built only with the cargo feature `hptt` (the default).
 
 use crate::cases::Case;
-use crate::function::Function;
+use crate::measured::Function;
 
 /// The pause after each measurement of hptt on several threads: more than
 /// libgomp's default spin (300,000 rounds of `pause` before a waiting
@@ -15,7 +15,7 @@ const SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
 #[cfg(feature = "hptt")]
 pub fn function(case: &Case, threads: usize) -> Option<Function<'_>> {
     use crate::cases::Element;
-    use crate::function::{Run, cast, cast_mut};
+    use crate::measured::{Run, cast, cast_mut};
     use hptt::MemoryOrder::RowMajor;
     let (perm, shape) = (case.perm, case.shape);
     let run: Run<'_> = match case.element {

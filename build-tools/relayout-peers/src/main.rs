@@ -6,9 +6,9 @@
 mod args;
 mod buffers;
 mod cases;
-mod function;
 mod functions;
 mod hptt_peer;
+mod measured;
 mod report;
 mod timing;
 
@@ -201,7 +201,7 @@ fn run_case(
 /// Runs `f` once over a destination of 0xff bytes (no element of any case)
 /// and checks that it wrote the expected bytes (the source for the copy).
 fn verify(
-    f: &mut function::Function<'_>,
+    f: &mut measured::Function<'_>,
     case: &Case,
     src: &[u8],
     dst: &mut [u8],

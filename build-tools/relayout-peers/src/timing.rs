@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::function::Function;
+use crate::measured::Function;
 
 /// How to measure.
 #[derive(Clone, Copy, Debug)]

@@ -175,6 +175,28 @@ impl TiledLayout {
         Self::resolve(shape, Positions::Unchecked).map(|layout| layout.buffer_size_in_bytes())
     }
 
+    /// [`array_size_in_bytes`](Self::array_size_in_bytes) as the length of
+    /// a byte buffer: the size a buffer of `shape` is allocated and checked
+    /// with (classic padding, tiles and `E(n)` packing included).
+    ///
+    /// # Errors
+    ///
+    /// As [`array_size_in_bytes`](Self::array_size_in_bytes);
+    /// [`IndexError::Overflow`] if the size does not fit in `usize`.
+    ///
+    /// ```
+    /// use index_util::TiledLayout;
+    ///
+    /// let shape = "s4[10,200]{1,0:T(8,128)(4,1)E(4)}".parse().unwrap();
+    /// assert_eq!(TiledLayout::buffer_bytes(&shape).unwrap(), 2048);
+    /// ```
+    pub fn buffer_bytes(shape: &Shape) -> Result<usize, IndexError> {
+        let bytes = Self::array_size_in_bytes(shape)?;
+        usize::try_from(bytes).map_err(|_| IndexError::Overflow {
+            shape: shape.human_string(),
+        })
+    }
+
     /// [`new`](Self::new), or with `Positions::Unchecked` only the sizes
     /// (the positions of later tiles may then pass the buffer).
     fn resolve(shape: &Shape, positions: Positions) -> Result<Self, IndexError> {

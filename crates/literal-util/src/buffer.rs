@@ -70,9 +70,9 @@ pub(crate) fn storage_shape(shape: &Shape) -> Shape {
 /// The bytes of the buffer of an array shape in its layout (XLA's
 /// `ShapeUtil::ArraySize`, classic padding and tiles included).
 fn buffer_size(shape: &Shape) -> Result<u64, LiteralError> {
-    let layout = index_util::TiledLayout::new(shape)
+    let bytes = index_util::TiledLayout::buffer_bytes(shape)
         .map_err(|e| LiteralError::InvalidShape(e.to_string()))?;
-    Ok(layout.buffer_size_in_bytes().unsigned_abs())
+    Ok(u64::try_from(bytes).unwrap_or(u64::MAX))
 }
 
 /// The array `literal` as a raw buffer in `layout`, or in the layout of its

@@ -22,12 +22,10 @@ fn main() -> Result<(), Box<dyn Error>> {
     };
     let runs: usize = rest.first().map_or(Ok(20), |r| r.parse())?;
     let (src_shape, dst_shape): (Shape, Shape) = (src.parse()?, dst.parse()?);
-    let size = |shape: &Shape| -> Result<usize, Box<dyn Error>> {
-        Ok(usize::try_from(
-            TiledLayout::new(shape)?.buffer_size_in_bytes(),
-        )?)
-    };
-    let (src_len, dst_len) = (size(&src_shape)?, size(&dst_shape)?);
+    let (src_len, dst_len) = (
+        TiledLayout::buffer_bytes(&src_shape)?,
+        TiledLayout::buffer_bytes(&dst_shape)?,
+    );
     // Every byte different from its neighbours, so nothing is all zeros.
     let source: Vec<u8> = (0..src_len).map(|i| (i % 251) as u8).collect();
     let mut times = Vec::with_capacity(runs);

@@ -7,7 +7,7 @@
 
 use super::RelayoutError;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-use super::avx512_interleave::{fence, pack as simd_pack, unpack as simd_unpack};
+use super::kernels::x86::avx512_interleave::{fence, pack as simd_pack, unpack as simd_unpack};
 use super::kernels::{for_each_outer, is_large_bytes};
 use super::plan::Dim;
 use stride_util::StridedView;

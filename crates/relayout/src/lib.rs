@@ -22,36 +22,39 @@
 //! fastest applicable kernel runs: one memcpy, a memcpy per contiguous run,
 //! cache-blocked tiles for transposes, or a strided element loop.
 //! Everything is safe Rust, except the calls into the register transposes
-//! on x86_64: SSE2 (`sse2.rs`, `stream.rs`), AVX2 (`avx2.rs`) or AVX-512
-//! (`avx512.rs`, and `avx512_interleave.rs` for XLA's packing tiles),
-//! chosen at run time (`simd.rs`); other targets transpose tiles element by
-//! element.
-//! A relayout runs on the calling thread, or split into chunks on a rayon
-//! thread pool: the global one or the one the caller runs in
-//! ([`relayout_parallel`], [`relayout_with_threads`]), or one the caller
-//! passes ([`relayout_in_pool`]); no thread is started per call.
+//! on x86_64 (`kernels/x86/`): SSE2 (`sse2.rs`, `stream.rs`), AVX2
+//! (`avx2.rs`) or AVX-512 (`avx512.rs`, and `avx512_interleave.rs` for
+//! XLA's packing tiles), chosen at run time (`simd.rs`); other targets
+//! transpose tiles element by element.
+//!
+//! A [`RelayoutPlan`] does this planning once for a pair of views
+//! ([`RelayoutPlan::new`]) or XLA shapes ([`RelayoutPlan::xla`]) and runs
+//! it as often as needed: on the calling thread ([`RelayoutPlan::run`]),
+//! split into chunks on a rayon pool the caller passes
+//! ([`RelayoutPlan::run_in`]; [`rayon`] is re-exported to build one), or
+//! as one part of a larger copy ([`RelayoutPlan::run_part`]). No thread is
+//! started per call. The free functions are the one-shot forms: a plan
+//! built and run once ([`relayout`], [`relayout_xla`], [`relayout_bits`],
+//! [`relayout_part`], [`relayout_in_pool`], [`relayout_strategy`]), and
+//! the two splits a plan does not make: on the current rayon pool
+//! ([`relayout_parallel`]) and into a given number of chunks
+//! ([`relayout_with_threads`]).
 
 // Denied, not forbidden: the measured SIMD kernels allow it where they use
-// it (sse2.rs, stream.rs, avx2.rs, avx512.rs, avx512_interleave.rs).
+// it (kernels/x86/: sse2.rs, stream.rs, avx2.rs, avx512.rs,
+// avx512_interleave.rs).
 #![deny(unsafe_code)]
 
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-mod avx2;
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-mod avx512;
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-mod avx512_interleave;
+mod bits;
 mod interleave;
 mod kernels;
+mod one_shot;
 mod padding;
 mod parallel;
 mod plan;
+mod relayout_plan;
 mod repack;
 mod simd;
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-mod sse2;
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-mod stream;
 #[cfg(test)]
 mod stream_tests;
 mod sub_byte;
@@ -59,19 +62,30 @@ mod tiled;
 mod tiled_xla;
 mod xla;
 
-pub use padding::{fill_padding, padding_pattern};
-pub use parallel::{
-    MAX_THREADS, MIN_BYTES_PER_THREAD, relayout_in_pool, relayout_parallel, relayout_with_threads,
+pub use one_shot::{
+    relayout, relayout_bits, relayout_in_pool, relayout_parallel, relayout_part, relayout_strategy,
+    relayout_with_threads, relayout_xla,
 };
+pub use padding::{fill_padding, padding_pattern};
+pub use parallel::{MAX_THREADS, MIN_BYTES_PER_THREAD};
 pub use plan::Strategy;
+/// The thread pools of [`RelayoutPlan::run_in`], re-exported so that a
+/// caller needs no dependency of its own to build one.
+pub use rayon;
+pub use relayout_plan::{FromTo, RelayoutPlan};
 #[doc(hidden)]
 pub use simd::force_simd_level;
 pub use simd::{SimdLevel, detected_simd_level, simd_level};
 /// The view type of the relayout functions, re-exported from `stride-util`.
 pub use stride_util::StridedView;
-pub use xla::relayout_xla;
+pub use xla::same_array;
 
 use thiserror::Error;
+
+// The README's examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 use plan::Plan;
 use stride_util::{ViewError, numpy_tuple};
@@ -145,115 +159,14 @@ pub enum RelayoutError {
     View(#[from] ViewError),
 }
 
-/// Copies every element of `src_view` over `src` into the same logical
-/// position of `dst_view` over `dst`; elements are `element_size` bytes
-/// (any size; 1, 2, 4, 8 and 16 have dedicated kernels). Bytes of `dst`
-/// that `dst_view` does not address are left untouched.
-///
-/// # Errors
-///
-/// [`RelayoutError::ShapeMismatch`], [`RelayoutError::ElementSize`] for
-/// size 0, [`RelayoutError::OutsideBuffer`] if a view addresses an element
-/// outside its buffer, and [`RelayoutError::OverlappingDestination`] if the
-/// destination addresses an element twice (checked last: see
-/// [`StridedView::has_overlap`], whose [`ViewError::OverlapUndecided`]
-/// comes as [`RelayoutError::View`]).
-///
-/// ```
-/// use relayout::relayout;
-/// use stride_util::StridedView;
-///
-/// // Transpose a 2×3 matrix of u16.
-/// let src: Vec<u8> = [1u16, 2, 3, 4, 5, 6].iter().flat_map(|v| v.to_le_bytes()).collect();
-/// let src_view = StridedView::row_major(&[2, 3])?.transpose();
-/// let dst_view = StridedView::row_major(&[3, 2])?;
-/// let mut dst = vec![0u8; 12];
-/// relayout(&src, &src_view, &mut dst, &dst_view, 2)?;
-/// let values: Vec<u16> = dst.chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
-/// assert_eq!(values, [1, 4, 2, 5, 3, 6]);
-/// # Ok::<(), relayout::RelayoutError>(())
-/// ```
-pub fn relayout(
-    src: &[u8],
-    src_view: &StridedView,
-    dst: &mut [u8],
-    dst_view: &StridedView,
-    element_size: usize,
-) -> Result<(), RelayoutError> {
-    relayout_of_size(src, src_view, dst, dst_view, element_size, None)
-}
-
-/// [`relayout`] of one part of a larger copy of `whole_bytes` bytes, such
-/// as one piece of a reshard: the kernels choose between ordinary and
-/// streaming stores (which bypass the cache, for copies too large to stay
-/// in it) by the size of the whole, as if the parts were one relayout.
-/// The bytes written and the errors are those of [`relayout`].
-///
-/// # Errors
-///
-/// Exactly those of [`relayout`].
-///
-/// ```
-/// use relayout::{StridedView, relayout_part};
-///
-/// // The left half of a 4×4 u8 matrix, as one half of a 16-byte copy.
-/// let src: Vec<u8> = (0..16).collect();
-/// let half = StridedView::new(&[4, 2], &[4, 1], 0)?;
-/// let mut dst = [0_u8; 8];
-/// relayout_part(&src, &half, &mut dst, &StridedView::row_major(&[4, 2])?, 1, 16)?;
-/// assert_eq!(dst, [0, 1, 4, 5, 8, 9, 12, 13]);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn relayout_part(
-    src: &[u8],
-    src_view: &StridedView,
-    dst: &mut [u8],
-    dst_view: &StridedView,
-    element_size: usize,
-    whole_bytes: u64,
-) -> Result<(), RelayoutError> {
-    relayout_of_size(
-        src,
-        src_view,
-        dst,
-        dst_view,
-        element_size,
-        Some(whole_bytes),
-    )
-}
-
-/// [`relayout`] as part of a copy of `whole_bytes` (see
-/// [`relayout_with_tail`]), elements of size 0 refused.
-fn relayout_of_size(
-    src: &[u8],
-    src_view: &StridedView,
-    dst: &mut [u8],
-    dst_view: &StridedView,
-    element_size: usize,
-    whole_bytes: Option<u64>,
-) -> Result<(), RelayoutError> {
-    if element_size == 0 {
-        return Err(RelayoutError::ElementSize { bits: 0 });
-    }
-    relayout_with_tail(
-        src,
-        src_view,
-        dst,
-        dst_view,
-        element_size,
-        None,
-        whole_bytes,
-    )
-    .map(|_| ())
-}
-
-/// [`relayout`], also writing `tail = (element bytes, count)` right after
-/// every destination row when the plan's innermost dimension is the
-/// destination's contiguous row of the same size as `row_size` (so padding
-/// is filled while the row is in cache). Returns whether the tails were
-/// written. `whole_bytes`, if given, is the size of the whole relayout this
-/// one is a part of (one thread's share), which decides whether the kernels
-/// write with streaming stores (else this relayout's own size does).
+/// The copy of `src_view` over `src` into `dst_view` over `dst` after
+/// [`check_views`], also writing `tail = (element bytes, row size, count)`
+/// right after every destination row when the plan's innermost dimension
+/// is the destination's contiguous row of `row size` (so padding is filled
+/// while the row is in cache). Returns whether the tails were written.
+/// `whole_bytes`, if given, is the size of the whole relayout this one is
+/// a part of (one thread's share), which decides whether the kernels write
+/// with streaming stores (else this relayout's own size does).
 pub(crate) fn relayout_with_tail(
     src: &[u8],
     src_view: &StridedView,
@@ -271,6 +184,26 @@ pub(crate) fn relayout_with_tail(
         return Ok(false);
     }
     let plan = Plan::new(src_view, dst_view);
+    Ok(copy_planned(
+        &plan,
+        (src, src_view),
+        (dst, dst_view),
+        element_size,
+        tail,
+        whole_bytes,
+    ))
+}
+
+/// [`relayout_with_tail`] of views already checked against their buffers,
+/// with their canonical `plan`.
+pub(crate) fn copy_planned(
+    plan: &Plan,
+    (src, src_view): (&[u8], &StridedView),
+    (dst, dst_view): (&mut [u8], &StridedView),
+    element_size: usize,
+    tail: Option<(&[u8], i64, i64)>,
+    whole_bytes: Option<u64>,
+) -> bool {
     // The tail applies if the innermost dimension is the padded row and
     // the padding after the last row is inside the buffer.
     let tail = tail.filter(|&(_, row_size, count)| {
@@ -282,18 +215,17 @@ pub(crate) fn relayout_with_tail(
             })
     });
     let large = whole_bytes.map(kernels::is_large_bytes);
-    let applied = match element_size {
-        1 => run::<1>(&plan, src, dst, tail, large),
-        2 => run::<2>(&plan, src, dst, tail, large),
-        4 => run::<4>(&plan, src, dst, tail, large),
-        8 => run::<8>(&plan, src, dst, tail, large),
-        16 => run::<16>(&plan, src, dst, tail, large),
+    match element_size {
+        1 => run::<1>(plan, src, dst, tail, large),
+        2 => run::<2>(plan, src, dst, tail, large),
+        4 => run::<4>(plan, src, dst, tail, large),
+        8 => run::<8>(plan, src, dst, tail, large),
+        16 => run::<16>(plan, src, dst, tail, large),
         _ => {
             copy_any_size(src, src_view, dst, dst_view, element_size);
             false
         }
-    };
-    Ok(applied)
+    }
 }
 
 /// Runs the kernel for `N`-byte elements (`large`: see
@@ -320,70 +252,9 @@ fn tail_of<const N: usize>(tail: Option<(&[u8], i64, i64)>) -> Option<kernels::T
     })
 }
 
-/// [`relayout`] for elements of `element_size_in_bits`: whole bytes, or
-/// 1, 2 or 4 bits packed into bytes as XLA's `E(n)` layouts store them
-/// (element `k` of the buffer in bits `k·n .. k·n+n` counting from the
-/// least significant bit of byte 0). Sub-byte elements take a correct but
-/// slow element-by-element path.
-///
-/// # Errors
-///
-/// As [`relayout`]; [`RelayoutError::ElementSize`] for other bit sizes.
-///
-/// ```
-/// use relayout::relayout_bits;
-/// use stride_util::StridedView;
-///
-/// // Four 4-bit elements 1,2,3,4 packed in two bytes, reversed.
-/// let src = [0x21u8, 0x43];
-/// let mut dst = [0u8; 2];
-/// let view = StridedView::row_major(&[4])?;
-/// relayout_bits(&src, &view.flip()?, &mut dst, &view, 4)?;
-/// assert_eq!(dst, [0x34, 0x12]);
-/// # Ok::<(), relayout::RelayoutError>(())
-/// ```
-pub fn relayout_bits(
-    src: &[u8],
-    src_view: &StridedView,
-    dst: &mut [u8],
-    dst_view: &StridedView,
-    element_size_in_bits: u32,
-) -> Result<(), RelayoutError> {
-    match element_size_in_bits {
-        1 | 2 | 4 => {
-            let bits = element_size_in_bits;
-            check_views(
-                (src_view, xla::capacity_in_elements(src.len(), bits)),
-                (dst_view, xla::capacity_in_elements(dst.len(), bits)),
-            )?;
-            sub_byte::copy(src, src_view, dst, dst_view, element_size_in_bits);
-            Ok(())
-        }
-        bits if bits > 0 && bits % 8 == 0 => {
-            relayout(src, src_view, dst, dst_view, bits as usize / 8)
-        }
-        bits => Err(RelayoutError::ElementSize {
-            bits: u64::from(bits),
-        }),
-    }
-}
-
-/// The strategy [`relayout`] would use to copy `src_view` into `dst_view`
-/// with elements of `element_size` bytes.
-///
-/// ```
-/// use relayout::{Strategy, relayout_strategy};
-/// use stride_util::StridedView;
-///
-/// let a = StridedView::row_major(&[64, 64])?;
-/// assert_eq!(relayout_strategy(&a, &a, 4), Strategy::SingleCopy);
-/// assert_eq!(relayout_strategy(&a.transpose(), &a, 4), Strategy::Tiled);
-/// assert_eq!(relayout_strategy(&a.transpose(), &a, 3), Strategy::Elements);
-/// let padded = StridedView::new(&[64, 64], &[80, 1], 0)?;
-/// assert_eq!(relayout_strategy(&a, &padded, 4), Strategy::Runs);
-/// # Ok::<(), stride_util::ViewError>(())
-/// ```
-pub fn relayout_strategy(
+/// The strategy of copying `src_view` into `dst_view` with elements of
+/// `element_size` bytes.
+pub(crate) fn strategy_of(
     src_view: &StridedView,
     dst_view: &StridedView,
     element_size: usize,
@@ -391,13 +262,18 @@ pub fn relayout_strategy(
     if src_view.is_empty() || src_view.sizes() != dst_view.sizes() {
         return Strategy::Empty;
     }
-    let plan = Plan::new(src_view, dst_view);
+    strategy_of_plan(&Plan::new(src_view, dst_view), element_size)
+}
+
+/// The strategy of the canonical `plan` with elements of `element_size`
+/// bytes.
+pub(crate) fn strategy_of_plan(plan: &Plan, element_size: usize) -> Strategy {
     match element_size {
-        1 => kernels::strategy::<1>(&plan, kernels::is_large::<1>(&plan)).0,
-        2 => kernels::strategy::<2>(&plan, kernels::is_large::<2>(&plan)).0,
-        4 => kernels::strategy::<4>(&plan, kernels::is_large::<4>(&plan)).0,
-        8 => kernels::strategy::<8>(&plan, kernels::is_large::<8>(&plan)).0,
-        16 => kernels::strategy::<16>(&plan, kernels::is_large::<16>(&plan)).0,
+        1 => kernels::strategy::<1>(plan, kernels::is_large::<1>(plan)).0,
+        2 => kernels::strategy::<2>(plan, kernels::is_large::<2>(plan)).0,
+        4 => kernels::strategy::<4>(plan, kernels::is_large::<4>(plan)).0,
+        8 => kernels::strategy::<8>(plan, kernels::is_large::<8>(plan)).0,
+        16 => kernels::strategy::<16>(plan, kernels::is_large::<16>(plan)).0,
         _ => Strategy::Elements,
     }
 }
@@ -406,7 +282,7 @@ pub fn relayout_strategy(
 /// stays inside its buffer of the given length in elements, and that the
 /// destination writes every element once (the overlap check, bounded but
 /// the costliest, comes last).
-fn check_views(
+pub(crate) fn check_views(
     (src_view, src_len): (&StridedView, i64),
     (dst_view, dst_len): (&StridedView, i64),
 ) -> Result<(), RelayoutError> {
@@ -428,11 +304,15 @@ fn check_views(
 }
 
 /// The number of whole elements of `element_size` bytes in `bytes`.
-fn elements_in(bytes: usize, element_size: usize) -> i64 {
+pub(crate) fn elements_in(bytes: usize, element_size: usize) -> i64 {
     i64::try_from(bytes / element_size).unwrap_or(i64::MAX)
 }
 
-fn check_buffer(side: &'static str, view: &StridedView, len: i64) -> Result<(), RelayoutError> {
+pub(crate) fn check_buffer(
+    side: &'static str,
+    view: &StridedView,
+    len: i64,
+) -> Result<(), RelayoutError> {
     view.check_inside(len).map_err(|error| match error {
         ViewError::OutsideBuffer { offset, len } => {
             RelayoutError::OutsideBuffer { side, offset, len }

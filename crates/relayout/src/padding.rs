@@ -5,6 +5,7 @@ use index_util::PhysicalLayout;
 use schema::{PaddingValue, PrimitiveType, Shape};
 
 use super::RelayoutError;
+use super::bits::{capacity_in_elements, element_bits};
 use super::sub_byte;
 use stride_util::ViewError;
 
@@ -184,8 +185,8 @@ pub(crate) fn fill_padding_except_row_tails(
     let Some(pattern) = padding_pattern(ty, value)? else {
         return Ok(());
     };
-    let bits = super::xla::element_bits(shape)?;
-    let capacity = super::xla::capacity_in_elements(dst.len(), bits);
+    let bits = element_bits(shape)?;
+    let capacity = capacity_in_elements(dst.len(), bits);
     let total = physical.padded_element_count();
     if total > capacity {
         return Err(RelayoutError::OutsideBuffer {

@@ -6,17 +6,17 @@
 //! alignment allows it, so that every thread writes whole destination
 //! lines (and reads whole source lines, where the split axis is one that
 //! the source packs several indices of to a line). Each chunk is an
-//! ordinary [`relayout`] of a sub-view into its own `&mut` sub-slice, run
+//! ordinary [`relayout`](crate::relayout) of a sub-view into its own `&mut` sub-slice, run
 //! as a rayon task, so the bytes written are exactly those of the
 //! single-threaded relayout, and so are the errors (the views are checked
-//! once, before the split, in [`relayout`]'s order).
+//! once, before the split, in [`relayout`](crate::relayout)'s order).
 //!
 //! No thread is started per call. The chunks run on a persistent pool:
-//! the current rayon pool ([`relayout_parallel`],
-//! [`relayout_with_threads`]: rayon's global pool, whose threads start
+//! the current rayon pool ([`relayout_parallel`](crate::relayout_parallel),
+//! [`relayout_with_threads`](crate::relayout_with_threads): rayon's global pool, whose threads start
 //! once and are shared with the caller's own `par_iter`s, or the pool the
 //! caller runs in with `ThreadPool::install`), or a pool the caller passes
-//! ([`relayout_in_pool`]). The calling thread runs the first chunk itself
+//! ([`relayout_in_pool`](crate::relayout_in_pool)). The calling thread runs the first chunk itself
 //! while the pool runs the others, then waits for them; a worker of the
 //! pool takes other work of its pool while it waits (its own chunks
 //! first), so a pool that is busy with the caller's own work, or has one
@@ -27,7 +27,7 @@
 //! waits from the start, a worker of the pool running the first chunk
 //! (see `run`).
 //!
-//! [`relayout_parallel`] and [`relayout_in_pool`] make at most one chunk
+//! [`relayout_parallel`](crate::relayout_parallel) and [`relayout_in_pool`](crate::relayout_in_pool) make at most one chunk
 //! per [`MIN_BYTES_PER_THREAD`] bytes of destination elements (twice that
 //! where the relayout copies contiguous runs), so small copies run on the
 //! calling thread without waking the pool; whether the split pays off on
@@ -40,13 +40,10 @@ use rayon::iter::{IndexedParallelIterator, IntoParallelRefMutIterator, ParallelI
 use rayon::{Scope, ThreadPool};
 
 use super::kernels::{SMALL_THRESHOLDS, is_large_bytes};
-use super::{
-    RelayoutError, Strategy, check_views, elements_in, relayout, relayout_strategy,
-    relayout_with_tail,
-};
+use super::{RelayoutError, Strategy, check_views, elements_in, relayout_with_tail, strategy_of};
 use stride_util::StridedView;
 
-/// [`relayout_parallel`] and [`relayout_in_pool`] add a chunk (a task for
+/// [`relayout_parallel`](crate::relayout_parallel) and [`relayout_in_pool`](crate::relayout_in_pool) add a chunk (a task for
 /// one more thread) only for every this many bytes of destination
 /// elements, or twice as many where the relayout copies contiguous runs
 /// (`Strategy::SingleCopy` or `Strategy::Runs`, about twice as fast a byte
@@ -60,7 +57,7 @@ use stride_util::StridedView;
 /// fuzz` and Miri, so that small arrays take the parallel path there.
 pub const MIN_BYTES_PER_THREAD: u64 = if SMALL_THRESHOLDS { 64 } else { 512 << 10 };
 
-/// [`relayout_with_threads`] splits a copy into at most this many chunks,
+/// [`relayout_with_threads`](crate::relayout_with_threads) splits a copy into at most this many chunks,
 /// whatever it is asked for (so that a huge count cannot make a task per
 /// element).
 pub const MAX_THREADS: usize = 1024;
@@ -70,153 +67,31 @@ pub const MAX_THREADS: usize = 1024;
 /// write the same cache line.
 const CACHE_LINE: u16 = 64;
 
-/// [`relayout`] on the current rayon pool (rayon's global pool, or the
-/// pool the caller runs in with `ThreadPool::install`), in as many chunks
-/// as the pool has threads (`rayon::current_num_threads()`), but at most
-/// one per [`MIN_BYTES_PER_THREAD`] bytes of destination elements (twice
-/// that for copies of contiguous runs): small copies run on the calling
-/// thread without involving the pool. See [`relayout_with_threads`] for
-/// how the work is split.
-///
-/// # Errors
-///
-/// Exactly those of [`relayout`].
-///
-/// ```
-/// use relayout::relayout_parallel;
-/// use stride_util::StridedView;
-///
-/// // Transpose a 2048×2048 f32 matrix (16 MiB: split over rayon's global
-/// // pool if the machine has several cores).
-/// let a = StridedView::row_major(&[2048, 2048])?;
-/// let src: Vec<u8> = (0..2048 * 2048 * 4).map(|i| (i % 251) as u8).collect();
-/// let mut dst = vec![0u8; src.len()];
-/// relayout_parallel(&src, &a.transpose(), &mut dst, &a, 4)?;
-/// // Element (1, 0) of the result is element (0, 1) of the source.
-/// assert_eq!(dst[2048 * 4..2049 * 4], src[4..8]);
-/// # Ok::<(), relayout::RelayoutError>(())
-/// ```
-pub fn relayout_parallel(
+/// The copy of `src_view` into `dst_view` (elements of `element_size`
+/// bytes, not 0) on `pool`, or on the current rayon pool if `None`, in as
+/// many chunks as the pool has threads but at most one per
+/// [`MIN_BYTES_PER_THREAD`] bytes (see [`chunk_count`]); a copy of one
+/// chunk runs on the calling thread. The errors are those of a relayout
+/// on one thread.
+pub(crate) fn sized(
+    pool: Option<&ThreadPool>,
     src: &[u8],
     src_view: &StridedView,
     dst: &mut [u8],
     dst_view: &StridedView,
     element_size: usize,
 ) -> Result<(), RelayoutError> {
-    match sized_count(
-        src_view,
-        dst_view,
-        element_size,
-        rayon::current_num_threads(),
-    ) {
-        Some(count) => on_pool(None, src, src_view, dst, dst_view, element_size, count),
-        None => relayout(src, src_view, dst, dst_view, element_size),
+    match chunk_count(pool, src_view, dst_view, element_size) {
+        Some(count) => on_pool(pool, src, src_view, dst, dst_view, element_size, count),
+        None => {
+            relayout_with_tail(src, src_view, dst, dst_view, element_size, None, None).map(|_| ())
+        }
     }
 }
 
-/// [`relayout`] on `pool`, in as many chunks as it has threads, but (as
-/// [`relayout_parallel`]) at most one per [`MIN_BYTES_PER_THREAD`] bytes
-/// of destination elements (twice that for copies of contiguous runs): a
-/// copy that makes a single chunk (a small one, or any on a pool of one
-/// thread) runs on the calling thread without entering the pool.
-/// Otherwise the calling thread runs the first chunk and `pool` the others
-/// (see the module docs), whether the caller is outside `pool` or one of
-/// its workers (say inside its `par_iter`), so that the caller works
-/// instead of waiting for a worker to wake. To split a copy into a given
-/// number of chunks whatever its size, call [`relayout_with_threads`]
-/// inside `pool.install`.
-///
-/// # Errors
-///
-/// Exactly those of [`relayout`].
-///
-/// ```
-/// use relayout::{relayout, relayout_in_pool};
-/// use stride_util::StridedView;
-///
-/// // A pool built once and used for every relayout (and anything else).
-/// let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build()?;
-/// // NCHW -> NHWC of an f32 [8, 64, 56, 56] tensor (6.1 MiB: 3 chunks).
-/// let sizes = [8, 64, 56, 56];
-/// let (nchw, nhwc) = (StridedView::nchw(&sizes)?, StridedView::nhwc(&sizes)?);
-/// let src: Vec<u8> = (0..8 * 64 * 56 * 56 * 4).map(|i| (i % 251) as u8).collect();
-/// let mut dst = vec![0u8; src.len()];
-/// relayout_in_pool(&pool, &src, &nchw, &mut dst, &nhwc, 4)?;
-/// let mut expected = vec![0u8; src.len()];
-/// relayout(&src, &nchw, &mut expected, &nhwc, 4)?;
-/// assert!(dst == expected);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn relayout_in_pool(
-    pool: &ThreadPool,
-    src: &[u8],
-    src_view: &StridedView,
-    dst: &mut [u8],
-    dst_view: &StridedView,
-    element_size: usize,
-) -> Result<(), RelayoutError> {
-    match sized_count(src_view, dst_view, element_size, pool.current_num_threads()) {
-        Some(count) => on_pool(
-            Some(pool),
-            src,
-            src_view,
-            dst,
-            dst_view,
-            element_size,
-            count,
-        ),
-        None => relayout(src, src_view, dst, dst_view, element_size),
-    }
-}
-
-/// [`relayout`] split into `threads` chunks (at most [`MAX_THREADS`]),
-/// whatever the size of the copy, run on the current rayon pool (rayon's
-/// global pool, or the pool the caller runs in with `ThreadPool::install`):
-/// no thread is started, and the chunks share the pool's threads (more
-/// chunks than threads queue; a pool of one thread runs them one after
-/// another).
-///
-/// The destination's dimension with the largest stride is split into
-/// `threads` chunks (if it is shorter, into its indices, each split
-/// further along the next dimension with its share of the chunks), each
-/// written by one task into its own byte range of `dst`; chunk boundaries
-/// fall on 64-byte boundaries of `dst` where its address and the stride
-/// allow. A destination that cannot be split into disjoint byte ranges
-/// (its largest stride does not exceed the reach of the others, as in some
-/// interleaved views) is copied on the calling thread, as is any copy for
-/// `threads` = 1. The bytes written are exactly those [`relayout`] writes;
-/// every chunk writes with streaming stores if the whole relayout is large
-/// enough for them.
-///
-/// # Errors
-///
-/// Exactly those of [`relayout`].
-///
-/// ```
-/// use std::num::NonZeroUsize;
-/// use relayout::{relayout, relayout_with_threads};
-/// use stride_util::StridedView;
-///
-/// // NCHW -> NHWC of a u8 [2, 3, 40, 50] tensor in 3 chunks, on rayon's
-/// // global pool; then in 5 chunks on a pool of 2 threads.
-/// let sizes = [2, 3, 40, 50];
-/// let (nchw, nhwc) = (StridedView::nchw(&sizes)?, StridedView::nhwc(&sizes)?);
-/// let src: Vec<u8> = (0..2 * 3 * 40 * 50).map(|i| (i % 251) as u8).collect();
-/// let mut expected = vec![0u8; src.len()];
-/// relayout(&src, &nchw, &mut expected, &nhwc, 1)?;
-/// let mut dst = vec![0u8; src.len()];
-/// let three = NonZeroUsize::new(3).unwrap_or(NonZeroUsize::MIN);
-/// relayout_with_threads(&src, &nchw, &mut dst, &nhwc, 1, three)?;
-/// assert_eq!(dst, expected);
-///
-/// let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build()?;
-/// let five = NonZeroUsize::new(5).unwrap_or(NonZeroUsize::MIN);
-/// let mut dst = vec![0u8; src.len()];
-/// pool.install(|| relayout_with_threads(&src, &nchw, &mut dst, &nhwc, 1, five))?;
-/// assert_eq!(dst, expected);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn relayout_with_threads(
+/// The copy split into `threads` chunks (at most [`MAX_THREADS`]) whatever
+/// its size, on the current rayon pool; on the calling thread for one.
+pub(crate) fn split(
     src: &[u8],
     src_view: &StridedView,
     dst: &mut [u8],
@@ -224,8 +99,9 @@ pub fn relayout_with_threads(
     element_size: usize,
     threads: NonZeroUsize,
 ) -> Result<(), RelayoutError> {
-    if threads.get() == 1 || element_size == 0 {
-        return relayout(src, src_view, dst, dst_view, element_size);
+    if threads.get() == 1 {
+        return relayout_with_tail(src, src_view, dst, dst_view, element_size, None, None)
+            .map(|_| ());
     }
     on_pool(
         None,
@@ -238,15 +114,17 @@ pub fn relayout_with_threads(
     )
 }
 
-/// The number of chunks of a copy of `src_view` into `dst_view` on
-/// `threads` threads, at most one per [`MIN_BYTES_PER_THREAD`] bytes (twice
-/// that where it copies contiguous runs), if more than one.
-fn sized_count(
+/// The number of chunks of a copy of `src_view` into `dst_view` on `pool`
+/// (the current rayon pool if `None`): one per thread, at most one per
+/// [`MIN_BYTES_PER_THREAD`] bytes (twice that where it copies contiguous
+/// runs), if more than one.
+pub(crate) fn chunk_count(
+    pool: Option<&ThreadPool>,
     src_view: &StridedView,
     dst_view: &StridedView,
     element_size: usize,
-    threads: usize,
 ) -> Option<usize> {
+    let threads = pool.map_or_else(rayon::current_num_threads, ThreadPool::current_num_threads);
     let bytes = u64::try_from(dst_view.num_elements())
         .unwrap_or(0)
         .saturating_mul(u64::try_from(element_size).unwrap_or(u64::MAX));
@@ -256,7 +134,7 @@ fn sized_count(
     // Only a copy large enough to split is planned (for its strategy).
     let copies_runs = count > 1
         && matches!(
-            relayout_strategy(src_view, dst_view, element_size),
+            strategy_of(src_view, dst_view, element_size),
             Strategy::SingleCopy | Strategy::Runs
         );
     let count = if copies_runs {
@@ -266,10 +144,9 @@ fn sized_count(
     };
     (count > 1).then_some(count)
 }
-
-/// [`relayout`] in `count` chunks (at most [`MAX_THREADS`]) on `pool`, or
+/// [`relayout`](crate::relayout) in `count` chunks (at most [`MAX_THREADS`]) on `pool`, or
 /// on the current rayon pool if `None`; `element_size` is not 0.
-fn on_pool(
+pub(crate) fn on_pool(
     pool: Option<&ThreadPool>,
     src: &[u8],
     src_view: &StridedView,
@@ -296,7 +173,9 @@ fn on_pool(
                 .unwrap_or(u64::MAX);
             run(pool, src, dst, &chunks, element_size, whole_bytes)
         }
-        None => relayout(src, src_view, dst, dst_view, element_size),
+        None => {
+            relayout_with_tail(src, src_view, dst, dst_view, element_size, None, None).map(|_| ())
+        }
     }
 }
 

@@ -1,14 +1,15 @@
 //! Relayout between a sub-byte type stored one element per byte (a layout
 //! without `E(n)`, as XLA's literals hold `s4`, `u2`, `f4e2m1fn`, ...) and
 //! the same type packed (`E(n)` with the type's own bit width), through a
-//! buffer of one byte per element laid out as the packed side.
+//! buffer of one byte per element laid out as the packed side (relaid by
+//! a plan the caller builds for [`Repack::middle`]'s shapes).
 
 use schema::{PrimitiveType, Shape};
 
+use super::RelayoutError;
+use super::bits::element_bits;
 use super::sub_byte;
 use super::tiled_xla::buffer_of;
-use super::xla::element_bits;
-use super::{RelayoutError, relayout_xla};
 
 /// The packed width `n` if one side of the relayout stores the sub-byte
 /// type one element per byte and the other packs it in `E(n)`, `n` being
@@ -35,43 +36,91 @@ fn packed_bytes(elements: usize, bits: u32) -> usize {
     ((elements as u128 * u128::from(bits)).div_ceil(8)) as usize
 }
 
-/// [`relayout_xla`] when exactly one side packs the sub-byte type in
-/// `E(bits)` (see [`packed_width`]): element `k` of the one-byte-per-element
-/// buffer laid out as the packed side is bits `k·n .. k·n+n` of the packed
-/// buffer; packing keeps the low `n` bits of each byte, unpacking writes
-/// them zero-extended (as XLA's literals store sub-byte values).
-pub(crate) fn relayout_repacking(
-    src: &[u8],
-    src_shape: &Shape,
-    dst: &mut [u8],
-    dst_shape: &Shape,
+/// The packing or unpacking half of a relayout where exactly one side
+/// packs the sub-byte type in `E(bits)` (see [`packed_width`]): element `k`
+/// of the one-byte-per-element buffer laid out as the packed side is bits
+/// `k·n .. k·n+n` of the packed buffer; packing keeps the low `n` bits of
+/// each byte, unpacking writes them zero-extended (as XLA's literals store
+/// sub-byte values).
+#[derive(Debug, Clone)]
+pub(crate) struct Repack {
+    /// Whether the destination is the packed side (else the source).
+    packs: bool,
+    /// The packed side's shape.
+    packed: Shape,
+    /// The packed side's layout with one byte per element.
+    middle: Shape,
+    /// The elements (bytes) of the middle buffer.
+    count: usize,
     bits: u32,
-) -> Result<(), RelayoutError> {
-    if element_bits(dst_shape)? == bits {
-        let middle_shape = unpacked(dst_shape);
-        let (_, count) = buffer_of(&middle_shape)?;
+}
+
+impl Repack {
+    /// The repacking between `src_shape` and `dst_shape`, one of them
+    /// packed in `E(bits)`.
+    pub(crate) fn new(
+        src_shape: &Shape,
+        dst_shape: &Shape,
+        bits: u32,
+    ) -> Result<Self, RelayoutError> {
+        let packs = element_bits(dst_shape)? == bits;
+        let packed = if packs { dst_shape } else { src_shape }.clone();
+        let middle = unpacked(&packed);
+        let (_, count) = buffer_of(&middle)?;
+        Ok(Self {
+            packs,
+            packed,
+            middle,
+            count,
+            bits,
+        })
+    }
+
+    /// The shapes of the relayout through the middle buffer: from the
+    /// source into the middle when packing, from the middle into the
+    /// destination when unpacking.
+    pub(crate) fn middle<'a>(
+        &'a self,
+        src_shape: &'a Shape,
+        dst_shape: &'a Shape,
+    ) -> (&'a Shape, &'a Shape) {
+        if self.packs {
+            (src_shape, &self.middle)
+        } else {
+            (&self.middle, dst_shape)
+        }
+    }
+
+    /// Runs the repacking from `src` into `dst`, `relay` being the
+    /// relayout of [`Repack::middle`]'s shapes.
+    pub(crate) fn run(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        relay: impl FnOnce(&[u8], &mut [u8]) -> Result<(), RelayoutError>,
+    ) -> Result<(), RelayoutError> {
+        let (count, bits) = (self.count, self.bits);
         let need = packed_bytes(count, bits);
-        if dst.len() < need {
-            return Err(too_small("destination", dst_shape, need, dst.len()));
+        if self.packs {
+            if dst.len() < need {
+                return Err(too_small("destination", &self.packed, need, dst.len()));
+            }
+            let mut middle = vec![0_u8; count];
+            relay(src, &mut middle)?;
+            for (k, &value) in (0_i64..).zip(&middle) {
+                sub_byte::set(dst, k, bits, value);
+            }
+            Ok(())
+        } else {
+            if src.len() < need {
+                return Err(too_small("source", &self.packed, need, src.len()));
+            }
+            let middle: Vec<u8> = (0_i64..)
+                .take(count)
+                .map(|k| sub_byte::get(src, k, bits))
+                .collect();
+            relay(&middle, dst)
         }
-        let mut middle = vec![0_u8; count];
-        relayout_xla(src, src_shape, &mut middle, &middle_shape)?;
-        for (k, &value) in (0_i64..).zip(&middle) {
-            sub_byte::set(dst, k, bits, value);
-        }
-        Ok(())
-    } else {
-        let middle_shape = unpacked(src_shape);
-        let (_, count) = buffer_of(&middle_shape)?;
-        let need = packed_bytes(count, bits);
-        if src.len() < need {
-            return Err(too_small("source", src_shape, need, src.len()));
-        }
-        let middle: Vec<u8> = (0_i64..)
-            .take(count)
-            .map(|k| sub_byte::get(src, k, bits))
-            .collect();
-        relayout_xla(&middle, &middle_shape, dst, dst_shape)
     }
 }
 

@@ -5,28 +5,27 @@
 use index_util::{IndexError, TiledLayout};
 use schema::{COMBINE_DIMENSION, Shape};
 
-use super::interleave;
+use rayon::ThreadPool;
+
+use super::bits::{capacity_in_elements, element_bits};
 use super::tiled::{Slab, Tiling};
-use super::xla::element_bits;
-use super::{RelayoutError, fill_padding, relayout_bits};
+use super::{
+    RelayoutError, check_views, fill_padding, interleave, parallel, relayout_with_tail, sub_byte,
+};
 use stride_util::StridedView;
 use stride_util::ViewError;
 
 /// The buffer of `shape` ([`TiledLayout`]) and its size in bytes: for a
-/// tiled layout what XLA allocates (`ShapeUtil::ArraySize`).
+/// tiled layout what XLA allocates ([`TiledLayout::buffer_len`]).
 pub(crate) fn buffer_of(shape: &Shape) -> Result<(TiledLayout, usize), RelayoutError> {
-    let layout = TiledLayout::new(shape).map_err(|error| match error {
+    let error = |error| match error {
         IndexError::UnsupportedTiledLayout { shape, reason } => {
             RelayoutError::UnsupportedLayout { shape, reason }
         }
         other => RelayoutError::View(ViewError::from(other)),
-    })?;
-    let bytes = usize::try_from(layout.buffer_size_in_bytes()).map_err(|_| {
-        RelayoutError::View(ViewError::Overflow {
-            what: "the buffer size in bytes",
-            of: shape.human_string_with_layout(),
-        })
-    })?;
+    };
+    let layout = TiledLayout::new(shape).map_err(error)?;
+    let bytes = TiledLayout::buffer_bytes(shape).map_err(error)?;
     Ok((layout, bytes))
 }
 
@@ -55,73 +54,117 @@ fn combines(shape: &Shape) -> bool {
     })
 }
 
-/// [`relayout_xla`](crate::relayout_xla) when either side is tiled (the
-/// types and dimensions were checked equal).
-pub(crate) fn relayout_tiled(
-    src: &[u8],
-    src_shape: &Shape,
-    dst: &mut [u8],
-    dst_shape: &Shape,
-) -> Result<(), RelayoutError> {
-    let bits = element_bits(src_shape)?;
-    if element_bits(dst_shape)? != bits {
-        return Err(RelayoutError::ElementSize {
-            bits: u64::from(element_bits(dst_shape)?),
-        });
-    }
-    let (src_layout, src_bytes) = buffer_of(src_shape)?;
-    let (dst_layout, dst_bytes) = buffer_of(dst_shape)?;
-    for (side, shape, need, len) in [
-        ("source", src_shape, src_bytes, src.len()),
-        ("destination", dst_shape, dst_bytes, dst.len()),
-    ] {
-        if len < need {
-            return Err(RelayoutError::BufferTooSmall {
-                side,
-                shape: shape.human_string_with_layout(),
-                expected: need,
-                actual: len,
+/// The relayout of XLA shapes when either side is tiled (the types and
+/// dimensions were checked equal), resolved once: both buffers and, unless
+/// a tile combines dimensions, both tilings.
+#[derive(Debug, Clone)]
+pub(crate) struct TiledPlan {
+    src_shape: Shape,
+    dst_shape: Shape,
+    bits: u32,
+    src_layout: TiledLayout,
+    dst_layout: TiledLayout,
+    src_bytes: usize,
+    dst_bytes: usize,
+    /// `None` where a tile combines dimensions (`*`): element by element.
+    tilings: Option<(Option<Tiling>, Option<Tiling>)>,
+}
+
+impl TiledPlan {
+    /// The plan between `src_shape` and `dst_shape`, either tiled.
+    pub(crate) fn new(src_shape: &Shape, dst_shape: &Shape) -> Result<Self, RelayoutError> {
+        let bits = element_bits(src_shape)?;
+        let dst_bits = element_bits(dst_shape)?;
+        if dst_bits != bits {
+            return Err(RelayoutError::ElementSize {
+                bits: u64::from(dst_bits),
             });
         }
-    }
-    let (src, dst) = (&src[..src_bytes], &mut dst[..dst_bytes]);
-    if combines(src_shape) || combines(dst_shape) {
-        by_element(src, &src_layout, dst, &dst_layout, bits)?;
-        return if dst_layout.is_tiled() {
-            Ok(())
+        let (src_layout, src_bytes) = buffer_of(src_shape)?;
+        let (dst_layout, dst_bytes) = buffer_of(dst_shape)?;
+        let tilings = if combines(src_shape) || combines(dst_shape) {
+            None
         } else {
-            fill_padding(dst, dst_shape)
+            Some((Tiling::new(src_shape)?, Tiling::new(dst_shape)?))
         };
+        Ok(Self {
+            src_shape: src_shape.clone(),
+            dst_shape: dst_shape.clone(),
+            bits,
+            src_layout,
+            dst_layout,
+            src_bytes,
+            dst_bytes,
+            tilings,
+        })
     }
-    match (Tiling::new(src_shape)?, Tiling::new(dst_shape)?) {
-        (Some(from), None) => {
-            let dst_view = StridedView::from_xla_shape(dst_shape)?;
-            for (logical, tiled) in from.pieces(src_shape, &dst_view, None)? {
-                copy(src, &tiled, dst, &logical, bits)?;
+
+    /// Copies `src` into `dst`, each strided piece split over `pool` if
+    /// given and large enough.
+    pub(crate) fn run(
+        &self,
+        pool: Option<&ThreadPool>,
+        src: &[u8],
+        dst: &mut [u8],
+    ) -> Result<(), RelayoutError> {
+        let (src_shape, dst_shape, bits) = (&self.src_shape, &self.dst_shape, self.bits);
+        for (side, shape, need, len) in [
+            ("source", src_shape, self.src_bytes, src.len()),
+            ("destination", dst_shape, self.dst_bytes, dst.len()),
+        ] {
+            if len < need {
+                return Err(RelayoutError::BufferTooSmall {
+                    side,
+                    shape: shape.human_string_with_layout(),
+                    expected: need,
+                    actual: len,
+                });
             }
-            fill_padding(dst, dst_shape)
         }
-        (None, Some(to)) => {
-            let src_view = StridedView::from_xla_shape(src_shape)?;
-            to_tiled(src, &src_view, dst, dst_shape, &to, bits)
-        }
-        (Some(from), Some(to)) => {
-            // The same layout is one copy, unless the source's padding
-            // (whatever it holds) would land on the destination's zeros.
-            let elements = StridedView::row_major(&dst_shape.dimensions)?.num_elements();
-            if src_shape.layout == dst_shape.layout && !has_padding(dst, &to, elements, bits) {
-                dst.copy_from_slice(src);
-                return Ok(());
+        let (src, dst) = (&src[..self.src_bytes], &mut dst[..self.dst_bytes]);
+        let Some(tilings) = &self.tilings else {
+            by_element(src, &self.src_layout, dst, &self.dst_layout, bits)?;
+            return if self.dst_layout.is_tiled() {
+                Ok(())
+            } else {
+                fill_padding(dst, dst_shape)
+            };
+        };
+        match tilings {
+            (Some(from), None) => {
+                let dst_view = StridedView::from_xla_shape(dst_shape)?;
+                for (logical, tiled) in from.pieces(src_shape, &dst_view, None)? {
+                    copy(pool, src, &tiled, dst, &logical, bits)?;
+                }
+                fill_padding(dst, dst_shape)
             }
-            between_tilings(src, src_shape, &from, dst, dst_shape, &to, bits)
+            (None, Some(to)) => {
+                let src_view = StridedView::from_xla_shape(src_shape)?;
+                to_tiled(pool, src, &src_view, dst, dst_shape, to, bits)
+            }
+            (Some(from), Some(to)) => {
+                // The same layout is one copy, unless the source's padding
+                // (whatever it holds) would land on the destination's zeros.
+                let elements = StridedView::row_major(&dst_shape.dimensions)?.num_elements();
+                if src_shape.layout == dst_shape.layout && !has_padding(dst, to, elements, bits) {
+                    dst.copy_from_slice(src);
+                    return Ok(());
+                }
+                between_tilings(pool, (src, src_shape, from), (dst, dst_shape, to), bits)
+            }
+            // The dispatcher sends only tiled layouts here.
+            (None, None) => Err(RelayoutError::UnsupportedLayout {
+                shape: src_shape.human_string_with_layout(),
+                reason: "a relayout without tiles on the tiled path".to_owned(),
+            }),
         }
-        (None, None) => super::relayout_xla(src, src_shape, dst, dst_shape),
     }
 }
 
 /// Copies the array `src_view` over `src` into the tiled buffer `dst`,
 /// zeroing its padding first if it has any.
 fn to_tiled(
+    pool: Option<&ThreadPool>,
     src: &[u8],
     src_view: &StridedView,
     dst: &mut [u8],
@@ -131,7 +174,7 @@ fn to_tiled(
 ) -> Result<(), RelayoutError> {
     zero_padding(dst, to, src_view.num_elements(), bits);
     for (logical, tiled) in to.pieces(dst_shape, src_view, None)? {
-        copy(src, &logical, dst, &tiled, bits)?;
+        copy(pool, src, &logical, dst, &tiled, bits)?;
     }
     Ok(())
 }
@@ -162,12 +205,9 @@ const SLAB_ELEMENTS: i64 = 1 << 16;
 /// weight in that dimension (so that a slab is a shifted copy of the
 /// array's first slab in both buffers).
 fn between_tilings(
-    src: &[u8],
-    src_shape: &Shape,
-    from: &Tiling,
-    dst: &mut [u8],
-    dst_shape: &Shape,
-    to: &Tiling,
+    pool: Option<&ThreadPool>,
+    (src, src_shape, from): (&[u8], &Shape, &Tiling),
+    (dst, dst_shape, to): (&mut [u8], &Shape, &Tiling),
     bits: u32,
 ) -> Result<(), RelayoutError> {
     let dims = &src_shape.dimensions;
@@ -184,10 +224,10 @@ fn between_tilings(
         let row_major = StridedView::row_major(dims)?;
         let mut middle = vec![0_u8; bytes_of(src_shape, elements, bits)?];
         for (logical, tiled) in from.pieces(src_shape, &row_major, None)? {
-            copy(src, &tiled, &mut middle, &logical, bits)?;
+            copy(pool, src, &tiled, &mut middle, &logical, bits)?;
         }
         for (logical, tiled) in to.pieces(dst_shape, &row_major, None)? {
-            copy(&middle, &logical, dst, &tiled, bits)?;
+            copy(pool, &middle, &logical, dst, &tiled, bits)?;
         }
         return Ok(());
     };
@@ -203,10 +243,10 @@ fn between_tilings(
         middle.resize(bytes_of(src_shape, view.num_elements(), bits)?, 0);
         let slab = Some(Slab { dim, start, len });
         for (logical, tiled) in from.pieces(src_shape, &view, slab)? {
-            copy(src, &tiled, &mut middle, &logical, bits)?;
+            copy(pool, src, &tiled, &mut middle, &logical, bits)?;
         }
         for (logical, tiled) in to.pieces(dst_shape, &view, slab)? {
-            copy(&middle, &logical, dst, &tiled, bits)?;
+            copy(pool, &middle, &logical, dst, &tiled, bits)?;
         }
         start += len;
     }
@@ -222,8 +262,11 @@ fn lcm(a: i64, b: i64) -> Option<i64> {
     (a / x).checked_mul(b)
 }
 
-/// One piece: the interleaving kernel where it applies, else the engine.
+/// One piece: the interleaving kernel where it applies, else the engine
+/// (split over `pool` if given and the piece is large enough), or the
+/// sub-byte element loop.
 fn copy(
+    pool: Option<&ThreadPool>,
     src: &[u8],
     src_view: &StridedView,
     dst: &mut [u8],
@@ -233,7 +276,19 @@ fn copy(
     if interleave::try_copy(src, src_view, dst, dst_view, bits)? {
         return Ok(());
     }
-    relayout_bits(src, src_view, dst, dst_view, bits)
+    if bits < 8 {
+        check_views(
+            (src_view, capacity_in_elements(src.len(), bits)),
+            (dst_view, capacity_in_elements(dst.len(), bits)),
+        )?;
+        sub_byte::copy(src, src_view, dst, dst_view, bits);
+        return Ok(());
+    }
+    let size = usize::try_from(bits / 8).unwrap_or(0);
+    match pool {
+        Some(pool) => parallel::sized(Some(pool), src, src_view, dst, dst_view, size),
+        None => relayout_with_tail(src, src_view, dst, dst_view, size, None, None).map(|_| ()),
+    }
 }
 
 /// The slow path, for tilings the pieces do not model (a `*` entry): the

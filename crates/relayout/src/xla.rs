@@ -1,135 +1,137 @@
-//! Relayout between XLA array shapes: element sizes from the type or the
-//! layout's `E(n)`, views from the layouts, destination padding filled.
+//! The XLA relayout path: the dispatcher that plans a relayout between
+//! two XLA array shapes over its sub-paths (strided views with the
+//! destination's padding filled, packed sub-byte views, tiled layouts,
+//! repacking one-byte-per-element sub-byte types), none of which calls
+//! back into it.
 
 use schema::{PrimitiveType, Shape};
+use stride_util::{StridedView, ViewError};
 
-use super::padding::fill_padding_except_row_tails;
-use super::{RelayoutError, fill_padding, padding_pattern, relayout_bits, relayout_with_tail};
-use stride_util::StridedView;
-use stride_util::ViewError;
+use super::bits::element_bits;
+use super::relayout_plan::{FromTo, Padding, Path, RelayoutPlan, check_pair};
+use super::repack::{Repack, packed_width};
+use super::tiled_xla::TiledPlan;
+use super::{RelayoutError, padding_pattern};
 
-/// The size in bits of one element of `shape` as stored: the layout's
-/// `element_size_in_bits` when set, else the type's byte width × 8.
-pub(crate) fn element_bits(shape: &Shape) -> Result<u32, RelayoutError> {
-    let ty = PrimitiveType::try_from(shape.element_type).unwrap_or(PrimitiveType::Invalid);
-    let declared = shape
-        .layout
-        .as_deref()
-        .map_or(0, |layout| layout.element_size_in_bits);
-    let bits = if declared != 0 {
-        declared
-    } else {
-        ty.byte_width().filter(|_| ty.is_array_type()).unwrap_or(0) * 8
-    };
-    match u32::try_from(bits) {
-        Ok(b @ (1 | 2 | 4)) => Ok(b),
-        Ok(b) if b > 0 && b % 8 == 0 && i64::from(b / 8) == ty.byte_width().unwrap_or(0) => Ok(b),
-        _ => Err(RelayoutError::ElementSize {
-            bits: bits.unsigned_abs(),
-        }),
+impl RelayoutPlan {
+    /// The plan of copying the array laid out as `shapes.from` into the
+    /// layout `shapes.to` (same element type and dimensions, any layouts
+    /// with or without padding or tiles); each run then fills the
+    /// destination's padding with its layout's padding value (see
+    /// [`padding_pattern`](crate::padding_pattern)); tile padding is
+    /// written with zeros. A tiled buffer is XLA's allocation
+    /// ([`index_util::TiledLayout::buffer_size_in_bytes`], which is
+    /// `shape_util::array_size`) with the element order of XLA's
+    /// tiled-layout document: tilings are copied as strided pieces (see
+    /// `tiled.rs`), and those with a combined `*` dimension element by
+    /// element from [`index_util::TiledLayout`]'s index function (correct,
+    /// but slower).
+    ///
+    /// # Errors
+    ///
+    /// [`RelayoutError::ShapeMismatch`] if the types or dimensions differ,
+    /// [`RelayoutError::View`] for a shape that is not an array layout (not
+    /// an array, no layout, invalid), [`RelayoutError::UnsupportedLayout`]
+    /// for tiles it cannot lay out (those [`index_util::TiledLayout::new`]
+    /// refuses: classic padding or split configs with tiles, later tiles
+    /// that pad beyond XLA's allocation; and tilings into more than 64
+    /// dimensions), [`RelayoutError::ElementSize`] if the element sizes
+    /// differ or are not supported (except a sub-byte type stored one
+    /// element per byte on one side and packed in `E(n)` of its own width
+    /// on the other, as XLA's literals and device buffers hold it: that is
+    /// packed or unpacked), [`RelayoutError::NoPaddingValue`], and those of
+    /// [`RelayoutPlan::new`].
+    ///
+    /// ```
+    /// use relayout::{FromTo, RelayoutPlan};
+    /// use schema::Shape;
+    ///
+    /// // Row-major into column-major with dim 0 padded to 3 (zeros).
+    /// let from: Shape = "u8[2,3]{1,0}".parse()?;
+    /// let mut to: Shape = "u8[2,3]{0,1}".parse()?;
+    /// if let Some(layout) = to.layout.as_deref_mut() {
+    ///     layout.padded_dimensions = vec![3, 3];
+    ///     layout.padding_value = schema::PaddingValue::ZeroPad as i32;
+    /// }
+    /// let plan = RelayoutPlan::xla(FromTo { from: &from, to: &to })?;
+    /// let mut dst = [b'?'; 9];
+    /// plan.run(b"ABCDEF", &mut dst)?;
+    /// assert_eq!(&dst, b"AD\0BE\0CF\0");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn xla(shapes: FromTo<'_, Shape>) -> Result<Self, RelayoutError> {
+        let FromTo {
+            from: src_shape,
+            to: dst_shape,
+        } = shapes;
+        if !same_array(src_shape, dst_shape) {
+            return Err(RelayoutError::ShapeMismatch {
+                source_shape: src_shape.human_string(),
+                destination_shape: dst_shape.human_string(),
+            });
+        }
+        if let Some(bits) = packed_width(src_shape, dst_shape) {
+            let repack = Repack::new(src_shape, dst_shape, bits)?;
+            let (from, to) = repack.middle(src_shape, dst_shape);
+            let middle = Self::xla(FromTo { from, to })?;
+            return Ok(Self {
+                path: Path::Repack {
+                    repack: Box::new(repack),
+                    middle: Box::new(middle),
+                },
+            });
+        }
+        if [src_shape, dst_shape]
+            .iter()
+            .any(|s| s.layout.as_ref().is_some_and(|l| !l.tiles.is_empty()))
+        {
+            let tiled = TiledPlan::new(src_shape, dst_shape)?;
+            return Ok(Self {
+                path: Path::Tiled(Box::new(tiled)),
+            });
+        }
+        // The views first: a shape that is not an array has no element size.
+        let src_view = StridedView::from_xla_shape(src_shape)?;
+        let dst_view = StridedView::from_xla_shape(dst_shape)?;
+        let (src_bits, dst_bits) = (element_bits(src_shape)?, element_bits(dst_shape)?);
+        if src_bits != dst_bits {
+            return Err(RelayoutError::ElementSize {
+                bits: u64::from(dst_bits),
+            });
+        }
+        let views = FromTo {
+            from: &src_view,
+            to: &dst_view,
+        };
+        check_pair(views)?;
+        let padded = layout_util::is_padded(dst_shape).then(|| dst_shape.clone());
+        if dst_bits < 8 {
+            return Ok(Self::packed(views, dst_bits, padded));
+        }
+        let padding = match padded {
+            Some(shape) => Some(Padding {
+                row_tail: row_tail(&shape)?,
+                shape,
+            }),
+            None => None,
+        };
+        let element_size = usize::try_from(dst_bits / 8).unwrap_or(0);
+        Ok(Self::checked(views, element_size, padding))
     }
 }
 
-/// How many elements of `bits` fit in `bytes`.
-pub(crate) fn capacity_in_elements(bytes: usize, bits: u32) -> i64 {
-    let total_bits = u128::try_from(bytes).unwrap_or(u128::MAX) * 8;
-    i64::try_from(total_bits / u128::from(bits.max(1))).unwrap_or(i64::MAX)
-}
-
-/// Copies the array `src` laid out as `src_shape` into `dst` laid out as
-/// `dst_shape` (same element type and dimensions, any layouts with or
-/// without padding or tiles), then fills the destination's padding with
-/// its layout's padding value (see [`super::padding_pattern`]); tile
-/// padding is written with zeros. A tiled buffer is XLA's allocation
-/// ([`index_util::TiledLayout::buffer_size_in_bytes`], which is
-/// `shape_util::array_size`) with the element order of XLA's tiled-layout
-/// document: tilings are copied as strided pieces (see `tiled.rs`), and
-/// those with a combined `*` dimension element by element from
-/// [`index_util::TiledLayout`]'s index function (correct, but slower).
-///
-/// # Errors
-///
-/// [`RelayoutError::ShapeMismatch`] if the types or dimensions differ,
-/// [`RelayoutError::View`] for a shape that is not an array layout (not
-/// an array, no layout, invalid),
-/// [`RelayoutError::UnsupportedLayout`] for tiles it cannot lay out (those
-/// [`index_util::TiledLayout::new`] refuses: classic padding or split
-/// configs with tiles, later tiles that pad beyond XLA's allocation; and
-/// tilings into more than 64 dimensions), [`RelayoutError::BufferTooSmall`] for a tiled
-/// side's buffer shorter than its size,
-/// [`RelayoutError::ElementSize`] if the element sizes differ or are not
-/// supported (except a sub-byte type stored one element per byte on one
-/// side and packed in `E(n)` of its own width on the other, as XLA's
-/// literals and device buffers hold it: that is packed or unpacked), and
-/// the errors of
-/// [`super::relayout`] and [`fill_padding`].
+/// Whether two XLA shapes hold the same array, whatever their layouts:
+/// the same element type and the same dimensions (what a relayout between
+/// them needs).
 ///
 /// ```
-/// use layout_util::LayoutBuilder;
-/// use schema::{PaddingValue, PrimitiveType, Shape};
-///
-/// let shape = |minor_to_major: &[i64], padded: Vec<i64>| Shape {
-///     element_type: PrimitiveType::U8 as i32,
-///     dimensions: vec![2, 3],
-///     is_dynamic_dimension: vec![false, false],
-///     layout: Some(Box::new(
-///         LayoutBuilder::new(minor_to_major)
-///             .padded_dimensions(padded)
-///             .padding_value(PaddingValue::ZeroPad)
-///             .build(),
-///     )),
-///     ..Default::default()
-/// };
-/// // Row-major {1,0} into column-major {0,1} with dim 0 padded to 3.
-/// let src = *b"ABCDEF";
-/// let mut dst = [b'?'; 9];
-/// relayout::relayout_xla(&src, &shape(&[1, 0], vec![]), &mut dst, &shape(&[0, 1], vec![3, 3]))?;
-/// assert_eq!(&dst, b"AD\0BE\0CF\0");
-/// # Ok::<(), relayout::RelayoutError>(())
+/// let shape = |text: &str| -> schema::Shape { text.parse().unwrap() };
+/// assert!(relayout::same_array(&shape("f32[2,3]{1,0}"), &shape("f32[2,3]{0,1:T(2,2)}")));
+/// assert!(!relayout::same_array(&shape("f32[2,3]{1,0}"), &shape("f32[3,2]{1,0}")));
+/// assert!(!relayout::same_array(&shape("f32[2,3]{1,0}"), &shape("s32[2,3]{1,0}")));
 /// ```
-pub fn relayout_xla(
-    src: &[u8],
-    src_shape: &Shape,
-    dst: &mut [u8],
-    dst_shape: &Shape,
-) -> Result<(), RelayoutError> {
-    if src_shape.element_type != dst_shape.element_type
-        || src_shape.dimensions != dst_shape.dimensions
-    {
-        return Err(RelayoutError::ShapeMismatch {
-            source_shape: src_shape.human_string(),
-            destination_shape: dst_shape.human_string(),
-        });
-    }
-    if let Some(bits) = super::repack::packed_width(src_shape, dst_shape) {
-        return super::repack::relayout_repacking(src, src_shape, dst, dst_shape, bits);
-    }
-    if [src_shape, dst_shape]
-        .iter()
-        .any(|s| s.layout.as_ref().is_some_and(|l| !l.tiles.is_empty()))
-    {
-        return super::tiled_xla::relayout_tiled(src, src_shape, dst, dst_shape);
-    }
-    // The views first: a shape that is not an array has no element size.
-    let src_view = StridedView::from_xla_shape(src_shape)?;
-    let dst_view = StridedView::from_xla_shape(dst_shape)?;
-    let (src_bits, dst_bits) = (element_bits(src_shape)?, element_bits(dst_shape)?);
-    if src_bits != dst_bits {
-        return Err(RelayoutError::ElementSize {
-            bits: u64::from(dst_bits),
-        });
-    }
-    if dst_bits < 8 {
-        relayout_bits(src, &src_view, dst, &dst_view, dst_bits)?;
-        return fill_padding(dst, dst_shape);
-    }
-    let row_tail = row_tail(dst_shape)?;
-    let tail = row_tail
-        .as_ref()
-        .map(|(element, row, count)| (element.as_slice(), *row, *count));
-    let element_size = usize::try_from(dst_bits / 8).unwrap_or(0);
-    let wrote_tails = relayout_with_tail(src, &src_view, dst, &dst_view, element_size, tail, None)?;
-    fill_padding_except_row_tails(dst, dst_shape, wrote_tails)
+pub fn same_array(a: &Shape, b: &Shape) -> bool {
+    a.element_type == b.element_type && a.dimensions == b.dimensions
 }
 
 /// The padding after each row of the most minor dimension of a padded

@@ -485,6 +485,10 @@ pub struct RelayoutArgs {
     /// instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
+    /// Relayout on N threads: 1 runs on the calling thread, more on a pool
+    /// of N threads (copies below 512 KiB a thread stay on one).
+    #[arg(long, value_name = "N", default_value_t = std::num::NonZeroUsize::MIN)]
+    pub threads: std::num::NonZeroUsize,
 }
 
 /// Arguments of `index`.

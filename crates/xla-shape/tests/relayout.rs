@@ -222,3 +222,31 @@ fn combined_tile_dimensions_follow_the_index_function() {
     let (back, _, code) = run(&["relayout", "u8[2,3]{1,0:T(*,4)}", "u8[2,3]{0,1}"], &out);
     assert_eq!((code, back.as_slice()), (0, &b"adbecf"[..]));
 }
+
+#[test]
+fn threads_write_the_bytes_of_one_thread() {
+    // 4 MiB of f32: large enough for the pool to split every piece (at
+    // most one chunk per 512 KiB), into a tiled and a padded layout.
+    let input: Vec<u8> = (0..1024 * 1024 * 4).map(|i| (i % 251) as u8).collect();
+    for dst in [
+        "f32[1024,1024]{0,1:T(8,128)}",
+        "f32[1024,1024]{0,1:PAD(1030,1100)}",
+    ] {
+        let (one, err, code) = run(&["relayout", "f32[1024,1024]{1,0}", dst], &input);
+        assert_eq!((code, err.as_str()), (0, ""), "{dst}");
+        for threads in ["2", "3"] {
+            let args = ["relayout", "--threads", threads, "f32[1024,1024]{1,0}", dst];
+            let (many, err, code) = run(&args, &input);
+            assert_eq!((code, err.as_str()), (0, ""), "{dst} on {threads}");
+            assert!(many == one, "{dst} on {threads} threads");
+        }
+        // And back, on a pool.
+        let args = ["relayout", "--threads", "2", dst, "f32[1024,1024]{1,0}"];
+        let (back, _, code) = run(&args, &one);
+        assert_eq!(code, 0);
+        assert!(back == input, "{dst} back");
+    }
+    let (_, err, code) = run(&["relayout", "--threads", "0", "f32[2]", "f32[2]"], &[0; 8]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--threads"), "{err}");
+}

@@ -12,7 +12,7 @@ use relayout::{RelayoutError, relayout_in_pool, relayout_parallel, relayout_with
 use stride_util::StridedView;
 
 /// A caller's pool of 3 threads, built once.
-fn pool() -> &'static ThreadPool {
+pub fn pool() -> &'static ThreadPool {
     static POOL: OnceLock<ThreadPool> = OnceLock::new();
     POOL.get_or_init(|| {
         ThreadPoolBuilder::new()

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use arbitrary::Arbitrary;
 use index_util::TiledLayout;
 use layout_util::LayoutBuilder;
-use relayout::{padding_pattern, relayout_xla};
+use relayout::{FromTo, RelayoutPlan, padding_pattern, relayout_xla};
 use schema::{PrimitiveType, Shape, Tile};
 
 use crate::common::for_each_index;
@@ -192,6 +192,25 @@ pub fn check(ty: u8, packed: bool, dims: &[u8], src: &Side, dst: &Side, seed: u6
     let initial = bytes(!seed, size(&dst_layout) + usize::from(extra % 4));
     let mut got = initial.clone();
     let result = relayout_xla(&src_bytes, &src_shape, &mut got, &dst_shape);
+    // The plan on a pool of 3 threads (chunks from 64 bytes under fuzzing)
+    // writes the same bytes.
+    let sides = FromTo {
+        from: &src_shape,
+        to: &dst_shape,
+    };
+    let pooled = RelayoutPlan::xla(sides).and_then(|plan| {
+        let mut out = initial.clone();
+        plan.run_in(crate::parallel::pool(), &src_bytes, &mut out)
+            .map(|()| out)
+    });
+    match (&result, &pooled) {
+        (Ok(()), Ok(out)) => assert!(
+            *out == got,
+            "relayout plan {src_shape} -> {dst_shape} on a pool wrote other bytes"
+        ),
+        (Err(a), Err(b)) => assert_eq!(a, b, "{src_shape} -> {dst_shape}"),
+        (a, b) => panic!("{src_shape} -> {dst_shape}: one thread {a:?}, pool {b:?}"),
+    }
     let mut expected = initial.clone();
     let at = |l: &TiledLayout, index: &[usize]| {
         let index: Vec<i64> = index.iter().map(|&i| i as i64).collect();

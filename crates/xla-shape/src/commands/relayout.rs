@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::{Read, Write};
 use std::path::Path;
 
-use relayout::relayout_xla;
+use relayout::{FromTo, RelayoutError, RelayoutPlan, rayon, same_array};
 use schema::Shape;
 use serde_json::json;
 
@@ -14,32 +14,44 @@ use super::{Outcome, shape};
 use crate::cli::RelayoutArgs;
 
 /// The bytes of a buffer of `shape`: what XLA allocates
-/// (`shape_util::array_size`).
+/// ([`index_util::TiledLayout::buffer_bytes`]).
 fn buffer_size(shape: &Shape) -> Result<usize, String> {
-    let bytes = shape_util::array_size(shape).map_err(|e| e.to_string())?;
-    usize::try_from(bytes).map_err(|_| format!("a buffer of {shape} takes {bytes} bytes"))
+    index_util::TiledLayout::buffer_bytes(shape).map_err(|e| e.to_string())
 }
 
-/// Reads the source buffer, relayouts it and writes the destination buffer;
-/// nothing is written unless everything succeeded. The plain line and JSON
-/// fields describe what was written (reported only with `--output`, as
-/// standard output otherwise carries the bytes).
+/// Reads the source buffer, relayouts it (on `--threads` threads) and
+/// writes the destination buffer; nothing is written unless everything
+/// succeeded. The plain line and JSON fields describe what was written
+/// (reported only with `--output`, as standard output otherwise carries
+/// the bytes).
 pub fn run(args: &RelayoutArgs) -> Outcome {
     let (src_shape, dst_shape) = (shape(&args.src)?, shape(&args.dst)?);
-    if src_shape.element_type != dst_shape.element_type
-        || src_shape.dimensions != dst_shape.dimensions
-    {
+    if !same_array(&src_shape, &dst_shape) {
         return Err(format!(
             "source {} and destination {} are not the same array: element types and dimensions must match",
             src_shape.human_string_with_layout(),
             dst_shape.human_string_with_layout()
         ));
     }
-    let err = |e: relayout::RelayoutError| e.to_string();
+    let err = |e: RelayoutError| e.to_string();
     let (src_bytes, dst_bytes) = (buffer_size(&src_shape)?, buffer_size(&dst_shape)?);
     let src = read_input(args.input.as_deref(), src_bytes, &args.src)?;
     let mut dst = vec![0_u8; dst_bytes];
-    relayout_xla(&src, &src_shape, &mut dst, &dst_shape).map_err(err)?;
+    let plan = RelayoutPlan::xla(FromTo {
+        from: &src_shape,
+        to: &dst_shape,
+    })
+    .map_err(err)?;
+    match args.threads.get() {
+        1 => plan.run(&src, &mut dst).map_err(err)?,
+        threads => {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map_err(|e| format!("cannot start {threads} threads: {e}"))?;
+            plan.run_in(&pool, &src, &mut dst).map_err(err)?;
+        }
+    }
     drop(src);
     match &args.output {
         Some(path) => write_file(path, &dst)?,

@@ -67,15 +67,15 @@ mod in_cache;
 use bands::{Band, Carries, MAX_BAND, Wrapped, band_blocks, prefetch_rows};
 use in_cache::{blocks_in_cache, lines_stay_in_l1, prefetch_lines};
 
-use super::kernels::{Done, SMALL_THRESHOLDS, Transpose, at, step};
-use super::simd::{SimdLevel, simd_level};
+use crate::kernels::block::{Done, SMALL_THRESHOLDS, Transpose, at, step};
+use crate::simd::{SimdLevel, simd_level};
 
 /// Transposes the blocks of `t` (see the module docs), if `large` with
 /// streaming stores where the destination rows allow 64-byte aligned ones;
 /// returns what it wrote, `None` (nothing written) where it does not
 /// apply: an element size without blocks, no whole block, or no AVX-512 on
 /// this CPU.
-pub(super) fn transpose<const N: usize>(
+pub(crate) fn transpose<const N: usize>(
     src: &[[u8; N]],
     dst: &mut [[u8; N]],
     t: &Transpose,
@@ -982,7 +982,7 @@ fn permute_rounds<const N: usize, const S: usize, const R: usize>(
 /// by element of `N` bytes.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline]
-pub(super) fn permute<const N: usize>(a: __m512i, index: __m512i, b: __m512i) -> __m512i {
+pub(crate) fn permute<const N: usize>(a: __m512i, index: __m512i, b: __m512i) -> __m512i {
     match N {
         1 => _mm512_permutex2var_epi8(a, index, b),
         2 => _mm512_permutex2var_epi16(a, index, b),
@@ -1105,7 +1105,7 @@ const fn round_indices<const N: usize, const S: usize, const R: usize>() -> [[[u
 /// Loads 64 bytes.
 #[target_feature(enable = "avx512f")]
 #[inline]
-pub(super) fn load(bytes: &[u8; 64]) -> __m512i {
+pub(crate) fn load(bytes: &[u8; 64]) -> __m512i {
     // SAFETY: `bytes` is 64 readable bytes; the load is unaligned.
     #[allow(unsafe_code)]
     unsafe {
@@ -1126,7 +1126,7 @@ fn store64(reg: __m512i, bytes: &mut [u8; 64]) {
 
 /// Orders the streaming stores before every later store (the kernels call
 /// it once after their last streaming store).
-pub(super) fn sfence() {
+pub(crate) fn sfence() {
     #[cfg(not(miri))]
     // SAFETY: SSE (every x86_64 CPU has it).
     #[allow(unsafe_code)]
@@ -1145,7 +1145,7 @@ pub(super) fn sfence() {
 /// unlike the transposes' next block (`T1`, see [`prefetch_rows`]): here
 /// prefetching into L2, non-temporally or further ahead measured no
 /// better (see `docs/relayout-performance.md`).
-pub(super) fn stream_lines(src: &[u8], dst: &mut [u8], next: &[u8]) -> usize {
+pub(crate) fn stream_lines(src: &[u8], dst: &mut [u8], next: &[u8]) -> usize {
     if simd_level() < SimdLevel::Avx512 || !dst.as_ptr().addr().is_multiple_of(64) {
         return 0;
     }

@@ -1,5 +1,5 @@
-//! A function the harness measures, and the byte casts the functions use:
-//! a leaf that `functions` and each peer's module build on.
+//! A function the harness measures, and the casts the peers' closures
+//! use to see the byte buffers as elements.
 
 use std::time::Duration;
 

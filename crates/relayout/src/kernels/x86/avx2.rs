@@ -23,16 +23,16 @@ use core::arch::x86_64::{
     _mm256_unpacklo_epi64,
 };
 
-use super::kernels::Blocks;
-use super::simd::{SimdLevel, simd_level};
 use super::sse2::{self, Prefetch, bit_reversed, load};
+use crate::kernels::block::Blocks;
+use crate::simd::{SimdLevel, simd_level};
 
 /// Writes the transpose of the whole register blocks of `blocks` (see
 /// [`Blocks`]) for elements of `N` bytes; returns the number of tile rows and tile columns
 /// written (multiples of `32 / N` and `16 / N`), `(0, 0)` if `N` has no register block
 /// (only 1 and 8 have: 2 and 4-byte elements take SSE2's, see
 /// `kernels::register_blocks`) or the CPU has no AVX2.
-pub(super) fn transpose_blocks<const N: usize>(
+pub(crate) fn transpose_blocks<const N: usize>(
     blocks: &Blocks<'_, N>,
     dst: &mut [[u8; N]],
 ) -> (usize, usize) {

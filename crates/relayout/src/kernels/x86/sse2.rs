@@ -19,13 +19,13 @@ use core::arch::x86_64::{
     _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64,
 };
 
-use super::kernels::{Blocks, NextRows, step};
+use crate::kernels::block::{Blocks, NextRows, step};
 
 /// Writes the transpose of the whole register blocks of `blocks` (see
 /// [`Blocks`]) for elements of `N` bytes; returns the number of tile rows
 /// and tile columns written (multiples of `16 / N`), `(0, 0)` if `N` has
 /// no register block (only 1, 2, 4 and 8 have).
-pub(super) fn transpose_blocks<const N: usize>(
+pub(crate) fn transpose_blocks<const N: usize>(
     blocks: &Blocks<'_, N>,
     dst: &mut [[u8; N]],
 ) -> (usize, usize) {
@@ -104,7 +104,7 @@ fn whole_blocks<const N: usize, const M: usize>(
 
 /// Prefetches the cache lines of the next tile's source rows, an equal
 /// share before each strip of the current tile.
-pub(super) struct Prefetch<'a, const N: usize> {
+pub(crate) struct Prefetch<'a, const N: usize> {
     rows: NextRows<'a, N>,
     lines_per_row: usize,
     lines: usize,
@@ -141,7 +141,7 @@ impl<'a, const N: usize> Prefetch<'a, N> {
 }
 
 /// `0..M` with the `log2(M)` low bits of each index reversed.
-pub(super) const fn bit_reversed<const M: usize>() -> [usize; M] {
+pub(crate) const fn bit_reversed<const M: usize>() -> [usize; M] {
     let bits = M.trailing_zeros();
     let mut order = [0; M];
     let mut r = 0;
@@ -161,7 +161,7 @@ pub(super) const fn bit_reversed<const M: usize>() -> [usize; M] {
 /// `i + M/2` in units twice as wide as the previous round's, up to 8 bytes.
 #[target_feature(enable = "sse2")]
 #[inline]
-pub(super) fn transpose<const M: usize>(mut rows: [__m128i; M]) -> [__m128i; M] {
+pub(crate) fn transpose<const M: usize>(mut rows: [__m128i; M]) -> [__m128i; M] {
     if M >= 16 {
         rows = round::<M, 1>(rows);
     }
@@ -196,7 +196,7 @@ fn round<const M: usize, const W: usize>(rows: [__m128i; M]) -> [__m128i; M] {
 /// Loads 16 bytes (compiled to one unaligned load).
 #[target_feature(enable = "sse2")]
 #[inline]
-pub(super) fn load(bytes: &[u8; 16]) -> __m128i {
+pub(crate) fn load(bytes: &[u8; 16]) -> __m128i {
     let value = i128::from_le_bytes(*bytes);
     _mm_set_epi64x((value >> 64) as i64, value as i64)
 }
@@ -204,7 +204,7 @@ pub(super) fn load(bytes: &[u8; 16]) -> __m128i {
 /// Stores 16 bytes (compiled to one unaligned store).
 #[target_feature(enable = "sse2")]
 #[inline]
-pub(super) fn store(reg: __m128i, bytes: &mut [u8; 16]) {
+pub(crate) fn store(reg: __m128i, bytes: &mut [u8; 16]) {
     let low = _mm_cvtsi128_si64(reg);
     let high = _mm_cvtsi128_si64(_mm_unpackhi_epi64(reg, reg));
     bytes[..8].copy_from_slice(&low.to_le_bytes());

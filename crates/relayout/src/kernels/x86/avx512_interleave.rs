@@ -18,15 +18,15 @@ use core::arch::x86_64::{
     _mm512_stream_si512,
 };
 
-pub(super) use super::avx512::sfence as fence;
+pub(crate) use super::avx512::sfence as fence;
 use super::avx512::{load, permute};
-use super::simd::{SimdLevel, simd_level};
+use crate::simd::{SimdLevel, simd_level};
 
 /// Zips the first `k - k mod (64 / N)` elements of each of the `M` rows
 /// into `out` (`k · M` elements; element `j` of row `i` at `j · M + i`);
 /// returns how many elements of each row it zipped (0 where AVX-512 is
 /// missing or `N`, `M` have no kernel).
-pub(super) fn pack<const N: usize, const M: usize>(
+pub(crate) fn pack<const N: usize, const M: usize>(
     rows: &[&[[u8; N]]; M],
     out: &mut [[u8; N]],
     stream: bool,
@@ -45,7 +45,7 @@ pub(super) fn pack<const N: usize, const M: usize>(
 /// Splits the first `k - k mod (64 / N)` groups of `packed` (`k` groups of
 /// `M` elements) into the `M` rows; returns how many elements of each row
 /// it wrote (0 as for [`pack`]).
-pub(super) fn unpack<const N: usize, const M: usize>(
+pub(crate) fn unpack<const N: usize, const M: usize>(
     packed: &[[u8; N]],
     rows: &mut [&mut [[u8; N]]; M],
     stream: bool,

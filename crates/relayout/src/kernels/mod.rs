@@ -2,8 +2,14 @@
 //! `[u8; N]`, so any alignment works in safe code). Offsets were validated
 //! against both buffers before a kernel runs.
 
-use super::plan::{Dim, Plan, Strategy};
-use super::simd::{SimdLevel, simd_level};
+mod block;
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+pub(crate) mod x86;
+
+use crate::plan::{Dim, Plan, Strategy};
+use crate::simd::{SimdLevel, simd_level};
+pub(crate) use block::SMALL_THRESHOLDS;
+use block::{Blocks, NextRows, Strip, Transpose, at, step};
 
 /// Calls `f(src_offset, dst_offset)` for every index of `dims` (outermost
 /// first), starting at `(src, dst)`, with incremental offsets.
@@ -33,25 +39,6 @@ pub(super) fn for_each_outer(dims: &[Dim], src: i64, dst: i64, mut f: impl FnMut
     }
 }
 
-/// A validated element offset as a slice index.
-pub(super) fn at(offset: i64) -> usize {
-    usize::try_from(offset).unwrap_or(usize::MAX)
-}
-
-/// The slice index `row · stride` elements after `base`: the start of
-/// source row `row` of a transpose, whose rows may be any distance apart in
-/// either direction (a negative `stride` walks a flipped source). Exact for
-/// validated rows; `usize::MAX` (outside every slice) if the row would lie
-/// outside the address space, as rows prefetched past the end may.
-pub(super) fn step(base: usize, row: usize, stride: i64) -> usize {
-    i64::try_from(row)
-        .ok()
-        .and_then(|row| row.checked_mul(stride))
-        .and_then(|delta| isize::try_from(delta).ok())
-        .and_then(|delta| base.checked_add_signed(delta))
-        .unwrap_or(usize::MAX)
-}
-
 /// The tile of a transpose whose source has `a_size` rows (each becoming a
 /// destination column) of `b_size` elements of `N` bytes: `(rows, row
 /// length)`. At most 256 KiB (it stays in L2 while its destination rows
@@ -76,10 +63,6 @@ pub(crate) fn tile_extent(n: usize, a_size: usize, b_size: usize) -> (usize, usi
         .min(tile_bytes / n.max(1) / rows.max(1));
     (rows, row_len.max(1))
 }
-
-/// Whether the size thresholds of the kernels are lowered so that small
-/// arrays reach every kernel: under `cargo fuzz` (`cfg(fuzzing)`) and Miri.
-pub(super) const SMALL_THRESHOLDS: bool = cfg!(any(fuzzing, miri));
 
 /// Tiles of at most this many source rows prefetch the next tile's source
 /// while they are written. Measured: NCHW→NHWC f32 (64 rows) 5–13% faster;
@@ -265,7 +248,7 @@ fn stream_runs<const N: usize>(src: &[[u8; N]], dst: &mut [[u8; N]], plan: &Plan
 }
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-use super::stream::{copy_streaming, fence_streaming};
+use x86::stream::{copy_streaming, fence_streaming};
 
 /// Without SSE2 there are no streaming stores ([`runs_stream`] is false).
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
@@ -384,26 +367,8 @@ pub(super) fn transpose_streaming<const N: usize>(
     }
 }
 
-/// A 2-D transpose for the streaming kernel: `rows` source rows of `cols`
-/// elements, the first at `src_base`, `row_stride_src` apart (negative for
-/// a flipped source; see [`step`]); source
-/// column `j` goes to the destination row of `rows` elements starting at
-/// `dst_base + j · row_stride`.
-#[derive(Debug, Clone, Copy)]
-// Read by the x86_64 register kernels only.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-pub(crate) struct Strip<'a, const N: usize> {
-    pub(crate) src: &'a [[u8; N]],
-    pub(crate) src_base: usize,
-    pub(crate) rows: usize,
-    pub(crate) row_stride_src: i64,
-    pub(crate) cols: usize,
-    pub(crate) dst_base: usize,
-    pub(crate) row_stride: usize,
-}
-
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-use super::stream::{MAX_ROW_PIECES, stream_strip};
+use x86::stream::{MAX_ROW_PIECES, stream_strip};
 
 /// The largest destination row of the streaming kernel, in 16-byte pieces
 /// (without SSE2 it never runs).
@@ -476,65 +441,8 @@ fn transpose_tiles<const N: usize>(
     }
 }
 
-/// A 2-D transpose: `a` contiguous in the destination (stride 1), `b` in
-/// the source (stride 1), the first element at `src_base` and `dst_base`.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Transpose {
-    pub(super) src_base: i64,
-    pub(super) dst_base: i64,
-    pub(super) a: Dim,
-    pub(super) b: Dim,
-}
-
-/// The part of a [`Transpose`] a block kernel wrote: source rows `rows`
-/// (indices along `a`) of source columns `cols` (along `b`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Done {
-    pub(super) rows: core::ops::Range<usize>,
-    pub(super) cols: core::ops::Range<usize>,
-}
-
-impl Done {
-    /// The parts of `t` left: the rows before and after `rows`, and the
-    /// columns before and after `cols` of `rows` (the empty ones left out).
-    fn rest(&self, t: &Transpose) -> impl Iterator<Item = Transpose> {
-        let (a_size, b_size) = (at(t.a.size), at(t.b.size));
-        let (rows, cols) = (self.rows.clone(), self.cols.clone());
-        [
-            (0..rows.start, 0..b_size),
-            (rows.end..a_size, 0..b_size),
-            (rows.clone(), 0..cols.start),
-            (rows, cols.end..b_size),
-        ]
-        .into_iter()
-        .filter(|(rows, cols)| !rows.is_empty() && !cols.is_empty())
-        .map(|(rows, cols)| t.part(rows, cols))
-    }
-}
-
-impl Transpose {
-    /// Source rows `rows` of source columns `cols` of this transpose.
-    fn part(&self, rows: core::ops::Range<usize>, cols: core::ops::Range<usize>) -> Self {
-        // Within the validated transpose: exact in i64.
-        let signed = |x: usize| i64::try_from(x).unwrap_or(i64::MAX);
-        let (i, j) = (signed(rows.start), signed(cols.start));
-        Self {
-            src_base: self.src_base + i * self.a.src + j * self.b.src,
-            dst_base: self.dst_base + i * self.a.dst + j * self.b.dst,
-            a: Dim {
-                size: signed(rows.len()),
-                ..self.a
-            },
-            b: Dim {
-                size: signed(cols.len()),
-                ..self.b
-            },
-        }
-    }
-}
-
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-use super::avx512::transpose as avx512_blocks;
+use x86::avx512::transpose as avx512_blocks;
 
 /// Without x86_64 there is no AVX-512 kernel.
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
@@ -543,38 +451,8 @@ fn avx512_blocks<const N: usize>(
     _: &mut [[u8; N]],
     _: &Transpose,
     _: bool,
-) -> Option<Done> {
+) -> Option<block::Done> {
     None
-}
-
-/// A staged tile to write transposed: `rows × cols` elements of `tile`
-/// (row `i` at `i · row_len`), whose column `j` goes to the destination row
-/// segment starting at `first_row + j · row_stride`.
-#[derive(Debug, Clone, Copy)]
-// Read by the x86_64 register kernels only.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-pub(crate) struct Blocks<'a, const N: usize> {
-    pub(crate) tile: &'a [[u8; N]],
-    pub(crate) row_len: usize,
-    pub(crate) rows: usize,
-    pub(crate) cols: usize,
-    pub(crate) first_row: usize,
-    pub(crate) row_stride: usize,
-    /// The source rows of the next tile, to prefetch meanwhile.
-    pub(crate) next: Option<NextRows<'a, N>>,
-}
-
-/// `rows` source rows of `len` elements, the first at `start`, `stride`
-/// apart (either sign; see [`step`]).
-#[derive(Debug, Clone, Copy)]
-// Read by the x86_64 register kernels only.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-pub(crate) struct NextRows<'a, const N: usize> {
-    pub(crate) src: &'a [[u8; N]],
-    pub(crate) start: usize,
-    pub(crate) stride: i64,
-    pub(crate) rows: usize,
-    pub(crate) len: usize,
 }
 
 /// Writes the transpose of `blocks` to `dst`: whole 16-byte register blocks
@@ -617,9 +495,9 @@ fn register_blocks<const N: usize>(blocks: &Blocks<'_, N>, dst: &mut [[u8; N]]) 
     match simd_level() {
         SimdLevel::Scalar => (0, 0),
         level if level >= SimdLevel::Avx2 && (N == 1 || N == 8) => {
-            super::avx2::transpose_blocks(blocks, dst)
+            x86::avx2::transpose_blocks(blocks, dst)
         }
-        _ => super::sse2::transpose_blocks(blocks, dst),
+        _ => x86::sse2::transpose_blocks(blocks, dst),
     }
 }
 

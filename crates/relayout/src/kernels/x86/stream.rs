@@ -22,8 +22,8 @@ use core::arch::x86_64::{__m128i, _MM_HINT_T0, _mm_prefetch};
 #[cfg(not(miri))]
 use core::arch::x86_64::{_mm_sfence, _mm_stream_si128};
 
-use super::kernels::{Strip, step};
 use super::sse2::{bit_reversed, load, transpose};
+use crate::kernels::block::{Strip, step};
 
 /// How far ahead of the current piece each source row is prefetched, in
 /// bytes. Measured: 256 bytes ahead 10–20% slower than 512, 1024 no better.
@@ -31,13 +31,13 @@ const PREFETCH_AHEAD: usize = 512;
 
 /// The largest destination row the kernel handles, in 16-byte pieces
 /// (1 KiB: a chunk of up to 16 rows stays within 16 KiB, in L1).
-pub(super) const MAX_ROW_PIECES: usize = 64;
+pub(crate) const MAX_ROW_PIECES: usize = 64;
 
 /// Transposes the whole chunks of `strip` (see [`Strip`]); returns the
 /// number of source columns (destination rows) written, a multiple of
 /// `16 / N`, or 0 if `N` has no register block (only 1, 2, 4 and 8 have)
 /// or the rows do not fit.
-pub(super) fn stream_strip<const N: usize>(strip: &Strip<'_, N>, dst: &mut [[u8; N]]) -> usize {
+pub(crate) fn stream_strip<const N: usize>(strip: &Strip<'_, N>, dst: &mut [[u8; N]]) -> usize {
     // SAFETY: this module is compiled only when the target enables SSE2
     // (`cfg(target_feature = "sse2")` in `relayout/mod.rs`), so every CPU
     // this code runs on supports the SSE2 instructions `stream_sse2` was
@@ -73,7 +73,7 @@ fn stream_sse2<const N: usize>(strip: &Strip<'_, N>, dst: &mut [[u8; N]]) -> usi
 /// [`fence_streaming`] once after the last such copy (a fence per copy of
 /// 2 KiB runs measured 1.24× a plain copy against 0.70× with one at the
 /// end).
-pub(super) fn copy_streaming(src: &[u8], dst: &mut [u8], next: &[u8]) {
+pub(crate) fn copy_streaming(src: &[u8], dst: &mut [u8], next: &[u8]) {
     // SAFETY: as in `stream_strip`: SSE2 is enabled for every CPU this
     // module is compiled for; the one store argued in `stream`.
     #[allow(unsafe_code)]
@@ -119,7 +119,7 @@ fn stream_pieces(src: &[u8], dst: &mut [u8], next: &[u8]) {
 
 /// Makes the streaming stores of [`copy_streaming`] visible before every
 /// later store.
-pub(super) fn fence_streaming() {
+pub(crate) fn fence_streaming() {
     // SAFETY: SSE2 (which has `sfence`) is enabled for every CPU this
     // module is compiled for.
     #[allow(unsafe_code)]
