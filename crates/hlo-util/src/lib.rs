@@ -50,6 +50,7 @@
 mod assignment;
 mod binary;
 mod error;
+mod liveness;
 mod opcodes;
 mod per_device;
 #[rustfmt::skip]
@@ -64,6 +65,7 @@ pub use assignment::{
 };
 pub use binary::{ProtoError, ReadError, read_module, read_proto};
 pub use error::HloError;
+pub use liveness::{LivenessError, ModuleBuffer, ModuleMemory, memory_from_module_text};
 pub use opcodes::{OPCODES, is_opcode};
 pub use per_device::{PerDevice, per_device_shape};
 pub use sizes::{BufferSizes, EntryBytes, POINTER_SIZE, entry_bytes};

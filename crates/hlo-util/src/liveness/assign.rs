@@ -1,0 +1,246 @@
+//! Buffer assignment's first pass (`AssignBuffersForComputations`): the
+//! buffers, largest first, each given an allocation of its own (entry
+//! parameters, constants, tuples, results), the allocation of an operand or
+//! of an earlier result whose live range it does not overlap, or else left
+//! to the heap simulator (temporaries).
+
+use super::buffers::Buffers;
+use super::dataflow::Dataflow;
+use super::graph::Graph;
+use super::share::can_share;
+
+/// Where a buffer went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// Nowhere (a buffer without values).
+    None,
+    /// An allocation of [`Assigned::allocations`].
+    Allocation(usize),
+    /// The heap.
+    Heap,
+}
+
+/// One allocation made by the first pass.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Alloc {
+    pub size: u64,
+    pub color: i64,
+    pub parameter: bool,
+    pub aliased: bool,
+    pub constant: bool,
+    pub tuple: bool,
+    pub live_out: bool,
+    pub buffers: Vec<usize>,
+}
+
+impl Alloc {
+    fn readonly(&self) -> bool {
+        (self.parameter && !self.aliased) || self.constant
+    }
+}
+
+/// The first pass's result.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Assigned {
+    pub allocations: Vec<Alloc>,
+    pub place: Vec<Place>,
+}
+
+/// Runs the first pass.
+pub(crate) fn assign(graph: &Graph, flow: &Dataflow, buffers: &Buffers) -> Assigned {
+    let mut order: Vec<usize> = (0..buffers.list.len())
+        .filter(|&b| buffers.list.get(b).is_some_and(|x| !x.values.is_empty()))
+        .collect();
+    order.sort_by(|&a, &b| {
+        let (x, y) = (&buffers.list[a], &buffers.list[b]);
+        y.bytes
+            .cmp(&x.bytes)
+            .then(y.live_out.cmp(&x.live_out))
+            .then(first_inst(buffers, a).cmp(&first_inst(buffers, b)))
+            .then(a.cmp(&b))
+    });
+    let mut out = Assigned {
+        allocations: Vec::new(),
+        place: vec![Place::None; buffers.list.len()],
+    };
+    let mut reusable: Vec<usize> = Vec::new();
+    for b in order {
+        let buffer = &buffers.list[b];
+        let own = |out: &mut Assigned, alloc: Alloc| {
+            out.place[b] = Place::Allocation(out.allocations.len());
+            out.allocations.push(alloc);
+        };
+        let alloc = Alloc {
+            size: buffer.bytes,
+            color: buffer.color,
+            live_out: buffer.live_out,
+            buffers: vec![b],
+            ..Alloc::default()
+        };
+        if buffer.constant {
+            own(&mut out, Alloc { constant: true, ..alloc });
+            continue;
+        }
+        if buffer.parameter {
+            let aliased = buffer.live_out;
+            if aliased {
+                reusable.push(out.allocations.len());
+            }
+            own(&mut out, Alloc { parameter: true, aliased, ..alloc });
+            continue;
+        }
+        if buffer.tuple {
+            own(&mut out, Alloc { tuple: true, ..alloc });
+            continue;
+        }
+        let mut candidates = operand_allocations(graph, flow, buffers, &out, b);
+        candidates.extend(reusable.iter().rev());
+        if let Some(&a) = candidates
+            .iter()
+            .find(|&&a| fits(graph, flow, buffers, &out, a, b))
+        {
+            out.place[b] = Place::Allocation(a);
+            if let Some(alloc) = out.allocations.get_mut(a) {
+                alloc.buffers.push(b);
+                alloc.live_out |= buffer.live_out;
+            }
+            continue;
+        }
+        if buffer.live_out {
+            reusable.push(out.allocations.len());
+            own(&mut out, alloc);
+        } else {
+            out.place[b] = Place::Heap;
+        }
+    }
+    out
+}
+
+/// The module position of a buffer's first value.
+fn first_inst(buffers: &Buffers, b: usize) -> usize {
+    buffers.list[b]
+        .values
+        .iter()
+        .filter_map(|&v| buffers.values.get(v).map(|v| v.inst))
+        .min()
+        .unwrap_or(usize::MAX)
+}
+
+/// The allocations of the operands of the instructions defining `b` at
+/// their top level.
+fn operand_allocations(
+    graph: &Graph,
+    flow: &Dataflow,
+    buffers: &Buffers,
+    out: &Assigned,
+    b: usize,
+) -> Vec<usize> {
+    let mut found = Vec::new();
+    for &v in &buffers.list[b].values {
+        let Some(value) = buffers.values.get(v) else {
+            continue;
+        };
+        if !value.index.is_empty() {
+            continue;
+        }
+        for &o in graph.insts.get(value.inst).map_or(&[][..], |i| &i.operands) {
+            let place = flow
+                .pos(graph, o, &[])
+                .and_then(|p| buffers.of_position.get(p))
+                .and_then(|&ob| out.place.get(ob));
+            if let Some(&Place::Allocation(a)) = place {
+                found.push(a);
+            }
+        }
+    }
+    found
+}
+
+/// `MaybeAssignBuffer`: whether buffer `b` may join allocation `a`.
+fn fits(
+    graph: &Graph,
+    flow: &Dataflow,
+    buffers: &Buffers,
+    out: &Assigned,
+    a: usize,
+    b: usize,
+) -> bool {
+    let (Some(alloc), Some(buffer)) = (out.allocations.get(a), buffers.list.get(b)) else {
+        return false;
+    };
+    if alloc.color != buffer.color
+        || buffer.bytes > alloc.size
+        || alloc.readonly()
+        || alloc.tuple
+        || (buffer.live_out && alloc.size != buffer.bytes)
+    {
+        return false;
+    }
+    alloc
+        .buffers
+        .iter()
+        .all(|&m| !interferes(graph, flow, buffers, m, b) && !copied_from(graph, flow, buffers, b, m))
+}
+
+/// `LiveRangeInterferes`: overlapping live ranges, unless one ends where
+/// the other starts at an instruction that may write into the dying one.
+fn interferes(graph: &Graph, flow: &Dataflow, buffers: &Buffers, x: usize, y: usize) -> bool {
+    let (bx, by) = (&buffers.list[x], &buffers.list[y]);
+    if bx.start > by.end || by.start > bx.end {
+        return false;
+    }
+    if bx.end == by.start {
+        return !reuses_operand(graph, flow, buffers, y, x);
+    }
+    if by.end == bx.start {
+        return !reuses_operand(graph, flow, buffers, x, y);
+    }
+    true
+}
+
+/// Whether the instruction that starts buffer `user` may write it into
+/// buffer `operand`, one of its operands.
+pub(crate) fn reuses_operand(
+    graph: &Graph,
+    flow: &Dataflow,
+    buffers: &Buffers,
+    user: usize,
+    operand: usize,
+) -> bool {
+    let start = buffers.list[user].start;
+    buffers.list[user].values.iter().any(|&v| {
+        let Some(value) = buffers.values.get(v) else {
+            return false;
+        };
+        let Some(inst) = graph.insts.get(value.inst) else {
+            return false;
+        };
+        if inst.opcode == "copy" || value.step != start {
+            return false;
+        }
+        inst.operands.iter().enumerate().any(|(k, &o)| {
+            let range = flow.positions(graph, o);
+            let shape = graph.insts.get(o).map(|x| &x.shape);
+            range
+                .zip(shape.map(super::shapes::subshapes).unwrap_or_default())
+                .any(|(p, (index, _))| {
+                    buffers.of_position.get(p) == Some(&operand)
+                        && can_share(graph, inst, &value.index, k, &index)
+                })
+        })
+    })
+}
+
+/// A copy never writes into the buffer it copies from.
+fn copied_from(graph: &Graph, flow: &Dataflow, buffers: &Buffers, b: usize, m: usize) -> bool {
+    buffers.list[b].values.iter().any(|&v| {
+        let Some(inst) = buffers.values.get(v).and_then(|x| graph.insts.get(x.inst)) else {
+            return false;
+        };
+        inst.opcode == "copy"
+            && inst.operands.iter().any(|&o| {
+                flow.positions(graph, o)
+                    .any(|p| buffers.of_position.get(p) == Some(&m))
+            })
+    })
+}
