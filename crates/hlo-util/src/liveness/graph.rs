@@ -45,6 +45,8 @@ pub(crate) struct Inst {
     pub loop_fusion: bool,
     /// A custom call's `output_to_operand_aliasing`.
     pub aliasing: Vec<Alias>,
+    /// How many operands of other instructions name it.
+    pub users: usize,
 }
 
 /// One computation.
@@ -111,6 +113,7 @@ pub(crate) fn read_graph(text: &str) -> Result<Graph, LivenessError> {
             parameter: 0,
             loop_fusion: false,
             aliasing: Vec::new(),
+            users: 0,
         };
         let mut operand_names = Vec::new();
         if i.opcode == "parameter" {
@@ -232,9 +235,18 @@ fn resolve(
         resolved.push((operands, called));
     }
     drop(names);
-    for (inst, (operands, called)) in graph.insts.iter_mut().zip(resolved) {
+    let mut users = vec![0_usize; graph.insts.len()];
+    for (operands, _) in &resolved {
+        for &o in operands {
+            if let Some(u) = users.get_mut(o) {
+                *u = u.saturating_add(1);
+            }
+        }
+    }
+    for ((inst, (operands, called)), users) in graph.insts.iter_mut().zip(resolved).zip(users) {
         inst.operands = operands;
         inst.called = called;
+        inst.users = users;
     }
     for comp in &graph.comps {
         if comp.parameters.contains(&usize::MAX) {

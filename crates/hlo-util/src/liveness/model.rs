@@ -211,9 +211,12 @@ fn to_model(
                 offset: 0,
                 allocation: Some(allocations.len()),
             });
+            // A constant of an applied computation is a constant all the same.
+            let constant = inst.opcode == "constant";
             allocations.push(Allocation {
                 size: bytes,
-                thread_local: true,
+                thread_local: !constant,
+                constant,
                 values: vec![v],
                 ..Allocation::default()
             });

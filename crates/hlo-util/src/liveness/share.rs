@@ -97,6 +97,12 @@ pub(crate) fn can_share(
     }
     match user.opcode.as_str() {
         "fusion" => user.loop_fusion && in_place.is_empty() && fused_elementwise(graph, user, operand),
+        // A sort writes each sorted operand over itself, if nothing else
+        // reads it.
+        "sort" => {
+            operand_inst.users == 1
+                && (user.operands.len() == 1 || user_index.first() == Some(&operand))
+        }
         "dynamic-update-slice" | "scatter" | "custom-call" => false,
         opcode => elementwise(opcode),
     }
