@@ -182,24 +182,37 @@ fn fits(
         .all(|&m| !interferes(graph, flow, buffers, m, b) && !copied_from(graph, flow, buffers, b, m))
 }
 
-/// `LiveRangeInterferes`: overlapping live ranges, unless one ends where
-/// the other starts at an instruction that may write into the dying one.
+/// Whether two buffers' values overlap (`LiveRangeInterferes`, pairwise).
 fn interferes(graph: &Graph, flow: &Dataflow, buffers: &Buffers, x: usize, y: usize) -> bool {
     let (bx, by) = (&buffers.list[x], &buffers.list[y]);
     if bx.start > by.end || by.start > bx.end {
         return false;
     }
-    if bx.end == by.start {
+    bx.values.iter().any(|&u| {
+        by.values
+            .iter()
+            .any(|&v| values_interfere(graph, flow, buffers, u, v))
+    })
+}
+
+/// Overlapping live ranges, unless one ends where the other starts at an
+/// instruction that may write into the dying one.
+fn values_interfere(graph: &Graph, flow: &Dataflow, buffers: &Buffers, x: usize, y: usize) -> bool {
+    let (vx, vy) = (&buffers.values[x], &buffers.values[y]);
+    if vx.start > vy.end || vy.start > vx.end {
+        return false;
+    }
+    if vx.end == vy.start {
         return !reuses_operand(graph, flow, buffers, y, x);
     }
-    if by.end == bx.start {
+    if vy.end == vx.start {
         return !reuses_operand(graph, flow, buffers, x, y);
     }
     true
 }
 
-/// Whether the instruction that starts buffer `user` may write it into
-/// buffer `operand`, one of its operands.
+/// Whether the instruction that defines value `user` may write it into
+/// value `operand`, one of its operands.
 pub(crate) fn reuses_operand(
     graph: &Graph,
     flow: &Dataflow,
@@ -207,27 +220,23 @@ pub(crate) fn reuses_operand(
     user: usize,
     operand: usize,
 ) -> bool {
-    let start = buffers.list[user].start;
-    buffers.list[user].values.iter().any(|&v| {
-        let Some(value) = buffers.values.get(v) else {
-            return false;
-        };
-        let Some(inst) = graph.insts.get(value.inst) else {
-            return false;
-        };
-        if inst.opcode == "copy" || value.step != start {
-            return false;
-        }
-        inst.operands.iter().enumerate().any(|(k, &o)| {
-            let range = flow.positions(graph, o);
-            let shape = graph.insts.get(o).map(|x| &x.shape);
-            range
-                .zip(shape.map(super::shapes::subshapes).unwrap_or_default())
-                .any(|(p, (index, _))| {
-                    buffers.of_position.get(p) == Some(&operand)
-                        && can_share(graph, inst, &value.index, k, &index)
-                })
-        })
+    let Some(value) = buffers.values.get(user) else {
+        return false;
+    };
+    let Some(inst) = graph.insts.get(value.inst) else {
+        return false;
+    };
+    if inst.opcode == "copy" {
+        return false;
+    }
+    inst.operands.iter().enumerate().any(|(k, &o)| {
+        let shape = graph.insts.get(o).map(|x| &x.shape);
+        flow.positions(graph, o)
+            .zip(shape.map(super::shapes::subshapes).unwrap_or_default())
+            .any(|(p, (index, _))| {
+                buffers.value_of_position.get(p) == Some(&operand)
+                    && can_share(graph, inst, &value.index, k, &index)
+            })
     })
 }
 

@@ -1,9 +1,11 @@
-//! The module's buffers (`HloBuffer`s) with what buffer assignment decides
-//! from: bytes, memory space, kind of values, whether the program's result
-//! holds them, and their live range on the flattened schedule
-//! (`HloLiveRange`): from the first step a value of theirs is defined (an
-//! entry parameter from step 0) to the last step a position of theirs is
-//! written or read (the end of the program for parameters and results).
+//! The module's values and buffers (`HloValue`s, `HloBuffer`s) with what
+//! buffer assignment decides from: bytes, memory space, kind of values,
+//! whether the program's result holds them, and each value's live range on
+//! the flattened schedule (`HloLiveRange`): from the step it is defined at
+//! (an entry parameter from step 0) to the last step a position of it is
+//! written or read (the end of the program for parameters and results; a
+//! while reads its operand when its condition starts, its body's result
+//! lives until the while, its condition's parameter until the body starts).
 
 use super::LivenessError;
 use super::dataflow::Dataflow;
@@ -28,7 +30,8 @@ pub(crate) struct Buffer {
     pub end: u64,
 }
 
-/// One value: a position that defines one.
+/// One value (`HloValue`): the positions that hold it and the one that
+/// defines it.
 #[derive(Debug, Clone)]
 pub(crate) struct Value {
     pub inst: usize,
@@ -36,19 +39,24 @@ pub(crate) struct Value {
     pub bytes: u64,
     pub buffer: usize,
     /// The step it is defined at (0 for an entry parameter).
-    pub step: u64,
+    pub start: u64,
+    /// The last step it is live at.
+    pub end: u64,
 }
 
-/// The buffers, the values, and the buffer of each position.
+/// The buffers, the values, and the buffer and value of each position.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Buffers {
     pub list: Vec<Buffer>,
     pub values: Vec<Value>,
     /// The buffer of each position.
     pub of_position: Vec<usize>,
+    /// The value of each position.
+    pub value_of_position: Vec<usize>,
 }
 
-/// Groups the positions into buffers and computes their live ranges.
+/// Groups the positions into values and buffers and computes their live
+/// ranges.
 pub(crate) fn buffers(
     graph: &Graph,
     flow: &Dataflow,
@@ -57,39 +65,21 @@ pub(crate) fn buffers(
     let positions = flow.inst.len();
     let mut out = Buffers {
         of_position: vec![usize::MAX; positions],
+        value_of_position: vec![usize::MAX; positions],
         ..Buffers::default()
     };
-    let mut of_root = vec![usize::MAX; positions];
-    for p in 0..positions {
-        let root = flow.buffer(p);
-        let slot = of_root.get_mut(root).ok_or_else(overflow)?;
-        if *slot == usize::MAX {
-            *slot = out.list.len();
-            out.list.push(Buffer {
-                start: u64::MAX,
-                ..Buffer::default()
-            });
-        }
-        let b = *slot;
-        if let Some(s) = out.of_position.get_mut(p) {
-            *s = b;
-        }
-    }
     let end = schedule.end();
+    let step = |i: usize| schedule.step.get(i).copied().unwrap_or(u64::MAX);
+    // The values and buffers, in module order of their definitions.
+    let mut value_of_root = vec![usize::MAX; positions];
+    let mut buffer_of_root = vec![usize::MAX; positions];
     for (i, inst) in graph.insts.iter().enumerate() {
         let range = flow.positions(graph, i);
         if range.is_empty() {
             continue;
         }
-        let step = schedule.step.get(i).copied().unwrap_or(u64::MAX);
         let entry_parameter = inst.opcode == "parameter" && inst.computation == graph.entry;
-        let subs = subshapes(&inst.shape);
-        for (p, (index, shape)) in range.zip(subs) {
-            let b = out.of_position.get(p).copied().ok_or_else(overflow)?;
-            let buffer = out.list.get_mut(b).ok_or_else(overflow)?;
-            if step != u64::MAX {
-                buffer.end = buffer.end.max(step);
-            }
+        for (p, (index, shape)) in range.zip(subshapes(&inst.shape)) {
             if flow.defines.get(p) != Some(&true) {
                 continue;
             }
@@ -98,53 +88,124 @@ pub(crate) fn buffers(
                 message: e.to_string(),
             })?;
             let bytes = u64::try_from(sizes.allocated_bytes).map_err(|_| overflow())?;
-            buffer.bytes = buffer.bytes.max(bytes);
-            if buffer.values.is_empty() {
-                buffer.color = sizes.memory_space;
+            let broot = flow.buffer(p);
+            let slot = buffer_of_root.get_mut(broot).ok_or_else(overflow)?;
+            if *slot == usize::MAX {
+                *slot = out.list.len();
+                out.list.push(Buffer {
+                    color: sizes.memory_space,
+                    start: u64::MAX,
+                    ..Buffer::default()
+                });
             }
+            let b = *slot;
+            let buffer = out.list.get_mut(b).ok_or_else(overflow)?;
+            buffer.bytes = buffer.bytes.max(bytes);
             buffer.tuple |= is_tuple(shape);
             buffer.constant |= inst.opcode == "constant";
             buffer.parameter |= entry_parameter;
-            let start = if entry_parameter { 0 } else { step };
-            buffer.start = buffer.start.min(start);
-            if entry_parameter {
-                buffer.end = end;
-            }
             buffer.values.push(out.values.len());
+            let start = if entry_parameter { 0 } else { step(i) };
+            if let Some(v) = value_of_root.get_mut(flow.value(p)) {
+                *v = out.values.len();
+            }
             out.values.push(Value {
                 inst: i,
                 index,
                 bytes,
                 buffer: b,
-                step: start,
+                start,
+                end: if entry_parameter { end } else { start },
             });
         }
-        if matches!(inst.opcode.as_str(), "get-tuple-element" | "tuple") || step == u64::MAX {
+    }
+    for p in 0..positions {
+        let v = value_of_root.get(flow.value(p)).copied().unwrap_or(usize::MAX);
+        if let Some(slot) = out.value_of_position.get_mut(p) {
+            *slot = v;
+        }
+        if let Some(slot) = out.of_position.get_mut(p) {
+            *slot = out.values.get(v).map_or(usize::MAX, |value| value.buffer);
+        }
+    }
+    for (i, inst) in graph.insts.iter().enumerate() {
+        let t = step(i);
+        if t == u64::MAX {
             continue;
         }
-        for &o in &inst.operands {
-            for p in flow.positions(graph, o) {
-                if let Some(buffer) = out.of_position.get(p).and_then(|&b| out.list.get_mut(b)) {
-                    buffer.end = buffer.end.max(step);
+        out.extend(flow.positions(graph, i), t);
+        let first_of = |k: usize| {
+            inst.called
+                .get(k)
+                .and_then(|&c| graph.comps.get(c))
+                .and_then(|c| c.parameters.first().copied())
+        };
+        match inst.opcode.as_str() {
+            "get-tuple-element" | "tuple" => continue,
+            "while" => {
+                // The body's result lives until the while; the condition's
+                // parameter until the body starts.
+                let body = inst.called.get(1).and_then(|&c| graph.comps.get(c));
+                if let Some(root) = body.and_then(|c| c.root) {
+                    out.extend(flow.positions(graph, root), t);
+                }
+                if let (Some(c), Some(b)) = (first_of(0), first_of(1)) {
+                    out.extend(flow.positions(graph, c), step(b));
                 }
             }
+            "conditional" => {
+                for &c in &inst.called {
+                    if let Some(root) = graph.comps.get(c).and_then(|c| c.root) {
+                        out.extend(flow.positions(graph, root), t);
+                    }
+                }
+            }
+            _ => {}
+        }
+        // A while reads its operand when its condition starts.
+        let used_at = match (inst.opcode.as_str(), first_of(0)) {
+            ("while", Some(p)) => step(p),
+            _ => t,
+        };
+        for &o in &inst.operands {
+            out.extend(flow.positions(graph, o), used_at);
         }
     }
     if let Some(root) = graph.comps.get(graph.entry).and_then(|c| c.root) {
         for p in flow.positions(graph, root) {
-            if let Some(buffer) = out.of_position.get(p).and_then(|&b| out.list.get_mut(b)) {
-                buffer.live_out = true;
-                buffer.end = end;
+            let v = out.value_of_position.get(p).copied().unwrap_or(usize::MAX);
+            if let Some(value) = out.values.get_mut(v) {
+                value.end = end;
+                let b = value.buffer;
+                if let Some(buffer) = out.list.get_mut(b) {
+                    buffer.live_out = true;
+                }
             }
         }
     }
-    for buffer in &mut out.list {
-        if buffer.start == u64::MAX {
-            buffer.start = buffer.end;
+    for value in &mut out.values {
+        value.end = value.end.max(value.start);
+        if let Some(buffer) = out.list.get_mut(value.buffer) {
+            buffer.start = buffer.start.min(value.start);
+            buffer.end = buffer.end.max(value.end);
         }
-        buffer.end = buffer.end.max(buffer.start);
     }
     Ok(out)
+}
+
+impl Buffers {
+    /// Extends the values at `positions` to step `t`.
+    fn extend(&mut self, positions: std::ops::Range<usize>, t: u64) {
+        if t == u64::MAX {
+            return;
+        }
+        for p in positions {
+            let v = self.value_of_position.get(p).copied().unwrap_or(usize::MAX);
+            if let Some(value) = self.values.get_mut(v) {
+                value.end = value.end.max(t);
+            }
+        }
+    }
 }
 
 fn overflow() -> LivenessError {

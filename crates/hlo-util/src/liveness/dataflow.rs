@@ -1,7 +1,10 @@
-//! XLA's alias analysis on the module's graph: each instruction output (and
-//! each tuple element) is a position; positions that must hold the same
-//! storage are joined (`HloBuffer`s): get-tuple-element, tuple, bitcast
-//! and call pass-through, while and conditional carries, in-place
+//! XLA's dataflow and alias analyses on the module's graph: each
+//! instruction output (and each tuple element) is a position. Positions
+//! that hold the same value are joined into values (`HloValue`s, in SSA
+//! form): get-tuple-element, tuple, bitcast and call pass-through. A while
+//! (its output, its condition's and body's parameters) and a conditional
+//! define phi values. Values that must hold the same storage are joined
+//! into buffers (`HloBuffer`s): while and conditional carries, in-place
 //! operations, custom calls' `output_to_operand_aliasing` and the module's
 //! `input_output_alias`. Only computations whose values live in the
 //! module's buffers (the entry and what it calls through control flow) have
@@ -37,7 +40,19 @@ pub(crate) struct Dataflow {
     pub inst: Vec<usize>,
     /// Whether each position defines a value.
     pub defines: Vec<bool>,
-    parent: Vec<usize>,
+    /// Positions joined into values.
+    values: Vec<usize>,
+    /// Positions joined into buffers.
+    buffers: Vec<usize>,
+}
+
+/// What a join makes of two positions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Join {
+    /// One value.
+    Value,
+    /// Two values in one buffer.
+    Buffer,
 }
 
 impl Dataflow {
@@ -56,51 +71,64 @@ impl Dataflow {
     }
 
     /// The buffer (a representative position) of position `p`.
-    pub fn buffer(&self, mut p: usize) -> usize {
-        while let Some(&up) = self.parent.get(p) {
-            if up == p {
-                break;
-            }
-            p = up;
-        }
-        p
+    pub fn buffer(&self, p: usize) -> usize {
+        root(&self.buffers, p)
     }
 
-    fn join(&mut self, a: usize, b: usize) {
-        let (ra, rb) = (self.find(a), self.find(b));
-        if ra != rb {
-            let (low, high) = if ra < rb { (ra, rb) } else { (rb, ra) };
-            if let Some(slot) = self.parent.get_mut(high) {
-                *slot = low;
-            }
-        }
+    /// The value (a representative position) of position `p`.
+    pub fn value(&self, p: usize) -> usize {
+        root(&self.values, p)
     }
 
-    fn find(&mut self, mut p: usize) -> usize {
-        while let Some(&up) = self.parent.get(p) {
-            if up == p {
-                break;
-            }
-            let grand = self.parent.get(up).copied().unwrap_or(up);
-            if let Some(slot) = self.parent.get_mut(p) {
-                *slot = grand;
-            }
-            p = grand;
+    fn join(&mut self, a: usize, b: usize, join: Join) {
+        if join == Join::Value {
+            unite(&mut self.values, a, b);
         }
-        p
+        unite(&mut self.buffers, a, b);
     }
+}
+
+/// The root of `p` in a union-find forest.
+fn root(parent: &[usize], mut p: usize) -> usize {
+    while let Some(&up) = parent.get(p) {
+        if up == p {
+            break;
+        }
+        p = up;
+    }
+    p
+}
+
+/// Joins the trees of `a` and `b`, the lower root on top, halving paths.
+fn unite(parent: &mut [usize], a: usize, b: usize) {
+    let (ra, rb) = (halve(parent, a), halve(parent, b));
+    if ra != rb {
+        let (low, high) = if ra < rb { (ra, rb) } else { (rb, ra) };
+        if let Some(slot) = parent.get_mut(high) {
+            *slot = low;
+        }
+    }
+}
+
+fn halve(parent: &mut [usize], mut p: usize) -> usize {
+    while let Some(&up) = parent.get(p) {
+        if up == p {
+            break;
+        }
+        let grand = parent.get(up).copied().unwrap_or(up);
+        if let Some(slot) = parent.get_mut(p) {
+            *slot = grand;
+        }
+        p = grand;
+    }
+    p
 }
 
 /// Opcodes whose output is (part of) an operand's: they define no value.
 fn passes_through(inst: &Inst) -> bool {
     matches!(
         inst.opcode.as_str(),
-        "get-tuple-element"
-            | "bitcast"
-            | "while"
-            | "call"
-            | "conditional"
-            | "opt-barrier"
+        "get-tuple-element" | "bitcast" | "call" | "opt-barrier"
             | "domain"
             | "add-dependency"
     ) || inst.opcode.ends_with("-done")
@@ -141,6 +169,15 @@ fn roles(graph: &Graph) -> Vec<Role> {
 /// Builds the positions and joins those that share storage.
 pub(crate) fn dataflow(graph: &Graph) -> Result<Dataflow, LivenessError> {
     let roles = roles(graph);
+    // The parameters of a while's condition and body are phi values.
+    let mut loop_computation = vec![false; graph.comps.len()];
+    for inst in graph.insts.iter().filter(|i| i.opcode == "while") {
+        for &c in &inst.called {
+            if let Some(slot) = loop_computation.get_mut(c) {
+                *slot = true;
+            }
+        }
+    }
     let mut base = vec![usize::MAX; graph.insts.len()];
     let mut inst_of = Vec::new();
     let mut defines = Vec::new();
@@ -153,7 +190,10 @@ pub(crate) fn dataflow(graph: &Graph) -> Result<Dataflow, LivenessError> {
         }
         let n = count(&inst.shape);
         let defining = match inst.opcode.as_str() {
-            "parameter" => inst.computation == graph.entry,
+            "parameter" => {
+                inst.computation == graph.entry
+                    || loop_computation.get(inst.computation) == Some(&true)
+            }
             _ => !passes_through(inst),
         };
         for k in 0..n {
@@ -161,13 +201,13 @@ pub(crate) fn dataflow(graph: &Graph) -> Result<Dataflow, LivenessError> {
             defines.push(defining && (k == 0 || inst.opcode != "tuple"));
         }
     }
-    let parent = (0..inst_of.len()).collect();
     let mut flow = Dataflow {
         roles,
         base,
+        values: (0..inst_of.len()).collect(),
+        buffers: (0..inst_of.len()).collect(),
         inst: inst_of,
         defines,
-        parent,
     };
     for (i, inst) in graph.insts.iter().enumerate() {
         if flow.base.get(i) == Some(&usize::MAX) {
@@ -189,7 +229,7 @@ pub(crate) fn dataflow(graph: &Graph) -> Result<Dataflow, LivenessError> {
             instruction: "input_output_alias".to_owned(),
             message: format!("no output {:?} or parameter {}", alias.output, alias.operand),
         })?;
-        flow.join(a, b);
+        flow.join(a, b, Join::Buffer);
     }
     Ok(flow)
 }
@@ -201,6 +241,7 @@ fn join_trees(
     flow: &mut Dataflow,
     (inst, index): (usize, &[usize]),
     (other, other_index): (usize, &[usize]),
+    join: Join,
 ) -> Result<(), LivenessError> {
     let malformed = || LivenessError::Malformed {
         instruction: graph
@@ -220,7 +261,7 @@ fn join_trees(
         b_index.extend(&rest);
         let a = flow.pos(graph, inst, &a_index).ok_or_else(malformed)?;
         let b = flow.pos(graph, other, &b_index).ok_or_else(malformed)?;
-        flow.join(a, b);
+        flow.join(a, b, join);
     }
     Ok(())
 }
@@ -250,37 +291,37 @@ fn join_instruction(
     match inst.opcode.as_str() {
         "get-tuple-element" => {
             let o = op(0).ok_or_else(|| malformed("no operand"))?;
-            join_trees(graph, flow, (i, &[]), (o, &[inst.tuple_index]))?;
+            join_trees(graph, flow, (i, &[]), (o, &[inst.tuple_index]), Join::Value)?;
         }
         "tuple" => {
             for (k, &o) in inst.operands.iter().enumerate() {
-                join_trees(graph, flow, (i, &[k]), (o, &[]))?;
+                join_trees(graph, flow, (i, &[k]), (o, &[]), Join::Value)?;
             }
         }
         "bitcast" | "opt-barrier" | "domain" | "add-dependency" => {
             let o = op(0).ok_or_else(|| malformed("no operand"))?;
-            join_trees(graph, flow, (i, &[]), (o, &[]))?;
+            join_trees(graph, flow, (i, &[]), (o, &[]), Join::Value)?;
         }
         "while" => {
             let o = op(0).ok_or_else(|| malformed("no operand"))?;
-            join_trees(graph, flow, (i, &[]), (o, &[]))?;
+            join_trees(graph, flow, (i, &[]), (o, &[]), Join::Buffer)?;
             for c in [comp(0), comp(1)].into_iter().flatten() {
                 if let Some(&p) = c.parameters.first() {
-                    join_trees(graph, flow, (i, &[]), (p, &[]))?;
+                    join_trees(graph, flow, (i, &[]), (p, &[]), Join::Buffer)?;
                 }
             }
             if let Some(root) = comp(1).and_then(|c| c.root) {
-                join_trees(graph, flow, (i, &[]), (root, &[]))?;
+                join_trees(graph, flow, (i, &[]), (root, &[]), Join::Buffer)?;
             }
         }
         "conditional" => {
             for k in 0..inst.called.len() {
                 let c = comp(k).ok_or_else(|| malformed("no branch"))?;
                 if let (Some(&p), Some(o)) = (c.parameters.first(), op(k.saturating_add(1))) {
-                    join_trees(graph, flow, (p, &[]), (o, &[]))?;
+                    join_trees(graph, flow, (p, &[]), (o, &[]), Join::Value)?;
                 }
                 if let Some(root) = c.root {
-                    join_trees(graph, flow, (i, &[]), (root, &[]))?;
+                    join_trees(graph, flow, (i, &[]), (root, &[]), Join::Buffer)?;
                 }
             }
         }
@@ -288,10 +329,10 @@ fn join_instruction(
             let c = comp(0).ok_or_else(|| malformed("no computation"))?;
             for (k, &p) in c.parameters.iter().enumerate() {
                 let o = op(k).ok_or_else(|| malformed("too few operands"))?;
-                join_trees(graph, flow, (p, &[]), (o, &[]))?;
+                join_trees(graph, flow, (p, &[]), (o, &[]), Join::Value)?;
             }
             if let Some(root) = c.root {
-                join_trees(graph, flow, (i, &[]), (root, &[]))?;
+                join_trees(graph, flow, (i, &[]), (root, &[]), Join::Value)?;
             }
         }
         done if done.ends_with("-done") => {
@@ -302,12 +343,12 @@ fn join_instruction(
                 (_, Some(s)) if super::shapes::is_tuple(s) => &[1],
                 _ => &[],
             };
-            join_trees(graph, flow, (i, &[]), (o, from))?;
+            join_trees(graph, flow, (i, &[]), (o, from), Join::Value)?;
         }
         _ => {
             for (output, operand, operand_index) in in_place_pairs(graph, inst) {
                 let o = op(operand).ok_or_else(|| malformed("an alias names no operand"))?;
-                join_trees(graph, flow, (i, &output), (o, &operand_index))?;
+                join_trees(graph, flow, (i, &output), (o, &operand_index), Join::Buffer)?;
             }
         }
     }

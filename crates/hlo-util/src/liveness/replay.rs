@@ -57,7 +57,9 @@ pub(crate) fn heap_peak(
 type Run = ((u64, Option<u64>), Vec<usize>);
 
 /// One heap's replay: its peak and first step there; with `stop`, the
-/// buffers live after the allocations of that step.
+/// buffers live after the allocations of that step. A value whose buffer
+/// is allocated shares it; a buffer's storage goes with its last live
+/// value.
 fn run(
     graph: &Graph,
     flow: &Dataflow,
@@ -73,34 +75,49 @@ fn run(
     }
     let sizes = heap.iter().map(|&b| buffers.list[b].bytes).collect();
     let mut memory = Heap::new(sizes, 0, &[]);
-    let mut by_start = heap.to_vec();
-    by_start.sort_by_key(|&b| (buffers.list[b].start, b));
-    let mut by_end = heap.to_vec();
-    by_end.sort_by_key(|&b| (buffers.list[b].end, b));
+    let values: Vec<usize> = heap
+        .iter()
+        .flat_map(|&b| buffers.list[b].values.iter().copied())
+        .collect();
+    let mut by_start = values.clone();
+    by_start.sort_by_key(|&v| (buffers.values[v].start, v));
+    let mut by_end = values;
+    by_end.sort_by_key(|&v| (buffers.values[v].end, v));
+    let mut refs = vec![0_usize; heap.len()];
     let mut taken = vec![false; heap.len()];
     let (mut s, mut e) = (0, 0);
     let mut peak = (0_u64, None);
     for t in 0..=schedule.end() {
-        while let Some(&b) = by_start.get(s).filter(|&&b| buffers.list[b].start == t) {
+        while let Some(&v) = by_start.get(s).filter(|&&v| buffers.values[v].start == t) {
             s += 1;
+            let b = buffers.values[v].buffer;
+            let k = slot[b];
+            refs[k] += 1;
+            if refs[k] > 1 {
+                continue;
+            }
+            let single = buffers.list[b].values.len() == 1;
             let into = by_end[e..]
                 .iter()
-                .take_while(|&&o| buffers.list[o].end == t)
+                .take_while(|&&o| buffers.values[o].end == t)
                 .copied()
                 .find(|&o| {
-                    let k = slot[o];
-                    !taken[k]
-                        && buffers.list[o].values.len() == 1
-                        && buffers.list[o].bytes >= buffers.list[b].bytes
-                        && buffers.list[o].start < t
-                        && reuses_operand(graph, flow, buffers, b, o)
+                    let ob = buffers.values[o].buffer;
+                    single
+                        && ob != b
+                        && !taken[slot[ob]]
+                        && buffers.list[ob].values.len() == 1
+                        && buffers.list[ob].bytes >= buffers.list[b].bytes
+                        && buffers.values[o].start < t
+                        && reuses_operand(graph, flow, buffers, v, o)
                 });
             match into {
                 Some(o) => {
-                    taken[slot[o]] = true;
-                    memory.share(slot[b], slot[o]).map_err(|_| overflow())?;
+                    let ob = slot[buffers.values[o].buffer];
+                    taken[ob] = true;
+                    memory.share(k, ob).map_err(|_| overflow())?;
                 }
-                None => memory.alloc(slot[b]).map_err(|_| overflow())?,
+                None => memory.alloc(k).map_err(|_| overflow())?,
             }
         }
         if stop == Some(t) {
@@ -110,9 +127,13 @@ fn run(
         if memory.memory() > peak.0 {
             peak = (memory.memory(), Some(t));
         }
-        while let Some(&b) = by_end.get(e).filter(|&&b| buffers.list[b].end == t) {
+        while let Some(&v) = by_end.get(e).filter(|&&v| buffers.values[v].end == t) {
             e += 1;
-            memory.free(slot[b]).map_err(|_| overflow())?;
+            let k = slot[buffers.values[v].buffer];
+            refs[k] = refs[k].saturating_sub(1);
+            if refs[k] == 0 {
+                memory.free(k).map_err(|_| overflow())?;
+            }
         }
     }
     Ok((peak, Vec::new()))
