@@ -215,6 +215,22 @@ pub(crate) fn dataflow(graph: &Graph) -> Result<Dataflow, LivenessError> {
         }
         join_instruction(graph, &mut flow, i, inst)?;
     }
+    // A value joined to an earlier one (an async start's operands) is that
+    // one: the first definition stands.
+    let mut seen = vec![false; flow.inst.len()];
+    for p in 0..flow.inst.len() {
+        if flow.defines.get(p) != Some(&true) {
+            continue;
+        }
+        let v = flow.value(p);
+        if seen.get(v) == Some(&true) {
+            if let Some(d) = flow.defines.get_mut(p) {
+                *d = false;
+            }
+        } else if let Some(s) = seen.get_mut(v) {
+            *s = true;
+        }
+    }
     for alias in &graph.io_alias {
         let entry = graph.comps.get(graph.entry);
         let param = entry.and_then(|c| c.parameters.get(alias.operand)).copied();
@@ -333,6 +349,20 @@ fn join_instruction(
             }
             if let Some(root) = c.root {
                 join_trees(graph, flow, (i, &[]), (root, &[]), Join::Value)?;
+            }
+        }
+        "copy-start" => {
+            // (destination, source, context): the source is the operand.
+            let o = op(0).ok_or_else(|| malformed("no operand"))?;
+            join_trees(graph, flow, (i, &[1]), (o, &[]), Join::Value)?;
+        }
+        start if start.ends_with("-start") => {
+            // ((operands...), outputs, context): the operands as they are.
+            let operands = inst.shape.tuple_shapes.first();
+            if operands.is_some_and(|s| super::shapes::is_tuple(s) && s.tuple_shapes.len() == inst.operands.len()) {
+                for (k, &o) in inst.operands.iter().enumerate() {
+                    join_trees(graph, flow, (i, &[0, k]), (o, &[]), Join::Value)?;
+                }
             }
         }
         done if done.ends_with("-done") => {
