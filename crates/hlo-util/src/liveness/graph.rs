@@ -156,7 +156,7 @@ pub(crate) fn read_graph(text: &str) -> Result<Graph, LivenessError> {
         inst.calls = match i.opcode {
             _ if condition.is_empty() => Calls::None,
             "while" | "conditional" | "call" => Calls::Control,
-            "fusion" => Calls::Fused,
+            "fusion" | "fusion-start" => Calls::Fused,
             _ => Calls::Applied,
         };
         let comp = &mut graph.comps[c];
