@@ -162,12 +162,16 @@ pub(crate) fn buffers(
             }
             _ => {}
         }
-        // A while reads its operand when its condition starts.
-        let used_at = match (inst.opcode.as_str(), first_of(0)) {
-            ("while", Some(p)) => step(p),
-            _ => t,
+        // A while reads its operand when its condition starts; a call's
+        // operands and a conditional's branch operands are its
+        // computations' parameters, read there.
+        let (used_at, read) = match (inst.opcode.as_str(), first_of(0)) {
+            ("while", Some(p)) => (step(p), inst.operands.len()),
+            ("call", _) => (t, 0),
+            ("conditional", _) => (t, 1),
+            _ => (t, inst.operands.len()),
         };
-        for &o in &inst.operands {
+        for &o in inst.operands.iter().take(read) {
             out.extend(flow.positions(graph, o), used_at);
         }
     }
