@@ -4,6 +4,8 @@
 //! of an earlier result whose live range it does not overlap, or else left
 //! to the heap simulator (temporaries).
 
+use std::collections::BTreeMap;
+
 use super::buffers::Buffers;
 use super::dataflow::Dataflow;
 use super::graph::Graph;
@@ -31,11 +33,39 @@ pub(crate) struct Alloc {
     pub tuple: bool,
     pub live_out: bool,
     pub buffers: Vec<usize>,
+    /// The union of its buffers' live ranges, as disjoint closed ranges
+    /// (start to end): a buffer outside it interferes with none of them.
+    cover: BTreeMap<u64, u64>,
 }
 
 impl Alloc {
     fn readonly(&self) -> bool {
         (self.parameter && !self.aliased) || self.constant
+    }
+
+    /// Whether `start..=end` meets the live range of one of its buffers.
+    fn covers(&self, start: u64, end: u64) -> bool {
+        self.cover
+            .range(..=end)
+            .next_back()
+            .is_some_and(|(_, &last)| last >= start)
+    }
+
+    /// Adds a buffer live over `start..=end`.
+    fn add(&mut self, b: usize, start: u64, end: u64) {
+        self.buffers.push(b);
+        let (mut start, mut end) = (start, end);
+        while let Some((&a, &z)) = self
+            .cover
+            .range(..=end)
+            .next_back()
+            .filter(|&(_, &z)| z >= start)
+        {
+            self.cover.remove(&a);
+            start = start.min(a);
+            end = end.max(z);
+        }
+        self.cover.insert(start, end);
     }
 }
 
@@ -70,13 +100,13 @@ pub(crate) fn assign(graph: &Graph, flow: &Dataflow, buffers: &Buffers) -> Assig
             out.place[b] = Place::Allocation(out.allocations.len());
             out.allocations.push(alloc);
         };
-        let alloc = Alloc {
+        let mut alloc = Alloc {
             size: buffer.bytes,
             color: buffer.color,
             live_out: buffer.live_out,
-            buffers: vec![b],
             ..Alloc::default()
         };
+        alloc.add(b, buffer.start, buffer.end);
         if buffer.constant {
             own(&mut out, Alloc { constant: true, ..alloc });
             continue;
@@ -101,7 +131,7 @@ pub(crate) fn assign(graph: &Graph, flow: &Dataflow, buffers: &Buffers) -> Assig
         {
             out.place[b] = Place::Allocation(a);
             if let Some(alloc) = out.allocations.get_mut(a) {
-                alloc.buffers.push(b);
+                alloc.add(b, buffer.start, buffer.end);
                 alloc.live_out |= buffer.live_out;
             }
             continue;
@@ -175,6 +205,10 @@ fn fits(
         || (buffer.live_out && alloc.size != buffer.bytes)
     {
         return false;
+    }
+    // Outside every live range of the allocation: no pair to compare.
+    if !alloc.covers(buffer.start, buffer.end) {
+        return true;
     }
     alloc
         .buffers

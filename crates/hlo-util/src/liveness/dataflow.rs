@@ -134,11 +134,20 @@ fn passes_through(inst: &Inst) -> bool {
     ) || inst.opcode.ends_with("-done")
 }
 
-/// The roles of the computations, from the entry down.
+/// The roles of the computations, from the entry down: the global ones
+/// first, so that a computation reached both ways keeps its buffers.
 fn roles(graph: &Graph) -> Vec<Role> {
     let mut roles = vec![Role::Unused; graph.comps.len()];
-    let mut pending = vec![(graph.entry, Role::Global)];
-    while let Some((c, role)) = pending.pop() {
+    let mut global = vec![graph.entry];
+    let mut rest = Vec::new();
+    loop {
+        let Some((c, role)) = global
+            .pop()
+            .map(|c| (c, Role::Global))
+            .or_else(|| rest.pop())
+        else {
+            break;
+        };
         match roles.get_mut(c) {
             Some(slot) if *slot == Role::Unused => *slot = role,
             _ => continue,
@@ -153,12 +162,11 @@ fn roles(graph: &Graph) -> Vec<Role> {
                 (Calls::Fused, _) => Role::Fused,
                 _ => Role::ThreadLocal,
             };
-            // Global first: a computation reached both ways keeps its buffers.
             for &callee_comp in &inst.called {
                 if callee == Role::Global {
-                    pending.push((callee_comp, callee));
+                    global.push(callee_comp);
                 } else {
-                    pending.insert(0, (callee_comp, callee));
+                    rest.push((callee_comp, callee));
                 }
             }
         }

@@ -71,12 +71,39 @@ pub(crate) struct Graph {
     pub io_alias: Vec<Alias>,
 }
 
-/// Names read, resolved once the whole module is read.
+/// Names read, resolved once the whole module is read: all in one text,
+/// each instruction's operands and called computations as byte ranges.
 #[derive(Default)]
 struct Pending {
-    operands: Vec<Vec<String>>,
-    called: Vec<Vec<String>>,
+    text: String,
+    /// Per instruction: the end (in `names`) of its operands, then of its
+    /// called computations.
+    ends: Vec<(usize, usize)>,
+    names: Vec<(usize, usize)>,
     error: Option<LivenessError>,
+}
+
+impl Pending {
+    fn push(&mut self, name: &str) {
+        let start = self.text.len();
+        self.text.push_str(name);
+        self.names.push((start, self.text.len()));
+    }
+
+    /// The names of instruction `i`'s operands and called computations.
+    fn of(&self, i: usize) -> (Vec<&str>, Vec<&str>) {
+        let begin = i
+            .checked_sub(1)
+            .and_then(|p| self.ends.get(p))
+            .map_or(0, |e| e.1);
+        let (operands_end, called_end) = self.ends.get(i).copied().unwrap_or((begin, begin));
+        let name = |&(a, b): &(usize, usize)| self.text.get(a..b).unwrap_or("");
+        let slice = |from: usize, to: usize| self.names.get(from..to).unwrap_or(&[]);
+        (
+            slice(begin, operands_end).iter().map(name).collect(),
+            slice(operands_end, called_end).iter().map(name).collect(),
+        )
+    }
 }
 
 /// Reads module text into a [`Graph`].
@@ -115,7 +142,6 @@ pub(crate) fn read_graph(text: &str) -> Result<Graph, LivenessError> {
             aliasing: Vec::new(),
             users: 0,
         };
-        let mut operand_names = Vec::new();
         if i.opcode == "parameter" {
             inst.parameter = i.operands.trim().parse().unwrap_or(0);
         } else if i.opcode != "constant" {
@@ -123,9 +149,10 @@ pub(crate) fn read_graph(text: &str) -> Result<Graph, LivenessError> {
                 // After any `/*index=5*/` comment and the operand's shape.
                 let piece = piece.rsplit("*/").next().unwrap_or(piece);
                 let name = piece.rsplit(' ').next().unwrap_or(piece);
-                operand_names.push(name.trim_start_matches('%').to_owned());
+                pending.push(name.trim_start_matches('%'));
             }
         }
+        let operands_end = pending.names.len();
         let mut called = Vec::new();
         let mut condition = Vec::new();
         for attribute in split_top(i.attributes) {
@@ -173,8 +200,10 @@ pub(crate) fn read_graph(text: &str) -> Result<Graph, LivenessError> {
             }
         }
         graph.insts.push(inst);
-        pending.operands.push(operand_names);
-        pending.called.push(condition);
+        for name in &condition {
+            pending.push(name);
+        }
+        pending.ends.push((operands_end, pending.names.len()));
     })?;
     if let Some(error) = pending.error {
         return Err(error);
@@ -206,29 +235,30 @@ fn resolve(
         }
     }
     let mut resolved = Vec::with_capacity(graph.insts.len());
-    for (id, (operands, called)) in pending.operands.iter().zip(&pending.called).enumerate() {
+    for id in 0..graph.insts.len() {
+        let (operands, called) = pending.of(id);
         let name = || graph.insts.get(id).map_or_else(String::new, |i| i.name.clone());
         let operands = operands
             .iter()
-            .map(|o| {
+            .map(|&o| {
                 names
-                    .get(o.as_str())
+                    .get(o)
                     .copied()
                     .ok_or_else(|| LivenessError::UnknownOperand {
                         instruction: name(),
-                        operand: o.clone(),
+                        operand: o.to_owned(),
                     })
             })
             .collect::<Result<Vec<_>, _>>()?;
         let called = called
             .iter()
-            .map(|c| {
+            .map(|&c| {
                 comp_names
-                    .get(c.as_str())
+                    .get(c)
                     .copied()
                     .ok_or_else(|| LivenessError::UnknownComputation {
                         instruction: name(),
-                        computation: c.clone(),
+                        computation: c.to_owned(),
                     })
             })
             .collect::<Result<Vec<_>, _>>()?;
