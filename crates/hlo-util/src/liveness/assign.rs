@@ -108,7 +108,13 @@ pub(crate) fn assign(graph: &Graph, flow: &Dataflow, buffers: &Buffers) -> Assig
         };
         alloc.add(b, buffer.start, buffer.end);
         if buffer.constant {
-            own(&mut out, Alloc { constant: true, ..alloc });
+            own(
+                &mut out,
+                Alloc {
+                    constant: true,
+                    ..alloc
+                },
+            );
             continue;
         }
         if buffer.parameter {
@@ -116,11 +122,24 @@ pub(crate) fn assign(graph: &Graph, flow: &Dataflow, buffers: &Buffers) -> Assig
             if aliased {
                 reusable.push(out.allocations.len());
             }
-            own(&mut out, Alloc { parameter: true, aliased, ..alloc });
+            own(
+                &mut out,
+                Alloc {
+                    parameter: true,
+                    aliased,
+                    ..alloc
+                },
+            );
             continue;
         }
         if buffer.tuple {
-            own(&mut out, Alloc { tuple: true, ..alloc });
+            own(
+                &mut out,
+                Alloc {
+                    tuple: true,
+                    ..alloc
+                },
+            );
             continue;
         }
         let mut candidates = operand_allocations(graph, flow, buffers, &out, b);
@@ -210,10 +229,9 @@ fn fits(
     if !alloc.covers(buffer.start, buffer.end) {
         return true;
     }
-    alloc
-        .buffers
-        .iter()
-        .all(|&m| !interferes(graph, flow, buffers, m, b) && !copied_from(graph, flow, buffers, b, m))
+    alloc.buffers.iter().all(|&m| {
+        !interferes(graph, flow, buffers, m, b) && !copied_from(graph, flow, buffers, b, m)
+    })
 }
 
 /// Whether two buffers' values overlap (`LiveRangeInterferes`, pairwise).

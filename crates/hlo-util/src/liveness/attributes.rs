@@ -50,7 +50,10 @@ fn shape_index(text: &str) -> Result<Vec<usize>, String> {
         .ok_or_else(|| format!("expected a shape index, not `{text}`"))?;
     split_top(inner)
         .into_iter()
-        .map(|i| i.parse().map_err(|_| format!("not a shape index: `{text}`")))
+        .map(|i| {
+            i.parse()
+                .map_err(|_| format!("not a shape index: `{text}`"))
+        })
         .collect()
 }
 

@@ -120,7 +120,10 @@ pub(crate) fn buffers(
         }
     }
     for p in 0..positions {
-        let v = value_of_root.get(flow.value(p)).copied().unwrap_or(usize::MAX);
+        let v = value_of_root
+            .get(flow.value(p))
+            .copied()
+            .unwrap_or(usize::MAX);
         if let Some(slot) = out.value_of_position.get_mut(p) {
             *slot = v;
         }

@@ -128,9 +128,7 @@ fn halve(parent: &mut [usize], mut p: usize) -> usize {
 fn passes_through(inst: &Inst) -> bool {
     matches!(
         inst.opcode.as_str(),
-        "get-tuple-element" | "bitcast" | "call" | "opt-barrier"
-            | "domain"
-            | "add-dependency"
+        "get-tuple-element" | "bitcast" | "call" | "opt-barrier" | "domain" | "add-dependency"
     ) || inst.opcode.ends_with("-done")
 }
 
@@ -251,7 +249,10 @@ pub(crate) fn dataflow(graph: &Graph) -> Result<Dataflow, LivenessError> {
         });
         let (a, b) = pair.ok_or_else(|| LivenessError::Malformed {
             instruction: "input_output_alias".to_owned(),
-            message: format!("no output {:?} or parameter {}", alias.output, alias.operand),
+            message: format!(
+                "no output {:?} or parameter {}",
+                alias.output, alias.operand
+            ),
         })?;
         flow.join(a, b, Join::Buffer);
     }
@@ -274,7 +275,11 @@ fn join_trees(
             .map_or_else(String::new, |i| i.name.clone()),
         message: format!("its shape does not match that of its operand at {other_index:?}"),
     };
-    let shape = graph.insts.get(inst).map(|i| &i.shape).ok_or_else(malformed)?;
+    let shape = graph
+        .insts
+        .get(inst)
+        .map(|i| &i.shape)
+        .ok_or_else(malformed)?;
     let Some(sub) = sub_shape(shape, index) else {
         return Err(malformed());
     };
@@ -295,9 +300,7 @@ pub(crate) fn sub_shape<'a>(
     shape: &'a schema::Shape,
     index: &[usize],
 ) -> Option<&'a schema::Shape> {
-    index
-        .iter()
-        .try_fold(shape, |s, &k| s.tuple_shapes.get(k))
+    index.iter().try_fold(shape, |s, &k| s.tuple_shapes.get(k))
 }
 
 fn join_instruction(
@@ -367,7 +370,9 @@ fn join_instruction(
         start if start.ends_with("-start") => {
             // ((operands...), outputs, context): the operands as they are.
             let operands = inst.shape.tuple_shapes.first();
-            if operands.is_some_and(|s| super::shapes::is_tuple(s) && s.tuple_shapes.len() == inst.operands.len()) {
+            if operands.is_some_and(|s| {
+                super::shapes::is_tuple(s) && s.tuple_shapes.len() == inst.operands.len()
+            }) {
                 for (k, &o) in inst.operands.iter().enumerate() {
                     join_trees(graph, flow, (i, &[0, k]), (o, &[]), Join::Value)?;
                 }

@@ -161,8 +161,13 @@ pub(crate) fn read_graph(text: &str) -> Result<Graph, LivenessError> {
             };
             match key {
                 "condition" => condition = computation_names(value),
-                "body" | "calls" | "to_apply" | "branch_computations" | "true_computation"
-                | "false_computation" | "called_computations" => {
+                "body"
+                | "calls"
+                | "to_apply"
+                | "branch_computations"
+                | "true_computation"
+                | "false_computation"
+                | "called_computations" => {
                     called.extend(computation_names(value));
                 }
                 "index" => inst.tuple_index = value.trim().parse().unwrap_or(usize::MAX),
@@ -193,7 +198,8 @@ pub(crate) fn read_graph(text: &str) -> Result<Graph, LivenessError> {
         }
         if i.opcode == "parameter" {
             if comp.parameters.len() <= inst.parameter {
-                comp.parameters.resize(inst.parameter.saturating_add(1), usize::MAX);
+                comp.parameters
+                    .resize(inst.parameter.saturating_add(1), usize::MAX);
             }
             if let Some(slot) = comp.parameters.get_mut(inst.parameter) {
                 *slot = id;
@@ -212,12 +218,11 @@ pub(crate) fn read_graph(text: &str) -> Result<Graph, LivenessError> {
     graph.entry = *comp_names
         .get(&summary.entry_computation)
         .ok_or_else(|| LivenessError::Duplicate(summary.entry_computation.clone()))?;
-    graph.io_alias = aliases(&summary.input_output_alias).map_err(|message| {
-        LivenessError::Malformed {
+    graph.io_alias =
+        aliases(&summary.input_output_alias).map_err(|message| LivenessError::Malformed {
             instruction: "input_output_alias".to_owned(),
             message,
-        }
-    })?;
+        })?;
     resolve(&mut graph, pending, &comp_names)?;
     Ok(graph)
 }
@@ -237,7 +242,12 @@ fn resolve(
     let mut resolved = Vec::with_capacity(graph.insts.len());
     for id in 0..graph.insts.len() {
         let (operands, called) = pending.of(id);
-        let name = || graph.insts.get(id).map_or_else(String::new, |i| i.name.clone());
+        let name = || {
+            graph
+                .insts
+                .get(id)
+                .map_or_else(String::new, |i| i.name.clone())
+        };
         let operands = operands
             .iter()
             .map(|&o| {

@@ -3,6 +3,7 @@
 //! baseline, the totals and the live buffers are computed as they are from
 //! a dumped assignment.
 
+use super::LivenessError;
 use super::assign::{Assigned, Place, assign};
 use super::buffers::{Buffers, buffers};
 use super::dataflow::{Dataflow, Role, dataflow, sub_shape};
@@ -10,7 +11,6 @@ use super::graph::{Graph, read_graph};
 use super::replay::heap_peak;
 use super::report::{ModuleBuffer, ModuleMemory};
 use super::schedule::flatten;
-use super::LivenessError;
 use crate::assignment::baseline::static_baseline;
 use crate::assignment::model::{Allocation, Assignment, Value};
 use crate::assignment::summary::{allocation_totals, live_buffers};
@@ -52,7 +52,11 @@ pub fn memory_from_module_text(text: &str) -> Result<ModuleMemory, LivenessError
     let overflow = |what: &str| LivenessError::Overflow(what.to_owned());
     let (static_bytes, mut live) =
         static_baseline(&model).map_err(|_| overflow("the static baseline"))?;
-    live.extend(heap.live.iter().filter_map(|&b| of_buffer.get(b).copied().flatten()));
+    live.extend(
+        heap.live
+            .iter()
+            .filter_map(|&b| of_buffer.get(b).copied().flatten()),
+    );
     let (device, host) = allocation_totals(&model).map_err(|_| overflow("the totals"))?;
     let peak = PeakReport {
         peak_bytes: static_bytes
@@ -88,7 +92,10 @@ pub fn memory_from_module_text(text: &str) -> Result<ModuleMemory, LivenessError
         std::collections::HashMap::new();
     for (v, value) in model.values.iter().enumerate() {
         if let Some(Some(range)) = steps_of.get(v) {
-            steps.insert((value.instruction.as_str(), value.shape_index.as_slice()), *range);
+            steps.insert(
+                (value.instruction.as_str(), value.shape_index.as_slice()),
+                *range,
+            );
         }
     }
     let buffers_out = listed
@@ -176,8 +183,13 @@ fn to_model(
         of_buffer[b] = Some(v);
         model.values.push(Value {
             instruction: inst.name.clone(),
-            shape_index: value.index.iter().map(|&k| i64::try_from(k).unwrap_or(i64::MAX)).collect(),
-            shape: sub_shape(&inst.shape, &value.index).map_or_else(String::new, ToString::to_string),
+            shape_index: value
+                .index
+                .iter()
+                .map(|&k| i64::try_from(k).unwrap_or(i64::MAX))
+                .collect(),
+            shape: sub_shape(&inst.shape, &value.index)
+                .map_or_else(String::new, ToString::to_string),
             bytes: buffer.bytes,
             offset: 0,
             allocation,

@@ -96,7 +96,9 @@ pub(crate) fn can_share(
         return true;
     }
     match user.opcode.as_str() {
-        "fusion" => user.loop_fusion && in_place.is_empty() && fused_elementwise(graph, user, operand),
+        "fusion" => {
+            user.loop_fusion && in_place.is_empty() && fused_elementwise(graph, user, operand)
+        }
         // A sort writes each sorted operand over itself, if nothing else
         // reads it.
         "sort" => {
