@@ -138,14 +138,11 @@ fn roles(graph: &Graph) -> Vec<Role> {
     let mut roles = vec![Role::Unused; graph.comps.len()];
     let mut global = vec![graph.entry];
     let mut rest = Vec::new();
-    loop {
-        let Some((c, role)) = global
-            .pop()
-            .map(|c| (c, Role::Global))
-            .or_else(|| rest.pop())
-        else {
-            break;
-        };
+    while let Some((c, role)) = global
+        .pop()
+        .map(|c| (c, Role::Global))
+        .or_else(|| rest.pop())
+    {
         match roles.get_mut(c) {
             Some(slot) if *slot == Role::Unused => *slot = role,
             _ => continue,

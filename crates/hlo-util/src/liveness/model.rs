@@ -79,10 +79,10 @@ pub fn memory_from_module_text(text: &str) -> Result<ModuleMemory, LivenessError
     };
     let mut steps_of = vec![None; model.values.len()];
     for (b, v) in of_buffer.iter().enumerate() {
-        if let (Some(v), Some(buffer)) = (v, buffers.list.get(b)) {
-            if let Some(slot) = steps_of.get_mut(*v) {
-                *slot = Some((buffer.start, buffer.end));
-            }
+        if let (Some(v), Some(buffer)) = (v, buffers.list.get(b))
+            && let Some(slot) = steps_of.get_mut(*v)
+        {
+            *slot = Some((buffer.start, buffer.end));
         }
     }
     let all: Vec<usize> = (0..model.values.len()).collect();
