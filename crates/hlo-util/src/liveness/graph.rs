@@ -2,7 +2,7 @@
 //! computations it calls and the attributes buffer assignment needs, read
 //! by the crate's streaming text reader.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use schema::Shape;
 
@@ -106,8 +106,27 @@ impl Pending {
     }
 }
 
+/// The computations that are fusion bodies: their instructions' shapes
+/// are not kept (no buffer of the module is theirs), which in a large
+/// module is most of the memory a graph would take.
+fn fusion_bodies(text: &str) -> Result<HashSet<String>, LivenessError> {
+    let mut bodies = HashSet::new();
+    read_text(text.as_bytes(), |i| {
+        if matches!(i.opcode, "fusion" | "fusion-start") {
+            for attribute in split_top(i.attributes) {
+                if let Some(value) = attribute.strip_prefix("calls=") {
+                    bodies.extend(computation_names(value));
+                }
+            }
+        }
+    })?;
+    Ok(bodies)
+}
+
 /// Reads module text into a [`Graph`].
 pub(crate) fn read_graph(text: &str) -> Result<Graph, LivenessError> {
+    let bodies = fusion_bodies(text)?;
+    let mut in_body = false;
     let mut graph = Graph::default();
     let mut pending = Pending::default();
     let mut comp_names: HashMap<String, usize> = HashMap::new();
@@ -116,6 +135,7 @@ pub(crate) fn read_graph(text: &str) -> Result<Graph, LivenessError> {
             return;
         }
         if graph.comps.last().is_none_or(|c| c.name != i.computation) {
+            in_body = bodies.contains(i.computation);
             if comp_names.contains_key(i.computation) {
                 pending.error = Some(LivenessError::Duplicate(i.computation.to_owned()));
                 return;
@@ -131,7 +151,11 @@ pub(crate) fn read_graph(text: &str) -> Result<Graph, LivenessError> {
         let mut inst = Inst {
             name: i.name.to_owned(),
             opcode: i.opcode.to_owned(),
-            shape: i.shape.clone(),
+            shape: if in_body {
+                Shape::default()
+            } else {
+                i.shape.clone()
+            },
             computation: c,
             operands: Vec::new(),
             called: Vec::new(),
