@@ -192,3 +192,33 @@ fn bad_input_is_a_typed_error() {
     );
     assert!(matches!(error, LivenessError::Malformed { .. }), "{error}");
 }
+
+#[test]
+fn the_reader_hands_out_operands_attributes_and_the_schedule() {
+    let text = "HloModule m, is_scheduled=true, input_output_alias={ {}: (0, {}, may-alias) }
+
+ENTRY %e (p: f32[4]) -> f32[4] {
+  %p = f32[4]{0} parameter(0)
+  ROOT %n = f32[4]{0} negate(/*index=0*/%p), metadata={op_name=\"n\"}
+}
+";
+    let mut seen = Vec::new();
+    let module = hlo_util::read_text(text.as_bytes(), |i| {
+        seen.push((i.operands.to_owned(), i.attributes.to_owned()));
+    })
+    .unwrap();
+    assert!(module.is_scheduled);
+    assert_eq!(module.input_output_alias, "{ {}: (0, {}, may-alias) }");
+    assert_eq!(seen[0], ("0".to_owned(), String::new()));
+    assert_eq!(
+        seen[1],
+        (
+            "/*index=0*/%p".to_owned(),
+            "metadata={op_name=\"n\"}".to_owned()
+        )
+    );
+    // The donated parameter is the output: one buffer, counted once.
+    let memory = memory_from_module_text(text).unwrap();
+    assert_eq!(memory.peak.peak_bytes, 16);
+    assert_eq!(memory.peak.device.alias_bytes, 16);
+}

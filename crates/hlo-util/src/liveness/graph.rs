@@ -239,9 +239,13 @@ pub(crate) fn read_graph(text: &str) -> Result<Graph, LivenessError> {
         return Err(error);
     }
     graph.scheduled = summary.is_scheduled;
-    graph.entry = *comp_names
-        .get(&summary.entry_computation)
-        .ok_or_else(|| LivenessError::Duplicate(summary.entry_computation.clone()))?;
+    graph.entry =
+        *comp_names
+            .get(&summary.entry_computation)
+            .ok_or_else(|| LivenessError::Malformed {
+                instruction: summary.entry_computation.clone(),
+                message: "the entry computation has no instruction".to_owned(),
+            })?;
     graph.io_alias =
         aliases(&summary.input_output_alias).map_err(|message| LivenessError::Malformed {
             instruction: "input_output_alias".to_owned(),
