@@ -4,6 +4,8 @@
 //! elementwise operation, a loop fusion whose parameter feeds only
 //! elementwise operations) or updates the operand in place.
 
+use std::collections::HashSet;
+
 use super::dataflow::sub_shape;
 use super::graph::{Graph, Inst};
 use super::in_place::in_place_pairs;
@@ -111,7 +113,8 @@ pub(crate) fn can_share(
 }
 
 /// Whether every use of the fusion's parameter `number`, and their uses in
-/// turn, is elementwise (or a tuple).
+/// turn, is elementwise (or a tuple): one pass over the body, whose text
+/// lists each instruction after its operands.
 fn fused_elementwise(graph: &Graph, fusion: &Inst, number: usize) -> bool {
     let Some(body) = fusion.called.first().and_then(|&c| graph.comps.get(c)) else {
         return false;
@@ -119,21 +122,16 @@ fn fused_elementwise(graph: &Graph, fusion: &Inst, number: usize) -> bool {
     let Some(&param) = body.parameters.get(number) else {
         return false;
     };
-    let mut pending = vec![param];
-    let mut seen = vec![param];
-    while let Some(at) = pending.pop() {
-        for &i in &body.instructions {
-            let Some(inst) = graph.insts.get(i) else {
-                continue;
-            };
-            if !inst.operands.contains(&at) || seen.contains(&i) {
-                continue;
-            }
+    let mut reached = HashSet::from([param]);
+    for &i in &body.instructions {
+        let Some(inst) = graph.insts.get(i) else {
+            continue;
+        };
+        if inst.operands.iter().any(|o| reached.contains(o)) {
             if !(elementwise(&inst.opcode) || inst.opcode == "tuple") {
                 return false;
             }
-            seen.push(i);
-            pending.push(i);
+            reached.insert(i);
         }
     }
     true
