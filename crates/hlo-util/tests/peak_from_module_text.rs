@@ -26,9 +26,11 @@ fn rows(path: &Path) -> Vec<Value> {
         .collect()
 }
 
-/// Compares each `(name, text, expected)`; returns how many are exact and
-/// the largest relative difference, and prints the table of differences.
-fn compare(cases: &[(String, String, u64)]) -> (usize, f64) {
+/// Compares each `(name, text, expected)` peak, and each program's
+/// argument, output and alias totals with XLA's `memory_analysis` (`stats`,
+/// in the order of `cases`); returns how many peaks are exact and the
+/// largest relative difference, and prints the table of differences.
+fn compare(cases: &[(String, String, u64)], stats: &[Value]) -> (usize, f64) {
     let mut exact = 0;
     let mut worst = 0.0_f64;
     println!(
@@ -37,6 +39,16 @@ fn compare(cases: &[(String, String, u64)]) -> (usize, f64) {
     );
     for (name, text, expected) in cases {
         let memory = memory_from_module_text(text).unwrap();
+        if let Some(stats) = stats.get(position_of(cases, name)) {
+            let device = &memory.peak.device;
+            for (ours, key) in [
+                (device.argument_bytes, "argument_size_in_bytes"),
+                (device.output_bytes, "output_size_in_bytes"),
+                (device.alias_bytes, "alias_size_in_bytes"),
+            ] {
+                assert_eq!(ours, stats[key], "{name}: {key}");
+            }
+        }
         let ours = memory.peak.peak_bytes;
         if ours == *expected {
             exact += 1;
@@ -52,6 +64,11 @@ fn compare(cases: &[(String, String, u64)]) -> (usize, f64) {
         );
     }
     (exact, worst)
+}
+
+/// The position of program `name` in `cases`.
+fn position_of(cases: &[(String, String, u64)], name: &str) -> usize {
+    cases.iter().position(|c| c.0 == name).unwrap_or(usize::MAX)
 }
 
 #[test]
