@@ -87,7 +87,11 @@ fn golden_programs_from_their_module_text() {
             (name, text, row["expected"]["peak_bytes"].as_u64().unwrap())
         })
         .collect();
-    let (exact, worst) = compare(&cases);
+    let stats: Vec<Value> = rows(&golden().join("peak_memory.jsonl"))
+        .into_iter()
+        .map(|row| row["memory_analysis"].clone())
+        .collect();
+    let (exact, worst) = compare(&cases, &stats);
     println!(
         "exact: {exact} of {}; worst: {:.3}%",
         cases.len(),
@@ -115,7 +119,11 @@ fn h100_modules_from_their_text() {
             )
         })
         .collect();
-    let (exact, worst) = compare(&cases);
+    let stats: Vec<Value> = rows(&dir.join("memory_analysis.jsonl"))
+        .into_iter()
+        .map(|row| row["memory_analysis"].clone())
+        .collect();
+    let (exact, worst) = compare(&cases, &stats);
     println!(
         "exact: {exact} of {}; worst: {:.3}%",
         cases.len(),
