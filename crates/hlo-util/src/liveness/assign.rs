@@ -81,12 +81,15 @@ pub(crate) fn assign(graph: &Graph, flow: &Dataflow, buffers: &Buffers) -> Assig
     let mut order: Vec<usize> = (0..buffers.list.len())
         .filter(|&b| buffers.list.get(b).is_some_and(|x| !x.values.is_empty()))
         .collect();
+    let first: Vec<usize> = (0..buffers.list.len())
+        .map(|b| first_inst(buffers, b))
+        .collect();
     order.sort_by(|&a, &b| {
         let (x, y) = (&buffers.list[a], &buffers.list[b]);
         y.bytes
             .cmp(&x.bytes)
             .then(y.live_out.cmp(&x.live_out))
-            .then(first_inst(buffers, a).cmp(&first_inst(buffers, b)))
+            .then(first[a].cmp(&first[b]))
             .then(a.cmp(&b))
     });
     let mut out = Assigned {
