@@ -81,3 +81,39 @@ pub(crate) fn flatten(graph: &Graph) -> Result<Schedule, LivenessError> {
     }
     Ok(schedule)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::liveness::graph::read_graph;
+
+    #[test]
+    fn a_while_runs_its_condition_then_its_body_before_itself() {
+        let text = "HloModule m, is_scheduled=true
+
+%body (b: s32[]) -> s32[] {
+  %b = s32[] parameter(0)
+  ROOT %n = s32[] negate(%b)
+}
+
+%cond (c: s32[]) -> pred[] {
+  %c = s32[] parameter(0)
+  ROOT %t = pred[] compare(%c, %c), direction=LT
+}
+
+ENTRY %e (p: s32[]) -> s32[] {
+  %p = s32[] parameter(0)
+  ROOT %w = s32[] while(%p), condition=%cond, body=%body
+}
+";
+        let graph = read_graph(text).unwrap();
+        let schedule = flatten(&graph).unwrap();
+        let names: Vec<&str> = schedule
+            .sequence
+            .iter()
+            .map(|&i| graph.insts[i].name.as_str())
+            .collect();
+        assert_eq!(names, ["p", "c", "t", "b", "n", "w"]);
+        assert_eq!(schedule.end(), 6);
+    }
+}
