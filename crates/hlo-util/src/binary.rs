@@ -202,6 +202,8 @@ fn instructions(
             sizes,
             per_device,
             line: 0,
+            operands: "",
+            attributes: "",
         });
     }
     parameters.sort_by_key(|&(number, _)| number);

@@ -86,6 +86,7 @@
 mod assignment;
 mod binary;
 mod error;
+mod liveness;
 mod opcodes;
 mod per_device;
 #[rustfmt::skip]
@@ -101,6 +102,7 @@ pub use assignment::{
 };
 pub use binary::{read_module, read_proto};
 pub use error::{HloError, HloErrorKind, ProtoError, ProtoErrorKind, ReadError};
+pub use liveness::{LivenessError, ModuleBuffer, ModuleMemory, memory_from_module_text};
 pub use opcodes::{OPCODES, is_opcode};
 pub use per_device::{PerDevice, per_device_shape};
 pub use report::{BufferRow, ComputationTotal, DeviceBuffer, MemoryReport};

@@ -44,6 +44,14 @@ pub struct Instruction<'a> {
     pub per_device: Option<PerDevice>,
     /// The 1-based line it is on (0 in a serialized module).
     pub line: u64,
+    /// The text between the opcode's parentheses, as written: the operands
+    /// (`%a, %b`), a constant's literal, a parameter's number (empty in a
+    /// serialized module).
+    pub operands: &'a str,
+    /// The text after the operands' `)` and its `,`, as written: the
+    /// attributes (`calls=%f, kind=kLoop`; empty when none and in a
+    /// serialized module).
+    pub attributes: &'a str,
 }
 
 /// What the reader learns about a whole module.
@@ -80,6 +88,13 @@ pub struct ModuleSummary {
     pub computations: u64,
     /// How many instructions, in all computations.
     pub instructions: u64,
+    /// Whether the header says `is_scheduled=true`: each computation's
+    /// instructions are written in the order they run.
+    pub is_scheduled: bool,
+    /// The header's `input_output_alias={...}` as written, braces included
+    /// (empty when the module has none): the outputs that reuse a donated
+    /// parameter's buffer.
+    pub input_output_alias: String,
 }
 
 /// Reads HLO module text from `input` line by line, calls `visit` with each
@@ -227,6 +242,10 @@ impl Reader {
                 let value_at = at + "entry_computation_layout=".len();
                 self.summary.entry_computation_layout = Some(self.program_shape(value, value_at)?);
                 self.layout_line = self.line;
+            } else if let Some(value) = attribute.strip_prefix("input_output_alias=") {
+                value.clone_into(&mut self.summary.input_output_alias);
+            } else if attribute == "is_scheduled=true" {
+                self.summary.is_scheduled = true;
             }
             at = end;
         }
@@ -378,13 +397,13 @@ impl Reader {
             return Err(self.error(opcode_end, "`(` is never closed"));
         }
         let rest = skip_space(line, operands_end + 1);
-        let sharding = if rest < line.len() {
+        let (sharding, attributes) = if rest < line.len() {
             if line.as_bytes()[rest] != b',' {
                 return Err(self.error(rest, "expected `,` before the instruction's attributes"));
             }
-            self.attributes(line, rest + 1)?
+            (self.attributes(line, rest + 1)?, line[rest + 1..].trim())
         } else {
-            None
+            (None, "")
         };
         let per_device = sharding.as_ref().and_then(|h| PerDevice::of(&shape, h));
         if opcode == "parameter" {
@@ -416,6 +435,8 @@ impl Reader {
             sizes,
             per_device,
             line: self.line,
+            operands: &line[opcode_end + 1..operands_end],
+            attributes,
         });
         Ok(())
     }

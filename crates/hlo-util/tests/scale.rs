@@ -9,6 +9,13 @@
 //!
 //! With `HLO_SCALE_FILE` the file is kept there; without it, it goes to the
 //! temporary directory and is removed.
+//!
+//! The second test computes the module's peak memory from the same text
+//! (`memory_from_module_text`: every buffer, live range and heap event):
+//!
+//! ```sh
+//! cargo test --release -p hlo-util --test scale -- --ignored --nocapture peak
+//! ```
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -104,4 +111,29 @@ fn a_100_mb_module_streams_in_seconds() {
     if keep.is_none() {
         std::fs::remove_file(&path).unwrap();
     }
+}
+
+#[test]
+#[ignore = "writes a 100 MB file; run in release with --ignored"]
+fn the_peak_of_a_100_mb_module_in_seconds() {
+    let path = std::env::temp_dir().join("hlo_scale_module_peak.txt");
+    let written = write_module(&path);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    let start = Instant::now();
+    let memory = hlo_util::memory_from_module_text(&text).unwrap();
+    let seconds = start.elapsed().as_secs_f64();
+    println!(
+        "{} bytes, {written} instructions: peak {} bytes at step {:?}, {} buffers, in {seconds:.2} s",
+        text.len(),
+        memory.peak.peak_bytes,
+        memory.peak.peak_at.as_ref().map(|p| p.step),
+        memory.buffers.len()
+    );
+    // The parameter and the result; every other fusion's output, read by
+    // none, reuses the result's allocation, as XLA's first pass does.
+    assert_eq!(memory.peak.static_bytes, 2 * 1000 * 128 * 4);
+    assert_eq!(memory.peak.heap_peak_bytes, 0);
+    assert!(memory.peak_is_estimate, "the module has no schedule");
+    assert_eq!(memory.steps, FUSIONS + 1);
 }

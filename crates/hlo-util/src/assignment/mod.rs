@@ -14,17 +14,17 @@
 //! largest first, and XLA's allocation totals.
 
 mod assignment_text;
-mod baseline;
+pub(crate) mod baseline;
 mod error;
 mod from_proto;
 #[cfg(test)]
 mod from_proto_tests;
 mod from_text;
-mod heap;
+pub(crate) mod heap;
 mod live_range;
-mod model;
+pub(crate) mod model;
 mod report;
-mod summary;
+pub(crate) mod summary;
 
 pub use error::AssignmentError;
 pub use from_proto::peak_from_hlo_proto;

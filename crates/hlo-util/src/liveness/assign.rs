@@ -1,0 +1,310 @@
+//! Buffer assignment's first pass (`AssignBuffersForComputations`): the
+//! buffers, largest first, each given an allocation of its own (entry
+//! parameters, constants, tuples, results), the allocation of an operand or
+//! of an earlier result whose live range it does not overlap, or else left
+//! to the heap simulator (temporaries).
+
+use std::collections::BTreeMap;
+
+use super::buffers::Buffers;
+use super::dataflow::Dataflow;
+use super::graph::Graph;
+use super::share::can_share;
+
+/// Where a buffer went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// Nowhere (a buffer without values).
+    None,
+    /// An allocation of [`Assigned::allocations`].
+    Allocation(usize),
+    /// The heap.
+    Heap,
+}
+
+/// One allocation made by the first pass.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Alloc {
+    pub size: u64,
+    pub color: i64,
+    pub parameter: bool,
+    pub aliased: bool,
+    pub constant: bool,
+    pub tuple: bool,
+    pub live_out: bool,
+    pub buffers: Vec<usize>,
+    /// The union of its buffers' live ranges, as disjoint closed ranges
+    /// (start to end): a buffer outside it interferes with none of them.
+    cover: BTreeMap<u64, u64>,
+}
+
+impl Alloc {
+    fn readonly(&self) -> bool {
+        (self.parameter && !self.aliased) || self.constant
+    }
+
+    /// Whether `start..=end` meets the live range of one of its buffers.
+    fn covers(&self, start: u64, end: u64) -> bool {
+        self.cover
+            .range(..=end)
+            .next_back()
+            .is_some_and(|(_, &last)| last >= start)
+    }
+
+    /// Adds a buffer live over `start..=end`.
+    fn add(&mut self, b: usize, start: u64, end: u64) {
+        self.buffers.push(b);
+        let (mut start, mut end) = (start, end);
+        while let Some((&a, &z)) = self
+            .cover
+            .range(..=end)
+            .next_back()
+            .filter(|&(_, &z)| z >= start)
+        {
+            self.cover.remove(&a);
+            start = start.min(a);
+            end = end.max(z);
+        }
+        self.cover.insert(start, end);
+    }
+}
+
+/// The first pass's result.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Assigned {
+    pub allocations: Vec<Alloc>,
+    pub place: Vec<Place>,
+}
+
+/// Runs the first pass.
+pub(crate) fn assign(graph: &Graph, flow: &Dataflow, buffers: &Buffers) -> Assigned {
+    let mut order: Vec<usize> = (0..buffers.list.len())
+        .filter(|&b| buffers.list.get(b).is_some_and(|x| !x.values.is_empty()))
+        .collect();
+    let first: Vec<usize> = (0..buffers.list.len())
+        .map(|b| first_inst(buffers, b))
+        .collect();
+    order.sort_by(|&a, &b| {
+        let (x, y) = (&buffers.list[a], &buffers.list[b]);
+        y.bytes
+            .cmp(&x.bytes)
+            .then(y.live_out.cmp(&x.live_out))
+            .then(first[a].cmp(&first[b]))
+            .then(a.cmp(&b))
+    });
+    let mut out = Assigned {
+        allocations: Vec::new(),
+        place: vec![Place::None; buffers.list.len()],
+    };
+    let mut reusable: Vec<usize> = Vec::new();
+    for b in order {
+        let buffer = &buffers.list[b];
+        let own = |out: &mut Assigned, alloc: Alloc| {
+            out.place[b] = Place::Allocation(out.allocations.len());
+            out.allocations.push(alloc);
+        };
+        let mut alloc = Alloc {
+            size: buffer.bytes,
+            color: buffer.color,
+            live_out: buffer.live_out,
+            ..Alloc::default()
+        };
+        alloc.add(b, buffer.start, buffer.end);
+        if buffer.constant {
+            own(
+                &mut out,
+                Alloc {
+                    constant: true,
+                    ..alloc
+                },
+            );
+            continue;
+        }
+        if buffer.parameter {
+            let aliased = buffer.live_out;
+            if aliased {
+                reusable.push(out.allocations.len());
+            }
+            own(
+                &mut out,
+                Alloc {
+                    parameter: true,
+                    aliased,
+                    ..alloc
+                },
+            );
+            continue;
+        }
+        if buffer.tuple {
+            own(
+                &mut out,
+                Alloc {
+                    tuple: true,
+                    ..alloc
+                },
+            );
+            continue;
+        }
+        let mut candidates = operand_allocations(graph, flow, buffers, &out, b);
+        candidates.extend(reusable.iter().rev());
+        if let Some(&a) = candidates
+            .iter()
+            .find(|&&a| fits(graph, flow, buffers, &out, a, b))
+        {
+            out.place[b] = Place::Allocation(a);
+            if let Some(alloc) = out.allocations.get_mut(a) {
+                alloc.add(b, buffer.start, buffer.end);
+                alloc.live_out |= buffer.live_out;
+            }
+            continue;
+        }
+        if buffer.live_out {
+            reusable.push(out.allocations.len());
+            own(&mut out, alloc);
+        } else {
+            out.place[b] = Place::Heap;
+        }
+    }
+    out
+}
+
+/// The module position of a buffer's first value.
+fn first_inst(buffers: &Buffers, b: usize) -> usize {
+    buffers.list[b]
+        .values
+        .iter()
+        .filter_map(|&v| buffers.values.get(v).map(|v| v.inst))
+        .min()
+        .unwrap_or(usize::MAX)
+}
+
+/// The allocations of the operands of the instructions defining `b` at
+/// their top level.
+fn operand_allocations(
+    graph: &Graph,
+    flow: &Dataflow,
+    buffers: &Buffers,
+    out: &Assigned,
+    b: usize,
+) -> Vec<usize> {
+    let mut found = Vec::new();
+    for &v in &buffers.list[b].values {
+        let Some(value) = buffers.values.get(v) else {
+            continue;
+        };
+        if !value.index.is_empty() {
+            continue;
+        }
+        for &o in graph.insts.get(value.inst).map_or(&[][..], |i| &i.operands) {
+            let place = flow
+                .pos(graph, o, &[])
+                .and_then(|p| buffers.of_position.get(p))
+                .and_then(|&ob| out.place.get(ob));
+            if let Some(&Place::Allocation(a)) = place {
+                found.push(a);
+            }
+        }
+    }
+    found
+}
+
+/// `MaybeAssignBuffer`: whether buffer `b` may join allocation `a`.
+fn fits(
+    graph: &Graph,
+    flow: &Dataflow,
+    buffers: &Buffers,
+    out: &Assigned,
+    a: usize,
+    b: usize,
+) -> bool {
+    let (Some(alloc), Some(buffer)) = (out.allocations.get(a), buffers.list.get(b)) else {
+        return false;
+    };
+    if alloc.color != buffer.color
+        || buffer.bytes > alloc.size
+        || alloc.readonly()
+        || alloc.tuple
+        || (buffer.live_out && alloc.size != buffer.bytes)
+    {
+        return false;
+    }
+    // Outside every live range of the allocation: no pair to compare.
+    if !alloc.covers(buffer.start, buffer.end) {
+        return true;
+    }
+    alloc.buffers.iter().all(|&m| {
+        !interferes(graph, flow, buffers, m, b) && !copied_from(graph, flow, buffers, b, m)
+    })
+}
+
+/// Whether two buffers' values overlap (`LiveRangeInterferes`, pairwise).
+fn interferes(graph: &Graph, flow: &Dataflow, buffers: &Buffers, x: usize, y: usize) -> bool {
+    let (bx, by) = (&buffers.list[x], &buffers.list[y]);
+    if bx.start > by.end || by.start > bx.end {
+        return false;
+    }
+    bx.values.iter().any(|&u| {
+        by.values
+            .iter()
+            .any(|&v| values_interfere(graph, flow, buffers, u, v))
+    })
+}
+
+/// Overlapping live ranges, unless one ends where the other starts at an
+/// instruction that may write into the dying one.
+fn values_interfere(graph: &Graph, flow: &Dataflow, buffers: &Buffers, x: usize, y: usize) -> bool {
+    let (vx, vy) = (&buffers.values[x], &buffers.values[y]);
+    if vx.start > vy.end || vy.start > vx.end {
+        return false;
+    }
+    if vx.end == vy.start {
+        return !reuses_operand(graph, flow, buffers, y, x);
+    }
+    if vy.end == vx.start {
+        return !reuses_operand(graph, flow, buffers, x, y);
+    }
+    true
+}
+
+/// Whether the instruction that defines value `user` may write it into
+/// value `operand`, one of its operands.
+pub(crate) fn reuses_operand(
+    graph: &Graph,
+    flow: &Dataflow,
+    buffers: &Buffers,
+    user: usize,
+    operand: usize,
+) -> bool {
+    let Some(value) = buffers.values.get(user) else {
+        return false;
+    };
+    let Some(inst) = graph.insts.get(value.inst) else {
+        return false;
+    };
+    if inst.opcode == "copy" {
+        return false;
+    }
+    inst.operands.iter().enumerate().any(|(k, &o)| {
+        let shape = graph.insts.get(o).map(|x| &x.shape);
+        flow.positions(graph, o)
+            .zip(shape.map(super::shapes::subshapes).unwrap_or_default())
+            .any(|(p, (index, _))| {
+                buffers.value_of_position.get(p) == Some(&operand)
+                    && can_share(graph, inst, &value.index, k, &index)
+            })
+    })
+}
+
+/// A copy never writes into the buffer it copies from.
+fn copied_from(graph: &Graph, flow: &Dataflow, buffers: &Buffers, b: usize, m: usize) -> bool {
+    buffers.list[b].values.iter().any(|&v| {
+        let Some(inst) = buffers.values.get(v).and_then(|x| graph.insts.get(x.inst)) else {
+            return false;
+        };
+        inst.opcode == "copy"
+            && inst.operands.iter().any(|&o| {
+                flow.positions(graph, o)
+                    .any(|p| buffers.of_position.get(p) == Some(&m))
+            })
+    })
+}

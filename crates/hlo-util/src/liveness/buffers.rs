@@ -1,0 +1,220 @@
+//! The module's values and buffers (`HloValue`s, `HloBuffer`s) with what
+//! buffer assignment decides from: bytes, memory space, kind of values,
+//! whether the program's result holds them, and each value's live range on
+//! the flattened schedule (`HloLiveRange`): from the step it is defined at
+//! (an entry parameter from step 0) to the last step a position of it is
+//! written or read (the end of the program for parameters and results; a
+//! while reads its operand when its condition starts, its body's result
+//! lives until the while, its condition's parameter until the body starts).
+
+use super::LivenessError;
+use super::dataflow::Dataflow;
+use super::graph::Graph;
+use super::schedule::Schedule;
+use super::shapes::{is_tuple, subshapes};
+use crate::BufferSizes;
+
+/// One buffer.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Buffer {
+    /// Its values: positions that define one, in module order.
+    pub values: Vec<usize>,
+    /// Bytes of its largest value.
+    pub bytes: u64,
+    pub color: i64,
+    pub tuple: bool,
+    pub constant: bool,
+    pub parameter: bool,
+    pub live_out: bool,
+    pub start: u64,
+    pub end: u64,
+}
+
+/// One value (`HloValue`): the positions that hold it and the one that
+/// defines it.
+#[derive(Debug, Clone)]
+pub(crate) struct Value {
+    pub inst: usize,
+    pub index: Vec<usize>,
+    pub bytes: u64,
+    pub buffer: usize,
+    /// The step it is defined at (0 for an entry parameter).
+    pub start: u64,
+    /// The last step it is live at.
+    pub end: u64,
+}
+
+/// The buffers, the values, and the buffer and value of each position.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Buffers {
+    pub list: Vec<Buffer>,
+    pub values: Vec<Value>,
+    /// The buffer of each position.
+    pub of_position: Vec<usize>,
+    /// The value of each position.
+    pub value_of_position: Vec<usize>,
+}
+
+/// Groups the positions into values and buffers and computes their live
+/// ranges.
+pub(crate) fn buffers(
+    graph: &Graph,
+    flow: &Dataflow,
+    schedule: &Schedule,
+) -> Result<Buffers, LivenessError> {
+    let positions = flow.inst.len();
+    let mut out = Buffers {
+        of_position: vec![usize::MAX; positions],
+        value_of_position: vec![usize::MAX; positions],
+        ..Buffers::default()
+    };
+    let end = schedule.end();
+    let step = |i: usize| schedule.step.get(i).copied().unwrap_or(u64::MAX);
+    // The values and buffers, in module order of their definitions.
+    let mut value_of_root = vec![usize::MAX; positions];
+    let mut buffer_of_root = vec![usize::MAX; positions];
+    for (i, inst) in graph.insts.iter().enumerate() {
+        let range = flow.positions(graph, i);
+        if range.is_empty() {
+            continue;
+        }
+        let entry_parameter = inst.opcode == "parameter" && inst.computation == graph.entry;
+        for (p, (index, shape)) in range.zip(subshapes(&inst.shape)) {
+            if flow.defines.get(p) != Some(&true) {
+                continue;
+            }
+            let sizes = BufferSizes::of(shape).map_err(|e| LivenessError::Malformed {
+                instruction: inst.name.clone(),
+                message: e.to_string(),
+            })?;
+            let bytes = u64::try_from(sizes.allocated_bytes).map_err(|_| overflow())?;
+            let broot = flow.buffer(p);
+            let slot = buffer_of_root.get_mut(broot).ok_or_else(overflow)?;
+            if *slot == usize::MAX {
+                *slot = out.list.len();
+                out.list.push(Buffer {
+                    color: sizes.memory_space,
+                    start: u64::MAX,
+                    ..Buffer::default()
+                });
+            }
+            let b = *slot;
+            let buffer = out.list.get_mut(b).ok_or_else(overflow)?;
+            buffer.bytes = buffer.bytes.max(bytes);
+            buffer.tuple |= is_tuple(shape);
+            buffer.constant |= inst.opcode == "constant";
+            buffer.parameter |= entry_parameter;
+            buffer.values.push(out.values.len());
+            let start = if entry_parameter { 0 } else { step(i) };
+            if let Some(v) = value_of_root.get_mut(flow.value(p)) {
+                *v = out.values.len();
+            }
+            out.values.push(Value {
+                inst: i,
+                index,
+                bytes,
+                buffer: b,
+                start,
+                end: if entry_parameter { end } else { start },
+            });
+        }
+    }
+    for p in 0..positions {
+        let v = value_of_root
+            .get(flow.value(p))
+            .copied()
+            .unwrap_or(usize::MAX);
+        if let Some(slot) = out.value_of_position.get_mut(p) {
+            *slot = v;
+        }
+        if let Some(slot) = out.of_position.get_mut(p) {
+            *slot = out.values.get(v).map_or(usize::MAX, |value| value.buffer);
+        }
+    }
+    for (i, inst) in graph.insts.iter().enumerate() {
+        let t = step(i);
+        if t == u64::MAX {
+            continue;
+        }
+        out.extend(flow.positions(graph, i), t);
+        let first_of = |k: usize| {
+            inst.called
+                .get(k)
+                .and_then(|&c| graph.comps.get(c))
+                .and_then(|c| c.parameters.first().copied())
+        };
+        match inst.opcode.as_str() {
+            "get-tuple-element" | "tuple" => continue,
+            "while" => {
+                // The body's result lives until the while; the condition's
+                // parameter until the body starts.
+                let body = inst.called.get(1).and_then(|&c| graph.comps.get(c));
+                if let Some(root) = body.and_then(|c| c.root) {
+                    out.extend(flow.positions(graph, root), t);
+                }
+                if let (Some(c), Some(b)) = (first_of(0), first_of(1)) {
+                    out.extend(flow.positions(graph, c), step(b));
+                }
+            }
+            "conditional" => {
+                for &c in &inst.called {
+                    if let Some(root) = graph.comps.get(c).and_then(|c| c.root) {
+                        out.extend(flow.positions(graph, root), t);
+                    }
+                }
+            }
+            _ => {}
+        }
+        // A while reads its operand when its condition starts; a call's
+        // operands and a conditional's branch operands are its
+        // computations' parameters, read there.
+        let (used_at, read) = match (inst.opcode.as_str(), first_of(0)) {
+            ("while", Some(p)) => (step(p), inst.operands.len()),
+            ("call", _) => (t, 0),
+            ("conditional", _) => (t, 1),
+            _ => (t, inst.operands.len()),
+        };
+        for &o in inst.operands.iter().take(read) {
+            out.extend(flow.positions(graph, o), used_at);
+        }
+    }
+    if let Some(root) = graph.comps.get(graph.entry).and_then(|c| c.root) {
+        for p in flow.positions(graph, root) {
+            let v = out.value_of_position.get(p).copied().unwrap_or(usize::MAX);
+            if let Some(value) = out.values.get_mut(v) {
+                value.end = end;
+                let b = value.buffer;
+                if let Some(buffer) = out.list.get_mut(b) {
+                    buffer.live_out = true;
+                }
+            }
+        }
+    }
+    for value in &mut out.values {
+        value.end = value.end.max(value.start);
+        if let Some(buffer) = out.list.get_mut(value.buffer) {
+            buffer.start = buffer.start.min(value.start);
+            buffer.end = buffer.end.max(value.end);
+        }
+    }
+    Ok(out)
+}
+
+impl Buffers {
+    /// Extends the values at `positions` to step `t`.
+    fn extend(&mut self, positions: std::ops::Range<usize>, t: u64) {
+        if t == u64::MAX {
+            return;
+        }
+        for p in positions {
+            let v = self.value_of_position.get(p).copied().unwrap_or(usize::MAX);
+            if let Some(value) = self.values.get_mut(v) {
+                value.end = value.end.max(t);
+            }
+        }
+    }
+}
+
+fn overflow() -> LivenessError {
+    LivenessError::Overflow("the positions".to_owned())
+}

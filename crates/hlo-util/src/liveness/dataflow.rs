@@ -1,0 +1,396 @@
+//! XLA's dataflow and alias analyses on the module's graph: each
+//! instruction output (and each tuple element) is a position. Positions
+//! that hold the same value are joined into values (`HloValue`s, in SSA
+//! form): get-tuple-element, tuple, bitcast and call pass-through. A while
+//! (its output, its condition's and body's parameters) and a conditional
+//! define phi values. Values that must hold the same storage are joined
+//! into buffers (`HloBuffer`s): while and conditional carries, in-place
+//! operations, custom calls' `output_to_operand_aliasing` and the module's
+//! `input_output_alias`. Only computations whose values live in the
+//! module's buffers (the entry and what it calls through control flow) have
+//! positions; values of applied computations (a reduce's `to_apply`) are
+//! thread-local and those of fusion bodies are not buffers at all.
+
+use super::LivenessError;
+use super::graph::{Calls, Graph, Inst};
+use super::in_place::in_place_pairs;
+use super::shapes::{count, offset, subshapes};
+
+/// Where a computation's values live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// Not reached from the entry.
+    Unused,
+    /// The entry and its control-flow callees: the module's buffers.
+    Global,
+    /// A fusion's body.
+    Fused,
+    /// Applied inside an instruction: thread-local values.
+    ThreadLocal,
+}
+
+/// The positions of the global computations and the buffers they form.
+#[derive(Debug, Clone)]
+pub(crate) struct Dataflow {
+    pub roles: Vec<Role>,
+    /// Each instruction's first position (`usize::MAX` outside global
+    /// computations) and how many it has.
+    pub base: Vec<usize>,
+    /// The instruction of each position.
+    pub inst: Vec<usize>,
+    /// Whether each position defines a value.
+    pub defines: Vec<bool>,
+    /// Positions joined into values.
+    values: Vec<usize>,
+    /// Positions joined into buffers.
+    buffers: Vec<usize>,
+}
+
+/// What a join makes of two positions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Join {
+    /// One value.
+    Value,
+    /// Two values in one buffer.
+    Buffer,
+}
+
+impl Dataflow {
+    /// The position of `inst`'s output at `index`.
+    pub fn pos(&self, graph: &Graph, inst: usize, index: &[usize]) -> Option<usize> {
+        let base = *self.base.get(inst).filter(|b| **b != usize::MAX)?;
+        base.checked_add(offset(&graph.insts.get(inst)?.shape, index)?)
+    }
+
+    /// All positions of `inst`.
+    pub fn positions(&self, graph: &Graph, inst: usize) -> std::ops::Range<usize> {
+        match (self.base.get(inst), graph.insts.get(inst)) {
+            (Some(&b), Some(i)) if b != usize::MAX => b..b.saturating_add(count(&i.shape)),
+            _ => 0..0,
+        }
+    }
+
+    /// The buffer (a representative position) of position `p`.
+    pub fn buffer(&self, p: usize) -> usize {
+        root(&self.buffers, p)
+    }
+
+    /// The value (a representative position) of position `p`.
+    pub fn value(&self, p: usize) -> usize {
+        root(&self.values, p)
+    }
+
+    fn join(&mut self, a: usize, b: usize, join: Join) {
+        if join == Join::Value {
+            unite(&mut self.values, a, b);
+        }
+        unite(&mut self.buffers, a, b);
+    }
+}
+
+/// The root of `p` in a union-find forest.
+fn root(parent: &[usize], mut p: usize) -> usize {
+    while let Some(&up) = parent.get(p) {
+        if up == p {
+            break;
+        }
+        p = up;
+    }
+    p
+}
+
+/// Joins the trees of `a` and `b`, the lower root on top, halving paths.
+fn unite(parent: &mut [usize], a: usize, b: usize) {
+    let (ra, rb) = (halve(parent, a), halve(parent, b));
+    if ra != rb {
+        let (low, high) = if ra < rb { (ra, rb) } else { (rb, ra) };
+        if let Some(slot) = parent.get_mut(high) {
+            *slot = low;
+        }
+    }
+}
+
+fn halve(parent: &mut [usize], mut p: usize) -> usize {
+    while let Some(&up) = parent.get(p) {
+        if up == p {
+            break;
+        }
+        let grand = parent.get(up).copied().unwrap_or(up);
+        if let Some(slot) = parent.get_mut(p) {
+            *slot = grand;
+        }
+        p = grand;
+    }
+    p
+}
+
+/// Opcodes whose output is (part of) an operand's: they define no value.
+fn passes_through(inst: &Inst) -> bool {
+    matches!(
+        inst.opcode.as_str(),
+        "get-tuple-element" | "bitcast" | "call" | "opt-barrier" | "domain" | "add-dependency"
+    ) || inst.opcode.ends_with("-done")
+}
+
+/// The roles of the computations, from the entry down: the global ones
+/// first, so that a computation reached both ways keeps its buffers.
+fn roles(graph: &Graph) -> Vec<Role> {
+    let mut roles = vec![Role::Unused; graph.comps.len()];
+    let mut global = vec![graph.entry];
+    let mut rest = Vec::new();
+    while let Some((c, role)) = global
+        .pop()
+        .map(|c| (c, Role::Global))
+        .or_else(|| rest.pop())
+    {
+        match roles.get_mut(c) {
+            Some(slot) if *slot == Role::Unused => *slot = role,
+            _ => continue,
+        }
+        for &i in graph.comps.get(c).map_or(&[][..], |c| &c.instructions) {
+            let Some(inst) = graph.insts.get(i) else {
+                continue;
+            };
+            let callee = match (inst.calls, role) {
+                (Calls::None, _) => continue,
+                (Calls::Control, Role::Global) => Role::Global,
+                (Calls::Fused, _) => Role::Fused,
+                _ => Role::ThreadLocal,
+            };
+            for &callee_comp in &inst.called {
+                if callee == Role::Global {
+                    global.push(callee_comp);
+                } else {
+                    rest.push((callee_comp, callee));
+                }
+            }
+        }
+    }
+    roles
+}
+
+/// Builds the positions and joins those that share storage.
+pub(crate) fn dataflow(graph: &Graph) -> Result<Dataflow, LivenessError> {
+    let roles = roles(graph);
+    // The parameters of a while's condition and body are phi values.
+    let mut loop_computation = vec![false; graph.comps.len()];
+    for inst in graph.insts.iter().filter(|i| i.opcode == "while") {
+        for &c in &inst.called {
+            if let Some(slot) = loop_computation.get_mut(c) {
+                *slot = true;
+            }
+        }
+    }
+    let mut base = vec![usize::MAX; graph.insts.len()];
+    let mut inst_of = Vec::new();
+    let mut defines = Vec::new();
+    for (i, inst) in graph.insts.iter().enumerate() {
+        if roles.get(inst.computation) != Some(&Role::Global) {
+            continue;
+        }
+        if let Some(slot) = base.get_mut(i) {
+            *slot = inst_of.len();
+        }
+        let n = count(&inst.shape);
+        let defining = match inst.opcode.as_str() {
+            "parameter" => {
+                inst.computation == graph.entry
+                    || loop_computation.get(inst.computation) == Some(&true)
+            }
+            _ => !passes_through(inst),
+        };
+        for k in 0..n {
+            inst_of.push(i);
+            defines.push(defining && (k == 0 || inst.opcode != "tuple"));
+        }
+    }
+    let mut flow = Dataflow {
+        roles,
+        base,
+        values: (0..inst_of.len()).collect(),
+        buffers: (0..inst_of.len()).collect(),
+        inst: inst_of,
+        defines,
+    };
+    for (i, inst) in graph.insts.iter().enumerate() {
+        if flow.base.get(i) == Some(&usize::MAX) {
+            continue;
+        }
+        join_instruction(graph, &mut flow, i, inst)?;
+    }
+    // A value joined to an earlier one (an async start's operands) is that
+    // one: the first definition stands.
+    let mut seen = vec![false; flow.inst.len()];
+    for p in 0..flow.inst.len() {
+        if flow.defines.get(p) != Some(&true) {
+            continue;
+        }
+        let v = flow.value(p);
+        if seen.get(v) == Some(&true) {
+            if let Some(d) = flow.defines.get_mut(p) {
+                *d = false;
+            }
+        } else if let Some(s) = seen.get_mut(v) {
+            *s = true;
+        }
+    }
+    for alias in &graph.io_alias {
+        let entry = graph.comps.get(graph.entry);
+        let param = entry.and_then(|c| c.parameters.get(alias.operand)).copied();
+        let root = entry.and_then(|c| c.root);
+        let pair = param.zip(root).and_then(|(p, r)| {
+            Some((
+                flow.pos(graph, r, &alias.output)?,
+                flow.pos(graph, p, &alias.operand_index)?,
+            ))
+        });
+        let (a, b) = pair.ok_or_else(|| LivenessError::Malformed {
+            instruction: "input_output_alias".to_owned(),
+            message: format!(
+                "no output {:?} or parameter {}",
+                alias.output, alias.operand
+            ),
+        })?;
+        flow.join(a, b, Join::Buffer);
+    }
+    Ok(flow)
+}
+
+/// Joins `inst`'s output at `index` with `other`'s at `other_index`, every
+/// sub-shape below them too.
+fn join_trees(
+    graph: &Graph,
+    flow: &mut Dataflow,
+    (inst, index): (usize, &[usize]),
+    (other, other_index): (usize, &[usize]),
+    join: Join,
+) -> Result<(), LivenessError> {
+    let malformed = || LivenessError::Malformed {
+        instruction: graph
+            .insts
+            .get(inst)
+            .map_or_else(String::new, |i| i.name.clone()),
+        message: format!("its shape does not match that of its operand at {other_index:?}"),
+    };
+    let shape = graph
+        .insts
+        .get(inst)
+        .map(|i| &i.shape)
+        .ok_or_else(malformed)?;
+    let Some(sub) = sub_shape(shape, index) else {
+        return Err(malformed());
+    };
+    for (rest, _) in subshapes(sub) {
+        let mut a_index = index.to_vec();
+        a_index.extend(&rest);
+        let mut b_index = other_index.to_vec();
+        b_index.extend(&rest);
+        let a = flow.pos(graph, inst, &a_index).ok_or_else(malformed)?;
+        let b = flow.pos(graph, other, &b_index).ok_or_else(malformed)?;
+        flow.join(a, b, join);
+    }
+    Ok(())
+}
+
+/// The sub-shape at `index`.
+pub(crate) fn sub_shape<'a>(
+    shape: &'a schema::Shape,
+    index: &[usize],
+) -> Option<&'a schema::Shape> {
+    index.iter().try_fold(shape, |s, &k| s.tuple_shapes.get(k))
+}
+
+fn join_instruction(
+    graph: &Graph,
+    flow: &mut Dataflow,
+    i: usize,
+    inst: &Inst,
+) -> Result<(), LivenessError> {
+    let op = |k: usize| inst.operands.get(k).copied();
+    let comp = |k: usize| inst.called.get(k).and_then(|&c| graph.comps.get(c));
+    let malformed = |message: &str| LivenessError::Malformed {
+        instruction: inst.name.clone(),
+        message: message.to_owned(),
+    };
+    match inst.opcode.as_str() {
+        "get-tuple-element" => {
+            let o = op(0).ok_or_else(|| malformed("no operand"))?;
+            join_trees(graph, flow, (i, &[]), (o, &[inst.tuple_index]), Join::Value)?;
+        }
+        "tuple" => {
+            for (k, &o) in inst.operands.iter().enumerate() {
+                join_trees(graph, flow, (i, &[k]), (o, &[]), Join::Value)?;
+            }
+        }
+        "bitcast" | "opt-barrier" | "domain" | "add-dependency" => {
+            let o = op(0).ok_or_else(|| malformed("no operand"))?;
+            join_trees(graph, flow, (i, &[]), (o, &[]), Join::Value)?;
+        }
+        "while" => {
+            let o = op(0).ok_or_else(|| malformed("no operand"))?;
+            join_trees(graph, flow, (i, &[]), (o, &[]), Join::Buffer)?;
+            for c in [comp(0), comp(1)].into_iter().flatten() {
+                if let Some(&p) = c.parameters.first() {
+                    join_trees(graph, flow, (i, &[]), (p, &[]), Join::Buffer)?;
+                }
+            }
+            if let Some(root) = comp(1).and_then(|c| c.root) {
+                join_trees(graph, flow, (i, &[]), (root, &[]), Join::Buffer)?;
+            }
+        }
+        "conditional" => {
+            for k in 0..inst.called.len() {
+                let c = comp(k).ok_or_else(|| malformed("no branch"))?;
+                if let (Some(&p), Some(o)) = (c.parameters.first(), op(k.saturating_add(1))) {
+                    join_trees(graph, flow, (p, &[]), (o, &[]), Join::Value)?;
+                }
+                if let Some(root) = c.root {
+                    join_trees(graph, flow, (i, &[]), (root, &[]), Join::Buffer)?;
+                }
+            }
+        }
+        "call" => {
+            let c = comp(0).ok_or_else(|| malformed("no computation"))?;
+            for (k, &p) in c.parameters.iter().enumerate() {
+                let o = op(k).ok_or_else(|| malformed("too few operands"))?;
+                join_trees(graph, flow, (p, &[]), (o, &[]), Join::Value)?;
+            }
+            if let Some(root) = c.root {
+                join_trees(graph, flow, (i, &[]), (root, &[]), Join::Value)?;
+            }
+        }
+        "copy-start" => {
+            // (destination, source, context): the source is the operand.
+            let o = op(0).ok_or_else(|| malformed("no operand"))?;
+            join_trees(graph, flow, (i, &[1]), (o, &[]), Join::Value)?;
+        }
+        start if start.ends_with("-start") => {
+            // ((operands...), outputs, context): the operands as they are.
+            let operands = inst.shape.tuple_shapes.first();
+            if operands.is_some_and(|s| {
+                super::shapes::is_tuple(s) && s.tuple_shapes.len() == inst.operands.len()
+            }) {
+                for (k, &o) in inst.operands.iter().enumerate() {
+                    join_trees(graph, flow, (i, &[0, k]), (o, &[]), Join::Value)?;
+                }
+            }
+        }
+        done if done.ends_with("-done") => {
+            let o = op(0).ok_or_else(|| malformed("no operand"))?;
+            let operand = graph.insts.get(o).map(|x| &x.shape);
+            let from: &[usize] = match (done, operand) {
+                ("copy-done", _) => &[0],
+                (_, Some(s)) if super::shapes::is_tuple(s) => &[1],
+                _ => &[],
+            };
+            join_trees(graph, flow, (i, &[]), (o, from), Join::Value)?;
+        }
+        _ => {
+            for (output, operand, operand_index) in in_place_pairs(graph, inst) {
+                let o = op(operand).ok_or_else(|| malformed("an alias names no operand"))?;
+                join_trees(graph, flow, (i, &output), (o, &operand_index), Join::Buffer)?;
+            }
+        }
+    }
+    Ok(())
+}

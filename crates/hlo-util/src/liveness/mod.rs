@@ -1,0 +1,27 @@
+//! Peak memory from a module's scheduled text alone (`compiled.as_text()`
+//! in jax), computed as XLA does without its buffer-assignment dump: XLA's
+//! logical values and the buffers they share (alias analysis), each buffer
+//! classified and placed as buffer assignment places it (entry parameter,
+//! constant, maybe-live-out, thread-local, tuple index table, temporary),
+//! live ranges on the flattened schedule (`HloLiveRange`), the heap
+//! simulator's events for the temporaries, and the peak as
+//! `CompiledMemoryStats.peak_memory_in_bytes` defines it: the static
+//! baseline plus the heap's highest point.
+
+mod assign;
+mod attributes;
+mod buffers;
+mod dataflow;
+mod error;
+mod graph;
+mod in_place;
+mod model;
+mod replay;
+mod report;
+mod schedule;
+mod shapes;
+mod share;
+
+pub use error::LivenessError;
+pub use model::memory_from_module_text;
+pub use report::{ModuleBuffer, ModuleMemory};

@@ -1,0 +1,240 @@
+//! From module text to [`ModuleMemory`]: the analyses in order, and their
+//! result put in the data model of XLA's own dumps, so that the static
+//! baseline, the totals and the live buffers are computed as they are from
+//! a dumped assignment.
+
+use super::LivenessError;
+use super::assign::{Assigned, Place, assign};
+use super::buffers::{Buffers, buffers};
+use super::dataflow::{Dataflow, Role, dataflow, sub_shape};
+use super::graph::{Graph, read_graph};
+use super::replay::heap_peak;
+use super::report::{ModuleBuffer, ModuleMemory};
+use super::schedule::flatten;
+use crate::assignment::baseline::static_baseline;
+use crate::assignment::model::{Allocation, Assignment, Value};
+use crate::assignment::summary::{allocation_totals, live_buffers};
+use crate::{BufferSizes, PeakPoint, PeakReport, StepUnit};
+
+/// Computes the peak memory of a module and its buffers from its text
+/// (`compiled.as_text()`), as XLA's buffer assignment would.
+///
+/// ```
+/// let text = "HloModule m, is_scheduled=true, entry_computation_layout={(f32[256]{0})->f32[256]{0}}
+///
+/// ENTRY %main (p: f32[256]) -> f32[256] {
+///   %p = f32[256]{0} parameter(0)
+///   %e = f32[256]{0} exponential(%p)
+///   %n = f32[256]{0} negate(%e)
+///   ROOT %s = f32[256]{0} add(%n, %e)
+/// }
+/// ";
+/// let memory = hlo_util::memory_from_module_text(text).unwrap();
+/// // The parameter and the output; `e` takes the output's allocation (the
+/// // add may write over it as it reads it), `n` is a temporary of the heap.
+/// assert_eq!(memory.peak.static_bytes, 2048);
+/// assert_eq!(memory.peak.peak_bytes, 2048 + 1024);
+/// assert_eq!(memory.peak.peak_at.unwrap().instruction, "n");
+/// assert!(!memory.peak_is_estimate);
+/// ```
+///
+/// # Errors
+///
+/// [`LivenessError`]: text that does not read, names that resolve to
+/// nothing, attributes that do not fit, sizes that overflow.
+pub fn memory_from_module_text(text: &str) -> Result<ModuleMemory, LivenessError> {
+    let graph = read_graph(text)?;
+    let flow = dataflow(&graph)?;
+    let schedule = flatten(&graph)?;
+    let buffers = buffers(&graph, &flow, &schedule)?;
+    let assigned = assign(&graph, &flow, &buffers);
+    let heap = heap_peak(&graph, &flow, &buffers, &assigned.place, &schedule)?;
+    let (model, of_buffer) = to_model(&graph, &flow, &buffers, &assigned, heap.bytes);
+    let overflow = |what: &str| LivenessError::Overflow(what.to_owned());
+    let (static_bytes, mut live) =
+        static_baseline(&model).map_err(|_| overflow("the static baseline"))?;
+    live.extend(
+        heap.live
+            .iter()
+            .filter_map(|&b| of_buffer.get(b).copied().flatten()),
+    );
+    let (device, host) = allocation_totals(&model).map_err(|_| overflow("the totals"))?;
+    let peak = PeakReport {
+        peak_bytes: static_bytes
+            .checked_add(heap.bytes)
+            .ok_or_else(|| overflow("the peak"))?,
+        static_bytes,
+        heap_peak_bytes: heap.bytes,
+        peak_at: heap.step.map(|step| PeakPoint {
+            step,
+            unit: StepUnit::ScheduleStep,
+            instruction: usize::try_from(step)
+                .ok()
+                .and_then(|s| schedule.sequence.get(s))
+                .and_then(|&i| graph.insts.get(i))
+                .map_or_else(String::new, |i| i.name.clone()),
+        }),
+        live_at_peak: live_buffers(&model, &live),
+        device,
+        host,
+    };
+    let mut steps_of = vec![None; model.values.len()];
+    for (b, v) in of_buffer.iter().enumerate() {
+        if let (Some(v), Some(buffer)) = (v, buffers.list.get(b))
+            && let Some(slot) = steps_of.get_mut(*v)
+        {
+            *slot = Some((buffer.start, buffer.end));
+        }
+    }
+    let all: Vec<usize> = (0..model.values.len()).collect();
+    let mut listed = live_buffers(&model, &all);
+    listed.sort_by_key(|b| b.kind == crate::BufferKind::ThreadLocal);
+    let mut steps: std::collections::HashMap<(&str, &[i64]), (u64, u64)> =
+        std::collections::HashMap::new();
+    for (v, value) in model.values.iter().enumerate() {
+        if let Some(Some(range)) = steps_of.get(v) {
+            steps.insert(
+                (value.instruction.as_str(), value.shape_index.as_slice()),
+                *range,
+            );
+        }
+    }
+    let buffers_out = listed
+        .into_iter()
+        .map(|buffer| {
+            let range = steps
+                .get(&(buffer.name.as_str(), buffer.shape_index.as_slice()))
+                .copied();
+            ModuleBuffer {
+                first_step: range.map(|r| r.0),
+                last_step: range.map(|r| r.1),
+                buffer,
+            }
+        })
+        .collect();
+    Ok(ModuleMemory {
+        peak,
+        peak_is_estimate: !graph.scheduled,
+        steps: schedule.end(),
+        buffers: buffers_out,
+    })
+}
+
+/// The analyses' result as an assignment: one value per buffer (its
+/// largest), the first pass's allocations, one temporary allocation for
+/// the heap, one thread-local allocation per value of an applied
+/// computation. Returns the model value of each buffer.
+fn to_model(
+    graph: &Graph,
+    flow: &Dataflow,
+    buffers: &Buffers,
+    assigned: &Assigned,
+    heap_bytes: u64,
+) -> (Assignment, Vec<Option<usize>>) {
+    let mut model = Assignment::default();
+    let mut of_buffer = vec![None; buffers.list.len()];
+    let mut heap = Allocation {
+        size: heap_bytes,
+        ..Allocation::default()
+    };
+    let mut allocations: Vec<Allocation> = assigned
+        .allocations
+        .iter()
+        .map(|a| Allocation {
+            size: a.size,
+            color: a.color,
+            parameter: a.parameter,
+            aliased_parameter: a.aliased,
+            constant: a.constant,
+            live_out: a.live_out,
+            thread_local: false,
+            values: Vec::new(),
+        })
+        .collect();
+    for (b, buffer) in buffers.list.iter().enumerate() {
+        let place = assigned.place.get(b).copied().unwrap_or(Place::None);
+        let largest = buffer
+            .values
+            .iter()
+            .filter_map(|&v| buffers.values.get(v))
+            .fold(None, |best: Option<&super::buffers::Value>, v| match best {
+                Some(x) if x.bytes >= v.bytes => Some(x),
+                _ => Some(v),
+            });
+        let Some(value) = largest else {
+            continue;
+        };
+        let Some(inst) = graph.insts.get(value.inst) else {
+            continue;
+        };
+        let v = model.values.len();
+        let allocation = match place {
+            Place::Allocation(a) => {
+                if let Some(alloc) = allocations.get_mut(a) {
+                    alloc.values.push(v);
+                }
+                Some(a)
+            }
+            Place::Heap => {
+                heap.values.push(v);
+                None
+            }
+            Place::None => continue,
+        };
+        of_buffer[b] = Some(v);
+        model.values.push(Value {
+            instruction: inst.name.clone(),
+            shape_index: value
+                .index
+                .iter()
+                .map(|&k| i64::try_from(k).unwrap_or(i64::MAX))
+                .collect(),
+            shape: sub_shape(&inst.shape, &value.index)
+                .map_or_else(String::new, ToString::to_string),
+            bytes: buffer.bytes,
+            offset: 0,
+            allocation,
+        });
+    }
+    let heap_index = allocations.len();
+    for &v in &heap.values {
+        if let Some(value) = model.values.get_mut(v) {
+            value.allocation = Some(heap_index);
+        }
+    }
+    allocations.push(heap);
+    for (c, comp) in graph.comps.iter().enumerate() {
+        if flow.roles.get(c) != Some(&Role::ThreadLocal) {
+            continue;
+        }
+        for &i in &comp.instructions {
+            let Some(inst) = graph.insts.get(i) else {
+                continue;
+            };
+            let bytes = BufferSizes::of(&inst.shape)
+                .ok()
+                .and_then(|s| u64::try_from(s.allocated_bytes).ok())
+                .unwrap_or(0);
+            let v = model.values.len();
+            model.values.push(Value {
+                instruction: inst.name.clone(),
+                shape_index: Vec::new(),
+                shape: inst.shape.to_string(),
+                bytes,
+                offset: 0,
+                allocation: Some(allocations.len()),
+            });
+            // A constant of an applied computation is a constant all the same.
+            let constant = inst.opcode == "constant";
+            allocations.push(Allocation {
+                size: bytes,
+                thread_local: !constant,
+                constant,
+                values: vec![v],
+                ..Allocation::default()
+            });
+        }
+    }
+    model.allocations = allocations;
+    (model, of_buffer)
+}

@@ -1,0 +1,140 @@
+//! The heap simulator's events for the temporaries (`HeapSimulator`), on
+//! the flattened schedule: at each step, the buffers that start there are
+//! allocated, or take the storage of an operand that dies at that step
+//! when the instruction may write into it (SHARE_WITH), then the buffers
+//! that end there are freed. Replayed with XLA's reference counts; each
+//! memory space is a heap of its own.
+
+use super::LivenessError;
+use super::assign::{Place, reuses_operand};
+use super::buffers::Buffers;
+use super::dataflow::Dataflow;
+use super::graph::Graph;
+use super::schedule::Schedule;
+use crate::assignment::heap::Heap;
+
+/// The highest point of the heaps.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct HeapPeak {
+    pub bytes: u64,
+    /// The step, none when the heaps stay empty.
+    pub step: Option<u64>,
+    /// The buffers whose storage is live there (each storage once).
+    pub live: Vec<usize>,
+}
+
+/// Replays the heaps and returns the highest.
+pub(crate) fn heap_peak(
+    graph: &Graph,
+    flow: &Dataflow,
+    buffers: &Buffers,
+    place: &[Place],
+    schedule: &Schedule,
+) -> Result<HeapPeak, LivenessError> {
+    let mut colors: Vec<i64> = buffers
+        .list
+        .iter()
+        .zip(place)
+        .filter(|(_, p)| **p == Place::Heap)
+        .map(|(b, _)| b.color)
+        .collect();
+    colors.sort_unstable();
+    colors.dedup();
+    let mut best = HeapPeak::default();
+    for color in colors {
+        let heap: Vec<usize> = (0..buffers.list.len())
+            .filter(|&b| place.get(b) == Some(&Place::Heap) && buffers.list[b].color == color)
+            .collect();
+        let (bytes, step) = run(graph, flow, buffers, &heap, schedule, None)?.0;
+        if bytes > best.bytes {
+            let live = run(graph, flow, buffers, &heap, schedule, step)?.1;
+            best = HeapPeak { bytes, step, live };
+        }
+    }
+    Ok(best)
+}
+
+type Run = ((u64, Option<u64>), Vec<usize>);
+
+/// One heap's replay: its peak and first step there; with `stop`, the
+/// buffers live after the allocations of that step. A value whose buffer
+/// is allocated shares it; a buffer's storage goes with its last live
+/// value.
+fn run(
+    graph: &Graph,
+    flow: &Dataflow,
+    buffers: &Buffers,
+    heap: &[usize],
+    schedule: &Schedule,
+    stop: Option<u64>,
+) -> Result<Run, LivenessError> {
+    let overflow = || LivenessError::Overflow("the heap's live bytes".to_owned());
+    let mut slot = vec![usize::MAX; buffers.list.len()];
+    for (k, &b) in heap.iter().enumerate() {
+        slot[b] = k;
+    }
+    let sizes = heap.iter().map(|&b| buffers.list[b].bytes).collect();
+    let mut memory = Heap::new(sizes, 0, &[]);
+    let values: Vec<usize> = heap
+        .iter()
+        .flat_map(|&b| buffers.list[b].values.iter().copied())
+        .collect();
+    let mut by_start = values.clone();
+    by_start.sort_by_key(|&v| (buffers.values[v].start, v));
+    let mut by_end = values;
+    by_end.sort_by_key(|&v| (buffers.values[v].end, v));
+    let mut refs = vec![0_usize; heap.len()];
+    let mut taken = vec![false; heap.len()];
+    let (mut s, mut e) = (0, 0);
+    let mut peak = (0_u64, None);
+    for t in 0..=schedule.end() {
+        while let Some(&v) = by_start.get(s).filter(|&&v| buffers.values[v].start == t) {
+            s += 1;
+            let b = buffers.values[v].buffer;
+            let k = slot[b];
+            refs[k] += 1;
+            if refs[k] > 1 {
+                continue;
+            }
+            let single = buffers.list[b].values.len() == 1;
+            let into = by_end[e..]
+                .iter()
+                .take_while(|&&o| buffers.values[o].end == t)
+                .copied()
+                .find(|&o| {
+                    let ob = buffers.values[o].buffer;
+                    single
+                        && ob != b
+                        && !taken[slot[ob]]
+                        && buffers.list[ob].values.len() == 1
+                        && buffers.list[ob].bytes >= buffers.list[b].bytes
+                        && buffers.values[o].start < t
+                        && reuses_operand(graph, flow, buffers, v, o)
+                });
+            match into {
+                Some(o) => {
+                    let ob = slot[buffers.values[o].buffer];
+                    taken[ob] = true;
+                    memory.share(k, ob).map_err(|_| overflow())?;
+                }
+                None => memory.alloc(k).map_err(|_| overflow())?,
+            }
+        }
+        if stop == Some(t) {
+            let live = memory.live().filter_map(|k| heap.get(k).copied()).collect();
+            return Ok(((memory.memory(), Some(t)), live));
+        }
+        if memory.memory() > peak.0 {
+            peak = (memory.memory(), Some(t));
+        }
+        while let Some(&v) = by_end.get(e).filter(|&&v| buffers.values[v].end == t) {
+            e += 1;
+            let k = slot[buffers.values[v].buffer];
+            refs[k] = refs[k].saturating_sub(1);
+            if refs[k] == 0 {
+                memory.free(k).map_err(|_| overflow())?;
+            }
+        }
+    }
+    Ok((peak, Vec::new()))
+}

@@ -1,0 +1,43 @@
+//! The memory report of a module read from its text alone.
+
+use serde::Serialize;
+
+use crate::{LiveBuffer, PeakReport};
+
+/// One buffer of the module, with the steps of the flattened schedule it
+/// is live from and to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ModuleBuffer {
+    /// Its largest value: instruction, shape index, shape, bytes, kind.
+    #[serde(flatten)]
+    pub buffer: LiveBuffer,
+    /// The step its first value is defined at; none for a thread-local
+    /// value, which lives inside one instruction.
+    pub first_step: Option<u64>,
+    /// The last step it is live at (the end of the program for
+    /// parameters and outputs); none for a thread-local value.
+    pub last_step: Option<u64>,
+}
+
+/// The memory of a module computed from its scheduled text alone: XLA's
+/// peak ([`PeakReport`], its `step`s those of the flattened schedule), and
+/// every buffer of the module.
+///
+/// The totals `device` and `host` are XLA's allocation totals as far as
+/// the text tells them: `temp_bytes` counts the heap's live bytes at its
+/// peak (no fragmentation) and the tuples' index tables.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ModuleMemory {
+    /// The peak, where it is reached, the buffers live there.
+    #[serde(flatten)]
+    pub peak: PeakReport,
+    /// Whether the module was not scheduled (no `is_scheduled=true`): the
+    /// instructions were taken in the order of the text, and the peak is
+    /// an estimate.
+    pub peak_is_estimate: bool,
+    /// How many steps the flattened schedule has.
+    pub steps: u64,
+    /// Every buffer: the module's, largest first, then the thread-local
+    /// values.
+    pub buffers: Vec<ModuleBuffer>,
+}

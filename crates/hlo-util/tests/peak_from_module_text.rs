@@ -1,0 +1,249 @@
+//! Peak memory from the scheduled module text alone against XLA's: every
+//! golden program of `tests/golden/peak_memory/` (jaxlib 0.12 on CPU, the
+//! expected peak XLA's replay of its own assignment) from its
+//! `compiled.txt`, and the H100 modules of
+//! `tests/golden/peak_memory_h100/modules/` against their
+//! `peak_memory_in_bytes`. The programs that differ are printed with the
+//! difference (`cargo test -p hlo-util --test peak_from_module_text --
+//! --nocapture`); `docs/peak-memory.md` explains each.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+
+use hlo_util::{BufferKind, LivenessError, memory_from_module_text};
+use serde_json::Value;
+
+fn golden() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden")
+}
+
+fn rows(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Compares each `(name, text, expected)` peak, and each program's
+/// argument, output and alias totals with XLA's `memory_analysis` (`stats`,
+/// in the order of `cases`); returns how many peaks are exact and the
+/// largest relative difference, and prints the table of differences.
+fn compare(cases: &[(String, String, u64)], stats: &[Value]) -> (usize, f64) {
+    let mut exact = 0;
+    let mut worst = 0.0_f64;
+    println!(
+        "{:<28} {:>12} {:>12} {:>10}",
+        "program", "expected", "ours", "diff"
+    );
+    for (name, text, expected) in cases {
+        let memory = memory_from_module_text(text).unwrap();
+        if let Some(stats) = stats.get(position_of(cases, name)) {
+            let device = &memory.peak.device;
+            for (ours, key) in [
+                (device.argument_bytes, "argument_size_in_bytes"),
+                (device.output_bytes, "output_size_in_bytes"),
+                (device.alias_bytes, "alias_size_in_bytes"),
+            ] {
+                assert_eq!(ours, stats[key], "{name}: {key}");
+            }
+        }
+        let ours = memory.peak.peak_bytes;
+        if ours == *expected {
+            exact += 1;
+            continue;
+        }
+        #[allow(clippy::cast_precision_loss)]
+        let relative = (ours as f64 - *expected as f64).abs() / *expected as f64;
+        worst = worst.max(relative);
+        println!(
+            "{name:<28} {expected:>12} {ours:>12} {:>+10} ({:.2}%)",
+            i128::from(ours) - i128::from(*expected),
+            relative * 100.0
+        );
+    }
+    (exact, worst)
+}
+
+/// The position of program `name` in `cases`.
+fn position_of(cases: &[(String, String, u64)], name: &str) -> usize {
+    cases.iter().position(|c| c.0 == name).unwrap_or(usize::MAX)
+}
+
+#[test]
+fn golden_programs_from_their_module_text() {
+    let cases: Vec<(String, String, u64)> = rows(&golden().join("peak_memory.jsonl"))
+        .iter()
+        .map(|row| {
+            let name = row["name"].as_str().unwrap().to_owned();
+            let text = std::fs::read_to_string(
+                golden()
+                    .join("peak_memory")
+                    .join(&name)
+                    .join("compiled.txt"),
+            )
+            .unwrap();
+            (name, text, row["expected"]["peak_bytes"].as_u64().unwrap())
+        })
+        .collect();
+    let stats: Vec<Value> = rows(&golden().join("peak_memory.jsonl"))
+        .into_iter()
+        .map(|row| row["memory_analysis"].clone())
+        .collect();
+    let (exact, worst) = compare(&cases, &stats);
+    println!(
+        "exact: {exact} of {}; worst: {:.3}%",
+        cases.len(),
+        worst * 100.0
+    );
+    assert_eq!(cases.len(), 41);
+    // Every program exact today: a floor that cannot regress.
+    assert!(exact >= 41, "{exact} exact");
+    assert!(worst < 0.01, "{worst}");
+}
+
+#[test]
+fn h100_modules_from_their_text() {
+    let dir = golden().join("peak_memory_h100/modules");
+    let cases: Vec<(String, String, u64)> = rows(&dir.join("memory_analysis.jsonl"))
+        .iter()
+        .map(|row| {
+            let text = std::fs::read_to_string(dir.join(row["text"].as_str().unwrap())).unwrap();
+            (
+                row["name"].as_str().unwrap().to_owned(),
+                text,
+                row["memory_analysis"]["peak_memory_in_bytes"]
+                    .as_u64()
+                    .unwrap(),
+            )
+        })
+        .collect();
+    let stats: Vec<Value> = rows(&dir.join("memory_analysis.jsonl"))
+        .into_iter()
+        .map(|row| row["memory_analysis"].clone())
+        .collect();
+    let (exact, worst) = compare(&cases, &stats);
+    println!(
+        "exact: {exact} of {}; worst: {:.3}%",
+        cases.len(),
+        worst * 100.0
+    );
+    assert_eq!((exact, cases.len()), (8, 8));
+}
+
+#[test]
+fn the_report_is_consistent_with_itself() {
+    let text = std::fs::read_to_string(golden().join("peak_memory/mlp_grad/compiled.txt")).unwrap();
+    let memory = memory_from_module_text(&text).unwrap();
+    let peak = &memory.peak;
+    assert_eq!(peak.peak_bytes, peak.static_bytes + peak.heap_peak_bytes);
+    let live: u64 = peak.live_at_peak.iter().map(|b| b.bytes).sum();
+    assert_eq!(live, peak.peak_bytes);
+    assert!(
+        peak.live_at_peak
+            .windows(2)
+            .all(|w| w[0].bytes >= w[1].bytes)
+    );
+    // XLA's totals where the text tells them.
+    assert_eq!(peak.device.argument_bytes, 55936);
+    assert_eq!(peak.device.output_bytes, 49824);
+    let point = peak.peak_at.as_ref().unwrap();
+    assert_eq!(point.instruction, "ynn_fusion");
+    // Buffers, largest first, each with its steps; thread-local ones last.
+    let first = &memory.buffers[0];
+    assert_eq!((first.buffer.bytes, first.first_step), (32768, Some(0)));
+    assert!(
+        memory
+            .buffers
+            .iter()
+            .any(|b| b.buffer.kind == BufferKind::Temporary
+                && b.first_step.is_some()
+                && b.first_step <= b.last_step)
+    );
+    let last = memory.buffers.last().unwrap();
+    assert_eq!(
+        (last.buffer.kind, last.first_step),
+        (BufferKind::ThreadLocal, None)
+    );
+    assert_eq!(memory.steps, 18);
+    let json = serde_json::to_value(&memory).unwrap();
+    assert_eq!(json["peak_bytes"], 116_004);
+    assert_eq!(json["peak_is_estimate"], false);
+    assert_eq!(json["buffers"][0]["kind"], "parameter");
+}
+
+#[test]
+fn a_module_without_a_schedule_is_an_estimate() {
+    let text = std::fs::read_to_string(golden().join("peak_memory/mlp/compiled.txt")).unwrap();
+    let unscheduled = text.replacen("is_scheduled=true, ", "", 1);
+    assert_ne!(text, unscheduled);
+    let memory = memory_from_module_text(&unscheduled).unwrap();
+    assert!(memory.peak_is_estimate);
+    assert!(!memory_from_module_text(&text).unwrap().peak_is_estimate);
+}
+
+#[test]
+fn bad_input_is_a_typed_error() {
+    let read = |text: &str| memory_from_module_text(text).unwrap_err();
+    assert!(matches!(read(""), LivenessError::Read(_)));
+    let module = |body: &str| {
+        format!("HloModule m, is_scheduled=true\n\nENTRY %e () -> f32[] {{\n{body}}}\n")
+    };
+    let error = read(&module("  ROOT %a = f32[] negate(%nowhere)\n"));
+    assert_eq!(
+        error.to_string(),
+        "instruction `a`: no operand `nowhere` in the module"
+    );
+    let error = read(&module("  ROOT %a = f32[] call(), to_apply=%nothing\n"));
+    assert!(
+        matches!(error, LivenessError::UnknownComputation { .. }),
+        "{error}"
+    );
+    let error = read(&module(
+        "  %a = f32[] constant(1)\n  ROOT %a = f32[] negate(%a)\n",
+    ));
+    assert!(matches!(error, LivenessError::Duplicate(_)), "{error}");
+    let error = read(&module(
+        "  %c = f32[] constant(1)\n  ROOT %g = f32[] get-tuple-element(%c), index=3\n",
+    ));
+    assert!(matches!(error, LivenessError::Malformed { .. }), "{error}");
+    let error = read(
+        "HloModule m, input_output_alias={ {0}: (7, {}, may-alias) }\n\nENTRY %e (p: f32[]) -> f32[] {\n  ROOT %p = f32[] parameter(0)\n}\n",
+    );
+    assert!(matches!(error, LivenessError::Malformed { .. }), "{error}");
+    let error = read(
+        "HloModule m\n\n%f () -> f32[] {\n  ROOT %r = f32[] call(), to_apply=%f\n}\n\nENTRY %e () -> f32[] {\n  ROOT %c = f32[] call(), to_apply=%f\n}\n",
+    );
+    assert!(matches!(error, LivenessError::Malformed { .. }), "{error}");
+}
+
+#[test]
+fn the_reader_hands_out_operands_attributes_and_the_schedule() {
+    let text = "HloModule m, is_scheduled=true, input_output_alias={ {}: (0, {}, may-alias) }
+
+ENTRY %e (p: f32[4]) -> f32[4] {
+  %p = f32[4]{0} parameter(0)
+  ROOT %n = f32[4]{0} negate(/*index=0*/%p), metadata={op_name=\"n\"}
+}
+";
+    let mut seen = Vec::new();
+    let module = hlo_util::read_text(text.as_bytes(), |i| {
+        seen.push((i.operands.to_owned(), i.attributes.to_owned()));
+    })
+    .unwrap();
+    assert!(module.is_scheduled);
+    assert_eq!(module.input_output_alias, "{ {}: (0, {}, may-alias) }");
+    assert_eq!(seen[0], ("0".to_owned(), String::new()));
+    assert_eq!(
+        seen[1],
+        (
+            "/*index=0*/%p".to_owned(),
+            "metadata={op_name=\"n\"}".to_owned()
+        )
+    );
+    // The donated parameter is the output: one buffer, counted once.
+    let memory = memory_from_module_text(text).unwrap();
+    assert_eq!(memory.peak.peak_bytes, 16);
+    assert_eq!(memory.peak.device.alias_bytes, 16);
+}
