@@ -116,15 +116,15 @@ pub use forms::{DecodedMessage, DecodedShape, EncodedMessage, ShapeStrings};
 pub use human_string::{MAX_DEPTH, ParseError};
 pub use maps::{FrontendAttributes, GemmPerfTable, GemmPerfTableEntry};
 pub use primitive_type::PrimitiveTypeError;
-/// The prost-reflect crate that [`decode_message`] and its siblings use, so
-/// that callers name the same `DynamicMessage` and `MessageDescriptor`.
-pub use prost_reflect;
 /// The prost crate that the messages implement [`Message`] of, so that
 /// callers encode and decode without adding it themselves.
 pub use prost;
 /// prost's message trait: `encode_to_vec`, `decode` and the rest on every
 /// message of the schema.
 pub use prost::Message;
+/// The prost-reflect crate that [`decode_message`] and its siblings use, so
+/// that callers name the same `DynamicMessage` and `MessageDescriptor`.
+pub use prost_reflect;
 pub use proto_format::{FormatError, MAX_TEXT_FORMAT_DEPTH, ProtoFormat};
 
 /// The directory holding `xla_data.proto`, the schema's source, as an
