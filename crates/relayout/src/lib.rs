@@ -64,10 +64,6 @@ pub use parallel::{
     MAX_THREADS, MIN_BYTES_PER_THREAD, relayout_in_pool, relayout_parallel, relayout_with_threads,
 };
 pub use plan::Strategy;
-/// The rayon crate whose thread pools [`relayout_in_pool`] runs on, so that
-/// callers build a pool (`relayout::rayon::ThreadPoolBuilder`) without
-/// adding rayon themselves.
-pub use rayon;
 #[doc(hidden)]
 pub use simd::force_simd_level;
 pub use simd::{SimdLevel, detected_simd_level, simd_level};
