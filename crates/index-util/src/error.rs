@@ -130,6 +130,14 @@ pub enum IndexError {
         incr: i64,
     },
 
+    /// A position in a buffer holds padding (tile padding included), not an
+    /// element.
+    #[error("linear index {linear} falls in the padding")]
+    PaddingPosition {
+        /// The position in the buffer.
+        linear: i64,
+    },
+
     /// A tile with a `*` (combine) dimension, which nested tiling does not
     /// support.
     #[error("tile {tile} has a combine dimension (*), which nested tiling does not support")]

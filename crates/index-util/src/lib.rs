@@ -26,6 +26,7 @@ mod convert;
 mod error;
 mod iterate;
 mod list;
+mod lookup;
 mod order;
 mod physical;
 mod tiled;
@@ -39,6 +40,7 @@ pub use convert::{
 pub use error::IndexError;
 pub use iterate::{ForEachIndex, for_each_index};
 pub use list::dimension_list;
+pub use lookup::ElementIndex;
 pub use order::{MAX_ORDER_POSITIONS, MemoryOrder, TooManyPositions, memory_order};
 pub use physical::PhysicalLayout;
 pub use tiled::TiledLayout;

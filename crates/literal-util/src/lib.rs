@@ -37,7 +37,9 @@ mod error;
 mod float;
 mod print;
 mod storage;
+mod text;
 
 pub use buffer::{element, from_buffer, to_buffer};
 pub use error::{LiteralError, MAX_GROWTH};
 pub use print::to_text;
+pub use text::LiteralText;

@@ -20,7 +20,7 @@
 //!   [`parse_text_format`]).
 //!
 //! ```
-//! use prost::Message;
+//! use schema::Message;
 //! use schema::{PrimitiveType, Shape};
 //!
 //! let shape: Shape = "f32[2,3]{0,1}".parse().unwrap();
@@ -99,6 +99,7 @@ mod generated {
 }
 
 mod dynamic;
+mod forms;
 mod human_string;
 mod maps;
 mod primitive_type;
@@ -111,9 +112,16 @@ pub use dynamic::{
     CLASSIC_NAMES, decode_message, descriptor_pool, encode_message, message_descriptor,
     message_names, parse_text_format,
 };
+pub use forms::{DecodedMessage, DecodedShape, EncodedMessage, ShapeStrings};
 pub use human_string::{MAX_DEPTH, ParseError};
 pub use maps::{FrontendAttributes, GemmPerfTable, GemmPerfTableEntry};
 pub use primitive_type::PrimitiveTypeError;
+/// The prost crate that the messages implement [`Message`] of, so that
+/// callers encode and decode without adding it themselves.
+pub use prost;
+/// prost's message trait: `encode_to_vec`, `decode` and the rest on every
+/// message of the schema.
+pub use prost::Message;
 /// The prost-reflect crate that [`decode_message`] and its siblings use, so
 /// that callers name the same `DynamicMessage` and `MessageDescriptor`.
 pub use prost_reflect;

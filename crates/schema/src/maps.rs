@@ -22,7 +22,7 @@ use crate::GemmPerfTableEntryValues;
 /// XLA carries along without interpreting (XLA's `FrontendAttributes`).
 ///
 /// ```
-/// use prost::Message;
+/// use schema::Message;
 ///
 /// let mut attributes = schema::FrontendAttributes::default();
 /// attributes.map.insert("empty".into(), String::new());

@@ -276,7 +276,7 @@ pub fn make_maybe_tuple_shape(mut elements: Vec<Shape>) -> Result<Shape, ShapeEr
 /// The empty tuple `()` (`ShapeUtil::MakeNil`).
 ///
 /// ```
-/// use prost::Message;
+/// use schema::Message;
 /// let nil = shape_util::make_nil();
 /// assert_eq!(nil.to_string(), "()");
 /// assert_eq!(nil.encode_to_vec(), [0x10, 0x0d]);

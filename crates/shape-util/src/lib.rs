@@ -29,7 +29,7 @@
 //! | kinds | [`is_array`], [`is_tuple`], [`is_token`], [`is_opaque`], [`is_buffer`] |
 //! | queries | [`rank`], [`true_rank`], [`elements_in`], [`elements_in_recursive`], [`is_scalar`], [`is_effective_scalar`], [`is_zero_element_array`], [`has_degenerate_dimensions`], [`is_static`], [`is_dynamic`], [`is_unbounded_dynamic`], [`get_dimension`], [`dimension_number`] |
 //! | tuples and indices | [`tuple_element_count`], [`index_is_valid`], [`is_leaf_index`], [`get_subshape`], [`get_mutable_subshape`], [`leaf_count`], [`leaf_shapes`], [`subshape_count`], [`for_each_subshape`] |
-//! | sizes | [`byte_size_of_primitive_type`], [`element_size_in_bits`], [`byte_size_of_elements`], [`byte_size_of`], [`byte_strides`] |
+//! | sizes | [`byte_size_of_primitive_type`], [`element_size_in_bits`], [`byte_size_of_elements`], [`byte_size_of`], [`array_size`], [`allocated_size`], [`byte_strides`] |
 //! | validation | [`validate_shape`], [`validate_shape_with_optional_layout`], [`validate_program_shape`] |
 //! | equality | [`equal`](fn@equal), [`compatible`], [`compatible_ignoring_element_type`], [`compatible_ignoring_fp_precision`], [`equal_ignoring_layout`], [`equal_ignoring_element_type`], [`equal_ignoring_fp_precision`], [`equal_structure`], [`same_dimensions`], [`same_rank`], [`same_element_type`], [`same_element_type_ignoring_fp_precision`], [`ShapeEqual`] |
 //! | dimension edits | [`permute_dimensions`], [`delete_dimension`], [`delete_dimensions`], [`drop_degenerate_dimensions`], [`insert_dimension_at_index`], [`append_major_dimension`], [`prepend_major_dimension`], [`append_minor_dimension`], [`set_dynamic_dimension`], [`change_element_type`] |
@@ -131,7 +131,7 @@ pub use query::{
 };
 pub use relation::Relation;
 pub use size::{
-    array_size, byte_size_of, byte_size_of_elements, byte_size_of_primitive_type, byte_strides,
-    element_size_in_bits,
+    allocated_size, array_size, byte_size_of, byte_size_of_elements, byte_size_of_primitive_type,
+    byte_strides, element_size_in_bits,
 };
 pub use validate::{validate_shape, validate_shape_with_optional_layout};

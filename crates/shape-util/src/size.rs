@@ -9,7 +9,7 @@
 use schema::{PrimitiveType, Shape};
 
 use crate::ShapeError;
-use crate::kind::{array_type, element_type, is_array, lowercase_type_name};
+use crate::kind::{array_type, element_type, is_array, is_buffer, lowercase_type_name};
 use crate::query::{checked_product, expect_array};
 
 /// The bytes one unpacked element of `element_type` takes
@@ -215,6 +215,37 @@ pub fn byte_size_of(shape: &Shape, pointer_size: Option<i64>) -> Result<i64, Sha
 pub fn array_size(shape: &Shape) -> Result<i64, ShapeError> {
     let array = expect_array(shape)?;
     Ok(index_util::TiledLayout::array_size_in_bytes(array)?)
+}
+
+/// The bytes a buffer of any shape occupies, one call for arrays and the
+/// rest: an array's (or a buffer shape's array's) [`array_size`], tiles and
+/// padding included; for a tuple, token or opaque shape its
+/// [`byte_size_of`] with `pointer_size` (a tuple's index table, one pointer
+/// per element: its elements are buffers of their own). XLA has no single
+/// function for this; its buffer assignment sizes a buffer so.
+///
+/// # Errors
+///
+/// The errors of [`array_size`] for arrays and of [`byte_size_of`] for the
+/// rest ([`ShapeError::PointerSizeRequired`] for a tuple without a positive
+/// `pointer_size`).
+///
+/// ```
+/// let size = |text: &str| {
+///     shape_util::allocated_size(&text.parse().unwrap(), Some(8)).unwrap()
+/// };
+/// assert_eq!(size("f32[3,5]{1,0:T(2,2)}"), 96);
+/// assert_eq!(size("f32[3,5]"), 60);
+/// // A tuple of two arrays: its table of two pointers.
+/// assert_eq!(size("(f32[3,5]{1,0:T(2,2)}, s8[7])"), 16);
+/// assert_eq!(size("token[]"), 0);
+/// ```
+pub fn allocated_size(shape: &Shape, pointer_size: Option<i64>) -> Result<i64, ShapeError> {
+    if is_array(shape) || is_buffer(shape) {
+        array_size(shape)
+    } else {
+        byte_size_of(shape, pointer_size)
+    }
 }
 
 /// The byte stride of each dimension of an array in its layout

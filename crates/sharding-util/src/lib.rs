@@ -40,6 +40,7 @@
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
+mod canonical;
 mod cursor;
 mod device;
 mod device_count;
@@ -60,6 +61,7 @@ mod table;
 mod tile_assignment;
 mod v3_to_v2;
 
+pub use canonical::CanonicalSharding;
 pub use device::{DeviceBox, Placement, data_bytes};
 pub use error::{ErrorKind, ParseError, ShardingError};
 #[cfg(feature = "execute")]

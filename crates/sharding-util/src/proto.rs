@@ -14,7 +14,7 @@ impl HloSharding {
     /// `encode_to_vec`) are XLA's, byte for byte.
     ///
     /// ```
-    /// use prost::Message;
+    /// use schema::Message;
     /// use sharding_util::HloSharding;
     ///
     /// let s: HloSharding = "{devices=[2,4]<=[8]}".parse().unwrap();

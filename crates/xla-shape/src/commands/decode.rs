@@ -1,12 +1,12 @@
-//! `decode`: serialized Shape messages back to strings (no validation).
+//! `decode`: serialized Shape messages back to strings (no validation), as
+//! schema's [`schema::DecodedShape`].
 
 use std::io::Read;
 
 use prost::Message;
-use schema::{ProtoFormat, Shape};
-use serde_json::json;
+use schema::{DecodedShape, Shape};
 
-use super::{Outcome, from_hex, to_hex};
+use super::{Outcome, from_hex, reported};
 use crate::output::Output;
 
 /// Decodes one hex-encoded message.
@@ -30,11 +30,5 @@ pub fn run_binary(out: &mut Output) {
 
 fn describe(bytes: &[u8]) -> Outcome {
     let shape = Shape::decode(bytes).map_err(|e| format!("invalid Shape message: {e}"))?;
-    let text = shape.to_text_format().map_err(|e| e.to_string())?;
-    let canonical = shape.to_string();
-    let hex = to_hex(&shape.encode_to_vec());
-    Ok((
-        canonical.clone(),
-        json!({"shape": canonical, "hex": hex, "text": text}),
-    ))
+    reported(&DecodedShape::new(&shape).map_err(|e| e.to_string())?)
 }

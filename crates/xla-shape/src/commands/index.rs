@@ -1,34 +1,20 @@
 //! `index`: multi-dimensional index <-> position in the buffer under a
-//! shape's layout (tiles and padding included).
+//! shape's layout (tiles and padding included), as index-util's
+//! [`index_util::ElementIndex`].
 
-use index_util::TiledLayout;
-use serde_json::json;
+use index_util::{ElementIndex, TiledLayout};
 
-use super::{Outcome, list, shape_or_dims};
+use super::{Outcome, reported, shape_or_dims};
 use crate::cli::IndexArgs;
 
 /// The buffer position of `--multi`, or the multi-dimensional index of the
 /// element at position `--linear`; `order` lists the same positions.
 pub fn run(args: &IndexArgs) -> Outcome {
     let layout = TiledLayout::new(&shape_or_dims(&args.shape)?.0).map_err(|e| e.to_string())?;
-    let (linear, multi) = match (&args.linear, &args.multi) {
-        (Some(linear), _) => {
-            let multi = layout
-                .logical(*linear)
-                .map_err(|e| e.to_string())?
-                .ok_or_else(|| format!("linear index {linear} falls in the padding"))?;
-            (*linear, multi)
-        }
-        (None, Some(multi)) => {
-            let linear = layout.position(&multi.0).map_err(|e| e.to_string())?;
-            (linear, multi.0.clone())
-        }
+    let found = match (&args.linear, &args.multi) {
+        (Some(linear), _) => ElementIndex::of_position(&layout, *linear),
+        (None, Some(multi)) => ElementIndex::of_index(&layout, &multi.0),
         (None, None) => return Err("give --linear N or --multi i,j,...".to_owned()),
     };
-    let plain = if args.linear.is_some() {
-        list(&multi)
-    } else {
-        linear.to_string()
-    };
-    Ok((plain, json!({"linear": linear, "multi": multi})))
+    reported(&found.map_err(|e| e.to_string())?)
 }

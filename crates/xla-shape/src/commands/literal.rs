@@ -5,12 +5,13 @@
 use std::io::{Read, Write};
 use std::path::Path;
 
+use literal_util::LiteralText;
 use prost::Message;
 use schema::{LiteralProto, Shape};
 use serde_json::json;
 
 use super::relayout::{read_input, write_file};
-use super::{Outcome, from_hex, shape, to_hex};
+use super::{Outcome, from_hex, reported, shape, to_hex};
 use crate::cli::LiteralArgs;
 
 /// What `literal` produced: a report line, and the bytes that standard
@@ -82,11 +83,7 @@ fn read(args: &LiteralArgs) -> Outcome {
     let literal = literal_util::element(&literal, &args.element.0).map_err(|e| e.to_string())?;
     let shape = literal.shape.as_ref().ok_or("LiteralProto has no shape")?;
     if args.print {
-        let text = literal_util::to_text(literal).map_err(|e| e.to_string())?;
-        return Ok((
-            text.clone(),
-            json!({"shape": shape.human_string_with_layout(), "text": text}),
-        ));
+        return reported(&LiteralText::new(literal).map_err(|e| e.to_string())?);
     }
     let target = match &args.layout {
         Some(layout) => with_layout(shape, layout)?,

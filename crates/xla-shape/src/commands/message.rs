@@ -5,9 +5,10 @@
 use std::io::Read;
 
 use schema::prost_reflect::MessageDescriptor;
+use schema::{DecodedMessage, EncodedMessage};
 use serde_json::json;
 
-use super::{Outcome, each_of, from_hex, to_hex};
+use super::{Outcome, each_of, from_hex, reported};
 use crate::inputs::inputs_with_blank_lines;
 use crate::output::Output;
 
@@ -43,10 +44,9 @@ pub fn encode(name: &str, args: Vec<String>, text: bool, out: &mut Output) {
     };
     each_of(inputs_with_blank_lines(args), out, |input| {
         let message = schema::parse_text_format(&descriptor, input).map_err(|e| e.to_string())?;
-        let canonical = message.to_text_format();
-        let hex = to_hex(&schema::encode_message(&message));
-        let plain = if text { canonical.clone() } else { hex.clone() };
-        Ok((plain, json!({"hex": hex, "text": canonical})))
+        let encoded = EncodedMessage::new(&message);
+        let (hex, fields) = reported(&encoded)?;
+        Ok((if text { encoded.text } else { hex }, fields))
     });
 }
 
@@ -84,11 +84,9 @@ fn descriptor(name: &str, out: &mut Output) -> Option<MessageDescriptor> {
     }
 }
 
-/// The text format of `bytes` decoded as a `descriptor` message, and the
-/// JSON fields.
+/// `bytes` decoded as a `descriptor` message: its text format, and the
+/// JSON fields of [`DecodedMessage`].
 fn decode_bytes(descriptor: &MessageDescriptor, bytes: &[u8]) -> Outcome {
     let message = schema::decode_message(descriptor, bytes).map_err(|e| e.to_string())?;
-    let text = message.to_text_format();
-    let hex = to_hex(&schema::encode_message(&message));
-    Ok((text.clone(), json!({"text": text, "hex": hex})))
+    reported(&DecodedMessage::new(&message))
 }

@@ -1,18 +1,11 @@
-//! `parse`: the canonical string of a shape.
+//! `parse`: the canonical string of a shape, as schema's
+//! [`schema::ShapeStrings`].
 
-use prost::Message;
-use serde_json::json;
+use schema::ShapeStrings;
 
-use super::{Outcome, shape, to_hex};
+use super::{Outcome, reported, shape};
 
 /// XLA's HumanStringWithLayout (or HumanString with `no_layout`).
 pub fn run(input: &str, no_layout: bool) -> Outcome {
-    let shape = shape(input)?;
-    let text = if no_layout {
-        shape.human_string()
-    } else {
-        shape.to_string()
-    };
-    let hex = to_hex(&shape.encode_to_vec());
-    Ok((text.clone(), json!({"shape": text, "hex": hex})))
+    reported(&ShapeStrings::new(&shape(input)?, !no_layout))
 }

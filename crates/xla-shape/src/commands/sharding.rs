@@ -1,12 +1,12 @@
 //! `sharding`: XLA's canonical sharding text and its OpSharding bytes, from
-//! sharding text or (with `--hex`) OpSharding bytes.
+//! sharding text or (with `--hex`) OpSharding bytes, as sharding-util's
+//! [`sharding_util::CanonicalSharding`].
 
 use prost::Message;
 use schema::OpSharding;
-use serde_json::json;
-use sharding_util::HloSharding;
+use sharding_util::{CanonicalSharding, HloSharding};
 
-use super::{Outcome, from_hex, shard, to_hex};
+use super::{Outcome, from_hex, reported, shard};
 
 /// The canonical text (plain) and `{"sharding", "hex"}`; with `v2`, of the
 /// tile-assignment form.
@@ -19,7 +19,5 @@ pub fn run(input: &str, hex: bool, v2: bool) -> Outcome {
         shard::sharding(input)?
     };
     let s = if v2 { s.v3_to_v2() } else { s };
-    let text = s.to_string();
-    let bytes = to_hex(&s.to_proto().encode_to_vec());
-    Ok((text.clone(), json!({"sharding": text, "hex": bytes})))
+    reported(&CanonicalSharding::new(&s))
 }
