@@ -11,7 +11,10 @@
 //! [`peak_from_hlo_proto`]; or the text dumps `*-buffer-assignment.txt` and
 //! `*-live-range.txt`, read by [`peak_from_text_dumps`]. Both give a
 //! [`PeakReport`]: the peak, where it is reached, the buffers live there
-//! largest first, and XLA's allocation totals.
+//! largest first, and XLA's allocation totals. The same dumps give a
+//! [`MemoryTimeline`] ([`timeline_from_hlo_proto`],
+//! [`timeline_from_text_dumps`]): every block of storage with the steps it
+//! is live at.
 
 mod assignment_text;
 mod baseline;
@@ -25,8 +28,12 @@ mod live_range;
 mod model;
 mod report;
 mod summary;
+mod timeline;
+mod timeline_build;
 
 pub use error::AssignmentError;
 pub use from_proto::peak_from_hlo_proto;
 pub use from_text::peak_from_text_dumps;
 pub use report::{AllocationTotals, BufferKind, LiveBuffer, PeakPoint, PeakReport, StepUnit};
+pub use timeline::{MemoryTimeline, TimelineBuffer};
+pub use timeline_build::{timeline_from_hlo_proto, timeline_from_text_dumps};
