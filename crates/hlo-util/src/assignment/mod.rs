@@ -18,6 +18,7 @@
 
 mod assignment_text;
 mod baseline;
+mod dump;
 mod error;
 mod from_proto;
 #[cfg(test)]
@@ -27,13 +28,16 @@ mod heap;
 mod live_range;
 mod model;
 mod report;
+mod report_text;
 mod summary;
 mod timeline;
 mod timeline_build;
 
+pub use dump::MemoryDump;
 pub use error::AssignmentError;
 pub use from_proto::peak_from_hlo_proto;
 pub use from_text::peak_from_text_dumps;
 pub use report::{AllocationTotals, BufferKind, LiveBuffer, PeakPoint, PeakReport, StepUnit};
+pub use report_text::PeakText;
 pub use timeline::{MemoryTimeline, TimelineBuffer};
 pub use timeline_build::{timeline_from_hlo_proto, timeline_from_text_dumps};

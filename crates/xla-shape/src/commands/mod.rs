@@ -17,6 +17,10 @@ mod files;
 #[cfg(feature = "cli")]
 mod hlo;
 #[cfg(feature = "cli")]
+mod hlo_dump;
+#[cfg(feature = "cli")]
+mod hlo_json;
+#[cfg(feature = "cli")]
 mod index;
 #[cfg(feature = "cli")]
 mod literal;
