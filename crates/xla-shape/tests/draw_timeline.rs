@@ -90,7 +90,7 @@ fn a_large_program_from_its_text_dumps() {
         &golden("scan_layers_grad").join("buffer-assignment.txt"),
     );
     assert!(svg.contains("time step of the flattened schedule"));
-    assert!(svg.contains("smaller blocks (each"), "{svg}");
+    assert!(svg.contains("smaller blocks of"), "{svg}");
     for rgb in [PARAMETER, OUTPUT, TEMPORARY, PEAK, AGGREGATE] {
         assert!(count(&colours, rgb) > 50, "{rgb:?}");
     }
@@ -141,7 +141,7 @@ fn a_hundred_thousand_steps_stay_legible() {
     let (svg, colours) = timeline("timeline-100k", &synthetic(&dir, 100_000));
     assert!(svg.len() < 400_000, "{} bytes of SVG", svg.len());
     assert!(svg.contains("the 12 largest of 100002 blocks"), "{svg}");
-    assert!(svg.contains("99990 smaller blocks (each 160 B or less)"));
+    assert!(svg.contains("99990 smaller blocks of 160 B or less, together"));
     assert!(svg.contains("peak 1 MiB (1057248 bytes)"));
     assert!(svg.contains(">33333</text>") || svg.contains("at step 33333"));
     for rgb in [PARAMETER, OUTPUT, TEMPORARY, PEAK, AGGREGATE] {

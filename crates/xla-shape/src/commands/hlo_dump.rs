@@ -1,12 +1,11 @@
 //! `hlo` of XLA's dumps of a buffer assignment: the peak report, and with
 //! `--timeline` its picture.
 
-use std::fs::File;
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use hlo_util::{MemoryDump, PeakReport};
 
+use super::dump_files::DumpFiles;
 use super::files;
 use super::hlo_json::Success;
 use crate::cli::HloArgs;
@@ -16,43 +15,16 @@ use crate::draw::timeline;
 /// with `json` one JSON object, `ok` first); none for anything else, which
 /// `hlo` reads as a module.
 pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<Option<String>, String> {
-    let path = Path::new(&args.file);
-    let cannot = |p: &Path, e: std::io::Error| format!("cannot read {}: {e}", p.display());
-    let mut head = Vec::with_capacity(32);
-    File::open(path)
-        .and_then(|f| f.take(32).read_to_end(&mut head))
-        .map_err(|e| cannot(path, e))?;
-    let (report, svg) = if args.live_range.is_some() || MemoryDump::is_assignment_text(&head) {
-        let live_path = match &args.live_range {
-            Some(p) => PathBuf::from(p),
-            None => MemoryDump::live_range_beside(path).ok_or_else(|| {
-                format!(
-                    "{}: a buffer-assignment dump needs its live ranges: --live-range FILE",
-                    args.file
-                )
-            })?,
+    let live_range = args.live_range.as_deref().map(Path::new);
+    let Some(read) = DumpFiles::read(Path::new(&args.file), live_range)? else {
+        return match &args.timeline {
+            Some(_) => Err("--timeline needs XLA's dump: the HloProto \
+                 (*after_optimizations.hlo.pb) or *-buffer-assignment.txt"
+                .to_owned()),
+            None => Ok(None),
         };
-        let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| cannot(p, e));
-        let (assignment, live_range) = (read(path)?, read(&live_path)?);
-        draw(
-            args,
-            MemoryDump::Text {
-                buffer_assignment: &assignment,
-                live_range: &live_range,
-            },
-        )?
-    } else {
-        let bytes = std::fs::read(path).map_err(|e| cannot(path, e))?;
-        if !MemoryDump::is_hlo_proto(&bytes) {
-            return match &args.timeline {
-                Some(_) => Err("--timeline needs XLA's dump: the HloProto \
-                     (*after_optimizations.hlo.pb) or *-buffer-assignment.txt"
-                    .to_owned()),
-                None => Ok(None),
-            };
-        }
-        draw(args, MemoryDump::Proto(&bytes))?
     };
+    let (report, svg) = draw(args, read.dump())?;
     if let (Some(out), Some(svg)) = (&args.timeline, &svg) {
         files::write_atomically(out, format!("{svg}\n").as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
@@ -82,7 +54,7 @@ fn draw(args: &HloArgs, dump: MemoryDump<'_>) -> Result<(PeakReport, Option<Stri
         Some(_) => {
             let timeline_data = dump.timeline().map_err(|e| e.to_string())?;
             Some(timeline::render(
-                &title(&args.file),
+                &timeline::title(Some(&args.file)),
                 &report,
                 &timeline_data,
             ))
@@ -90,12 +62,4 @@ fn draw(args: &HloArgs, dump: MemoryDump<'_>) -> Result<(PeakReport, Option<Stri
         None => None,
     };
     Ok((report, svg))
-}
-
-/// The picture's title: the memory timeline of the file's name.
-pub fn title(file: &str) -> String {
-    let name = Path::new(file)
-        .file_name()
-        .map_or_else(|| file.to_owned(), |n| n.to_string_lossy().into_owned());
-    format!("memory timeline of {name}")
 }

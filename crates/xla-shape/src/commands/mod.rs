@@ -8,6 +8,7 @@ mod compare;
 #[cfg(feature = "cli")]
 mod decode;
 pub(crate) mod draw;
+pub(crate) mod dump_files;
 #[cfg(feature = "cli")]
 mod encode;
 #[cfg(feature = "cli")]

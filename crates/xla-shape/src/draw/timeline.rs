@@ -19,7 +19,7 @@ const PLOT_SPAN: u64 = PLOT_W.unsigned_abs();
 /// The height of the stacked area.
 const AREA_H: i64 = 220;
 /// The width of the names' column right of the plots.
-const LABEL_W: i64 = 320;
+const LABEL_W: i64 = 360;
 /// How many blocks get a band, and buffers a bar, of their own.
 const SHOWN: usize = 12;
 /// The height of a band or bar, and the space between two.
@@ -297,7 +297,7 @@ fn bands(out: &mut Svg, timeline: &MemoryTimeline, top: i64) -> i64 {
             &human(most),
         );
         let words = format!(
-            "{} smaller blocks (each {} or less), live bytes together",
+            "{} smaller blocks of {} or less, together",
             others.buffers.len(),
             human(largest)
         );
@@ -371,6 +371,17 @@ fn bars(out: &mut Svg, report: &PeakReport, top: i64) -> i64 {
         y += ROW.0 + ROW.1;
     }
     y
+}
+
+/// The picture's title: of the dump in `file` (its name), or plain.
+pub fn title(file: Option<&str>) -> String {
+    let Some(file) = file else {
+        return "memory timeline".to_owned();
+    };
+    let name = std::path::Path::new(file)
+        .file_name()
+        .map_or_else(|| file.to_owned(), |n| n.to_string_lossy().into_owned());
+    format!("memory timeline of {name}")
 }
 
 /// `name{index}`.
