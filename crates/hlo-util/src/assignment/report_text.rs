@@ -72,7 +72,8 @@ impl fmt::Display for PeakText<'_> {
         let rest = &r.live_at_peak[rows.len()..];
         if !rest.is_empty() {
             let bytes = rest.iter().fold(0_u64, |s, b| s.saturating_add(b.bytes));
-            write!(f, "\n... {} more buffers: {bytes} bytes", rest.len())?;
+            let s = if rest.len() == 1 { "" } else { "s" };
+            write!(f, "\n... {} more buffer{s}: {bytes} bytes", rest.len())?;
         }
         Ok(())
     }
