@@ -69,7 +69,7 @@ impl fmt::Display for PeakText<'_> {
         for line in aligned(&COLUMNS, &rows, 1) {
             write!(f, "\n{line}")?;
         }
-        let rest = &r.live_at_peak[rows.len()..];
+        let rest = r.live_at_peak.get(rows.len()..).unwrap_or_default();
         if !rest.is_empty() {
             let bytes = rest.iter().fold(0_u64, |s, b| s.saturating_add(b.bytes));
             let s = if rest.len() == 1 { "" } else { "s" };
@@ -113,5 +113,62 @@ impl BufferKind {
             Self::ThreadLocal => "thread_local",
             Self::Temporary => "temporary",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::report::{LiveBuffer, PeakPoint};
+    use super::*;
+
+    fn buffer(name: &str, bytes: u64, kind: BufferKind) -> LiveBuffer {
+        LiveBuffer {
+            name: name.to_owned(),
+            shape_index: vec![1],
+            shape: "f32[4]".to_owned(),
+            bytes,
+            kind,
+        }
+    }
+
+    #[test]
+    fn the_table_lists_the_top_and_sums_the_rest() {
+        let report = PeakReport {
+            peak_bytes: 112,
+            static_bytes: 96,
+            heap_peak_bytes: 16,
+            peak_at: Some(PeakPoint {
+                step: 3,
+                unit: StepUnit::HeapEvent,
+                instruction: "t".to_owned(),
+            }),
+            live_at_peak: vec![
+                buffer("p", 64, BufferKind::Parameter),
+                buffer("t", 16, BufferKind::Temporary),
+                buffer("c", 16, BufferKind::Constant),
+                buffer("o", 16, BufferKind::Output),
+            ],
+            host: AllocationTotals {
+                argument_bytes: 8,
+                ..AllocationTotals::default()
+            },
+            ..PeakReport::default()
+        };
+        assert_eq!(
+            report.text(1).to_string(),
+            "peak: 112 bytes at heap event 3 (t)\n\
+             static: 96 bytes (parameters, constants, outputs)   heap at the peak: 16 bytes\n\
+             device: arguments 0 bytes   outputs 0 bytes   aliased 0 bytes   temporaries 0 bytes\n\
+             host S(5): arguments 8 bytes   outputs 0 bytes   aliased 0 bytes   temporaries 0 bytes\n\
+             live at the peak: 4 buffers\n\
+             bytes  kind       buffer  shape\n   \
+             64  parameter  p{1}    f32[4]\n\
+             ... 3 more buffers: 48 bytes"
+        );
+        assert!(
+            report
+                .to_string()
+                .ends_with("16  output     o{1}    f32[4]")
+        );
     }
 }

@@ -9,6 +9,7 @@
 
 mod colour;
 mod grid;
+mod scales;
 pub mod shape;
 pub mod sharding;
 mod strip;
