@@ -29,8 +29,10 @@ impl DumpFiles {
     pub fn read(path: &Path, live_range: Option<&Path>) -> Result<Option<Self>, String> {
         let cannot = |p: &Path, e: std::io::Error| format!("cannot read {}: {e}", p.display());
         let mut head = Vec::with_capacity(32);
-        File::open(path)
-            .and_then(|f| f.take(32).read_to_end(&mut head))
+        // Worded as `hlo` words a module it cannot open.
+        let file = File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        file.take(32)
+            .read_to_end(&mut head)
             .map_err(|e| cannot(path, e))?;
         if live_range.is_some() || MemoryDump::is_assignment_text(&head) {
             let beside = match live_range {
