@@ -334,7 +334,7 @@ def memory_timeline(dump: DumpLike) -> Svg:
     >>> memory_timeline("module.txt")
     Traceback (most recent call last):
     ...
-    xla_shape.XlaShapeError: cannot read module.txt: No such file or directory (os error 2)
+    xla_shape.XlaShapeError: cannot open module.txt: No such file or directory (os error 2)
     """
     return Svg(_native.memory_timeline_svg(_dump(dump)))
 
