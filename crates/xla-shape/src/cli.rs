@@ -381,7 +381,8 @@ pub enum Command {
 /// Arguments of `hlo`.
 #[derive(Debug, Args)]
 pub struct HloArgs {
-    /// The module's text file, or `-` for standard input.
+    /// The module's text file, or `-` for standard input; or XLA's dump of
+    /// its buffer assignment (a file).
     #[arg(value_name = "FILE")]
     pub file: String,
     /// How many of the largest buffers to list.
