@@ -192,7 +192,9 @@ fn area(out: &mut Svg, report: &PeakReport, timeline: &MemoryTimeline, top: i64)
     let x = match &report.peak_at {
         Some(at) => {
             let x = (x_of_step(at.step) + x_of_step(at.step.saturating_add(1))) / 2;
-            out.dashed_line((x, top - 4), (x, bottom), colour::PEAK);
+            // Down to the peak, not over the area: a one-step peak stays
+            // visible.
+            out.dashed_line((x, top - 4), (x, peak_y - 3), colour::PEAK);
             label.push_str(&format!(" at {} {}", unit(at.unit), at.step));
             x
         }
