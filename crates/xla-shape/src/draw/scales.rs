@@ -28,7 +28,8 @@ pub fn fit(text: &str, width: i64) -> String {
     cut
 }
 
-/// Bytes in binary units: `512 B`, `1.5 KiB`, `768 MiB`.
+/// Bytes in binary units to two decimals, trailing zeros dropped: `512 B`,
+/// `1.5 KiB`, `1.25 MiB`, `768 MiB`.
 pub fn human(bytes: u64) -> String {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
     let mut unit = 0;
@@ -38,12 +39,15 @@ pub fn human(bytes: u64) -> String {
         unit += 1;
     }
     let divisor = 1_u128 << (10 * unit);
-    let tenths = (u128::from(bytes) * 10 + divisor / 2) / divisor;
+    let hundredths = (u128::from(bytes) * 100 + divisor / 2) / divisor;
     let name = UNITS.get(unit).copied().unwrap_or("B");
-    if tenths.is_multiple_of(10) {
-        format!("{} {name}", tenths / 10)
+    let (int, frac) = (hundredths / 100, hundredths % 100);
+    if frac == 0 {
+        format!("{int} {name}")
+    } else if frac.is_multiple_of(10) {
+        format!("{int}.{} {name}", frac / 10)
     } else {
-        format!("{}.{} {name}", tenths / 10, tenths % 10)
+        format!("{int}.{frac:02} {name}")
     }
 }
 
@@ -86,6 +90,9 @@ mod tests {
         assert_eq!(human(0), "0 B");
         assert_eq!(human(1536), "1.5 KiB");
         assert_eq!(human(768 << 20), "768 MiB");
+        assert_eq!(human(1_310_720), "1.25 MiB");
+        assert_eq!(human(1_050_000), "1 MiB");
+        assert_eq!(human(1100), "1.07 KiB");
         assert_eq!(byte_ticks(1000), (256, 1024));
         assert_eq!(byte_ticks(0), (1, 1));
     }
