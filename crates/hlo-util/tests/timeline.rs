@@ -1,6 +1,6 @@
 //! The memory timeline of the golden programs against their peak: from the
 //! `HloProto` the live bytes reach XLA's peak exactly, at the peak's event;
-//! from the text dumps they never fall below it.
+//! from the text dumps (the H100 modules' too) at the peak's step.
 
 #![allow(clippy::unwrap_used)]
 
@@ -57,19 +57,40 @@ fn from_the_hlo_proto_the_timeline_peaks_where_xla_does() {
 }
 
 #[test]
-fn from_the_text_dumps_the_timeline_covers_the_peak() {
-    let mut exact = 0;
-    let dirs = programs();
-    let count = dirs.len();
+fn from_the_text_dumps_the_timeline_peaks_at_the_peak() {
+    let h100 =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/peak_memory_h100");
+    let mut dirs = programs();
+    dirs.extend(
+        [
+            "big_attention_cudnn",
+            "big_mlp_grad_f32",
+            "big_scan_layers_remat",
+        ]
+        .map(|d| h100.join(d)),
+    );
     for dir in dirs {
         let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
         let (assignment, live_range) = (read("buffer-assignment.txt"), read("live-range.txt"));
         let report = peak_from_text_dumps(&assignment, &live_range).unwrap();
         let timeline = timeline_from_text_dumps(&assignment, &live_range).unwrap();
         assert_eq!(timeline.unit, StepUnit::ScheduleStep);
-        let top = timeline.live_bytes().into_iter().max().unwrap();
-        assert!(top >= report.peak_bytes, "{}", dir.display());
-        exact += usize::from(top == report.peak_bytes);
+        let live = timeline.live_bytes();
+        // Blocks of overlapping values of one storage group could add up
+        // past the peak; on these programs they never do.
+        assert_eq!(
+            live.iter().max().copied(),
+            Some(report.peak_bytes),
+            "{}",
+            dir.display()
+        );
+        if let Some(at) = &report.peak_at {
+            assert_eq!(
+                live[usize::try_from(at.step).unwrap()],
+                report.peak_bytes,
+                "{}",
+                dir.display()
+            );
+        }
     }
-    assert!(exact * 10 >= count * 9, "{exact} of {count} exact");
 }
