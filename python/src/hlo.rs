@@ -1,5 +1,6 @@
-//! HLO modules' buffers: hlo-util's memory report as a Python `dict`, with
-//! the GIL released while the module is read.
+//! HLO modules' buffers: hlo-util's memory report, and the peak report of
+//! XLA's dumps, as Python `dict`s (and the dumps' timeline picture), with
+//! the GIL released while they are read.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
@@ -10,10 +11,7 @@ use crate::error;
 /// module's text, `bytes` a serialized `HloModuleProto` (or text, told
 /// apart by content as the command does).
 #[pyfunction]
-pub fn hlo_memory<'py>(
-    py: Python<'py>,
-    module: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyAny>> {
+pub fn hlo_memory<'py>(py: Python<'py>, module: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let report = if let Ok(text) = module.cast::<PyString>() {
         let text = text.to_cow()?;
         py.detach(|| xla_shape::hlo_memory_text(&text).map_err(|e| e.to_string()))
@@ -27,4 +25,54 @@ pub fn hlo_memory<'py>(
         )));
     };
     Ok(pythonize::pythonize(py, &report.map_err(error)?)?)
+}
+
+/// Calls `f` with the dump `dump` names (`bytes`: a serialized `HloProto`;
+/// `str`: the path of one of XLA's dumps) and the path, with the GIL
+/// released.
+fn with_dump<T: Send>(
+    py: Python<'_>,
+    dump: &Bound<'_, PyAny>,
+    f: impl FnOnce(xla_shape::MemoryDump<'_>, Option<&str>) -> Result<T, String> + Send,
+) -> PyResult<T> {
+    if let Ok(bytes) = dump.cast::<PyBytes>() {
+        let bytes = bytes.as_bytes();
+        return py
+            .detach(|| f(xla_shape::MemoryDump::Proto(bytes), None))
+            .map_err(error);
+    }
+    let Ok(path) = dump.cast::<PyString>() else {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "a dump is bytes (a serialized HloProto) or a path, not {}",
+            dump.get_type().name()?
+        )));
+    };
+    let path = path.to_cow()?.into_owned();
+    py.detach(|| {
+        let files =
+            xla_shape::DumpFiles::read(std::path::Path::new(&path), None)?.ok_or_else(|| {
+                format!(
+                    "{path}: not one of XLA's dumps (*after_optimizations.hlo.pb, \
+                     *-buffer-assignment.txt)"
+                )
+            })?;
+        f(files.dump(), Some(&path))
+    })
+    .map_err(error)
+}
+
+/// `xla-shape --json hlo DUMP` (less `ok`, every live buffer) as a `dict`.
+#[pyfunction]
+pub fn peak_memory<'py>(py: Python<'py>, dump: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let report = with_dump(py, dump, |d, _| d.peak().map_err(|e| e.to_string()))?;
+    Ok(pythonize::pythonize(py, &report)?)
+}
+
+/// The SVG `xla-shape hlo DUMP --timeline OUT.svg` writes (less its final
+/// newline).
+#[pyfunction]
+pub fn memory_timeline_svg(py: Python<'_>, dump: &Bound<'_, PyAny>) -> PyResult<String> {
+    with_dump(py, dump, |d, file| {
+        xla_shape::memory_timeline(file, d).map_err(|e| e.to_string())
+    })
 }

@@ -30,9 +30,11 @@ __all__ = [
     "draw",
     "explain",
     "hlo_memory",
+    "memory_timeline",
     "linear_index",
     "memory_order",
     "multi_index",
+    "peak_memory",
     "parse",
     "relayout",
     "reshard",
@@ -282,6 +284,59 @@ def hlo_memory(module: Union[str, bytes, bytearray, memoryview]) -> Dict[str, An
     if isinstance(module, (bytearray, memoryview)):
         module = bytes(module)
     return _native.hlo_memory(module)
+
+
+DumpLike = Union[bytes, bytearray, memoryview, str, "os.PathLike[str]"]
+
+
+def _dump(dump: DumpLike) -> Union[bytes, str]:
+    """A dump as the native functions take it: bytes, or a path."""
+    if isinstance(dump, (bytearray, memoryview)):
+        return bytes(dump)
+    if isinstance(dump, bytes):
+        return dump
+    return os.fspath(dump)
+
+
+def peak_memory(dump: DumpLike) -> Dict[str, Any]:
+    """The peak memory of a compiled module as XLA computes
+    ``peak_memory_in_bytes``, from XLA's dump of its buffer assignment
+    (``XLA_FLAGS="--xla_dump_to=DIR --xla_dump_hlo_as_proto"``): the object
+    ``xla-shape --json hlo DUMP`` prints, less ``ok``. ``dump`` is the
+    ``HloProto`` (``bytes``, or the path of ``*after_optimizations.hlo.pb``)
+    or the path of ``*-buffer-assignment.txt`` (the ``*-live-range.txt``
+    beside it is read too). ``peak_at`` says where the peak is reached
+    (``step`` in ``unit``: ``heap_event`` or ``schedule_step``, and the
+    ``instruction``); ``live_at_peak`` lists every buffer live there, largest
+    first, with its ``kind``; ``device`` and ``host`` are XLA's other
+    allocation totals. The GIL is released while the dump is read.
+
+    An ``HloModuleProto`` (``as_serialized_hlo_module_proto()``) carries no
+    buffer assignment:
+
+    >>> peak_memory(b"")
+    Traceback (most recent call last):
+    ...
+    xla_shape.XlaShapeError: HloProto: no hlo_module
+    """
+    report: Dict[str, Any] = _native.peak_memory(_dump(dump))
+    return report
+
+
+def memory_timeline(dump: DumpLike) -> Svg:
+    """The memory timeline of XLA's dump (as for :func:`peak_memory`): the
+    picture ``xla-shape hlo DUMP --timeline OUT.svg`` writes. Live bytes over
+    program order (the heap events of an ``HloProto``, the time steps of a
+    live-range dump) stacked by kind with the peak marked, the largest blocks
+    of storage over their live ranges, and the buffers live at the peak;
+    each band and bar says its buffer when pointed at.
+
+    >>> memory_timeline("module.txt")
+    Traceback (most recent call last):
+    ...
+    xla_shape.XlaShapeError: cannot open module.txt: No such file or directory (os error 2)
+    """
+    return Svg(_native.memory_timeline_svg(_dump(dump)))
 
 
 def relayout(

@@ -296,11 +296,24 @@ pub enum Command {
         hex), or writes it binary to --output. Errors exit with status 1.")]
     Literal(LiteralArgs),
 
-    /// Every buffer of an HLO module (XLA's text or proto), largest allocation first.
+    /// Every buffer of an HLO module (XLA's text or proto), largest allocation first; the peak of XLA's dumps.
     #[command(after_help = "Examples:\n  \
         xla-shape hlo module.txt              # the 20 largest buffers\n  \
         xla-shape hlo --all dump/module_0001.jit_f.sm_8.0_gpu_after_optimizations.txt\n  \
-        python -c '...print(compiled.as_text())' | xla-shape --json hlo --top 5 -\n\n\
+        python -c '...print(compiled.as_text())' | xla-shape --json hlo --top 5 -\n  \
+        xla-shape hlo dump/module_0001.jit_f.cpu_after_optimizations.hlo.pb --timeline t.svg\n  \
+        xla-shape hlo dump/module_0001.jit_f.cpu_after_optimizations-buffer-assignment.txt\n\n\
+        XLA's dumps (--xla_dump_to=DIR --xla_dump_hlo_as_proto), told apart by their content:\n\
+        the HloProto *after_optimizations.hlo.pb (module and buffer assignment), or\n\
+        *-buffer-assignment.txt with the *-live-range.txt beside it (or --live-range). For\n\
+        them: the peak as XLA computes peak_memory_in_bytes, where it is reached (heap event\n\
+        of the proto's traces, or time step of the live ranges), XLA's allocation totals and\n\
+        the buffers live at the peak, largest first (--top of them; JSON all). --timeline\n\
+        OUT.svg also draws live bytes over the steps by kind with the peak marked, the\n\
+        largest blocks over their live ranges and the buffers live at the peak.\n\
+        JSON fields of a dump: ok, peak_bytes, static_bytes, heap_peak_bytes, peak_at {step,\n\
+        unit, instruction}, live_at_peak [{name, shape_index, shape, bytes, kind}], device and\n\
+        host {argument_bytes, output_bytes, alias_bytes, temp_bytes}, timeline (the SVG's path).\n\n\
         The module text is what XLA prints (jax's compiled.as_text(), --xla_dump_to *.txt).\n\
         Each instruction's own buffer: its logical bytes (XLA's ByteSizeOf; a tuple's index\n\
         table of 8-byte pointers), allocated bytes (ArraySize: tiles, padding, E(n) packing),\n\
@@ -368,7 +381,8 @@ pub enum Command {
 /// Arguments of `hlo`.
 #[derive(Debug, Args)]
 pub struct HloArgs {
-    /// The module's text file, or `-` for standard input.
+    /// The module's text file, or `-` for standard input; or XLA's dump of
+    /// its buffer assignment (a file).
     #[arg(value_name = "FILE")]
     pub file: String,
     /// How many of the largest buffers to list.
@@ -377,6 +391,13 @@ pub struct HloArgs {
     /// List every instruction.
     #[arg(long, conflicts_with = "top")]
     pub all: bool,
+    /// XLA's `*-live-range.txt` for a FILE that is its `*-buffer-assignment.txt`
+    /// (by default the file beside it, named `live-range.txt` for `buffer-assignment.txt`).
+    #[arg(long, value_name = "LIVE_RANGE")]
+    pub live_range: Option<String>,
+    /// With XLA's dump as FILE: write the memory timeline picture (SVG) here.
+    #[arg(long, value_name = "OUT.svg")]
+    pub timeline: Option<std::path::PathBuf>,
 }
 
 /// Arguments of `literal`.

@@ -27,8 +27,12 @@ pub use stride_util::ViewReport;
 
 pub use error::Error;
 
+/// The peak memory and timeline of XLA's dumps of a buffer assignment.
+pub use hlo_util::{AssignmentError, MemoryDump, MemoryTimeline, PeakReport};
 /// The HLO memory report of hlo-util, and the errors of reading a module.
 pub use hlo_util::{HloError, MemoryReport, ReadError};
+
+pub use commands::dump_files::DumpFiles;
 
 /// Runs the command line of the process (`xla-shape <command> ...`); the
 /// exit status is 0 when every input succeeded, 1 when any failed, 2 for
@@ -260,4 +264,52 @@ pub fn hlo_memory(module: &[u8]) -> Result<MemoryReport, ReadError> {
 /// why.
 pub fn hlo_memory_text(text: &str) -> Result<MemoryReport, HloError> {
     MemoryReport::read_text(text.as_bytes(), usize::MAX)
+}
+
+/// The peak memory report of XLA's dump in `path` (`xla-shape hlo DUMP`):
+/// the `HloProto` (`*after_optimizations.hlo.pb`), or
+/// `*-buffer-assignment.txt` with the `*-live-range.txt` beside it. `None`
+/// when the file is not one of these dumps.
+///
+/// ```
+/// let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/peak_memory/attention");
+/// let report = xla_shape::peak_memory(&dir.join("after_optimizations.hlo.pb")).unwrap().unwrap();
+/// assert_eq!(report.peak_bytes, 98304);
+/// assert_eq!(xla_shape::peak_memory(&dir.join("compiled.txt")).unwrap(), None);
+/// ```
+///
+/// # Errors
+/// A message: the file that cannot be read, or why the dump cannot be
+/// replayed.
+pub fn peak_memory(path: &std::path::Path) -> Result<Option<PeakReport>, String> {
+    let Some(files) = DumpFiles::read(path, None)? else {
+        return Ok(None);
+    };
+    files.dump().peak().map(Some).map_err(|e| e.to_string())
+}
+
+/// The memory timeline picture of `dump` (what `xla-shape hlo DUMP
+/// --timeline OUT.svg` writes, less the final newline), its title naming
+/// the dump's `file` when given.
+///
+/// ```
+/// let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/peak_memory/attention");
+/// let bytes = std::fs::read(dir.join("after_optimizations.hlo.pb")).unwrap();
+/// let svg = xla_shape::memory_timeline(None, xla_shape::MemoryDump::Proto(&bytes)).unwrap();
+/// assert!(svg.contains("<title>memory timeline</title>") && svg.contains("peak 96 KiB"));
+/// ```
+///
+/// # Errors
+/// [`AssignmentError`]: why the dump cannot be replayed.
+pub fn memory_timeline(
+    file: Option<&str>,
+    dump: MemoryDump<'_>,
+) -> Result<String, AssignmentError> {
+    let report = dump.peak()?;
+    let timeline = dump.timeline()?;
+    Ok(draw::timeline::render(
+        &draw::timeline::title(file),
+        &report,
+        &timeline,
+    ))
 }

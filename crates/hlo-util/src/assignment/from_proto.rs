@@ -18,10 +18,77 @@ use crate::proto::{BufferAssignmentProto, HloModuleProto, HloProto};
 
 /// A heap event with its buffers resolved to value indices.
 #[derive(Debug, Clone, Copy)]
-enum Event {
+pub(super) enum Event {
+    /// ALLOC of a value.
     Alloc(usize),
+    /// FREE of a value.
     Free(usize),
+    /// SHARE_WITH: a value takes the storage of another.
     ShareWith(usize, usize),
+}
+
+/// A decoded dump: the assignment, its heap events with the instruction
+/// of each, and the static baseline's bytes and values.
+pub(super) struct Dump {
+    /// The buffer assignment as read.
+    pub proto: BufferAssignmentProto,
+    /// Its allocations and values.
+    pub assignment: Assignment,
+    /// Every trace's events, trace after trace.
+    pub events: Vec<Event>,
+    /// The instruction of each event.
+    pub names: Vec<String>,
+    /// The static baseline's bytes.
+    pub static_bytes: u64,
+    /// The values the baseline counts.
+    pub counted: Vec<usize>,
+}
+
+impl Dump {
+    /// Decodes a serialized `HloProto` with its buffer assignment.
+    ///
+    /// # Errors
+    ///
+    /// As [`peak_from_hlo_proto`].
+    pub fn decode(bytes: &[u8]) -> Result<Self, AssignmentError> {
+        let proto = HloProto::decode(bytes).map_err(AssignmentError::Decode)?;
+        let module = proto.hlo_module.ok_or(AssignmentError::NoModule)?;
+        let assignment_proto = proto
+            .buffer_assignment
+            .ok_or(AssignmentError::NoAssignment)?;
+        let instructions = instructions(&module);
+        let (assignment, ids) = assignment(&assignment_proto, &instructions)?;
+        let (events, names) = events(&assignment_proto, &ids, &instructions)?;
+        let names = names.into_iter().map(str::to_owned).collect();
+        let (static_bytes, counted) = static_baseline(&assignment)?;
+        Ok(Self {
+            proto: assignment_proto,
+            assignment,
+            events,
+            names,
+            static_bytes,
+            counted,
+        })
+    }
+
+    /// A heap with the static baseline allocated, before the first event.
+    pub fn heap(&self) -> Heap {
+        let sizes = self.assignment.values.iter().map(|v| v.bytes).collect();
+        Heap::new(sizes, self.static_bytes, &self.counted)
+    }
+
+    /// Applies event number `e` (counted over all traces): the buffer whose
+    /// storage it allocates or frees, if any.
+    ///
+    /// # Errors
+    ///
+    /// The event's fault, naming it.
+    pub fn apply(&self, heap: &mut Heap, e: usize) -> Result<Option<usize>, AssignmentError> {
+        let Some(&event) = self.events.get(e) else {
+            return Ok(None);
+        };
+        apply(heap, event, e, &self.proto)
+    }
 }
 
 /// Reads a serialized `HloProto` with its buffer assignment and computes
@@ -38,35 +105,27 @@ enum Event {
 /// or buffer assignment, ids the module or the assignment lacks, negative
 /// sizes, sums that overflow, a FREE of what is not allocated.
 pub fn peak_from_hlo_proto(bytes: &[u8]) -> Result<PeakReport, AssignmentError> {
-    let proto = HloProto::decode(bytes).map_err(AssignmentError::Decode)?;
-    let module = proto.hlo_module.ok_or(AssignmentError::NoModule)?;
-    let assignment_proto = proto
-        .buffer_assignment
-        .ok_or(AssignmentError::NoAssignment)?;
-    let instructions = instructions(&module);
-    let (assignment, ids) = assignment(&assignment_proto, &instructions)?;
-    let (events, names) = events(&assignment_proto, &ids, &instructions)?;
-    let (static_bytes, counted) = static_baseline(&assignment)?;
-    let sizes: Vec<u64> = assignment.values.iter().map(|v| v.bytes).collect();
+    let dump = Dump::decode(bytes)?;
+    let static_bytes = dump.static_bytes;
 
     // First pass: the peak and the first event that reaches it.
-    let mut heap = Heap::new(sizes.clone(), static_bytes, &counted);
+    let mut heap = dump.heap();
     let mut peak = (static_bytes, None);
-    for (e, &event) in events.iter().enumerate() {
-        apply(&mut heap, event, e, &assignment_proto)?;
+    for e in 0..dump.events.len() {
+        dump.apply(&mut heap, e)?;
         if heap.memory() > peak.0 {
             peak = (heap.memory(), Some(e));
         }
     }
     // Second pass: the buffers live there.
-    let mut heap = Heap::new(sizes, static_bytes, &counted);
+    let mut heap = dump.heap();
     if let Some(at) = peak.1 {
-        for (e, &event) in events.iter().enumerate().take(at.saturating_add(1)) {
-            apply(&mut heap, event, e, &assignment_proto)?;
+        for e in 0..=at {
+            dump.apply(&mut heap, e)?;
         }
     }
     let live: Vec<usize> = heap.live().collect();
-    let (device, host) = allocation_totals(&assignment)?;
+    let (device, host) = allocation_totals(&dump.assignment)?;
     Ok(PeakReport {
         peak_bytes: peak.0,
         static_bytes,
@@ -74,9 +133,9 @@ pub fn peak_from_hlo_proto(bytes: &[u8]) -> Result<PeakReport, AssignmentError> 
         peak_at: peak.1.map(|e| PeakPoint {
             step: u64::try_from(e).unwrap_or(u64::MAX),
             unit: StepUnit::HeapEvent,
-            instruction: names.get(e).map_or_else(String::new, |&n| n.to_owned()),
+            instruction: dump.names.get(e).cloned().unwrap_or_default(),
         }),
-        live_at_peak: live_buffers(&assignment, &live),
+        live_at_peak: live_buffers(&dump.assignment, &live),
         device,
         host,
     })
@@ -88,7 +147,7 @@ fn apply(
     event: Event,
     e: usize,
     proto: &BufferAssignmentProto,
-) -> Result<(), AssignmentError> {
+) -> Result<Option<usize>, AssignmentError> {
     let result = match event {
         Event::Alloc(b) => heap.alloc(b),
         Event::Free(b) => heap.free(b),

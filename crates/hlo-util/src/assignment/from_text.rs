@@ -19,13 +19,19 @@ use super::summary::{allocation_totals, live_buffers};
 /// A heap value: its storage group (allocation and offset), live range and
 /// bytes.
 #[derive(Debug, Clone, Copy)]
-struct Live {
-    value: usize,
-    color: i64,
-    group: usize,
-    start: u64,
-    end: u64,
-    bytes: u64,
+pub(super) struct Live {
+    /// The value's index in the assignment.
+    pub value: usize,
+    /// Its memory space.
+    pub color: i64,
+    /// Values of one group share their storage.
+    pub group: usize,
+    /// The first step it is live at.
+    pub start: u64,
+    /// The last step it is live at.
+    pub end: u64,
+    /// Its bytes.
+    pub bytes: u64,
 }
 
 /// Computes the peak as XLA does from its two text dumps, with the buffers
@@ -108,7 +114,7 @@ pub fn peak_from_text_dumps(
 
 /// The values of the preallocated-temp allocations that are not tuples,
 /// with their storage groups and live ranges.
-fn heap_values(
+pub(super) fn heap_values(
     assignment: &Assignment,
     ranges: &HashMap<String, (u64, u64)>,
 ) -> Result<Vec<Live>, AssignmentError> {

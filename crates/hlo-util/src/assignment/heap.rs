@@ -46,32 +46,35 @@ impl Heap {
         self.memory
     }
 
-    /// ALLOC: one more reference; the bytes count from the first.
-    pub fn alloc(&mut self, b: usize) -> Result<(), HeapFault> {
+    /// ALLOC: one more reference; the bytes count from the first. The
+    /// buffer whose storage this allocates, if any.
+    pub fn alloc(&mut self, b: usize) -> Result<Option<usize>, HeapFault> {
         self.take(b)
     }
 
     /// FREE: the buffer leaves its root's storage; the bytes go with the
-    /// root's last reference.
-    pub fn free(&mut self, b: usize) -> Result<(), HeapFault> {
+    /// root's last reference. The root whose storage this frees, if any.
+    pub fn free(&mut self, b: usize) -> Result<Option<usize>, HeapFault> {
         let root = self.root(b)?;
         if let Some(link) = self.under.get_mut(b) {
             *link = None;
         }
         let refs = self.refs.get_mut(root).ok_or(HeapFault::FreeUnallocated)?;
         *refs = refs.checked_sub(1).ok_or(HeapFault::FreeUnallocated)?;
-        if *refs == 0 {
-            let size = self.sizes.get(root).copied().unwrap_or(0);
-            self.memory = self
-                .memory
-                .checked_sub(size)
-                .ok_or(HeapFault::FreeUnallocated)?;
+        if *refs > 0 {
+            return Ok(None);
         }
-        Ok(())
+        let size = self.sizes.get(root).copied().unwrap_or(0);
+        self.memory = self
+            .memory
+            .checked_sub(size)
+            .ok_or(HeapFault::FreeUnallocated)?;
+        Ok(Some(root))
     }
 
-    /// SHARE_WITH: the buffer takes the storage of `canonical`'s root.
-    pub fn share(&mut self, b: usize, canonical: usize) -> Result<(), HeapFault> {
+    /// SHARE_WITH: the buffer takes the storage of `canonical`'s root. The
+    /// root, if this allocates its storage again.
+    pub fn share(&mut self, b: usize, canonical: usize) -> Result<Option<usize>, HeapFault> {
         let root = self.root(canonical)?;
         if root == b {
             return Err(HeapFault::Cycle);
@@ -91,14 +94,16 @@ impl Heap {
             .map(|(b, _)| b)
     }
 
-    fn take(&mut self, b: usize) -> Result<(), HeapFault> {
+    /// One more reference to `b`; `b` when its storage is allocated by it.
+    fn take(&mut self, b: usize) -> Result<Option<usize>, HeapFault> {
         let refs = self.refs.get_mut(b).ok_or(HeapFault::Overflow)?;
         *refs = refs.checked_add(1).ok_or(HeapFault::Overflow)?;
-        if *refs == 1 {
-            let size = self.sizes.get(b).copied().unwrap_or(0);
-            self.memory = self.memory.checked_add(size).ok_or(HeapFault::Overflow)?;
+        if *refs > 1 {
+            return Ok(None);
         }
-        Ok(())
+        let size = self.sizes.get(b).copied().unwrap_or(0);
+        self.memory = self.memory.checked_add(size).ok_or(HeapFault::Overflow)?;
+        Ok(Some(b))
     }
 
     /// The end of `b`'s links, found without recursion; a circle is a fault.
@@ -121,14 +126,14 @@ mod tests {
     #[test]
     fn shared_storage_counts_once_and_leaves_with_its_last_user() {
         let mut heap = Heap::new(vec![10, 20, 30], 10, &[0]);
-        heap.alloc(1).unwrap();
+        assert_eq!(heap.alloc(1), Ok(Some(1)));
         assert_eq!(heap.memory(), 30);
-        heap.share(2, 1).unwrap();
+        assert_eq!(heap.share(2, 1), Ok(None));
         assert_eq!(heap.memory(), 30);
-        heap.free(1).unwrap();
+        assert_eq!(heap.free(1), Ok(None));
         assert_eq!(heap.memory(), 30);
         assert_eq!(heap.live().collect::<Vec<_>>(), vec![0, 1]);
-        heap.free(2).unwrap();
+        assert_eq!(heap.free(2), Ok(Some(1)));
         assert_eq!(heap.memory(), 10);
         assert_eq!(heap.free(2), Err(HeapFault::FreeUnallocated));
         assert_eq!(heap.share(1, 1), Err(HeapFault::Cycle));

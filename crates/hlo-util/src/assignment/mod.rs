@@ -11,10 +11,14 @@
 //! [`peak_from_hlo_proto`]; or the text dumps `*-buffer-assignment.txt` and
 //! `*-live-range.txt`, read by [`peak_from_text_dumps`]. Both give a
 //! [`PeakReport`]: the peak, where it is reached, the buffers live there
-//! largest first, and XLA's allocation totals.
+//! largest first, and XLA's allocation totals. The same dumps give a
+//! [`MemoryTimeline`] ([`timeline_from_hlo_proto`],
+//! [`timeline_from_text_dumps`]): every block of storage with the steps it
+//! is live at.
 
 mod assignment_text;
 pub(crate) mod baseline;
+mod dump;
 mod error;
 mod from_proto;
 #[cfg(test)]
@@ -24,9 +28,16 @@ pub(crate) mod heap;
 mod live_range;
 pub(crate) mod model;
 mod report;
+mod report_text;
 pub(crate) mod summary;
+mod timeline;
+mod timeline_build;
 
+pub use dump::MemoryDump;
 pub use error::AssignmentError;
 pub use from_proto::peak_from_hlo_proto;
 pub use from_text::peak_from_text_dumps;
 pub use report::{AllocationTotals, BufferKind, LiveBuffer, PeakPoint, PeakReport, StepUnit};
+pub use report_text::PeakText;
+pub use timeline::{MemoryTimeline, TimelineBuffer};
+pub use timeline_build::{timeline_from_hlo_proto, timeline_from_text_dumps};

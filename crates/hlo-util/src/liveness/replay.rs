@@ -117,7 +117,9 @@ fn run(
                     taken[ob] = true;
                     memory.share(k, ob).map_err(|_| overflow())?;
                 }
-                None => memory.alloc(k).map_err(|_| overflow())?,
+                None => {
+                    memory.alloc(k).map_err(|_| overflow())?;
+                }
             }
         }
         if stop == Some(t) {

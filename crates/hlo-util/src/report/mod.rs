@@ -8,6 +8,6 @@
 mod memory;
 mod memory_read;
 mod memory_text;
-mod table;
+pub(crate) mod table;
 
 pub use memory::{BufferRow, ComputationTotal, DeviceBuffer, MemoryReport};

@@ -4,7 +4,7 @@
 /// The lines of a table: the header, then one line per row; each column as
 /// wide as its widest cell, the first `numeric` columns right-aligned, the
 /// others left-aligned, the last unpadded and trailing blanks trimmed.
-pub(super) fn aligned(header: &[&str], rows: &[Vec<String>], numeric: usize) -> Vec<String> {
+pub(crate) fn aligned(header: &[&str], rows: &[Vec<String>], numeric: usize) -> Vec<String> {
     let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
     for cells in rows {
         for (width, cell) in widths.iter_mut().zip(cells) {

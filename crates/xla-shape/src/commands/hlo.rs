@@ -1,5 +1,6 @@
 //! `hlo`: every buffer of an HLO module, largest first, with its padding
-//! (hlo-util's [`MemoryReport`]).
+//! (hlo-util's [`MemoryReport`]); XLA's dumps of a buffer assignment go to
+//! `hlo_dump`.
 
 #[cfg(feature = "cli")]
 use std::fs::File;
@@ -7,8 +8,8 @@ use std::io::BufRead;
 #[cfg(feature = "cli")]
 use std::io::BufReader;
 
+use super::hlo_json::Success;
 use hlo_util::MemoryReport;
-use serde::Serialize;
 
 #[cfg(feature = "cli")]
 use crate::cli::HloArgs;
@@ -18,6 +19,13 @@ use crate::cli::HloArgs;
 #[cfg(feature = "cli")]
 pub fn run(args: &HloArgs, json: bool) -> Result<String, String> {
     let top = if args.all { usize::MAX } else { args.top };
+    if args.file != "-" {
+        if let Some(report) = super::hlo_dump::run(args, json, top)? {
+            return Ok(report);
+        }
+    } else if args.timeline.is_some() || args.live_range.is_some() {
+        return Err("XLA's dumps are read from their files, not standard input".to_owned());
+    }
     let report = if args.file == "-" {
         read(std::io::stdin().lock(), top)
     } else {
@@ -30,6 +38,7 @@ pub fn run(args: &HloArgs, json: bool) -> Result<String, String> {
         serde_json::to_string(&Success {
             ok: true,
             report: &report,
+            timeline: None,
         })
         .map_err(|e| e.to_string())
     } else {
@@ -39,12 +48,4 @@ pub fn run(args: &HloArgs, json: bool) -> Result<String, String> {
 
 fn read(input: impl BufRead, top: usize) -> Result<MemoryReport, String> {
     MemoryReport::read(input, top).map_err(|e| e.to_string())
-}
-
-/// A report's JSON object with `"ok": true` first.
-#[derive(Serialize)]
-struct Success<'a> {
-    ok: bool,
-    #[serde(flatten)]
-    report: &'a MemoryReport,
 }

@@ -8,6 +8,7 @@ mod compare;
 #[cfg(feature = "cli")]
 mod decode;
 pub(crate) mod draw;
+pub(crate) mod dump_files;
 #[cfg(feature = "cli")]
 mod encode;
 #[cfg(feature = "cli")]
@@ -16,6 +17,10 @@ mod explain;
 mod files;
 #[cfg(feature = "cli")]
 mod hlo;
+#[cfg(feature = "cli")]
+mod hlo_dump;
+#[cfg(feature = "cli")]
+mod hlo_json;
 #[cfg(feature = "cli")]
 mod index;
 #[cfg(feature = "cli")]

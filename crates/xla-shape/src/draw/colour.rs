@@ -80,6 +80,23 @@ pub const BORDER: &str = "#ffffff";
 /// Headings and axis words.
 pub const INK: &str = "#222222";
 
+/// The fill of each kind of buffer (Okabe and Ito's colour-blind safe
+/// palette): parameters, constants, outputs, temporaries, thread-local.
+pub fn of_kind(kind: hlo_util::BufferKind) -> &'static str {
+    match kind {
+        hlo_util::BufferKind::Parameter => "#0072b2",
+        hlo_util::BufferKind::Constant => "#cc79a7",
+        hlo_util::BufferKind::Output => "#009e73",
+        hlo_util::BufferKind::Temporary => "#e69f00",
+        hlo_util::BufferKind::ThreadLocal => "#999999",
+    }
+}
+
+/// What stands for many small buffers together.
+pub const AGGREGATE: &str = "#b0b0b0";
+/// The peak's marks.
+pub const PEAK: &str = "#d55e00";
+
 /// The stroke of tile outlines at each nesting level (then repeating):
 /// colour, width and dash pattern, so levels differ without colour too.
 pub const OUTLINES: [(&str, i64, &str); 3] = [

@@ -3,15 +3,19 @@
 //!
 //! Building ([`shape::picture`], [`view::picture`]) decides what is shown;
 //! rendering ([`render`]) is a pure function from the model to SVG 1.1
-//! text: same model, same bytes.
+//! text: same model, same bytes. The memory timeline of a dumped buffer
+//! assignment ([`timeline::render`]) is drawn straight from hlo-util's
+//! report and timeline with the same helpers.
 
 mod colour;
 mod grid;
+mod scales;
 pub mod shape;
 pub mod sharding;
 mod strip;
 mod svg;
 mod tiles;
+pub mod timeline;
 pub mod view;
 mod window;
 

@@ -61,6 +61,31 @@ impl Svg {
         );
     }
 
+    /// A rectangle without border that says `title` when pointed at.
+    pub fn titled_rect(&mut self, x: i64, y: i64, size: (i64, i64), fill: &str, title: &str) {
+        let _ = writeln!(
+            self.body,
+            "<rect x=\"{x}\" y=\"{y}\" width=\"{}\" height=\"{}\" fill=\"{fill}\"><title>{}</title></rect>",
+            size.0,
+            size.1,
+            escape(title)
+        );
+    }
+
+    /// A filled path (`d` in SVG's path syntax) without border.
+    pub fn path(&mut self, d: &str, fill: &str) {
+        let _ = writeln!(self.body, "<path d=\"{d}\" fill=\"{fill}\"/>");
+    }
+
+    /// A dashed line of width 2.
+    pub fn dashed_line(&mut self, from: (i64, i64), to: (i64, i64), stroke: &str) {
+        let _ = writeln!(
+            self.body,
+            "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{stroke}\" stroke-width=\"2\" stroke-dasharray=\"6,3\"/>",
+            from.0, from.1, to.0, to.1
+        );
+    }
+
     /// Text at (`x`, `y`) (the baseline), anchored `start`, `middle` or `end`.
     pub fn text(&mut self, x: i64, y: i64, style: TextStyle, content: &str) {
         let TextStyle { size, anchor, fill } = style;

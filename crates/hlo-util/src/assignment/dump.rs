@@ -1,0 +1,99 @@
+//! XLA's dumps of a buffer assignment, told apart by their content.
+
+use std::path::{Path, PathBuf};
+
+use prost::Message;
+
+use super::AssignmentError;
+use super::from_proto::peak_from_hlo_proto;
+use super::from_text::peak_from_text_dumps;
+use super::report::PeakReport;
+use super::timeline::MemoryTimeline;
+use super::timeline_build::{timeline_from_hlo_proto, timeline_from_text_dumps};
+use crate::proto::HloProto;
+
+/// The first line of a `*-buffer-assignment.txt` dump.
+const ASSIGNMENT_HEAD: &[u8] = b"BufferAssignment:";
+
+/// One of XLA's dumps of a buffer assignment: the `HloProto`
+/// (`*after_optimizations.hlo.pb`), or the two text dumps.
+///
+/// ```
+/// use hlo_util::MemoryDump;
+/// assert!(MemoryDump::is_assignment_text(b"BufferAssignment:\nallocation 0: ..."));
+/// assert!(!MemoryDump::is_hlo_proto(b"HloModule m"));
+/// let dump = MemoryDump::Proto(&[]);
+/// assert_eq!(dump.peak().unwrap_err(), hlo_util::AssignmentError::NoModule);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryDump<'d> {
+    /// A serialized `HloProto` with its buffer assignment.
+    Proto(&'d [u8]),
+    /// `*-buffer-assignment.txt` with its `*-live-range.txt`.
+    Text {
+        /// The buffer assignment's text.
+        buffer_assignment: &'d str,
+        /// The live ranges' text.
+        live_range: &'d str,
+    },
+}
+
+impl MemoryDump<'_> {
+    /// Whether `bytes` are an `HloProto` with its module and buffer
+    /// assignment both set (an `HloModuleProto` is not).
+    pub fn is_hlo_proto(bytes: &[u8]) -> bool {
+        HloProto::decode(bytes)
+            .is_ok_and(|p| p.hlo_module.is_some() && p.buffer_assignment.is_some())
+    }
+
+    /// Whether `bytes` start as a `*-buffer-assignment.txt` dump does.
+    pub fn is_assignment_text(bytes: &[u8]) -> bool {
+        bytes.starts_with(ASSIGNMENT_HEAD)
+    }
+
+    /// The live-range dump XLA writes beside the buffer-assignment dump
+    /// `path`: its name with `live-range.txt` for `buffer-assignment.txt`;
+    /// none for another name.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// let beside = hlo_util::MemoryDump::live_range_beside(Path::new("d/m.cpu-buffer-assignment.txt"));
+    /// assert_eq!(beside.unwrap(), Path::new("d/m.cpu-live-range.txt"));
+    /// assert!(hlo_util::MemoryDump::live_range_beside(Path::new("m.txt")).is_none());
+    /// ```
+    pub fn live_range_beside(path: &Path) -> Option<PathBuf> {
+        let name = path.file_name()?.to_str()?;
+        let stem = name.strip_suffix("buffer-assignment.txt")?;
+        Some(path.with_file_name(format!("{stem}live-range.txt")))
+    }
+
+    /// The peak as XLA computes it.
+    ///
+    /// # Errors
+    ///
+    /// As [`peak_from_hlo_proto`] and [`peak_from_text_dumps`].
+    pub fn peak(&self) -> Result<PeakReport, AssignmentError> {
+        match *self {
+            Self::Proto(bytes) => peak_from_hlo_proto(bytes),
+            Self::Text {
+                buffer_assignment,
+                live_range,
+            } => peak_from_text_dumps(buffer_assignment, live_range),
+        }
+    }
+
+    /// The memory timeline.
+    ///
+    /// # Errors
+    ///
+    /// As [`timeline_from_hlo_proto`] and [`timeline_from_text_dumps`].
+    pub fn timeline(&self) -> Result<MemoryTimeline, AssignmentError> {
+        match *self {
+            Self::Proto(bytes) => timeline_from_hlo_proto(bytes),
+            Self::Text {
+                buffer_assignment,
+                live_range,
+            } => timeline_from_text_dumps(buffer_assignment, live_range),
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! Building a [`MemoryTimeline`] from either of XLA's dumps.
+
+use std::collections::BTreeMap;
+
+use super::AssignmentError;
+use super::assignment_text::read_assignment_text;
+use super::baseline::static_baseline;
+use super::from_proto::Dump;
+use super::from_text::{Live, heap_values};
+use super::live_range::read_live_ranges;
+use super::model::Assignment;
+use super::report::StepUnit;
+use super::timeline::{MemoryTimeline, TimelineBuffer};
+
+/// The memory timeline of a serialized `HloProto` with its buffer
+/// assignment, on the axis of its heap events (trace after trace): the
+/// static baseline at every step, and each heap block from the event that
+/// allocates its storage to the one before the event that frees it, so that
+/// the live bytes after event `e` are the memory XLA's replay has there.
+///
+/// ```
+/// let error = hlo_util::timeline_from_hlo_proto(&[]).unwrap_err();
+/// assert_eq!(error, hlo_util::AssignmentError::NoModule);
+/// ```
+///
+/// # Errors
+///
+/// As [`super::peak_from_hlo_proto`].
+pub fn timeline_from_hlo_proto(bytes: &[u8]) -> Result<MemoryTimeline, AssignmentError> {
+    let dump = Dump::decode(bytes)?;
+    let steps = u64::try_from(dump.events.len()).unwrap_or(u64::MAX).max(1);
+    let last = steps.saturating_sub(1);
+    let mut buffers: Vec<TimelineBuffer> = dump
+        .counted
+        .iter()
+        .filter_map(|&v| block(&dump.assignment, v, 0, last))
+        .collect();
+    let mut heap = dump.heap();
+    let mut open: BTreeMap<usize, u64> = BTreeMap::new();
+    for e in 0..dump.events.len() {
+        let step = u64::try_from(e).unwrap_or(u64::MAX);
+        let Some(b) = dump.apply(&mut heap, e)? else {
+            continue;
+        };
+        match open.remove(&b) {
+            // Freed: live up to the event before.
+            Some(first) => buffers.extend(block(
+                &dump.assignment,
+                b,
+                first,
+                step.saturating_sub(1).max(first),
+            )),
+            None => {
+                open.insert(b, step);
+            }
+        }
+    }
+    buffers.extend(
+        open.into_iter()
+            .filter_map(|(b, first)| block(&dump.assignment, b, first, last)),
+    );
+    buffers.sort_by_key(|b| b.first);
+    Ok(MemoryTimeline {
+        unit: StepUnit::HeapEvent,
+        steps,
+        buffers,
+    })
+}
+
+/// The memory timeline of XLA's text dumps, on the time steps of the
+/// live-range dump: the static baseline at every step, and each storage
+/// group of the temporaries (values at one offset of one allocation) as one
+/// block per stretch of overlapping live ranges, as large as its largest
+/// value. Values of one stretch that are not live at once are counted
+/// together, so the blocks' sum can exceed the peak there.
+///
+/// ```
+/// let assignment = "BufferAssignment:
+/// allocation 0: size 64, page 0, parameter 0, shape |f32[16]| at ShapeIndex {}:
+///  value: <0 p @0> (size=64,offset=0): f32[16]{0}
+/// allocation 1: size 64, page 0, preallocated-temp:
+///  value: <1 t @0> (size=64,offset=0): f32[16]{0}
+/// ";
+/// let live_range = "HloLiveRange (max 2):
+///   InstructionSequence:
+///     0:p
+///     1:t
+///   BufferLiveRange:
+///     p{}:0-2
+///     t{}:1-1
+/// ";
+/// let timeline = hlo_util::timeline_from_text_dumps(assignment, live_range).unwrap();
+/// assert_eq!(timeline.live_bytes(), [64, 128, 64]);
+/// ```
+///
+/// # Errors
+///
+/// As [`super::peak_from_text_dumps`].
+pub fn timeline_from_text_dumps(
+    buffer_assignment: &str,
+    live_range: &str,
+) -> Result<MemoryTimeline, AssignmentError> {
+    let assignment = read_assignment_text(buffer_assignment)?;
+    let ranges = read_live_ranges(live_range)?;
+    let (_, counted) = static_baseline(&assignment)?;
+    let heap = heap_values(&assignment, &ranges.ranges)?;
+    let ends = heap
+        .iter()
+        .map(|l| l.end)
+        .chain(ranges.ranges.values().map(|&(_, end)| end));
+    let steps = ends
+        .max()
+        .map_or(0, |end| end.saturating_add(1))
+        .max(u64::try_from(ranges.sequence.len()).unwrap_or(u64::MAX))
+        .max(1);
+    let last = steps.saturating_sub(1);
+    let mut buffers: Vec<TimelineBuffer> = counted
+        .iter()
+        .filter_map(|&v| block(&assignment, v, 0, last))
+        .collect();
+    let mut groups: BTreeMap<usize, Vec<Live>> = BTreeMap::new();
+    for live in heap {
+        groups.entry(live.group).or_default().push(live);
+    }
+    for mut group in groups.into_values() {
+        group.sort_by_key(|l| (l.start, l.end));
+        let mut stretch: Option<(Live, u64)> = None;
+        for live in group {
+            stretch = match stretch {
+                Some((largest, end)) if live.start <= end => {
+                    let largest = if live.bytes > largest.bytes {
+                        Live {
+                            start: largest.start,
+                            ..live
+                        }
+                    } else {
+                        largest
+                    };
+                    Some((largest, end.max(live.end)))
+                }
+                done => {
+                    if let Some((largest, end)) = done {
+                        buffers.extend(block(&assignment, largest.value, largest.start, end));
+                    }
+                    Some((live, live.end))
+                }
+            };
+        }
+        if let Some((largest, end)) = stretch {
+            buffers.extend(block(&assignment, largest.value, largest.start, end));
+        }
+    }
+    buffers.sort_by_key(|b| b.first);
+    Ok(MemoryTimeline {
+        unit: StepUnit::ScheduleStep,
+        steps,
+        buffers,
+    })
+}
+
+/// The block of value `v` from step `first` to `last`.
+fn block(assignment: &Assignment, v: usize, first: u64, last: u64) -> Option<TimelineBuffer> {
+    let value = assignment.values.get(v)?;
+    Some(TimelineBuffer {
+        name: value.instruction.clone(),
+        shape_index: value.shape_index.clone(),
+        shape: value.shape.clone(),
+        bytes: value.bytes,
+        kind: assignment.kind_of(v),
+        first,
+        last,
+    })
+}

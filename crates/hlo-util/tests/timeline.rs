@@ -1,0 +1,96 @@
+//! The memory timeline of the golden programs against their peak: from the
+//! `HloProto` the live bytes reach XLA's peak exactly, at the peak's event;
+//! from the text dumps (the H100 modules' too) at the peak's step.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::PathBuf;
+
+use hlo_util::{
+    StepUnit, peak_from_hlo_proto, peak_from_text_dumps, timeline_from_hlo_proto,
+    timeline_from_text_dumps,
+};
+
+fn programs() -> Vec<PathBuf> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/peak_memory");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+#[test]
+fn from_the_hlo_proto_the_timeline_peaks_where_xla_does() {
+    let dirs = programs();
+    assert!(dirs.len() >= 30);
+    for dir in dirs {
+        let bytes = std::fs::read(dir.join("after_optimizations.hlo.pb")).unwrap();
+        let report = peak_from_hlo_proto(&bytes).unwrap();
+        let timeline = timeline_from_hlo_proto(&bytes).unwrap();
+        assert_eq!(timeline.unit, StepUnit::HeapEvent);
+        let live = timeline.live_bytes();
+        let name = dir.display();
+        assert_eq!(
+            live.iter().max().copied(),
+            Some(report.peak_bytes),
+            "{name}"
+        );
+        if let Some(at) = &report.peak_at {
+            let step = usize::try_from(at.step).unwrap();
+            assert_eq!(live[step], report.peak_bytes, "{name}");
+            assert!(
+                live[..step].iter().all(|&b| b < report.peak_bytes),
+                "{name}"
+            );
+        }
+        assert!(
+            timeline
+                .buffers
+                .iter()
+                .all(|b| b.first <= b.last && b.last < timeline.steps),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn from_the_text_dumps_the_timeline_peaks_at_the_peak() {
+    let h100 =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/peak_memory_h100");
+    let mut dirs = programs();
+    dirs.extend(
+        [
+            "big_attention_cudnn",
+            "big_mlp_grad_f32",
+            "big_scan_layers_remat",
+        ]
+        .map(|d| h100.join(d)),
+    );
+    for dir in dirs {
+        let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+        let (assignment, live_range) = (read("buffer-assignment.txt"), read("live-range.txt"));
+        let report = peak_from_text_dumps(&assignment, &live_range).unwrap();
+        let timeline = timeline_from_text_dumps(&assignment, &live_range).unwrap();
+        assert_eq!(timeline.unit, StepUnit::ScheduleStep);
+        let live = timeline.live_bytes();
+        // Blocks of overlapping values of one storage group could add up
+        // past the peak; on these programs they never do.
+        assert_eq!(
+            live.iter().max().copied(),
+            Some(report.peak_bytes),
+            "{}",
+            dir.display()
+        );
+        if let Some(at) = &report.peak_at {
+            assert_eq!(
+                live[usize::try_from(at.step).unwrap()],
+                report.peak_bytes,
+                "{}",
+                dir.display()
+            );
+        }
+    }
+}

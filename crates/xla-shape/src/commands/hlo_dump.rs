@@ -1,0 +1,65 @@
+//! `hlo` of XLA's dumps of a buffer assignment: the peak report, and with
+//! `--timeline` its picture.
+
+use std::path::Path;
+
+use hlo_util::{MemoryDump, PeakReport};
+
+use super::dump_files::DumpFiles;
+use super::files;
+use super::hlo_json::Success;
+use crate::cli::HloArgs;
+use crate::draw::timeline;
+
+/// The report of `args.file` when it is one of XLA's dumps (the text, or
+/// with `json` one JSON object, `ok` first); none for anything else, which
+/// `hlo` reads as a module.
+pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<Option<String>, String> {
+    let live_range = args.live_range.as_deref().map(Path::new);
+    let Some(read) = DumpFiles::read(Path::new(&args.file), live_range)? else {
+        return match &args.timeline {
+            Some(_) => Err("--timeline needs XLA's dump: the HloProto \
+                 (*after_optimizations.hlo.pb) or *-buffer-assignment.txt"
+                .to_owned()),
+            None => Ok(None),
+        };
+    };
+    let (report, svg) = draw(args, read.dump())?;
+    if let (Some(out), Some(svg)) = (&args.timeline, &svg) {
+        files::write_atomically(out, format!("{svg}\n").as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    }
+    let written = args.timeline.as_ref().map(|p| p.display().to_string());
+    if json {
+        let object = Success {
+            ok: true,
+            report: &report,
+            timeline: written,
+        };
+        return serde_json::to_string(&object)
+            .map(Some)
+            .map_err(|e| e.to_string());
+    }
+    let mut text = report.text(top).to_string();
+    if let Some(out) = written {
+        text.push_str(&format!("\nwrote {out}"));
+    }
+    Ok(Some(text))
+}
+
+/// The dump's peak report, and its timeline picture when asked for.
+fn draw(args: &HloArgs, dump: MemoryDump<'_>) -> Result<(PeakReport, Option<String>), String> {
+    let report = dump.peak().map_err(|e| e.to_string())?;
+    let svg = match &args.timeline {
+        Some(_) => {
+            let timeline_data = dump.timeline().map_err(|e| e.to_string())?;
+            Some(timeline::render(
+                &timeline::title(Some(&args.file)),
+                &report,
+                &timeline_data,
+            ))
+        }
+        None => None,
+    };
+    Ok((report, svg))
+}

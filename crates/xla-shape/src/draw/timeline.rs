@@ -1,0 +1,413 @@
+//! The memory timeline of a dumped buffer assignment, as a person chasing
+//! an out-of-memory error wants it: live bytes over program order stacked
+//! by kind with the peak marked, the largest blocks of storage as bands over
+//! their live ranges, and the buffers live at the peak as bars. Any number
+//! of steps: the area keeps each pixel column's highest step, and the blocks
+//! and buffers past the largest are drawn together, labelled as such.
+
+use hlo_util::{BufferKind, MemoryTimeline, PeakReport, StepUnit, TimelineBuffer};
+
+use super::colour;
+use super::scales::{byte_ticks, fit, human, index, scale, step_ticks};
+use super::svg::{FONT, MARGIN, Svg, TextStyle, text_width};
+
+/// The left edge of the plots (the byte axis's labels go left of it).
+const PLOT_X: i64 = MARGIN + 88;
+/// The width of the plots.
+const PLOT_W: i64 = 640;
+/// The width of the plots as a span to scale to.
+const PLOT_SPAN: u64 = PLOT_W.unsigned_abs();
+/// The height of the stacked area.
+const AREA_H: i64 = 220;
+/// The width of the names' column right of the plots.
+const LABEL_W: i64 = 360;
+/// How many blocks get a band, and buffers a bar, of their own.
+const SHOWN: usize = 12;
+/// The height of a band or bar, and the space between two.
+const ROW: (i64, i64) = (16, 4);
+/// The kinds stacked, bottom up.
+const STACK: [BufferKind; 4] = [
+    BufferKind::Parameter,
+    BufferKind::Constant,
+    BufferKind::Output,
+    BufferKind::Temporary,
+];
+
+/// The picture of `timeline` with `report`'s peak, titled `title`.
+pub fn render(title: &str, report: &PeakReport, timeline: &MemoryTimeline) -> String {
+    let mut out = Svg::default();
+    let line = FONT + 6;
+    let mut y = MARGIN + FONT + 2;
+    out.text(MARGIN, y, TextStyle::plain(FONT + 3), title);
+    y += line;
+    let mut note = format!(
+        "peak {} ({} bytes): static {} + heap {}",
+        human(report.peak_bytes),
+        report.peak_bytes,
+        human(report.static_bytes),
+        human(report.heap_peak_bytes)
+    );
+    if let Some(at) = &report.peak_at {
+        note.push_str(&format!(
+            ", at {} {} ({})",
+            unit(at.unit),
+            at.step,
+            at.instruction
+        ));
+    }
+    out.text(MARGIN, y, TextStyle::plain(FONT), &note);
+    let width = (PLOT_X + PLOT_W + 12 + LABEL_W + MARGIN)
+        .max(2 * MARGIN + text_width(&note, FONT))
+        .max(2 * MARGIN + text_width(title, FONT + 3));
+    y += line;
+    y = legend(&mut out, timeline, y);
+    y = area(&mut out, report, timeline, y + 24);
+    y = bands(&mut out, timeline, y + 16);
+    y = bars(&mut out, report, y + 16);
+    out.finish(title, width, y + MARGIN)
+}
+
+/// The colour key of the kinds present; the next line's top.
+fn legend(out: &mut Svg, timeline: &MemoryTimeline, top: i64) -> i64 {
+    let mut x = MARGIN;
+    for kind in STACK {
+        if !timeline.buffers.iter().any(|b| b.kind == kind) {
+            continue;
+        }
+        out.rect("", x, top - 11, (12, 12), colour::of_kind(kind));
+        let words = plural(kind);
+        out.text(x + 16, top, TextStyle::plain(FONT), words);
+        x += 16 + text_width(words, FONT) + 20;
+    }
+    top + FONT + 6
+}
+
+/// The stacked live bytes with the peak marked; the bottom of its axis.
+fn area(out: &mut Svg, report: &PeakReport, timeline: &MemoryTimeline, top: i64) -> i64 {
+    let steps = timeline.steps.max(1);
+    let columns = steps.min(PLOT_SPAN);
+    let totals = timeline.live_bytes();
+    let kinds: Vec<Vec<u64>> = STACK.iter().map(|&k| timeline.live_bytes_of(k)).collect();
+    let highest = totals
+        .iter()
+        .copied()
+        .max()
+        .unwrap_or(0)
+        .max(report.peak_bytes);
+    let (tick, axis_max) = byte_ticks(highest);
+    let bottom = top + AREA_H;
+    let y_of = |bytes: u64| bottom - scale(bytes, axis_max, AREA_H.unsigned_abs());
+    // The step standing for each column: its highest.
+    let chosen: Vec<usize> = (0..columns)
+        .map(|c| {
+            let from = index(scale(c, columns, steps) as u64);
+            let to = index(scale(c + 1, columns, steps) as u64).max(from + 1);
+            (from..to)
+                .max_by_key(|&s| (totals.get(s).copied().unwrap_or(0), std::cmp::Reverse(s)))
+                .unwrap_or(from)
+        })
+        .collect();
+    let x_of_column = |c: u64| PLOT_X + scale(c, columns, PLOT_SPAN);
+    let mut below = vec![0_u64; chosen.len()];
+    for (kind, live) in STACK.iter().zip(&kinds) {
+        let above: Vec<u64> = chosen
+            .iter()
+            .zip(&below)
+            .map(|(&s, &b)| b.saturating_add(live.get(s).copied().unwrap_or(0)))
+            .collect();
+        if above != below {
+            let mut d = String::new();
+            for (c, &bytes) in above.iter().enumerate() {
+                let c = c as u64;
+                let op = if c == 0 { 'M' } else { 'L' };
+                d.push_str(&format!(
+                    "{op}{},{} L{},{} ",
+                    x_of_column(c),
+                    y_of(bytes),
+                    x_of_column(c + 1),
+                    y_of(bytes)
+                ));
+            }
+            for (c, &bytes) in below.iter().enumerate().rev() {
+                let c = c as u64;
+                d.push_str(&format!(
+                    "L{},{} L{},{} ",
+                    x_of_column(c + 1),
+                    y_of(bytes),
+                    x_of_column(c),
+                    y_of(bytes)
+                ));
+            }
+            d.push('Z');
+            out.path(&d, colour::of_kind(*kind));
+        }
+        below = above;
+    }
+    // The byte axis.
+    let mut at = 0;
+    while at <= axis_max {
+        let y = y_of(at);
+        out.line(
+            (PLOT_X - 4, y),
+            (PLOT_X + PLOT_W, y),
+            if at == 0 { colour::INK } else { "#dddddd" },
+        );
+        out.text(
+            PLOT_X - 8,
+            y + 4,
+            TextStyle::plain(FONT - 1).anchored("end"),
+            &human(at),
+        );
+        at = match at.checked_add(tick) {
+            Some(next) if tick > 0 => next,
+            _ => break,
+        };
+    }
+    // The step axis.
+    let x_of_step = |s: u64| PLOT_X + scale(s, steps, PLOT_SPAN);
+    for s in step_ticks(steps) {
+        let x = x_of_step(s);
+        out.line((x, bottom), (x, bottom + 4), colour::INK);
+        out.text(
+            x,
+            bottom + 16,
+            TextStyle::plain(FONT - 1).anchored("middle"),
+            &s.to_string(),
+        );
+    }
+    let words = match timeline.unit {
+        StepUnit::HeapEvent => "heap event (XLA's heap simulator traces, one after the other)",
+        StepUnit::ScheduleStep => "time step of the flattened schedule (XLA's HloLiveRange)",
+    };
+    out.text(
+        PLOT_X + PLOT_W / 2,
+        bottom + 34,
+        TextStyle::plain(FONT).anchored("middle"),
+        words,
+    );
+    // The peak.
+    let peak_y = y_of(report.peak_bytes);
+    out.dashed_line((PLOT_X, peak_y), (PLOT_X + PLOT_W, peak_y), colour::PEAK);
+    let mut label = format!("peak {}", human(report.peak_bytes));
+    let x = match &report.peak_at {
+        Some(at) => {
+            let x = (x_of_step(at.step) + x_of_step(at.step.saturating_add(1))) / 2;
+            // Down to the peak, not over the area: a one-step peak stays
+            // visible.
+            out.dashed_line((x, top - 4), (x, peak_y - 3), colour::PEAK);
+            label.push_str(&format!(" at {} {}", unit(at.unit), at.step));
+            x
+        }
+        None => PLOT_X,
+    };
+    let anchor = if x > PLOT_X + PLOT_W / 2 {
+        "end"
+    } else {
+        "start"
+    };
+    let shift = if anchor == "end" { -6 } else { 6 };
+    out.text(
+        x + shift,
+        top - 8,
+        TextStyle::plain(FONT).anchored(anchor).filled(colour::PEAK),
+        &label,
+    );
+    bottom + 40
+}
+
+/// The largest blocks as bands over their live ranges, the others as one
+/// row of their summed live bytes; the bottom.
+fn bands(out: &mut Svg, timeline: &MemoryTimeline, top: i64) -> i64 {
+    let mut order: Vec<&TimelineBuffer> = timeline.buffers.iter().collect();
+    order.sort_by(|a, b| {
+        b.bytes
+            .cmp(&a.bytes)
+            .then(a.first.cmp(&b.first))
+            .then(a.name.cmp(&b.name))
+    });
+    let heading = format!(
+        "the {} largest of {} blocks of storage, over the steps they are live at",
+        order.len().min(SHOWN),
+        order.len()
+    );
+    let mut y = top + FONT;
+    out.text(MARGIN, y, TextStyle::plain(FONT), &heading);
+    y += 8;
+    let steps = timeline.steps.max(1);
+    let x_of_step = |s: u64| PLOT_X + scale(s, steps, PLOT_SPAN);
+    for buffer in order.iter().take(SHOWN) {
+        let x = x_of_step(buffer.first);
+        let end = x_of_step(buffer.last.saturating_add(1)).max(x + 2);
+        let tip = format!(
+            "{} {} \u{b7} {} bytes \u{b7} {} \u{b7} defined by {} \u{b7} steps {}-{}",
+            buffer_name(&buffer.name, &buffer.shape_index),
+            buffer.shape,
+            buffer.bytes,
+            buffer.kind.word(),
+            buffer.name,
+            buffer.first,
+            buffer.last
+        );
+        out.titled_rect(x, y, (end - x, ROW.0), colour::of_kind(buffer.kind), &tip);
+        out.text(
+            PLOT_X - 8,
+            y + ROW.0 - 4,
+            TextStyle::plain(FONT - 1).anchored("end"),
+            &human(buffer.bytes),
+        );
+        let name = fit(&buffer_name(&buffer.name, &buffer.shape_index), LABEL_W);
+        out.text(
+            PLOT_X + PLOT_W + 12,
+            y + ROW.0 - 4,
+            TextStyle::plain(FONT - 1),
+            &name,
+        );
+        y += ROW.0 + ROW.1;
+    }
+    let rest: Vec<TimelineBuffer> = order.iter().skip(SHOWN).map(|&b| b.clone()).collect();
+    if !rest.is_empty() {
+        let largest = rest.iter().map(|b| b.bytes).max().unwrap_or(0);
+        let others = MemoryTimeline {
+            unit: timeline.unit,
+            steps: timeline.steps,
+            buffers: rest,
+        };
+        let live = others.live_bytes();
+        let most = live.iter().copied().max().unwrap_or(0).max(1);
+        let columns = steps.min(PLOT_SPAN);
+        let mut d = format!("M{},{} ", PLOT_X, y + ROW.0);
+        for c in 0..columns {
+            let from = index(scale(c, columns, steps) as u64);
+            let to = index(scale(c + 1, columns, steps) as u64).max(from + 1);
+            let bytes = live
+                .get(from..to)
+                .and_then(|s| s.iter().copied().max())
+                .unwrap_or(0);
+            let h = scale(bytes, most, ROW.0.unsigned_abs());
+            let (x0, x1) = (
+                PLOT_X + scale(c, columns, PLOT_SPAN),
+                PLOT_X + scale(c + 1, columns, PLOT_SPAN),
+            );
+            d.push_str(&format!("L{x0},{} L{x1},{} ", y + ROW.0 - h, y + ROW.0 - h));
+        }
+        d.push_str(&format!("L{},{} Z", PLOT_X + PLOT_W, y + ROW.0));
+        out.path(&d, colour::AGGREGATE);
+        out.frame(PLOT_X, y, (PLOT_W, ROW.0), (colour::AGGREGATE, 1, ""));
+        out.text(
+            PLOT_X - 8,
+            y + ROW.0 - 4,
+            TextStyle::plain(FONT - 1).anchored("end"),
+            &human(most),
+        );
+        let words = format!(
+            "{} smaller blocks of {} or less, together",
+            others.buffers.len(),
+            human(largest)
+        );
+        out.text(
+            PLOT_X + PLOT_W + 12,
+            y + ROW.0 - 4,
+            TextStyle::plain(FONT - 1),
+            &fit(&words, LABEL_W),
+        );
+        y += ROW.0 + ROW.1;
+    }
+    y
+}
+
+/// The buffers live at the peak as bars, largest first, the others as one
+/// bar of their sum; the bottom.
+fn bars(out: &mut Svg, report: &PeakReport, top: i64) -> i64 {
+    let live = &report.live_at_peak;
+    let heading = format!("the {} buffers live at the peak, largest first", live.len());
+    let mut y = top + FONT;
+    out.text(MARGIN, y, TextStyle::plain(FONT), &heading);
+    y += 8;
+    let rest: Vec<u64> = live.iter().skip(SHOWN).map(|b| b.bytes).collect();
+    let rest_bytes = rest.iter().fold(0_u64, |s, &b| s.saturating_add(b));
+    let most = live
+        .iter()
+        .map(|b| b.bytes)
+        .chain([rest_bytes])
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let row = |out: &mut Svg, y: i64, bytes: u64, fill: &str, tip: &str, name: &str| {
+        let w = scale(bytes, most, PLOT_SPAN).max(1);
+        out.titled_rect(PLOT_X, y, (w, ROW.0), fill, tip);
+        out.text(
+            PLOT_X - 8,
+            y + ROW.0 - 4,
+            TextStyle::plain(FONT - 1).anchored("end"),
+            &human(bytes),
+        );
+        out.text(
+            PLOT_X + PLOT_W + 12,
+            y + ROW.0 - 4,
+            TextStyle::plain(FONT - 1),
+            &fit(name, LABEL_W),
+        );
+    };
+    for buffer in live.iter().take(SHOWN) {
+        let name = buffer_name(&buffer.name, &buffer.shape_index);
+        let tip = format!(
+            "{name} {} \u{b7} {} bytes \u{b7} {} \u{b7} defined by {}",
+            buffer.shape,
+            buffer.bytes,
+            buffer.kind.word(),
+            buffer.name
+        );
+        row(
+            out,
+            y,
+            buffer.bytes,
+            colour::of_kind(buffer.kind),
+            &tip,
+            &format!("{name} {}", buffer.shape),
+        );
+        y += ROW.0 + ROW.1;
+    }
+    if !rest.is_empty() {
+        let words = format!("{} smaller buffers together", rest.len());
+        let tip = format!("{words}: {rest_bytes} bytes");
+        row(out, y, rest_bytes, colour::AGGREGATE, &tip, &words);
+        y += ROW.0 + ROW.1;
+    }
+    y
+}
+
+/// The picture's title: of the dump in `file` (its name), or plain.
+pub fn title(file: Option<&str>) -> String {
+    let Some(file) = file else {
+        return "memory timeline".to_owned();
+    };
+    let name = std::path::Path::new(file)
+        .file_name()
+        .map_or_else(|| file.to_owned(), |n| n.to_string_lossy().into_owned());
+    format!("memory timeline of {name}")
+}
+
+/// `name{index}`.
+fn buffer_name(name: &str, index: &[i64]) -> String {
+    let index: Vec<String> = index.iter().map(i64::to_string).collect();
+    format!("{name}{{{}}}", index.join(","))
+}
+
+/// The kind as a legend says it.
+fn plural(kind: BufferKind) -> &'static str {
+    match kind {
+        BufferKind::Parameter => "parameters",
+        BufferKind::Constant => "constants",
+        BufferKind::Output => "outputs",
+        BufferKind::Temporary => "temporaries",
+        BufferKind::ThreadLocal => "thread-local",
+    }
+}
+
+/// What a step counts, in words.
+fn unit(unit: StepUnit) -> &'static str {
+    match unit {
+        StepUnit::HeapEvent => "heap event",
+        StepUnit::ScheduleStep => "step",
+    }
+}
