@@ -15,7 +15,7 @@ pub fn shard<'py>(
     sharding: &str,
     devices: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let report = xla_shape::shard(&shape_arg(shape)?, sharding, devices).map_err(error)?;
+    let report = xla_shape::shard(&shape_arg(shape)?, sharding, devices).map_err(hinted)?;
     Ok(pythonize(shape.py(), &report)?)
 }
 
@@ -28,7 +28,7 @@ pub fn reshard<'py>(
     dst: &str,
     devices: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let plan = xla_shape::reshard(&shape_arg(shape)?, src, dst, devices).map_err(error)?;
+    let plan = xla_shape::reshard(&shape_arg(shape)?, src, dst, devices).map_err(hinted)?;
     Ok(pythonize(shape.py(), &plan)?)
 }
 
@@ -41,4 +41,10 @@ pub fn draw_sharding_svg(
     devices: Option<i64>,
 ) -> PyResult<String> {
     xla_shape::draw_sharding(&shape_arg(shape)?, sharding, devices).map_err(error)
+}
+
+/// The error of a sharding query, saying how to give a device count in
+/// Python where the sharding lacks one.
+fn hinted(e: xla_shape::Error) -> PyErr {
+    error(e.with_device_count_hint("devices=N"))
 }

@@ -224,7 +224,7 @@ def shard(
     >>> shard("f32[8]", "{replicated}")
     Traceback (most recent call last):
     ...
-    xla_shape.XlaShapeError: {replicated} names no device count: give --devices N
+    xla_shape.XlaShapeError: {replicated} names no device count: give devices=N
     """
     facts: Dict[str, Any] = _native.shard(shape, sharding, devices)
     return facts

@@ -72,6 +72,13 @@ pub enum Error {
     /// A buffer too long to list in memory order.
     #[error(transparent)]
     Order(#[from] index_util::TooManyPositions),
+    /// A sharding text the parser rejects.
+    #[error(transparent)]
+    ShardingText(#[from] sharding_util::ParseError),
+    /// A sharding that does not fit the shape or the device count (XLA's
+    /// message), or that names no device count when none is given.
+    #[error(transparent)]
+    Sharding(#[from] sharding_util::ShardingError),
     /// A picture that cannot be drawn.
     #[error("{message}")]
     Picture {
@@ -81,6 +88,29 @@ pub enum Error {
 }
 
 impl Error {
+    /// The message, and for a sharding that names no device count how to
+    /// give one (`give`: the front end's way, `--devices N` on the command
+    /// line).
+    ///
+    /// ```
+    /// let shape: schema::Shape = "f32[8]".parse().unwrap();
+    /// let error = xla_shape::shard(&shape, "{replicated}", None).unwrap_err();
+    /// assert_eq!(error.to_string(), "{replicated} names no device count");
+    /// assert_eq!(
+    ///     error.with_device_count_hint("devices=N"),
+    ///     "{replicated} names no device count: give devices=N"
+    /// );
+    /// ```
+    #[must_use]
+    pub fn with_device_count_hint(&self, give: &str) -> String {
+        match self {
+            Self::Sharding(e) if e.kind() == sharding_util::ErrorKind::NoDeviceCount => {
+                format!("{self}: give {give}")
+            }
+            _ => self.to_string(),
+        }
+    }
+
     /// A picture's error from the drawing code's message.
     pub(crate) fn picture(message: String) -> Self {
         Self::Picture { message }

@@ -197,7 +197,7 @@ pub fn shard(
     shape: &Shape,
     text: &str,
     devices: Option<i64>,
-) -> Result<sharding_util::ShardReport, String> {
+) -> Result<sharding_util::ShardReport, Error> {
     commands::shard::shard(shape, text, devices)
 }
 
@@ -222,7 +222,7 @@ pub fn reshard(
     from: &str,
     to: &str,
     devices: Option<i64>,
-) -> Result<sharding_util::ReshardPlan, String> {
+) -> Result<sharding_util::ReshardPlan, Error> {
     commands::reshard::reshard(shape, from, to, devices)
 }
 

@@ -12,8 +12,8 @@ use serde_json::json;
 use super::{Outcome, files, shape};
 #[cfg(feature = "cli")]
 use crate::cli::DrawArgs;
-use crate::draw;
 use crate::operand::shape_or_dims;
+use crate::{Error, draw};
 
 /// The SVG on standard output, or written to `--output` (whole or not at
 /// all).
@@ -62,10 +62,10 @@ pub fn draw_view(base: &str, ops: &[String]) -> Result<String, String> {
 /// The SVG picture of `shape` split over devices by the sharding `text`
 /// (over `devices` devices when it names no count).
 pub fn draw_sharding(shape: &Shape, text: &str, devices: Option<i64>) -> Result<String, String> {
-    let s = super::shard::sharding(text)?;
+    let s = super::shard::sharding(text).map_err(|e| e.to_string())?;
     let n = s
         .device_count(devices)
-        .map_err(|e| super::shard::message(&e))?;
+        .map_err(|e| Error::from(e).with_device_count_hint("--devices N"))?;
     Ok(draw::render(&draw::sharding::picture(shape, &s, n)?))
 }
 

@@ -4,21 +4,20 @@
 use schema::Shape;
 use sharding_util::ReshardPlan;
 
-use super::shard::{message, sharding};
+#[cfg(feature = "cli")]
+use super::shard::message;
+use super::shard::sharding;
 #[cfg(feature = "cli")]
 use super::{Outcome, reported, shape};
+use crate::Error;
 #[cfg(feature = "cli")]
 use crate::cli::ReshardArgs;
 
 /// The plan as a table (plain) and JSON.
 #[cfg(feature = "cli")]
 pub fn run(args: &ReshardArgs) -> Outcome {
-    reported(&reshard(
-        &shape(&args.shape)?,
-        &args.from,
-        &args.to,
-        args.devices,
-    )?)
+    let plan = reshard(&shape(&args.shape)?, &args.from, &args.to, args.devices);
+    reported(&plan.map_err(|e| message(&e))?)
 }
 
 /// The plan that moves `shape` from the sharding `from` to `to` (over
@@ -28,7 +27,7 @@ pub(crate) fn reshard(
     from: &str,
     to: &str,
     devices: Option<i64>,
-) -> Result<ReshardPlan, String> {
+) -> Result<ReshardPlan, Error> {
     let (from, to) = (sharding(from)?, sharding(to)?);
-    sharding_util::reshard_plan(shape, &from, &to, devices).map_err(|e| message(&e))
+    Ok(sharding_util::reshard_plan(shape, &from, &to, devices)?)
 }

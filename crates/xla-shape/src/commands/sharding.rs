@@ -16,7 +16,7 @@ pub fn run(input: &str, hex: bool, v2: bool) -> Outcome {
             .map_err(|e| format!("invalid OpSharding message: {e}"))?;
         HloSharding::from_proto(&proto).map_err(|e| e.to_string())?
     } else {
-        shard::sharding(input)?
+        shard::sharding(input).map_err(|e| e.to_string())?
     };
     let s = if v2 { s.v3_to_v2() } else { s };
     reported(&CanonicalSharding::new(&s))
