@@ -44,3 +44,30 @@ pub(crate) fn post_order_positions(graph: &Graph) -> Vec<usize> {
     }
     position
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::liveness::graph::read_graph;
+
+    #[test]
+    fn operands_come_first_in_operand_order_not_in_schedule_order() {
+        let text = "HloModule m, is_scheduled=true
+
+ENTRY %main (a: f32[4], b: f32[4]) -> (f32[4], f32[4]) {
+  %a = f32[4]{0} parameter(0)
+  %b = f32[4]{0} parameter(1)
+  %y = f32[4]{0} negate(%b)
+  %x = f32[4]{0} negate(%a)
+  ROOT %t = (f32[4]{0}, f32[4]{0}) tuple(%x, %y)
+}
+";
+        let graph = read_graph(text).unwrap();
+        let position = post_order_positions(&graph);
+        let names: Vec<&str> = graph.insts.iter().map(|i| i.name.as_str()).collect();
+        let mut ordered: Vec<(usize, &str)> = position.into_iter().zip(names).collect();
+        ordered.sort_unstable();
+        let ordered: Vec<&str> = ordered.into_iter().map(|(_, n)| n).collect();
+        assert_eq!(ordered, ["a", "x", "b", "y", "t"]);
+    }
+}
