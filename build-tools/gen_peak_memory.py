@@ -1,32 +1,30 @@
 """Writes tests/golden/peak_memory/ and tests/golden/peak_memory.jsonl: jax
 programs compiled by real XLA (the CPU client of jaxlib) with XLA's own buffer
-assignment, and the peak memory XLA's algorithm computes from it.
+assignment, and the peak memory XLA's algorithm computes from it: the programs
+of `programs()` below, then those of peak_memory_heldout.py (written apart, to
+check that the peak from the module text follows general rules; that file
+keeps the line numbers of this one, which the module texts record, unchanged).
 
 Each program is compiled in a child process of its own with
 `XLA_FLAGS=--xla_dump_to=DIR --xla_dump_hlo_as_proto --xla_dump_hlo_as_text`
 (a fresh DIR each time; the text flag adds the text dumps). For each program
 NAME, tests/golden/peak_memory/NAME/ holds:
 
-  compiled.txt                  `compiled.as_text()` (source file names
-                                canonicalized to their base name)
-  after_optimizations.hlo.pb    XLA's `*after_optimizations.hlo.pb`: an HloProto,
-                                the module and its BufferAssignmentProto, heap
-                                traces included (dumped before XLA drops them)
+  compiled.txt                  `compiled.as_text()` (source file names canonicalized to their base name)
+  after_optimizations.hlo.pb    XLA's `*after_optimizations.hlo.pb`: an HloProto, the module and its
+                                BufferAssignmentProto, heap traces included (dumped before XLA drops them)
   buffer-assignment.txt         XLA's `*after_optimizations-buffer-assignment.txt`
   live-range.txt                XLA's `*after_optimizations-live-range.txt`
 
-and peak_memory.jsonl one row: {"name", "memory_analysis": every number of
-jaxlib's `compiled.memory_analysis()`, "expected": {"peak_bytes",
-"static_bytes", "heap_peak_bytes", "traces", "events"}}. `expected` is XLA's
-`peak_memory_in_bytes` algorithm (`ComputePeakMemory` of XLA's
-buffer_assignment.cc) replayed here on the dumped BufferAssignmentProto: the
-static baseline (the largest logical buffer of each allocation that holds an
-entry parameter, a constant or a maybe-live-out value and is not thread-local)
-plus the ALLOC / FREE / SHARE_WITH events of every heap trace, replayed with
-reference counts, trace after trace. jaxlib's CPU `peak_memory_in_bytes` is
-computed after XLA has dropped the heap traces, so it is the static baseline
-alone: the generator checks that equality for every program and fails if it
-does not hold.
+and peak_memory.jsonl one row: {"name", "memory_analysis": every number of jaxlib's
+`compiled.memory_analysis()`, "expected": {"peak_bytes", "static_bytes", "heap_peak_bytes", "traces",
+"events"}}. `expected` is XLA's `peak_memory_in_bytes` algorithm (`ComputePeakMemory` of XLA's
+buffer_assignment.cc) replayed here on the dumped BufferAssignmentProto: the static baseline (the
+largest logical buffer of each allocation that holds an entry parameter, a constant or a maybe-live-out
+value and is not thread-local) plus the ALLOC / FREE / SHARE_WITH events of every heap trace, replayed
+with reference counts, trace after trace. jaxlib's CPU `peak_memory_in_bytes` is computed after XLA has
+dropped the heap traces, so it is the static baseline alone: the generator checks that equality for
+every program and fails if it does not hold.
 
 The protos are decoded with Google's protobuf and the descriptors the Rust
 crates are built from (tests/golden/descriptors/, taken from jaxlib).
@@ -47,6 +45,8 @@ import os
 import subprocess
 import sys
 import tempfile
+
+from peak_memory_heldout import heldout_programs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "..", "tests", "golden")
@@ -194,7 +194,7 @@ def worker(name: str) -> None:
     import jax
 
     jax.config.update("jax_hlo_source_file_canonicalization_regex", ".*/")
-    fun, specs, kw = programs()[name]
+    fun, specs, kw = {**programs(), **heldout_programs()}[name]
 
     def program(*args):
         return fun(*args)
@@ -296,7 +296,7 @@ def generate(hlo_proto) -> tuple[dict, list]:
     """(directory name -> kept file name -> bytes, rows of peak_memory.jsonl)."""
     dirs, rows = {}, []
     bad = []
-    for name in programs():
+    for name in {**programs(), **heldout_programs()}:
         answer, files = compile_program(name)
         files["compiled.txt"] = answer["text"].encode()
         proto = hlo_proto.FromString(files["after_optimizations.hlo.pb"])

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use super::buffers::Buffers;
 use super::dataflow::Dataflow;
 use super::graph::Graph;
+use super::post_order::post_order_positions;
 use super::share::can_share;
 
 /// Where a buffer went.
@@ -81,8 +82,9 @@ pub(crate) fn assign(graph: &Graph, flow: &Dataflow, buffers: &Buffers) -> Assig
     let mut order: Vec<usize> = (0..buffers.list.len())
         .filter(|&b| buffers.list.get(b).is_some_and(|x| !x.values.is_empty()))
         .collect();
+    let positions = post_order_positions(graph);
     let first: Vec<usize> = (0..buffers.list.len())
-        .map(|b| first_inst(buffers, b))
+        .map(|b| first_position(buffers, &positions, b))
         .collect();
     order.sort_by(|&a, &b| {
         let (x, y) = (&buffers.list[a], &buffers.list[b]);
@@ -168,12 +170,13 @@ pub(crate) fn assign(graph: &Graph, flow: &Dataflow, buffers: &Buffers) -> Assig
     out
 }
 
-/// The module position of a buffer's first value.
-fn first_inst(buffers: &Buffers, b: usize) -> usize {
+/// The earliest post-order position of a buffer's values' instructions.
+fn first_position(buffers: &Buffers, positions: &[usize], b: usize) -> usize {
     buffers.list[b]
         .values
         .iter()
-        .filter_map(|&v| buffers.values.get(v).map(|v| v.inst))
+        .filter_map(|&v| buffers.values.get(v).and_then(|v| positions.get(v.inst)))
+        .copied()
         .min()
         .unwrap_or(usize::MAX)
 }
@@ -250,17 +253,18 @@ fn interferes(graph: &Graph, flow: &Dataflow, buffers: &Buffers, x: usize, y: us
     })
 }
 
-/// Overlapping live ranges, unless one ends where the other starts at an
+/// Overlapping live ranges (an entry parameter's to its last use, as
+/// `HloOrdering` sees it), unless one ends where the other starts at an
 /// instruction that may write into the dying one.
 fn values_interfere(graph: &Graph, flow: &Dataflow, buffers: &Buffers, x: usize, y: usize) -> bool {
     let (vx, vy) = (&buffers.values[x], &buffers.values[y]);
-    if vx.start > vy.end || vy.start > vx.end {
+    if vx.start > vy.used_until || vy.start > vx.used_until {
         return false;
     }
-    if vx.end == vy.start {
+    if vx.used_until == vy.start {
         return !reuses_operand(graph, flow, buffers, y, x);
     }
-    if vy.end == vx.start {
+    if vy.used_until == vx.start {
         return !reuses_operand(graph, flow, buffers, x, y);
     }
     true

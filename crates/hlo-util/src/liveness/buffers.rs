@@ -42,6 +42,10 @@ pub(crate) struct Value {
     pub start: u64,
     /// The last step it is live at.
     pub end: u64,
+    /// The last step it is read at, or `end` when it lives out: an entry
+    /// parameter lives to the end of the program in the heap's view, but
+    /// buffer assignment's interference test ends it at its last use.
+    pub used_until: u64,
 }
 
 /// The buffers, the values, and the buffer and value of each position.
@@ -116,6 +120,7 @@ pub(crate) fn buffers(
                 buffer: b,
                 start,
                 end: if entry_parameter { end } else { start },
+                used_until: start,
             });
         }
     }
@@ -183,6 +188,7 @@ pub(crate) fn buffers(
             let v = out.value_of_position.get(p).copied().unwrap_or(usize::MAX);
             if let Some(value) = out.values.get_mut(v) {
                 value.end = end;
+                value.used_until = end;
                 let b = value.buffer;
                 if let Some(buffer) = out.list.get_mut(b) {
                     buffer.live_out = true;
@@ -192,6 +198,7 @@ pub(crate) fn buffers(
     }
     for value in &mut out.values {
         value.end = value.end.max(value.start);
+        value.used_until = value.used_until.max(value.start);
         if let Some(buffer) = out.list.get_mut(value.buffer) {
             buffer.start = buffer.start.min(value.start);
             buffer.end = buffer.end.max(value.end);
@@ -210,6 +217,7 @@ impl Buffers {
             let v = self.value_of_position.get(p).copied().unwrap_or(usize::MAX);
             if let Some(value) = self.values.get_mut(v) {
                 value.end = value.end.max(t);
+                value.used_until = value.used_until.max(t);
             }
         }
     }

@@ -16,6 +16,7 @@ mod error;
 mod graph;
 mod in_place;
 mod model;
+mod post_order;
 mod replay;
 mod report;
 mod schedule;
