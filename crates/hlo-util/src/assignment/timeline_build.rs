@@ -1,4 +1,5 @@
-//! Building a [`MemoryTimeline`] from either of XLA's dumps.
+//! Building a [`MemoryTimeline`] from either of XLA's dumps, or from the
+//! memory of a module computed from its text.
 
 use std::collections::BTreeMap;
 
@@ -9,8 +10,9 @@ use super::from_proto::Dump;
 use super::from_text::{Live, heap_values};
 use super::live_range::read_live_ranges;
 use super::model::Assignment;
-use super::report::StepUnit;
+use super::report::{BufferKind, StepUnit};
 use super::timeline::{MemoryTimeline, TimelineBuffer};
+use crate::liveness::ModuleMemory;
 
 /// The memory timeline of a serialized `HloProto` with its buffer
 /// assignment, on the axis of its heap events (trace after trace): the
@@ -156,6 +158,68 @@ pub fn timeline_from_text_dumps(
         steps,
         buffers,
     })
+}
+
+/// The memory timeline of a module's memory computed from its text
+/// ([`crate::memory_from_module_text`]), on the steps of its flattened
+/// schedule (`0..=memory.steps`, the last the program's end): the static
+/// baseline's buffers (the parameters, constants and outputs live at the
+/// peak) at every step, and each temporary over its live range. Thread-local
+/// values, which live inside one instruction, are left out. A temporary that
+/// takes over a dying operand's storage overlaps it at the step it is
+/// defined, so the blocks' sum can exceed the peak there.
+///
+/// ```
+/// let text = "HloModule m, is_scheduled=true, entry_computation_layout={(f32[256]{0})->f32[256]{0}}
+///
+/// ENTRY %main (p: f32[256]) -> f32[256] {
+///   %p = f32[256]{0} parameter(0)
+///   %e = f32[256]{0} exponential(%p)
+///   %n = f32[256]{0} negate(%e)
+///   ROOT %s = f32[256]{0} add(%n, %e)
+/// }
+/// ";
+/// let memory = hlo_util::memory_from_module_text(text).unwrap();
+/// let timeline = hlo_util::timeline_from_module_memory(&memory);
+/// assert_eq!(timeline.steps, 5);
+/// assert_eq!(timeline.live_bytes(), [2048, 2048, 3072, 3072, 2048]);
+/// ```
+pub fn timeline_from_module_memory(memory: &ModuleMemory) -> MemoryTimeline {
+    let steps = memory.steps.saturating_add(1);
+    let last = memory.steps;
+    let fixed = memory
+        .peak
+        .live_at_peak
+        .iter()
+        .filter(|b| {
+            matches!(
+                b.kind,
+                BufferKind::Parameter | BufferKind::Constant | BufferKind::Output
+            )
+        })
+        .map(|b| (b, 0, last));
+    let temporaries = memory.buffers.iter().filter_map(|m| {
+        let range = m.first_step.zip(m.last_step)?;
+        (m.buffer.kind == BufferKind::Temporary).then_some((&m.buffer, range.0, range.1))
+    });
+    let mut buffers: Vec<TimelineBuffer> = fixed
+        .chain(temporaries)
+        .map(|(b, first, last)| TimelineBuffer {
+            name: b.name.clone(),
+            shape_index: b.shape_index.clone(),
+            shape: b.shape.clone(),
+            bytes: b.bytes,
+            kind: b.kind,
+            first,
+            last,
+        })
+        .collect();
+    buffers.sort_by_key(|b| b.first);
+    MemoryTimeline {
+        unit: StepUnit::ScheduleStep,
+        steps,
+        buffers,
+    }
 }
 
 /// The block of value `v` from step `first` to `last`.
