@@ -395,7 +395,12 @@ pub struct HloArgs {
     /// (by default the file beside it, named `live-range.txt` for `buffer-assignment.txt`).
     #[arg(long, value_name = "LIVE_RANGE")]
     pub live_range: Option<String>,
-    /// With XLA's dump as FILE: write the memory timeline picture (SVG) here.
+    /// The peak of the module computed from its text (compiled.as_text()):
+    /// where it is reached and the buffers live there.
+    #[arg(long)]
+    pub peak: bool,
+    /// Write the memory timeline picture (SVG) here: of XLA's dump, or of
+    /// the module's text (implies --peak).
     #[arg(long, value_name = "OUT.svg")]
     pub timeline: Option<std::path::PathBuf>,
 }
