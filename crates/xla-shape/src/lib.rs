@@ -318,7 +318,7 @@ pub fn module_peak_memory(module: &[u8]) -> Result<ModuleMemory, String> {
 /// let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/peak_memory/attention");
 /// let memory = xla_shape::module_peak_memory(&std::fs::read(dir.join("compiled.txt")).unwrap()).unwrap();
 /// let svg = xla_shape::module_memory_timeline(None, &memory);
-/// assert!(svg.contains("peak 96 KiB") && svg.contains("schedule step"));
+/// assert!(svg.contains("peak 96 KiB") && svg.contains("flattened schedule"));
 /// ```
 pub fn module_memory_timeline(file: Option<&str>, memory: &ModuleMemory) -> String {
     commands::module_peak::picture(file, memory)

@@ -25,20 +25,24 @@ pub fn module_memory(input: &[u8]) -> Result<ModuleMemory, String> {
         .unwrap_or(input.len());
     let head = input.get(start..).unwrap_or_default();
     if head.starts_with(b"module @") || head.starts_with(b"module {") {
-        return Err("this is StableHLO (jax's lowered.as_text()), whose buffers are not \
+        return Err(
+            "this is StableHLO (jax's lowered.as_text()), whose buffers are not \
              assigned yet: compile it and pass compiled.as_text()"
-            .to_owned());
+                .to_owned(),
+        );
     }
     let printable = |b: &u8| b.is_ascii_graphic() || matches!(b, b' ' | b'\n' | b'\r' | b'\t');
-    let text = head.first().is_none_or(u8::is_ascii_alphabetic)
-        && head.iter().take(256).all(printable);
+    let text =
+        head.first().is_none_or(u8::is_ascii_alphabetic) && head.iter().take(256).all(printable);
     let text = std::str::from_utf8(input)
         .ok()
         .filter(|_| text || head.starts_with(b"HloModule"));
     let Some(text) = text else {
-        return Err("the peak is computed from the module's text, not a serialized \
+        return Err(
+            "the peak is computed from the module's text, not a serialized \
              HloModuleProto: pass compiled.as_text() (or XLA's *after_optimizations.txt dump)"
-            .to_owned());
+                .to_owned(),
+        );
     };
     memory_from_module_text(text).map_err(|e| e.to_string())
 }
