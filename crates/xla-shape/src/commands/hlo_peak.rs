@@ -5,8 +5,13 @@ use std::io::Read;
 
 use super::files;
 use super::hlo_json::Success;
-use super::module_peak::{ESTIMATE_NOTE, module_memory, picture};
+use super::module_peak::{module_memory, picture};
 use crate::cli::HloArgs;
+
+/// The line that says the peak is an estimate, and how to get XLA's.
+pub const ESTIMATE_NOTE: &str = "estimate: the module is not scheduled (no is_scheduled=true), \
+     so its instructions were taken in the order of the text; compile it and pass \
+     compiled.as_text() for the peak XLA computes";
 
 /// The peak report of the module in `args.file` (`-`: standard input):
 /// the text with at most `top` live buffers listed, or (`json`) the whole

@@ -7,11 +7,6 @@ use hlo_util::{ModuleMemory, memory_from_module_text, timeline_from_module_memor
 
 use crate::draw::timeline;
 
-/// The line that says the peak is an estimate, and how to get XLA's.
-pub const ESTIMATE_NOTE: &str = "estimate: the module is not scheduled (no is_scheduled=true), \
-     so its instructions were taken in the order of the text; compile it and pass \
-     compiled.as_text() for the peak XLA computes";
-
 /// The memory of the module whose text is `input`: its peak, the buffers
 /// live there, and every buffer over the steps of its schedule.
 ///
