@@ -95,9 +95,11 @@ fn from_the_text_dumps_the_timeline_peaks_at_the_peak() {
     }
 }
 
-/// From module text the temporaries are drawn over their live ranges: one
-/// that takes over a dying operand's storage overlaps it at the step it is
-/// defined, so the live bytes can pass the peak there; never fall short.
+/// From module text each temporary's storage is drawn over the live ranges
+/// of the buffers that hold it: the live bytes reach the peak at its step,
+/// and equal it at their highest on 37 of the 41 programs; on the others
+/// (loops whose carried buffers are freed and taken again within their
+/// range) they pass it by at most 2%.
 #[test]
 fn from_module_text_the_timeline_reaches_the_peak() {
     let mut exact = 0;
@@ -123,9 +125,11 @@ fn from_module_text_the_timeline_reaches_the_peak() {
             .as_ref()
             .map_or(peak, |at| live[usize::try_from(at.step).unwrap()]);
         assert!(at_peak >= peak, "{name}");
-        if live.iter().max() == Some(&peak) {
+        let highest = live.iter().max().copied().unwrap_or(0);
+        assert!(highest - peak <= peak / 50, "{name}: {highest} for {peak}");
+        if highest == peak {
             exact += 1;
         }
     }
-    assert!(exact >= 22, "{exact} exact");
+    assert!(exact >= 37, "{exact} exact");
 }

@@ -10,7 +10,7 @@ use super::from_proto::Dump;
 use super::from_text::{Live, heap_values};
 use super::live_range::read_live_ranges;
 use super::model::Assignment;
-use super::report::{BufferKind, StepUnit};
+use super::report::{BufferKind, LiveBuffer, StepUnit};
 use super::timeline::{MemoryTimeline, TimelineBuffer};
 use crate::liveness::ModuleMemory;
 
@@ -164,10 +164,11 @@ pub fn timeline_from_text_dumps(
 /// ([`crate::memory_from_module_text`]), on the steps of its flattened
 /// schedule (`0..=memory.steps`, the last the program's end): the static
 /// baseline's buffers (the parameters, constants and outputs live at the
-/// peak) at every step, and each temporary over its live range. Thread-local
-/// values, which live inside one instruction, are left out. A temporary that
-/// takes over a dying operand's storage overlaps it at the step it is
-/// defined, so the blocks' sum can exceed the peak there.
+/// peak) at every step, and each temporary's storage over its live range,
+/// as one block with the temporaries that take it over as it dies
+/// (`storage_of`). Thread-local values, which live inside one instruction,
+/// and the tuples' index tables, which the peak does not count, are left
+/// out.
 ///
 /// ```
 /// let text = "HloModule m, is_scheduled=true, entry_computation_layout={(f32[256]{0})->f32[256]{0}}
@@ -187,7 +188,16 @@ pub fn timeline_from_text_dumps(
 pub fn timeline_from_module_memory(memory: &ModuleMemory) -> MemoryTimeline {
     let steps = memory.steps.saturating_add(1);
     let last = memory.steps;
-    let fixed = memory
+    let block = |b: &LiveBuffer, first, last| TimelineBuffer {
+        name: b.name.clone(),
+        shape_index: b.shape_index.clone(),
+        shape: b.shape.clone(),
+        bytes: b.bytes,
+        kind: b.kind,
+        first,
+        last,
+    };
+    let mut buffers: Vec<TimelineBuffer> = memory
         .peak
         .live_at_peak
         .iter()
@@ -197,23 +207,41 @@ pub fn timeline_from_module_memory(memory: &ModuleMemory) -> MemoryTimeline {
                 BufferKind::Parameter | BufferKind::Constant | BufferKind::Output
             )
         })
-        .map(|b| (b, 0, last));
-    let temporaries = memory.buffers.iter().filter_map(|m| {
-        let range = m.first_step.zip(m.last_step)?;
-        (m.buffer.kind == BufferKind::Temporary).then_some((&m.buffer, range.0, range.1))
-    });
-    let mut buffers: Vec<TimelineBuffer> = fixed
-        .chain(temporaries)
-        .map(|(b, first, last)| TimelineBuffer {
-            name: b.name.clone(),
-            shape_index: b.shape_index.clone(),
-            shape: b.shape.clone(),
-            bytes: b.bytes,
-            kind: b.kind,
-            first,
-            last,
-        })
+        .map(|b| block(b, 0, last))
         .collect();
+    let mut temporaries: Vec<(usize, u64, u64)> = memory
+        .buffers
+        .iter()
+        .enumerate()
+        // A tuple's index table has an allocation of its own, off the
+        // heap, and is not in the peak.
+        .filter(|(_, m)| m.buffer.kind == BufferKind::Temporary && !m.buffer.shape.starts_with('('))
+        .filter_map(|(p, m)| Some((p, m.first_step?, m.last_step?)))
+        .collect();
+    temporaries.sort_by_key(|&(p, first, _)| (first, p));
+    // The block holding each buffer's storage.
+    let mut block_of: Vec<Option<usize>> = vec![None; memory.buffers.len()];
+    for (p, first, end) in temporaries {
+        let Some(m) = memory.buffers.get(p) else {
+            continue;
+        };
+        let taken = m
+            .storage_of
+            .and_then(|o| block_of.get(o).copied().flatten());
+        let k = match taken.and_then(|k| buffers.get_mut(k).map(|t| (k, t))) {
+            Some((k, storage)) => {
+                storage.last = storage.last.max(end);
+                k
+            }
+            None => {
+                buffers.push(block(&m.buffer, first, end));
+                buffers.len().saturating_sub(1)
+            }
+        };
+        if let Some(slot) = block_of.get_mut(p) {
+            *slot = Some(k);
+        }
+    }
     buffers.sort_by_key(|b| b.first);
     MemoryTimeline {
         unit: StepUnit::ScheduleStep,
