@@ -1,6 +1,6 @@
 //! HLO modules' buffers: hlo-util's memory report, and the peak report of
-//! XLA's dumps, as Python `dict`s (and the dumps' timeline picture), with
-//! the GIL released while they are read.
+//! XLA's dumps or of a module's text, as Python `dict`s (and their timeline
+//! picture), with the GIL released while they are read.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
@@ -75,4 +75,25 @@ pub fn memory_timeline_svg(py: Python<'_>, dump: &Bound<'_, PyAny>) -> PyResult<
     with_dump(py, dump, |d, file| {
         xla_shape::memory_timeline(file, d).map_err(|e| e.to_string())
     })
+}
+
+/// `xla-shape --json hlo FILE --peak` (less `ok`, every buffer) of the
+/// module's text as a `dict`.
+#[pyfunction]
+pub fn peak_memory_text<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    let memory = py
+        .detach(|| xla_shape::module_peak_memory(text.as_bytes()))
+        .map_err(error)?;
+    Ok(pythonize::pythonize(py, &memory)?)
+}
+
+/// The SVG `xla-shape hlo FILE --timeline OUT.svg` writes of the module's
+/// text (less its final newline).
+#[pyfunction]
+pub fn memory_timeline_text_svg(py: Python<'_>, text: &str) -> PyResult<String> {
+    py.detach(|| {
+        xla_shape::module_peak_memory(text.as_bytes())
+            .map(|memory| xla_shape::module_memory_timeline(None, &memory))
+    })
+    .map_err(error)
 }

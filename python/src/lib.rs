@@ -45,6 +45,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hlo::hlo_memory, m)?)?;
     m.add_function(wrap_pyfunction!(hlo::peak_memory, m)?)?;
     m.add_function(wrap_pyfunction!(hlo::memory_timeline_svg, m)?)?;
+    m.add_function(wrap_pyfunction!(hlo::peak_memory_text, m)?)?;
+    m.add_function(wrap_pyfunction!(hlo::memory_timeline_text_svg, m)?)?;
     m.add_function(wrap_pyfunction!(relayout::relayout_into_array, m)?)?;
     m.add_function(wrap_pyfunction!(relayout::relayout_into_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(relayout::relayout_into, m)?)?;

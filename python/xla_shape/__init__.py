@@ -253,11 +253,12 @@ def reshard(
     return plan
 
 
-def hlo_memory(module: Union[str, bytes, bytearray, memoryview]) -> Dict[str, Any]:
+def hlo_memory(module: Union[str, bytes, bytearray, memoryview, Any]) -> Dict[str, Any]:
     """Every buffer of an HLO module: the object ``xla-shape --json hlo
     --all`` prints, less ``ok``. ``module`` is the module's text (a ``str``:
     ``compiled.as_text()`` in jax, the ``*.txt`` files of
-    ``--xla_dump_to``) or a serialized ``HloModuleProto`` (``bytes``:
+    ``--xla_dump_to``), any object with an ``as_text()`` method giving it (a
+    jax ``Compiled``), or a serialized ``HloModuleProto`` (``bytes``:
     ``as_serialized_hlo_module_proto()``, the ``*.pb`` files; text as bytes
     is recognised too). ``parameter_bytes`` and ``output_bytes`` are what
     XLA's ``CompiledMemoryStats`` reports (jax's ``memory_analysis()``:
@@ -283,7 +284,30 @@ def hlo_memory(module: Union[str, bytes, bytearray, memoryview]) -> Dict[str, An
     """
     if isinstance(module, (bytearray, memoryview)):
         module = bytes(module)
-    return _native.hlo_memory(module)
+    return _native.hlo_memory(_as_text(module))
+
+
+def _as_text(module: Any) -> Any:
+    """The text of an object with an ``as_text()`` method (a jax
+    ``Compiled``; duck-typed), else ``module`` itself."""
+    if isinstance(module, (str, bytes, os.PathLike)):
+        return module
+    as_text = getattr(module, "as_text", None)
+    return as_text() if callable(as_text) else module
+
+
+def _module_text(x: Any) -> Optional[str]:
+    """The module text ``x`` is or gives (``as_text()``), or ``None`` for a
+    dump (bytes, a path): a ``str`` is text when it starts with
+    ``HloModule`` or ``module`` (StableHLO, refused natively) or spans
+    lines."""
+    x = _as_text(x)
+    if not isinstance(x, str):
+        return None
+    head = x.lstrip()
+    if head.startswith(("HloModule", "module @", "module {")) or "\n" in x:
+        return x
+    return None
 
 
 DumpLike = Union[bytes, bytearray, memoryview, str, "os.PathLike[str]"]
@@ -298,18 +322,47 @@ def _dump(dump: DumpLike) -> Union[bytes, str]:
     return os.fspath(dump)
 
 
-def peak_memory(dump: DumpLike) -> Dict[str, Any]:
+def peak_memory(x: Union[DumpLike, Any]) -> Dict[str, Any]:
     """The peak memory of a compiled module as XLA computes
-    ``peak_memory_in_bytes``, from XLA's dump of its buffer assignment
-    (``XLA_FLAGS="--xla_dump_to=DIR --xla_dump_hlo_as_proto"``): the object
-    ``xla-shape --json hlo DUMP`` prints, less ``ok``. ``dump`` is the
-    ``HloProto`` (``bytes``, or the path of ``*after_optimizations.hlo.pb``)
-    or the path of ``*-buffer-assignment.txt`` (the ``*-live-range.txt``
-    beside it is read too). ``peak_at`` says where the peak is reached
-    (``step`` in ``unit``: ``heap_event`` or ``schedule_step``, and the
-    ``instruction``); ``live_at_peak`` lists every buffer live there, largest
-    first, with its ``kind``; ``device`` and ``host`` are XLA's other
-    allocation totals. The GIL is released while the dump is read.
+    ``peak_memory_in_bytes``: the object ``xla-shape --json hlo FILE
+    --peak`` prints, less ``ok``. ``x`` is one of:
+
+    - the module's text (a ``str``: ``compiled.as_text()``), or any object
+      with an ``as_text()`` method giving it (a jax ``Compiled``): the peak
+      computed from the scheduled module alone, as XLA's buffer assignment
+      would place its buffers; the report adds ``peak_is_estimate`` (true
+      for a module without a schedule, taken in the order of its text),
+      ``steps`` and ``buffers`` (every buffer with its ``first_step`` and
+      ``last_step``). StableHLO (``lowered.as_text()``) is refused: compile
+      it first;
+    - XLA's dump of its buffer assignment
+      (``XLA_FLAGS="--xla_dump_to=DIR --xla_dump_hlo_as_proto"``): the
+      ``HloProto`` (``bytes``, or the path of ``*after_optimizations.hlo.pb``)
+      or the path of ``*-buffer-assignment.txt`` (the ``*-live-range.txt``
+      beside it is read too).
+
+    ``peak_at`` says where the peak is reached (``step`` in ``unit``:
+    ``heap_event`` or ``schedule_step``, and the ``instruction``);
+    ``live_at_peak`` lists every buffer live there, largest first, with its
+    ``kind``; ``device`` and ``host`` are XLA's other allocation totals. The
+    GIL is released while the module or dump is read.
+
+    >>> text = '''HloModule m, is_scheduled=true
+    ...
+    ... ENTRY %main (p: f32[256]) -> f32[256] {
+    ...   %p = f32[256]{0} parameter(0)
+    ...   %e = f32[256]{0} exponential(%p)
+    ...   %n = f32[256]{0} negate(%e)
+    ...   ROOT %s = f32[256]{0} add(%n, %e)
+    ... }
+    ... '''
+    >>> report = peak_memory(text)
+    >>> report["peak_bytes"], report["peak_at"]["instruction"], report["peak_is_estimate"]
+    (3072, 'n', False)
+    >>> peak_memory("module @jit_f {}")
+    Traceback (most recent call last):
+    ...
+    xla_shape.XlaShapeError: this is StableHLO (jax's lowered.as_text()), whose buffers are not assigned yet: compile it and pass compiled.as_text()
 
     An ``HloModuleProto`` (``as_serialized_hlo_module_proto()``) carries no
     buffer assignment:
@@ -319,24 +372,32 @@ def peak_memory(dump: DumpLike) -> Dict[str, Any]:
     ...
     xla_shape.XlaShapeError: HloProto: no hlo_module
     """
-    report: Dict[str, Any] = _native.peak_memory(_dump(dump))
+    text = _module_text(x)
+    report: Dict[str, Any] = (
+        _native.peak_memory_text(text) if text is not None else _native.peak_memory(_dump(x))
+    )
     return report
 
 
-def memory_timeline(dump: DumpLike) -> Svg:
-    """The memory timeline of XLA's dump (as for :func:`peak_memory`): the
-    picture ``xla-shape hlo DUMP --timeline OUT.svg`` writes. Live bytes over
-    program order (the heap events of an ``HloProto``, the time steps of a
-    live-range dump) stacked by kind with the peak marked, the largest blocks
-    of storage over their live ranges, and the buffers live at the peak;
-    each band and bar says its buffer when pointed at.
+def memory_timeline(x: Union[DumpLike, Any]) -> Svg:
+    """The memory timeline of a module (as for :func:`peak_memory`: its
+    text, an object with ``as_text()``, or XLA's dump): the picture
+    ``xla-shape hlo FILE --timeline OUT.svg`` writes. Live bytes over
+    program order (the steps of the module's schedule or of a live-range
+    dump, the heap events of an ``HloProto``) stacked by kind with the peak
+    marked, the largest blocks of storage over their live ranges, and the
+    buffers live at the peak; each band and bar says its buffer when
+    pointed at.
 
     >>> memory_timeline("module.txt")
     Traceback (most recent call last):
     ...
     xla_shape.XlaShapeError: cannot open module.txt: No such file or directory (os error 2)
     """
-    return Svg(_native.memory_timeline_svg(_dump(dump)))
+    text = _module_text(x)
+    if text is not None:
+        return Svg(_native.memory_timeline_text_svg(text))
+    return Svg(_native.memory_timeline_svg(_dump(x)))
 
 
 def relayout(

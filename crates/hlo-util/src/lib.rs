@@ -99,7 +99,8 @@ mod text;
 pub use assignment::{
     AllocationTotals, AssignmentError, BufferKind, LiveBuffer, MemoryDump, MemoryTimeline,
     PeakPoint, PeakReport, PeakText, StepUnit, TimelineBuffer, peak_from_hlo_proto,
-    peak_from_text_dumps, timeline_from_hlo_proto, timeline_from_text_dumps,
+    peak_from_text_dumps, timeline_from_hlo_proto, timeline_from_module_memory,
+    timeline_from_text_dumps,
 };
 pub use binary::{read_module, read_proto};
 pub use error::{HloError, HloErrorKind, ProtoError, ProtoErrorKind, ReadError};

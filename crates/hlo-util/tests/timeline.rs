@@ -7,8 +7,8 @@
 use std::path::PathBuf;
 
 use hlo_util::{
-    StepUnit, peak_from_hlo_proto, peak_from_text_dumps, timeline_from_hlo_proto,
-    timeline_from_text_dumps,
+    StepUnit, memory_from_module_text, peak_from_hlo_proto, peak_from_text_dumps,
+    timeline_from_hlo_proto, timeline_from_module_memory, timeline_from_text_dumps,
 };
 
 fn programs() -> Vec<PathBuf> {
@@ -93,4 +93,43 @@ fn from_the_text_dumps_the_timeline_peaks_at_the_peak() {
             );
         }
     }
+}
+
+/// From module text each temporary's storage is drawn over the live ranges
+/// of the buffers that hold it: the live bytes reach the peak at its step,
+/// and equal it at their highest on 37 of the 41 programs; on the others
+/// (loops whose carried buffers are freed and taken again within their
+/// range) they pass it by at most 2%.
+#[test]
+fn from_module_text_the_timeline_reaches_the_peak() {
+    let mut exact = 0;
+    for dir in programs() {
+        let text = std::fs::read_to_string(dir.join("compiled.txt")).unwrap();
+        let memory = memory_from_module_text(&text).unwrap();
+        let timeline = timeline_from_module_memory(&memory);
+        let name = dir.display();
+        assert_eq!(timeline.unit, StepUnit::ScheduleStep);
+        assert_eq!(timeline.steps, memory.steps + 1);
+        assert!(
+            timeline
+                .buffers
+                .iter()
+                .all(|b| b.first <= b.last && b.last < timeline.steps),
+            "{name}"
+        );
+        let live = timeline.live_bytes();
+        let peak = memory.peak.peak_bytes;
+        let at_peak = memory
+            .peak
+            .peak_at
+            .as_ref()
+            .map_or(peak, |at| live[usize::try_from(at.step).unwrap()]);
+        assert!(at_peak >= peak, "{name}");
+        let highest = live.iter().max().copied().unwrap_or(0);
+        assert!(highest - peak <= peak / 50, "{name}: {highest} for {peak}");
+        if highest == peak {
+            exact += 1;
+        }
+    }
+    assert!(exact >= 37, "{exact} exact");
 }

@@ -296,9 +296,10 @@ pub enum Command {
         hex), or writes it binary to --output. Errors exit with status 1.")]
     Literal(LiteralArgs),
 
-    /// Every buffer of an HLO module (XLA's text or proto), largest allocation first; the peak of XLA's dumps.
+    /// Every buffer of an HLO module (XLA's text or proto), largest allocation first; its peak (--peak) or that of XLA's dumps.
     #[command(after_help = "Examples:\n  \
         xla-shape hlo module.txt              # the 20 largest buffers\n  \
+        xla-shape hlo module.txt --peak       # the peak and the buffers live there\n  \
         xla-shape hlo --all dump/module_0001.jit_f.sm_8.0_gpu_after_optimizations.txt\n  \
         python -c '...print(compiled.as_text())' | xla-shape --json hlo --top 5 -\n  \
         xla-shape hlo dump/module_0001.jit_f.cpu_after_optimizations.hlo.pb --timeline t.svg\n  \
@@ -314,6 +315,12 @@ pub enum Command {
         JSON fields of a dump: ok, peak_bytes, static_bytes, heap_peak_bytes, peak_at {step,\n\
         unit, instruction}, live_at_peak [{name, shape_index, shape, bytes, kind}], device and\n\
         host {argument_bytes, output_bytes, alias_bytes, temp_bytes}, timeline (the SVG's path).\n\n\
+        --peak: the same report computed from the module's text alone (compiled.as_text(),\n\
+        scheduled: is_scheduled=true), as XLA's buffer assignment would place its buffers;\n\
+        steps are those of the flattened schedule. A module without a schedule gets an\n\
+        estimate in the order of the text, and a line saying so; StableHLO and serialized\n\
+        modules are refused. --timeline OUT.svg implies it. JSON adds peak_is_estimate,\n\
+        steps and buffers [{name, shape_index, shape, bytes, kind, first_step, last_step}].\n\n\
         The module text is what XLA prints (jax's compiled.as_text(), --xla_dump_to *.txt).\n\
         Each instruction's own buffer: its logical bytes (XLA's ByteSizeOf; a tuple's index\n\
         table of 8-byte pointers), allocated bytes (ArraySize: tiles, padding, E(n) packing),\n\
@@ -395,7 +402,12 @@ pub struct HloArgs {
     /// (by default the file beside it, named `live-range.txt` for `buffer-assignment.txt`).
     #[arg(long, value_name = "LIVE_RANGE")]
     pub live_range: Option<String>,
-    /// With XLA's dump as FILE: write the memory timeline picture (SVG) here.
+    /// The peak of the module computed from its text (compiled.as_text()):
+    /// where it is reached and the buffers live there.
+    #[arg(long)]
+    pub peak: bool,
+    /// Write the memory timeline picture (SVG) here: of XLA's dump, or of
+    /// the module's text (implies --peak).
     #[arg(long, value_name = "OUT.svg")]
     pub timeline: Option<std::path::PathBuf>,
 }

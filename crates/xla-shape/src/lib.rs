@@ -28,7 +28,7 @@ pub use stride_util::ViewReport;
 pub use error::Error;
 
 /// The peak memory and timeline of XLA's dumps of a buffer assignment.
-pub use hlo_util::{AssignmentError, MemoryDump, MemoryTimeline, PeakReport};
+pub use hlo_util::{AssignmentError, MemoryDump, MemoryTimeline, ModuleMemory, PeakReport};
 /// The HLO memory report of hlo-util, and the errors of reading a module.
 pub use hlo_util::{HloError, MemoryReport, ReadError};
 
@@ -286,6 +286,42 @@ pub fn peak_memory(path: &std::path::Path) -> Result<Option<PeakReport>, String>
         return Ok(None);
     };
     files.dump().peak().map(Some).map_err(|e| e.to_string())
+}
+
+/// The peak memory of a module computed from its text (`xla-shape hlo
+/// FILE --peak`): `module` is its text (`compiled.as_text()` in jax, read
+/// as bytes); StableHLO and a serialized `HloModuleProto` are refused with
+/// the fix.
+///
+/// ```
+/// let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/peak_memory/attention");
+/// let text = std::fs::read(dir.join("compiled.txt")).unwrap();
+/// let memory = xla_shape::module_peak_memory(&text).unwrap();
+/// assert_eq!(memory.peak.peak_bytes, 98304);
+/// assert!(!memory.peak_is_estimate);
+/// let error = xla_shape::module_peak_memory(b"module @jit_f {}").unwrap_err();
+/// assert!(error.ends_with("compile it and pass compiled.as_text()"));
+/// ```
+///
+/// # Errors
+/// A message: not the module's text (naming the fix), or why it cannot be
+/// analysed.
+pub fn module_peak_memory(module: &[u8]) -> Result<ModuleMemory, String> {
+    commands::module_peak::module_memory(module)
+}
+
+/// The memory timeline picture of a module's memory computed from its text
+/// (what `xla-shape hlo FILE --timeline OUT.svg` writes, less the final
+/// newline), its title naming `file` when given.
+///
+/// ```
+/// let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/peak_memory/attention");
+/// let memory = xla_shape::module_peak_memory(&std::fs::read(dir.join("compiled.txt")).unwrap()).unwrap();
+/// let svg = xla_shape::module_memory_timeline(None, &memory);
+/// assert!(svg.contains("peak 96 KiB") && svg.contains("flattened schedule"));
+/// ```
+pub fn module_memory_timeline(file: Option<&str>, memory: &ModuleMemory) -> String {
+    commands::module_peak::picture(file, memory)
 }
 
 /// The memory timeline picture of `dump` (what `xla-shape hlo DUMP

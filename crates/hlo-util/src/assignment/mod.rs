@@ -14,7 +14,8 @@
 //! largest first, and XLA's allocation totals. The same dumps give a
 //! [`MemoryTimeline`] ([`timeline_from_hlo_proto`],
 //! [`timeline_from_text_dumps`]): every block of storage with the steps it
-//! is live at.
+//! is live at; so does the memory of a module computed from its text
+//! ([`timeline_from_module_memory`]).
 
 mod assignment_text;
 pub(crate) mod baseline;
@@ -40,4 +41,6 @@ pub use from_text::peak_from_text_dumps;
 pub use report::{AllocationTotals, BufferKind, LiveBuffer, PeakPoint, PeakReport, StepUnit};
 pub use report_text::PeakText;
 pub use timeline::{MemoryTimeline, TimelineBuffer};
-pub use timeline_build::{timeline_from_hlo_proto, timeline_from_text_dumps};
+pub use timeline_build::{
+    timeline_from_hlo_proto, timeline_from_module_memory, timeline_from_text_dumps,
+};

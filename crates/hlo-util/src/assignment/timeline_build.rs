@@ -1,4 +1,5 @@
-//! Building a [`MemoryTimeline`] from either of XLA's dumps.
+//! Building a [`MemoryTimeline`] from either of XLA's dumps, or from the
+//! memory of a module computed from its text.
 
 use std::collections::BTreeMap;
 
@@ -9,8 +10,9 @@ use super::from_proto::Dump;
 use super::from_text::{Live, heap_values};
 use super::live_range::read_live_ranges;
 use super::model::Assignment;
-use super::report::StepUnit;
+use super::report::{BufferKind, LiveBuffer, StepUnit};
 use super::timeline::{MemoryTimeline, TimelineBuffer};
+use crate::liveness::ModuleMemory;
 
 /// The memory timeline of a serialized `HloProto` with its buffer
 /// assignment, on the axis of its heap events (trace after trace): the
@@ -156,6 +158,96 @@ pub fn timeline_from_text_dumps(
         steps,
         buffers,
     })
+}
+
+/// The memory timeline of a module's memory computed from its text
+/// ([`crate::memory_from_module_text`]), on the steps of its flattened
+/// schedule (`0..=memory.steps`, the last the program's end): the static
+/// baseline's buffers (the parameters, constants and outputs live at the
+/// peak) at every step, and each temporary's storage over its live range,
+/// as one block with the temporaries that take it over as it dies
+/// (`storage_of`). Thread-local values, which live inside one instruction,
+/// and the tuples' index tables, which the peak does not count, are left
+/// out.
+///
+/// ```
+/// let text = "HloModule m, is_scheduled=true, entry_computation_layout={(f32[256]{0})->f32[256]{0}}
+///
+/// ENTRY %main (p: f32[256]) -> f32[256] {
+///   %p = f32[256]{0} parameter(0)
+///   %e = f32[256]{0} exponential(%p)
+///   %n = f32[256]{0} negate(%e)
+///   ROOT %s = f32[256]{0} add(%n, %e)
+/// }
+/// ";
+/// let memory = hlo_util::memory_from_module_text(text).unwrap();
+/// let timeline = hlo_util::timeline_from_module_memory(&memory);
+/// assert_eq!(timeline.steps, 5);
+/// assert_eq!(timeline.live_bytes(), [2048, 2048, 3072, 3072, 2048]);
+/// ```
+pub fn timeline_from_module_memory(memory: &ModuleMemory) -> MemoryTimeline {
+    let steps = memory.steps.saturating_add(1);
+    let last = memory.steps;
+    let block = |b: &LiveBuffer, first, last| TimelineBuffer {
+        name: b.name.clone(),
+        shape_index: b.shape_index.clone(),
+        shape: b.shape.clone(),
+        bytes: b.bytes,
+        kind: b.kind,
+        first,
+        last,
+    };
+    let mut buffers: Vec<TimelineBuffer> = memory
+        .peak
+        .live_at_peak
+        .iter()
+        .filter(|b| {
+            matches!(
+                b.kind,
+                BufferKind::Parameter | BufferKind::Constant | BufferKind::Output
+            )
+        })
+        .map(|b| block(b, 0, last))
+        .collect();
+    let mut temporaries: Vec<(usize, u64, u64)> = memory
+        .buffers
+        .iter()
+        .enumerate()
+        // A tuple's index table has an allocation of its own, off the
+        // heap, and is not in the peak.
+        .filter(|(_, m)| m.buffer.kind == BufferKind::Temporary && !m.buffer.shape.starts_with('('))
+        .filter_map(|(p, m)| Some((p, m.first_step?, m.last_step?)))
+        .collect();
+    temporaries.sort_by_key(|&(p, first, _)| (first, p));
+    // The block holding each buffer's storage.
+    let mut block_of: Vec<Option<usize>> = vec![None; memory.buffers.len()];
+    for (p, first, end) in temporaries {
+        let Some(m) = memory.buffers.get(p) else {
+            continue;
+        };
+        let taken = m
+            .storage_of
+            .and_then(|o| block_of.get(o).copied().flatten());
+        let k = match taken.and_then(|k| buffers.get_mut(k).map(|t| (k, t))) {
+            Some((k, storage)) => {
+                storage.last = storage.last.max(end);
+                k
+            }
+            None => {
+                buffers.push(block(&m.buffer, first, end));
+                buffers.len().saturating_sub(1)
+            }
+        };
+        if let Some(slot) = block_of.get_mut(p) {
+            *slot = Some(k);
+        }
+    }
+    buffers.sort_by_key(|b| b.first);
+    MemoryTimeline {
+        unit: StepUnit::ScheduleStep,
+        steps,
+        buffers,
+    }
 }
 
 /// The block of value `v` from step `first` to `last`.

@@ -99,16 +99,37 @@ pub fn memory_from_module_text(text: &str) -> Result<ModuleMemory, LivenessError
             );
         }
     }
+    let position: std::collections::HashMap<(&str, &[i64]), usize> = listed
+        .iter()
+        .enumerate()
+        .map(|(p, b)| ((b.name.as_str(), b.shape_index.as_slice()), p))
+        .collect();
+    let position_of = |b: usize| {
+        let value = model.values.get(of_buffer.get(b).copied().flatten()?)?;
+        position
+            .get(&(value.instruction.as_str(), value.shape_index.as_slice()))
+            .copied()
+    };
+    let mut storage_of = vec![None; listed.len()];
+    for &(taker, operand) in &heap.shares {
+        if let (Some(t), Some(o)) = (position_of(taker), position_of(operand))
+            && let Some(slot) = storage_of.get_mut(t)
+        {
+            *slot = Some(o);
+        }
+    }
     let buffers_out = listed
-        .into_iter()
-        .map(|buffer| {
+        .iter()
+        .zip(storage_of)
+        .map(|(buffer, storage_of)| {
             let range = steps
                 .get(&(buffer.name.as_str(), buffer.shape_index.as_slice()))
                 .copied();
             ModuleBuffer {
                 first_step: range.map(|r| r.0),
                 last_step: range.map(|r| r.1),
-                buffer,
+                storage_of,
+                buffer: buffer.clone(),
             }
         })
         .collect();

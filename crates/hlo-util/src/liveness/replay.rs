@@ -21,6 +21,9 @@ pub(crate) struct HeapPeak {
     pub step: Option<u64>,
     /// The buffers whose storage is live there (each storage once).
     pub live: Vec<usize>,
+    /// Every buffer that takes over the storage of a dying operand's
+    /// buffer (`SHARE_WITH`), with that buffer, in every heap.
+    pub shares: Vec<(usize, usize)>,
 }
 
 /// Replays the heaps and returns the highest.
@@ -41,23 +44,34 @@ pub(crate) fn heap_peak(
     colors.sort_unstable();
     colors.dedup();
     let mut best = HeapPeak::default();
+    let mut shares = Vec::new();
     for color in colors {
         let heap: Vec<usize> = (0..buffers.list.len())
             .filter(|&b| place.get(b) == Some(&Place::Heap) && buffers.list[b].color == color)
             .collect();
-        let (bytes, step) = run(graph, flow, buffers, &heap, schedule, None)?.0;
+        let ((bytes, step), _, shared) = run(graph, flow, buffers, &heap, schedule, None)?;
+        shares.extend(shared);
         if bytes > best.bytes {
             let live = run(graph, flow, buffers, &heap, schedule, step)?.1;
-            best = HeapPeak { bytes, step, live };
+            best = HeapPeak {
+                bytes,
+                step,
+                live,
+                shares: Vec::new(),
+            };
         }
     }
+    best.shares = shares;
     Ok(best)
 }
 
-type Run = ((u64, Option<u64>), Vec<usize>);
+/// A replay's peak and its step, the buffers live at `stop`, and the
+/// shares made.
+type Run = ((u64, Option<u64>), Vec<usize>, Vec<(usize, usize)>);
 
 /// One heap's replay: its peak and first step there; with `stop`, the
-/// buffers live after the allocations of that step. A value whose buffer
+/// buffers live after the allocations of that step (and the shares made
+/// up to there). A value whose buffer
 /// is allocated shares it; a buffer's storage goes with its last live
 /// value.
 fn run(
@@ -87,6 +101,7 @@ fn run(
     let mut taken = vec![false; heap.len()];
     let (mut s, mut e) = (0, 0);
     let mut peak = (0_u64, None);
+    let mut shares = Vec::new();
     for t in 0..=schedule.end() {
         while let Some(&v) = by_start.get(s).filter(|&&v| buffers.values[v].start == t) {
             s += 1;
@@ -116,6 +131,7 @@ fn run(
                     let ob = slot[buffers.values[o].buffer];
                     taken[ob] = true;
                     memory.share(k, ob).map_err(|_| overflow())?;
+                    shares.push((b, buffers.values[o].buffer));
                 }
                 None => {
                     memory.alloc(k).map_err(|_| overflow())?;
@@ -124,7 +140,7 @@ fn run(
         }
         if stop == Some(t) {
             let live = memory.live().filter_map(|k| heap.get(k).copied()).collect();
-            return Ok(((memory.memory(), Some(t)), live));
+            return Ok(((memory.memory(), Some(t)), live, shares));
         }
         if memory.memory() > peak.0 {
             peak = (memory.memory(), Some(t));
@@ -138,5 +154,5 @@ fn run(
             }
         }
     }
-    Ok((peak, Vec::new()))
+    Ok((peak, Vec::new(), shares))
 }

@@ -17,6 +17,11 @@ pub struct ModuleBuffer {
     /// The last step it is live at (the end of the program for
     /// parameters and outputs); none for a thread-local value.
     pub last_step: Option<u64>,
+    /// The buffer (its position in [`ModuleMemory::buffers`]) whose
+    /// storage this temporary takes over as that one dies at this one's
+    /// first step (the heap simulator's `SHARE_WITH`); none for a buffer
+    /// with storage of its own.
+    pub storage_of: Option<usize>,
 }
 
 /// The memory of a module computed from its scheduled text alone: XLA's

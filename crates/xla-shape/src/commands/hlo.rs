@@ -1,6 +1,6 @@
 //! `hlo`: every buffer of an HLO module, largest first, with its padding
 //! (hlo-util's [`MemoryReport`]); XLA's dumps of a buffer assignment go to
-//! `hlo_dump`.
+//! `hlo_dump`, the peak of a module's text (`--peak`) to `hlo_peak`.
 
 #[cfg(feature = "cli")]
 use std::fs::File;
@@ -25,6 +25,9 @@ pub fn run(args: &HloArgs, json: bool) -> Result<String, String> {
         }
     } else if args.timeline.is_some() || args.live_range.is_some() {
         return Err("XLA's dumps are read from their files, not standard input".to_owned());
+    }
+    if args.peak || args.timeline.is_some() {
+        return super::hlo_peak::run(args, json, top);
     }
     let report = if args.file == "-" {
         read(std::io::stdin().lock(), top)

@@ -22,11 +22,14 @@ mod hlo_dump;
 #[cfg(feature = "cli")]
 mod hlo_json;
 #[cfg(feature = "cli")]
+mod hlo_peak;
+#[cfg(feature = "cli")]
 mod index;
 #[cfg(feature = "cli")]
 mod literal;
 #[cfg(feature = "cli")]
 mod message;
+pub(crate) mod module_peak;
 #[cfg(feature = "cli")]
 mod order;
 #[cfg(feature = "cli")]

@@ -1,0 +1,54 @@
+//! `hlo FILE --peak`: the peak report of a module computed from its text,
+//! and with `--timeline` its picture.
+
+use std::io::Read;
+
+use super::files;
+use super::hlo_json::Success;
+use super::module_peak::{module_memory, picture};
+use crate::cli::HloArgs;
+
+/// The line that says the peak is an estimate, and how to get XLA's.
+pub const ESTIMATE_NOTE: &str = "estimate: the module is not scheduled (no is_scheduled=true), \
+     so its instructions were taken in the order of the text; compile it and pass \
+     compiled.as_text() for the peak XLA computes";
+
+/// The peak report of the module in `args.file` (`-`: standard input):
+/// the text with at most `top` live buffers listed, or (`json`) the whole
+/// memory as one JSON object, `ok` first.
+pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<String, String> {
+    let mut input = Vec::new();
+    if args.file == "-" {
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut input)
+            .map_err(|e| format!("cannot read standard input: {e}"))?;
+    } else {
+        input = std::fs::read(&args.file).map_err(|e| format!("cannot open {}: {e}", args.file))?;
+    }
+    let memory = module_memory(&input)?;
+    if let Some(out) = &args.timeline {
+        let svg = picture(Some(&args.file), &memory);
+        files::write_atomically(out, format!("{svg}\n").as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    }
+    let written = args.timeline.as_ref().map(|p| p.display().to_string());
+    if json {
+        return serde_json::to_string(&Success {
+            ok: true,
+            report: &memory,
+            timeline: written,
+        })
+        .map_err(|e| e.to_string());
+    }
+    let mut text = String::new();
+    if memory.peak_is_estimate {
+        text.push_str(ESTIMATE_NOTE);
+        text.push('\n');
+    }
+    text.push_str(&memory.peak.text(top).to_string());
+    if let Some(out) = written {
+        text.push_str(&format!("\nwrote {out}"));
+    }
+    Ok(text)
+}

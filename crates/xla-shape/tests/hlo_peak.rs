@@ -1,0 +1,146 @@
+//! `hlo FILE --peak` of a module's text: the peak of every golden program
+//! as XLA computes it, its JSON, its timeline, and the inputs it refuses.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::PathBuf;
+
+use assert_cmd::cargo::cargo_bin_cmd;
+use serde_json::Value;
+
+fn golden() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden")
+}
+
+fn hlo(args: &[&std::ffi::OsStr], stdin: &str) -> (i32, String) {
+    let output = cargo_bin_cmd!("xla-shape")
+        .args(args)
+        .write_stdin(stdin)
+        .output()
+        .unwrap();
+    let mut text = String::from_utf8(output.stdout).unwrap();
+    text.push_str(&String::from_utf8(output.stderr).unwrap());
+    (output.status.code().unwrap(), text)
+}
+
+#[test]
+fn every_golden_program_peaks_as_xla_computes_it() {
+    let expected = std::fs::read_to_string(golden().join("peak_memory.jsonl")).unwrap();
+    let mut checked = 0;
+    for line in expected.lines() {
+        let row: Value = serde_json::from_str(line).unwrap();
+        let name = row["name"].as_str().unwrap();
+        let file = golden().join("peak_memory").join(name).join("compiled.txt");
+        let (code, out) = hlo(
+            &[
+                "--json".as_ref(),
+                "hlo".as_ref(),
+                file.as_os_str(),
+                "--peak".as_ref(),
+            ],
+            "",
+        );
+        assert_eq!(code, 0, "{name}: {out}");
+        assert!(out.starts_with("{\"ok\":true,\"peak_bytes\":"), "{out}");
+        let report: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(
+            report["peak_bytes"], row["expected"]["peak_bytes"],
+            "{name}"
+        );
+        assert_eq!(report["peak_is_estimate"], false, "{name}");
+        checked += 1;
+    }
+    assert!(checked >= 30);
+}
+
+#[test]
+fn the_text_and_the_timeline_of_a_module() {
+    let dir = golden().join("peak_memory/mlp");
+    let scratch = tempfile::tempdir().unwrap();
+    let svg = scratch.path().join("t.svg");
+    let (code, out) = hlo(
+        &[
+            "hlo".as_ref(),
+            dir.join("compiled.txt").as_os_str(),
+            "--timeline".as_ref(),
+            svg.as_os_str(),
+            "--top".as_ref(),
+            "2".as_ref(),
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.starts_with("peak: 64128 bytes at step 5 (ynn_fusion.1)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\n... 5 more buffers: 14976 bytes\nwrote "),
+        "{out}"
+    );
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert!(picture.contains("<svg") && picture.ends_with("</svg>\n"));
+    assert!(picture.contains("memory timeline of compiled.txt"));
+    assert!(picture.contains("flattened schedule"));
+}
+
+#[test]
+fn a_module_without_a_schedule_says_its_peak_is_an_estimate() {
+    let text = std::fs::read_to_string(golden().join("peak_memory/mlp/compiled.txt")).unwrap();
+    let unscheduled = text.replacen("is_scheduled=true, ", "", 1);
+    let (code, out) = hlo(
+        &["hlo".as_ref(), "-".as_ref(), "--peak".as_ref()],
+        &unscheduled,
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.starts_with("estimate: the module is not scheduled"),
+        "{out}"
+    );
+    assert!(
+        out.contains("compile it and pass compiled.as_text()"),
+        "{out}"
+    );
+    let (code, out) = hlo(
+        &[
+            "--json".as_ref(),
+            "hlo".as_ref(),
+            "-".as_ref(),
+            "--peak".as_ref(),
+        ],
+        &unscheduled,
+    );
+    assert_eq!(code, 0, "{out}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["peak_is_estimate"], true);
+}
+
+#[test]
+fn stablehlo_protos_and_bad_text_are_refused() {
+    let (code, out) = hlo(
+        &["hlo".as_ref(), "-".as_ref(), "--peak".as_ref()],
+        "module @jit_f attributes {mhlo.num_partitions = 1 : i32} {\n}\n",
+    );
+    assert_eq!(code, 1);
+    assert!(
+        out.ends_with("compile it and pass compiled.as_text()\n"),
+        "{out}"
+    );
+    let proto = golden().join("hlo/cond.pb");
+    let (code, out) = hlo(&["hlo".as_ref(), proto.as_os_str(), "--peak".as_ref()], "");
+    assert_eq!(code, 1);
+    assert!(out.contains("not a serialized HloModuleProto"), "{out}");
+    let bad = "HloModule m, is_scheduled=true\n\nENTRY %e () -> f32[] {\n  ROOT %a = f32[] add(%x, %x)\n}\n";
+    let (code, out) = hlo(
+        &[
+            "--json".as_ref(),
+            "hlo".as_ref(),
+            "-".as_ref(),
+            "--peak".as_ref(),
+        ],
+        bad,
+    );
+    assert_eq!(code, 1);
+    assert!(out.starts_with("{\"ok\":false"), "{out}");
+    assert!(out.contains("no operand `x` in the module"), "{out}");
+}

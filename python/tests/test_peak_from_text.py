@@ -1,0 +1,77 @@
+"""Peak memory and the memory timeline from a module's text alone
+(`compiled.txt` of the golden programs: jax's `compiled.as_text()` on
+jaxlib 0.12 CPU), against the expected peaks of XLA's algorithm replayed on
+XLA's dumped assignment."""
+
+import pytest
+
+import xla_shape
+from conftest import GOLDEN, golden
+
+PEAK = GOLDEN / "peak_memory"
+
+
+class Compiled:
+    """Stands for a jax ``Compiled``: only ``as_text()`` is used."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def as_text(self):
+        return self.text
+
+
+def compiled_text(name):
+    return (PEAK / name / "compiled.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("row", golden("peak_memory"), ids=lambda r: r["name"])
+def test_the_peak_from_the_text_is_xlas(row):
+    text = compiled_text(row["name"])
+    report = xla_shape.peak_memory(text)
+    assert report["peak_bytes"] == row["expected"]["peak_bytes"]
+    assert report["static_bytes"] == row["expected"]["static_bytes"]
+    assert report["peak_is_estimate"] is False
+    assert sum(b["bytes"] for b in report["live_at_peak"]) == report["peak_bytes"]
+    assert xla_shape.peak_memory(Compiled(text)) == report
+    if report["peak_at"] is not None:
+        assert report["peak_at"]["unit"] == "schedule_step"
+        assert 0 <= report["peak_at"]["step"] < report["steps"]
+    for buffer in report["buffers"]:
+        # Thread-local values (and constants of applied computations) live
+        # inside one instruction: no steps of their own.
+        if buffer["first_step"] is None:
+            assert buffer["last_step"] is None
+            assert buffer["kind"] in ("thread_local", "constant")
+        else:
+            assert buffer["first_step"] <= buffer["last_step"] <= report["steps"]
+
+
+def test_the_timeline_of_a_compiled_module():
+    picture = xla_shape.memory_timeline(Compiled(compiled_text("attention")))
+    svg = picture._repr_svg_()
+    assert svg.startswith("<?xml") and "<title>memory timeline</title>" in svg
+    assert "peak 96 KiB (98304 bytes)" in svg
+    assert "flattened schedule" in svg
+    assert str(xla_shape.memory_timeline(compiled_text("attention"))) == svg
+
+
+def test_hlo_memory_takes_a_compiled_module():
+    text = compiled_text("mlp")
+    assert xla_shape.hlo_memory(Compiled(text)) == xla_shape.hlo_memory(text)
+
+
+def test_an_unscheduled_module_is_an_estimate():
+    text = compiled_text("mlp").replace("is_scheduled=true, ", "", 1)
+    assert xla_shape.peak_memory(text)["peak_is_estimate"] is True
+
+
+def test_stablehlo_and_bad_text_are_refused():
+    stablehlo = Compiled("module @jit_f attributes {mhlo.num_partitions = 1 : i32} {\n}\n")
+    with pytest.raises(xla_shape.XlaShapeError, match=r"pass compiled\.as_text\(\)"):
+        xla_shape.peak_memory(stablehlo)
+    with pytest.raises(xla_shape.XlaShapeError, match=r"pass compiled\.as_text\(\)"):
+        xla_shape.memory_timeline(stablehlo)
+    bad = "HloModule m\n\nENTRY %e () -> f32[] {\n  ROOT %a = f32[] add(%x, %x)\n}\n"
+    with pytest.raises(xla_shape.XlaShapeError, match="no operand `x`"):
+        xla_shape.peak_memory(bad)
