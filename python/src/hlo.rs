@@ -49,8 +49,9 @@ fn with_dump<T: Send>(
     };
     let path = path.to_cow()?.into_owned();
     py.detach(|| {
-        let files =
-            xla_shape::DumpFiles::read(std::path::Path::new(&path), None)?.ok_or_else(|| {
+        let files = xla_shape::DumpFiles::read(std::path::Path::new(&path), None)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| {
                 format!(
                     "{path}: not one of XLA's dumps (*after_optimizations.hlo.pb, \
                      *-buffer-assignment.txt)"

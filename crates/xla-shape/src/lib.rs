@@ -279,13 +279,14 @@ pub fn hlo_memory_text(text: &str) -> Result<MemoryReport, HloError> {
 /// ```
 ///
 /// # Errors
-/// A message: the file that cannot be read, or why the dump cannot be
+/// [`Error::Open`], [`Error::Read`] or [`Error::NoLiveRange`]: the file
+/// that cannot be read; [`Error::Assignment`]: why the dump cannot be
 /// replayed.
-pub fn peak_memory(path: &std::path::Path) -> Result<Option<PeakReport>, String> {
+pub fn peak_memory(path: &std::path::Path) -> Result<Option<PeakReport>, Error> {
     let Some(files) = DumpFiles::read(path, None)? else {
         return Ok(None);
     };
-    files.dump().peak().map(Some).map_err(|e| e.to_string())
+    Ok(Some(files.dump().peak()?))
 }
 
 /// The peak memory of a module computed from its text (`xla-shape hlo
@@ -300,13 +301,14 @@ pub fn peak_memory(path: &std::path::Path) -> Result<Option<PeakReport>, String>
 /// assert_eq!(memory.peak.peak_bytes, 98304);
 /// assert!(!memory.peak_is_estimate);
 /// let error = xla_shape::module_peak_memory(b"module @jit_f {}").unwrap_err();
-/// assert!(error.ends_with("compile it and pass compiled.as_text()"));
+/// assert!(matches!(error, xla_shape::Error::StableHlo));
+/// assert!(error.to_string().ends_with("compile it and pass compiled.as_text()"));
 /// ```
 ///
 /// # Errors
-/// A message: not the module's text (naming the fix), or why it cannot be
-/// analysed.
-pub fn module_peak_memory(module: &[u8]) -> Result<ModuleMemory, String> {
+/// [`Error::StableHlo`] or [`Error::SerializedModule`]: not the module's
+/// text (naming the fix); [`Error::Liveness`]: why it cannot be analysed.
+pub fn module_peak_memory(module: &[u8]) -> Result<ModuleMemory, Error> {
     commands::module_peak::module_memory(module)
 }
 

@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 
 use hlo_util::MemoryDump;
 
+use crate::Error;
+
 /// A dump's contents, read whole.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DumpFiles {
@@ -23,31 +25,39 @@ impl DumpFiles {
     /// buffer-assignment text, by default the file beside it); none when the
     /// file is not one of XLA's dumps, nor `live_range` given.
     ///
+    /// ```
+    /// let error = xla_shape::DumpFiles::read("no such dump".as_ref(), None).unwrap_err();
+    /// assert!(matches!(error, xla_shape::Error::Open { .. }));
+    /// assert!(error.to_string().starts_with("cannot open no such dump: "));
+    /// ```
+    ///
     /// # Errors
-    /// A message naming the file that cannot be read, or the live ranges a
-    /// buffer-assignment text lacks.
-    pub fn read(path: &Path, live_range: Option<&Path>) -> Result<Option<Self>, String> {
-        let cannot = |p: &Path, e: std::io::Error| format!("cannot read {}: {e}", p.display());
+    /// [`Error::Open`] or [`Error::Read`]: the file that cannot be read;
+    /// [`Error::NoLiveRange`]: the live ranges a buffer-assignment text
+    /// lacks.
+    pub fn read(path: &Path, live_range: Option<&Path>) -> Result<Option<Self>, Error> {
+        let cannot = |p: &Path| {
+            let path = p.to_path_buf();
+            |source| Error::Read { path, source }
+        };
         let mut head = Vec::with_capacity(32);
         // Worded as `hlo` words a module it cannot open.
-        let file = File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-        file.take(32)
-            .read_to_end(&mut head)
-            .map_err(|e| cannot(path, e))?;
+        let file = File::open(path).map_err(|source| Error::Open {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        file.take(32).read_to_end(&mut head).map_err(cannot(path))?;
         if live_range.is_some() || MemoryDump::is_assignment_text(&head) {
             let beside = match live_range {
                 Some(p) => PathBuf::from(p),
-                None => MemoryDump::live_range_beside(path).ok_or_else(|| {
-                    format!(
-                        "{}: a buffer-assignment dump needs its live ranges: --live-range FILE",
-                        path.display()
-                    )
+                None => MemoryDump::live_range_beside(path).ok_or_else(|| Error::NoLiveRange {
+                    path: path.to_path_buf(),
                 })?,
             };
-            let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| cannot(p, e));
+            let read = |p: &Path| std::fs::read_to_string(p).map_err(cannot(p));
             return Ok(Some(Self::Text(read(path)?, read(&beside)?)));
         }
-        let bytes = std::fs::read(path).map_err(|e| cannot(path, e))?;
+        let bytes = std::fs::read(path).map_err(cannot(path))?;
         Ok(MemoryDump::is_hlo_proto(&bytes).then_some(Self::Proto(bytes)))
     }
 

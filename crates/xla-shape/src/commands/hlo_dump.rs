@@ -16,7 +16,9 @@ use crate::draw::timeline;
 /// `hlo` reads as a module.
 pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<Option<String>, String> {
     let live_range = args.live_range.as_deref().map(Path::new);
-    let Some(read) = DumpFiles::read(Path::new(&args.file), live_range)? else {
+    let Some(read) =
+        DumpFiles::read(Path::new(&args.file), live_range).map_err(|e| e.to_string())?
+    else {
         return Ok(None);
     };
     let (report, svg) = draw(args, read.dump())?;

@@ -26,7 +26,7 @@ pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<String, String> {
     } else {
         input = std::fs::read(&args.file).map_err(|e| format!("cannot open {}: {e}", args.file))?;
     }
-    let memory = module_memory(&input)?;
+    let memory = module_memory(&input).map_err(|e| e.to_string())?;
     if let Some(out) = &args.timeline {
         let svg = picture(Some(&args.file), &memory);
         files::write_atomically(out, format!("{svg}\n").as_bytes())

@@ -5,26 +5,24 @@
 
 use hlo_util::{ModuleMemory, memory_from_module_text, timeline_from_module_memory};
 
+use crate::Error;
 use crate::draw::timeline;
 
 /// The memory of the module whose text is `input`: its peak, the buffers
 /// live there, and every buffer over the steps of its schedule.
 ///
 /// # Errors
-/// A message: StableHLO or a serialized module instead of the module's
-/// text (naming the fix), or why the text cannot be analysed.
-pub fn module_memory(input: &[u8]) -> Result<ModuleMemory, String> {
+/// [`Error::StableHlo`] or [`Error::SerializedModule`] instead of the
+/// module's text (naming the fix); [`Error::Liveness`]: why the text cannot
+/// be analysed.
+pub fn module_memory(input: &[u8]) -> Result<ModuleMemory, Error> {
     let start = input
         .iter()
         .position(|b| !b.is_ascii_whitespace())
         .unwrap_or(input.len());
     let head = input.get(start..).unwrap_or_default();
     if head.starts_with(b"module @") || head.starts_with(b"module {") {
-        return Err(
-            "this is StableHLO (jax's lowered.as_text()), whose buffers are not \
-             assigned yet: compile it and pass compiled.as_text()"
-                .to_owned(),
-        );
+        return Err(Error::StableHlo);
     }
     let printable = |b: &u8| b.is_ascii_graphic() || matches!(b, b' ' | b'\n' | b'\r' | b'\t');
     let text =
@@ -33,13 +31,9 @@ pub fn module_memory(input: &[u8]) -> Result<ModuleMemory, String> {
         .ok()
         .filter(|_| text || head.starts_with(b"HloModule"));
     let Some(text) = text else {
-        return Err(
-            "the peak is computed from the module's text, not a serialized \
-             HloModuleProto: pass compiled.as_text() (or XLA's *after_optimizations.txt dump)"
-                .to_owned(),
-        );
+        return Err(Error::SerializedModule);
     };
-    memory_from_module_text(text).map_err(|e| e.to_string())
+    Ok(memory_from_module_text(text)?)
 }
 
 /// The timeline picture of `memory`, titled with `file`'s name when given.
@@ -54,14 +48,28 @@ pub fn picture(file: Option<&str>, memory: &ModuleMemory) -> String {
 #[cfg(test)]
 mod tests {
     use super::module_memory;
+    use crate::Error;
 
     #[test]
     fn stablehlo_and_protos_are_refused_with_the_fix() {
         let error = module_memory(b"  module @jit_f attributes {}").unwrap_err();
-        assert!(error.ends_with("pass compiled.as_text()"), "{error}");
+        assert!(matches!(error, Error::StableHlo));
+        assert!(
+            error.to_string().ends_with("pass compiled.as_text()"),
+            "{error}"
+        );
         let error = module_memory(&[0x0a, 0x05, 0xff, 0x00]).unwrap_err();
-        assert!(error.contains("not a serialized HloModuleProto"), "{error}");
+        assert!(matches!(error, Error::SerializedModule));
+        let message = error.to_string();
+        assert!(
+            message.contains("not a serialized HloModuleProto"),
+            "{message}"
+        );
         let error = module_memory(b"ENTRY e {}").unwrap_err();
-        assert_eq!(error, "line 1, column 1: expected `HloModule` first");
+        assert!(matches!(error, Error::Liveness(_)));
+        assert_eq!(
+            error.to_string(),
+            "line 1, column 1: expected `HloModule` first"
+        );
     }
 }
