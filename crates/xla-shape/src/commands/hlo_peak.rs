@@ -6,6 +6,7 @@ use std::io::Read;
 use super::files;
 use super::hlo_json::Success;
 use super::module_peak::{module_memory, picture};
+use crate::Error;
 use crate::cli::HloArgs;
 
 /// The line that says the peak is an estimate, and how to get XLA's.
@@ -24,7 +25,13 @@ pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<String, String> {
             .read_to_end(&mut input)
             .map_err(|e| format!("cannot read standard input: {e}"))?;
     } else {
-        input = std::fs::read(&args.file).map_err(|e| format!("cannot open {}: {e}", args.file))?;
+        input = std::fs::read(&args.file).map_err(|source| {
+            Error::Open {
+                path: args.file.clone().into(),
+                source,
+            }
+            .to_string()
+        })?;
     }
     let memory = module_memory(&input).map_err(|e| e.to_string())?;
     if let Some(out) = &args.timeline {
