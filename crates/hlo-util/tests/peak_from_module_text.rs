@@ -9,20 +9,17 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
+use conformance::golden_dir;
 
 use hlo_util::{BufferKind, LivenessError, memory_from_module_text};
 use serde_json::Value;
 
-fn golden() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden")
-}
-
-fn rows(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
+/// The rows of the golden file `name` (under `tests/golden/`).
+fn rows(name: &str) -> Vec<Value> {
+    conformance::load(name)
         .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
+        .into_iter()
+        .map(Value::Object)
         .collect()
 }
 
@@ -73,12 +70,12 @@ fn position_of(cases: &[(String, String, u64)], name: &str) -> usize {
 
 #[test]
 fn golden_programs_from_their_module_text() {
-    let cases: Vec<(String, String, u64)> = rows(&golden().join("peak_memory.jsonl"))
+    let cases: Vec<(String, String, u64)> = rows("peak_memory.jsonl")
         .iter()
         .map(|row| {
             let name = row["name"].as_str().unwrap().to_owned();
             let text = std::fs::read_to_string(
-                golden()
+                golden_dir()
                     .join("peak_memory")
                     .join(&name)
                     .join("compiled.txt"),
@@ -87,7 +84,7 @@ fn golden_programs_from_their_module_text() {
             (name, text, row["expected"]["peak_bytes"].as_u64().unwrap())
         })
         .collect();
-    let stats: Vec<Value> = rows(&golden().join("peak_memory.jsonl"))
+    let stats: Vec<Value> = rows("peak_memory.jsonl")
         .into_iter()
         .map(|row| row["memory_analysis"].clone())
         .collect();
@@ -107,8 +104,8 @@ fn golden_programs_from_their_module_text() {
 
 #[test]
 fn h100_modules_from_their_text() {
-    let dir = golden().join("peak_memory_h100/modules");
-    let cases: Vec<(String, String, u64)> = rows(&dir.join("memory_analysis.jsonl"))
+    let dir = golden_dir().join("peak_memory_h100/modules");
+    let cases: Vec<(String, String, u64)> = rows("peak_memory_h100/modules/memory_analysis.jsonl")
         .iter()
         .map(|row| {
             let text = std::fs::read_to_string(dir.join(row["text"].as_str().unwrap())).unwrap();
@@ -121,7 +118,7 @@ fn h100_modules_from_their_text() {
             )
         })
         .collect();
-    let stats: Vec<Value> = rows(&dir.join("memory_analysis.jsonl"))
+    let stats: Vec<Value> = rows("peak_memory_h100/modules/memory_analysis.jsonl")
         .into_iter()
         .map(|row| row["memory_analysis"].clone())
         .collect();
@@ -136,7 +133,8 @@ fn h100_modules_from_their_text() {
 
 #[test]
 fn the_report_is_consistent_with_itself() {
-    let text = std::fs::read_to_string(golden().join("peak_memory/mlp_grad/compiled.txt")).unwrap();
+    let text =
+        std::fs::read_to_string(golden_dir().join("peak_memory/mlp_grad/compiled.txt")).unwrap();
     let memory = memory_from_module_text(&text).unwrap();
     let peak = &memory.peak;
     assert_eq!(peak.peak_bytes, peak.static_bytes + peak.heap_peak_bytes);
@@ -177,7 +175,7 @@ fn the_report_is_consistent_with_itself() {
 
 #[test]
 fn a_module_without_a_schedule_is_an_estimate() {
-    let text = std::fs::read_to_string(golden().join("peak_memory/mlp/compiled.txt")).unwrap();
+    let text = std::fs::read_to_string(golden_dir().join("peak_memory/mlp/compiled.txt")).unwrap();
     let unscheduled = text.replacen("is_scheduled=true, ", "", 1);
     assert_ne!(text, unscheduled);
     let memory = memory_from_module_text(&unscheduled).unwrap();

@@ -6,22 +6,20 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
+use conformance::golden_dir;
+use std::path::Path;
 
 use hlo_util::{
     AssignmentError, BufferKind, PeakReport, peak_from_hlo_proto, peak_from_text_dumps,
 };
 use serde_json::Value;
 
-fn golden() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden")
-}
-
-fn rows(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
+/// The rows of the golden file `name` (under `tests/golden/`).
+fn rows(name: &str) -> Vec<Value> {
+    conformance::load(name)
         .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
+        .into_iter()
+        .map(Value::Object)
         .collect()
 }
 
@@ -53,11 +51,11 @@ fn consistent(name: &str, report: &PeakReport) {
 
 #[test]
 fn golden_programs_from_their_hlo_proto() {
-    let rows = rows(&golden().join("peak_memory.jsonl"));
+    let rows = rows("peak_memory.jsonl");
     assert!(rows.len() >= 30);
     for row in &rows {
         let name = row["name"].as_str().unwrap();
-        let dir = golden().join("peak_memory").join(name);
+        let dir = golden_dir().join("peak_memory").join(name);
         let bytes = std::fs::read(dir.join("after_optimizations.hlo.pb")).unwrap();
         let report = peak_from_hlo_proto(&bytes).unwrap();
         let expected = &row["expected"];
@@ -92,9 +90,9 @@ fn golden_programs_from_their_hlo_proto() {
 
 #[test]
 fn golden_programs_from_their_text_dumps() {
-    for row in rows(&golden().join("peak_memory.jsonl")) {
+    for row in rows("peak_memory.jsonl") {
         let name = row["name"].as_str().unwrap();
-        let dir = golden().join("peak_memory").join(name);
+        let dir = golden_dir().join("peak_memory").join(name);
         let report = text_dumps(&dir);
         assert_eq!(report.peak_bytes, row["expected"]["peak_bytes"], "{name}");
         consistent(name, &report);
@@ -111,8 +109,8 @@ fn golden_programs_from_their_text_dumps() {
 
 #[test]
 fn h100_modules_from_their_text_dumps() {
-    let dir = golden().join("peak_memory_h100");
-    let rows = rows(&dir.join("memory_analysis.jsonl"));
+    let dir = golden_dir().join("peak_memory_h100");
+    let rows = rows("peak_memory_h100/memory_analysis.jsonl");
     assert_eq!(rows.len(), 3);
     for row in rows {
         let name = row["name"].as_str().unwrap();
@@ -137,7 +135,7 @@ fn h100_modules_from_their_text_dumps() {
 
 #[test]
 fn the_attention_peak_names_its_buffers() {
-    let dir = golden().join("peak_memory_h100/big_attention_cudnn");
+    let dir = golden_dir().join("peak_memory_h100/big_attention_cudnn");
     let report = text_dumps(&dir);
     let point = report.peak_at.unwrap();
     assert_eq!(point.instruction, "dot_product_attention_fwd.4");
@@ -162,7 +160,7 @@ fn the_attention_peak_names_its_buffers() {
 
 #[test]
 fn bad_input_is_a_typed_error() {
-    let dir = golden().join("peak_memory/mlp_grad");
+    let dir = golden_dir().join("peak_memory/mlp_grad");
     let bytes = std::fs::read(dir.join("after_optimizations.hlo.pb")).unwrap();
     for cut in [1, bytes.len() / 2, bytes.len() - 1] {
         assert!(
@@ -213,7 +211,7 @@ fn a_long_schedule_is_swept_once() {
 #[test]
 fn text_dumps_of_two_modules_do_not_mix() {
     let read = |name: &str, file: &str| {
-        std::fs::read_to_string(golden().join("peak_memory").join(name).join(file)).unwrap()
+        std::fs::read_to_string(golden_dir().join("peak_memory").join(name).join(file)).unwrap()
     };
     let error = peak_from_text_dumps(
         &read("mlp", "buffer-assignment.txt"),

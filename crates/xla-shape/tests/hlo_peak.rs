@@ -3,14 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::PathBuf;
+use conformance::golden_dir;
 
 use assert_cmd::cargo::cargo_bin_cmd;
 use serde_json::Value;
-
-fn golden() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden")
-}
 
 fn hlo(args: &[&std::ffi::OsStr], stdin: &str) -> (i32, String) {
     let output = cargo_bin_cmd!("xla-shape")
@@ -25,12 +21,15 @@ fn hlo(args: &[&std::ffi::OsStr], stdin: &str) -> (i32, String) {
 
 #[test]
 fn every_golden_program_peaks_as_xla_computes_it() {
-    let expected = std::fs::read_to_string(golden().join("peak_memory.jsonl")).unwrap();
+    let expected = std::fs::read_to_string(golden_dir().join("peak_memory.jsonl")).unwrap();
     let mut checked = 0;
     for line in expected.lines() {
         let row: Value = serde_json::from_str(line).unwrap();
         let name = row["name"].as_str().unwrap();
-        let file = golden().join("peak_memory").join(name).join("compiled.txt");
+        let file = golden_dir()
+            .join("peak_memory")
+            .join(name)
+            .join("compiled.txt");
         let (code, out) = hlo(
             &[
                 "--json".as_ref(),
@@ -55,7 +54,7 @@ fn every_golden_program_peaks_as_xla_computes_it() {
 
 #[test]
 fn the_text_and_the_timeline_of_a_module() {
-    let dir = golden().join("peak_memory/mlp");
+    let dir = golden_dir().join("peak_memory/mlp");
     let scratch = tempfile::tempdir().unwrap();
     let svg = scratch.path().join("t.svg");
     let (code, out) = hlo(
@@ -86,7 +85,7 @@ fn the_text_and_the_timeline_of_a_module() {
 
 #[test]
 fn a_module_without_a_schedule_says_its_peak_is_an_estimate() {
-    let text = std::fs::read_to_string(golden().join("peak_memory/mlp/compiled.txt")).unwrap();
+    let text = std::fs::read_to_string(golden_dir().join("peak_memory/mlp/compiled.txt")).unwrap();
     let unscheduled = text.replacen("is_scheduled=true, ", "", 1);
     let (code, out) = hlo(
         &["hlo".as_ref(), "-".as_ref(), "--peak".as_ref()],
@@ -126,7 +125,7 @@ fn stablehlo_protos_and_bad_text_are_refused() {
         out.ends_with("compile it and pass compiled.as_text()\n"),
         "{out}"
     );
-    let proto = golden().join("hlo/cond.pb");
+    let proto = golden_dir().join("hlo/cond.pb");
     let (code, out) = hlo(&["hlo".as_ref(), proto.as_os_str(), "--peak".as_ref()], "");
     assert_eq!(code, 1);
     assert!(out.contains("not a serialized HloModuleProto"), "{out}");
