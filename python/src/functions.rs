@@ -5,7 +5,7 @@ use index_util::TiledLayout;
 use pyo3::prelude::*;
 use pythonize::pythonize;
 
-use crate::error;
+use crate::errors::{error, invalid_shape, library_error};
 use crate::shape::shape_arg;
 
 /// XLA's `ShapeUtil::ByteSizeOf`; tuples need `pointer_size`.
@@ -18,13 +18,14 @@ pub fn byte_size(shape: &Bound<'_, PyAny>, pointer_size: Option<i64>) -> PyResul
 /// XLA's `ShapeUtil::ArraySize`: the bytes of the buffer, tiles included.
 #[pyfunction]
 pub fn array_size(shape: &Bound<'_, PyAny>) -> PyResult<i64> {
-    shape_util::array_size(&shape_arg(shape)?).map_err(error)
+    shape_util::array_size(&shape_arg(shape)?).map_err(invalid_shape)
 }
 
-/// The facts `xla-shape --json explain` prints, as a dict.
+/// The facts `xla-shape --json explain` prints, as a dict (of the typed
+/// `shape_util::Explanation`).
 #[pyfunction]
 pub fn explain<'py>(shape: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    let report = xla_shape::explain(&shape_arg(shape)?).map_err(error)?;
+    let report = xla_shape::explain(&shape_arg(shape)?).map_err(library_error)?;
     Ok(pythonize(shape.py(), &report)?)
 }
 
@@ -32,12 +33,12 @@ pub fn explain<'py>(shape: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
 /// for padding.
 #[pyfunction]
 pub fn memory_order(shape: &Bound<'_, PyAny>) -> PyResult<Vec<Option<i64>>> {
-    xla_shape::memory_order(&shape_arg(shape)?).map_err(error)
+    xla_shape::memory_order(&shape_arg(shape)?).map_err(library_error)
 }
 
 /// The buffer of `shape`, tiles included.
 fn buffer(shape: &Bound<'_, PyAny>) -> PyResult<TiledLayout> {
-    TiledLayout::new(&shape_arg(shape)?).map_err(error)
+    TiledLayout::new(&shape_arg(shape)?).map_err(invalid_shape)
 }
 
 /// The buffer position of the element at `multi`.
@@ -64,18 +65,18 @@ pub fn broadcast(
     in_dim: bool,
     numpy: bool,
 ) -> PyResult<String> {
-    xla_shape::broadcast(&shapes, dims.as_deref(), in_dim, numpy).map_err(error)
+    xla_shape::broadcast(&shapes, dims.as_deref(), in_dim, numpy).map_err(library_error)
 }
 
 /// The view `xla-shape --json view` prints, as a dict.
 #[pyfunction]
 pub fn view<'py>(py: Python<'py>, base: &str, ops: Vec<String>) -> PyResult<Bound<'py, PyAny>> {
-    let report = xla_shape::view(base, &ops).map_err(error)?;
+    let report = xla_shape::view(base, &ops).map_err(library_error)?;
     Ok(pythonize(py, &report)?)
 }
 
 /// `xla-shape draw`: the SVG text.
 #[pyfunction]
 pub fn draw_svg(shape: &Bound<'_, PyAny>) -> PyResult<String> {
-    xla_shape::draw(&shape_arg(shape)?).map_err(error)
+    xla_shape::draw(&shape_arg(shape)?).map_err(library_error)
 }

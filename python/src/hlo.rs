@@ -5,7 +5,7 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
-use crate::error;
+use crate::errors::{hlo_error, library_error};
 
 /// `xla-shape --json hlo --all` (less `ok`) as a `dict`: a `str` is the
 /// module's text, `bytes` a serialized `HloModuleProto` (or text, told
@@ -24,7 +24,7 @@ pub fn hlo_memory<'py>(py: Python<'py>, module: &Bound<'py, PyAny>) -> PyResult<
             module.get_type().name()?
         )));
     };
-    Ok(pythonize::pythonize(py, &report.map_err(error)?)?)
+    Ok(pythonize::pythonize(py, &report.map_err(hlo_error)?)?)
 }
 
 /// Calls `f` with the dump `dump` names (`bytes`: a serialized `HloProto`;
@@ -39,7 +39,7 @@ fn with_dump<T: Send>(
         let bytes = bytes.as_bytes();
         return py
             .detach(|| f(xla_shape::MemoryDump::Proto(bytes), None))
-            .map_err(error);
+            .map_err(hlo_error);
     }
     let Ok(path) = dump.cast::<PyString>() else {
         return Err(pyo3::exceptions::PyTypeError::new_err(format!(
@@ -59,7 +59,7 @@ fn with_dump<T: Send>(
             })?;
         f(files.dump(), Some(&path))
     })
-    .map_err(error)
+    .map_err(hlo_error)
 }
 
 /// `xla-shape --json hlo DUMP` (less `ok`, every live buffer) as a `dict`.
@@ -84,7 +84,7 @@ pub fn memory_timeline_svg(py: Python<'_>, dump: &Bound<'_, PyAny>) -> PyResult<
 pub fn peak_memory_text<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
     let memory = py
         .detach(|| xla_shape::module_peak_memory(text.as_bytes()))
-        .map_err(error)?;
+        .map_err(library_error)?;
     Ok(pythonize::pythonize(py, &memory)?)
 }
 
@@ -96,5 +96,5 @@ pub fn memory_timeline_text_svg(py: Python<'_>, text: &str) -> PyResult<String> 
         xla_shape::module_peak_memory(text.as_bytes())
             .map(|memory| xla_shape::module_memory_timeline(None, &memory))
     })
-    .map_err(error)
+    .map_err(library_error)
 }

@@ -2,12 +2,11 @@
 //! another layout of the same array, read in place and written with the GIL
 //! released, on the calling thread or a pool of `threads` threads.
 
-use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadwriteArray1, PyUntypedArrayMethods};
+use numpy::{PyReadonlyArray1, PyReadwriteArray1, PyUntypedArrayMethods};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
 use relayout::{FromTo, RelayoutPlan, rayon, same_array};
 
-use crate::error;
+use crate::errors::{error, invalid_shape};
 use crate::shape::shape_arg;
 
 /// The plan between the two shapes, checked to be the same array, with
@@ -26,7 +25,8 @@ fn plan(
             dst.human_string_with_layout()
         )));
     }
-    let size = |shape: &schema::Shape| index_util::TiledLayout::buffer_bytes(shape).map_err(error);
+    let size =
+        |shape: &schema::Shape| index_util::TiledLayout::buffer_bytes(shape).map_err(invalid_shape);
     let expected = size(&src)?;
     if len != expected {
         return Err(error(format!(
@@ -38,7 +38,7 @@ fn plan(
         from: &src,
         to: &dst,
     })
-    .map_err(error)?;
+    .map_err(invalid_shape)?;
     Ok((plan, dst, dst_len))
 }
 
@@ -64,48 +64,9 @@ fn execute(
 }
 
 /// Relayouts the bytes of `data` (a contiguous 1-D `uint8` array, which may
-/// view any buffer) into a new `uint8` array, on `threads` threads.
-#[pyfunction]
-pub fn relayout_into_array<'py>(
-    py: Python<'py>,
-    data: PyReadonlyArray1<'py, u8>,
-    src: &Bound<'py, PyAny>,
-    dst: &Bound<'py, PyAny>,
-    threads: usize,
-) -> PyResult<Bound<'py, PyArray1<u8>>> {
-    let (plan, _, dst_len) = plan(src, dst, data.len())?;
-    let input = data.as_slice().map_err(error)?;
-    let out = PyArray1::<u8>::zeros(py, dst_len, false);
-    {
-        let mut writer = out.try_readwrite().map_err(error)?;
-        let output = writer.as_slice_mut().map_err(error)?;
-        py.detach(|| execute(&plan, threads, input, output))
-            .map_err(error)?;
-    }
-    Ok(out)
-}
-
-/// Relayouts the bytes of `data` (as for [`relayout_into_array`]) into new
-/// `bytes`.
-#[pyfunction]
-pub fn relayout_into_bytes<'py>(
-    py: Python<'py>,
-    data: PyReadonlyArray1<'py, u8>,
-    src: &Bound<'py, PyAny>,
-    dst: &Bound<'py, PyAny>,
-    threads: usize,
-) -> PyResult<Bound<'py, PyBytes>> {
-    let (plan, _, dst_len) = plan(src, dst, data.len())?;
-    let input = data.as_slice().map_err(error)?;
-    PyBytes::new_with(py, dst_len, |output| {
-        py.detach(|| execute(&plan, threads, input, output))
-            .map_err(error)
-    })
-}
-
-/// Relayouts the bytes of `data` (as for [`relayout_into_array`]) into
-/// `out`, a contiguous 1-D `uint8` array (which may view any writable
-/// buffer) of the destination's byte size.
+/// view any buffer) into `out`, a contiguous 1-D `uint8` array (which may
+/// view any writable buffer) of the destination's byte size, on `threads`
+/// threads with the GIL released.
 #[pyfunction]
 pub fn relayout_into<'py>(
     py: Python<'py>,

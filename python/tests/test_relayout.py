@@ -34,57 +34,94 @@ def test_relayout_writes_xla_device_buffers(row):
     device = _with_element_size(row["shape"], row["element_size_in_bits"])
     source = bytes.fromhex(row["row_major_hex"])
     want = bytes.fromhex(row["device_hex"])
-    assert xla_shape.relayout(source, _row_major(row), device) == want
-    assert xla_shape.relayout(want, device, _row_major(row)) == source
+    assert xla_shape.relayout(source, _row_major(row), device, raw=True).tobytes() == want
+    assert xla_shape.relayout(want, device, _row_major(row), raw=True).tobytes() == source
 
 
-DTYPES = {"f32": np.float32, "bf16": np.uint16, "s8": np.int8, "f64": np.float64, "c64": np.complex64}
+def _bf16():
+    return pytest.importorskip("ml_dtypes").bfloat16
+
+
+DTYPES = {"f32": np.float32, "bf16": _bf16, "s8": np.int8, "f64": np.float64, "c64": np.complex64}
 
 
 @pytest.mark.parametrize("name", sorted(DTYPES))
 @pytest.mark.parametrize("dims", [(5, 7), (3, 4, 5), (2, 3, 4, 5), (67, 129)])
 def test_relayout_is_numpys_transpose(name, dims):
+    dtype = DTYPES[name]() if name == "bf16" else DTYPES[name]
     rng = np.random.default_rng(len(dims))
-    a = (rng.integers(0, 100, size=dims)).astype(DTYPES[name])
+    a = (rng.integers(0, 100, size=dims)).astype(dtype)
     rank = len(dims)
     text = ",".join(map(str, dims))
     for perm in [tuple(reversed(range(rank))), tuple(rng.permutation(rank))]:
         # Major-to-minor `perm` is minor-to-major reversed.
         layout = ",".join(str(d) for d in reversed(perm))
-        out = xla_shape.relayout(a, f"{name}[{text}]", f"{name}[{text}]{{{layout}}}")
+        dst = f"{name}[{text}]{{{layout}}}"
         want = a.transpose(perm).copy()
-        assert out.dtype == a.dtype and out.shape == (a.size,)
-        assert out.tobytes() == want.tobytes()
-        back = xla_shape.relayout(want, f"{name}[{text}]{{{layout}}}", f"{name}[{text}]")
-        assert back.tobytes() == a.tobytes()
+        out = xla_shape.relayout(a, f"{name}[{text}]", dst)
+        # The same array, laid out in memory as numpy's transpose.
+        assert out.dtype == a.dtype and out.shape == a.shape
+        assert np.array_equal(out, a)
+        assert out.transpose(perm).flags.c_contiguous
+        assert out.transpose(perm).tobytes() == want.tobytes()
+        raw = xla_shape.relayout(a, f"{name}[{text}]", dst, raw=True)
+        assert raw.dtype == a.dtype and raw.shape == (a.size,)
+        assert raw.tobytes() == want.tobytes()
+        # The raw buffer back into row-major order.
+        back = xla_shape.relayout(raw, dst, f"{name}[{text}]")
+        assert back.flags.c_contiguous and np.array_equal(back, a)
 
 
 @pytest.mark.parametrize("rows,cols", [(16, 256), (10, 200), (1, 1)])
 def test_tiled_relayout_is_numpys_tiling(rows, cols):
     a = np.arange(rows * cols, dtype=np.float32).reshape(rows, cols)
-    out = xla_shape.relayout(a, f"f32[{rows},{cols}]", f"f32[{rows},{cols}]{{1,0:T(8,128)}}")
+    dst = f"f32[{rows},{cols}]{{1,0:T(8,128)}}"
+    out = xla_shape.relayout(a, f"f32[{rows},{cols}]", dst, raw=True)
     padded = np.pad(a, ((0, -rows % 8), (0, -cols % 128)))
     r, c = padded.shape
     want = padded.reshape(r // 8, 8, c // 128, 128).transpose(0, 2, 1, 3).copy()
     assert out.tobytes() == want.tobytes()
+    with pytest.raises(xla_shape.UnsupportedError, match="pass raw=True"):
+        xla_shape.relayout(a, f"f32[{rows},{cols}]", dst)
 
 
 def test_padded_relayout_is_numpys_pad():
     a = np.arange(6, dtype=np.int32).reshape(2, 3)
-    out = xla_shape.relayout(a, "s32[2,3]", "s32[2,3]{0,1:PAD(3,5)PV(one)}")
+    dst = "s32[2,3]{0,1:PAD(3,5)PV(one)}"
     want = np.pad(a.T, ((0, 2), (0, 1)), constant_values=1)
-    assert out.tobytes() == want.tobytes()
+    assert xla_shape.relayout(a, "s32[2,3]", dst, raw=True).tobytes() == want.tobytes()
+    out = xla_shape.relayout(a, "s32[2,3]", dst)
+    assert np.array_equal(out, a) and out.strides == (4, 12)
+    assert out.base is not None and out.base.nbytes == want.nbytes
 
 
-def test_bytes_like_inputs_give_bytes():
+def test_bytes_like_inputs_are_buffers_and_give_arrays():
     for data in [b"ABCDEF", bytearray(b"ABCDEF"), memoryview(b"ABCDEF"), np.frombuffer(b"ABCDEF", np.uint8).data]:
-        assert xla_shape.relayout(data, "u8[2,3]{1,0}", "u8[2,3]{0,1}") == b"ADBECF"
+        raw = xla_shape.relayout(data, "u8[2,3]{1,0}", "u8[2,3]{0,1}", raw=True)
+        assert isinstance(raw, np.ndarray) and raw.tobytes() == b"ADBECF"
+    out = xla_shape.relayout(b"ABCDEF", "u8[2,3]{1,0}", "u8[2,3]{0,1}")
+    assert out.tolist() == [list(b"ABC"), list(b"DEF")] and out.flags.f_contiguous
 
 
-def test_non_contiguous_arrays_are_read_in_c_order():
+def test_arrays_are_read_by_their_own_strides():
     a = np.arange(12, dtype=np.int16).reshape(3, 4)[:, ::2]
-    out = xla_shape.relayout(a, "s16[3,2]", "s16[3,2]{0,1}")
+    out = xla_shape.relayout(a, "s16[3,2]", "s16[3,2]{0,1}", raw=True)
     assert out.tobytes() == a.T.copy().tobytes()
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    fortran = np.asfortranarray(x)
+    # A Fortran-ordered array is the same array: read as what it is, even
+    # under a source layout that says otherwise.
+    for src in ["f32[2,3]{1,0}", "f32[2,3]{0,1}"]:
+        assert xla_shape.relayout(fortran, src, "f32[2,3]{1,0}", raw=True).tobytes() == x.tobytes()
+    assert xla_shape.relayout(x.T, "f32[3,2]", "f32[3,2]{1,0}", raw=True).tobytes() == x.T.copy().tobytes()
+
+
+def test_a_dtype_that_is_not_the_element_type_is_refused():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with pytest.raises(xla_shape.XlaShapeError, match=r"data is float32 but the source's element type is s32 \(int32\)"):
+        xla_shape.relayout(a, "s32[2,3]", "s32[2,3]{0,1}")
+    with pytest.raises(xla_shape.XlaShapeError, match=r"data is int16\[5\]"):
+        xla_shape.relayout(np.zeros(5, np.int16), "f32[2,3]", "f32[2,3]{0,1}")
 
 
 def test_bad_sizes_and_shapes_raise():
@@ -92,8 +129,15 @@ def test_bad_sizes_and_shapes_raise():
         xla_shape.relayout(b"ABCDE", "u8[2,3]", "u8[2,3]{0,1}")
     with pytest.raises(xla_shape.XlaShapeError, match="not the same array"):
         xla_shape.relayout(b"ABCDEF", "u8[2,3]", "u8[3,2]")
-    with pytest.raises(xla_shape.XlaShapeError, match=re.escape("Syntax error")):
+    with pytest.raises(xla_shape.ParseError, match=re.escape("Syntax error")):
         xla_shape.relayout(b"ABCDEF", "u8[2,3", "u8[2,3]")
+    with pytest.raises(xla_shape.InvalidShapeError, match="duplicate"):
+        xla_shape.relayout(b"ABCDEF", "u8[2,3]{1,1}", "u8[2,3]")
+
+
+def test_a_huge_destination_is_an_error_not_a_panic():
+    with pytest.raises(xla_shape.XlaShapeError, match="1099511627776"):
+        xla_shape.relayout(np.zeros(6, np.uint8), "u8[6]", "u8[6]{0:T(1099511627776)}")
 
 
 def test_out_receives_the_destination():
@@ -112,7 +156,24 @@ def test_out_must_not_overlap_data_and_scalars_are_arrays():
     with pytest.raises(xla_shape.XlaShapeError, match="overlaps"):
         xla_shape.relayout(a, "u8[2,3]", "u8[2,3]{0,1}", out=a)
     out = xla_shape.relayout(np.float32(3.0), "f32[]", "f32[]")
-    assert out.dtype == np.float32 and out.tolist() == [3.0]
+    assert out.dtype == np.float32 and out.shape == () and float(out) == 3.0
+
+
+class DuckArray:
+    """Stands for a jax array: ``shape``, ``dtype`` and ``__array__``."""
+
+    def __init__(self, array):
+        self._array = array
+        self.shape, self.dtype = array.shape, array.dtype
+
+    def __array__(self, dtype=None, copy=None):
+        return self._array
+
+
+def test_other_arrays_give_numpy_arrays():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    out = xla_shape.relayout(DuckArray(a), "f32[2,3]", "f32[2,3]{0,1}")
+    assert isinstance(out, np.ndarray) and np.array_equal(out, a) and out.flags.f_contiguous
 
 
 @pytest.mark.parametrize(
@@ -123,14 +184,14 @@ def test_threads_write_the_bytes_of_one_thread(dst):
     # 4 MiB of f32: large enough for a pool to split every piece (at most
     # one chunk per 512 KiB), into a tiled and a padded layout and back.
     a = np.arange(1024 * 1024, dtype=np.float32).reshape(1024, 1024)
-    one = xla_shape.relayout(a, "f32[1024,1024]{1,0}", dst)
+    one = xla_shape.relayout(a, "f32[1024,1024]{1,0}", dst, raw=True)
     for threads in (2, 3):
-        many = xla_shape.relayout(a, "f32[1024,1024]{1,0}", dst, threads=threads)
+        many = xla_shape.relayout(a, "f32[1024,1024]{1,0}", dst, threads=threads, raw=True)
         assert np.array_equal(many, one)
         out = np.empty_like(one)
         xla_shape.relayout(a, "f32[1024,1024]{1,0}", dst, out=out, threads=threads)
         assert np.array_equal(out, one)
     back = xla_shape.relayout(one, dst, "f32[1024,1024]{1,0}", threads=2)
-    assert np.array_equal(back, a.reshape(-1))
+    assert np.array_equal(back, a)
     with pytest.raises(xla_shape.XlaShapeError, match="threads"):
         xla_shape.relayout(a, "f32[1024,1024]{1,0}", dst, threads=0)

@@ -51,11 +51,11 @@ def test_attributes_repr_and_equality():
     shape = xla_shape.parse("bf16[10,200]{1,0:T(8,128)(2,1)}")
     assert shape.dimensions == [10, 200]
     assert shape.element_type == "bf16"
-    assert shape.layout == "{1,0:T(8,128)(2,1)}"
+    assert shape.layout == "{1,0:T(8,128)(2,1)}" and str(shape.layout) == "{1,0:T(8,128)(2,1)}"
     assert repr(shape) == "Shape('bf16[10,200]{1,0:T(8,128)(2,1)}')"
     assert shape == xla_shape.Shape("bf16[10,200]{1,0:T(8,128)(2,1)}")
     assert shape != xla_shape.parse("bf16[10,200]{0,1}")
-    assert shape != "bf16[10,200]{1,0:T(8,128)(2,1)}"
+    assert shape == "bf16[10,200]{1,0:T(8,128)(2,1)}" and shape != "bf16[10,200]"
     assert xla_shape.parse("(f32[2], s8[])").element_type == "tuple"
     assert xla_shape.parse("(f32[2], s8[])").layout is None
 

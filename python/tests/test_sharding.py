@@ -11,7 +11,7 @@ from conftest import golden
 
 
 def without_layout(text):
-    shape = xla_shape.parse(text)
+    shape = xla_shape.as_shape(text)
     return shape.element_type, shape.dimensions
 
 
@@ -60,7 +60,7 @@ def test_reshard_plan_gives_each_device_jaxs_data(row):
     array = np.arange(int(np.prod(dims)), dtype=np.int32).reshape(dims)
     src = xla_shape.shard(shape, row["from"], devices=8)["devices"]
     dst = xla_shape.shard(shape, row["to"], devices=8)
-    shard_dims = xla_shape.parse(dst["shard_shape"]).dimensions
+    shard_dims = dst.shard_shape.dimensions
     plan = xla_shape.reshard(shape, row["from"], row["to"], devices=8)
     buffers = [np.zeros(shard_dims, dtype=np.int32) for _ in range(8)]
     moved = kept = 0

@@ -1,0 +1,172 @@
+"""HLO modules: every buffer, the peak memory and its timeline, from a
+module's text, a serialized module, XLA's dumps or jax's
+``Compiled``/``Lowered``."""
+
+from __future__ import annotations
+
+import os as _os
+from typing import Any, Union
+
+from . import _inputs, _native
+from ._guard import call
+from ._reports import MemoryReport, PeakReport
+from ._svg import Svg
+
+DumpLike = Union[bytes, bytearray, memoryview, str, "_os.PathLike[str]"]
+"""XLA's dump of a buffer assignment: the ``HloProto``'s bytes, or a path."""
+
+
+def hlo_memory(module: Any) -> MemoryReport:
+    """Every buffer of an HLO module: the report ``xla-shape hlo --all``
+    prints. ``module`` is the module's text (a ``str``:
+    ``compiled.as_text()`` in jax, the ``*.txt`` files of
+    ``--xla_dump_to``), a jax ``Compiled`` or ``Lowered`` (or any object
+    with an ``as_text()`` method giving the text), or a serialized
+    ``HloModuleProto`` (``bytes``: ``as_serialized_hlo_module_proto()``,
+    the ``*.pb`` files; text as bytes is recognised too). StableHLO gets an
+    error that says what to pass. ``parameter_bytes`` and ``output_bytes``
+    are what XLA's ``CompiledMemoryStats`` reports (jax's
+    ``memory_analysis()``: logical bytes), ``*_allocated_bytes`` the
+    buffers' sizes with tiles; ``instructions`` lists every instruction's
+    buffer, largest first, with its padding; ``computation_totals`` adds up
+    each computation's. The GIL is released while the module is read.
+
+    >>> text = '''HloModule tiled
+    ... ENTRY %e (p: bf16[10,200]) -> bf16[10,200] {
+    ...   ROOT %p = bf16[10,200]{1,0:T(8,128)(2,1)} parameter(0)
+    ... }
+    ... '''
+    >>> report = hlo_memory(text)
+    >>> report.parameter_bytes, report.parameter_allocated_bytes
+    (4000, 8192)
+    >>> report.instructions[0].padding_bytes, report.instructions[0].padding_ratio
+    (4192, 2.048)
+    >>> hlo_memory("ENTRY %e {}")
+    Traceback (most recent call last):
+    ...
+    xla_shape.HloError: line 1, column 1: expected `HloModule` first
+    >>> hlo_memory("module @jit_f {}")
+    Traceback (most recent call last):
+    ...
+    xla_shape.HloError: this is StableHLO (jax's lowered.as_text()), whose buffers are not assigned yet: compile it and pass compiled.as_text()
+    """
+    arg = _inputs.module(module)
+    if isinstance(arg, str) and _is_stablehlo(arg):
+        raise _native.HloError(_STABLEHLO)
+    return MemoryReport(call(_native.hlo_memory, arg))
+
+
+_STABLEHLO = (
+    "this is StableHLO (jax's lowered.as_text()), whose buffers are not assigned yet: "
+    "compile it and pass compiled.as_text()"
+)
+
+
+def _is_stablehlo(text: str) -> bool:
+    return text.lstrip().startswith(("module @", "module {", "module attributes"))
+
+
+def _module_text(x: Any) -> Any:
+    """The module text ``x`` is or gives, or ``None`` for a dump (bytes, a
+    path): a ``str`` is text when it starts with ``HloModule`` or
+    ``module`` (StableHLO, refused natively) or spans lines."""
+    x = _inputs.module(x) if not isinstance(x, (bytes, _os.PathLike)) else x
+    if not isinstance(x, str):
+        return None
+    head = x.lstrip()
+    if head.startswith(("HloModule", "module @", "module {")) or "\n" in x:
+        return x
+    return None
+
+
+def _dump(dump: Any) -> Union[bytes, str]:
+    """A dump as the native functions take it: bytes, or a path."""
+    if isinstance(dump, (bytearray, memoryview)):
+        return bytes(dump)
+    if isinstance(dump, bytes):
+        return dump
+    return _os.fspath(dump)
+
+
+def peak_memory(x: Any) -> PeakReport:
+    """The peak memory of a compiled module as XLA computes
+    ``peak_memory_in_bytes``: the report ``xla-shape hlo FILE --peak``
+    prints. ``x`` is one of:
+
+    - the module's text (a ``str``: ``compiled.as_text()``), a jax
+      ``Compiled``, or any object with an ``as_text()`` method giving the
+      text: the peak computed from the scheduled module alone, as XLA's
+      buffer assignment would place its buffers; the report adds
+      ``peak_is_estimate`` (true for a module without a schedule, taken in
+      the order of its text), ``steps`` and ``buffers`` (every buffer with
+      its ``first_step`` and ``last_step``). StableHLO
+      (``lowered.as_text()``) is refused: compile it first;
+    - XLA's dump of its buffer assignment
+      (``XLA_FLAGS="--xla_dump_to=DIR --xla_dump_hlo_as_proto"``): the
+      ``HloProto`` (``bytes``, or the path of ``*after_optimizations.hlo.pb``)
+      or the path of ``*-buffer-assignment.txt`` (the ``*-live-range.txt``
+      beside it is read too).
+
+    ``peak_at`` says where the peak is reached (``step`` in ``unit``:
+    ``heap_event`` or ``schedule_step``, and the ``instruction``);
+    ``live_at_peak`` lists every buffer live there, largest first, with its
+    ``kind``; ``device`` and ``host`` are XLA's other allocation totals.
+    Jupyter shows the memory timeline. The GIL is released while the module
+    or dump is read.
+
+    >>> text = '''HloModule m, is_scheduled=true
+    ...
+    ... ENTRY %main (p: f32[256]) -> f32[256] {
+    ...   %p = f32[256]{0} parameter(0)
+    ...   %e = f32[256]{0} exponential(%p)
+    ...   %n = f32[256]{0} negate(%e)
+    ...   ROOT %s = f32[256]{0} add(%n, %e)
+    ... }
+    ... '''
+    >>> report = peak_memory(text)
+    >>> report.peak_bytes, report.peak_at.instruction, report.peak_is_estimate
+    (3072, 'n', False)
+    >>> peak_memory("module @jit_f {}")
+    Traceback (most recent call last):
+    ...
+    xla_shape.HloError: this is StableHLO (jax's lowered.as_text()), whose buffers are not assigned yet: compile it and pass compiled.as_text()
+
+    An ``HloModuleProto`` (``as_serialized_hlo_module_proto()``) carries no
+    buffer assignment:
+
+    >>> peak_memory(b"")
+    Traceback (most recent call last):
+    ...
+    xla_shape.HloError: HloProto: no hlo_module
+    """
+    text = _module_text(x)
+    if text is not None:
+        return PeakReport(
+            call(_native.peak_memory_text, text),
+            draw=lambda: Svg(call(_native.memory_timeline_text_svg, text)),
+        )
+    dump = _dump(x)
+    return PeakReport(
+        call(_native.peak_memory, dump),
+        draw=lambda: Svg(call(_native.memory_timeline_svg, dump)),
+    )
+
+
+def memory_timeline(x: Any) -> Svg:
+    """The memory timeline of a module (as for :func:`peak_memory`: its
+    text, a jax ``Compiled``, or XLA's dump): the picture ``xla-shape hlo
+    FILE --timeline OUT.svg`` writes. Live bytes over program order (the
+    steps of the module's schedule or of a live-range dump, the heap events
+    of an ``HloProto``) stacked by kind with the peak marked, the largest
+    blocks of storage over their live ranges, and the buffers live at the
+    peak; each band and bar says its buffer when pointed at.
+
+    >>> memory_timeline("module.txt")
+    Traceback (most recent call last):
+    ...
+    xla_shape.HloError: cannot open module.txt: No such file or directory (os error 2)
+    """
+    text = _module_text(x)
+    if text is not None:
+        return Svg(call(_native.memory_timeline_text_svg, text))
+    return Svg(call(_native.memory_timeline_svg, _dump(x)))

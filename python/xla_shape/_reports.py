@@ -1,0 +1,347 @@
+"""The report classes: the typed Rust reports (``shape_util::Explanation``,
+``stride_util::ViewReport``, ``sharding_util::ShardReport`` and
+``ReshardPlan``, ``hlo_util::MemoryReport`` and ``PeakReport``) as Python
+objects, each field an attribute (``report.peak_bytes``) and a key
+(``report["peak_bytes"]``), nested entries objects of their own."""
+
+from __future__ import annotations
+
+import keyword as _keyword
+from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Tuple, Type
+
+from ._native import Shape
+from ._svg import Svg
+
+
+def _short(value: Any) -> str:
+    """``repr(value)``, long lists cut to their first entries."""
+    if isinstance(value, list) and len(value) > 4:
+        head = ", ".join(repr(v) for v in value[:3])
+        return f"[{head}, ... {len(value)} in all]"
+    return repr(value)
+
+
+class Record:
+    """A report or an entry of one: its fields as attributes (a Python
+    keyword gets a trailing ``_``: ``piece.from_``) and by key."""
+
+    _entries: ClassVar[Dict[str, Type["Record"]]] = {}
+    """The fields whose values (or list items) are records of their own."""
+
+    def __init__(self, fields: Mapping[str, Any]) -> None:
+        self._fields: Dict[str, Any] = {}
+        for key, value in fields.items():
+            kind = self._entries.get(key)
+            if kind is not None and value is not None:
+                value = [kind(v) for v in value] if isinstance(value, list) else kind(value)
+            self._fields[key] = value
+            setattr(self, key + "_" if _keyword.iskeyword(key) else key, value)
+
+    def __getitem__(self, key: str) -> Any:
+        return self._fields[key]
+
+    def keys(self) -> List[str]:
+        """The field names, as the JSON of the command line names them."""
+        return list(self._fields)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The fields as plain ``dict``s and ``list``s (the command's
+        ``--json`` object)."""
+
+        def plain(value: Any) -> Any:
+            if isinstance(value, Record):
+                return value.to_dict()
+            if isinstance(value, list):
+                return [plain(v) for v in value]
+            if isinstance(value, Shape):
+                return str(value)
+            return value
+
+        return {key: plain(value) for key, value in self._fields.items()}
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to a record of the same class and fields, or to the
+        ``dict`` of :meth:`to_dict`."""
+        if isinstance(other, dict):
+            return self.to_dict() == other
+        return isinstance(other, Record) and type(other) is type(self) and self._fields == other._fields
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{key}={_short(value)}" for key, value in self._fields.items())
+        return f"{type(self).__name__}({fields})"
+
+
+class Explanation(Record):
+    """What ``explain`` reports of a shape (``shape_util::Explanation``):
+    sizes, strides, major-to-minor order, tiles, padding. Jupyter shows
+    the shape's picture."""
+
+    element_type: str
+    rank: Optional[int]
+    true_rank: Optional[int]
+    element_count: Optional[int]
+    byte_size: Optional[int]
+    buffer_size: Optional[int]
+    tiles: List[List[int]]
+    strides: Optional[List[int]]
+    byte_strides: Optional[List[int]]
+    major_to_minor: Optional[List[int]]
+    padded_dimensions: Optional[List[int]]
+
+    def __init__(self, fields: Mapping[str, Any], draw: Optional[Callable[[], Svg]] = None) -> None:
+        super().__init__(fields)
+        self._draw = draw
+
+    def _repr_svg_(self) -> Optional[str]:
+        return None if self._draw is None else self._draw().text
+
+
+class View(Record):
+    """A strided view after numpy-style operations
+    (``stride_util::ViewReport``): ``shape``, ``strides`` and ``offset`` in
+    elements, and whether it is C or Fortran contiguous."""
+
+    shape: List[int]
+    strides: List[int]
+    offset: int
+    c_contiguous: bool
+    f_contiguous: bool
+
+
+class DeviceShard(Record):
+    """What one device holds (``sharding_util::DeviceShard``): its ``tile``
+    in the tile grid, its box of the global array (``offsets`` to
+    ``limits``, exclusive; ``None`` when it holds nothing) and the
+    ``bytes`` of that box. ``device`` is jax's ``Device.id`` when the
+    sharding came from jax, else the device number of XLA's sharding;
+    ``position`` is always the latter."""
+
+    device: int
+    position: int
+    tile: Optional[List[int]]
+    offsets: Optional[List[int]]
+    limits: Optional[List[int]]
+    bytes: int
+
+    @property
+    def index(self) -> Optional[Tuple[slice, ...]]:
+        """The box as a numpy index (jax's ``devices_indices_map`` entry),
+        or ``None`` for a device that holds nothing."""
+        if self.offsets is None or self.limits is None:
+            return None
+        return tuple(slice(lo, hi) for lo, hi in zip(self.offsets, self.limits))
+
+
+class ShardReport(Record):
+    """What every device holds of an array under a sharding
+    (``sharding_util::ShardReport``): XLA's ``shard_shape`` (uneven
+    dimensions rounded up), every device's :class:`DeviceShard`, and the
+    ``replication_groups`` (devices holding the same data). Jupyter shows
+    the sharding's picture."""
+
+    _entries = {"devices": DeviceShard}
+
+    shard_shape: Shape
+    devices: List[DeviceShard]
+    replication_groups: List[List[int]]
+    mesh_axes: Optional[List[Tuple[str, int]]]
+
+    def __init__(
+        self,
+        fields: Mapping[str, Any],
+        device_ids: Optional[List[int]] = None,
+        mesh_axes: Optional[List[Tuple[str, int]]] = None,
+        draw: Optional[Callable[[], Svg]] = None,
+    ) -> None:
+        fields = dict(fields)
+        fields["shard_shape"] = Shape(fields["shard_shape"])
+        ids = _ids(device_ids)
+        fields["devices"] = [
+            dict(d, device=ids(d["device"]), position=d["device"]) for d in fields["devices"]
+        ]
+        fields["replication_groups"] = [[ids(d) for d in g] for g in fields["replication_groups"]]
+        super().__init__(fields)
+        self.mesh_axes = mesh_axes
+        self._draw = draw
+
+    @property
+    def empty_devices(self) -> List[int]:
+        """The devices that hold nothing of the array."""
+        return [d.device for d in self.devices if d.offsets is None]
+
+    def _repr_svg_(self) -> Optional[str]:
+        return None if self._draw is None else self._draw().text
+
+
+class Piece(Record):
+    """One block of a reshard (``sharding_util::Piece``): sent from device
+    ``from_`` (key ``"from"``) to device ``to``, the box ``offsets`` to
+    ``limits`` of the global array, and its ``bytes``."""
+
+    from_: int
+    to: int
+    offsets: List[int]
+    limits: List[int]
+    bytes: int
+
+
+class ReshardPlan(Record):
+    """The pieces that move an array from one sharding to another
+    (``sharding_util::ReshardPlan``): every destination device's box
+    covered once, and the ``bytes_moved`` between devices and
+    ``bytes_kept`` on them."""
+
+    _entries = {"pieces": Piece}
+
+    pieces: List[Piece]
+    bytes_moved: int
+    bytes_kept: int
+
+    def __init__(
+        self,
+        fields: Mapping[str, Any],
+        src_ids: Optional[List[int]] = None,
+        dst_ids: Optional[List[int]] = None,
+    ) -> None:
+        fields = dict(fields)
+        src, dst = _ids(src_ids), _ids(dst_ids)
+        fields["pieces"] = [
+            dict(p, **{"from": src(p["from"]), "to": dst(p["to"])}) for p in fields["pieces"]
+        ]
+        super().__init__(fields)
+
+
+class InstructionBuffer(Record):
+    """An instruction's buffer in an HLO module: ``computation``, ``name``,
+    ``opcode``, ``shape``, logical ``bytes``, ``allocated_bytes`` (tiles
+    included), ``padding_bytes`` and ``padding_ratio``, ``memory_space``
+    and, for a sharded module, the ``per_device_shape`` and
+    ``per_device_bytes``."""
+
+    computation: str
+    name: str
+    opcode: str
+    shape: str
+    bytes: int
+    allocated_bytes: int
+    padding_bytes: int
+    padding_ratio: float
+    memory_space: int
+    per_device_shape: Optional[str]
+    per_device_bytes: Optional[int]
+
+
+class ComputationTotal(Record):
+    """The buffers of one computation added up."""
+
+    computation: str
+    instructions: int
+    bytes: int
+    allocated_bytes: int
+    padding_bytes: int
+
+
+class MemoryReport(Record):
+    """Every buffer of an HLO module (``hlo_util::MemoryReport``):
+    ``parameter_bytes`` and ``output_bytes`` as XLA's
+    ``CompiledMemoryStats`` (jax's ``memory_analysis()``), the allocated
+    sizes with tiles, the per-device sizes of a sharded module, each
+    :class:`InstructionBuffer` (largest first) and each computation's
+    :class:`ComputationTotal`."""
+
+    _entries = {"instructions": InstructionBuffer, "computation_totals": ComputationTotal}
+
+    module: str
+    parameter_bytes: int
+    output_bytes: int
+    parameter_allocated_bytes: int
+    output_allocated_bytes: int
+    per_device_parameter_bytes: Optional[int]
+    per_device_output_bytes: Optional[int]
+    computations: int
+    instruction_count: int
+    instructions: List[InstructionBuffer]
+    computation_totals: List[ComputationTotal]
+
+
+class PeakAt(Record):
+    """Where the peak is reached: the ``step`` (in ``unit``:
+    ``heap_event`` or ``schedule_step``) and the ``instruction``."""
+
+    step: int
+    unit: str
+    instruction: str
+
+
+class LiveBuffer(Record):
+    """A buffer live at the peak (or, with ``first_step`` and
+    ``last_step``, any buffer of a module's text): its ``name``,
+    ``shape_index``, ``shape``, ``bytes`` and ``kind``."""
+
+    name: str
+    shape_index: List[int]
+    shape: str
+    bytes: int
+    kind: str
+
+
+class AllocationTotals(Record):
+    """XLA's allocation totals of one memory: argument, output, alias and
+    temporary bytes."""
+
+    argument_bytes: int
+    output_bytes: int
+    alias_bytes: int
+    temp_bytes: int
+
+
+class PeakReport(Record):
+    """The peak memory of a compiled module (``hlo_util::PeakReport``), as
+    XLA computes ``peak_memory_in_bytes``: ``peak_bytes`` (``static_bytes``
+    plus ``heap_peak_bytes``), where (:class:`PeakAt`), the buffers live
+    there (:class:`LiveBuffer`, largest first) and XLA's ``device`` and
+    ``host`` totals; from a module's text also ``peak_is_estimate``,
+    ``steps`` and every buffer with its steps. Jupyter shows the memory
+    timeline."""
+
+    _entries = {
+        "peak_at": PeakAt,
+        "live_at_peak": LiveBuffer,
+        "device": AllocationTotals,
+        "host": AllocationTotals,
+        "buffers": LiveBuffer,
+    }
+
+    peak_bytes: int
+    static_bytes: int
+    heap_peak_bytes: int
+    peak_at: Optional[PeakAt]
+    live_at_peak: List[LiveBuffer]
+    device: AllocationTotals
+    host: AllocationTotals
+
+    def __init__(self, fields: Mapping[str, Any], draw: Optional[Callable[[], Svg]] = None) -> None:
+        super().__init__(fields)
+        self._draw = draw
+
+    def _repr_svg_(self) -> Optional[str]:
+        return None if self._draw is None else self._draw().text
+
+
+def _ids(device_ids: Optional[List[int]]) -> Callable[[int], int]:
+    """Maps a device number of XLA's sharding to jax's ``Device.id``
+    (itself without ``device_ids``)."""
+    if device_ids is None:
+        return lambda d: d
+    ids = list(device_ids)
+
+    def lookup(d: int) -> int:
+        if not 0 <= d < len(ids):
+            from ._native import ShardingError
+
+            raise ShardingError(f"device {d} is beyond the {len(ids)} devices of the jax sharding")
+        return ids[d]
+
+    return lookup

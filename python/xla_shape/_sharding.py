@@ -1,0 +1,170 @@
+"""Shardings: ``HloSharding``, what each device holds, reshard plans and
+sharding pictures; jax's shardings read through :mod:`._jax`."""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional, Tuple
+
+from . import _inputs, _native
+from ._guard import call
+from ._inputs import ShapeLike
+from ._reports import ReshardPlan, ShardReport
+from ._svg import Svg
+
+
+class HloSharding(_native.HloSharding):
+    """An XLA sharding, parsed once from XLA's text (or an ``OpSharding``
+    proto: :meth:`from_proto`); ``str`` is XLA's text. ``device_ids``
+    (jax's ``Device.id`` of each device number, given by a jax sharding)
+    and ``mesh_axes`` (its mesh's axis names and sizes) are ``None``
+    otherwise.
+
+    >>> s = HloSharding("{devices=[2,2]<=[4] last_tile_dim_replicate}")
+    >>> s.num_devices, s.tile_assignment_devices, s.replication_groups()
+    (4, [0, 1, 2, 3], [[0, 1], [2, 3]])
+    >>> s.to_proto().hex()
+    '08031a02020230014a0104520100'
+    >>> HloSharding.from_proto(s.to_proto()) == s
+    True
+    >>> s.shard("f32[6]").devices[2]
+    DeviceShard(device=2, tile=[1], offsets=[3], limits=[6], bytes=12, position=2)
+    """
+
+    device_ids: Optional[List[int]]
+    mesh_axes: Optional[List[Tuple[str, int]]]
+
+    def __new__(
+        cls,
+        text: str,
+        *,
+        device_ids: Optional[List[int]] = None,
+        mesh_axes: Optional[List[Tuple[str, int]]] = None,
+    ) -> "HloSharding":
+        self = super().__new__(cls, text)
+        self.device_ids = None if device_ids is None else list(device_ids)
+        self.mesh_axes = None if mesh_axes is None else list(mesh_axes)
+        return self
+
+    @classmethod
+    def from_proto(cls, data: bytes) -> "HloSharding":
+        """The sharding a serialized ``OpSharding`` holds, as XLA's
+        ``HloSharding::FromProto`` reads it."""
+        return cls(str(call(_native.HloSharding.from_proto, bytes(data))))
+
+    def __reduce__(self) -> Any:
+        return (_rebuild, (str(self), self.device_ids, self.mesh_axes))
+
+    def replication_groups(self, devices: Optional[int] = None) -> List[List[int]]:
+        """The groups of devices holding the same data (jax's device ids
+        when the sharding came from jax), over the sharding's device count
+        or, when it names none, ``devices``."""
+        groups = call(super().replication_groups, devices)
+        ids = self.device_ids
+        return groups if ids is None else [[ids[d] for d in g] for g in groups]
+
+    def shard(self, shape: ShapeLike, *, devices: Optional[int] = None) -> ShardReport:
+        """What each device holds of an array of ``shape``: :func:`shard`."""
+        return shard(shape, self, devices=devices)
+
+
+def _rebuild(
+    text: str, device_ids: Optional[List[int]], mesh_axes: Optional[List[Tuple[str, int]]]
+) -> HloSharding:
+    return HloSharding(text, device_ids=device_ids, mesh_axes=mesh_axes)
+
+
+def as_sharding(sharding: Any, shape: ShapeLike) -> HloSharding:
+    """A sharding argument (XLA's text, an :class:`HloSharding`, or a jax
+    sharding for an array of ``shape``) as an :class:`HloSharding`.
+
+    >>> as_sharding("{devices=[2]<=[2]}", "f32[4]")
+    HloSharding('{devices=[2]<=[2]}')
+    """
+    if isinstance(sharding, HloSharding):
+        return sharding
+    if isinstance(sharding, _native.HloSharding):
+        return HloSharding(str(sharding))
+    if isinstance(sharding, str):
+        return call(HloSharding, sharding)
+    ndim = _inputs.rank(_inputs.shape(shape))
+    found = _inputs.jax_sharding(sharding, ndim)
+    if found is None:
+        raise TypeError(
+            "a sharding is XLA's sharding text, an xla_shape.HloSharding or a jax sharding, "
+            f"not {type(sharding).__name__}"
+        )
+    return HloSharding(found.text, device_ids=found.device_ids, mesh_axes=found.mesh_axes)
+
+
+def shard(shape: ShapeLike, sharding: Any, *, devices: Optional[int] = None) -> ShardReport:
+    """What each device holds of an array of ``shape`` under ``sharding``
+    (XLA's sharding text, an :class:`HloSharding`, or a jax sharding):
+    the report ``xla-shape shard`` prints. ``shard_shape`` is XLA's shard
+    shape (uneven dimensions rounded up); ``devices`` lists each device's
+    ``tile``, its box of the global array (``offsets`` to ``limits``,
+    exclusive; ``index`` as numpy slices) and the ``bytes`` of that box
+    (``None`` boxes and 0 bytes for a device that holds nothing:
+    ``empty_devices``); ``replication_groups`` are the devices holding the
+    same data. ``device`` is jax's ``Device.id`` for a jax sharding (in its
+    mesh's device order), else the device number of XLA's sharding text
+    (the ids its tile assignment names, ``0..n-1``). The keyword
+    ``devices`` is the device count of a sharding that names none
+    (``{replicated}``, ``{maximal device=N}``). The GIL is released while
+    the devices are laid out.
+
+    >>> report = shard("f32[7,9]", "{devices=[2,4]<=[8]}")
+    >>> report.shard_shape
+    Shape('f32[4,3]{1,0}')
+    >>> report.devices[3]
+    DeviceShard(device=3, tile=[0, 3], offsets=[0, 9], limits=[4, 9], bytes=0, position=3)
+    >>> report.devices[5].index
+    (slice(4, 7, None), slice(3, 6, None))
+    >>> shard("bf16[6]", "{devices=[2,2]<=[4] last_tile_dim_replicate}").replication_groups
+    [[0, 1], [2, 3]]
+    >>> shard("f32[8]", "{replicated}")
+    Traceback (most recent call last):
+    ...
+    xla_shape.ShardingError: {replicated} names no device count: give devices=N
+    """
+    arg = _inputs.shape(shape)
+    s = as_sharding(sharding, arg)
+    facts = call(_native.shard, arg, s, devices)
+    return ShardReport(
+        facts,
+        device_ids=s.device_ids,
+        mesh_axes=s.mesh_axes,
+        draw=lambda: draw_sharding(arg, s, devices),
+    )
+
+
+def reshard(
+    shape: ShapeLike, src: Any, dst: Any, *, devices: Optional[int] = None
+) -> ReshardPlan:
+    """The plan that moves an array of ``shape`` from the sharding ``src``
+    to ``dst`` (each as for :func:`shard`): the report ``xla-shape
+    reshard`` prints. ``pieces`` cover every destination device's box
+    exactly once, each a box (``offsets`` to ``limits``) sent ``from_``
+    a device ``to`` a device with its ``bytes``; ``bytes_moved`` and
+    ``bytes_kept`` total the pieces that change device and those that stay.
+    ``devices`` is the device count when neither sharding names one. The
+    GIL is released while the plan is made.
+
+    >>> plan = reshard("f32[4,4]", "{devices=[2,1,2]<=[4] last_tile_dim_replicate}", "{devices=[1,4]<=[4]}")
+    >>> plan.pieces[1]
+    Piece(from=2, to=0, offsets=[2, 0], limits=[4, 1], bytes=8)
+    >>> plan.bytes_moved, plan.bytes_kept
+    (32, 32)
+    >>> reshard("f32[8]", "{replicated}", "{devices=[4]<=[4]}", devices=4).bytes_moved
+    0
+    """
+    arg = _inputs.shape(shape)
+    a, b = as_sharding(src, arg), as_sharding(dst, arg)
+    facts = call(_native.reshard, arg, a, b, devices)
+    return ReshardPlan(facts, src_ids=a.device_ids, dst_ids=b.device_ids)
+
+
+def draw_sharding(shape: ShapeLike, sharding: Any, devices: Optional[int] = None) -> Svg:
+    """The picture ``xla-shape draw SHAPE --sharding SHARDING`` draws."""
+    arg = _inputs.shape(shape)
+    s = as_sharding(sharding, arg)
+    return Svg(call(_native.draw_sharding_svg, arg, s, devices))
