@@ -49,17 +49,6 @@ impl HloSharding {
         })
     }
 
-    /// The sharding a serialized `OpSharding` holds, as XLA's
-    /// `HloSharding::FromProto` reads it.
-    #[staticmethod]
-    fn from_proto(data: &[u8]) -> PyResult<Self> {
-        let proto = schema::OpSharding::decode(data)
-            .map_err(|e| ShardingError::new_err(format!("invalid OpSharding message: {e}")))?;
-        sharding_util::HloSharding::from_proto(&proto)
-            .map(|inner| Self { inner })
-            .map_err(|e| sharding_error(&e))
-    }
-
     /// The serialized `OpSharding` XLA's `HloSharding::ToProto` writes.
     fn to_proto<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &self.inner.to_proto().encode_to_vec())
@@ -143,6 +132,17 @@ impl HloSharding {
             .replication_groups(n)
             .map_err(|e| sharding_error(&e))
     }
+}
+
+/// The sharding a serialized `OpSharding` holds, as XLA's
+/// `HloSharding::FromProto` reads it: XLA's text.
+#[pyfunction]
+pub fn sharding_from_proto(data: &[u8]) -> PyResult<String> {
+    let proto = schema::OpSharding::decode(data)
+        .map_err(|e| ShardingError::new_err(format!("invalid OpSharding message: {e}")))?;
+    sharding_util::HloSharding::from_proto(&proto)
+        .map(|s| s.to_string())
+        .map_err(|e| sharding_error(&e))
 }
 
 /// The shard report (`xla-shape --json shard`, less `ok`) as a dict.

@@ -85,7 +85,8 @@ def _dump(dump: Any) -> Union[bytes, str]:
         return bytes(dump)
     if isinstance(dump, bytes):
         return dump
-    return _os.fspath(dump)
+    path: str = _os.fspath(dump)
+    return path
 
 
 def peak_memory(x: Any) -> PeakReport:

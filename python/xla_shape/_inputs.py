@@ -71,17 +71,19 @@ def _from_parts(dims: Any, dtype: Any, layout: Any) -> str:
     return f"{_type_name(dtype)}[{sizes}]{_layout_text(layout)}"
 
 
-def shape(arg: ShapeLike) -> Union[Shape, str]:
-    """``arg`` as the native functions take a shape: a ``Shape`` or XLA's
-    text."""
+def shape(shape_like: ShapeLike) -> Union[Shape, str]:
+    """``shape_like`` as the native functions take a shape: a ``Shape`` or
+    XLA's text."""
+    arg: Any = shape_like
     if isinstance(arg, Shape):
         return arg
     if isinstance(arg, str):
         return shape_text(arg)
     if isinstance(arg, tuple) and len(arg) in (2, 3):
         return _from_parts(arg[0], arg[1], arg[2] if len(arg) == 3 else None)
-    if hasattr(arg, "shape") and hasattr(arg, "dtype"):
-        return _from_parts(arg.shape, arg.dtype, _jax.layout_text(arg))
+    dims, dtype = getattr(arg, "shape", None), getattr(arg, "dtype", None)
+    if dims is not None and dtype is not None:
+        return _from_parts(dims, dtype, _jax.layout_text(arg))
     raise TypeError(
         "a shape is XLA's shape text, an xla_shape.Shape, an array or (dimensions, dtype), "
         f"not {type(arg).__name__}"

@@ -86,7 +86,8 @@ def _shaped(buffer: _np.ndarray, shape: Shape) -> _np.ndarray:
     physical = buffer[: _np.prod([sizes[d] for d in major_to_minor], dtype=_np.int64) * dtype.itemsize]
     array = physical.view(dtype).reshape([sizes[d] for d in major_to_minor])
     array = array[tuple(slice(0, shape.dimensions[d]) for d in major_to_minor)]
-    return array.transpose([major_to_minor.index(d) for d in range(len(major_to_minor))])
+    logical: _np.ndarray = array.transpose([major_to_minor.index(d) for d in range(len(major_to_minor))])
+    return logical
 
 
 def _raw(buffer: _np.ndarray, shape: Shape) -> _np.ndarray:

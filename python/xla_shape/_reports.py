@@ -168,8 +168,9 @@ class ShardReport(Record):
 
     @property
     def empty_devices(self) -> List[int]:
-        """The devices that hold nothing of the array."""
-        return [d.device for d in self.devices if d.offsets is None]
+        """The devices that hold nothing of the array (no box, or an empty
+        one: the last tiles of an uneven split)."""
+        return [d.device for d in self.devices if d.offsets is None or _empty(d)]
 
     def _repr_svg_(self) -> Optional[str]:
         return None if self._draw is None else self._draw().text
@@ -328,6 +329,12 @@ class PeakReport(Record):
 
     def _repr_svg_(self) -> Optional[str]:
         return None if self._draw is None else self._draw().text
+
+
+def _empty(shard: DeviceShard) -> bool:
+    """Whether the box of ``shard`` holds no element."""
+    limits = shard.limits or []
+    return any(lo >= hi for lo, hi in zip(shard.offsets or [], limits))
 
 
 def _ids(device_ids: Optional[List[int]]) -> Callable[[int], int]:

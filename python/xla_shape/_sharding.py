@@ -49,7 +49,7 @@ class HloSharding(_native.HloSharding):
     def from_proto(cls, data: bytes) -> "HloSharding":
         """The sharding a serialized ``OpSharding`` holds, as XLA's
         ``HloSharding::FromProto`` reads it."""
-        return cls(str(call(_native.HloSharding.from_proto, bytes(data))))
+        return cls(call(_native.sharding_from_proto, bytes(data)))
 
     def __reduce__(self) -> Any:
         return (_rebuild, (str(self), self.device_ids, self.mesh_axes))
