@@ -30,10 +30,12 @@ pub fn explain<'py>(shape: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
 }
 
 /// The logical element (row-major index) at each buffer position, `None`
-/// for padding.
+/// for padding; up to 2^20 positions, listed with the GIL released.
 #[pyfunction]
-pub fn memory_order(shape: &Bound<'_, PyAny>) -> PyResult<Vec<Option<i64>>> {
-    xla_shape::memory_order(&shape_arg(shape)?).map_err(library_error)
+pub fn memory_order(py: Python<'_>, shape: &Bound<'_, PyAny>) -> PyResult<Vec<Option<i64>>> {
+    let shape = shape_arg(shape)?;
+    py.detach(|| xla_shape::memory_order(&shape))
+        .map_err(library_error)
 }
 
 /// The buffer of `shape`, tiles included.
@@ -75,8 +77,9 @@ pub fn view<'py>(py: Python<'py>, base: &str, ops: Vec<String>) -> PyResult<Boun
     Ok(pythonize(py, &report)?)
 }
 
-/// `xla-shape draw`: the SVG text.
+/// `xla-shape draw`: the SVG text, drawn with the GIL released.
 #[pyfunction]
-pub fn draw_svg(shape: &Bound<'_, PyAny>) -> PyResult<String> {
-    xla_shape::draw(&shape_arg(shape)?).map_err(library_error)
+pub fn draw_svg(py: Python<'_>, shape: &Bound<'_, PyAny>) -> PyResult<String> {
+    let shape = shape_arg(shape)?;
+    py.detach(|| xla_shape::draw(&shape)).map_err(library_error)
 }
