@@ -210,6 +210,9 @@ def test_jax_device_ids_are_carried(monkeypatch):
         return _jax.JaxSharding("{devices=[2,2]<=[4]}", ids, [("x", 2), ("y", 2)])
 
     monkeypatch.setattr(_jax, "sharding", sharding)
+    s = xla_shape.as_sharding(MESH_SHARDING, "f32[4,6]")
+    assert (s.devices, s.tile_assignment_devices) == (ids, [0, 1, 2, 3])
+    assert s.replication_groups() == [[3], [1], [0], [2]]
     report = xla_shape.shard("f32[4,6]", MESH_SHARDING)
     assert [d.device for d in report.devices] == ids
     assert [d.position for d in report.devices] == [0, 1, 2, 3]

@@ -20,7 +20,7 @@ class HloSharding(_native.HloSharding):
     otherwise.
 
     >>> s = HloSharding("{devices=[2,2]<=[4] last_tile_dim_replicate}")
-    >>> s.num_devices, s.tile_assignment_devices, s.replication_groups()
+    >>> s.num_devices, s.devices, s.replication_groups()
     (4, [0, 1, 2, 3], [[0, 1], [2, 3]])
     >>> s.to_proto().hex()
     '08031a02020230014a0104520100'
@@ -53,6 +53,15 @@ class HloSharding(_native.HloSharding):
 
     def __reduce__(self) -> Any:
         return (_rebuild, (str(self), self.device_ids, self.mesh_axes))
+
+    @property
+    def devices(self) -> Optional[List[int]]:
+        """The devices of the tile assignment in the row-major order of its
+        grid (jax's device ids when the sharding came from jax), or ``None``
+        where the sharding has no tile assignment."""
+        found = self.tile_assignment_devices
+        ids = self.device_ids
+        return found if found is None or ids is None else [ids[d] for d in found]
 
     def replication_groups(self, devices: Optional[int] = None) -> List[List[int]]:
         """The groups of devices holding the same data (jax's device ids
