@@ -225,6 +225,18 @@ def test_jax_device_ids_are_carried(monkeypatch):
         xla_shape.shard("f32[4,6]", object())
 
 
+def test_a_replicated_jax_sharding_counts_its_devices(monkeypatch):
+    from xla_shape import _jax
+
+    replicated = object()
+    monkeypatch.setattr(
+        _jax, "sharding", lambda obj, ndim: _jax.JaxSharding("{replicated}", [5, 2], None) if obj is replicated else None
+    )
+    report = xla_shape.shard("f32[4]", replicated)
+    assert [(d.device, d.limits) for d in report.devices] == [(5, [4]), (2, [4])]
+    assert report.replication_groups == [[5, 2]]
+
+
 MESH_SHARDING = object()
 """Stands for a jax sharding over a permuted mesh."""
 

@@ -105,6 +105,17 @@ def as_sharding(sharding: Any, shape: ShapeLike) -> HloSharding:
     return HloSharding(found.text, device_ids=found.device_ids, mesh_axes=found.mesh_axes)
 
 
+def _device_count(devices: Optional[int], *shardings: HloSharding) -> Optional[int]:
+    """``devices``, else the device count of a jax sharding that names
+    none in XLA's text (``{replicated}`` over a mesh): its devices'."""
+    if devices is not None:
+        return devices
+    for s in shardings:
+        if s.num_devices is None and s.device_ids is not None:
+            return len(s.device_ids)
+    return None
+
+
 def shard(shape: ShapeLike, sharding: Any, *, devices: Optional[int] = None) -> ShardReport:
     """What each device holds of an array of ``shape`` under ``sharding``
     (XLA's sharding text, an :class:`HloSharding`, or a jax sharding):
@@ -118,8 +129,8 @@ def shard(shape: ShapeLike, sharding: Any, *, devices: Optional[int] = None) -> 
     mesh's device order), else the device number of XLA's sharding text
     (the ids its tile assignment names, ``0..n-1``). The keyword
     ``devices`` is the device count of a sharding that names none
-    (``{replicated}``, ``{maximal device=N}``). The GIL is released while
-    the devices are laid out.
+    (``{replicated}``, ``{maximal device=N}``; a jax sharding's devices
+    otherwise). The GIL is released while the devices are laid out.
 
     >>> report = shard("f32[7,9]", "{devices=[2,4]<=[8]}")
     >>> report.shard_shape
@@ -137,12 +148,13 @@ def shard(shape: ShapeLike, sharding: Any, *, devices: Optional[int] = None) -> 
     """
     arg = _inputs.shape(shape)
     s = as_sharding(sharding, arg)
-    facts = call(_native.shard, arg, s, devices)
+    count = _device_count(devices, s)
+    facts = call(_native.shard, arg, s, count)
     return ShardReport(
         facts,
         device_ids=s.device_ids,
         mesh_axes=s.mesh_axes,
-        draw=lambda: draw_sharding(arg, s, devices),
+        draw=lambda: draw_sharding(arg, s, count),
     )
 
 
@@ -168,7 +180,7 @@ def reshard(
     """
     arg = _inputs.shape(shape)
     a, b = as_sharding(src, arg), as_sharding(dst, arg)
-    facts = call(_native.reshard, arg, a, b, devices)
+    facts = call(_native.reshard, arg, a, b, _device_count(devices, a, b))
     return ReshardPlan(facts, src_ids=a.device_ids, dst_ids=b.device_ids)
 
 
@@ -176,4 +188,4 @@ def draw_sharding(shape: ShapeLike, sharding: Any, devices: Optional[int] = None
     """The picture ``xla-shape draw SHAPE --sharding SHARDING`` draws."""
     arg = _inputs.shape(shape)
     s = as_sharding(sharding, arg)
-    return Svg(call(_native.draw_sharding_svg, arg, s, devices))
+    return Svg(call(_native.draw_sharding_svg, arg, s, _device_count(devices, s)))
