@@ -51,7 +51,7 @@ fn execute(
     output: &mut [u8],
 ) -> Result<(), String> {
     match threads {
-        0 => Err("threads must be at least 1".to_owned()),
+        0 => Err("threads=0: the copy needs at least 1 thread".to_owned()),
         1 => plan.run(input, output).map_err(|e| e.to_string()),
         n => {
             let pool = rayon::ThreadPoolBuilder::new()

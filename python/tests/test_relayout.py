@@ -193,5 +193,8 @@ def test_threads_write_the_bytes_of_one_thread(dst):
         assert np.array_equal(out, one)
     back = xla_shape.relayout(one, dst, "f32[1024,1024]{1,0}", threads=2)
     assert np.array_equal(back, a)
-    with pytest.raises(xla_shape.XlaShapeError, match="threads"):
-        xla_shape.relayout(a, "f32[1024,1024]{1,0}", dst, threads=0)
+    for threads in (0, -1):
+        with pytest.raises(xla_shape.XlaShapeError, match=f"^threads={threads}: "):
+            xla_shape.relayout(a, "f32[1024,1024]{1,0}", dst, threads=threads)
+    with pytest.raises(TypeError):
+        xla_shape.relayout(a, "f32[1024,1024]{1,0}", dst, threads=2.0)

@@ -153,6 +153,8 @@ def relayout(
     xla_shape.XlaShapeError: data is float32 but the source's element type is s32 (int32)
     """
     threads = _operator.index(threads)
+    if threads < 1:
+        raise XlaShapeError(f"threads={threads}: the copy needs at least 1 thread")
     src_shape, dst_shape = as_shape(src), as_shape(dst)
     flat, source = _source(data, src_shape)
     if out is not None:

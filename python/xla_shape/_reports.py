@@ -14,11 +14,15 @@ from ._svg import Svg
 
 
 def _short(value: Any) -> str:
-    """``repr(value)``, long lists cut to their first entries."""
-    if isinstance(value, list) and len(value) > 4:
-        head = ", ".join(repr(v) for v in value[:3])
-        return f"[{head}, ... {len(value)} in all]"
-    return repr(value)
+    """``repr(value)``, long lists cut to their first entries (one for a
+    list of records, three otherwise)."""
+    if not isinstance(value, list):
+        return repr(value)
+    keep = 1 if value and isinstance(value[0], Record) else 3
+    if len(value) <= keep + 1:
+        return repr(value)
+    head = ", ".join(repr(v) for v in value[:keep])
+    return f"[{head}, ... {len(value)} in all]"
 
 
 class Record:
