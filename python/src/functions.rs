@@ -83,3 +83,11 @@ pub fn draw_svg(py: Python<'_>, shape: &Bound<'_, PyAny>) -> PyResult<String> {
     let shape = shape_arg(shape)?;
     py.detach(|| xla_shape::draw(&shape)).map_err(library_error)
 }
+
+/// `xla-shape draw --view`: the SVG text of the view after `ops` on
+/// `base`, drawn with the GIL released.
+#[pyfunction]
+pub fn draw_view_svg(py: Python<'_>, base: &str, ops: Vec<String>) -> PyResult<String> {
+    py.detach(|| xla_shape::draw_view(base, &ops))
+        .map_err(library_error)
+}

@@ -30,6 +30,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::broadcast, m)?)?;
     m.add_function(wrap_pyfunction!(functions::view, m)?)?;
     m.add_function(wrap_pyfunction!(functions::draw_svg, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::draw_view_svg, m)?)?;
     m.add_function(wrap_pyfunction!(sharding::sharding_from_proto, m)?)?;
     m.add_function(wrap_pyfunction!(sharding::shard, m)?)?;
     m.add_function(wrap_pyfunction!(sharding::reshard, m)?)?;

@@ -248,6 +248,9 @@ def test_reshard_plans_and_views():
     assert (plan.bytes_moved, plan.bytes_kept) == (32, 0)
     view = xla_shape.view([3, 4], ".T")
     assert (view.shape, view.strides, view.f_contiguous) == ([4, 3], [1, 4], True)
+    assert "<svg" in view._repr_svg_()
+    # A shape no picture shows: no picture, no error while displaying.
+    assert xla_shape.explain("(f32[2], s8[])")._repr_svg_() is None
 
 
 def test_explanations_and_memory_reports():

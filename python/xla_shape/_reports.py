@@ -9,7 +9,7 @@ from __future__ import annotations
 import keyword as _keyword
 from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Tuple, Type
 
-from ._native import Shape
+from ._native import Shape, XlaShapeError
 from ._svg import Svg
 
 
@@ -77,7 +77,25 @@ class Record:
         return f"{type(self).__name__}({fields})"
 
 
-class Explanation(Record):
+class Pictured(Record):
+    """A record Jupyter shows as a picture (``_repr_svg_``), drawn when
+    shown."""
+
+    def __init__(self, fields: Mapping[str, Any], draw: Optional[Callable[[], Svg]] = None) -> None:
+        super().__init__(fields)
+        self._draw = draw
+
+    def _repr_svg_(self) -> Optional[str]:
+        """The picture, or ``None`` where there is none to draw."""
+        if self._draw is None:
+            return None
+        try:
+            return self._draw().text
+        except XlaShapeError:
+            return None
+
+
+class Explanation(Pictured):
     """What ``explain`` reports of a shape (``shape_util::Explanation``):
     sizes, strides, major-to-minor order, tiles, padding. Jupyter shows
     the shape's picture."""
@@ -94,18 +112,12 @@ class Explanation(Record):
     major_to_minor: Optional[List[int]]
     padded_dimensions: Optional[List[int]]
 
-    def __init__(self, fields: Mapping[str, Any], draw: Optional[Callable[[], Svg]] = None) -> None:
-        super().__init__(fields)
-        self._draw = draw
 
-    def _repr_svg_(self) -> Optional[str]:
-        return None if self._draw is None else self._draw().text
-
-
-class View(Record):
+class View(Pictured):
     """A strided view after numpy-style operations
     (``stride_util::ViewReport``): ``shape``, ``strides`` and ``offset`` in
-    elements, and whether it is C or Fortran contiguous."""
+    elements, and whether it is C or Fortran contiguous. Jupyter shows the
+    view over its base's buffer."""
 
     shape: List[int]
     strides: List[int]
@@ -138,7 +150,7 @@ class DeviceShard(Record):
         return tuple(slice(lo, hi) for lo, hi in zip(self.offsets, self.limits))
 
 
-class ShardReport(Record):
+class ShardReport(Pictured):
     """What every device holds of an array under a sharding
     (``sharding_util::ShardReport``): XLA's ``shard_shape`` (uneven
     dimensions rounded up), every device's :class:`DeviceShard`, and the
@@ -166,18 +178,14 @@ class ShardReport(Record):
             dict(d, device=ids(d["device"]), position=d["device"]) for d in fields["devices"]
         ]
         fields["replication_groups"] = [[ids(d) for d in g] for g in fields["replication_groups"]]
-        super().__init__(fields)
+        super().__init__(fields, draw)
         self.mesh_axes = mesh_axes
-        self._draw = draw
 
     @property
     def empty_devices(self) -> List[int]:
         """The devices that hold nothing of the array (no box, or an empty
         one: the last tiles of an uneven split)."""
         return [d.device for d in self.devices if d.offsets is None or _empty(d)]
-
-    def _repr_svg_(self) -> Optional[str]:
-        return None if self._draw is None else self._draw().text
 
 
 class Piece(Record):
@@ -302,7 +310,7 @@ class AllocationTotals(Record):
     temp_bytes: int
 
 
-class PeakReport(Record):
+class PeakReport(Pictured):
     """The peak memory of a compiled module (``hlo_util::PeakReport``), as
     XLA computes ``peak_memory_in_bytes``: ``peak_bytes`` (``static_bytes``
     plus ``heap_peak_bytes``), where (:class:`PeakAt`), the buffers live
@@ -326,13 +334,6 @@ class PeakReport(Record):
     live_at_peak: List[LiveBuffer]
     device: AllocationTotals
     host: AllocationTotals
-
-    def __init__(self, fields: Mapping[str, Any], draw: Optional[Callable[[], Svg]] = None) -> None:
-        super().__init__(fields)
-        self._draw = draw
-
-    def _repr_svg_(self) -> Optional[str]:
-        return None if self._draw is None else self._draw().text
 
 
 def _empty(shard: DeviceShard) -> bool:

@@ -177,7 +177,11 @@ def view(base_dims: Union[str, Sequence[int]], *ops: str) -> View:
     """
     if not isinstance(base_dims, str):
         base_dims = "[" + ",".join(map(str, _inputs.dimensions(base_dims, "dimensions"))) + "]"
-    return View(call(_native.view, base_dims, list(ops)))
+    base, steps = base_dims, list(ops)
+    return View(
+        call(_native.view, base, steps),
+        draw=lambda: Svg(call(_native.draw_view_svg, base, steps)),
+    )
 
 
 def draw(shape: ShapeLike, *, sharding: object = None, devices: Optional[int] = None) -> Svg:
