@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
+import numpy as _np
+
 from ._native import UnsupportedError
 
 NUMPY_NAMES: Dict[str, str] = {
@@ -57,20 +59,18 @@ ML_DTYPES = frozenset(
 def numpy_dtype(element_type: str) -> Any:
     """The numpy dtype of XLA's element type ``element_type``: numpy's own,
     or ml_dtypes' (an error saying so when ml_dtypes is not installed)."""
-    import numpy
-
     name = NUMPY_NAMES.get(element_type)
     if name is None:
         raise UnsupportedError(f"{element_type} has no numpy dtype")
     if name not in ML_DTYPES:
-        return numpy.dtype(name)
+        return _np.dtype(name)
     try:
         import ml_dtypes
     except ImportError:
         raise UnsupportedError(
             f"the numpy dtype of {element_type} is ml_dtypes.{name}: pip install ml_dtypes"
         ) from None
-    return numpy.dtype(getattr(ml_dtypes, name))
+    return _np.dtype(getattr(ml_dtypes, name))
 
 
 def element_type(dtype: Any) -> Optional[str]:
@@ -81,10 +81,8 @@ def element_type(dtype: Any) -> Optional[str]:
         if dtype in NUMPY_NAMES:
             return dtype
         return XLA_NAMES.get(dtype)
-    import numpy
-
     try:
-        name = numpy.dtype(dtype).name
+        name = _np.dtype(dtype).name
     except TypeError:
         return None
     return XLA_NAMES.get(name)

@@ -11,7 +11,7 @@ from typing import Any, List, Optional, Sequence, Tuple, Union
 
 from . import _jax
 from ._dtypes import XLA_NAMES, element_type
-from ._native import Layout, Shape, UnsupportedError
+from ._native import Layout, Shape, UnsupportedError, XlaShapeError, parse
 
 ShapeLike = Union[str, Shape, Tuple[Sequence[int], Any], Tuple[Sequence[int], Any, Any], Any]
 """What a ``shape`` argument takes: XLA's shape text (element types as XLA
@@ -93,8 +93,6 @@ def shape(shape_like: ShapeLike) -> Union[Shape, str]:
 def rank(arg: Union[Shape, str]) -> int:
     """The rank of a converted shape argument (0 where it does not parse:
     the native call then reports why)."""
-    from ._native import XlaShapeError, parse
-
     if isinstance(arg, Shape):
         return int(arg.rank)
     try:
