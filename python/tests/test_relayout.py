@@ -151,6 +151,15 @@ def test_out_receives_the_destination():
         xla_shape.relayout(a, "f32[3,4]", "f32[3,4]{0,1}", out=bytes(48))
 
 
+@pytest.mark.parametrize("dst", ["f32[4,5]{0,1:PAD(6,7)}", "f32[4,5]{0,1:T(8,128)}", "f32[4,5]{0,1}"])
+def test_out_gets_every_byte_of_a_new_buffer(dst):
+    a = np.arange(20, dtype=np.float32).reshape(4, 5)
+    new = xla_shape.relayout(a, "f32[4,5]", dst, raw=True)
+    out = np.full(new.shape, 7, np.float32)
+    xla_shape.relayout(a, "f32[4,5]", dst, out=out)
+    assert out.tobytes() == new.tobytes()
+
+
 def test_out_must_not_overlap_data_and_scalars_are_arrays():
     a = np.arange(6, dtype=np.uint8)
     with pytest.raises(xla_shape.XlaShapeError, match="overlaps"):

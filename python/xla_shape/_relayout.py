@@ -90,6 +90,16 @@ def _shaped(buffer: _np.ndarray, shape: Shape) -> _np.ndarray:
     return logical
 
 
+def _has_gaps(shape: Shape) -> bool:
+    """Whether the buffer of ``shape`` may hold bytes that no element or
+    padding value fills: a layout with tiles, padded dimensions or a
+    packed element size (or a shape without one)."""
+    layout = shape.layout
+    return layout is None or bool(
+        layout.tiles or layout.padded_dimensions or layout.element_size_in_bits
+    )
+
+
 def _raw(buffer: _np.ndarray, shape: Shape) -> _np.ndarray:
     """The buffer as a 1-D array of the element type's dtype where its
     items fill it (unpacked), else of bytes."""
@@ -169,8 +179,10 @@ def relayout(
         if _np.may_share_memory(flat, target):
             raise XlaShapeError("out overlaps data: relayout needs a separate buffer")
         # The copy writes the elements and the padding values a layout
-        # names; the rest of the buffer is zeros, as in a new one.
-        target[...] = 0
+        # names; the rest of a padded, tiled or packed buffer is zeros, as
+        # in a new one.
+        if _has_gaps(dst_shape):
+            target[...] = 0
         call(_native.relayout_into, flat, source, dst_shape, target, threads)
         return out
     expected = array_size(source)
