@@ -91,13 +91,15 @@ def _shaped(buffer: _np.ndarray, shape: Shape) -> _np.ndarray:
 
 
 def _has_gaps(shape: Shape) -> bool:
-    """Whether the buffer of ``shape`` may hold bytes that no element or
-    padding value fills: a layout with tiles, padded dimensions or a
-    packed element size (or a shape without one)."""
+    """Whether the buffer of ``shape`` may hold bytes that no element
+    fills: it is larger than its elements (tile or dimension padding), or
+    its elements are packed."""
+    dtype = _dtype_or_none(shape)
     layout = shape.layout
-    return layout is None or bool(
-        layout.tiles or layout.padded_dimensions or layout.element_size_in_bits
-    )
+    if dtype is None or layout is None or layout.element_size_in_bits:
+        return True
+    count = int(_np.prod(shape.dimensions, dtype=_np.int64))
+    return array_size(shape) != count * dtype.itemsize
 
 
 def _raw(buffer: _np.ndarray, shape: Shape) -> _np.ndarray:
