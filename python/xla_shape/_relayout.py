@@ -99,7 +99,8 @@ def _has_gaps(shape: Shape) -> bool:
     if dtype is None or layout is None or layout.element_size_in_bits:
         return True
     count = int(_np.prod(shape.dimensions, dtype=_np.int64))
-    return array_size(shape) != count * dtype.itemsize
+    itemsize: int = dtype.itemsize
+    return array_size(shape) != count * itemsize
 
 
 def _raw(buffer: _np.ndarray, shape: Shape) -> _np.ndarray:
