@@ -125,13 +125,13 @@ fn draw_panel(out: &mut Svg, number: usize, panel: &Panel, positions: i64, (x, y
     }
 }
 
-/// The font size, at most `size`, at which `text` fits across `side`
-/// (at least 6 pixels: past that, it overflows).
+/// The font size, at most `size`, at which `text` fits across `side` by
+/// [`text_width`]'s measure (at least 6 pixels: past that, it overflows).
 fn fit(text: &str, size: i64, side: i64) -> i64 {
     let chars = i64::try_from(text.chars().count())
         .unwrap_or(i64::MAX)
         .max(1);
-    size.min((side - 4).saturating_mul(5) / chars.saturating_mul(3))
+    size.min((side - 4).saturating_mul(20) / chars.saturating_mul(13))
         .max(6)
 }
 
