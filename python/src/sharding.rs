@@ -32,15 +32,22 @@ pub fn reshard<'py>(
     Ok(pythonize(shape.py(), &plan)?)
 }
 
-/// `xla-shape draw --sharding`: the SVG text.
+/// `xla-shape draw --sharding`: the SVG text; `mesh_axes` (names and
+/// sizes, major first) names the mesh's axes in the picture.
 #[pyfunction]
-#[pyo3(signature = (shape, sharding, devices))]
+#[pyo3(signature = (shape, sharding, devices, mesh_axes=None))]
 pub fn draw_sharding_svg(
     shape: &Bound<'_, PyAny>,
     sharding: &str,
     devices: Option<i64>,
+    mesh_axes: Option<Vec<(String, i64)>>,
 ) -> PyResult<String> {
-    xla_shape::draw_sharding(&shape_arg(shape)?, sharding, devices).map_err(error)
+    let shape = shape_arg(shape)?;
+    match mesh_axes {
+        Some(axes) => xla_shape::draw_sharding_on_mesh(&shape, sharding, devices, &axes),
+        None => xla_shape::draw_sharding(&shape, sharding, devices),
+    }
+    .map_err(hinted)
 }
 
 /// The error of a sharding query, saying how to give a device count in

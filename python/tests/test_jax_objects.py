@@ -16,7 +16,7 @@ jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 
 import xla_shape  # noqa: E402
-from xla_shape import XlaShapeError, _jax  # noqa: E402
+from xla_shape import XlaShapeError, _jax, _native  # noqa: E402
 
 from jax.experimental.layout import Format, Layout  # noqa: E402
 from jax.sharding import (  # noqa: E402
@@ -303,3 +303,10 @@ def test_jax_is_imported_only_when_given_its_objects():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
+
+
+def test_the_sharding_picture_names_a_jax_meshs_axes():
+    named = NamedSharding(permuted_mesh((2, 4), ("data", "model")), P("model"))
+    read = _jax.sharding(named, 2)
+    svg = _native.draw_sharding_svg("f32[8,4]", read.text, None, read.mesh_axes)
+    assert ">mesh data=2 \u00b7 model=4<" in svg

@@ -1,6 +1,6 @@
 """Type stubs of the native module ``xla_shape._native``."""
 
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -38,7 +38,10 @@ def broadcast(
 def view(base: str, ops: Sequence[str]) -> Dict[str, Any]: ...
 def draw_svg(shape: ShapeLike) -> str: ...
 def draw_sharding_svg(
-    shape: ShapeLike, sharding: str, devices: Optional[int]
+    shape: ShapeLike,
+    sharding: str,
+    devices: Optional[int],
+    mesh_axes: Optional[List[Tuple[str, int]]] = None,
 ) -> str: ...
 def shard(
     shape: ShapeLike, sharding: str, devices: Optional[int]
