@@ -68,10 +68,13 @@ def sharding(obj: object, ndim: int) -> Optional[JaxSharding]:
     if "OpSharding" in names:
         hlo_sharding = getattr(sys.modules[type(obj).__module__], "HloSharding", None)
         if hlo_sharding is None:
-            raise XlaShapeError(f"cannot read {type(obj).__name__}: jaxlib has no HloSharding beside it")
+            raise XlaShapeError(
+                f"cannot read {type(obj).__name__}: jaxlib has no HloSharding beside it"
+            )
         return JaxSharding(str(hlo_sharding.from_proto(obj).to_string()), None, None)
-    if "HloSharding" in names and callable(getattr(obj, "to_string", None)):
-        return JaxSharding(str(obj.to_string()), None, None)
+    to_string = getattr(obj, "to_string", None)
+    if "HloSharding" in names and callable(to_string):
+        return JaxSharding(str(to_string()), None, None)
     to_hlo = getattr(obj, "_to_xla_hlo_sharding", None)
     if not callable(getattr(obj, "devices_indices_map", None)) or not callable(to_hlo):
         return None
@@ -130,15 +133,17 @@ def module_text(obj: object) -> Optional[str]:
     if not _is_jax(obj):
         return None
     names = _class_names(obj)
-    if "Compiled" in names and callable(getattr(obj, "as_text", None)):
-        text = obj.as_text()
+    as_text = getattr(obj, "as_text", None)
+    if "Compiled" in names and callable(as_text):
+        text = as_text()
         if not isinstance(text, str):
             raise XlaShapeError("this jax Compiled gives no HLO text (its as_text() is None)")
         return text
-    if "Lowered" in names and callable(getattr(obj, "as_text", None)):
-        return str(obj.as_text(dialect="hlo"))
-    if callable(getattr(obj, "as_hlo_text", None)):
-        return str(obj.as_hlo_text())
+    if "Lowered" in names and callable(as_text):
+        return str(as_text(dialect="hlo"))
+    as_hlo_text = getattr(obj, "as_hlo_text", None)
+    if callable(as_hlo_text):
+        return str(as_hlo_text())
     if "Module" in names and type(obj).__module__.startswith("jaxlib.mlir"):
         raise XlaShapeError(_STABLEHLO)
     if callable(getattr(obj, "lower", None)):
@@ -164,7 +169,7 @@ def layout_text(obj: object) -> Optional[str]:
         return None
     names = _class_names(obj)
     if "Format" in names and hasattr(obj, "layout") and hasattr(obj, "sharding"):
-        layout = obj.layout
+        layout = getattr(obj, "layout")
         if layout is None:
             raise XlaShapeError(f"{obj!r} names no layout (its layout is None)")
         return layout_text(layout)
@@ -175,12 +180,15 @@ def layout_text(obj: object) -> Optional[str]:
         )
     if hasattr(obj, "major_to_minor") and hasattr(obj, "tiling"):
         return _layout_text(
-            obj.major_to_minor, obj.tiling, getattr(obj, "sub_byte_element_size_in_bits", 0)
+            getattr(obj, "major_to_minor"),
+            getattr(obj, "tiling"),
+            getattr(obj, "sub_byte_element_size_in_bits", 0),
         )
-    if hasattr(obj, "minor_to_major") and callable(getattr(obj, "to_string", None)):
-        return str(obj.to_string())
+    to_string = getattr(obj, "to_string", None)
+    if hasattr(obj, "minor_to_major") and callable(to_string):
+        return str(to_string())
     if hasattr(obj, "format") and hasattr(obj, "addressable_shards"):
-        return layout_text(obj.format)
+        return layout_text(getattr(obj, "format"))
     return None
 
 
