@@ -276,6 +276,10 @@ def test_layouts_jax_compiled_with():
     assert f"->bf16[256,16]{_jax.layout_text(out)}" in head
     placed = jax.device_put(jnp.ones((4, 6)))
     assert _jax.layout_text(placed) == "{1,0}"
+    assert _jax.layout_text(jax.ShapeDtypeStruct((4, 6), jnp.float32)) is None
+    device = SingleDeviceSharding(jax.devices()[0])
+    column_major = jax.ShapeDtypeStruct((4, 6), jnp.float32, sharding=Format(Layout((1, 0)), device))
+    assert _jax.layout_text(column_major) == "{0,1}"
     shape = xla_shape.parse("f32[4,6]" + _jax.layout_text(placed))
     assert xla_shape.memory_order(shape)[:7] == [0, 1, 2, 3, 4, 5, 6]
 

@@ -162,9 +162,11 @@ def layout_text(obj: object) -> Optional[str]:
     to major; its ``tiling`` becomes XLA's tiles (``T(8,128)(2,1)``, a
     combined dimension as ``*``) and a nonzero
     ``sub_byte_element_size_in_bits`` XLA's element size (``E(4)``). Also
-    read: jaxlib's ``Layout`` (``to_string()``) and a jax array's
-    ``format``. ``Layout.AUTO`` and a ``Format`` without a layout name no
-    layout and are refused."""
+    read: jaxlib's ``Layout`` (``to_string()``) and the layout of a jax
+    array's or ``ShapeDtypeStruct``'s ``format`` (``None`` for a
+    ``ShapeDtypeStruct`` that names none: XLA's default layout applies).
+    ``Layout.AUTO`` and a ``Format`` without a layout name no layout and
+    are refused."""
     if not _is_jax(obj):
         return None
     names = _class_names(obj)
@@ -187,8 +189,12 @@ def layout_text(obj: object) -> Optional[str]:
     to_string = getattr(obj, "to_string", None)
     if hasattr(obj, "minor_to_major") and callable(to_string):
         return str(to_string())
-    if hasattr(obj, "format") and hasattr(obj, "addressable_shards"):
-        return layout_text(getattr(obj, "format"))
+    if hasattr(obj, "format") and hasattr(obj, "shape") and hasattr(obj, "dtype"):
+        # A jax array, or a ShapeDtypeStruct: its layout if it names one.
+        layout = getattr(getattr(obj, "format"), "layout", None)
+        if layout is None or "AutoLayoutSingleton" in _class_names(layout):
+            return None
+        return layout_text(layout)
     return None
 
 
