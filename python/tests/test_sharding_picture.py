@@ -1,5 +1,6 @@
-"""The sharding picture: every text inside its frame, the mesh's axes
-named, the devices holding nothing listed, errors in Python's words."""
+"""The sharding picture: every text inside its frame (as in the other
+pictures), the mesh's axes named, the devices holding nothing listed,
+errors in Python's words."""
 
 import re
 import xml.etree.ElementTree as ET
@@ -8,6 +9,8 @@ import pytest
 
 import xla_shape
 from xla_shape import XlaShapeError, _native
+
+from conftest import GOLDEN
 
 SVG = "{http://www.w3.org/2000/svg}"
 # The widest a monospace font sets a character, in em (common ones: 0.6).
@@ -86,3 +89,21 @@ def test_errors_name_the_python_keyword_and_the_mesh():
         _native.draw_sharding_svg("f32[8]", "{replicated}", None, None)
     with pytest.raises(XlaShapeError, match="the mesh axes a=2 \u00b7 b=2 hold 4 devices, the sharding 8"):
         _native.draw_sharding_svg("f32[8]", "{devices=[8]<=[8]}", None, [("a", 2), ("b", 2)])
+
+
+
+
+@pytest.mark.parametrize(
+    "picture",
+    [
+        lambda: xla_shape.draw("f32[2,3]{0,1:PAD(3,5)PV(zero)}"),
+        lambda: xla_shape.draw("bf16[10,200]{1,0:T(8,128)(2,1)}"),
+        lambda: xla_shape.draw("f32[2,3,4,5,6]{0,1,2,3,4:T(2,2)}"),
+        lambda: xla_shape.memory_timeline(
+            str(GOLDEN / "peak_memory" / "scan_layers_grad" / "buffer-assignment.txt")
+        ),
+    ],
+    ids=["padded", "tiled", "rank 5", "timeline"],
+)
+def test_other_pictures_fit_their_frame(picture):
+    assert_fits(str(picture()))
