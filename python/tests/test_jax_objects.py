@@ -215,6 +215,8 @@ def test_module_text_of_compiled_and_lowered():
             _jax.module_text(stablehlo)
     with pytest.raises(XlaShapeError, match=r"pass f.lower\(\*args\).compile\(\)"):
         _jax.module_text(jax.jit(step))
+    with pytest.raises(XlaShapeError, match=r"Traced is not a module yet: pass traced.lower\(\).compile\(\)"):
+        _jax.module_text(jax.jit(step).trace(w, x))
 
 
 @pytest.mark.parametrize("sharded", [False, True])

@@ -125,7 +125,7 @@ def module_text(obj: object) -> Optional[str]:
     its ``as_hlo_text()``. StableHLO (the text ``lowered.as_text()`` gives,
     or the MLIR module of ``compiler_ir()``) and a jitted function that was
     given no arguments are refused with an ``XlaShapeError`` that says what
-    to pass instead."""
+    to pass instead, as is a ``Traced``."""
     if isinstance(obj, str):
         if obj.lstrip().startswith(("module @", "module {")):
             raise XlaShapeError(_STABLEHLO)
@@ -146,6 +146,8 @@ def module_text(obj: object) -> Optional[str]:
         return str(as_hlo_text())
     if "Module" in names and type(obj).__module__.startswith("jaxlib.mlir"):
         raise XlaShapeError(_STABLEHLO)
+    if "Traced" in names:
+        raise XlaShapeError("a jax Traced is not a module yet: pass traced.lower().compile()")
     if callable(getattr(obj, "lower", None)):
         raise XlaShapeError(
             f"{type(obj).__name__} is not a module yet: pass f.lower(*args).compile()"
