@@ -165,6 +165,11 @@ pub fn draw_view(base: &str, ops: &[String]) -> Result<String, Error> {
 /// let shape: schema::Shape = "f32[6,8]".parse().unwrap();
 /// let svg = xla_shape::draw_sharding(&shape, "{devices=[2,2]<=[4]}", None).unwrap();
 /// assert!(svg.contains("<svg"));
+/// let error = xla_shape::draw_sharding(&shape, "{replicated}", None).unwrap_err();
+/// assert_eq!(
+///     error.with_device_count_hint("devices=N"),
+///     "{replicated} names no device count: give devices=N"
+/// );
 /// ```
 ///
 /// # Errors
