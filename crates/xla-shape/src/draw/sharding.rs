@@ -7,7 +7,7 @@
 use schema::Shape;
 use sharding_util::{HloSharding, Kind, Placement};
 
-use super::{Cell, Fill, Outline, Picture, Strip, window};
+use super::{Cell, Fill, Outline, Picture, Strip, grid, window};
 
 /// The most device ids a cell lists before it abbreviates.
 const MAX_LABEL: usize = 4;
@@ -74,13 +74,8 @@ pub fn picture(
             .iter()
             .zip(&counts)
             .fold(0, |acc, (&t, &c)| acc * c + t);
-        let who = holders(&tile)?;
-        let mut label: Vec<String> = who.iter().take(MAX_LABEL).map(i64::to_string).collect();
-        if who.len() > MAX_LABEL {
-            label.push("\u{2026}".to_owned());
-        }
         Ok(Cell {
-            label: label.join(","),
+            label: label(&holders(&tile)?),
             note: format!("tile {flat}"),
             fill: Fill::Position(flat),
             emphasis: false,
@@ -134,6 +129,23 @@ pub fn picture(
             element_bits: 8,
         },
     })
+}
+
+/// A cell's label: the first of the devices `who` holding it, as many as
+/// fit the cell (at most [`MAX_LABEL`]), then `…` if some are left out.
+fn label(who: &[i64]) -> String {
+    let mut shown = who.len().min(MAX_LABEL);
+    loop {
+        let mut parts: Vec<String> = who[..shown].iter().map(i64::to_string).collect();
+        if who.len() > shown {
+            parts.push("\u{2026}".to_owned());
+        }
+        let text = parts.join(",");
+        if shown <= 1 || grid::fits(&text, grid::CELL) {
+            return text;
+        }
+        shown -= 1;
+    }
 }
 
 /// The note naming the mesh's axes (`mesh a=2 · b=4`): `given`, which must
@@ -301,6 +313,18 @@ mod tests {
         let huge = [("a".to_owned(), i64::MAX), ("b".to_owned(), 2)];
         let error = picture(&shape, &sharding, 4, Some(&huge)).unwrap_err();
         assert_eq!(error, format!("the mesh axes' sizes overflow at axis b=2"));
+    }
+
+    #[test]
+    fn cell_labels_list_the_devices_that_fit() {
+        assert_eq!(label(&[0, 4]), "0,4");
+        assert_eq!(label(&[0, 1, 2, 3, 4]), "0,1,2,3,\u{2026}");
+        assert_eq!(label(&[12, 13, 14, 15, 16]), "12,13,14,\u{2026}");
+        assert_eq!(label(&[1020, 1021, 1022, 1023]), "1020,\u{2026}");
+        assert_eq!(label(&[123_456_789_012]), "123456789012");
+        for who in [&[12_i64, 13, 14][..], &[100, 101, 102, 103, 104]] {
+            assert!(grid::fits(&label(who), grid::CELL), "{}", label(who));
+        }
     }
 
     #[test]
