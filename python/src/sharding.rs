@@ -179,17 +179,22 @@ pub fn reshard<'py>(
     Ok(pythonize(py, &plan)?)
 }
 
-/// `xla-shape draw --sharding`: the SVG text.
+/// `xla-shape draw --sharding`: the SVG text; `mesh_axes` (names and
+/// sizes, major first) names the mesh's axes in the picture.
 #[pyfunction]
-#[pyo3(signature = (shape, sharding, devices))]
+#[pyo3(signature = (shape, sharding, devices, mesh_axes=None))]
 pub fn draw_sharding_svg(
     py: Python<'_>,
     shape: &Bound<'_, PyAny>,
     sharding: &Bound<'_, PyAny>,
     devices: Option<i64>,
+    mesh_axes: Option<Vec<(String, i64)>>,
 ) -> PyResult<String> {
     let shape = shape_arg(shape)?;
     let text = sharding_arg(sharding)?.to_string();
-    py.detach(|| xla_shape::draw_sharding(&shape, &text, devices))
-        .map_err(library_error)
+    py.detach(|| match &mesh_axes {
+        Some(axes) => xla_shape::draw_sharding_on_mesh(&shape, &text, devices, axes),
+        None => xla_shape::draw_sharding(&shape, &text, devices),
+    })
+    .map_err(library_error)
 }

@@ -188,4 +188,4 @@ def draw_sharding(shape: ShapeLike, sharding: Any, devices: Optional[int] = None
     """The picture ``xla-shape draw SHAPE --sharding SHARDING`` draws."""
     arg = _inputs.shape(shape)
     s = as_sharding(sharding, arg)
-    return Svg(call(_native.draw_sharding_svg, arg, s, _device_count(devices, s)))
+    return Svg(call(_native.draw_sharding_svg, arg, s, _device_count(devices, s), s.mesh_axes))

@@ -158,18 +158,55 @@ pub fn draw_view(base: &str, ops: &[String]) -> Result<String, Error> {
 /// of `shape`'s blocks under the sharding `text` (XLA's sharding text),
 /// each labelled with the devices holding it; `devices` is the device
 /// count of a sharding that names none (`{replicated}`, `{maximal device=N}`).
+/// The notes name the mesh's axes of a named sharding and list the devices
+/// that hold nothing.
 ///
 /// ```
 /// let shape: schema::Shape = "f32[6,8]".parse().unwrap();
 /// let svg = xla_shape::draw_sharding(&shape, "{devices=[2,2]<=[4]}", None).unwrap();
 /// assert!(svg.contains("<svg"));
+/// let error = xla_shape::draw_sharding(&shape, "{replicated}", None).unwrap_err();
+/// assert_eq!(
+///     error.with_device_count_hint("devices=N"),
+///     "{replicated} names no device count: give devices=N"
+/// );
 /// ```
 ///
 /// # Errors
-/// [`Error::Picture`]: the parser's message for a sharding it rejects; XLA's
-/// for a sharding that does not fit the shape or the device count.
+/// [`Error::Sharding`] for a sharding that names no device count when
+/// `devices` is `None` ([`Error::with_device_count_hint`] says how to give
+/// one); [`Error::Picture`]: the parser's message for a sharding it
+/// rejects, XLA's for a sharding that does not fit the shape or the device
+/// count.
 pub fn draw_sharding(shape: &Shape, text: &str, devices: Option<i64>) -> Result<String, Error> {
-    commands::draw::draw_sharding(shape, text, devices).map_err(Error::picture)
+    commands::draw::draw_sharding(shape, text, devices, None)
+}
+
+/// [`draw_sharding`] over a mesh of `mesh_axes` (names and sizes, major
+/// first, holding the sharding's devices; jax's `mesh.shape`), whose names
+/// the picture's notes show: for a sharding text that names no mesh (the
+/// `{devices=[2,4]<=[8]}` jax lowers a `NamedSharding` to).
+///
+/// ```
+/// let shape: schema::Shape = "f32[6,8]".parse().unwrap();
+/// let axes = [("data".to_owned(), 2), ("model".to_owned(), 2)];
+/// let svg = xla_shape::draw_sharding_on_mesh(&shape, "{devices=[2,2]<=[4]}", None, &axes).unwrap();
+/// assert!(svg.contains("mesh data=2 \u{b7} model=2"));
+/// let wrong = [("data".to_owned(), 8)];
+/// let error = xla_shape::draw_sharding_on_mesh(&shape, "{devices=[2,2]<=[4]}", None, &wrong);
+/// assert_eq!(error.unwrap_err().to_string(), "the mesh axes data=8 hold 8 devices, the sharding 4");
+/// ```
+///
+/// # Errors
+/// As [`draw_sharding`], and [`Error::Picture`] when the mesh's axes do not
+/// hold the sharding's devices.
+pub fn draw_sharding_on_mesh(
+    shape: &Shape,
+    text: &str,
+    devices: Option<i64>,
+    mesh_axes: &[(String, i64)],
+) -> Result<String, Error> {
+    commands::draw::draw_sharding(shape, text, devices, Some(mesh_axes))
 }
 
 /// What `xla-shape shard` prints for `shape` under the sharding `text`:

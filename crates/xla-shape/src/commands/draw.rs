@@ -20,7 +20,8 @@ use crate::{Error, draw};
 #[cfg(feature = "cli")]
 pub fn run(args: &DrawArgs) -> Outcome {
     let svg = if let Some(text) = &args.sharding {
-        draw_sharding(&shape(&args.shape)?, text, args.devices)?
+        draw_sharding(&shape(&args.shape)?, text, args.devices, None)
+            .map_err(|e| super::shard::message(&e))?
     } else if args.view {
         draw_view(&args.shape, &args.ops)?
     } else {
@@ -60,13 +61,23 @@ pub fn draw_view(base: &str, ops: &[String]) -> Result<String, String> {
 }
 
 /// The SVG picture of `shape` split over devices by the sharding `text`
-/// (over `devices` devices when it names no count).
-pub fn draw_sharding(shape: &Shape, text: &str, devices: Option<i64>) -> Result<String, String> {
-    let s = super::shard::sharding(text).map_err(|e| e.to_string())?;
-    let n = s
-        .device_count(devices)
-        .map_err(|e| Error::from(e).with_device_count_hint("--devices N"))?;
-    Ok(draw::render(&draw::sharding::picture(shape, &s, n)?))
+/// (over `devices` devices when it names no count), over a mesh of
+/// `mesh_axes` when given.
+///
+/// # Errors
+/// [`Error::Sharding`] for a sharding that names no device count where
+/// `devices` is `None` (the caller says how to give one); else
+/// [`Error::Picture`] with the parser's or the picture's message.
+pub fn draw_sharding(
+    shape: &Shape,
+    text: &str,
+    devices: Option<i64>,
+    mesh_axes: Option<&[(String, i64)]>,
+) -> Result<String, Error> {
+    let s = super::shard::sharding(text).map_err(|e| Error::picture(e.to_string()))?;
+    let n = s.device_count(devices)?;
+    let picture = draw::sharding::picture(shape, &s, n, mesh_axes).map_err(Error::picture)?;
+    Ok(draw::render(&picture))
 }
 
 /// The buffer of `shape`, tiles included: the picture asks it only for

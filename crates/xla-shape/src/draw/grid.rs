@@ -6,6 +6,8 @@ use super::{Cell, Extent, Fill, Panel, colour};
 
 /// The side of a grid cell.
 pub const CELL: i64 = 44;
+/// The smallest font a cell's text is set in; past that, it overflows.
+const MIN_FONT: i64 = 6;
 /// Room left of the cells for the row indices.
 const LEFT: i64 = 36;
 /// Space between panels.
@@ -125,14 +127,20 @@ fn draw_panel(out: &mut Svg, number: usize, panel: &Panel, positions: i64, (x, y
     }
 }
 
-/// The font size, at most `size`, at which `text` fits across `side`
-/// (at least 6 pixels: past that, it overflows).
+/// The font size, at most `size`, at which `text` fits across `side` by
+/// [`text_width`]'s measure (at least [`MIN_FONT`]: past that, it
+/// overflows).
 fn fit(text: &str, size: i64, side: i64) -> i64 {
     let chars = i64::try_from(text.chars().count())
         .unwrap_or(i64::MAX)
         .max(1);
-    size.min((side - 4).saturating_mul(5) / chars.saturating_mul(3))
-        .max(6)
+    size.min((side - 4).saturating_mul(20) / chars.saturating_mul(13))
+        .max(MIN_FONT)
+}
+
+/// Whether `text` fits across a cell of `side` (at the smallest font).
+pub fn fits(text: &str, side: i64) -> bool {
+    text_width(text, MIN_FONT) <= side - 4
 }
 
 /// One square cell of side `side` at `(x, y)`: fill, label, and the note

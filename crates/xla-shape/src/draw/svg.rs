@@ -159,25 +159,81 @@ impl TextStyle {
     }
 }
 
-/// The width of `text` in a monospace font of `size` (0.6 em a character).
+/// The width `text` may take in whatever monospace font a viewer picks:
+/// 0.65 em a character, above the 0.6 em of common monospace fonts, so that
+/// no line runs past the frame.
 pub fn text_width(text: &str, size: i64) -> i64 {
     i64::try_from(text.chars().count())
-        .unwrap_or(i64::MAX / 16)
-        .saturating_mul(size * 3)
-        / 5
+        .unwrap_or(i64::MAX / 32)
+        .saturating_mul(size.saturating_mul(13))
+        / 20
 }
 
-/// The title, the notes and the gradient legend.
+/// The widest a header line may be set before it wraps, in pixels.
+const HEADER_WIDTH: i64 = 800;
+
+/// `text` in lines of at most `width` pixels at `size` (by
+/// [`text_width`]), broken at spaces; a word longer than a line is
+/// cut.
+pub fn wrap(text: &str, size: i64, width: i64) -> Vec<String> {
+    let per_char = size.saturating_mul(13).max(1);
+    let most = usize::try_from(width.saturating_mul(20) / per_char)
+        .unwrap_or(1)
+        .max(1);
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    let mut line_chars = 0;
+    for word in text.split(' ') {
+        let chars: Vec<char> = word.chars().collect();
+        if line_chars > 0 && line_chars + 1 + chars.len() <= most {
+            line.push(' ');
+            line.extend(&chars);
+            line_chars += 1 + chars.len();
+            continue;
+        }
+        if line_chars > 0 {
+            lines.push(std::mem::take(&mut line));
+        }
+        let mut pieces = chars.chunks(most).peekable();
+        line_chars = 0;
+        while let Some(piece) = pieces.next() {
+            if pieces.peek().is_some() {
+                lines.push(piece.iter().collect());
+            } else {
+                line = piece.iter().collect();
+                line_chars = piece.len();
+            }
+        }
+    }
+    if line_chars > 0 || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// The title, the notes and the gradient legend; lines wider than the
+/// header's width wrap.
 pub fn header(out: &mut Svg, picture: &Picture, top: i64) -> Extent {
     let line = FONT + 6;
     let mut y = top + FONT + 2;
     let title = TextStyle::plain(FONT + 3);
-    out.text(MARGIN, y, title, &picture.title);
-    let mut width = text_width(&picture.title, FONT + 3);
+    let mut width = 0;
+    for (i, part) in wrap(&picture.title, FONT + 3, HEADER_WIDTH)
+        .iter()
+        .enumerate()
+    {
+        if i > 0 {
+            y += line + 3;
+        }
+        out.text(MARGIN, y, title, part);
+        width = width.max(text_width(part, FONT + 3));
+    }
     for note in &picture.notes {
-        y += line;
-        out.text(MARGIN, y, TextStyle::plain(FONT), note);
-        width = width.max(text_width(note, FONT));
+        for part in wrap(note, FONT, HEADER_WIDTH) {
+            y += line;
+            out.text(MARGIN, y, TextStyle::plain(FONT), &part);
+            width = width.max(text_width(&part, FONT));
+        }
     }
     // The legend: the gradient from the first position to the last.
     y += line;
@@ -225,8 +281,27 @@ mod tests {
     }
 
     #[test]
+    fn long_lines_wrap_at_spaces_and_long_words_are_cut() {
+        // 100 pixels at size 10 hold 15 characters (0.65 em each).
+        assert_eq!(
+            wrap("8 devices \u{b7} 4 tiles of f32[3,4]", 10, 100),
+            ["8 devices \u{b7} 4", "tiles of", "f32[3,4]"]
+        );
+        assert_eq!(
+            wrap("{devices=[2,2]0,1,2,3}", 10, 100),
+            ["{devices=[2,2]0", ",1,2,3}"]
+        );
+        assert_eq!(wrap("", 10, 100), [""]);
+        assert_eq!(wrap("short", 10, 100), ["short"]);
+        for part in wrap(&"word ".repeat(50), 13, 200) {
+            assert!(text_width(&part, 13) <= 200, "{part}");
+        }
+    }
+
+    #[test]
     fn widths_are_whole_pixels() {
-        assert_eq!(text_width("abcde", 10), 30);
+        assert_eq!(text_width("abcde", 20), 65);
+        assert_eq!(text_width("abcde", 10), 32);
         assert_eq!(text_width("", 10), 0);
     }
 }
