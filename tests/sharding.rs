@@ -2,6 +2,8 @@
 //! - `sharding_text.jsonl`: `HloSharding::from_string` → `to_string`, `to_proto` bytes,
 //!   `from_proto` back, and XLA's error texts (message and column) for hand-picked and
 //!   random strings, named (mesh-axes) ones with `v3_to_v2_sharding`;
+//! - `sharding_escapes.jsonl` (`build-tools/gen_sharding_escapes.py`): quoted axis names
+//!   and metadata strings with C escapes, read as XLA reads them;
 //! - `sharding_protos.jsonl` (`build-tools/gen_sharding_protos.py`): `OpSharding` bytes
 //!   through `HloSharding::from_proto` → `to_string` and `to_proto` bytes, or XLA's
 //!   reason for refusing them;
@@ -274,6 +276,27 @@ fn sharding_text() {
     };
     assert_eq!(refusals, want, "refusals compared with XLA's");
     assert_eq!(deviations, TEXT_DEVIATIONS.len());
+}
+
+#[test]
+fn sharding_escapes() {
+    let mut tally = Tally::new("sharding_escapes");
+    let mut refusals = Refusals::default();
+    for row in load("sharding_escapes.jsonl").unwrap() {
+        let case = field(&row, "input").unwrap_or_default().to_string();
+        let outcome = check_text(&row, &mut refusals).and_then(|deviation| match deviation {
+            None => Ok(()),
+            Some(why) => Err(format!("a deviation ({why}) where none is listed")),
+        });
+        tally.record(&case, outcome);
+    }
+    assert!(tally.finish());
+    let want = Refusals {
+        located: 9,
+        with_reason: 0,
+        without_reason: 2,
+    };
+    assert_eq!(refusals, want, "refusals compared with XLA's");
 }
 
 /// Every device's box; jax indexes a maximal sharding as replicated, where
