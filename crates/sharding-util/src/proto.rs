@@ -82,21 +82,31 @@ impl HloSharding {
         p
     }
 
-    /// The sharding an `OpSharding` describes, in XLA's normal form (as
-    /// XLA's `from_proto`), with XLA's checks.
+    /// The sharding an `OpSharding` describes, in XLA's normal form, as
+    /// XLA 0.12's `from_proto` reads it: a tiled sharding of one device is
+    /// `{replicated}`, every `shard_group_type` but `AS` is `shard_like`,
+    /// tuples nest, and the `sdy::reduction_op` metadata entries give the
+    /// reduction (written back by [`Self::to_proto`] where XLA writes it).
     ///
     /// ```
+    /// use schema::OpSharding;
     /// use sharding_util::HloSharding;
     ///
     /// let s: HloSharding = "{devices=[2,4]7,6,5,4,3,2,1,0 last_tile_dim_replicate}".parse().unwrap();
     /// assert_eq!(HloSharding::from_proto(&s.to_proto()).unwrap(), s);
+    ///
+    /// // Type OTHER, tile dimensions [1], device 5.
+    /// let one = OpSharding { r#type: 3, tile_assignment_dimensions: vec![1], tile_assignment_devices: vec![5], ..OpSharding::default() };
+    /// assert_eq!(HloSharding::from_proto(&one).unwrap().to_string(), "{replicated}");
     /// ```
     ///
     /// # Errors
     ///
-    /// A message for what XLA refuses (a maximal sharding with other than
-    /// one device, a tuple with metadata, dimensions that are not positive,
-    /// sizes that do not match, unknown subgroup types), and what
+    /// A message for what XLA refuses, naming XLA's reason (a maximal
+    /// sharding with other than one device, an unknown type, a tuple with
+    /// metadata, dimensions that are not positive, sizes that do not
+    /// match), a subgroup type that is no subgroup type on a dimension
+    /// larger than 1 (XLA prints it `error_type.`), and what
     /// [`NamedSharding::from_proto`] rejects in `named_sharding`.
     pub fn from_proto(p: &OpSharding) -> Result<Self, ShardingError> {
         if let Some(named) = &p.named_sharding {
