@@ -6,7 +6,8 @@ from `xc.HloSharding.from_string(input)`, or `{"input", "ok": false, "error"}` w
 status text, or `"crash"` where XLA aborted the (child) process. The inputs are mesh axis
 names and metadata strings with every kind of C escape XLA's lexer knows (absl's
 `CUnescape`: the letters, octal, `\\x`, `\\u`, `\\U`) and the ones it refuses, and a few
-one-word named forms followed by attributes.
+one-word named forms followed by attributes, and metadata naming a reduction
+(`sdy::reduction_op`).
 
 Run with `/work/venv-jax/bin/python build-tools/gen_sharding_escapes.py [--check]`
 (jax 0.12.0.1, jaxlib 0.12.0.1, Python 3.13).
@@ -36,6 +37,12 @@ OTHER = [
     r'{replicated metadata={op_name="a\u0041"}}', r'{replicated metadata={op_name="a\nb"}}',
     "{mesh['z'=2,'y'=2], replicated, unreduced={'y'}}", "{mesh['x'=1,'y'=1,'z'=2]unreduced, manual={'y'}}",
     "{mesh['x'=2], manual, metadata={op_name=\"a\"}}",
+    # Metadata naming a reduction: kept as written; to_proto appends the entry it reads.
+    '{unreduced metadata={op_type="sdy::reduction_op" op_name="MAX"}}',
+    '{replicated metadata={op_type="sdy::reduction_op" op_name="MAX"}}',
+    '{replicated metadata={op_type="sdy::reduction_op" op_name="SUM"}}',
+    '{unreduced metadata={{op_type="sdy::reduction_op" op_name="MIN"}, {op_name="a"}}}',
+    '{devices=[2,4]<=[8] last_tile_dims={unreduced} metadata={op_type="sdy::reduction_op" op_name="PROD"}}',
 ]
 
 
