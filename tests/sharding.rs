@@ -2,6 +2,11 @@
 //! - `sharding_text.jsonl`: `HloSharding::from_string` → `to_string`, `to_proto` bytes,
 //!   `from_proto` back, and XLA's error texts (message and column) for hand-picked and
 //!   random strings, named (mesh-axes) ones with `v3_to_v2_sharding`;
+//! - `sharding_escapes.jsonl` (`build-tools/gen_sharding_escapes.py`): quoted axis names
+//!   and metadata strings with C escapes, read as XLA reads them;
+//! - `sharding_protos.jsonl` (`build-tools/gen_sharding_protos.py`): `OpSharding` bytes
+//!   through `HloSharding::from_proto` → `to_string` and `to_proto` bytes, or XLA's
+//!   reason for refusing them;
 //! - `sharding_device_put.jsonl`: each device's data after `jax.device_put` between two
 //!   NamedShardings = our reshard plan executed over per-device buffers;
 //! - `sharding_indices.jsonl`: jax's per-device indices (`devices_indices_map`) for even shapes;
@@ -21,29 +26,194 @@ fn xla_error(error: &str) -> Option<(usize, &str)> {
     Some((col.parse().ok()?, message))
 }
 
-/// Inputs XLA accepts that we reject on purpose (README, "Deviations from XLA").
-fn deviation(input: &str, ours: &str) -> Option<&'static str> {
-    if input.contains("{mesh[") && ours.contains("more than") {
-        return Some("a mesh of more devices than XLA can address (XLA's v3_to_v2 crashes)");
-    }
-    if ours.contains("is not a permutation") {
-        return Some("a transpose that is not a permutation (XLA aborts on queries)");
-    }
-    if ours.contains("devices") && ours.contains("more than") {
-        return Some("more devices than XLA can address (XLA throws bad_alloc on queries)");
-    }
-    None
+/// The inputs XLA accepts that we reject on purpose (docs/conformance.md,
+/// "Deviations from XLA"): the input, a fragment of our message, and why.
+const TEXT_DEVIATIONS: &[(&str, &str, &str)] = &[
+    (
+        "{devices=[2,4]<=[4,2]T(0,0)}",
+        "is not a permutation",
+        "a transpose that is not a permutation (XLA aborts on queries)",
+    ),
+    (
+        "{mesh['x'=2,'y'=4], device_ids=([4,2]T(0,0)), [{'x'}, {}]}",
+        "is not a permutation",
+        "a transpose that is not a permutation (XLA aborts on queries)",
+    ),
+    (
+        "{devices=[9223372036854775807]<=[9223372036854775807]}",
+        "more than 2147483647 devices",
+        "more devices than XLA can address (XLA throws bad_alloc on queries)",
+    ),
+    (
+        "{devices=[9223372036854775807,2]<=[9223372036854775807,2]T(1,0)}",
+        "more than 2147483647 devices",
+        "more devices than XLA can address (XLA throws bad_alloc on queries)",
+    ),
+    (
+        "{devices=[4294967296,4294967296]<=[4294967296,4294967296]T(1,0)}",
+        "more than 2147483647 devices",
+        "more devices than XLA can address (XLA throws bad_alloc on queries)",
+    ),
+    (
+        "{mesh['x'=9223372036854775807,'y'=2], [{'x'}]}",
+        "more than 2147483647 devices",
+        "a mesh of more devices than XLA can address (XLA's v3_to_v2 crashes)",
+    ),
+    (
+        "{mesh['x'=4294967296,'y'=4294967296], [{'x'}]}",
+        "more than 2147483647 devices",
+        "a mesh of more devices than XLA can address (XLA's v3_to_v2 crashes)",
+    ),
+    (
+        "{mesh['x'=65536,'y'=65536], [{'x'}, {'y'}]}",
+        "more than 2147483647 devices",
+        "a mesh of more devices than XLA can address (XLA's v3_to_v2 crashes)",
+    ),
+];
+
+/// XLA's reasons for refusing a sharding where it gives no parser position
+/// (a RET_CHECK of `from_proto`, a CHECK failure that aborts, a status of
+/// another step), each with the fragment of our message that names the
+/// same reason.
+const REASONS: &[(&str, &str)] = &[
+    ("d > 0; }", "is not positive"),
+    (
+        "Extra content after sharding",
+        "Extra content after sharding",
+    ),
+    (
+        "Check failed: subgroup_types.empty()",
+        "last_tile_dim_replicate and last_tile_dims= cannot be given together",
+    ),
+    ("pre-size must be >= 1", "its pre-size must be at least 1"),
+    ("sub-axis size must be > 1", "its size must be more than 1"),
+    (
+        "next_pre_size must divide the full axis size",
+        "does not split axis",
+    ),
+    (
+        "Sub-axis size must be strictly less than the full axis size",
+        "its size must be less than the axis size",
+    ),
+    ("Axes cannot coexist or axes overlap", "is used twice"),
+    ("Mesh has duplicate axis names", "is not unique"),
+    (
+        "axes must be sorted by mesh axis index and sub-axis pre-size",
+        "axes must be sorted by mesh axis index and sub-axis pre-size",
+    ),
+    ("can be merged: ", "can be merged: "),
+    (
+        "Non-iota device assignment has iota device id list",
+        "in order must be left out",
+    ),
+    (
+        "Device ids must be a permutation",
+        "not a permutation of 0..",
+    ),
+    ("Mesh device ids must be non-negative", "is negative"),
+    ("Mesh axis size must be positive", "not positive"),
+    (
+        "Maximal sharding is expected to have single device assignment, but",
+        "Maximal sharding is expected to have single device assignment, but",
+    ),
+    (
+        "proto.type() == OpSharding::OTHER",
+        "unknown OpSharding type",
+    ),
+    (
+        ") proto.tile_assignment_devices().empty()",
+        "both iota_reshape_dims and tile_assignment_devices",
+    ),
+    (
+        "proto.iota_reshape_dims().size() == proto.iota_transpose_perm().size()",
+        "iota_transpose_perm should have the same rank as iota_reshape_dims",
+    ),
+    (
+        "!proto.tile_assignment_devices().empty()",
+        "without tile_assignment_devices",
+    ),
+    (
+        "!proto.tile_assignment_dimensions().empty()",
+        "without tile_assignment_dimensions",
+    ),
+    (
+        "product_of_dimensions == product_of_iota_dimensions",
+        "does not match the tile assignment dimensions product",
+    ),
+    (
+        "product_of_dimensions == proto.tile_assignment_devices().size()",
+        "does not match the tile assignment size",
+    ),
+    (
+        "!proto.replicate_on_last_tile_dim()",
+        "both last_tile_dims and replicate_on_last_tile_dim",
+    ),
+    (
+        "Tuple sharding is expected to have no metadata.",
+        "Tuple sharding is expected to have no metadata.",
+    ),
+];
+
+/// XLA's refusals that give no reason at all: a syntax error with an empty
+/// message, an allocation failure, a crash with no message (a segfault):
+/// any error of ours is then right.
+fn reasonless(xla: &str) -> bool {
+    xla.trim_end().ends_with("Syntax error:")
+        || xla == "std::bad_alloc"
+        || xla.starts_with("process died with exit code")
 }
 
-fn check_text(row: &Row) -> Result<Option<&'static str>, String> {
+/// How a refusal was compared with XLA's.
+#[derive(Debug, Default, PartialEq)]
+struct Refusals {
+    /// Message and column of XLA's parser.
+    located: usize,
+    /// XLA's reason (`REASONS`).
+    with_reason: usize,
+    /// XLA gave none.
+    without_reason: usize,
+}
+
+impl Refusals {
+    /// Checks that `ours` refuses for XLA's reason `xla` and counts it.
+    fn check(&mut self, xla: &str, ours: &str, offset: Option<usize>) -> Result<(), String> {
+        if let Some((col, message)) = xla_error(xla) {
+            same("message", ours, message)?;
+            same("offset", offset, Some(col))?;
+            self.located += 1;
+            return Ok(());
+        }
+        if reasonless(xla) {
+            self.without_reason += 1;
+            return Ok(());
+        }
+        let Some((_, want)) = REASONS.iter().find(|(theirs, _)| xla.contains(theirs)) else {
+            return Err(format!(
+                "XLA's reason {xla:?} is not in REASONS (ours: {ours})"
+            ));
+        };
+        if !ours.contains(want) {
+            return Err(format!(
+                "message {ours:?} does not name XLA's reason {xla:?}"
+            ));
+        }
+        self.with_reason += 1;
+        Ok(())
+    }
+}
+
+fn check_text(row: &Row, refusals: &mut Refusals) -> Result<Option<&'static str>, String> {
     let input = required(row, "input")?;
     let parsed = input.parse::<HloSharding>();
     if row.get("ok").and_then(serde_json::Value::as_bool) == Some(true) {
         let sharding = match parsed {
             Ok(s) => s,
             Err(e) => {
-                return match deviation(input, &e.to_string()) {
-                    Some(why) => Ok(Some(why)),
+                let listed = TEXT_DEVIATIONS
+                    .iter()
+                    .find(|(i, fragment, _)| *i == input && e.message.contains(fragment));
+                return match listed {
+                    Some((_, _, why)) => Ok(Some(why)),
                     None => Err(format!("rejected: {e}")),
                 };
             }
@@ -74,31 +244,59 @@ fn check_text(row: &Row) -> Result<Option<&'static str>, String> {
     let error = field(row, "error")
         .or(field(row, "crash"))
         .unwrap_or_default();
-    let ours = match parsed {
-        Ok(s) => return Err(format!("accepted as {s}; XLA: {error}")),
-        Err(e) => e,
-    };
-    if let Some((col, message)) = xla_error(error) {
-        if ours.message != message && !message.is_empty() {
-            return Err(format!("message {:?}, XLA {message:?}", ours.message));
-        }
-        same("offset", ours.offset, col)?;
+    match parsed {
+        Ok(s) => Err(format!("accepted as {s}; XLA: {error}")),
+        Err(e) => refusals
+            .check(error, &e.message, Some(e.offset))
+            .map(|()| None),
     }
-    Ok(None)
 }
 
 #[test]
 fn sharding_text() {
     let mut tally = Tally::new("sharding_text");
+    let mut refusals = Refusals::default();
+    let mut deviations = 0;
     for row in load("sharding_text.jsonl").unwrap() {
         let case = field(&row, "input").unwrap_or_default().to_string();
-        match check_text(&row) {
+        match check_text(&row, &mut refusals) {
             Ok(None) => tally.record(&case, Ok(())),
-            Ok(Some(why)) => tally.record_deviation(&case, Err("rejected".to_string()), why),
+            Ok(Some(why)) => {
+                deviations += 1;
+                tally.record_deviation(&case, Err("rejected".to_string()), why);
+            }
             Err(e) => tally.record(&case, Err(e)),
         }
     }
     assert!(tally.finish());
+    let want = Refusals {
+        located: 268,
+        with_reason: 48,
+        without_reason: 11,
+    };
+    assert_eq!(refusals, want, "refusals compared with XLA's");
+    assert_eq!(deviations, TEXT_DEVIATIONS.len());
+}
+
+#[test]
+fn sharding_escapes() {
+    let mut tally = Tally::new("sharding_escapes");
+    let mut refusals = Refusals::default();
+    for row in load("sharding_escapes.jsonl").unwrap() {
+        let case = field(&row, "input").unwrap_or_default().to_string();
+        let outcome = check_text(&row, &mut refusals).and_then(|deviation| match deviation {
+            None => Ok(()),
+            Some(why) => Err(format!("a deviation ({why}) where none is listed")),
+        });
+        tally.record(&case, outcome);
+    }
+    assert!(tally.finish());
+    let want = Refusals {
+        located: 9,
+        with_reason: 0,
+        without_reason: 2,
+    };
+    assert_eq!(refusals, want, "refusals compared with XLA's");
 }
 
 /// Every device's box; jax indexes a maximal sharding as replicated, where
@@ -255,4 +453,74 @@ fn sharding_device_put() {
         tally.record(&case, outcome);
     }
     assert!(tally.finish());
+}
+
+/// Why we refuse an `OpSharding` XLA's `from_proto` reads (docs/conformance.md,
+/// "Deviations from XLA"), from XLA's text of what it read and our error.
+fn proto_deviation(xla: &str, ours: &str) -> Option<&'static str> {
+    if xla.contains("error_type.") && ours.contains("cannot be a subgroup type") {
+        return Some("a subgroup type that is no subgroup type (XLA prints `error_type.`)");
+    }
+    if ours.contains("is not a permutation") {
+        return Some("a transpose that is not a permutation (XLA aborts on queries)");
+    }
+    None
+}
+
+fn check_proto(row: &Row, refusals: &mut Refusals) -> Result<Option<&'static str>, String> {
+    let bytes = conformance::hex_decode(required(row, "proto")?)?;
+    let proto = schema::OpSharding::decode(bytes.as_slice()).map_err(|e| e.to_string())?;
+    let ours = HloSharding::from_proto(&proto);
+    if row.get("ok").and_then(serde_json::Value::as_bool) != Some(true) {
+        let xla = field(row, "error")
+            .or(field(row, "crash"))
+            .unwrap_or_default();
+        return match ours {
+            Ok(s) => Err(format!("accepted as {s}; XLA: {xla}")),
+            Err(e) => refusals.check(xla, e.message(), None).map(|()| None),
+        };
+    }
+    let string = required(row, "string")?;
+    let sharding = match ours {
+        Ok(s) => s,
+        Err(e) => {
+            return match proto_deviation(string, e.message()) {
+                Some(why) => Ok(Some(why)),
+                None => Err(format!("refused: {e}; XLA read {string}")),
+            };
+        }
+    };
+    same("to_string", sharding.to_string().as_str(), string)?;
+    same(
+        "to_proto hex",
+        conformance::hex_encode(&sharding.to_proto().encode_to_vec()).as_str(),
+        required(row, "hex")?,
+    )?;
+    Ok(None)
+}
+
+#[test]
+fn sharding_protos() {
+    let mut tally = Tally::new("sharding_protos");
+    let mut refusals = Refusals::default();
+    let mut deviations = 0;
+    for row in load("sharding_protos.jsonl").unwrap() {
+        let case = field(&row, "proto").unwrap_or_default().to_string();
+        match check_proto(&row, &mut refusals) {
+            Ok(None) => tally.record(&case, Ok(())),
+            Ok(Some(why)) => {
+                deviations += 1;
+                tally.record_deviation(&case, Err("refused".to_string()), why);
+            }
+            Err(e) => tally.record(&case, Err(e)),
+        }
+    }
+    assert!(tally.finish());
+    let want = Refusals {
+        located: 0,
+        with_reason: 119,
+        without_reason: 2,
+    };
+    assert_eq!(refusals, want, "refusals compared with XLA's");
+    assert_eq!(deviations, 37);
 }

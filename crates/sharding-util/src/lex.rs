@@ -35,6 +35,13 @@ pub(crate) fn tokens(text: &str) -> Vec<(Token, usize)> {
             i += 1;
             continue;
         }
+        // A `/*...*/` comment, as XLA prints `/*index=5*/` in long tuples.
+        if text[i..].starts_with("/*")
+            && let Some(end) = text[i + 2..].find("*/")
+        {
+            i += end + 4;
+            continue;
+        }
         let token = match c {
             b'{' | b'}' | b'[' | b']' | b'(' | b')' | b',' => {
                 i += 1;

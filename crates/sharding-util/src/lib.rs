@@ -54,6 +54,7 @@ mod named_text;
 mod parse;
 mod print;
 mod proto;
+mod reduction;
 mod reshard;
 mod shard_report;
 mod sharding;

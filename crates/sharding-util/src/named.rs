@@ -163,23 +163,27 @@ impl NamedSharding {
                 ));
             };
             if let Some((pre, sub)) = r.sub {
-                if sub <= 1 || sub >= *size {
+                // XLA's checks, in XLA's order.
+                let text = self.axis_text(r);
+                let problem = if pre <= 0 {
+                    Some(format!("sub-axis {text}: its pre-size must be at least 1"))
+                } else if sub <= 1 {
+                    Some(format!("sub-axis {text}: its size must be more than 1"))
+                } else if pre.checked_mul(sub).is_none_or(|next| size % next != 0) {
+                    Some(format!(
+                        "sub-axis {text} does not split axis of size {size}"
+                    ))
+                } else if sub >= *size {
+                    Some(format!(
+                        "sub-axis {text}: its size must be less than the axis size {size}"
+                    ))
+                } else {
+                    None
+                };
+                if let Some(problem) = problem {
                     return Err(ShardingError::new(
                         ErrorKind::Invalid,
-                        format!(
-                            "sub-axis {}: its size must be more than 1 and less than the axis size {size} (XLA aborts)",
-                            self.axis_text(r)
-                        ),
-                    ));
-                }
-                let fits = pre > 0 && pre.checked_mul(sub).is_some_and(|p| size % p == 0);
-                if !fits {
-                    return Err(ShardingError::new(
-                        ErrorKind::Invalid,
-                        format!(
-                            "sub-axis {} does not split axis of size {size} (XLA aborts)",
-                            self.axis_text(r)
-                        ),
+                        format!("{problem} (XLA aborts)"),
                     ));
                 }
             }
@@ -211,7 +215,8 @@ impl NamedSharding {
             ("Manual", &self.manual),
         ] {
             let key = |r: &AxisRef| (r.axis, r.sub.map_or(1, |s| s.0));
-            if list.windows(2).any(|w| key(&w[0]) >= key(&w[1])) {
+            // Equal entries are left to the overlap check below, as XLA does.
+            if list.windows(2).any(|w| key(&w[0]) > key(&w[1])) {
                 return Err(ShardingError::new(
                     ErrorKind::Invalid,
                     format!(
@@ -270,6 +275,12 @@ fn check_device_list(ids: &[i64], total: i64) -> Result<(), ShardingError> {
                 "Expected {total} device_ids based on mesh axes, but got {}",
                 ids.len()
             ),
+        ));
+    }
+    if let Some(id) = ids.iter().find(|&&id| id < 0) {
+        return Err(ShardingError::new(
+            ErrorKind::Invalid,
+            format!("mesh device id {id} is negative (XLA aborts)"),
         ));
     }
     let mut seen = vec![false; ids.len()];

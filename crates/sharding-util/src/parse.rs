@@ -8,17 +8,9 @@ use schema::OpMetadata;
 use crate::cursor::{Parsed, Parser};
 use crate::error::{ParseError, ShardingError};
 use crate::lex::{Token, tokens};
+use crate::reduction::{push_reduction, reduction_of};
 use crate::sharding::{HloSharding, Kind, ShardGroup, SubgroupType};
 use crate::tile_assignment::TileAssignment;
-
-/// The metadata XLA adds to every sharding with an unreduced part.
-fn unreduced_metadata() -> OpMetadata {
-    OpMetadata {
-        op_type: "sdy::reduction_op".to_string(),
-        op_name: "SUM".to_string(),
-        ..OpMetadata::default()
-    }
-}
 
 impl Parser {
     /// `{...}` after the opening brace was read (or not, `pre_lexed`).
@@ -179,9 +171,8 @@ impl Parser {
             };
             HloSharding::subgroup(tiles, &subgroups).map_err(|e| at_loc(self, e))?
         };
-        if sharding.has_unreduced() {
-            metadata.push(unreduced_metadata());
-        }
+        let reduction = reduction_of(&metadata);
+        push_reduction(&mut metadata, reduction, sharding.has_unreduced());
         sharding.metadata = metadata;
         if flags.shard_as {
             sharding.shard_group = Some(ShardGroup::As(group_id));

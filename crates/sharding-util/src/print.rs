@@ -18,7 +18,8 @@ impl fmt::Display for ShardGroup {
 impl fmt::Display for HloSharding {
     /// XLA's canonical text: `{replicated}`, `{maximal device=3}`,
     /// `{devices=[2,4]<=[8] last_tile_dim_replicate shard_as 1}`,
-    /// `{{replicated}, {manual}}`.
+    /// `{{replicated}, {manual}}` (every fifth element of a tuple after the
+    /// first marked `/*index=5*/`, as XLA does).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(named) = &self.named {
             return write!(f, "{named}");
@@ -30,6 +31,9 @@ impl fmt::Display for HloSharding {
                 for (i, e) in elements.iter().enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;
+                        if i % 5 == 0 {
+                            write!(f, "/*index={i}*/")?;
+                        }
                     }
                     write!(f, "{e}")?;
                 }

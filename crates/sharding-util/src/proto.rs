@@ -6,6 +6,7 @@ use schema::op_sharding::{ShardGroupType, Type};
 
 use crate::error::{ErrorKind, ShardingError};
 use crate::named::NamedSharding;
+use crate::reduction::{is_reduction, push_reduction, reduction_of};
 use crate::sharding::{HloSharding, Kind, ShardGroup, SubgroupType};
 use crate::tile_assignment::{Devices, TileAssignment};
 
@@ -81,91 +82,137 @@ impl HloSharding {
         p
     }
 
-    /// The sharding an `OpSharding` describes, in XLA's normal form (as
-    /// XLA's `from_proto`), with XLA's checks.
+    /// The sharding an `OpSharding` describes, in XLA's normal form, as
+    /// XLA 0.12's `from_proto` reads it: a tiled sharding of one device is
+    /// `{replicated}`, every `shard_group_type` but `AS` is `shard_like`,
+    /// tuples nest, and the `sdy::reduction_op` metadata entries give the
+    /// reduction (written back by [`Self::to_proto`] where XLA writes it).
     ///
     /// ```
+    /// use schema::OpSharding;
     /// use sharding_util::HloSharding;
     ///
     /// let s: HloSharding = "{devices=[2,4]7,6,5,4,3,2,1,0 last_tile_dim_replicate}".parse().unwrap();
     /// assert_eq!(HloSharding::from_proto(&s.to_proto()).unwrap(), s);
+    ///
+    /// // Type OTHER, tile dimensions [1], device 5.
+    /// let one = OpSharding { r#type: 3, tile_assignment_dimensions: vec![1], tile_assignment_devices: vec![5], ..OpSharding::default() };
+    /// assert_eq!(HloSharding::from_proto(&one).unwrap().to_string(), "{replicated}");
     /// ```
     ///
     /// # Errors
     ///
-    /// A message for what XLA refuses (a maximal sharding with other than
-    /// one device, a tuple with metadata, dimensions that are not positive,
-    /// sizes that do not match, unknown subgroup types), and what
+    /// A message for what XLA refuses, naming XLA's reason (a maximal
+    /// sharding with other than one device, an unknown type, a tuple with
+    /// metadata, dimensions that are not positive, sizes that do not
+    /// match), a subgroup type that is no subgroup type on a dimension
+    /// larger than 1 (XLA prints it `error_type.`), and what
     /// [`NamedSharding::from_proto`] rejects in `named_sharding`.
     pub fn from_proto(p: &OpSharding) -> Result<Self, ShardingError> {
-        Self::from_proto_at(p, 0)
-    }
-
-    fn from_proto_at(p: &OpSharding, depth: usize) -> Result<Self, ShardingError> {
-        if depth > 1 {
-            return Err(ShardingError::new(
-                ErrorKind::Invalid,
-                "a tuple sharding inside a tuple sharding",
-            ));
-        }
         if let Some(named) = &p.named_sharding {
             let (named, metadata) = NamedSharding::from_proto(named)?;
             return Self::from_named(named, metadata);
         }
-        let metadata = p.metadata.clone();
-        let kind = Type::try_from(p.r#type).map_err(|_| {
-            ShardingError::new(
-                ErrorKind::Invalid,
-                format!("unknown OpSharding type {}", p.r#type),
-            )
-        })?;
-        let mut sharding = match kind {
-            Type::Tuple => {
-                if !metadata.is_empty() {
-                    return Err(ShardingError::new(
-                        ErrorKind::Invalid,
-                        "Expected empty metadata for tuple sharding",
-                    ));
-                }
-                let elements = p
-                    .tuple_shardings
-                    .iter()
-                    .map(|e| Self::from_proto_at(e, depth + 1))
-                    .collect::<Result<Vec<_>, _>>()?;
-                return Ok(Self::new(Kind::Tuple(elements)));
-            }
-            Type::Replicated => Self::new(Kind::Replicated),
-            Type::Manual => Self::new(Kind::Manual),
-            Type::Unknown => Self::new(Kind::Unknown),
-            Type::Unreduced => Self::new(Kind::Unreduced),
-            _ if p.tile_assignment_devices.len() == 1 => {
-                Self::new(Kind::Maximal(p.tile_assignment_devices[0]))
-            }
-            _ if !p.iota_reshape_dims.is_empty() && p.iota_reshape_dims.iter().all(|&d| d == 1) => {
-                Self::new(Kind::Maximal(0))
-            }
-            Type::Maximal => {
+        // XLA takes the reduction entries out of the metadata and writes one
+        // back (`to_proto`) where it is needed.
+        let reduction = reduction_of(&p.metadata);
+        let mut metadata: Vec<_> = p
+            .metadata
+            .iter()
+            .filter(|entry| !is_reduction(entry))
+            .cloned()
+            .collect();
+        let kind = Type::try_from(p.r#type).ok();
+        if kind == Some(Type::Tuple) {
+            if !metadata.is_empty() {
                 return Err(ShardingError::new(
                     ErrorKind::Invalid,
-                    format!(
-                        "Maximal sharding is expected to have single device assignment, but {} has provided.",
-                        p.tile_assignment_devices.len()
-                    ),
+                    "Tuple sharding is expected to have no metadata.",
                 ));
             }
-            Type::Other => Self::tiled_from_proto(p)?,
+            let elements = p
+                .tuple_shardings
+                .iter()
+                .map(Self::from_proto)
+                .collect::<Result<Vec<_>, _>>()?;
+            return Ok(Self::new(Kind::Tuple(elements)));
+        }
+        let mut sharding = match kind {
+            Some(Type::Replicated) => Self::new(Kind::Replicated),
+            Some(Type::Manual) => Self::new(Kind::Manual),
+            Some(Type::Unknown) => Self::new(Kind::Unknown),
+            Some(Type::Unreduced) => Self::new(Kind::Unreduced),
+            Some(Type::Maximal) => match p.tile_assignment_devices.as_slice() {
+                [device] => Self::new(Kind::Maximal(*device)),
+                devices => {
+                    return Err(ShardingError::new(
+                        ErrorKind::Invalid,
+                        format!(
+                            "Maximal sharding is expected to have single device assignment, but {} has provided.",
+                            devices.len()
+                        ),
+                    ));
+                }
+            },
+            Some(Type::Other) => Self::tiled_from_proto(p)?,
+            Some(Type::Tuple) | None => {
+                return Err(ShardingError::new(
+                    ErrorKind::Invalid,
+                    format!("unknown OpSharding type {}", p.r#type),
+                ));
+            }
         };
+        push_reduction(&mut metadata, reduction, sharding.has_unreduced());
         sharding.metadata = metadata;
         if p.is_shard_group {
-            sharding.shard_group = Some(match p.shard_group_type() {
-                ShardGroupType::As => ShardGroup::As(p.shard_group_id),
-                ShardGroupType::Like => ShardGroup::Like(p.shard_group_id),
+            // XLA reads every `shard_group_type` but AS (0) as LIKE.
+            sharding.shard_group = Some(if p.shard_group_type == ShardGroupType::As as i32 {
+                ShardGroup::As(p.shard_group_id)
+            } else {
+                ShardGroup::Like(p.shard_group_id)
             });
         }
         Ok(sharding)
     }
 
+    /// A tiled (`OTHER`) sharding, with XLA's checks in XLA's order: one
+    /// device (one explicit device, or an iota of one) is `{replicated}`.
     fn tiled_from_proto(p: &OpSharding) -> Result<Self, ShardingError> {
+        let iota = !p.iota_reshape_dims.is_empty();
+        if iota {
+            if !p.tile_assignment_devices.is_empty() {
+                return Err(ShardingError::new(
+                    ErrorKind::Invalid,
+                    "an OpSharding with both iota_reshape_dims and tile_assignment_devices",
+                ));
+            }
+            if p.iota_reshape_dims.len() != p.iota_transpose_perm.len() {
+                return Err(ShardingError::new(
+                    ErrorKind::Invalid,
+                    format!(
+                        "iota_transpose_perm should have the same rank as iota_reshape_dims : expected {}, saw {}.",
+                        p.iota_reshape_dims.len(),
+                        p.iota_transpose_perm.len()
+                    ),
+                ));
+            }
+        } else if p.tile_assignment_devices.is_empty() {
+            return Err(ShardingError::new(
+                ErrorKind::Invalid,
+                "a tiled OpSharding without tile_assignment_devices or iota_reshape_dims",
+            ));
+        }
+        let one_device = if iota {
+            p.iota_reshape_dims
+                .iter()
+                .try_fold(1i64, |acc, &d| acc.checked_mul(d))
+                == Some(1)
+        } else {
+            p.tile_assignment_devices.len() == 1
+        };
+        if one_device {
+            return Ok(Self::new(Kind::Replicated));
+        }
         let dims = p.tile_assignment_dimensions.clone();
         if dims.is_empty() {
             return Err(ShardingError::new(
@@ -173,43 +220,191 @@ impl HloSharding {
                 "a tiled OpSharding without tile_assignment_dimensions",
             ));
         }
-        let tiles = if p.iota_reshape_dims.is_empty() {
-            if p.tile_assignment_devices.len() <= 1 {
-                return Err(ShardingError::new(
-                    ErrorKind::Invalid,
-                    "a tiled OpSharding needs more than one device",
-                ));
-            }
-            TileAssignment::list(dims, p.tile_assignment_devices.clone())?
-        } else {
-            if !p.tile_assignment_devices.is_empty() {
-                return Err(ShardingError::new(
-                    ErrorKind::Invalid,
-                    "an OpSharding with both iota_reshape_dims and tile_assignment_devices",
-                ));
-            }
+        let tiles = if iota {
             let perm = p
                 .iota_transpose_perm
                 .iter()
                 .map(|&d| usize::try_from(d).unwrap_or(usize::MAX))
                 .collect();
             TileAssignment::iota(dims, p.iota_reshape_dims.clone(), perm)?
+        } else {
+            TileAssignment::list(dims, p.tile_assignment_devices.clone())?
         };
+        if !p.last_tile_dims.is_empty() && p.replicate_on_last_tile_dim {
+            return Err(ShardingError::new(
+                ErrorKind::Invalid,
+                "an OpSharding with both last_tile_dims and replicate_on_last_tile_dim",
+            ));
+        }
         if p.replicate_on_last_tile_dim {
             return Self::partial_tile(tiles);
         }
-        let types = p
-            .last_tile_dims
-            .iter()
-            .map(|&t| {
-                SubgroupType::from_proto_value(t).ok_or_else(|| {
-                    ShardingError::new(
-                        ErrorKind::Invalid,
-                        format!("OpSharding type {t} cannot be a subgroup type"),
-                    )
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let (tiles, types) = subgroup_types(tiles, &p.last_tile_dims)?;
         Self::subgroup(tiles, &types)
+    }
+}
+
+/// The subgroup types of `last_tile_dims`, with the tile assignment: a
+/// subgroup dimension of size 1 is dropped whatever its type (as XLA's
+/// `Subgroup` does), so only a type that is no subgroup type on a larger
+/// dimension is refused (XLA prints that one as `error_type.`).
+fn subgroup_types(
+    tiles: TileAssignment,
+    values: &[i32],
+) -> Result<(TileAssignment, Vec<SubgroupType>), ShardingError> {
+    let dims = tiles.dimensions().to_vec();
+    let Some(data) = dims.len().checked_sub(values.len()) else {
+        return Err(ShardingError::new(
+            ErrorKind::Invalid,
+            format!(
+                "{} subgroup types for a tile assignment of rank {}",
+                values.len(),
+                dims.len()
+            ),
+        ));
+    };
+    let mut kept = dims[..data].to_vec();
+    let mut types = Vec::with_capacity(values.len());
+    for (&value, &size) in values.iter().zip(&dims[data..]) {
+        match SubgroupType::from_proto_value(value) {
+            Some(t) => {
+                kept.push(size);
+                types.push(t);
+            }
+            None if size == 1 => {}
+            None => {
+                return Err(ShardingError::new(
+                    ErrorKind::Invalid,
+                    format!("OpSharding type {value} cannot be a subgroup type"),
+                ));
+            }
+        }
+    }
+    let tiles = if kept.len() == dims.len() {
+        tiles
+    } else {
+        tiles.reshaped(kept)
+    };
+    Ok((tiles, types))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use schema::Message;
+
+    use crate::HloSharding;
+
+    /// XLA 0.12's `to_string` and `to_proto` bytes of the sharding of `hex`
+    /// (`tests/golden/sharding_protos.jsonl`).
+    fn read(hex: &str) -> (String, String) {
+        let bytes = hex::decode(hex).unwrap();
+        let s = HloSharding::from_proto(&schema::OpSharding::decode(bytes.as_slice()).unwrap())
+            .unwrap();
+        (s.to_string(), hex::encode(s.to_proto().encode_to_vec()))
+    }
+
+    #[test]
+    fn every_shard_group_type_but_as_is_like() {
+        for (hex, text, back) in [
+            (
+                "08031a010222020001580160016863",
+                "{devices=[2]0,1 shard_like 1}",
+                "08031a010222020001580160016801",
+            ),
+            ("580160016802", "{replicated shard_like 1}", "580160016801"),
+            (
+                "5801600168ffffffffffffffffff01",
+                "{replicated shard_like 1}",
+                "580160016801",
+            ),
+            ("58016001", "{replicated shard_as 1}", "58016001"),
+        ] {
+            assert_eq!(read(hex), (text.to_string(), back.to_string()), "{hex}");
+        }
+    }
+
+    #[test]
+    fn a_tiled_sharding_of_one_device_is_replicated() {
+        for hex in [
+            "08031a0101220105",
+            "08031a020101220100",
+            "08031a0201014a0101520100",
+            "08031a01024a0101520100",
+            "08031a0102220105",
+        ] {
+            assert_eq!(
+                read(hex),
+                ("{replicated}".to_string(), String::new()),
+                "{hex}"
+            );
+        }
+        // The metadata and the shard group stay.
+        assert_eq!(
+            read("08031a01012201053a0312016158016003"),
+            (
+                "{replicated shard_as 3}".to_string(),
+                "3a0312016158016003".to_string()
+            )
+        );
+    }
+
+    #[test]
+    fn tuples_nest() {
+        assert_eq!(
+            read("08022a0808022a002a0208042a0c08031a0202044a0108520100"),
+            (
+                "{{{replicated}, {manual}}, {devices=[2,4]<=[8]}}".to_string(),
+                "08022a0808022a002a0208042a0c08031a0202044a0108520100".to_string()
+            )
+        );
+        let (text, _) = read("08022a002a002a002a002a002a00");
+        assert_eq!(
+            text,
+            "{{replicated}, {replicated}, {replicated}, {replicated}, {replicated}, /*index=5*/{replicated}}"
+        );
+        assert_eq!(text.parse::<HloSharding>().unwrap().to_string(), text);
+    }
+
+    #[test]
+    fn unreduced_writes_its_reduction_metadata() {
+        let sum = "08063a180a117364793a3a726564756374696f6e5f6f70120353554d";
+        assert_eq!(read("0806"), ("{unreduced}".to_string(), sum.to_string()));
+        assert_eq!(read(sum).1, sum);
+        // PROD is read as SUM; MAX stays, after the other metadata.
+        assert_eq!(
+            read("08063a190a117364793a3a726564756374696f6e5f6f70120450524f44").1,
+            sum
+        );
+        assert_eq!(
+            read("08063a180a117364793a3a726564756374696f6e5f6f7012034d41583a03120161").1,
+            "08063a031201613a180a117364793a3a726564756374696f6e5f6f7012034d4158"
+        );
+    }
+
+    #[test]
+    fn what_xla_refuses_is_refused_with_its_reason() {
+        for (hex, message) in [
+            ("080122020001", "but 2 has provided"),
+            ("0863", "unknown OpSharding type 99"),
+            (
+                "08031a01014a0102520100",
+                "does not match the tile assignment dimensions product",
+            ),
+            (
+                "08022a003a03120161",
+                "Tuple sharding is expected to have no metadata.",
+            ),
+            (
+                "08031a0202044201024a0108520100",
+                "OpSharding type 2 cannot be a subgroup type",
+            ),
+        ] {
+            let bytes = hex::decode(hex).unwrap();
+            let p = schema::OpSharding::decode(bytes.as_slice()).unwrap();
+            let error = HloSharding::from_proto(&p).unwrap_err();
+            assert!(error.message().contains(message), "{hex}: {error}");
+        }
     }
 }

@@ -423,8 +423,13 @@ impl TileAssignment {
     }
 
     /// The grid transposed by `perm` (XLA's `Transpose`): symbolic when the
-    /// iota's factors line up with the grid, else written out.
+    /// iota's factors line up with the grid (or `perm` is the identity),
+    /// else written out.
     pub(crate) fn transposed(&self, perm: &[usize]) -> Result<Self, ShardingError> {
+        if perm.iter().enumerate().all(|(i, &p)| i == p) {
+            // XLA's `Transpose` keeps a no-op as it is, iota or not.
+            return Ok(self.clone());
+        }
         let dims: Vec<i64> = perm.iter().map(|&p| self.dims[p]).collect();
         if let Devices::Iota(iota) = &self.devices
             && let Some((pieces, order, per_cut)) = iota.refine(&self.dims)

@@ -52,6 +52,44 @@ fn sharding_prints_xla_canonical_text_and_bytes() {
     );
 }
 
+/// `OpSharding` bytes as jaxlib 0.12's `from_proto` reads them and its
+/// `to_proto` writes them (rows of tests/golden/sharding_protos.jsonl).
+#[test]
+fn sharding_hex_reads_and_writes_as_xla() {
+    for (hex, text, bytes) in [
+        // Any shard_group_type but AS (0) is LIKE.
+        (
+            "08031a010222020001580160016863",
+            "{devices=[2]0,1 shard_like 1}",
+            "08031a010222020001580160016801",
+        ),
+        // A tiled sharding of one device, listed or iota, is replicated.
+        ("08031a0101220105", "{replicated}", ""),
+        ("08031a020101220100", "{replicated}", ""),
+        ("08031a0201014a0101520100", "{replicated}", ""),
+        // A tuple in a tuple.
+        (
+            "08022a0808022a002a0208042a00",
+            "{{{replicated}, {manual}}, {replicated}}",
+            "08022a0808022a002a0208042a00",
+        ),
+        // Unreduced writes its reduction (sdy::reduction_op SUM) as metadata.
+        (
+            "0806",
+            "{unreduced}",
+            "08063a180a117364793a3a726564756374696f6e5f6f70120353554d",
+        ),
+    ] {
+        let (out, code) = run(&["--json", "sharding", "--hex", hex], None);
+        assert_eq!(code, 0, "{hex}");
+        assert_eq!(
+            json_line(&out),
+            json!({"ok": true, "sharding": text, "hex": bytes, "input": hex}),
+            "{hex}"
+        );
+    }
+}
+
 #[test]
 fn where_xla_crashes_we_answer() {
     for text in [
