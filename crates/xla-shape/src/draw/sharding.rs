@@ -41,9 +41,17 @@ pub fn picture(
     let counts: Vec<i64> = dims
         .iter()
         .zip(&shard)
-        .map(|(&d, &s)| if s == 0 { 1 } else { (d + s - 1) / s })
+        .map(|(&d, &s)| match (d, s) {
+            (_, 0) => 1,
+            (0, _) => 0,
+            // `d.div_ceil(s)` without the overflow of `d + s - 1`.
+            _ => (d - 1) / s + 1,
+        })
         .collect();
-    let tiles: i64 = counts.iter().product();
+    let tiles = counts
+        .iter()
+        .try_fold(1i64, |acc, &c| acc.checked_mul(c))
+        .ok_or("the sharding's tile count overflows a 64-bit integer")?;
     let axes: Vec<String> = (0..dims.len())
         .map(|d| {
             let mut words = format!("dim {d} \u{b7} size {} \u{b7} shard {}", dims[d], shard[d]);
@@ -264,6 +272,17 @@ mod tests {
         let shape: Shape = shape.parse().unwrap();
         let sharding: HloSharding = sharding.parse().unwrap();
         picture(&shape, &sharding, devices, axes).unwrap().notes
+    }
+
+    #[test]
+    fn a_dimension_near_the_largest_size_counts_its_tiles_without_overflow() {
+        let shape: Shape = "pred[9223372036854775807]".parse().unwrap();
+        let sharding: HloSharding = "{devices=[2]<=[2]}".parse().unwrap();
+        let p = picture(&shape, &sharding, 2, None).unwrap();
+        assert_eq!(
+            p.notes[0],
+            "2 devices \u{b7} 2 tiles of pred[4611686018427387904]{0}"
+        );
     }
 
     #[test]
