@@ -53,7 +53,8 @@ function human(bytes) {
     value /= 1024;
     unit++;
   }
-  return unit ? `${value.toFixed(value < 10 ? 2 : 1)} ${units[unit]}` : `${bytes} B`;
+  if (!unit) return `${bytes} B`;
+  return `${Number.isInteger(value) ? value : value.toFixed(value < 10 ? 2 : 1)} ${units[unit]}`;
 }
 
 // ---- URL fragment: #shape=...&sharding=...&devices=...&to=...
@@ -301,9 +302,11 @@ function hoverTimeline(event) {
   }
   rect.classList.add("hover");
   tip.textContent = title.textContent;
-  tip.style.left = `${event.clientX + 12}px`;
-  tip.style.top = `${event.clientY + 12}px`;
   tip.hidden = false;
+  // Left of the pointer when the tip would run past the window's edge.
+  const left = event.clientX + 12 + tip.offsetWidth > innerWidth ? event.clientX - 12 - tip.offsetWidth : event.clientX + 12;
+  tip.style.left = `${Math.max(0, left)}px`;
+  tip.style.top = `${event.clientY + 12}px`;
 }
 
 // ---- start
