@@ -306,6 +306,9 @@ try {
 const failed = results.filter(([, error]) => error).length;
 console.log(`explorer: ${results.length - failed} passed, ${failed} failed`);
 if (failed) status = 1;
+// The profile is removed once the browser has stopped writing it.
+const exited = new Promise((done) => browser.once("exit", done));
 browser.kill();
-rmSync(work, { recursive: true, force: true });
+await Promise.race([exited, new Promise((done) => setTimeout(done, 10000))]);
+rmSync(work, { recursive: true, force: true, maxRetries: 5 });
 process.exit(status);
