@@ -12,7 +12,11 @@ bindgen=${WASM_BINDGEN:-.tools/bin/wasm-bindgen}
 if [ "${1:-}" = --install ]; then
   rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
   if ! "$bindgen" --version 2>/dev/null | grep -q " $version\$"; then
-    cargo install wasm-bindgen-cli --version "$version" --root .tools
+    # Built in a folder of its own, so that it neither locks nor fills the
+    # workspace's target directory.
+    scratch=$(mktemp -d)
+    cargo install wasm-bindgen-cli --version "$version" --root .tools --target-dir "$scratch"
+    rm -rf "$scratch"
     bindgen=.tools/bin/wasm-bindgen
   fi
 fi
