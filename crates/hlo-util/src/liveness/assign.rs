@@ -337,3 +337,45 @@ fn copied_from<'a>(
         .flat_map(|&o| flow.positions(graph, o))
         .filter_map(|p| buffers.of_position.get(p).copied())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Alloc;
+
+    /// The buffers of an allocation live over `ranges`, numbered in order.
+    fn alloc(ranges: &[(u64, u64)]) -> Alloc {
+        let mut alloc = Alloc::default();
+        for (b, &(start, end)) in ranges.iter().enumerate() {
+            alloc.add(b, start, end);
+        }
+        alloc
+    }
+
+    fn near(alloc: &Alloc, start: u64, end: u64) -> Vec<usize> {
+        let mut found: Vec<usize> = alloc.near(start, end).collect();
+        found.sort_unstable();
+        found
+    }
+
+    #[test]
+    fn near_holds_every_buffer_that_meets_the_range() {
+        // A chain of short ranges and one long one.
+        let alloc = alloc(&[(0, 1), (1, 2), (2, 3), (3, 4), (10, 11), (0, 6)]);
+        // Every buffer meeting 4..=5 is listed (3 and 5); those listed
+        // beside them end before it or start after it.
+        let found = near(&alloc, 4, 5);
+        assert!(found.contains(&3) && found.contains(&5));
+        assert!(!found.contains(&4));
+        // Past the longest range after every start, none.
+        assert_eq!(near(&alloc, 18, 20), Vec::<usize>::new());
+        assert_eq!(near(&alloc, 11, 11), [4]);
+    }
+
+    #[test]
+    fn near_looks_back_no_further_than_the_longest_range() {
+        let alloc = alloc(&[(0, 1), (1, 2), (2, 3), (100, 101)]);
+        assert_eq!(near(&alloc, 50, 60), Vec::<usize>::new());
+        assert_eq!(near(&alloc, 3, 3), [2]);
+        assert_eq!(near(&alloc, 2, 2), [1, 2]);
+    }
+}
