@@ -37,6 +37,10 @@ pub(crate) struct Alloc {
     /// The union of its buffers' live ranges, as disjoint closed ranges
     /// (start to end): a buffer outside it interferes with none of them.
     cover: BTreeMap<u64, u64>,
+    /// Its buffers by the start of their live ranges.
+    starts: BTreeMap<u64, Vec<usize>>,
+    /// The longest of its buffers' live ranges (end less start).
+    longest: u64,
 }
 
 impl Alloc {
@@ -52,9 +56,22 @@ impl Alloc {
             .is_some_and(|(_, &last)| last >= start)
     }
 
+    /// Its buffers whose live ranges may meet `start..=end`: those that
+    /// start after it less the longest range, and not after its end.
+    fn near(&self, start: u64, end: u64) -> impl Iterator<Item = usize> + '_ {
+        let from = start.saturating_sub(self.longest);
+        (from <= end)
+            .then(|| self.starts.range(from..=end))
+            .into_iter()
+            .flatten()
+            .flat_map(|(_, b)| b.iter().copied())
+    }
+
     /// Adds a buffer live over `start..=end`.
     fn add(&mut self, b: usize, start: u64, end: u64) {
         self.buffers.push(b);
+        self.starts.entry(start).or_default().push(b);
+        self.longest = self.longest.max(end.saturating_sub(start));
         let (mut start, mut end) = (start, end);
         while let Some((&a, &z)) = self
             .cover
@@ -235,9 +252,13 @@ fn fits(
     if !alloc.covers(buffer.start, buffer.end) {
         return true;
     }
-    alloc.buffers.iter().all(|&m| {
-        !interferes(graph, flow, buffers, m, b) && !copied_from(graph, flow, buffers, b, m)
-    })
+    // A buffer whose range does not meet `b`'s cannot interfere with it
+    // (`interferes` compares ranges first), so only those near are compared.
+    alloc
+        .near(buffer.start, buffer.end)
+        .all(|m| !interferes(graph, flow, buffers, m, b))
+        && !copied_from(graph, flow, buffers, b)
+            .any(|m| out.place.get(m) == Some(&Place::Allocation(a)))
 }
 
 /// Whether two buffers' values overlap (`LiveRangeInterferes`, pairwise).
@@ -299,16 +320,62 @@ pub(crate) fn reuses_operand(
     })
 }
 
-/// A copy never writes into the buffer it copies from.
-fn copied_from(graph: &Graph, flow: &Dataflow, buffers: &Buffers, b: usize, m: usize) -> bool {
-    buffers.list[b].values.iter().any(|&v| {
-        let Some(inst) = buffers.values.get(v).and_then(|x| graph.insts.get(x.inst)) else {
-            return false;
-        };
-        inst.opcode == "copy"
-            && inst.operands.iter().any(|&o| {
-                flow.positions(graph, o)
-                    .any(|p| buffers.of_position.get(p) == Some(&m))
-            })
-    })
+/// The buffers that buffer `b` is copied from: a copy never writes into
+/// the buffer it copies from.
+fn copied_from<'a>(
+    graph: &'a Graph,
+    flow: &'a Dataflow,
+    buffers: &'a Buffers,
+    b: usize,
+) -> impl Iterator<Item = usize> + 'a {
+    buffers.list[b]
+        .values
+        .iter()
+        .filter_map(|&v| buffers.values.get(v).and_then(|x| graph.insts.get(x.inst)))
+        .filter(|inst| inst.opcode == "copy")
+        .flat_map(|inst| inst.operands.iter())
+        .flat_map(|&o| flow.positions(graph, o))
+        .filter_map(|p| buffers.of_position.get(p).copied())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Alloc;
+
+    /// The buffers of an allocation live over `ranges`, numbered in order.
+    fn alloc(ranges: &[(u64, u64)]) -> Alloc {
+        let mut alloc = Alloc::default();
+        for (b, &(start, end)) in ranges.iter().enumerate() {
+            alloc.add(b, start, end);
+        }
+        alloc
+    }
+
+    fn near(alloc: &Alloc, start: u64, end: u64) -> Vec<usize> {
+        let mut found: Vec<usize> = alloc.near(start, end).collect();
+        found.sort_unstable();
+        found
+    }
+
+    #[test]
+    fn near_holds_every_buffer_that_meets_the_range() {
+        // A chain of short ranges and one long one.
+        let alloc = alloc(&[(0, 1), (1, 2), (2, 3), (3, 4), (10, 11), (0, 6)]);
+        // Every buffer meeting 4..=5 is listed (3 and 5); those listed
+        // beside them end before it or start after it.
+        let found = near(&alloc, 4, 5);
+        assert!(found.contains(&3) && found.contains(&5));
+        assert!(!found.contains(&4));
+        // Past the longest range after every start, none.
+        assert_eq!(near(&alloc, 18, 20), Vec::<usize>::new());
+        assert_eq!(near(&alloc, 11, 11), [4]);
+    }
+
+    #[test]
+    fn near_looks_back_no_further_than_the_longest_range() {
+        let alloc = alloc(&[(0, 1), (1, 2), (2, 3), (100, 101)]);
+        assert_eq!(near(&alloc, 50, 60), Vec::<usize>::new());
+        assert_eq!(near(&alloc, 3, 3), [2]);
+        assert_eq!(near(&alloc, 2, 2), [1, 2]);
+    }
 }

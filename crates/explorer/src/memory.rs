@@ -1,0 +1,163 @@
+//! The module memory panel: the peak of a dropped module or dump, the
+//! buffers live at the peak, and the timeline picture.
+
+use hlo_util::{MemoryDump, PeakReport};
+use serde::Serialize;
+use wasm_bindgen::prelude::wasm_bindgen;
+
+use crate::reply;
+
+/// What the memory panel shows.
+#[derive(Serialize)]
+struct MemoryReply<'a> {
+    /// What was read: `"module"` (module text, liveness computed from its
+    /// schedule) or `"dump"` (XLA's buffer assignment replayed).
+    source: &'static str,
+    /// `xla-shape hlo --json`'s peak fields.
+    #[serde(flatten)]
+    peak: &'a PeakReport,
+    /// Whether the module was not scheduled, so the peak is an estimate
+    /// (module text only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    peak_is_estimate: Option<bool>,
+    /// The steps of the flattened schedule (module text only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    steps: Option<u64>,
+    /// The timeline picture (`xla-shape hlo --timeline`).
+    svg: String,
+}
+
+/// The memory panel's reply for the dropped file `bytes` named `file`:
+/// an `HloProto` dump (`*after_optimizations.hlo.pb`, its buffer
+/// assignment replayed as `xla-shape hlo DUMP` does) or module text (its
+/// peak computed as `xla-shape hlo FILE --peak` does). The reply has
+/// `source`, the peak report's fields (`peak_bytes`, `static_bytes`,
+/// `heap_peak_bytes`, `peak_at`, `live_at_peak`, `device`, `host`), for
+/// module text `peak_is_estimate` and `steps`, and `svg`: the timeline
+/// picture, titled with `file`.
+///
+/// ```
+/// let text = "HloModule m, is_scheduled=true\nENTRY e {\n  p = f32[256] parameter(0)\n  ROOT n = f32[256] negate(p)\n}\n";
+/// let reply = xla_shape_explorer::module_memory(text.as_bytes(), Some("m.txt".to_owned()));
+/// let reply: serde_json::Value = serde_json::from_str(&reply).unwrap();
+/// assert_eq!(reply["source"], "module");
+/// assert_eq!(reply["peak_bytes"], 2048);
+/// assert!(reply["svg"].as_str().unwrap().contains("m.txt"));
+/// ```
+#[wasm_bindgen]
+pub fn module_memory(bytes: &[u8], file: Option<String>) -> String {
+    let file = file.as_deref();
+    if MemoryDump::is_hlo_proto(bytes) {
+        return dump_memory(MemoryDump::Proto(bytes), file);
+    }
+    let memory = match xla_shape::module_peak_memory(bytes) {
+        Ok(memory) => memory,
+        Err(error) => return reply::error(error),
+    };
+    reply::ok(&MemoryReply {
+        source: "module",
+        peak: &memory.peak,
+        peak_is_estimate: Some(memory.peak_is_estimate),
+        steps: Some(memory.steps),
+        svg: xla_shape::module_memory_timeline(file, &memory),
+    })
+}
+
+/// The memory panel's reply for XLA's text dumps of a buffer assignment:
+/// `buffer_assignment` (`*-buffer-assignment.txt`) with `live_range` (the
+/// `*-live-range.txt` beside it), replayed as `xla-shape hlo DUMP` does;
+/// the fields of [`module_memory`]'s reply less those of module text.
+///
+/// ```
+/// let reply: serde_json::Value = serde_json::from_str(&xla_shape_explorer::assignment_memory("", "", None)).unwrap();
+/// assert_eq!(reply["ok"], false);
+/// ```
+#[wasm_bindgen]
+pub fn assignment_memory(
+    buffer_assignment: &str,
+    live_range: &str,
+    file: Option<String>,
+) -> String {
+    let dump = MemoryDump::Text {
+        buffer_assignment,
+        live_range,
+    };
+    dump_memory(dump, file.as_deref())
+}
+
+/// The reply for a dump of a buffer assignment.
+fn dump_memory(dump: MemoryDump<'_>, file: Option<&str>) -> String {
+    let peak = match dump.peak() {
+        Ok(peak) => peak,
+        Err(error) => return reply::error(error),
+    };
+    match xla_shape::memory_timeline(file, dump) {
+        Ok(svg) => reply::ok(&MemoryReply {
+            source: "dump",
+            peak: &peak,
+            peak_is_estimate: None,
+            steps: None,
+            svg,
+        }),
+        Err(error) => reply::error(error),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use serde_json::Value;
+
+    use super::*;
+
+    fn golden(file: &str) -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/golden/peak_memory/attention")
+            .join(file)
+    }
+
+    fn read(file: &str) -> Vec<u8> {
+        std::fs::read(golden(file)).unwrap()
+    }
+
+    #[test]
+    fn the_text_and_the_dump_agree_on_the_peak() {
+        let text: Value =
+            serde_json::from_str(&module_memory(&read("compiled.txt"), None)).unwrap();
+        let dump = module_memory(&read("after_optimizations.hlo.pb"), Some("a.pb".to_owned()));
+        let dump: Value = serde_json::from_str(&dump).unwrap();
+        assert_eq!(
+            (text["source"].as_str(), dump["source"].as_str()),
+            (Some("module"), Some("dump"))
+        );
+        assert_eq!(text["peak_bytes"], 98304);
+        assert_eq!(dump["peak_bytes"], 98304);
+        assert_eq!(text["live_at_peak"][0]["name"], "ynn_fusion.2");
+        assert_eq!(dump["live_at_peak"][0]["bytes"], 32768);
+        assert_eq!(text["peak_is_estimate"], false);
+        assert_eq!(dump.get("steps"), None);
+        assert!(dump["svg"].as_str().unwrap().contains("peak 96 KiB"));
+    }
+
+    #[test]
+    fn the_text_dumps_replay_too() {
+        let assignment = String::from_utf8(read("buffer-assignment.txt")).unwrap();
+        let live_range = String::from_utf8(read("live-range.txt")).unwrap();
+        let reply: Value =
+            serde_json::from_str(&assignment_memory(&assignment, &live_range, None)).unwrap();
+        assert_eq!(reply["peak_bytes"], 98304);
+    }
+
+    #[test]
+    fn stablehlo_is_refused_with_the_fix() {
+        let reply: Value = serde_json::from_str(&module_memory(b"module @jit_f {}", None)).unwrap();
+        assert_eq!(reply["ok"], false);
+        assert!(
+            reply["error"]
+                .as_str()
+                .unwrap()
+                .ends_with("compile it and pass compiled.as_text()")
+        );
+    }
+}
