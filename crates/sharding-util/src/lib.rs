@@ -55,6 +55,7 @@ mod parse;
 mod print;
 mod proto;
 mod reshard;
+pub mod sdy;
 mod shard_report;
 mod sharding;
 mod table;

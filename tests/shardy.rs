@@ -1,0 +1,115 @@
+//! Golden tests of Shardy text in `sharding-util` against jax 0.12
+//! (`build-tools/gen_shardy.py`):
+//! - `shardy/jax.jsonl`: the `sdy.mesh` line and `#sdy.sharding` jax lowers for random
+//!   meshes and PartitionSpecs, converted to XLA's `sharding={...}` text exactly, and
+//!   every device's box equal to jax's `devices_indices_map`;
+//! - `shardy/export.jsonl`: hand-made Shardy shardings (device ids, sub-axes, replicated,
+//!   unreduced, open dimensions, priorities, inline meshes) converted by XLA's own
+//!   export, or the Shardy verifier's message for malformed ones.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use conformance::{Row, Tally, ints, required, same};
+use serde_json::Value;
+use sharding_util::HloSharding;
+use sharding_util::sdy::{SdyMesh, SdySharding};
+
+/// The sharding of one row, converted with its mesh; the text must also
+/// print back as read.
+fn convert(row: &Row) -> Result<HloSharding, String> {
+    let mesh: SdyMesh = required(row, "mesh")?.parse().map_err(|e| format!("{e}"))?;
+    let text = required(row, "sharding")?;
+    let sharding: SdySharding = text.parse().map_err(|e| format!("{e}"))?;
+    same("printed", sharding.to_string().as_str(), text)?;
+    let mut mesh = mesh;
+    if mesh.name.is_none() {
+        mesh.name = Some("mesh".to_string());
+    }
+    let rank = ints(row, "shape")?.len();
+    sharding
+        .resolve_mesh(Some(&mesh))
+        .and_then(|m| {
+            m.verify()?;
+            sharding.verify(m, Some(rank))
+        })
+        .map_err(|e| e.to_string())?;
+    sharding.to_hlo(Some(&mesh)).map_err(|e| e.to_string())
+}
+
+fn shape_of(row: &Row) -> Result<schema::Shape, String> {
+    let dims = ints(row, "shape")?;
+    let text: Vec<String> = dims.iter().map(ToString::to_string).collect();
+    format!("f32[{}]", text.join(","))
+        .parse()
+        .map_err(|e| format!("{e:?}"))
+}
+
+fn check_jax(row: &Row) -> Result<(), String> {
+    let s = convert(row)?;
+    same("hlo", s.to_string().as_str(), required(row, "hlo")?)?;
+    let shape = shape_of(row)?;
+    let indices = row
+        .get("indices")
+        .and_then(Value::as_array)
+        .ok_or("no indices")?;
+    for (device, expected) in indices.iter().enumerate() {
+        let device = i64::try_from(device).map_err(|e| e.to_string())?;
+        let held = s
+            .device_box(&shape, device)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("device {device} holds nothing"))?;
+        let got: Vec<Value> = held
+            .offsets
+            .iter()
+            .zip(&held.limits)
+            .map(|(&o, &l)| Value::from(vec![o, l]))
+            .collect();
+        same(&format!("device {device} box"), &Value::from(got), expected)?;
+    }
+    Ok(())
+}
+
+fn check_export(row: &Row) -> Result<(), String> {
+    let result = convert(row);
+    match (row.get("hlo").and_then(Value::as_str), result) {
+        (Some(hlo), Ok(s)) => same("hlo", s.to_string().as_str(), hlo),
+        (Some(_), Err(e)) => Err(format!("rejected: {e}")),
+        (None, Ok(s)) => Err(format!("accepted as {s}")),
+        (None, Err(e)) => same("error", e.as_str(), required(row, "error")?),
+    }
+}
+
+#[test]
+fn jax_lowered_shardings_convert_to_xla_text_and_jax_boxes() {
+    let mut tally = Tally::new("shardy/jax.jsonl");
+    for row in load("shardy/jax.jsonl").unwrap() {
+        let case = format!("{} {}", field(&row, "mesh"), field(&row, "sharding"));
+        tally.record(&case, check_jax(&row));
+    }
+    assert!(tally.finish());
+}
+
+#[test]
+fn hand_made_shardings_convert_as_xla_exports_them() {
+    let mut tally = Tally::new("shardy/export.jsonl");
+    for row in load("shardy/export.jsonl").unwrap() {
+        let case = format!("{} {}", field(&row, "mesh"), field(&row, "sharding"));
+        tally.record(&case, check_export(&row));
+    }
+    assert!(tally.finish());
+}
+
+/// The rows of `golden/shardy/<name>` beside this test.
+fn load(name: &str) -> Result<Vec<Row>, String> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("golden")
+        .join(name);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    text.lines()
+        .map(|line| serde_json::from_str(line).map_err(|e| format!("{name}: {e}")))
+        .collect()
+}
+
+fn field<'a>(row: &'a Row, key: &str) -> &'a str {
+    conformance::field(row, key).unwrap_or("")
+}
