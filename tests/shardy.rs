@@ -99,6 +99,64 @@ fn hand_made_shardings_convert_as_xla_exports_them() {
     assert!(tally.finish());
 }
 
+#[test]
+fn lowered_mlp_lists_what_jax_places_on_each_device() {
+    use sharding_util::sdy::{LoweredModule, LoweredReport};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("golden/shardy");
+    let text = std::fs::read_to_string(dir.join("mlp.mlir")).unwrap();
+    let report = LoweredReport::new(&LoweredModule::parse(&text).unwrap()).unwrap();
+    let rows = load("shardy/mlp.jsonl").unwrap();
+    assert_eq!(report.devices, 8);
+    assert_eq!(report.entries.len(), rows.len());
+    let mut totals = [vec![0_i64; 8], vec![0_i64; 8]];
+    for (entry, row) in report.entries.iter().zip(&rows) {
+        let element_bytes = match required(row, "dtype").unwrap() {
+            "float32" => 4,
+            "bfloat16" => 2,
+            other => panic!("dtype {other}"),
+        };
+        let dims: Vec<String> = ints(row, "shape")
+            .unwrap()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        let element = if element_bytes == 4 { "f32" } else { "bf16" };
+        assert_eq!(entry.shape, format!("{element}[{}]", dims.join(",")));
+        let kind = usize::from(required(row, "kind").unwrap() == "result");
+        let hlo: HloSharding = entry.hlo.parse().unwrap();
+        let shape: schema::Shape = entry.shape.parse().unwrap();
+        let indices = row.get("indices").and_then(Value::as_array).unwrap();
+        for (device, expected) in indices.iter().enumerate() {
+            let held = hlo
+                .device_box(&shape, i64::try_from(device).unwrap())
+                .unwrap()
+                .unwrap();
+            let got: Vec<Value> = held
+                .offsets
+                .iter()
+                .zip(&held.limits)
+                .map(|(&o, &l)| Value::from(vec![o, l]))
+                .collect();
+            assert_eq!(
+                &Value::from(got),
+                expected,
+                "{} device {device}",
+                entry.tensor_type
+            );
+            let elements: i64 = expected
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r[1].as_i64().unwrap() - r[0].as_i64().unwrap())
+                .product();
+            assert_eq!(entry.bytes[device], elements * element_bytes);
+            totals[kind][device] += elements * element_bytes;
+        }
+    }
+    assert_eq!(report.argument_bytes, totals[0]);
+    assert_eq!(report.result_bytes, totals[1]);
+}
+
 /// The rows of `golden/shardy/<name>` beside this test.
 fn load(name: &str) -> Result<Vec<Row>, String> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

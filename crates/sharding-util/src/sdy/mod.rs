@@ -13,6 +13,8 @@
 
 mod convert;
 mod error;
+mod lowered;
+mod lowered_report;
 mod mesh;
 mod parse;
 mod print;
@@ -20,5 +22,7 @@ mod sharding;
 mod verify;
 
 pub use error::ShardyError;
+pub use lowered::{LoweredModule, LoweredValue, ValueKind, tensor_shape};
+pub use lowered_report::{LoweredEntry, LoweredReport};
 pub use mesh::SdyMesh;
 pub use sharding::{MeshRef, SdyAxisRef, SdyDim, SdySharding, SdyShardingPerValue};

@@ -24,6 +24,11 @@ impl<'a> Cursor<'a> {
         self.text.get(self.at..).unwrap_or("")
     }
 
+    /// The next byte, if any.
+    pub(crate) fn peek_byte(&self) -> Option<u8> {
+        self.rest().bytes().next()
+    }
+
     pub(crate) fn skip_space(&mut self) {
         let rest = self.rest();
         self.at += rest.len() - rest.trim_start().len();
