@@ -2,7 +2,7 @@
 //! (`build-tools/gen_shardy.py`):
 //! - `shardy/jax.jsonl`: the `sdy.mesh` line and `#sdy.sharding` jax lowers for random
 //!   meshes and PartitionSpecs, converted to XLA's `sharding={...}` text exactly, and
-//!   every device's box equal to jax's `devices_indices_map`;
+//!   every device's box equal to jax's `devices_indices_map`, and back to Shardy text;
 //! - `shardy/export.jsonl`: hand-made Shardy shardings (device ids, sub-axes, replicated,
 //!   unreduced, open dimensions, priorities, inline meshes) converted by XLA's own
 //!   export, or the Shardy verifier's message for malformed ones.
@@ -48,6 +48,16 @@ fn check_jax(row: &Row) -> Result<(), String> {
     let s = convert(row)?;
     same("hlo", s.to_string().as_str(), required(row, "hlo")?)?;
     let shape = shape_of(row)?;
+    // Back from XLA's text: some sharding of whole axes converts to it again.
+    let mesh: SdyMesh = required(row, "mesh")?.parse().map_err(|e| format!("{e}"))?;
+    let back = SdySharding::from_hlo(&s, &mesh, shape.dimensions.len())
+        .map_err(|e| e.to_string())?
+        .ok_or("no Shardy sharding found for the HLO sharding")?;
+    same(
+        "round trip",
+        back.to_hlo(Some(&mesh)).map_err(|e| e.to_string())?.to_string(),
+        s.to_string(),
+    )?;
     let indices = row
         .get("indices")
         .and_then(Value::as_array)

@@ -13,6 +13,7 @@
 
 mod convert;
 mod error;
+mod from_hlo;
 mod lowered;
 mod lowered_report;
 mod mesh;
