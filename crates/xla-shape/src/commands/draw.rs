@@ -7,6 +7,7 @@ use index_util::TiledLayout;
 use schema::Shape;
 #[cfg(feature = "cli")]
 use serde_json::json;
+use sharding_util::HloSharding;
 
 #[cfg(feature = "cli")]
 use super::{Outcome, files, shape};
@@ -20,7 +21,8 @@ use crate::{Error, draw};
 #[cfg(feature = "cli")]
 pub fn run(args: &DrawArgs) -> Outcome {
     let svg = if let Some(text) = &args.sharding {
-        draw_sharding(&shape(&args.shape)?, text, args.devices)?
+        let s = super::shard::sharding_in(text, args.mesh.as_deref()).map_err(|e| e.to_string())?;
+        draw_hlo_sharding(&shape(&args.shape)?, &s, args.devices)?
     } else if args.view {
         draw_view(&args.shape, &args.ops)?
     } else {
@@ -63,10 +65,19 @@ pub fn draw_view(base: &str, ops: &[String]) -> Result<String, String> {
 /// (over `devices` devices when it names no count).
 pub fn draw_sharding(shape: &Shape, text: &str, devices: Option<i64>) -> Result<String, String> {
     let s = super::shard::sharding(text).map_err(|e| e.to_string())?;
+    draw_hlo_sharding(shape, &s, devices)
+}
+
+/// The SVG picture of `shape` split over devices by `s`.
+fn draw_hlo_sharding(
+    shape: &Shape,
+    s: &HloSharding,
+    devices: Option<i64>,
+) -> Result<String, String> {
     let n = s
         .device_count(devices)
         .map_err(|e| Error::from(e).with_device_count_hint("--devices N"))?;
-    Ok(draw::render(&draw::sharding::picture(shape, &s, n)?))
+    Ok(draw::render(&draw::sharding::picture(shape, s, n)?))
 }
 
 /// The buffer of `shape`, tiles included: the picture asks it only for
