@@ -55,7 +55,9 @@ fn check_jax(row: &Row) -> Result<(), String> {
         .ok_or("no Shardy sharding found for the HLO sharding")?;
     same(
         "round trip",
-        back.to_hlo(Some(&mesh)).map_err(|e| e.to_string())?.to_string(),
+        back.to_hlo(Some(&mesh))
+            .map_err(|e| e.to_string())?
+            .to_string(),
         s.to_string(),
     )?;
     let indices = row

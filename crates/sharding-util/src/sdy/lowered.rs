@@ -85,21 +85,17 @@ pub fn tensor_shape(ty: &str) -> Result<Shape, String> {
         .strip_prefix("tensor<")
         .and_then(|b| b.strip_suffix('>'))
         .ok_or_else(|| format!("`{ty}` is not a tensor type"))?;
-    let split = body
-        .find("complex<")
-        .or_else(|| body.rfind('x').map(|k| k + 1));
-    let (dims, element) = match split {
-        Some(k) => (
-            body[..k].strip_suffix('x').unwrap_or(&body[..k]),
-            &body[k..],
-        ),
-        None => ("", body),
-    };
-    let dims: Vec<&str> = if dims.is_empty() {
-        Vec::new()
-    } else {
-        dims.split('x').collect()
-    };
+    // Leading `NNx` (or `?x`) segments are dimensions; the rest is the
+    // element type.
+    let mut dims: Vec<&str> = Vec::new();
+    let mut element = body;
+    while let Some((d, rest)) = element.split_once('x') {
+        if d != "?" && (d.is_empty() || !d.bytes().all(|b| b.is_ascii_digit())) {
+            break;
+        }
+        dims.push(d);
+        element = rest;
+    }
     if let Some(d) = dims.iter().find(|d| d.parse::<i64>().is_err()) {
         return Err(format!(
             "`{ty}` has dimension `{d}`: only static shapes are read"
@@ -201,7 +197,7 @@ fn signature(c: &mut Cursor<'_>) -> Parsed<Vec<LoweredValue>> {
             let name = format!("%{}", c.ident()?);
             c.expect(":")?;
             let index = values.len();
-            values.push(value(c, ValueKind::Argument, index, Some(name))?);
+            values.push(value(c, ValueKind::Argument, index, Some(name), true)?);
             if c.eat(")") {
                 break;
             }
@@ -216,7 +212,7 @@ fn signature(c: &mut Cursor<'_>) -> Parsed<Vec<LoweredValue>> {
         if !c.eat(")") {
             loop {
                 let index = values.len() - arguments;
-                values.push(value(c, ValueKind::Result, index, None)?);
+                values.push(value(c, ValueKind::Result, index, None, true)?);
                 if c.eat(")") {
                     break;
                 }
@@ -224,17 +220,20 @@ fn signature(c: &mut Cursor<'_>) -> Parsed<Vec<LoweredValue>> {
             }
         }
     } else {
-        values.push(value(c, ValueKind::Result, 0, None)?);
+        // A bare result type has no attributes: `{` opens the body.
+        values.push(value(c, ValueKind::Result, 0, None, false)?);
     }
     Ok(values)
 }
 
-/// `tensor<...> {attr = value, ...}`.
+/// `tensor<...> {attr = value, ...}` (the attributes only with
+/// `attributes`).
 fn value(
     c: &mut Cursor<'_>,
     kind: ValueKind,
     index: usize,
     mut name: Option<String>,
+    attributes: bool,
 ) -> Parsed<LoweredValue> {
     let at = c.at;
     c.expect("tensor")?;
@@ -244,7 +243,7 @@ fn value(
         c.error(message)
     })?;
     let mut sharding = None;
-    if c.eat("{") && !c.eat("}") {
+    if attributes && c.eat("{") && !c.eat("}") {
         loop {
             let key = c.ident()?.to_string();
             c.expect("=")?;
@@ -285,5 +284,39 @@ fn skip_attribute_value(c: &mut Cursor<'_>) -> Parsed<()> {
             }
             Some(_) => c.at += 1,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bare_result_type_is_followed_by_the_body() {
+        let text = "module {\n  func.func public @main(%arg0: tensor<4xi8>) -> tensor<4x2xui4> {\n    return %arg0 : tensor<4xi8>\n  }\n}";
+        let module = LoweredModule::parse(text).unwrap();
+        assert_eq!(module.values.len(), 2);
+        assert_eq!(module.values[1].shape.to_string(), "u4[4,2]{1,0}");
+        assert_eq!(module.values[1].kind, ValueKind::Result);
+    }
+
+    #[test]
+    fn tensor_types_name_xla_shapes_or_say_why_not() {
+        let shape = |t| tensor_shape(t).map(|s| s.to_string());
+        assert_eq!(shape("tensor<2xcomplex<f32>>").unwrap(), "c64[2]{0}");
+        assert_eq!(shape("tensor<3xf8E4M3FN>").unwrap(), "f8e4m3fn[3]{0}");
+        assert_eq!(shape("tensor<si32>").unwrap(), "s32[]");
+        assert_eq!(
+            shape("tensor<?x4xf32>").unwrap_err(),
+            "`tensor<?x4xf32>` has dimension `?`: only static shapes are read"
+        );
+        assert_eq!(
+            shape("tensor<4xindex>").unwrap_err(),
+            "`tensor<4xindex>` has element type `index`, which XLA has no name for"
+        );
+        assert_eq!(
+            shape("memref<4xf32>").unwrap_err(),
+            "`memref<4xf32>` is not a tensor type"
+        );
     }
 }

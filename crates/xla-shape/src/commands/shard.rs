@@ -2,6 +2,7 @@
 //! (sharding-util's [`ShardReport`]).
 
 use schema::Shape;
+#[cfg(feature = "cli")]
 use sharding_util::sdy::{SdyMesh, SdySharding, ShardyError};
 use sharding_util::{HloSharding, ShardReport};
 
@@ -20,6 +21,7 @@ pub(crate) fn sharding(text: &str) -> Result<HloSharding, sharding_util::ParseEr
 /// A sharding in XLA's text or, starting with `#sdy` or `<`, in Shardy's
 /// (with `mesh`, the Shardy mesh it names), converted as XLA's Shardy
 /// export does.
+#[cfg(feature = "cli")]
 pub(crate) fn sharding_in(text: &str, mesh: Option<&str>) -> Result<HloSharding, Error> {
     let text = text.trim();
     if !(text.starts_with("#sdy") || text.starts_with('<')) {
