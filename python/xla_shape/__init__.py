@@ -454,3 +454,57 @@ def relayout(
             return result.view(data.dtype)
         return result
     return _native.relayout_into_bytes(flat, src, dst, threads)
+
+
+# Shardy text (jax 0.12's `#sdy.sharding`, `sdy.mesh`).
+
+__all__ += ["lowered_shardings", "sharding_from_shardy", "sharding_to_shardy"]
+
+
+def sharding_from_shardy(sharding: str, mesh: Optional[str] = None) -> str:
+    """XLA's sharding text of a Shardy sharding, as XLA's Shardy export
+    converts it; ``mesh`` is the mesh it names (``<["a"=2, "b"=4]>`` or a
+    whole ``sdy.mesh @mesh = <...>`` line), not needed for an inline mesh.
+    Shardy's verifier's errors raise ``XlaShapeError`` with its message.
+
+    >>> sharding_from_shardy('#sdy.sharding<@mesh, [{"b", "a"}, {}]>', '<["a"=2, "b"=4]>')
+    '{devices=[8,1]<=[2,4]T(1,0)}'
+    >>> sharding_from_shardy('#sdy.sharding<mesh<["x"=4]>, [{}, {"x"}]>')
+    '{devices=[1,4]<=[4]}'
+    """
+    return _native.sharding_from_shardy(sharding, mesh)
+
+
+def sharding_to_shardy(sharding: str, mesh: str, rank: int) -> Optional[str]:
+    """The Shardy sharding of whole axes of ``mesh`` that converts to the XLA
+    sharding ``sharding`` for an array of rank ``rank``; ``None`` if none does.
+
+    >>> sharding_to_shardy("{devices=[8,1]<=[2,4]T(1,0)}", 'sdy.mesh @mesh = <["a"=2, "b"=4]>', 2)
+    '#sdy.sharding<@mesh, [{"b", "a"}, {}]>'
+    >>> sharding_to_shardy("{devices=[3]<=[3]}", '<["a"=2, "b"=4]>', 1) is None
+    True
+    """
+    return _native.sharding_to_shardy(sharding, mesh, rank)
+
+
+def lowered_shardings(lowered: Any) -> Dict[str, Any]:
+    """What each device holds of a lowered function's arguments and results:
+    ``lowered`` is a jax ``Lowered`` (its ``as_text()`` is read) or that text.
+    The dict of ``xla-shape --json lowered``: ``devices``, ``entries`` (per
+    argument then result: ``kind``, ``index``, ``name``, ``tensor_type``,
+    ``shape``, ``sdy``, ``hlo``, ``shard_shape``, ``bytes`` by device),
+    ``argument_bytes`` and ``result_bytes`` by device.
+
+    >>> text = '''module @jit_f attributes {mhlo.num_partitions = 2 : i32} {
+    ...   sdy.mesh @mesh = <["a"=2]>
+    ...   func.func public @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}]>}) -> tensor<8xf32> {
+    ...     return %arg0 : tensor<8xf32>
+    ...   }
+    ... }'''
+    >>> report = lowered_shardings(text)
+    >>> report["entries"][0]["hlo"], report["argument_bytes"], report["result_bytes"]
+    ('{devices=[2]<=[2]}', [16, 16], [32, 32])
+    """
+    text = lowered if isinstance(lowered, str) else lowered.as_text()
+    report: Dict[str, Any] = _native.lowered_shardings(text)
+    return report

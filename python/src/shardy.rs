@@ -1,0 +1,49 @@
+//! Shardy text: shardings converted to and from XLA's, and what each
+//! device holds of a lowered module's arguments and results
+//! (sharding-util's `sdy` module).
+
+use pyo3::prelude::*;
+use pythonize::pythonize;
+use sharding_util::HloSharding;
+use sharding_util::sdy::{LoweredModule, LoweredReport, SdyMesh, SdySharding};
+
+use crate::error;
+
+/// XLA's sharding text of a Shardy sharding over `mesh` (needed unless the
+/// sharding has its mesh inline).
+#[pyfunction]
+#[pyo3(signature = (sharding, mesh))]
+pub fn sharding_from_shardy(sharding: &str, mesh: Option<&str>) -> PyResult<String> {
+    let sharding: SdySharding = sharding.trim().parse().map_err(error)?;
+    let mesh: Option<SdyMesh> = mesh.map(str::parse).transpose().map_err(error)?;
+    Ok(sharding.to_hlo(mesh.as_ref()).map_err(error)?.to_string())
+}
+
+/// The Shardy text of whole axes of `mesh` that converts to the XLA
+/// sharding `sharding` for an array of rank `rank`, or `None`.
+#[pyfunction]
+#[pyo3(signature = (sharding, mesh, rank))]
+pub fn sharding_to_shardy(sharding: &str, mesh: &str, rank: usize) -> PyResult<Option<String>> {
+    let hlo: HloSharding = sharding.trim().parse().map_err(error)?;
+    let mesh: SdyMesh = mesh.parse().map_err(error)?;
+    let found = SdySharding::from_hlo(&hlo, &mesh, rank).map_err(error)?;
+    Ok(found.map(|s| s.to_string()))
+}
+
+/// `xla-shape --json lowered` (less `ok`): the report of a lowered
+/// module's text as a dict.
+#[pyfunction]
+#[pyo3(signature = (text))]
+pub fn lowered_shardings<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    let module = LoweredModule::parse(text).map_err(error)?;
+    let report = LoweredReport::new(&module).map_err(error)?;
+    Ok(pythonize(py, &report)?)
+}
+
+/// Adds the functions to the native module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(sharding_from_shardy, m)?)?;
+    m.add_function(wrap_pyfunction!(sharding_to_shardy, m)?)?;
+    m.add_function(wrap_pyfunction!(lowered_shardings, m)?)?;
+    Ok(())
+}
