@@ -507,6 +507,13 @@ mod tests {
     }
 
     #[test]
+    fn odd_names_print_back_as_read() {
+        let s: SdySharding = r#"<@"m x", [{"a\\b\0A"}]>"#.parse().unwrap();
+        assert_eq!(s.to_string(), r#"#sdy.sharding<@"m x", [{"a\\b\0A"}]>"#);
+        assert_eq!(s.to_string().parse::<SdySharding>().unwrap(), s);
+    }
+
+    #[test]
     fn escapes_and_priorities_are_read() {
         let s: SdySharding = r#"<@m, [{"a\22b"}p12, {?}]>"#.parse().unwrap();
         assert_eq!(s.dims[0].axes[0].name, "a\"b");

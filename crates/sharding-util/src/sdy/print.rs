@@ -22,6 +22,20 @@ pub(crate) fn quoted(name: &str) -> String {
     out
 }
 
+/// A symbol name after `@`: bare when it is an identifier, else quoted.
+pub(crate) fn symbol(name: &str) -> String {
+    let mut bytes = name.bytes();
+    let ident = bytes
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || matches!(c, b'_' | b'$'))
+        && bytes.all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'.' | b'-'));
+    if ident {
+        name.to_string()
+    } else {
+        quoted(name)
+    }
+}
+
 fn list<T: Display>(f: &mut Formatter<'_>, items: &[T]) -> fmt::Result {
     for (k, item) in items.iter().enumerate() {
         if k > 0 {
@@ -60,7 +74,7 @@ impl SdyMesh {
                 self.0.body(f)
             }
         }
-        let name = self.name.as_deref().unwrap_or("mesh");
+        let name = symbol(self.name.as_deref().unwrap_or("mesh"));
         format!("sdy.mesh @{name} = {}", Body(self))
     }
 }
@@ -105,7 +119,7 @@ impl SdySharding {
     fn body(&self, f: &mut Formatter<'_>) -> fmt::Result {
         f.write_str("<")?;
         match &self.mesh {
-            MeshRef::Symbol(name) => write!(f, "@{name}")?,
+            MeshRef::Symbol(name) => write!(f, "@{}", symbol(name))?,
             MeshRef::Inline(mesh) => {
                 f.write_str("mesh")?;
                 mesh.body(f)?;
