@@ -32,7 +32,8 @@ use stride_util::{IntegerError, parse_integer, parse_integers};
     xla-shape hlo --top 5 module.txt\n  \
     xla-shape sharding '{devices=[2,4]<=[2,4]T(0,1)}'\n  \
     xla-shape shard 'f32[7,9]' '{devices=[2,4]<=[8]}'\n  \
-    xla-shape reshard 'f32[8]' '{replicated}' '{devices=[4]<=[4]}' --devices 4\n\n\
+    xla-shape reshard 'f32[8]' '{replicated}' '{devices=[4]<=[4]}' --devices 4\n  \
+    xla-shape lowered lowered.mlir\n\n\
     Each command's --help has more examples.\n\
     Exit status: 0 if every input succeeded, 1 if any failed, 2 for bad usage.")]
 pub struct Cli {
@@ -629,7 +630,7 @@ mod tests {
             .map(|c| c.get_name().to_owned())
             .filter(|name| name != "help")
             .collect();
-        assert_eq!(names.len(), 17, "{names:?}");
+        assert_eq!(names.len(), 18, "{names:?}");
         for name in names {
             let shown = examples
                 .iter()
