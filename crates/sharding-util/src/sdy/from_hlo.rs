@@ -136,7 +136,7 @@ impl SdySharding {
                 tiles, subgroups, ..
             } => {
                 let dims = tiles.dimensions();
-                let data = dims.len() - hlo.subgroup_dims();
+                let data = dims.len().saturating_sub(hlo.subgroup_dims());
                 if data != rank {
                     return Err(ShardingError::new(
                         ErrorKind::Mismatch,

@@ -282,7 +282,7 @@ fn skip_attribute_value(c: &mut Cursor<'_>) -> Parsed<()> {
             Some(b'"') => {
                 c.string()?;
             }
-            Some(_) => c.at += 1,
+            Some(_) => c.bump_char(),
         }
     }
 }
@@ -298,6 +298,17 @@ mod tests {
         assert_eq!(module.values.len(), 2);
         assert_eq!(module.values[1].shape.to_string(), "u4[4,2]{1,0}");
         assert_eq!(module.values[1].kind, ValueKind::Result);
+    }
+
+    #[test]
+    fn device_counts_out_of_range_are_errors_not_allocations() {
+        let text = "module attributes {mhlo.num_partitions = 1000000000000 : i32} {\n  func.func public @main(%arg0: tensor<4xi8> {a = \"\u{e9}\", b = \u{e9}}) -> tensor<4xi8> {\n  }\n}";
+        let module = LoweredModule::parse(text).unwrap();
+        let error = crate::sdy::LoweredReport::new(&module).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "device count 1000000000000 is not between 1 and 1048576"
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::error::{ErrorKind, ShardingError};
 use crate::sdy::error::ShardyError;
 use crate::sdy::lowered::{LoweredModule, ValueKind};
-use crate::shard_report::ShardReport;
+use crate::shard_report::{MAX_LISTED_DEVICES, ShardReport};
 use crate::sharding::{HloSharding, Kind};
 use crate::table::{header, table};
 
@@ -81,12 +81,14 @@ impl LoweredReport {
                 None => 1,
             },
         };
-        let width = usize::try_from(devices).map_err(|_| {
-            ShardingError::new(
-                ErrorKind::Invalid,
-                format!("device count {devices} is negative"),
+        if !(1..=MAX_LISTED_DEVICES).contains(&devices) {
+            return Err(ShardingError::new(
+                ErrorKind::TooLarge,
+                format!("device count {devices} is not between 1 and {MAX_LISTED_DEVICES}"),
             )
-        })?;
+            .into());
+        }
+        let width = usize::try_from(devices).unwrap_or(0);
         let mut argument_bytes = vec![0_i64; width];
         let mut result_bytes = vec![0_i64; width];
         let mut entries = Vec::new();

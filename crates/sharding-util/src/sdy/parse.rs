@@ -24,6 +24,11 @@ impl<'a> Cursor<'a> {
         self.text.get(self.at..).unwrap_or("")
     }
 
+    /// Steps over the next character.
+    pub(crate) fn bump_char(&mut self) {
+        self.at += self.rest().chars().next().map_or(1, char::len_utf8);
+    }
+
     /// The next byte, if any.
     pub(crate) fn peek_byte(&self) -> Option<u8> {
         self.rest().bytes().next()
