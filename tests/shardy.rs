@@ -183,3 +183,56 @@ fn load(name: &str) -> Result<Vec<Row>, String> {
 fn field<'a>(row: &'a Row, key: &str) -> &'a str {
     conformance::field(row, key).unwrap_or("")
 }
+
+/// Every golden mesh and sharding text cut, with bytes deleted, doubled or
+/// replaced by bracket and quote characters (a fixed pseudo-random walk):
+/// nothing panics, and what parses prints as text that parses back to it.
+#[test]
+fn mutated_shardy_text_fails_cleanly_or_prints_back() {
+    let mut seed: u64 = 44;
+    let mut next = |n: usize| {
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        usize::try_from(seed >> 33).unwrap() % n.max(1)
+    };
+    let pieces = [
+        "{", "}", "<", ">", "[", "]", "\"", ":", "(", ")", ",", "?", "p", "=", "-", "9",
+    ];
+    let mut parsed = 0;
+    for row in load("shardy/export.jsonl").unwrap() {
+        let mesh = required(&row, "mesh").unwrap();
+        let sharding = required(&row, "sharding").unwrap();
+        for _ in 0..100 {
+            let mut text = format!("{mesh}\n{sharding}").into_bytes();
+            for _ in 0..=next(3) {
+                let at = next(text.len());
+                match next(3) {
+                    0 if at < text.len() => {
+                        text.remove(at);
+                    }
+                    1 => text
+                        .splice(at..at, pieces[next(pieces.len())].bytes())
+                        .for_each(drop),
+                    2 => text.truncate(at),
+                    _ => {}
+                }
+            }
+            let Ok(text) = String::from_utf8(text) else {
+                continue;
+            };
+            let (m, s) = text.split_once('\n').unwrap_or((&text, ""));
+            let mesh = m.parse::<SdyMesh>().ok();
+            if let Ok(sharding) = s.parse::<SdySharding>() {
+                parsed += 1;
+                let printed = sharding.to_string();
+                assert_eq!(printed.parse::<SdySharding>().unwrap(), sharding, "{s:?}");
+                if let Some(mesh) = &mesh {
+                    if let Ok(hlo) = sharding.to_hlo(Some(mesh)) {
+                        let _ = SdySharding::from_hlo(&hlo, mesh, sharding.dims.len());
+                    }
+                }
+            }
+            let _ = sharding_util::sdy::LoweredModule::parse(&text);
+        }
+    }
+    assert!(parsed > 100, "{parsed}");
+}
