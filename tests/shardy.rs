@@ -225,10 +225,9 @@ fn mutated_shardy_text_fails_cleanly_or_prints_back() {
                 parsed += 1;
                 let printed = sharding.to_string();
                 assert_eq!(printed.parse::<SdySharding>().unwrap(), sharding, "{s:?}");
-                if let Some(mesh) = &mesh {
-                    if let Ok(hlo) = sharding.to_hlo(Some(mesh)) {
-                        let _ = SdySharding::from_hlo(&hlo, mesh, sharding.dims.len());
-                    }
+                if let Some((mesh, Ok(hlo))) = mesh.as_ref().map(|m| (m, sharding.to_hlo(Some(m))))
+                {
+                    let _ = SdySharding::from_hlo(&hlo, mesh, sharding.dims.len());
                 }
             }
             let _ = sharding_util::sdy::LoweredModule::parse(&text);
