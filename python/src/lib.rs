@@ -9,6 +9,7 @@ mod layout;
 mod relayout;
 mod shape;
 mod sharding;
+mod shardy;
 
 use pyo3::prelude::*;
 
@@ -35,6 +36,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sharding::shard, m)?)?;
     m.add_function(wrap_pyfunction!(sharding::reshard, m)?)?;
     m.add_function(wrap_pyfunction!(sharding::draw_sharding_svg, m)?)?;
+    shardy::register(m)?;
     m.add_function(wrap_pyfunction!(hlo::hlo_memory, m)?)?;
     m.add_function(wrap_pyfunction!(hlo::peak_memory, m)?)?;
     m.add_function(wrap_pyfunction!(hlo::memory_timeline_svg, m)?)?;

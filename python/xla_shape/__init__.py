@@ -30,6 +30,8 @@ from ._reports import (
     Explanation,
     InstructionBuffer,
     LiveBuffer,
+    LoweredEntry,
+    LoweredShardings,
     MemoryReport,
     PeakAt,
     PeakReport,
@@ -55,6 +57,7 @@ from ._shapes import (
     view,
 )
 from ._sharding import HloSharding, as_sharding, reshard, shard
+from ._shardy import lowered_shardings, sharding_to_shardy
 from ._svg import Svg
 
 __version__ = "0.1.0"
@@ -71,6 +74,8 @@ __all__ = [
     "InvalidShapeError",
     "Layout",
     "LiveBuffer",
+    "LoweredEntry",
+    "LoweredShardings",
     "MemoryReport",
     "ParseError",
     "PeakAt",
@@ -97,6 +102,7 @@ __all__ = [
     "explain",
     "hlo_memory",
     "linear_index",
+    "lowered_shardings",
     "memory_order",
     "memory_timeline",
     "multi_index",
@@ -105,6 +111,7 @@ __all__ = [
     "relayout",
     "reshard",
     "shard",
+    "sharding_to_shardy",
     "validate",
     "view",
 ]

@@ -357,3 +357,35 @@ def _ids(device_ids: Optional[List[int]]) -> Callable[[int], int]:
         return ids[d]
 
     return lookup
+
+
+class LoweredEntry(Record):
+    """One argument or result of a lowered function
+    (``sharding_util::sdy::LoweredEntry``): its ``kind`` (``argument`` or
+    ``result``), ``index``, ``name``, MLIR ``tensor_type`` and XLA
+    ``shape``, its sharding as Shardy wrote it (``sdy``) and as XLA's text
+    (``hlo``), the ``shard_shape`` and the ``bytes`` each device holds."""
+
+    kind: str
+    index: int
+    name: Optional[str]
+    tensor_type: str
+    shape: str
+    sdy: Optional[str]
+    hlo: str
+    shard_shape: str
+    bytes: List[int]
+
+
+class LoweredShardings(Record):
+    """What each device holds of a lowered function's arguments and
+    results (``sharding_util::sdy::LoweredReport``): the ``devices`` count,
+    an :class:`LoweredEntry` per argument then result, and the
+    ``argument_bytes`` and ``result_bytes`` of each device."""
+
+    _entries = {"entries": LoweredEntry}
+
+    devices: int
+    entries: List[LoweredEntry]
+    argument_bytes: List[int]
+    result_bytes: List[int]

@@ -51,6 +51,24 @@ class HloSharding(_native.HloSharding):
         ``HloSharding::FromProto`` reads it."""
         return cls(call(_native.sharding_from_proto, bytes(data)))
 
+    @classmethod
+    def from_shardy(cls, sharding: str, mesh: Optional[str] = None) -> "HloSharding":
+        """The XLA sharding of a Shardy sharding (jax's
+        ``#sdy.sharding<@mesh, [{"a"}, {}]>``), as XLA's Shardy export
+        converts it; ``mesh`` is the mesh it names (``<["a"=2, "b"=4]>``,
+        ``#sdy.mesh<...>`` or a whole ``sdy.mesh @mesh = <...>`` line), not
+        needed for an inline mesh. ``mesh_axes`` are the mesh's axes.
+        Shardy's verifier's errors raise ``ShardingError`` with its message.
+
+        >>> s = HloSharding.from_shardy('#sdy.sharding<@mesh, [{"b", "a"}, {}]>', '<["a"=2, "b"=4]>')
+        >>> s, s.mesh_axes
+        (HloSharding('{devices=[8,1]<=[2,4]T(1,0)}'), [('a', 2), ('b', 4)])
+        >>> HloSharding.from_shardy('#sdy.sharding<mesh<["x"=4]>, [{}, {"x"}]>')
+        HloSharding('{devices=[1,4]<=[4]}')
+        """
+        text, axes = call(_native.sharding_from_shardy, sharding, mesh)
+        return cls(text, mesh_axes=axes)
+
     def __reduce__(self) -> Any:
         return (_rebuild, (str(self), self.device_ids, self.mesh_axes))
 
@@ -83,8 +101,10 @@ def _rebuild(
 
 
 def as_sharding(sharding: Any, shape: ShapeLike) -> HloSharding:
-    """A sharding argument (XLA's text, an :class:`HloSharding`, or a jax
-    sharding for an array of ``shape``) as an :class:`HloSharding`.
+    """A sharding argument (XLA's text, Shardy's text over an inline mesh,
+    an :class:`HloSharding`, or a jax sharding for an array of ``shape``)
+    as an :class:`HloSharding`; a Shardy sharding over a named mesh is
+    given as ``HloSharding.from_shardy(text, mesh)``.
 
     >>> as_sharding("{devices=[2]<=[2]}", "f32[4]")
     HloSharding('{devices=[2]<=[2]}')
@@ -94,6 +114,8 @@ def as_sharding(sharding: Any, shape: ShapeLike) -> HloSharding:
     if isinstance(sharding, _native.HloSharding):
         return HloSharding(str(sharding))
     if isinstance(sharding, str):
+        if sharding.lstrip().startswith(("#sdy", "<")):
+            return HloSharding.from_shardy(sharding)
         return call(HloSharding, sharding)
     ndim = _inputs.rank(_inputs.shape(shape))
     found = _inputs.jax_sharding(sharding, ndim)

@@ -56,6 +56,7 @@ mod print;
 mod proto;
 mod reduction;
 mod reshard;
+pub mod sdy;
 mod shard_report;
 mod sharding;
 mod table;

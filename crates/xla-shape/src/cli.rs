@@ -32,7 +32,8 @@ use stride_util::{IntegerError, parse_integer, parse_integers};
     xla-shape hlo --top 5 module.txt\n  \
     xla-shape sharding '{devices=[2,4]<=[2,4]T(0,1)}'\n  \
     xla-shape shard 'f32[7,9]' '{devices=[2,4]<=[8]}'\n  \
-    xla-shape reshard 'f32[8]' '{replicated}' '{devices=[4]<=[4]}' --devices 4\n\n\
+    xla-shape reshard 'f32[8]' '{replicated}' '{devices=[4]<=[4]}' --devices 4\n  \
+    xla-shape lowered lowered.mlir\n\n\
     Each command's --help has more examples.\n\
     Exit status: 0 if every input succeeded, 1 if any failed, 2 for bad usage.")]
 pub struct Cli {
@@ -348,8 +349,12 @@ pub enum Command {
         xla-shape sharding '{devices=[2,4]<=[2,4]T(0,1)}'      # {devices=[2,4]<=[8]}\n  \
         xla-shape --json sharding '{maximal device=3}'\n  \
         xla-shape sharding --hex 08031a0202044a0108520100\n  \
-        xla-shape sharding --v2 \"{mesh['x'=2,'y'=4], [{'x'}, {}]}\"\n\n\
-        JSON fields: ok, input, sharding, hex (the serialized OpSharding).")]
+        xla-shape sharding --v2 \"{mesh['x'=2,'y'=4], [{'x'}, {}]}\"\n  \
+        xla-shape sharding --mesh '<[\"a\"=2, \"b\"=4]>' '#sdy.sharding<@mesh, [{\"b\", \"a\"}, {}]>'\n  \
+        xla-shape sharding --sdy --mesh '<[\"a\"=2, \"b\"=4]>' '{devices=[8,1]<=[2,4]T(1,0)}'\n\n\
+        A Shardy sharding (#sdy.sharding<...>) is converted as XLA's Shardy export does; --mesh\n\
+        gives the mesh it names (the attribute or a whole `sdy.mesh @name = <...>` line).\n\
+        JSON fields: ok, input, sharding, hex (the serialized OpSharding); with --sdy: sdy.")]
     Sharding {
         /// The inputs are serialized OpSharding messages in hex (an empty
         /// argument is the empty message, `{replicated}`).
@@ -359,6 +364,14 @@ pub enum Command {
         /// as XLA's `v3_to_v2_sharding` (text and hex).
         #[arg(long)]
         v2: bool,
+        /// The Shardy mesh the shardings name: `<["a"=2, "b"=4]>`,
+        /// `#sdy.mesh<...>` or a whole `sdy.mesh @name = <...>` line.
+        #[arg(long, value_name = "MESH")]
+        mesh: Option<String>,
+        /// Print each sharding as Shardy text over --mesh (whole axes; an
+        /// error where none converts to it).
+        #[arg(long, requires = "mesh", conflicts_with_all = ["hex", "v2"])]
+        sdy: bool,
         /// Sharding texts (or hex); none reads one per line from standard input.
         inputs: Vec<String>,
     },
@@ -383,6 +396,23 @@ pub enum Command {
         source tile (holders[to mod count], spread over replicas).\n\
         JSON fields: ok, pieces (from, to, offsets, limits, bytes), bytes_moved, bytes_kept.")]
     Reshard(ReshardArgs),
+
+    /// What each device holds of a lowered module's arguments and results.
+    #[command(after_help = "Examples:\n  \
+        xla-shape lowered lowered.mlir          # the text of jax's lowered.as_text()\n  \
+        python -c '...print(lowered.as_text())' | xla-shape --json lowered -\n\n\
+        Reads the module's sdy.mesh lines and the signature of `func.func public @main`: each\n\
+        argument and result's tensor type as an XLA shape, its #sdy.sharding and the HloSharding\n\
+        XLA's Shardy export gives it ({replicated} without one), the shard shape and the bytes\n\
+        each device holds; then each device's bytes of all arguments and of all results. The\n\
+        device count is the module's mhlo.num_partitions.\n\
+        JSON fields: ok, devices, entries [{kind, index, name, tensor_type, shape, sdy, hlo,\n\
+        shard_shape, bytes (by device)}], argument_bytes, result_bytes (by device).")]
+    Lowered {
+        /// The module's text file, or `-` for standard input.
+        #[arg(value_name = "FILE")]
+        file: String,
+    },
 }
 
 /// Arguments of `hlo`.
@@ -467,6 +497,10 @@ pub struct ReshardArgs {
     /// The device count, when neither sharding names one.
     #[arg(long, value_name = "N")]
     pub devices: Option<i64>,
+    /// The Shardy mesh a Shardy sharding (`#sdy.sharding<@mesh, ...>`)
+    /// names: `<["a"=2, "b"=4]>` or a whole `sdy.mesh @name = <...>` line.
+    #[arg(long, value_name = "MESH")]
+    pub mesh: Option<String>,
 }
 
 /// Arguments of `shard`.
@@ -474,11 +508,16 @@ pub struct ReshardArgs {
 pub struct ShardArgs {
     /// The global array shape.
     pub shape: String,
-    /// The sharding, in XLA's text (`{devices=[2,4]<=[8]}`).
+    /// The sharding, in XLA's text (`{devices=[2,4]<=[8]}`) or Shardy's
+    /// (`#sdy.sharding<@mesh, [{"a"}, {}]>`, with --mesh).
     pub sharding: String,
     /// The device count, for shardings that name none (replicated, maximal).
     #[arg(long, value_name = "N")]
     pub devices: Option<i64>,
+    /// The Shardy mesh a Shardy sharding (`#sdy.sharding<@mesh, ...>`)
+    /// names: `<["a"=2, "b"=4]>` or a whole `sdy.mesh @name = <...>` line.
+    #[arg(long, value_name = "MESH")]
+    pub mesh: Option<String>,
 }
 
 /// Arguments of `draw`.
@@ -497,6 +536,9 @@ pub struct DrawArgs {
     /// With --sharding: the device count, for shardings that name none.
     #[arg(long, requires = "sharding", value_name = "N")]
     pub devices: Option<i64>,
+    /// With --sharding: the Shardy mesh a Shardy sharding names.
+    #[arg(long, requires = "sharding", value_name = "MESH")]
+    pub mesh: Option<String>,
     /// The shape (with --view: the base array, as for `view`).
     pub shape: String,
     /// With --view: the operations, as for `view`.
@@ -588,7 +630,7 @@ mod tests {
             .map(|c| c.get_name().to_owned())
             .filter(|name| name != "help")
             .collect();
-        assert_eq!(names.len(), 17, "{names:?}");
+        assert_eq!(names.len(), 18, "{names:?}");
         for name in names {
             let shown = examples
                 .iter()

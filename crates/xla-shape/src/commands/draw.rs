@@ -7,6 +7,7 @@ use index_util::TiledLayout;
 use schema::Shape;
 #[cfg(feature = "cli")]
 use serde_json::json;
+use sharding_util::HloSharding;
 
 #[cfg(feature = "cli")]
 use super::{Outcome, files, shape};
@@ -20,7 +21,11 @@ use crate::{Error, draw};
 #[cfg(feature = "cli")]
 pub fn run(args: &DrawArgs) -> Outcome {
     let svg = if let Some(text) = &args.sharding {
-        draw_sharding(&shape(&args.shape)?, text, args.devices, None)
+        let shape = shape(&args.shape)?;
+        let s = super::shard::sharding_in(text, args.mesh.as_deref())
+            .map_err(|e| super::shard::message(&e))?;
+        let axes = super::shard::shardy_mesh_axes(text, args.mesh.as_deref());
+        draw_hlo_sharding(&shape, &s, args.devices, axes.as_deref())
             .map_err(|e| super::shard::message(&e))?
     } else if args.view {
         draw_view(&args.shape, &args.ops)?
@@ -75,8 +80,19 @@ pub fn draw_sharding(
     mesh_axes: Option<&[(String, i64)]>,
 ) -> Result<String, Error> {
     let s = super::shard::sharding(text).map_err(|e| Error::picture(e.to_string()))?;
+    draw_hlo_sharding(shape, &s, devices, mesh_axes)
+}
+
+/// The SVG picture of `shape` split over devices by `s`, as
+/// [`draw_sharding`] draws it.
+fn draw_hlo_sharding(
+    shape: &Shape,
+    s: &HloSharding,
+    devices: Option<i64>,
+    mesh_axes: Option<&[(String, i64)]>,
+) -> Result<String, Error> {
     let n = s.device_count(devices)?;
-    let picture = draw::sharding::picture(shape, &s, n, mesh_axes).map_err(Error::picture)?;
+    let picture = draw::sharding::picture(shape, s, n, mesh_axes).map_err(Error::picture)?;
     Ok(draw::render(&picture))
 }
 

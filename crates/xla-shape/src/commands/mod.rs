@@ -28,6 +28,8 @@ mod index;
 #[cfg(feature = "cli")]
 mod literal;
 #[cfg(feature = "cli")]
+mod lowered;
+#[cfg(feature = "cli")]
 mod message;
 pub(crate) mod module_peak;
 #[cfg(feature = "cli")]
@@ -102,9 +104,16 @@ pub fn run(command: Command, out: &mut Output) {
             Ok(text) => out.success(&text, Value::Null),
             Err(message) => out.failure(Some(&args.file), &message),
         },
-        Command::Sharding { hex, v2, inputs } => {
-            each_of(hex_inputs(inputs, hex), out, |s| sharding::run(s, hex, v2))
-        }
+        Command::Sharding {
+            hex,
+            v2,
+            mesh,
+            sdy,
+            inputs,
+        } => each_of(hex_inputs(inputs, hex), out, |s| {
+            sharding::run(s, hex, v2, mesh.as_deref(), sdy)
+        }),
+        Command::Lowered { file } => single(out, lowered::run(&file)),
         Command::Shard(args) => single(out, shard::run(&args)),
         Command::Reshard(args) => single(out, reshard::run(&args)),
         Command::Relayout(args) => match relayout::run(&args) {

@@ -4,9 +4,9 @@
 use schema::Shape;
 use sharding_util::ReshardPlan;
 
-#[cfg(feature = "cli")]
-use super::shard::message;
 use super::shard::sharding;
+#[cfg(feature = "cli")]
+use super::shard::{message, sharding_in};
 #[cfg(feature = "cli")]
 use super::{Outcome, reported, shape};
 use crate::Error;
@@ -16,7 +16,17 @@ use crate::cli::ReshardArgs;
 /// The plan as a table (plain) and JSON.
 #[cfg(feature = "cli")]
 pub fn run(args: &ReshardArgs) -> Outcome {
-    let plan = reshard(&shape(&args.shape)?, &args.from, &args.to, args.devices);
+    let shape = shape(&args.shape)?;
+    let mesh = args.mesh.as_deref();
+    let plan = sharding_in(&args.from, mesh).and_then(|from| {
+        let to = sharding_in(&args.to, mesh)?;
+        Ok(sharding_util::reshard_plan(
+            &shape,
+            &from,
+            &to,
+            args.devices,
+        )?)
+    });
     reported(&plan.map_err(|e| message(&e))?)
 }
 

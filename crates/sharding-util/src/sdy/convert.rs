@@ -1,0 +1,122 @@
+//! Shardy shardings as XLA's `HloSharding`, as XLA's Shardy export converts
+//! them (`sharding={...}` beside `xla.sdy.sharding` in HLO text).
+
+use crate::error::ShardingError;
+use crate::named::{AxisRef, DimSharding, Mesh, MeshDevices, NamedSharding};
+use crate::sdy::error::{ShardyError, invalid};
+use crate::sdy::mesh::SdyMesh;
+use crate::sdy::sharding::{MeshRef, SdyAxisRef, SdySharding};
+use crate::sharding::{HloSharding, Kind};
+
+impl SdySharding {
+    /// The mesh the sharding names: its inline mesh, or `mesh` when the
+    /// sharding names a symbol (and `mesh`, if it has a name, has that
+    /// name).
+    ///
+    /// # Errors
+    ///
+    /// `unknown mesh: @name` when no mesh fits.
+    pub fn resolve_mesh<'a>(
+        &'a self,
+        mesh: Option<&'a SdyMesh>,
+    ) -> Result<&'a SdyMesh, ShardingError> {
+        match (&self.mesh, mesh) {
+            (MeshRef::Inline(m), _) => Ok(m),
+            (MeshRef::Symbol(name), Some(m)) if m.name.as_ref().is_none_or(|n| n == name) => Ok(m),
+            (MeshRef::Symbol(name), _) => Err(invalid(format!("unknown mesh: @{name}"))),
+        }
+    }
+
+    /// XLA's `HloSharding` of this sharding over `mesh` (used when the
+    /// sharding names its mesh by symbol), as XLA's Shardy export gives it:
+    /// the mesh's devices split at the sub-axes, transposed into dimension
+    /// order, then unreduced axes (`last_tile_dims={unreduced}`), then the
+    /// axes used nowhere or named replicated (`last_tile_dim_replicate`),
+    /// in XLA's normal form. Open dimensions and priorities do not change
+    /// it; a maximal mesh gives `{maximal device=N}`.
+    ///
+    /// ```
+    /// use sharding_util::sdy::{SdyMesh, SdySharding};
+    ///
+    /// let mesh: SdyMesh = r#"<["a"=2, "b"=4], device_ids=[7, 6, 5, 4, 3, 2, 1, 0]>"#.parse().unwrap();
+    /// let s: SdySharding = r#"#sdy.sharding<@mesh, [{"b"}, {?}], unreduced={"a"}>"#.parse().unwrap();
+    /// assert_eq!(
+    ///     s.to_hlo(Some(&mesh)).unwrap().to_string(),
+    ///     "{devices=[4,1,2]7,3,6,2,5,1,4,0 last_tile_dims={unreduced}}"
+    /// );
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// What [`SdyMesh::verify`] and [`Self::verify`] reject, with Shardy's
+    /// messages, or a mesh too large to convert.
+    pub fn to_hlo(&self, mesh: Option<&SdyMesh>) -> Result<HloSharding, ShardingError> {
+        let mesh = self.resolve_mesh(mesh)?;
+        mesh.verify()?;
+        self.verify(mesh, None)?;
+        if let Some(device) = mesh.maximal_device() {
+            return Ok(HloSharding::new(Kind::Maximal(device)));
+        }
+        let index = |r: &SdyAxisRef| AxisRef {
+            axis: mesh.axis_index(&r.name).unwrap_or(0),
+            sub: r.sub,
+        };
+        let refs = |list: &[SdyAxisRef]| list.iter().map(index).collect::<Vec<_>>();
+        let named = NamedSharding {
+            mesh: named_mesh(mesh),
+            dims: self
+                .dims
+                .iter()
+                .map(|d| DimSharding {
+                    axes: refs(&d.axes),
+                    closed: true,
+                })
+                .collect(),
+            replicated: refs(&self.replicated),
+            unreduced: refs(&self.unreduced),
+            manual: Vec::new(),
+        };
+        Ok(HloSharding::from_named(named, Vec::new())?.v3_to_v2())
+    }
+}
+
+/// The mesh in XLA's named-sharding model (an explicit list of ids in
+/// order is the plain iota there).
+pub(crate) fn named_mesh(mesh: &SdyMesh) -> Mesh {
+    let devices = match &mesh.device_ids {
+        Some(ids) if ids.iter().zip(0..).any(|(&id, k): (&i64, i64)| id != k) => {
+            MeshDevices::List(ids.clone())
+        }
+        _ => MeshDevices::Iota,
+    };
+    Mesh {
+        axes: mesh.axes.clone(),
+        devices,
+    }
+}
+
+impl HloSharding {
+    /// Reads a Shardy sharding (`#sdy.sharding<...>`) with its mesh (any
+    /// form [`SdyMesh`] reads) and converts it as [`SdySharding::to_hlo`]
+    /// does.
+    ///
+    /// ```
+    /// use sharding_util::HloSharding;
+    ///
+    /// let s = HloSharding::from_shardy(
+    ///     r#"#sdy.sharding<@mesh, [{"a"}, {}]>"#,
+    ///     r#"sdy.mesh @mesh = <["a"=2, "b"=4]>"#,
+    /// )
+    /// .unwrap();
+    /// assert_eq!(s.to_string(), "{devices=[2,1,4]<=[8] last_tile_dim_replicate}");
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Text that does not parse, or what [`SdySharding::to_hlo`] rejects.
+    pub fn from_shardy(sharding: &str, mesh: &str) -> Result<Self, ShardyError> {
+        let sharding: SdySharding = sharding.parse()?;
+        let mesh: SdyMesh = mesh.parse()?;
+        Ok(sharding.to_hlo(Some(&mesh))?)
+    }
+}

@@ -1,0 +1,39 @@
+//! Why Shardy text was not read or not converted.
+
+use crate::error::{ErrorKind, ParseError, ShardingError};
+
+/// A Shardy text that does not parse, or a sharding that Shardy's verifier
+/// rejects (in its words) or that has no HloSharding.
+///
+/// ```
+/// let error = sharding_util::HloSharding::from_shardy(
+///     r#"#sdy.sharding<@mesh, [{"c"}]>"#,
+///     r#"<["a"=2]>"#,
+/// )
+/// .unwrap_err();
+/// assert_eq!(error.to_string(), r#"unknown axis name: "c""#);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShardyError {
+    /// The text does not parse.
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    /// The sharding or mesh is rejected, or has no answer.
+    #[error(transparent)]
+    Sharding(#[from] ShardingError),
+}
+
+impl ShardyError {
+    /// The kind of a rejected sharding (`None` for a syntax error).
+    pub fn kind(&self) -> Option<ErrorKind> {
+        match self {
+            Self::Parse(_) => None,
+            Self::Sharding(e) => Some(e.kind()),
+        }
+    }
+}
+
+/// A Shardy verifier error.
+pub(crate) fn invalid(message: impl Into<String>) -> ShardingError {
+    ShardingError::new(ErrorKind::Invalid, message)
+}

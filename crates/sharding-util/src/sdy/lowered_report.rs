@@ -1,0 +1,198 @@
+//! What each device holds of a lowered module's arguments and results (the
+//! report `xla-shape lowered` prints).
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::error::{ErrorKind, ShardingError};
+use crate::sdy::error::ShardyError;
+use crate::sdy::lowered::{LoweredModule, ValueKind};
+use crate::shard_report::{MAX_LISTED_DEVICES, ShardReport};
+use crate::sharding::{HloSharding, Kind};
+use crate::table::{header, table};
+
+/// One argument or result: its type, its sharding in Shardy's and XLA's
+/// text, its shard shape and the bytes each device holds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LoweredEntry {
+    /// Argument or result.
+    pub kind: ValueKind,
+    /// Its position among the arguments or among the results.
+    pub index: usize,
+    /// `%arg0`, or jax's result name.
+    pub name: Option<String>,
+    /// The MLIR type (`tensor<16x8xf32>`).
+    pub tensor_type: String,
+    /// The XLA shape (`f32[16,8]`).
+    pub shape: String,
+    /// The `#sdy.sharding`, if it has one.
+    pub sdy: Option<String>,
+    /// XLA's sharding (`{replicated}` for a value without one).
+    pub hlo: String,
+    /// The shard shape each device holds.
+    pub shard_shape: String,
+    /// The bytes each device holds, by device.
+    pub bytes: Vec<i64>,
+}
+
+/// A lowered module's arguments and results over its devices, with each
+/// device's total bytes.
+///
+/// ```
+/// use sharding_util::sdy::{LoweredModule, LoweredReport};
+///
+/// let text = r#"module @jit_f attributes {mhlo.num_partitions = 2 : i32} {
+///   sdy.mesh @mesh = <["a"=2]>
+///   func.func public @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}]>}) -> (tensor<8xf32> {jax.result_info = "result"}) {
+///     return %arg0 : tensor<8xf32>
+///   }
+/// }"#;
+/// let report = LoweredReport::new(&LoweredModule::parse(text).unwrap()).unwrap();
+/// assert_eq!(report.entries[0].hlo, "{devices=[2]<=[2]}");
+/// assert_eq!(report.argument_bytes, [16, 16]);
+/// assert_eq!(report.result_bytes, [32, 32]);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LoweredReport {
+    /// The device count: `mhlo.num_partitions`, else the first mesh's.
+    pub devices: i64,
+    /// The arguments, then the results.
+    pub entries: Vec<LoweredEntry>,
+    /// Each device's bytes of all arguments.
+    pub argument_bytes: Vec<i64>,
+    /// Each device's bytes of all results.
+    pub result_bytes: Vec<i64>,
+}
+
+impl LoweredReport {
+    /// Converts every sharding and lists what each device holds.
+    ///
+    /// # Errors
+    ///
+    /// A sharding that names an unknown mesh or that Shardy's verifier
+    /// rejects (the message names the value), a sharding that does not fit
+    /// its shape or the device count, sizes beyond `i64`.
+    pub fn new(module: &LoweredModule) -> Result<Self, ShardyError> {
+        let devices = match module.num_partitions {
+            Some(n) => n,
+            None => match module.meshes.first() {
+                Some(m) => m.device_count()?,
+                None => 1,
+            },
+        };
+        if !(1..=MAX_LISTED_DEVICES).contains(&devices) {
+            return Err(ShardingError::new(
+                ErrorKind::TooLarge,
+                format!("device count {devices} is not between 1 and {MAX_LISTED_DEVICES}"),
+            )
+            .into());
+        }
+        let width = usize::try_from(devices).unwrap_or(0);
+        let mut argument_bytes = vec![0_i64; width];
+        let mut result_bytes = vec![0_i64; width];
+        let mut entries = Vec::new();
+        for v in &module.values {
+            let what = match (&v.name, v.kind) {
+                (Some(n), _) => n.clone(),
+                (None, ValueKind::Argument) => format!("argument {}", v.index),
+                (None, ValueKind::Result) => format!("result {}", v.index),
+            };
+            let named =
+                |e: ShardingError| ShardingError::new(e.kind(), format!("{what}: {}", e.message()));
+            let hlo = match &v.sharding {
+                Some(s) => {
+                    let mesh = match &s.mesh {
+                        crate::sdy::MeshRef::Symbol(name) => module.mesh(name),
+                        crate::sdy::MeshRef::Inline(_) => None,
+                    };
+                    let resolved = s.resolve_mesh(mesh).map_err(named)?;
+                    s.verify(resolved, Some(v.shape.dimensions.len()))
+                        .map_err(named)?;
+                    s.to_hlo(mesh).map_err(named)?
+                }
+                None => HloSharding::new(Kind::Replicated),
+            };
+            let report = ShardReport::new(&hlo, &v.shape, Some(devices)).map_err(named)?;
+            let totals = match v.kind {
+                ValueKind::Argument => &mut argument_bytes,
+                ValueKind::Result => &mut result_bytes,
+            };
+            for (total, d) in totals.iter_mut().zip(&report.devices) {
+                *total = total.checked_add(d.bytes).ok_or_else(|| {
+                    ShardingError::new(ErrorKind::TooLarge, "byte total overflows")
+                })?;
+            }
+            entries.push(LoweredEntry {
+                kind: v.kind,
+                index: v.index,
+                name: v.name.clone(),
+                tensor_type: v.tensor_type.clone(),
+                shape: v.shape.human_string(),
+                sdy: v.sharding.as_ref().map(ToString::to_string),
+                hlo: hlo.to_string(),
+                shard_shape: report.shard_shape.human_string(),
+                bytes: report.devices.iter().map(|d| d.bytes).collect(),
+            });
+        }
+        Ok(Self {
+            devices,
+            entries,
+            argument_bytes,
+            result_bytes,
+        })
+    }
+}
+
+/// `N bytes on every device`, or the list by device.
+fn bytes_text(bytes: &[i64]) -> String {
+    match bytes.first() {
+        Some(first) if bytes.iter().all(|b| b == first) => format!("{first} bytes on every device"),
+        _ => {
+            let text: Vec<String> = bytes.iter().map(ToString::to_string).collect();
+            format!("bytes by device [{}]", text.join(","))
+        }
+    }
+}
+
+impl fmt::Display for LoweredReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{} devices", self.devices)?;
+        for e in &self.entries {
+            let kind = match e.kind {
+                ValueKind::Argument => "argument",
+                ValueKind::Result => "result",
+            };
+            let name = e
+                .name
+                .as_deref()
+                .map(|n| format!(" {n}"))
+                .unwrap_or_default();
+            writeln!(
+                f,
+                "{kind} {}{name}: {} = {}",
+                e.index, e.tensor_type, e.shape
+            )?;
+            if let Some(sdy) = &e.sdy {
+                writeln!(f, "  sdy    {sdy}")?;
+            }
+            writeln!(f, "  hlo    {}", e.hlo)?;
+            writeln!(f, "  shard  {}, {}", e.shard_shape, bytes_text(&e.bytes))?;
+        }
+        let mut rows = vec![header(&["device", "arguments", "results", "total"])];
+        for (d, (a, r)) in self
+            .argument_bytes
+            .iter()
+            .zip(&self.result_bytes)
+            .enumerate()
+        {
+            rows.push(vec![
+                d.to_string(),
+                a.to_string(),
+                r.to_string(),
+                a.saturating_add(*r).to_string(),
+            ]);
+        }
+        write!(f, "bytes per device\n{}", table(&rows).trim_end())
+    }
+}

@@ -1,0 +1,190 @@
+//! Shardy text on the command line: `sharding --mesh`, `sharding --sdy`,
+//! `shard`/`reshard`/`draw` with `--mesh`, and `lowered` on jax's lowered
+//! text of a sharded MLP (tests/golden/shardy/mlp.mlir). Expected
+//! shardings are XLA's (from jax 0.12's export).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use serde_json::Value;
+
+mod common;
+
+use common::run;
+
+const MESH_LINE: &str = r#"sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}"#;
+
+#[test]
+fn sharding_converts_shardy_text_with_the_mesh_in_any_form() {
+    for mesh in [
+        MESH_LINE,
+        r#"<["a"=2, "b"=4]>"#,
+        r#"#sdy.mesh<["a"=2, "b"=4]>"#,
+    ] {
+        let (out, code) = run(
+            &[
+                "sharding",
+                "--mesh",
+                mesh,
+                r#"#sdy.sharding<@mesh, [{"b", "a"}, {}]>"#,
+            ],
+            None,
+        );
+        assert_eq!(
+            (out.as_str(), code),
+            ("{devices=[8,1]<=[2,4]T(1,0)}\n", 0),
+            "{mesh}"
+        );
+    }
+    let (out, code) = run(
+        &[
+            "sharding",
+            "--mesh",
+            r#"<["a"=2, "b"=4], device_ids=[7, 6, 5, 4, 3, 2, 1, 0]>"#,
+            r#"#sdy.sharding<@mesh, [{"b":(2)2, "a"}, {?}], replicated={"b":(1)2}>"#,
+        ],
+        None,
+    );
+    assert_eq!(
+        (out.as_str(), code),
+        (
+            "{devices=[4,1,2]5,7,1,3,4,6,0,2 last_tile_dim_replicate}\n",
+            0
+        )
+    );
+}
+
+#[test]
+fn sharding_reports_shardy_verifier_errors() {
+    let (out, code) = run(
+        &[
+            "--json",
+            "sharding",
+            "--mesh",
+            r#"<["a"=2]>"#,
+            r#"#sdy.sharding<@mesh, [{"a", "a"}]>"#,
+        ],
+        None,
+    );
+    assert_eq!(code, 1);
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["error"], r#"duplicate axis ref: "a""#);
+    let (out, code) = run(&["sharding", r#"#sdy.sharding<@mesh, [{"a"}]>"#], None);
+    assert_eq!((code, out.as_str()), (1, "error: unknown mesh: @mesh\n"));
+}
+
+#[test]
+fn sharding_sdy_writes_xla_text_as_shardy() {
+    let (out, code) = run(
+        &[
+            "--json",
+            "sharding",
+            "--sdy",
+            "--mesh",
+            MESH_LINE,
+            "{devices=[8,1]<=[2,4]T(1,0)}",
+        ],
+        None,
+    );
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["sdy"], r#"#sdy.sharding<@mesh, [{"b", "a"}, {}]>"#);
+    let (_, code) = run(
+        &[
+            "sharding",
+            "--sdy",
+            "--mesh",
+            MESH_LINE,
+            "{devices=[3]<=[3]}",
+        ],
+        None,
+    );
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn shard_reshard_and_draw_take_shardy_shardings() {
+    let mesh = r#"<["a"=2, "b"=2]>"#;
+    let (out, code) = run(
+        &[
+            "--json",
+            "shard",
+            "f32[8,4]",
+            r#"#sdy.sharding<@mesh, [{"a"}, {}]>"#,
+            "--mesh",
+            mesh,
+        ],
+        None,
+    );
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["shard_shape"], "f32[4,4]{1,0}");
+    assert_eq!(v["replication_groups"], serde_json::json!([[0, 1], [2, 3]]));
+    let (out, code) = run(
+        &[
+            "--json",
+            "reshard",
+            "f32[8]",
+            r#"#sdy.sharding<@mesh, [{"a"}]>"#,
+            "{devices=[2,2]<=[2,2]T(1,0) last_tile_dim_replicate}",
+            "--mesh",
+            mesh,
+        ],
+        None,
+    );
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["bytes_moved"], 32);
+    let (out, code) = run(
+        &[
+            "draw",
+            "f32[4,4]",
+            "--sharding",
+            r#"#sdy.sharding<@mesh, [{"a"}, {"b"}]>"#,
+            "--mesh",
+            mesh,
+        ],
+        None,
+    );
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("{devices=[2,2]&lt;=[4]}") || out.contains("{devices=[2,2]<=[4]}"),
+        "{out}"
+    );
+}
+
+#[test]
+fn lowered_lists_the_mlp_of_jax() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/golden/shardy/mlp.mlir"
+    );
+    let (out, code) = run(&["--json", "lowered", path], None);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["devices"], 8);
+    let entries = v["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 5);
+    assert_eq!(entries[1]["shape"], "bf16[64,256]");
+    assert_eq!(
+        entries[1]["hlo"],
+        "{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}"
+    );
+    assert_eq!(entries[1]["shard_shape"], "bf16[64,64]");
+    assert_eq!(entries[4]["kind"], "result");
+    assert_eq!(entries[4]["name"], "result");
+    // x 32*64/2, w1 64*256/4 bf16, b 256/4, w2 256*64/4, all f32 but w1.
+    assert_eq!(
+        v["argument_bytes"][0],
+        32 * 64 / 2 * 4 + 64 * 256 / 4 * 2 + 256 / 4 * 4 + 256 * 64 / 4 * 4
+    );
+    assert_eq!(v["result_bytes"][7], 32 * 64 / 2 * 4);
+    let text = std::fs::read_to_string(path).unwrap();
+    let (out, code) = run(&["lowered", "-"], Some(&text));
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with("8 devices\nargument 0 %arg0: tensor<32x64xf32> = f32[32,64]\n"),
+        "{out}"
+    );
+    let (_, code) = run(&["lowered", "-"], Some("module {}"));
+    assert_eq!(code, 1);
+}

@@ -1,0 +1,70 @@
+//! Shardy text: shardings converted to and from XLA's, and what each
+//! device holds of a lowered module's arguments and results
+//! (sharding-util's `sdy` module).
+
+use pyo3::prelude::*;
+use pythonize::pythonize;
+use sharding_util::HloSharding;
+use sharding_util::sdy::{LoweredModule, LoweredReport, MeshRef, SdyMesh, SdySharding};
+
+use crate::errors::{ShardingError, hlo_error};
+
+/// The mesh axes (names and sizes, major first) of a Shardy mesh.
+type MeshAxes = Vec<(String, i64)>;
+
+/// `ShardingError(message)`: Shardy's syntax or verifier errors.
+fn shardy_error(e: impl ToString) -> PyErr {
+    ShardingError::new_err(e.to_string())
+}
+
+/// XLA's sharding text of a Shardy sharding over `mesh` (needed unless the
+/// sharding has its mesh inline), and the axes of that mesh (`None` for a
+/// mesh without axes).
+#[pyfunction]
+#[pyo3(signature = (sharding, mesh))]
+pub fn sharding_from_shardy(
+    sharding: &str,
+    mesh: Option<&str>,
+) -> PyResult<(String, Option<MeshAxes>)> {
+    let sharding: SdySharding = sharding.trim().parse().map_err(shardy_error)?;
+    let mesh: Option<SdyMesh> = mesh.map(str::parse).transpose().map_err(shardy_error)?;
+    let hlo = sharding.to_hlo(mesh.as_ref()).map_err(shardy_error)?;
+    let axes = match &sharding.mesh {
+        MeshRef::Inline(inline) => Some(inline.axes.clone()),
+        MeshRef::Symbol(_) => mesh.map(|m| m.axes),
+    };
+    Ok((hlo.to_string(), axes.filter(|a| !a.is_empty())))
+}
+
+/// The Shardy text of whole axes of `mesh` that converts to the XLA
+/// sharding `sharding` for an array of rank `rank`, or `None`.
+#[pyfunction]
+#[pyo3(signature = (sharding, mesh, rank))]
+pub fn sharding_to_shardy(sharding: &str, mesh: &str, rank: usize) -> PyResult<Option<String>> {
+    let hlo: HloSharding = sharding.trim().parse().map_err(shardy_error)?;
+    let mesh: SdyMesh = mesh.parse().map_err(shardy_error)?;
+    let found = SdySharding::from_hlo(&hlo, &mesh, rank).map_err(shardy_error)?;
+    Ok(found.map(|s| s.to_string()))
+}
+
+/// `xla-shape --json lowered` (less `ok`): the report of a lowered
+/// module's text; the GIL is released while it is read.
+#[pyfunction]
+#[pyo3(signature = (text))]
+pub fn lowered_shardings<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    let report = py
+        .detach(|| -> Result<LoweredReport, String> {
+            let module = LoweredModule::parse(text).map_err(|e| e.to_string())?;
+            LoweredReport::new(&module).map_err(|e| e.to_string())
+        })
+        .map_err(hlo_error)?;
+    Ok(pythonize(py, &report)?)
+}
+
+/// Adds the functions to the native module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(sharding_from_shardy, m)?)?;
+    m.add_function(wrap_pyfunction!(sharding_to_shardy, m)?)?;
+    m.add_function(wrap_pyfunction!(lowered_shardings, m)?)?;
+    Ok(())
+}
