@@ -87,6 +87,7 @@ mod assignment;
 mod binary;
 mod error;
 mod liveness;
+mod names;
 mod opcodes;
 mod per_device;
 #[rustfmt::skip]

@@ -15,6 +15,7 @@ use schema::{ProgramShape, Shape};
 use sharding_util::HloSharding;
 
 use crate::PerDevice;
+use crate::names::Names;
 use crate::per_device::per_device_bytes;
 use crate::scan::scan;
 use crate::sizes::{BufferSizes, EntryBytes, entry_bytes};
@@ -185,6 +186,8 @@ struct Reader {
     /// Shardings read, as written (`None`: one sharding-util does not
     /// read); emptied as [`Self::shapes`].
     shardings: HashMap<String, Option<HloSharding>>,
+    /// The names defined so far, to check operands and calls against.
+    names: Names,
     /// Shapes read, as written, with their sizes: modules repeat shapes,
     /// and a clone costs less than parsing and sizing again. Emptied when
     /// it holds [`SHAPE_CACHE`] shapes.
@@ -308,6 +311,10 @@ impl Reader {
             return Err(self.error(at, "expected the computation's name"));
         }
         scan(signature, name_end, b"").map_err(|(o, m)| self.error(o, m))?;
+        let line_number = self.line;
+        self.names
+            .start_computation(name, line_number, at)
+            .map_err(|(o, m)| self.error(o, m))?;
         if is_entry {
             if self.entry_seen {
                 return Err(self.error(start, "a second ENTRY computation"));
@@ -371,6 +378,7 @@ impl Reader {
         if name.is_empty() {
             return Err(self.error(at, "expected an instruction (`name = shape opcode(...)`)"));
         }
+        let name_at = at;
         let mut at = skip_space(line, name_end);
         if line.as_bytes().get(at) != Some(&b'=') {
             return Err(self.error(at, "expected `=` after the instruction's name"));
@@ -396,6 +404,11 @@ impl Reader {
         if operands_end == line.len() {
             return Err(self.error(opcode_end, "`(` is never closed"));
         }
+        if !matches!(opcode, "parameter" | "constant") {
+            self.names
+                .check_operands(line, opcode_end + 1, operands_end)
+                .map_err(|(o, m)| self.error(o, m))?;
+        }
         let rest = skip_space(line, operands_end + 1);
         let (sharding, attributes) = if rest < line.len() {
             if line.as_bytes()[rest] != b',' {
@@ -405,6 +418,10 @@ impl Reader {
         } else {
             (None, "")
         };
+        let line_number = self.line;
+        self.names
+            .define(name, line_number, name_at)
+            .map_err(|(o, m)| self.error(o, m))?;
         let per_device = sharding.as_ref().and_then(|h| PerDevice::of(&shape, h));
         if opcode == "parameter" {
             let operand = line[opcode_end + 1..operands_end].trim();
@@ -449,6 +466,9 @@ impl Reader {
         let mut sharding = None;
         while at < line.len() {
             let end = scan(line, at, b",").map_err(|(o, m)| self.error(o, m))?;
+            self.names
+                .check_calls(line, at, end, &self.computation)
+                .map_err(|(o, m)| self.error(o, m))?;
             if let Some(text) = line[at..end].trim().strip_prefix("sharding=") {
                 self.sharded = true;
                 if self.shardings.len() >= SHAPE_CACHE {

@@ -43,6 +43,7 @@ StackFrames
 ENTRY %main.5 (a: f32[8], b: s32[]) -> (f32[8], s32[]) {
   %b = s32[] parameter(1)
   %a = f32[8]{0} parameter(0), backend_config={"flag":"}{)(","n":[1,{"m":2}]}
+  %t0 = (s32[], f32[8]{0}) tuple(%b, %a)
   %w = (s32[], f32[8]{0}) while((s32[], f32[8]{0}) %t0), condition=%cond, body=%body
   %c.1 = f32[8]{0} constant({1, 2, 3, 4, 5, 6, 7, 8})
   ROOT %r = (f32[8]{0}, s32[]) tuple(f32[8]{0} %a, s32[] %b), /*comment, )*/ custom_attr="x"
@@ -54,7 +55,7 @@ fn computations_instructions_and_attributes_are_read_apart() {
     let (summary, seen) = read(MODULE).unwrap();
     assert_eq!(summary.name, "jit_f");
     assert_eq!(summary.computations, 3);
-    assert_eq!(summary.instructions, 9);
+    assert_eq!(summary.instructions, 10);
     assert_eq!(summary.entry_computation, "main.5");
     assert_eq!(summary.entry_parameters.len(), 2);
     assert_eq!(summary.entry_parameters[0].to_string(), "f32[8]{0}");
@@ -66,7 +67,7 @@ fn computations_instructions_and_attributes_are_read_apart() {
     assert_eq!(summary.output_bytes.allocated, 52);
     assert_eq!(seen[0], "body/p parameter (s32[], f32[8]{0})");
     assert_eq!(seen[3], "cond/c constant pred[]");
-    assert_eq!(seen[8], "main.5/r tuple (f32[8]{0}, s32[])");
+    assert_eq!(seen[9], "main.5/r tuple (f32[8]{0}, s32[])");
 }
 
 #[test]
