@@ -95,10 +95,10 @@ impl Names {
         let mut at = from;
         while at < to {
             let end = scan(operands, at, b",")?;
-            if let Some((offset, name)) = operand_name(operands, at, end) {
-                if !self.instructions.contains_key(name) {
-                    return Err((offset, format!("instruction does not exist: {name}")));
-                }
+            if let Some((offset, name)) = operand_name(operands, at, end)
+                && !self.instructions.contains_key(name)
+            {
+                return Err((offset, format!("instruction does not exist: {name}")));
             }
             at = end.saturating_add(1);
         }
@@ -135,10 +135,10 @@ impl Names {
         let names = value.get(..end).unwrap_or(value);
         while at < end {
             let stop = scan(names, at, b",")?;
-            if let Some((offset, name)) = name_at(names, at, stop) {
-                if !self.is_computation(name, current) {
-                    return Err((offset, format!("computation does not exist: {name}")));
-                }
+            if let Some((offset, name)) = name_at(names, at, stop)
+                && !self.is_computation(name, current)
+            {
+                return Err((offset, format!("computation does not exist: {name}")));
             }
             at = stop.saturating_add(1);
         }

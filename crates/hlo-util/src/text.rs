@@ -9,12 +9,13 @@
 //! instruction's `sharding={...}` is read, and gives what one device holds.
 
 use std::collections::HashMap;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 use schema::{ProgramShape, Shape};
 use sharding_util::HloSharding;
 
 use crate::PerDevice;
+use crate::entry_layout::check_entry_layout;
 use crate::names::Names;
 use crate::per_device::per_device_bytes;
 use crate::scan::scan;
@@ -123,8 +124,11 @@ pub struct ModuleSummary {
 /// # Errors
 ///
 /// [`HloError`] with the line and column of the first thing the reader
-/// cannot read: text that is not UTF-8, a line that is not what XLA prints
-/// there, a shape XLA's parser refuses or cannot size, an unknown opcode,
+/// cannot read: text that is not UTF-8, a line longer than
+/// [`MAX_LINE_BYTES`], a line that is not what XLA prints there, an operand
+/// or a called computation not defined before, a name defined twice (as
+/// XLA's parser words them), an `entry_computation_layout` that disagrees
+/// with the entry computation (as XLA's verifier words it), a shape XLA's parser refuses or cannot size, an unknown opcode,
 /// unbalanced brackets or strings, a module without computations, an I/O
 /// error.
 pub fn read_text<R: BufRead>(
@@ -133,21 +137,42 @@ pub fn read_text<R: BufRead>(
 ) -> Result<ModuleSummary, HloError> {
     let mut reader = Reader::default();
     let mut buffer = Vec::new();
+    let cap = u64::try_from(MAX_LINE_BYTES).unwrap_or(u64::MAX);
     loop {
         buffer.clear();
-        let read = input
+        let read = (&mut input)
+            .take(cap.saturating_add(1))
             .read_until(b'\n', &mut buffer)
             .map_err(|e| HloError::at(reader.line + 1, 0, HloErrorKind::Io(e)))?;
         if read == 0 {
             return reader.finish();
         }
         reader.line += 1;
-        let line = std::str::from_utf8(&buffer)
+        if buffer.len() > MAX_LINE_BYTES {
+            return Err(HloError::at(
+                reader.line,
+                MAX_LINE_BYTES,
+                HloErrorKind::LineTooLong(MAX_LINE_BYTES),
+            ));
+        }
+        let text = match buffer.strip_prefix(BOM) {
+            Some(rest) if reader.line == 1 => rest,
+            _ => &buffer,
+        };
+        let line = std::str::from_utf8(text)
             .map_err(|e| HloError::at(reader.line, e.valid_up_to(), HloErrorKind::NotUtf8(e)))?;
         let line = line.trim_end_matches(['\n', '\r']);
         reader.line_of_text(line, &mut visit)?;
     }
 }
+
+/// The longest line the reader takes (256 MiB): a longer one is an error
+/// before more of it is read. XLA prints an instruction, its shape and
+/// attributes on one line, so this caps one instruction's text.
+pub const MAX_LINE_BYTES: usize = 256 << 20;
+
+/// The byte order mark some editors write first: skipped.
+const BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// Where the reader is.
 #[derive(Debug, Default, PartialEq)]
@@ -170,8 +195,10 @@ struct Reader {
     /// (`FileNames`, `FunctionNames`, `FileLocations`, `StackFrames`).
     in_table: bool,
     summary: ModuleSummary,
-    /// The line of the `entry_computation_layout`, for its errors.
+    /// The line and byte offset of the `entry_computation_layout`'s value,
+    /// for its errors.
     layout_line: u64,
+    layout_at: usize,
     computation: String,
     is_entry: bool,
     entry_seen: bool,
@@ -245,6 +272,7 @@ impl Reader {
                 let value_at = at + "entry_computation_layout=".len();
                 self.summary.entry_computation_layout = Some(self.program_shape(value, value_at)?);
                 self.layout_line = self.line;
+                self.layout_at = value_at;
             } else if let Some(value) = attribute.strip_prefix("input_output_alias=") {
                 value.clone_into(&mut self.summary.input_output_alias);
             } else if attribute == "is_scheduled=true" {
@@ -521,6 +549,11 @@ impl Reader {
             State::Between => {}
         }
         let summary = &mut self.summary;
+        if let Some(layout) = &summary.entry_computation_layout {
+            check_entry_layout(layout, &summary.entry_parameters, &summary.entry_result).map_err(
+                |m| HloError::at(self.layout_line, self.layout_at, HloErrorKind::Malformed(m)),
+            )?;
+        }
         let (parameters, result, line) = match &summary.entry_computation_layout {
             Some(layout) => (&layout.parameters, layout.result.as_ref(), self.layout_line),
             None => (
