@@ -224,6 +224,10 @@ struct Reader {
 /// The most shapes the reader remembers.
 const SHAPE_CACHE: usize = 4096;
 
+/// The longest shape text the reader remembers: a longer shape (a large
+/// tuple) is parsed each time it is written rather than kept twice.
+const CACHED_SHAPE_TEXT: usize = 1024;
+
 impl Reader {
     fn line_of_text(
         &mut self,
@@ -451,26 +455,22 @@ impl Reader {
             .define(name, line_number, name_at)
             .map_err(|(o, m)| self.error(o, m))?;
         let per_device = sharding.as_ref().and_then(|h| PerDevice::of(&shape, h));
-        if opcode == "parameter" {
+        let number = if opcode == "parameter" {
             let operand = line[opcode_end + 1..operands_end].trim();
             let number = operand
                 .parse::<i64>()
                 .ok()
                 .filter(|n| *n >= 0)
                 .ok_or_else(|| self.error(opcode_end + 1, "expected the parameter's number"))?;
-            if self.is_entry || !self.entry_seen {
-                self.parameters
-                    .push((number, shape.clone(), sharding.clone()));
-            }
-        }
-        if is_root {
-            if self.root.is_some() {
-                return Err(self.error(start, "a second ROOT in the computation"));
-            }
-            self.root = Some((shape.clone(), sharding));
+            Some(number).filter(|_| self.is_entry || !self.entry_seen)
+        } else {
+            None
+        };
+        if is_root && self.root.is_some() {
+            return Err(self.error(start, "a second ROOT in the computation"));
         }
         self.summary.instructions += 1;
-        visit(&Instruction {
+        let instruction = Instruction {
             computation: &self.computation,
             is_entry: self.is_entry,
             is_root,
@@ -482,7 +482,21 @@ impl Reader {
             line: self.line,
             operands: &line[opcode_end + 1..operands_end],
             attributes,
-        });
+        };
+        visit(&instruction);
+        // The shape is kept only where the summary needs it, moved rather
+        // than copied: a tuple's elements cost once, however large.
+        let shape = instruction.shape;
+        match (number, is_root) {
+            (Some(number), true) => {
+                self.parameters
+                    .push((number, shape.clone(), sharding.clone()));
+                self.root = Some((shape, sharding));
+            }
+            (Some(number), false) => self.parameters.push((number, shape, sharding)),
+            (None, true) => self.root = Some((shape, sharding)),
+            (None, false) => {}
+        }
         Ok(())
     }
 
@@ -520,10 +534,12 @@ impl Reader {
         }
         let shape = self.shape(text, at)?;
         let sizes = BufferSizes::of(&shape).map_err(|e| self.fail(at, HloErrorKind::Size(e)))?;
-        if self.shapes.len() >= SHAPE_CACHE {
-            self.shapes.clear();
+        if text.len() <= CACHED_SHAPE_TEXT {
+            if self.shapes.len() >= SHAPE_CACHE {
+                self.shapes.clear();
+            }
+            self.shapes.insert(text.to_owned(), (shape.clone(), sizes));
         }
-        self.shapes.insert(text.to_owned(), (shape.clone(), sizes));
         Ok((shape, sizes))
     }
 
