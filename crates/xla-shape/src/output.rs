@@ -67,12 +67,12 @@ impl Output {
         if self.json {
             let mut object = json!({"ok": false});
             if let Some(input) = input {
-                object["input"] = Value::String(input.to_owned());
+                object["input"] = Value::String(clip(input));
             }
-            object["error"] = Value::String(message.to_owned());
+            object["error"] = Value::String(clip(message));
             object.to_string()
         } else {
-            format!("error: {}", one_line(message))
+            format!("error: {}", one_line(&clip(message)))
         }
     }
 
@@ -94,8 +94,40 @@ impl Output {
     }
 }
 
+/// The most bytes of an error message (or of the input a JSON failure
+/// echoes) printed: a message quoting a huge token is cut.
+const MAX_ERROR_BYTES: usize = 1024;
+
+/// `text`, or its first [`MAX_ERROR_BYTES`] (at a character boundary) and
+/// how many bytes were left out.
+fn clip(text: &str) -> String {
+    if text.len() <= MAX_ERROR_BYTES {
+        return text.to_owned();
+    }
+    let mut end = MAX_ERROR_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} more bytes)", &text[..end], text.len() - end)
+}
+
 /// XLA's messages may span lines (`Syntax error:\n...`); plain output keeps
 /// one line per input.
 fn one_line(message: &str) -> String {
     message.split('\n').collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_messages_are_cut_at_a_character_boundary() {
+        assert_eq!(clip("short"), "short");
+        let long = format!("a{}", "\u{e9}".repeat(1000));
+        let clipped = clip(&long);
+        // 1 + 2 * 511 bytes kept; the next 'é' would pass the cap.
+        assert_eq!(clipped.len(), 1023 + "... (978 more bytes)".len());
+        assert!(clipped.ends_with("\u{e9}... (978 more bytes)"));
+    }
 }
