@@ -13,6 +13,7 @@ use crate::entry_layout::check_entry_layout;
 use crate::per_device::per_device_bytes;
 use crate::proto::{HloComputationProto, HloInstructionProto, HloModuleProto};
 use crate::sizes::{BufferSizes, EntryBytes, entry_bytes};
+use crate::text::warn_unknown_opcode;
 use crate::wire::{WireError, read_message, split_field};
 use crate::{
     Instruction, ModuleSummary, PerDevice, ProtoError, ProtoErrorKind, ReadError, is_opcode,
@@ -82,7 +83,7 @@ const INSTRUCTIONS: u32 = 2;
 /// # Errors
 ///
 /// [`ProtoError`] naming the field: a message that does not decode (a
-/// truncated file, garbage), an unknown opcode, a shape that cannot be sized,
+/// truncated file, garbage), a shape that cannot be sized,
 /// a computation without its root, a missing entry computation, a
 /// `host_program_shape` that disagrees with the entry computation.
 pub fn read_proto(
@@ -232,10 +233,7 @@ fn instructions(
         let path = |field: &str| format!("computations[{c}].instructions[{i}]{field}");
         let instruction = decode::<HloInstructionProto>(&bytes[range], &path(""))?;
         if !is_opcode(&instruction.opcode) {
-            return Err(ProtoError::at(
-                &path(".opcode"),
-                ProtoErrorKind::UnknownOpcode(instruction.opcode.clone()),
-            ));
+            warn_unknown_opcode(&mut summary.warnings, &instruction.opcode, &path(".opcode"));
         }
         let shape = instruction
             .shape
@@ -342,10 +340,15 @@ mod tests {
                 allocated: 8192
             }
         );
+        let unknown = read(&module("bogus", Some("f32[2]{0}"), 7, 3)).unwrap();
         assert_eq!(
-            read(&module("bogus", Some("f32[]"), 7, 3)),
-            Err("computations[0].instructions[0].opcode: unknown opcode `bogus`".into())
+            unknown.warnings,
+            [
+                "computations[0].instructions[0].opcode: unknown opcode `bogus`, read as an \
+              instruction of its shape"
+            ]
         );
+        assert_eq!(unknown.output_bytes.logical, 8);
         assert_eq!(
             read(&module("negate", None, 7, 3)),
             Err("computations[0].instructions[0].shape: missing".into())

@@ -12,11 +12,11 @@ use std::fmt;
 /// ```
 /// use hlo_util::HloErrorKind;
 ///
-/// let error = hlo_util::read_text("HloModule m\nENTRY e {\n  x = f32[2] bogus()\n}\n".as_bytes(), |_| {})
+/// let error = hlo_util::read_text("HloModule m\nENTRY e {\n  x = f32[2] negate(%y)\n}\n".as_bytes(), |_| {})
 ///     .unwrap_err();
-/// assert_eq!((error.line, error.column), (3, 14));
-/// assert!(matches!(&error.kind, HloErrorKind::UnknownOpcode(opcode) if opcode == "bogus"));
-/// assert_eq!(error.to_string(), "line 3, column 14: unknown opcode `bogus`");
+/// assert_eq!((error.line, error.column), (3, 21));
+/// assert!(matches!(&error.kind, HloErrorKind::Malformed(_)));
+/// assert_eq!(error.to_string(), "line 3, column 21: instruction does not exist: y");
 /// ```
 #[derive(Debug)]
 pub struct HloError {
@@ -41,9 +41,6 @@ pub enum HloErrorKind {
     /// A line is not UTF-8.
     #[error("the text is not UTF-8")]
     NotUtf8(#[source] std::str::Utf8Error),
-    /// An instruction's opcode is none of XLA's.
-    #[error("unknown opcode `{0}`")]
-    UnknownOpcode(String),
     /// A shape XLA's parser refuses (its message).
     #[error("invalid shape: {}", .0.to_string().replace("Syntax error:\n", ""))]
     Shape(#[source] schema::ParseError),
@@ -118,9 +115,6 @@ pub enum ProtoErrorKind {
         /// What is wrong there.
         message: String,
     },
-    /// An instruction's opcode is none of XLA's.
-    #[error("unknown opcode `{0}`")]
-    UnknownOpcode(String),
     /// An instruction without its shape.
     #[error("missing")]
     MissingShape,

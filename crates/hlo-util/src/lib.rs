@@ -112,7 +112,7 @@ pub use opcodes::{OPCODES, is_opcode};
 pub use per_device::{PerDevice, per_device_shape};
 pub use report::{BufferRow, ComputationTotal, DeviceBuffer, MemoryReport};
 pub use sizes::{BufferSizes, EntryBytes, POINTER_SIZE, entry_bytes};
-pub use text::{Instruction, MAX_LINE_BYTES, ModuleSummary, read_text};
+pub use text::{Instruction, MAX_LINE_BYTES, MAX_WARNINGS, ModuleSummary, read_text};
 
 /// The README's examples, run as doctests.
 #[cfg(doctest)]

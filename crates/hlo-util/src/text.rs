@@ -97,6 +97,25 @@ pub struct ModuleSummary {
     /// (empty when the module has none): the outputs that reuse a donated
     /// parameter's buffer.
     pub input_output_alias: String,
+    /// What was read without being understood, where (`line 4, column 19`
+    /// or a field's path): an opcode XLA does not know, read as an
+    /// instruction of its shape, its buffer sized as any other's. The
+    /// first place of each such opcode, at most [`MAX_WARNINGS`].
+    pub warnings: Vec<String>,
+}
+
+/// The most warnings a [`ModuleSummary`] keeps.
+pub const MAX_WARNINGS: usize = 100;
+
+/// Records that `opcode`, found at `place`, is none XLA knows: once per
+/// opcode, at most [`MAX_WARNINGS`] in all.
+pub(crate) fn warn_unknown_opcode(warnings: &mut Vec<String>, opcode: &str, place: &str) {
+    let quoted = format!("unknown opcode `{opcode}`");
+    if warnings.len() < MAX_WARNINGS && !warnings.iter().any(|w| w.contains(&quoted)) {
+        warnings.push(format!(
+            "{place}: {quoted}, read as an instruction of its shape"
+        ));
+    }
 }
 
 /// Reads HLO module text from `input` line by line, calls `visit` with each
@@ -128,7 +147,7 @@ pub struct ModuleSummary {
 /// [`MAX_LINE_BYTES`], a line that is not what XLA prints there, an operand
 /// or a called computation not defined before, a name defined twice (as
 /// XLA's parser words them), an `entry_computation_layout` that disagrees
-/// with the entry computation (as XLA's verifier words it), a shape XLA's parser refuses or cannot size, an unknown opcode,
+/// with the entry computation (as XLA's verifier words it), a shape XLA's parser refuses or cannot size,
 /// unbalanced brackets or strings, a module without computations, an I/O
 /// error.
 pub fn read_text<R: BufRead>(
@@ -427,7 +446,8 @@ impl Reader {
             return Err(self.error(opcode_at, "expected an opcode after the shape"));
         }
         if !is_opcode(opcode) {
-            return Err(self.fail(opcode_at, HloErrorKind::UnknownOpcode(opcode.to_owned())));
+            let place = format!("line {}, column {}", self.line, opcode_at + 1);
+            warn_unknown_opcode(&mut self.summary.warnings, opcode, &place);
         }
         if line.as_bytes().get(opcode_end) != Some(&b'(') {
             return Err(self.error(opcode_end, "expected `(` after the opcode"));
