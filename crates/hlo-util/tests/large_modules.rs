@@ -3,9 +3,9 @@
 //! tuple, read in memory a small multiple of their size. The modules are
 //! built here, not stored. The ignored tests measure the worst cases of
 //! `docs/robustness.md` (a million instructions or computations, a tuple of
-//! four million elements) with the process's peak memory; run them alone
-//! (`cargo test -p hlo-util --release --test large_modules -- --ignored
-//! --test-threads 1`).
+//! four million elements) with the process's peak memory, which only
+//! grows: run each alone (`cargo test -p hlo-util --release --test
+//! large_modules -- --ignored --exact NAME`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

@@ -95,20 +95,30 @@ impl Output {
 }
 
 /// The most bytes of an error message (or of the input a JSON failure
-/// echoes) printed: a message quoting a huge token is cut.
+/// echoes) printed: a message quoting a huge token is cut in the middle,
+/// its start and its end kept (where a nested decoder's reason is).
 const MAX_ERROR_BYTES: usize = 1024;
 
-/// `text`, or its first [`MAX_ERROR_BYTES`] (at a character boundary) and
-/// how many bytes were left out.
+/// `text`, or its first 768 and last 256 bytes (at character boundaries)
+/// around how many bytes were left out.
 fn clip(text: &str) -> String {
     if text.len() <= MAX_ERROR_BYTES {
         return text.to_owned();
     }
-    let mut end = MAX_ERROR_BYTES;
-    while !text.is_char_boundary(end) {
-        end -= 1;
+    let mut head = MAX_ERROR_BYTES / 4 * 3;
+    while !text.is_char_boundary(head) {
+        head -= 1;
     }
-    format!("{}... ({} more bytes)", &text[..end], text.len() - end)
+    let mut tail = text.len() - MAX_ERROR_BYTES / 4;
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!(
+        "{} ... ({} bytes left out) ... {}",
+        &text[..head],
+        tail - head,
+        &text[tail..]
+    )
 }
 
 /// XLA's messages may span lines (`Syntax error:\n...`); plain output keeps
@@ -122,12 +132,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn long_messages_are_cut_at_a_character_boundary() {
+    fn long_messages_are_cut_at_character_boundaries() {
         assert_eq!(clip("short"), "short");
+        // 1 + 2,000 bytes: 'a' then 1,000 two-byte characters.
         let long = format!("a{}", "\u{e9}".repeat(1000));
         let clipped = clip(&long);
-        // 1 + 2 * 511 bytes kept; the next 'é' would pass the cap.
-        assert_eq!(clipped.len(), 1023 + "... (978 more bytes)".len());
-        assert!(clipped.ends_with("\u{e9}... (978 more bytes)"));
+        let head = format!("a{}", "\u{e9}".repeat(383));
+        let tail = "\u{e9}".repeat(128);
+        assert_eq!(
+            clipped,
+            format!("{head} ... (978 bytes left out) ... {tail}")
+        );
     }
 }
