@@ -49,9 +49,9 @@ fn check_row(row: &Row) -> Result<(), String> {
             // ours must say those words; without them, ours names the value.
             (Some("INTERNAL"), Some(m)) if m.starts_with("RET_CHECK failure") => {
                 match m.split_once("Malformed shape proto: ") {
-                    Some((_, words)) if !ours.contains(words.trim()) => Err(format!(
-                        "invalid: {ours:?}; XLA's RET_CHECK said {words:?}"
-                    )),
+                    Some((_, words)) if !ours.contains(words.trim()) => {
+                        Err(format!("invalid: {ours:?}; XLA's RET_CHECK said {words:?}"))
+                    }
                     _ => Ok(()),
                 }
             }
