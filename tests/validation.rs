@@ -45,8 +45,16 @@ fn check_row(row: &Row) -> Result<(), String> {
         ("accepted", Ours::Accepted) => Ok(()),
         // XLA's own checks run when the module proto is loaded.
         ("load", Ours::Invalid(ours)) => match (field(row, "code"), message) {
-            // RET_CHECKs print the C++ condition; ours names the value.
-            (Some("INTERNAL"), Some(m)) if m.starts_with("RET_CHECK failure") => Ok(()),
+            // RET_CHECKs print the C++ condition, then (some) XLA's words:
+            // ours must say those words; without them, ours names the value.
+            (Some("INTERNAL"), Some(m)) if m.starts_with("RET_CHECK failure") => {
+                match m.split_once("Malformed shape proto: ") {
+                    Some((_, words)) if !ours.contains(words.trim()) => {
+                        Err(format!("invalid: {ours:?}; XLA's RET_CHECK said {words:?}"))
+                    }
+                    _ => Ok(()),
+                }
+            }
             (_, Some(m)) => same("message", ours.as_str(), m),
             (_, None) => Err("load error without message".to_owned()),
         },

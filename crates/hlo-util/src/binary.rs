@@ -3,24 +3,30 @@
 //! reader that tells the two forms apart by their content.
 
 use std::io::BufRead;
+use std::ops::Range;
 
 use prost::Message;
 use schema::Shape;
 use sharding_util::HloSharding;
 
+use crate::entry_layout::check_entry_layout;
 use crate::per_device::per_device_bytes;
-use crate::proto::{HloComputationProto, HloModuleProto};
+use crate::proto::{HloComputationProto, HloInstructionProto, HloModuleProto};
 use crate::sizes::{BufferSizes, EntryBytes, entry_bytes};
+use crate::text::warn_unknown_opcode;
+use crate::wire::{WireError, read_message, split_field};
 use crate::{
     Instruction, ModuleSummary, PerDevice, ProtoError, ProtoErrorKind, ReadError, is_opcode,
     read_text,
 };
 
 /// Reads a module from `input`, text or a serialized `HloModuleProto`: text
-/// starts with `HloModule` (after blanks), or with a letter and printable
-/// characters (and is refused if it is not a module); anything else is read
-/// as a serialized module. Text is streamed ([`read_text`]); a serialized module
-/// is read whole ([`read_proto`]).
+/// starts with `HloModule` (after blanks and a byte order mark), or with a
+/// letter and printable characters (and is refused if it is not a module);
+/// anything else is read as a serialized module. Text is streamed
+/// ([`read_text`]); a serialized module is read field by field, so that
+/// bytes that are no message stop the reading where they start, then taken
+/// apart ([`read_proto`]).
 ///
 /// ```
 /// let text = "HloModule m\nENTRY e {\n  ROOT p = s8[3] parameter(0)\n}\n";
@@ -36,6 +42,7 @@ pub fn read_module<R: BufRead>(
     visit: impl FnMut(&Instruction<'_>),
 ) -> Result<ModuleSummary, ReadError> {
     let head = input.fill_buf()?;
+    let head = head.strip_prefix(BOM).unwrap_or(head);
     let start = head
         .iter()
         .position(|b| !b.is_ascii_whitespace())
@@ -49,68 +56,66 @@ pub fn read_module<R: BufRead>(
     if text || head[start..].starts_with(b"HloModule") {
         return Ok(read_text(input, visit)?);
     }
-    let mut bytes = Vec::new();
-    input.read_to_end(&mut bytes)?;
+    let bytes = read_message(input).map_err(|e| wire_error("HloModuleProto", &e))?;
     Ok(read_proto(&bytes, visit)?)
 }
+
+/// The byte order mark some editors write first.
+const BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// The field numbers of `HloModuleProto.computations` and
+/// `HloComputationProto.instructions`.
+const COMPUTATIONS: u32 = 3;
+const INSTRUCTIONS: u32 = 2;
 
 /// Reads a serialized `HloModuleProto`, calls `visit` with each instruction
 /// (computation by computation, in the order of the message; `line` is 0),
 /// and returns what it learnt about the module, as [`read_text`] does. The
 /// entry parameters and result are those of `host_program_shape` when the
-/// module has one, else those of the entry computation (the one
+/// module has one (checked against the entry computation as XLA's verifier
+/// checks it), else those of the entry computation (the one
 /// `entry_computation_id` names). An instruction's `sharding` (an
 /// `OpSharding`, read by sharding-util's `HloSharding::from_proto`) gives
-/// what one device holds, as `sharding={...}` does in the text.
+/// what one device holds, as `sharding={...}` does in the text. The message
+/// is taken apart one computation and one instruction at a time: memory is
+/// the bytes plus the largest instruction, not every instruction decoded.
 ///
 /// # Errors
 ///
 /// [`ProtoError`] naming the field: a message that does not decode (a
-/// truncated file, garbage), an unknown opcode, a shape that cannot be sized,
-/// a computation without its root, a missing entry computation.
+/// truncated file, garbage), a shape that cannot be sized,
+/// a computation without its root, a missing entry computation, a
+/// `host_program_shape` that disagrees with the entry computation.
 pub fn read_proto(
     bytes: &[u8],
     mut visit: impl FnMut(&Instruction<'_>),
 ) -> Result<ModuleSummary, ProtoError> {
-    let module = HloModuleProto::decode(bytes)
-        .map_err(|e| ProtoError::at("HloModuleProto", ProtoErrorKind::Decode(e)))?;
-    let entry_index = module
-        .computations
-        .iter()
-        .position(|c| c.id == module.entry_computation_id)
-        .or_else(|| {
-            module
-                .computations
-                .iter()
-                .position(|c| c.name == module.entry_computation_name)
-        })
-        .ok_or_else(|| {
-            ProtoError::at(
-                "entry_computation_id",
-                ProtoErrorKind::NoEntry(module.entry_computation_id),
-            )
-        })?;
+    let (computations, head) =
+        split_field(bytes, COMPUTATIONS).map_err(|e| wire_error("HloModuleProto", &e))?;
+    let module = decode::<HloModuleProto>(&head, "HloModuleProto")?;
+    let entry_index = entry_index(bytes, &computations, &module)?;
     let mut summary = ModuleSummary {
         name: module.name.clone(),
         entry_computation_layout: module.host_program_shape.clone(),
         ..ModuleSummary::default()
     };
     let mut entry_shardings = (Vec::new(), None);
-    for (c, computation) in module.computations.iter().enumerate() {
+    let mut sharded = false;
+    for (c, range) in computations.iter().enumerate() {
         let is_entry = c == entry_index;
-        let (parameters, root) = instructions(computation, c, is_entry, &mut summary, &mut visit)?;
+        let read = instructions(&bytes[range.clone()], c, is_entry, &mut summary, &mut visit)?;
+        sharded |= read.sharded;
         if is_entry {
-            summary.entry_computation.clone_from(&computation.name);
-            (summary.entry_parameters, entry_shardings.0) = parameters.into_iter().unzip();
-            (summary.entry_result, entry_shardings.1) = root;
+            summary.entry_computation = read.name;
+            (summary.entry_parameters, entry_shardings.0) = read.parameters.into_iter().unzip();
+            (summary.entry_result, entry_shardings.1) = read.root;
         }
         summary.computations += 1;
     }
-    let sharded = module
-        .computations
-        .iter()
-        .flat_map(|c| &c.instructions)
-        .any(|i| i.sharding.is_some());
+    if let Some(layout) = &summary.entry_computation_layout {
+        check_entry_layout(layout, &summary.entry_parameters, &summary.entry_result)
+            .map_err(|m| ProtoError::at("host_program_shape", ProtoErrorKind::EntryLayout(m)))?;
+    }
     let (parameters, result, path) = match &summary.entry_computation_layout {
         Some(layout) => (
             &layout.parameters,
@@ -151,34 +156,92 @@ pub fn read_proto(
     Ok(summary)
 }
 
+/// The index of the entry computation: the one with the module's
+/// `entry_computation_id`, else the first with its `entry_computation_name`.
+fn entry_index(
+    bytes: &[u8],
+    computations: &[Range<usize>],
+    module: &HloModuleProto,
+) -> Result<usize, ProtoError> {
+    let mut by_name = None;
+    for (c, range) in computations.iter().enumerate() {
+        let path = || format!("computations[{c}]");
+        let (_, head) = split_field(&bytes[range.clone()], INSTRUCTIONS)
+            .map_err(|e| wire_error(&path(), &e))?;
+        let computation = decode::<HloComputationProto>(&head, &path())?;
+        if computation.id == module.entry_computation_id {
+            return Ok(c);
+        }
+        if by_name.is_none() && computation.name == module.entry_computation_name {
+            by_name = Some(c);
+        }
+    }
+    by_name.ok_or_else(|| {
+        ProtoError::at(
+            "entry_computation_id",
+            ProtoErrorKind::NoEntry(module.entry_computation_id),
+        )
+    })
+}
+
+/// Decodes `bytes` as a message of type `M`, errors at `path`.
+fn decode<M: Message + Default>(bytes: &[u8], path: &str) -> Result<M, ProtoError> {
+    M::decode(bytes).map_err(|e| ProtoError::at(path, ProtoErrorKind::Decode(e)))
+}
+
+/// A wire-format error at the message `path`.
+fn wire_error(path: &str, error: &WireError) -> ProtoError {
+    ProtoError::at(
+        path,
+        ProtoErrorKind::Wire {
+            offset: error.offset,
+            message: error.message.clone(),
+        },
+    )
+}
+
 /// A shape and its sharding, if it has one sharding-util reads.
 type Sharded = (Shape, Option<HloSharding>);
 
-/// Visits the instructions of computation `c`; returns its parameters'
-/// shapes and shardings (by number) and its root's.
+/// What [`instructions`] learns of a computation.
+struct Computation {
+    name: String,
+    /// Its parameters' shapes and shardings, by number (entry only).
+    parameters: Vec<Sharded>,
+    /// Its root's shape and sharding.
+    root: Sharded,
+    /// Whether an instruction has a sharding.
+    sharded: bool,
+}
+
+/// Visits the instructions of computation `c` (the message `bytes`), one
+/// decoded at a time.
 fn instructions(
-    computation: &HloComputationProto,
+    bytes: &[u8],
     c: usize,
     is_entry: bool,
     summary: &mut ModuleSummary,
     visit: &mut impl FnMut(&Instruction<'_>),
-) -> Result<(Vec<Sharded>, Sharded), ProtoError> {
+) -> Result<Computation, ProtoError> {
+    let (ranges, head) = split_field(bytes, INSTRUCTIONS)
+        .map_err(|e| wire_error(&format!("computations[{c}]"), &e))?;
+    let computation = decode::<HloComputationProto>(&head, &format!("computations[{c}]"))?;
     let mut parameters: Vec<(i64, Sharded)> = Vec::new();
     let mut root = None;
-    for (i, instruction) in computation.instructions.iter().enumerate() {
-        let path = |field: &str| format!("computations[{c}].instructions[{i}].{field}");
+    let mut sharded = false;
+    for (i, range) in ranges.into_iter().enumerate() {
+        let path = |field: &str| format!("computations[{c}].instructions[{i}]{field}");
+        let instruction = decode::<HloInstructionProto>(&bytes[range], &path(""))?;
         if !is_opcode(&instruction.opcode) {
-            return Err(ProtoError::at(
-                &path("opcode"),
-                ProtoErrorKind::UnknownOpcode(instruction.opcode.clone()),
-            ));
+            warn_unknown_opcode(&mut summary.warnings, &instruction.opcode, &path(".opcode"));
         }
         let shape = instruction
             .shape
             .clone()
-            .ok_or_else(|| ProtoError::at(&path("shape"), ProtoErrorKind::MissingShape))?;
+            .ok_or_else(|| ProtoError::at(&path(".shape"), ProtoErrorKind::MissingShape))?;
         let sizes = BufferSizes::of(&shape)
-            .map_err(|e| ProtoError::at(&path("shape"), ProtoErrorKind::Size(e)))?;
+            .map_err(|e| ProtoError::at(&path(".shape"), ProtoErrorKind::Size(e)))?;
+        sharded |= instruction.sharding.is_some();
         let sharding = instruction
             .sharding
             .as_ref()
@@ -221,13 +284,17 @@ fn instructions(
             ProtoErrorKind::NoRoot(computation.root_id),
         )
     })?;
-    Ok((parameters.into_iter().map(|(_, p)| p).collect(), root))
+    Ok(Computation {
+        name: computation.name,
+        parameters: parameters.into_iter().map(|(_, p)| p).collect(),
+        root,
+        sharded,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proto::HloInstructionProto;
 
     fn module(opcode: &str, shape: Option<&str>, root_id: i64, entry_id: i64) -> Vec<u8> {
         let instruction = HloInstructionProto {
@@ -273,10 +340,15 @@ mod tests {
                 allocated: 8192
             }
         );
+        let unknown = read(&module("bogus", Some("f32[2]{0}"), 7, 3)).unwrap();
         assert_eq!(
-            read(&module("bogus", Some("f32[]"), 7, 3)),
-            Err("computations[0].instructions[0].opcode: unknown opcode `bogus`".into())
+            unknown.warnings,
+            [
+                "computations[0].instructions[0].opcode: unknown opcode `bogus`, read as an \
+              instruction of its shape"
+            ]
         );
+        assert_eq!(unknown.output_bytes.logical, 8);
         assert_eq!(
             read(&module("negate", None, 7, 3)),
             Err("computations[0].instructions[0].shape: missing".into())
@@ -290,10 +362,21 @@ mod tests {
             Err("entry_computation_id: no computation has id 4".into())
         );
         let truncated = module("negate", Some("f32[]"), 7, 3);
+        let cut = truncated.len() - 3;
+        assert_eq!(
+            read(&truncated[..cut]),
+            Err(format!(
+                "HloModuleProto: at byte 3: field 3 runs past the end of the message ({cut} bytes)"
+            ))
+        );
+        // A field that is not the type its number says is prost's error,
+        // at the message it is in.
+        let mut wrong = module("negate", Some("f32[]"), 7, 3);
+        wrong.extend([0x0a, 0x01, 0xff]);
         assert!(
-            read(&truncated[..truncated.len() - 3])
+            read(&wrong)
                 .unwrap_err()
-                .starts_with("HloModuleProto: failed to decode")
+                .starts_with("HloModuleProto: failed to decode Protobuf message: ")
         );
     }
 

@@ -12,11 +12,11 @@ use std::fmt;
 /// ```
 /// use hlo_util::HloErrorKind;
 ///
-/// let error = hlo_util::read_text("HloModule m\nENTRY e {\n  x = f32[2] bogus()\n}\n".as_bytes(), |_| {})
+/// let error = hlo_util::read_text("HloModule m\nENTRY e {\n  x = f32[2] negate(%y)\n}\n".as_bytes(), |_| {})
 ///     .unwrap_err();
-/// assert_eq!((error.line, error.column), (3, 14));
-/// assert!(matches!(&error.kind, HloErrorKind::UnknownOpcode(opcode) if opcode == "bogus"));
-/// assert_eq!(error.to_string(), "line 3, column 14: unknown opcode `bogus`");
+/// assert_eq!((error.line, error.column), (3, 21));
+/// assert!(matches!(&error.kind, HloErrorKind::Malformed(_)));
+/// assert_eq!(error.to_string(), "line 3, column 21: instruction does not exist: y");
 /// ```
 #[derive(Debug)]
 pub struct HloError {
@@ -35,12 +35,12 @@ pub enum HloErrorKind {
     /// The input could not be read.
     #[error("cannot read: {0}")]
     Io(#[source] std::io::Error),
+    /// A line longer than the reader takes (the cap, in bytes).
+    #[error("the line is longer than {0} bytes")]
+    LineTooLong(usize),
     /// A line is not UTF-8.
     #[error("the text is not UTF-8")]
     NotUtf8(#[source] std::str::Utf8Error),
-    /// An instruction's opcode is none of XLA's.
-    #[error("unknown opcode `{0}`")]
-    UnknownOpcode(String),
     /// A shape XLA's parser refuses (its message).
     #[error("invalid shape: {}", .0.to_string().replace("Syntax error:\n", ""))]
     Shape(#[source] schema::ParseError),
@@ -75,10 +75,17 @@ impl HloError {
 /// ```
 /// use hlo_util::ProtoErrorKind;
 ///
+/// // Field 3 (`computations`) claims 5 bytes; 2 follow.
 /// let error = hlo_util::read_proto(&[0x1a, 0x05, 0x12, 0x09], |_| {}).unwrap_err();
 /// assert_eq!(error.path, "HloModuleProto");
+/// assert!(matches!(error.kind, ProtoErrorKind::Wire { offset: 0, .. }));
+/// assert_eq!(
+///     error.to_string(),
+///     "HloModuleProto: at byte 0: field 3 runs past the end of the message (4 bytes)"
+/// );
+/// // Field 1 (`name`), a string, holds a byte that is not UTF-8.
+/// let error = hlo_util::read_proto(&[0x0a, 0x01, 0xff], |_| {}).unwrap_err();
 /// assert!(matches!(error.kind, ProtoErrorKind::Decode(_)));
-/// assert!(error.to_string().starts_with("HloModuleProto: failed to decode Protobuf message: "));
 /// ```
 #[derive(Debug)]
 pub struct ProtoError {
@@ -98,9 +105,16 @@ pub enum ProtoErrorKind {
     /// garbage).
     #[error("{0}")]
     Decode(#[source] prost::DecodeError),
-    /// An instruction's opcode is none of XLA's.
-    #[error("unknown opcode `{0}`")]
-    UnknownOpcode(String),
+    /// Bytes that are no protobuf message: a key that is no field's, a
+    /// length past the end (found before the message is decoded).
+    #[error("at byte {offset}: {message}")]
+    Wire {
+        /// The offset of the offending byte from the start of the message
+        /// named by the path.
+        offset: u64,
+        /// What is wrong there.
+        message: String,
+    },
     /// An instruction without its shape.
     #[error("missing")]
     MissingShape,
@@ -111,6 +125,10 @@ pub enum ProtoErrorKind {
     /// The entry parameters' bytes add up beyond `i64`.
     #[error("the parameters' bytes overflow")]
     Overflow,
+    /// `host_program_shape` disagrees with the entry computation (XLA's
+    /// verifier's message).
+    #[error("{0}")]
+    EntryLayout(String),
     /// No computation has the entry computation's id (or name).
     #[error("no computation has id {0}")]
     NoEntry(i64),

@@ -85,8 +85,10 @@
 
 mod assignment;
 mod binary;
+mod entry_layout;
 mod error;
 mod liveness;
+mod names;
 mod opcodes;
 mod per_device;
 #[rustfmt::skip]
@@ -95,6 +97,7 @@ mod report;
 mod scan;
 mod sizes;
 mod text;
+mod wire;
 
 pub use assignment::{
     AllocationTotals, AssignmentError, BufferKind, LiveBuffer, MemoryDump, MemoryTimeline,
@@ -109,7 +112,7 @@ pub use opcodes::{OPCODES, is_opcode};
 pub use per_device::{PerDevice, per_device_shape};
 pub use report::{BufferRow, ComputationTotal, DeviceBuffer, MemoryReport};
 pub use sizes::{BufferSizes, EntryBytes, POINTER_SIZE, entry_bytes};
-pub use text::{Instruction, ModuleSummary, read_text};
+pub use text::{Instruction, MAX_LINE_BYTES, MAX_WARNINGS, ModuleSummary, read_text};
 
 /// The README's examples, run as doctests.
 #[cfg(doctest)]

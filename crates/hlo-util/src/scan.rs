@@ -60,6 +60,35 @@ pub(crate) fn scan(line: &str, from: usize, stops: &[u8]) -> Result<usize, ScanE
     }
 }
 
+/// The pieces of `text` between its top-level commas, trimmed, empty ones
+/// left out.
+pub(crate) fn split_top(text: &str) -> Vec<&str> {
+    let mut pieces = Vec::new();
+    let mut at = 0;
+    while at < text.len() {
+        let end = scan(text, at, b",").unwrap_or(text.len());
+        let piece = text.get(at..end).unwrap_or("").trim();
+        if !piece.is_empty() {
+            pieces.push(piece);
+        }
+        at = end.saturating_add(1);
+    }
+    pieces
+}
+
+/// `%f` or `{%f, %g}`: the names without `%`.
+pub(crate) fn computation_names(value: &str) -> Vec<String> {
+    let inner = value
+        .trim()
+        .strip_prefix('{')
+        .and_then(|v| v.strip_suffix('}'))
+        .unwrap_or(value);
+    split_top(inner)
+        .into_iter()
+        .map(|n| n.trim_start_matches('%').to_owned())
+        .collect()
+}
+
 /// The closing bracket of `opener`.
 fn closer(opener: u8) -> u8 {
     match opener {
@@ -103,6 +132,8 @@ mod tests {
         assert_eq!(scan("(f32[2]{0}, s32[]) add", 0, b" "), Ok(18));
         assert_eq!(scan("x(a, (b)) y", 2, b")"), Ok(8));
         assert_eq!(scan("abc", 0, b","), Ok(3));
+        assert_eq!(computation_names("{%a, %b.1}"), ["a", "b.1"]);
+        assert_eq!(split_top("f32[2]{1,0} %a, %b"), ["f32[2]{1,0} %a", "%b"]);
     }
 
     #[test]

@@ -9,12 +9,14 @@
 //! instruction's `sharding={...}` is read, and gives what one device holds.
 
 use std::collections::HashMap;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 use schema::{ProgramShape, Shape};
 use sharding_util::HloSharding;
 
 use crate::PerDevice;
+use crate::entry_layout::check_entry_layout;
+use crate::names::Names;
 use crate::per_device::per_device_bytes;
 use crate::scan::scan;
 use crate::sizes::{BufferSizes, EntryBytes, entry_bytes};
@@ -95,6 +97,25 @@ pub struct ModuleSummary {
     /// (empty when the module has none): the outputs that reuse a donated
     /// parameter's buffer.
     pub input_output_alias: String,
+    /// What was read without being understood, where (`line 4, column 19`
+    /// or a field's path): an opcode XLA does not know, read as an
+    /// instruction of its shape, its buffer sized as any other's. The
+    /// first place of each such opcode, at most [`MAX_WARNINGS`].
+    pub warnings: Vec<String>,
+}
+
+/// The most warnings a [`ModuleSummary`] keeps.
+pub const MAX_WARNINGS: usize = 100;
+
+/// Records that `opcode`, found at `place`, is none XLA knows: once per
+/// opcode, at most [`MAX_WARNINGS`] in all.
+pub(crate) fn warn_unknown_opcode(warnings: &mut Vec<String>, opcode: &str, place: &str) {
+    let quoted = format!("unknown opcode `{opcode}`");
+    if warnings.len() < MAX_WARNINGS && !warnings.iter().any(|w| w.contains(&quoted)) {
+        warnings.push(format!(
+            "{place}: {quoted}, read as an instruction of its shape"
+        ));
+    }
 }
 
 /// Reads HLO module text from `input` line by line, calls `visit` with each
@@ -122,8 +143,11 @@ pub struct ModuleSummary {
 /// # Errors
 ///
 /// [`HloError`] with the line and column of the first thing the reader
-/// cannot read: text that is not UTF-8, a line that is not what XLA prints
-/// there, a shape XLA's parser refuses or cannot size, an unknown opcode,
+/// cannot read: text that is not UTF-8, a line longer than
+/// [`MAX_LINE_BYTES`], a line that is not what XLA prints there, an operand
+/// or a called computation not defined before, a name defined twice (as
+/// XLA's parser words them), an `entry_computation_layout` that disagrees
+/// with the entry computation (as XLA's verifier words it), a shape XLA's parser refuses or cannot size,
 /// unbalanced brackets or strings, a module without computations, an I/O
 /// error.
 pub fn read_text<R: BufRead>(
@@ -132,21 +156,42 @@ pub fn read_text<R: BufRead>(
 ) -> Result<ModuleSummary, HloError> {
     let mut reader = Reader::default();
     let mut buffer = Vec::new();
+    let cap = u64::try_from(MAX_LINE_BYTES).unwrap_or(u64::MAX);
     loop {
         buffer.clear();
-        let read = input
+        let read = (&mut input)
+            .take(cap.saturating_add(1))
             .read_until(b'\n', &mut buffer)
             .map_err(|e| HloError::at(reader.line + 1, 0, HloErrorKind::Io(e)))?;
         if read == 0 {
             return reader.finish();
         }
         reader.line += 1;
-        let line = std::str::from_utf8(&buffer)
+        if buffer.len() > MAX_LINE_BYTES {
+            return Err(HloError::at(
+                reader.line,
+                MAX_LINE_BYTES,
+                HloErrorKind::LineTooLong(MAX_LINE_BYTES),
+            ));
+        }
+        let text = match buffer.strip_prefix(BOM) {
+            Some(rest) if reader.line == 1 => rest,
+            _ => &buffer,
+        };
+        let line = std::str::from_utf8(text)
             .map_err(|e| HloError::at(reader.line, e.valid_up_to(), HloErrorKind::NotUtf8(e)))?;
         let line = line.trim_end_matches(['\n', '\r']);
         reader.line_of_text(line, &mut visit)?;
     }
 }
+
+/// The longest line the reader takes (256 MiB): a longer one is an error
+/// before more of it is read. XLA prints an instruction, its shape and
+/// attributes on one line, so this caps one instruction's text.
+pub const MAX_LINE_BYTES: usize = 256 << 20;
+
+/// The byte order mark some editors write first: skipped.
+const BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// Where the reader is.
 #[derive(Debug, Default, PartialEq)]
@@ -169,8 +214,10 @@ struct Reader {
     /// (`FileNames`, `FunctionNames`, `FileLocations`, `StackFrames`).
     in_table: bool,
     summary: ModuleSummary,
-    /// The line of the `entry_computation_layout`, for its errors.
+    /// The line and byte offset of the `entry_computation_layout`'s value,
+    /// for its errors.
     layout_line: u64,
+    layout_at: usize,
     computation: String,
     is_entry: bool,
     entry_seen: bool,
@@ -185,6 +232,8 @@ struct Reader {
     /// Shardings read, as written (`None`: one sharding-util does not
     /// read); emptied as [`Self::shapes`].
     shardings: HashMap<String, Option<HloSharding>>,
+    /// The names defined so far, to check operands and calls against.
+    names: Names,
     /// Shapes read, as written, with their sizes: modules repeat shapes,
     /// and a clone costs less than parsing and sizing again. Emptied when
     /// it holds [`SHAPE_CACHE`] shapes.
@@ -193,6 +242,10 @@ struct Reader {
 
 /// The most shapes the reader remembers.
 const SHAPE_CACHE: usize = 4096;
+
+/// The longest shape text the reader remembers: a longer shape (a large
+/// tuple) is parsed each time it is written rather than kept twice.
+const CACHED_SHAPE_TEXT: usize = 1024;
 
 impl Reader {
     fn line_of_text(
@@ -242,6 +295,7 @@ impl Reader {
                 let value_at = at + "entry_computation_layout=".len();
                 self.summary.entry_computation_layout = Some(self.program_shape(value, value_at)?);
                 self.layout_line = self.line;
+                self.layout_at = value_at;
             } else if let Some(value) = attribute.strip_prefix("input_output_alias=") {
                 value.clone_into(&mut self.summary.input_output_alias);
             } else if attribute == "is_scheduled=true" {
@@ -308,6 +362,10 @@ impl Reader {
             return Err(self.error(at, "expected the computation's name"));
         }
         scan(signature, name_end, b"").map_err(|(o, m)| self.error(o, m))?;
+        let line_number = self.line;
+        self.names
+            .start_computation(name, line_number, at)
+            .map_err(|(o, m)| self.error(o, m))?;
         if is_entry {
             if self.entry_seen {
                 return Err(self.error(start, "a second ENTRY computation"));
@@ -371,6 +429,7 @@ impl Reader {
         if name.is_empty() {
             return Err(self.error(at, "expected an instruction (`name = shape opcode(...)`)"));
         }
+        let name_at = at;
         let mut at = skip_space(line, name_end);
         if line.as_bytes().get(at) != Some(&b'=') {
             return Err(self.error(at, "expected `=` after the instruction's name"));
@@ -387,7 +446,8 @@ impl Reader {
             return Err(self.error(opcode_at, "expected an opcode after the shape"));
         }
         if !is_opcode(opcode) {
-            return Err(self.fail(opcode_at, HloErrorKind::UnknownOpcode(opcode.to_owned())));
+            let place = format!("line {}, column {}", self.line, opcode_at + 1);
+            warn_unknown_opcode(&mut self.summary.warnings, opcode, &place);
         }
         if line.as_bytes().get(opcode_end) != Some(&b'(') {
             return Err(self.error(opcode_end, "expected `(` after the opcode"));
@@ -395,6 +455,11 @@ impl Reader {
         let operands_end = scan(line, opcode_end + 1, b")").map_err(|(o, m)| self.error(o, m))?;
         if operands_end == line.len() {
             return Err(self.error(opcode_end, "`(` is never closed"));
+        }
+        if !matches!(opcode, "parameter" | "constant") {
+            self.names
+                .check_operands(line, opcode_end + 1, operands_end)
+                .map_err(|(o, m)| self.error(o, m))?;
         }
         let rest = skip_space(line, operands_end + 1);
         let (sharding, attributes) = if rest < line.len() {
@@ -405,27 +470,27 @@ impl Reader {
         } else {
             (None, "")
         };
+        let line_number = self.line;
+        self.names
+            .define(name, line_number, name_at)
+            .map_err(|(o, m)| self.error(o, m))?;
         let per_device = sharding.as_ref().and_then(|h| PerDevice::of(&shape, h));
-        if opcode == "parameter" {
+        let number = if opcode == "parameter" {
             let operand = line[opcode_end + 1..operands_end].trim();
             let number = operand
                 .parse::<i64>()
                 .ok()
                 .filter(|n| *n >= 0)
                 .ok_or_else(|| self.error(opcode_end + 1, "expected the parameter's number"))?;
-            if self.is_entry || !self.entry_seen {
-                self.parameters
-                    .push((number, shape.clone(), sharding.clone()));
-            }
-        }
-        if is_root {
-            if self.root.is_some() {
-                return Err(self.error(start, "a second ROOT in the computation"));
-            }
-            self.root = Some((shape.clone(), sharding));
+            Some(number).filter(|_| self.is_entry || !self.entry_seen)
+        } else {
+            None
+        };
+        if is_root && self.root.is_some() {
+            return Err(self.error(start, "a second ROOT in the computation"));
         }
         self.summary.instructions += 1;
-        visit(&Instruction {
+        let instruction = Instruction {
             computation: &self.computation,
             is_entry: self.is_entry,
             is_root,
@@ -437,7 +502,21 @@ impl Reader {
             line: self.line,
             operands: &line[opcode_end + 1..operands_end],
             attributes,
-        });
+        };
+        visit(&instruction);
+        // The shape is kept only where the summary needs it, moved rather
+        // than copied: a tuple's elements cost once, however large.
+        let shape = instruction.shape;
+        match (number, is_root) {
+            (Some(number), true) => {
+                self.parameters
+                    .push((number, shape.clone(), sharding.clone()));
+                self.root = Some((shape, sharding));
+            }
+            (Some(number), false) => self.parameters.push((number, shape, sharding)),
+            (None, true) => self.root = Some((shape, sharding)),
+            (None, false) => {}
+        }
         Ok(())
     }
 
@@ -449,6 +528,9 @@ impl Reader {
         let mut sharding = None;
         while at < line.len() {
             let end = scan(line, at, b",").map_err(|(o, m)| self.error(o, m))?;
+            self.names
+                .check_calls(line, at, end, &self.computation)
+                .map_err(|(o, m)| self.error(o, m))?;
             if let Some(text) = line[at..end].trim().strip_prefix("sharding=") {
                 self.sharded = true;
                 if self.shardings.len() >= SHAPE_CACHE {
@@ -472,10 +554,12 @@ impl Reader {
         }
         let shape = self.shape(text, at)?;
         let sizes = BufferSizes::of(&shape).map_err(|e| self.fail(at, HloErrorKind::Size(e)))?;
-        if self.shapes.len() >= SHAPE_CACHE {
-            self.shapes.clear();
+        if text.len() <= CACHED_SHAPE_TEXT {
+            if self.shapes.len() >= SHAPE_CACHE {
+                self.shapes.clear();
+            }
+            self.shapes.insert(text.to_owned(), (shape.clone(), sizes));
         }
-        self.shapes.insert(text.to_owned(), (shape.clone(), sizes));
         Ok((shape, sizes))
     }
 
@@ -501,6 +585,11 @@ impl Reader {
             State::Between => {}
         }
         let summary = &mut self.summary;
+        if let Some(layout) = &summary.entry_computation_layout {
+            check_entry_layout(layout, &summary.entry_parameters, &summary.entry_result).map_err(
+                |m| HloError::at(self.layout_line, self.layout_at, HloErrorKind::Malformed(m)),
+            )?;
+        }
         let (parameters, result, line) = match &summary.entry_computation_layout {
             Some(layout) => (&layout.parameters, layout.result.as_ref(), self.layout_line),
             None => (

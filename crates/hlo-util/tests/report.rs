@@ -68,7 +68,16 @@ fn a_text_report_never_reads_a_serialized_module() {
     let ReadError::Proto(error) = error else {
         panic!("{error:?}")
     };
-    assert!(matches!(error.kind, ProtoErrorKind::Decode(_)));
+    assert!(matches!(error.kind, ProtoErrorKind::Wire { offset: 0, .. }));
+    assert_eq!(
+        error.to_string(),
+        "HloModuleProto: at byte 0: field 3 claims 5 bytes but only 2 remain"
+    );
+    // A field of the wrong type for its number: prost's error as the source.
+    let error = MemoryReport::read(&b"\x30\x01\x0a\x01\xff"[..], 20).unwrap_err();
+    let ReadError::Proto(error) = error else {
+        panic!("{error:?}")
+    };
     let source = error.source().unwrap();
     assert!(source.downcast_ref::<prost::DecodeError>().is_some());
 }

@@ -67,12 +67,12 @@ impl Output {
         if self.json {
             let mut object = json!({"ok": false});
             if let Some(input) = input {
-                object["input"] = Value::String(input.to_owned());
+                object["input"] = Value::String(clip(input));
             }
-            object["error"] = Value::String(message.to_owned());
+            object["error"] = Value::String(clip(message));
             object.to_string()
         } else {
-            format!("error: {}", one_line(message))
+            format!("error: {}", one_line(&clip(message)))
         }
     }
 
@@ -94,8 +94,54 @@ impl Output {
     }
 }
 
+/// The most bytes of an error message (or of the input a JSON failure
+/// echoes) printed: a message quoting a huge token is cut in the middle,
+/// its start and its end kept (where a nested decoder's reason is).
+const MAX_ERROR_BYTES: usize = 1024;
+
+/// `text`, or its first 768 and last 256 bytes (at character boundaries)
+/// around how many bytes were left out.
+fn clip(text: &str) -> String {
+    if text.len() <= MAX_ERROR_BYTES {
+        return text.to_owned();
+    }
+    let mut head = MAX_ERROR_BYTES / 4 * 3;
+    while !text.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = text.len() - MAX_ERROR_BYTES / 4;
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!(
+        "{} ... ({} bytes left out) ... {}",
+        &text[..head],
+        tail - head,
+        &text[tail..]
+    )
+}
+
 /// XLA's messages may span lines (`Syntax error:\n...`); plain output keeps
 /// one line per input.
 fn one_line(message: &str) -> String {
     message.split('\n').collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_messages_are_cut_at_character_boundaries() {
+        assert_eq!(clip("short"), "short");
+        // 1 + 2,000 bytes: 'a' then 1,000 two-byte characters.
+        let long = format!("a{}", "\u{e9}".repeat(1000));
+        let clipped = clip(&long);
+        let head = format!("a{}", "\u{e9}".repeat(383));
+        let tail = "\u{e9}".repeat(128);
+        assert_eq!(
+            clipped,
+            format!("{head} ... (978 bytes left out) ... {tail}")
+        );
+    }
 }

@@ -1,7 +1,7 @@
 //! The few attribute values buffer assignment reads: computation names,
 //! shape indices and alias lists.
 
-use crate::scan::scan;
+use crate::scan::{scan, split_top};
 
 /// An output (at a shape index) that shares the buffer of an operand or a
 /// parameter (at a shape index).
@@ -10,35 +10,6 @@ pub(crate) struct Alias {
     pub output: Vec<usize>,
     pub operand: usize,
     pub operand_index: Vec<usize>,
-}
-
-/// The pieces of `text` between its top-level commas, trimmed, empty ones
-/// left out.
-pub(crate) fn split_top(text: &str) -> Vec<&str> {
-    let mut pieces = Vec::new();
-    let mut at = 0;
-    while at < text.len() {
-        let end = scan(text, at, b",").unwrap_or(text.len());
-        let piece = text.get(at..end).unwrap_or("").trim();
-        if !piece.is_empty() {
-            pieces.push(piece);
-        }
-        at = end.saturating_add(1);
-    }
-    pieces
-}
-
-/// `%f` or `{%f, %g}`: the names without `%`.
-pub(crate) fn computation_names(value: &str) -> Vec<String> {
-    let inner = value
-        .trim()
-        .strip_prefix('{')
-        .and_then(|v| v.strip_suffix('}'))
-        .unwrap_or(value);
-    split_top(inner)
-        .into_iter()
-        .map(|n| n.trim_start_matches('%').to_owned())
-        .collect()
 }
 
 /// `{1,0}` as indices.
@@ -105,7 +76,5 @@ mod tests {
         assert_eq!((a[1].operand, a[1].operand_index.as_slice()), (3, &[1][..]));
         assert_eq!(aliases("{{}: (1, {})}").unwrap()[0].operand, 1);
         assert!(aliases("{x}").is_err());
-        assert_eq!(computation_names("{%a, %b.1}"), ["a", "b.1"]);
-        assert_eq!(split_top("f32[2]{1,0} %a, %b"), ["f32[2]{1,0} %a", "%b"]);
     }
 }

@@ -7,8 +7,9 @@ use std::collections::{HashMap, HashSet};
 use schema::Shape;
 
 use super::LivenessError;
-use super::attributes::{Alias, aliases, computation_names, split_top};
+use super::attributes::{Alias, aliases};
 use crate::read_text;
+use crate::scan::{computation_names, split_top};
 
 /// How an instruction calls its computations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -129,6 +129,9 @@ impl Serialize for MemoryReport {
         s.serialize_field("instruction_count", &m.instructions)?;
         s.serialize_field("instructions", &self.instructions)?;
         s.serialize_field("computation_totals", self.shown_totals())?;
+        if !m.warnings.is_empty() {
+            s.serialize_field("warnings", &m.warnings)?;
+        }
         s.end()
     }
 }

@@ -90,6 +90,9 @@ impl fmt::Display for MemoryReport {
                 &computation_table(&self.computation_totals, self.instructions.len()),
             )?;
         }
+        for warning in &m.warnings {
+            write!(f, "\nwarning: {warning}")?;
+        }
         Ok(())
     }
 }

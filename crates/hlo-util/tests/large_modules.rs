@@ -1,0 +1,159 @@
+//! The readers on large generated modules: a serialized module of many
+//! instructions or many computations, and text whose parameter is a large
+//! tuple, read in memory a small multiple of their size. The modules are
+//! built here, not stored. The ignored tests measure the worst cases of
+//! `docs/robustness.md` (a million instructions or computations, a tuple of
+//! four million elements) with the process's peak memory, which only
+//! grows: run each alone (`cargo test -p hlo-util --release --test
+//! large_modules -- --ignored --exact NAME`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use hlo_util::{read_module, read_text};
+
+/// The protobuf wire format of what the tests need.
+fn varint(mut n: u64, out: &mut Vec<u8>) {
+    while n >= 0x80 {
+        out.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+fn bytes_field(number: u64, payload: &[u8], out: &mut Vec<u8>) {
+    varint((number << 3) | 2, out);
+    varint(payload.len() as u64, out);
+    out.extend_from_slice(payload);
+}
+
+fn int_field(number: u64, value: u64, out: &mut Vec<u8>) {
+    varint(number << 3, out);
+    varint(value, out);
+}
+
+/// An `HloInstructionProto` of shape `f32[]{}` (name 1, opcode 2, shape 3,
+/// parameter_number 9, id 35, operand_ids 36).
+fn instruction(name: &str, opcode: &str, id: u64, operand: Option<u64>) -> Vec<u8> {
+    let mut shape = Vec::new();
+    int_field(2, 11, &mut shape); // F32
+    bytes_field(5, &[], &mut shape); // an empty layout
+    let mut out = Vec::new();
+    bytes_field(1, name.as_bytes(), &mut out);
+    bytes_field(2, opcode.as_bytes(), &mut out);
+    bytes_field(3, &shape, &mut out);
+    int_field(35, id, &mut out);
+    if let Some(operand) = operand {
+        let mut ids = Vec::new();
+        varint(operand, &mut ids);
+        bytes_field(36, &ids, &mut out);
+    }
+    out
+}
+
+/// An `HloComputationProto` (name 1, instructions 2, id 5, root_id 6).
+fn computation(name: &str, instructions: &[Vec<u8>], id: u64, root: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    bytes_field(1, name.as_bytes(), &mut out);
+    for i in instructions {
+        bytes_field(2, i, &mut out);
+    }
+    int_field(5, id, &mut out);
+    int_field(6, root, &mut out);
+    out
+}
+
+/// A module (name 1, computations 3, entry_computation_id 6) of one
+/// computation: a parameter and a chain of `n - 1` negates.
+fn many_instructions(n: u64) -> Vec<u8> {
+    let mut instructions = vec![instruction("p", "parameter", 0, None)];
+    instructions.extend((1..n).map(|i| instruction(&format!("n{i}"), "negate", i, Some(i - 1))));
+    let mut out = Vec::new();
+    bytes_field(1, b"m", &mut out);
+    bytes_field(3, &computation("e", &instructions, 1, n - 1), &mut out);
+    int_field(6, 1, &mut out);
+    out
+}
+
+/// A module of `n` computations of one parameter each, the last the entry.
+fn many_computations(n: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    bytes_field(1, b"m", &mut out);
+    let parameter = [instruction("p", "parameter", 1, None)];
+    for c in 0..n {
+        bytes_field(
+            3,
+            &computation(&format!("c{c}"), &parameter, c + 2, 1),
+            &mut out,
+        );
+    }
+    int_field(6, n + 1, &mut out);
+    out
+}
+
+/// Text whose entry parameter is a tuple of `n` scalars, read through a
+/// get-tuple-element.
+fn tuple_text(n: usize) -> String {
+    let elements = vec!["s8[]"; n].join(", ");
+    format!(
+        "HloModule m\nENTRY e {{\n  p = ({elements}) parameter(0)\n  ROOT g = s8[] get-tuple-element(p), index=0\n}}\n"
+    )
+}
+
+#[test]
+fn a_serialized_module_of_many_instructions_reads() {
+    let bytes = many_instructions(100_000);
+    let mut visited = 0_u64;
+    let module = read_module(bytes.as_slice(), |_| visited += 1).unwrap();
+    assert_eq!((module.instructions, visited), (100_000, 100_000));
+    assert_eq!(module.parameter_bytes.logical, 4);
+}
+
+#[test]
+fn a_serialized_module_of_many_computations_reads() {
+    let bytes = many_computations(100_000);
+    let module = read_module(bytes.as_slice(), |_| {}).unwrap();
+    assert_eq!(module.computations, 100_000);
+    assert_eq!(module.entry_computation, "c99999");
+}
+
+#[test]
+fn a_large_tuple_costs_once() {
+    let text = tuple_text(100_000);
+    let module = read_text(text.as_bytes(), |_| {}).unwrap();
+    assert_eq!(module.entry_parameters[0].tuple_shapes.len(), 100_000);
+    // A table of 100,000 pointers and a byte each.
+    assert_eq!(module.parameter_bytes.allocated, 100_000 * 8 + 100_000);
+}
+
+/// The process's peak resident memory (`VmHWM`), in bytes.
+fn peak_memory() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    kib * 1024
+}
+
+/// Reads `input` and returns the peak memory it added, over its size.
+fn multiple_of_input(input: &[u8]) -> f64 {
+    let before = peak_memory();
+    read_module(input, |_| {}).unwrap();
+    (peak_memory().saturating_sub(before) as f64 + input.len() as f64) / input.len() as f64
+}
+
+#[test]
+#[ignore = "measures peak memory: run alone, in release"]
+fn a_million_instructions_take_a_small_multiple_of_the_input() {
+    let bytes = many_instructions(1_000_000);
+    let multiple = multiple_of_input(&bytes);
+    println!("{} bytes: {multiple:.1}x", bytes.len());
+    assert!(multiple <= 20.0, "{multiple}");
+}
+
+#[test]
+#[ignore = "measures peak memory: run alone, in release"]
+fn a_million_computations_take_a_small_multiple_of_the_input() {
+    let bytes = many_computations(1_000_000);
+    let multiple = multiple_of_input(&bytes);
+    println!("{} bytes: {multiple:.1}x", bytes.len());
+    assert!(multiple <= 20.0, "{multiple}");
+}
