@@ -274,6 +274,16 @@ async function main() {
     equal([hlo.has("format"), hlo.has("mesh")], [false, false], "format and mesh in an HloSharding fragment");
   });
 
+  await check("sharding: choosing Shardy gives an example over its mesh", async () => {
+    await open();
+    await evaluate(`(() => { const select = document.getElementById("sharding-format"); select.value = "sdy"; select.dispatchEvent(new Event("change")); })()`);
+    const [shape, sharding, meshText] = await evaluate(`["shape-input", "sharding-input", "mesh-input"].map((id) => document.getElementById(id).value)`);
+    if (!sharding.startsWith("#sdy.sharding<@mesh") || !meshText.startsWith("sdy.mesh @mesh")) throw new Error(`the example: ${sharding} over ${meshText}`);
+    equal(await text("sharding-error"), "", "the error line");
+    const report = cli("shard", shape, sharding, "--mesh", meshText);
+    equal(await rows("sharding-devices"), report.devices.map((d) => [String(d.device), list(d.tile), list(d.offsets), list(d.limits), String(d.bytes)]), "the devices");
+  });
+
   await check("sharding: Shardy's verifier message as the CLI's", async () => {
     const twice = '#sdy.sharding<@mesh, [{"a"}, {"a"}]>';
     await open(fragment({ shape: "f32[8,16]", format: "sdy", sharding: twice, mesh }));
