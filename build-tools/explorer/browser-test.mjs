@@ -235,12 +235,61 @@ async function main() {
     equal(await rows("reshard-pieces"), plan.pieces.map((p) => [String(p.from), String(p.to), list(p.offsets), list(p.limits), String(p.bytes)]), "the pieces");
     const summary = await text("reshard-summary");
     if (!summary.startsWith(`${plan.bytes_moved} bytes move between devices, ${plan.bytes_kept} bytes stay`)) throw new Error(`summary: ${summary}`);
-    await screenshot("sharding-panel", "sharding");
   });
 
   await check("sharding: the parser's message for a bad sharding", async () => {
     await open(fragment({ shape: "f32[4]", sharding: "{devices=[2}" }));
     equal(await text("sharding-error"), cli("shard", "f32[4]", "{devices=[2}").error, "the message");
+  });
+
+  // jax 0.12's lowered.as_text() of jit(f, in_shardings=NamedSharding(Mesh(devices.reshape(2, 4), ("a", "b")), P("b", "a"))).
+  const mesh = 'sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}';
+  const shardy = { shape: "f32[8,16]", format: "sdy", sharding: '#sdy.sharding<@mesh, [{"b"}, {"a"}]>', mesh, to: '#sdy.sharding<@mesh, [{"a", "b"}, {}]>' };
+  await check("sharding: a Shardy sharding over its mesh as the CLI's", async () => {
+    await open(fragment(shardy));
+    equal(await evaluate(`document.getElementById("mesh-row").hidden`), false, "the mesh field shown");
+    const converted = cli("sharding", "--mesh", mesh, shardy.sharding).sharding;
+    equal(await text("sharding-converted"), `as XLA's HloSharding: ${converted}`, "the HloSharding");
+    const report = cli("shard", shardy.shape, shardy.sharding, "--mesh", mesh);
+    equal(await rows("sharding-devices"), report.devices.map((d) => [String(d.device), list(d.tile), list(d.offsets), list(d.limits), String(d.bytes)]), "the devices");
+    const axes = "mesh a=2 \u00b7 b=4";
+    if (!cli("draw", shardy.shape, "--sharding", shardy.sharding, "--mesh", mesh).svg.includes(axes)) throw new Error("the CLI's picture names no axes");
+    const picture = await until(`document.querySelector("#sharding-picture svg")?.textContent`, "the picture");
+    if (!picture.includes(axes)) throw new Error(`the picture does not name the mesh's axes: ${picture.slice(0, 200)}`);
+    const plan = cli("reshard", shardy.shape, shardy.sharding, shardy.to, "--mesh", mesh);
+    equal(await rows("reshard-pieces"), plan.pieces.map((p) => [String(p.from), String(p.to), list(p.offsets), list(p.limits), String(p.bytes)]), "the reshard's pieces");
+    await screenshot("sharding-panel", "sharding");
+  });
+
+  await check("sharding: the fragment carries the format and the mesh", async () => {
+    const smaller = '<["a"=4, "b"=2]>';
+    await evaluate(`(() => { const input = document.getElementById("mesh-input"); input.value = ${JSON.stringify(smaller)}; input.dispatchEvent(new Event("input")); })()`);
+    const params = new URLSearchParams((await evaluate("location.hash")).slice(1));
+    equal([params.get("format"), params.get("mesh"), params.get("sharding")], ["sdy", smaller, shardy.sharding], "the fragment's format, mesh and sharding");
+    const report = cli("shard", shardy.shape, shardy.sharding, "--mesh", smaller);
+    equal(await rows("sharding-devices"), report.devices.map((d) => [String(d.device), list(d.tile), list(d.offsets), list(d.limits), String(d.bytes)]), "the devices over the new mesh");
+    await evaluate(`(() => { const select = document.getElementById("sharding-format"); select.value = "hlo"; select.dispatchEvent(new Event("change")); })()`);
+    equal(await evaluate(`document.getElementById("mesh-row").hidden`), true, "the mesh field hidden for HloSharding");
+    const hlo = new URLSearchParams((await evaluate("location.hash")).slice(1));
+    equal([hlo.has("format"), hlo.has("mesh")], [false, false], "format and mesh in an HloSharding fragment");
+  });
+
+  await check("sharding: choosing Shardy gives an example over its mesh", async () => {
+    await open();
+    await evaluate(`(() => { const select = document.getElementById("sharding-format"); select.value = "sdy"; select.dispatchEvent(new Event("change")); })()`);
+    const [shape, sharding, meshText] = await evaluate(`["shape-input", "sharding-input", "mesh-input"].map((id) => document.getElementById(id).value)`);
+    if (!sharding.startsWith("#sdy.sharding<@mesh") || !meshText.startsWith("sdy.mesh @mesh")) throw new Error(`the example: ${sharding} over ${meshText}`);
+    equal(await text("sharding-error"), "", "the error line");
+    const report = cli("shard", shape, sharding, "--mesh", meshText);
+    equal(await rows("sharding-devices"), report.devices.map((d) => [String(d.device), list(d.tile), list(d.offsets), list(d.limits), String(d.bytes)]), "the devices");
+  });
+
+  await check("sharding: Shardy's verifier message as the CLI's", async () => {
+    const twice = '#sdy.sharding<@mesh, [{"a"}, {"a"}]>';
+    await open(fragment({ shape: "f32[8,16]", format: "sdy", sharding: twice, mesh }));
+    const expected = cli("shard", "f32[8,16]", twice, "--mesh", mesh).error;
+    equal(expected, 'duplicate axis ref: "a"', "the CLI's message");
+    equal(await text("sharding-error"), expected, "the message");
   });
 
   await check("memory: a dropped module's peak and buffers as the CLI's", async () => {

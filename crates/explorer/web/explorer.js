@@ -57,20 +57,30 @@ function human(bytes) {
   return `${Number.isInteger(value) ? value : value.toFixed(value < 10 ? 2 : 1)} ${units[unit]}`;
 }
 
-// ---- URL fragment: #shape=...&sharding=...&devices=...&to=...
+// ---- URL fragment: #shape=...&format=...&sharding=...&mesh=...&devices=...&to=...
 
-const fragmentKeys = { shape: "shape-input", sharding: "sharding-input", devices: "devices-input", to: "reshard-input" };
+const fragmentKeys = {
+  shape: "shape-input", format: "sharding-format", sharding: "sharding-input", mesh: "mesh-input",
+  devices: "devices-input", to: "reshard-input",
+};
 
 function readFragment() {
   const params = new URLSearchParams(location.hash.slice(1));
+  // A link names its format, or is a Shardy one when it has a mesh, else an HloSharding one.
+  const format = params.get("format");
+  params.set("format", format in examples ? format : params.has("mesh") ? "sdy" : "hlo");
   for (const [key, id] of Object.entries(fragmentKeys)) {
     if (params.has(key)) $(id).value = params.get(key);
   }
+  showFormat();
 }
 
 function writeFragment() {
   const params = new URLSearchParams();
   for (const [key, id] of Object.entries(fragmentKeys)) {
+    // The format is written when it is not the first (HloSharding); the mesh only for Shardy.
+    if (key === "format" && !shardy()) continue;
+    if (key === "mesh" && !shardy()) continue;
     if ($(id).value) params.set(key, $(id).value);
   }
   history.replaceState(null, "", `#${params}`);
@@ -122,7 +132,34 @@ function renderShape() {
   explorer.renders++;
 }
 
-// ---- the sharding panel (HloSharding; other formats join the select)
+// ---- the sharding panel: XLA's HloSharding, or Shardy's with its mesh
+
+const examples = {
+  hlo: { sharding: "{devices=[1,2]<=[2]}", mesh: "" },
+  sdy: { sharding: '#sdy.sharding<@mesh, [{}, {"x"}]>', mesh: 'sdy.mesh @mesh = <["x"=2]>' },
+};
+
+const shardy = () => $("sharding-format").value === "sdy";
+
+/** The mesh field shown for Shardy only. */
+function showFormat() {
+  $("mesh-row").hidden = !shardy();
+}
+
+/** A new format: its field shown, and the other format's example (if untouched) swapped for this one's. */
+function changeFormat() {
+  const format = $("sharding-format").value;
+  const other = examples[format === "sdy" ? "hlo" : "sdy"];
+  if ([other.sharding, ""].includes($("sharding-input").value)) $("sharding-input").value = examples[format].sharding;
+  if (format === "sdy" && !$("mesh-input").value) $("mesh-input").value = examples.sdy.mesh;
+  showFormat();
+}
+
+/** The mesh given to the WebAssembly: the field's text for Shardy, none for XLA's text. */
+function mesh() {
+  const text = $("mesh-input").value.trim();
+  return shardy() && text ? text : undefined;
+}
 
 function deviceCount() {
   const text = $("devices-input").value.trim();
@@ -137,8 +174,10 @@ function deviceCount() {
 function renderSharding() {
   const shape = $("shape-input").value;
   const [devices, badCount] = deviceCount();
-  const reply = badCount ? { ok: false, error: badCount } : JSON.parse(wasm_bindgen.shard(shape, $("sharding-input").value, devices));
+  const reply = badCount ? { ok: false, error: badCount } : JSON.parse(wasm_bindgen.shard(shape, $("sharding-input").value, mesh(), devices));
   say($("sharding-error"), reply.ok ? "" : reply.error);
+  say($("sharding-converted"), reply.ok && shardy() ? `as XLA's HloSharding: ${reply.sharding}` : "");
+  $("sharding-converted").hidden = !$("sharding-converted").textContent;
   if (!reply.ok) {
     $("sharding-picture").replaceChildren();
     fill($("sharding-devices"), [], []);
@@ -158,7 +197,7 @@ function renderSharding() {
     fill($("reshard-pieces"), [], []);
     return;
   }
-  const plan = JSON.parse(wasm_bindgen.reshard(shape, $("sharding-input").value, to, devices));
+  const plan = JSON.parse(wasm_bindgen.reshard(shape, $("sharding-input").value, to, mesh(), devices));
   say($("reshard-error"), plan.ok ? "" : plan.error);
   if (!plan.ok) {
     say($("reshard-summary"), "");
@@ -324,12 +363,17 @@ async function start() {
   readFragment();
   renderAll();
   explorer.timings.firstShape = performance.now();
-  for (const id of ["shape-input", "sharding-input", "devices-input", "reshard-input"]) {
+  for (const id of ["shape-input", "sharding-input", "mesh-input", "devices-input", "reshard-input"]) {
     $(id).addEventListener("input", () => {
       renderAll();
       writeFragment();
     });
   }
+  $("sharding-format").addEventListener("change", () => {
+    changeFormat();
+    renderAll();
+    writeFragment();
+  });
   window.addEventListener("hashchange", () => {
     readFragment();
     renderAll();

@@ -209,6 +209,67 @@ pub fn draw_sharding_on_mesh(
     commands::draw::draw_sharding(shape, text, devices, Some(mesh_axes))
 }
 
+/// A sharding as `xla-shape shard`, `reshard` and `draw --sharding` read
+/// it: XLA's text, or Shardy's (`#sdy.sharding<@mesh, [...]>`, or `<...>`)
+/// converted to an `HloSharding` as XLA's Shardy export converts it;
+/// `mesh` is the Shardy mesh a `@name` refers to, as the commands' `--mesh`
+/// takes it (`<["a"=2, "b"=4]>`, `#sdy.mesh<...>` or a whole
+/// `sdy.mesh @mesh = <...>` line).
+///
+/// ```
+/// let mesh = Some(r#"sdy.mesh @mesh = <["a"=2, "b"=4]>"#);
+/// let s = xla_shape::read_sharding(r#"#sdy.sharding<@mesh, [{"b"}, {"a"}]>"#, mesh).unwrap();
+/// assert_eq!(s.to_string(), "{devices=[4,2]<=[2,4]T(1,0)}");
+/// let error = xla_shape::read_sharding(r#"#sdy.sharding<@mesh, [{"a"}, {"a"}]>"#, mesh);
+/// assert_eq!(error.unwrap_err().to_string(), r#"duplicate axis ref: "a""#);
+/// ```
+///
+/// # Errors
+/// The parser's message for a text (sharding or mesh) it rejects; Shardy's
+/// verifier's for a Shardy sharding that does not fit its mesh.
+pub fn read_sharding(text: &str, mesh: Option<&str>) -> Result<sharding_util::HloSharding, Error> {
+    commands::shard::sharding_in(text, mesh)
+}
+
+/// The axes (names and sizes, major first) of the mesh a Shardy sharding
+/// `text` is over, which `draw --sharding SDY --mesh MESH` names in its
+/// picture: its inline mesh, or `mesh`. `None` for XLA's text, a mesh
+/// without axes, or text that does not read ([`read_sharding`] says why).
+///
+/// ```
+/// let axes = xla_shape::shardy_mesh_axes(r#"#sdy.sharding<@mesh, [{"a"}]>"#, Some(r#"<["a"=2, "b"=4]>"#));
+/// assert_eq!(axes, Some(vec![("a".to_owned(), 2), ("b".to_owned(), 4)]));
+/// assert_eq!(xla_shape::shardy_mesh_axes("{devices=[2]<=[2]}", None), None);
+/// ```
+#[must_use]
+pub fn shardy_mesh_axes(text: &str, mesh: Option<&str>) -> Option<Vec<(String, i64)>> {
+    commands::shard::shardy_mesh_axes(text, mesh)
+}
+
+/// [`draw_sharding`] of a sharding already read ([`read_sharding`]), over
+/// a mesh of `mesh_axes` when given ([`shardy_mesh_axes`]): what
+/// `xla-shape draw SHAPE --sharding SDY --mesh MESH` draws.
+///
+/// ```
+/// let shape: schema::Shape = "f32[8,16]".parse().unwrap();
+/// let (text, mesh) = (r#"#sdy.sharding<@mesh, [{"b"}, {"a"}]>"#, Some(r#"<["a"=2, "b"=4]>"#));
+/// let s = xla_shape::read_sharding(text, mesh).unwrap();
+/// let axes = xla_shape::shardy_mesh_axes(text, mesh);
+/// let svg = xla_shape::draw_hlo_sharding(&shape, &s, None, axes.as_deref()).unwrap();
+/// assert!(svg.contains("mesh a=2 \u{b7} b=4"));
+/// ```
+///
+/// # Errors
+/// As [`draw_sharding_on_mesh`].
+pub fn draw_hlo_sharding(
+    shape: &Shape,
+    sharding: &sharding_util::HloSharding,
+    devices: Option<i64>,
+    mesh_axes: Option<&[(String, i64)]>,
+) -> Result<String, Error> {
+    commands::draw::draw_hlo_sharding(shape, sharding, devices, mesh_axes)
+}
+
 /// What `xla-shape shard` prints for `shape` under the sharding `text`:
 /// sharding-util's [`ShardReport`](sharding_util::ShardReport), whose
 /// `Display` is the command's text and whose `Serialize` is its `--json`

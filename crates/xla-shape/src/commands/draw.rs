@@ -85,7 +85,7 @@ pub fn draw_sharding(
 
 /// The SVG picture of `shape` split over devices by `s`, as
 /// [`draw_sharding`] draws it.
-fn draw_hlo_sharding(
+pub(crate) fn draw_hlo_sharding(
     shape: &Shape,
     s: &HloSharding,
     devices: Option<i64>,

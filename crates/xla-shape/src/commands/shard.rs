@@ -2,7 +2,6 @@
 //! (sharding-util's [`ShardReport`]).
 
 use schema::Shape;
-#[cfg(feature = "cli")]
 use sharding_util::sdy::{MeshRef, SdyMesh, SdySharding, ShardyError};
 use sharding_util::{HloSharding, ShardReport};
 
@@ -21,7 +20,6 @@ pub(crate) fn sharding(text: &str) -> Result<HloSharding, sharding_util::ParseEr
 /// A sharding in XLA's text or, starting with `#sdy` or `<`, in Shardy's
 /// (with `mesh`, the Shardy mesh it names), converted as XLA's Shardy
 /// export does.
-#[cfg(feature = "cli")]
 pub(crate) fn sharding_in(text: &str, mesh: Option<&str>) -> Result<HloSharding, Error> {
     let text = text.trim();
     if !(text.starts_with("#sdy") || text.starts_with('<')) {
@@ -42,7 +40,6 @@ pub(crate) fn sharding_in(text: &str, mesh: Option<&str>) -> Result<HloSharding,
 /// `text` is over: its inline mesh, or `mesh`. `None` for XLA's text, a
 /// mesh without axes, or text that does not read (reading the sharding
 /// itself says why).
-#[cfg(feature = "cli")]
 pub(crate) fn shardy_mesh_axes(text: &str, mesh: Option<&str>) -> Option<Vec<(String, i64)>> {
     let s: SdySharding = text.trim().parse().ok()?;
     let axes = match s.mesh {
