@@ -5,19 +5,33 @@ use schema::Shape;
 use sharding_util::ReshardPlan;
 
 #[cfg(feature = "cli")]
+use super::hlo_json::Success;
+#[cfg(feature = "cli")]
+use super::shape;
+#[cfg(feature = "cli")]
 use super::shard::message;
 use super::shard::sharding;
-#[cfg(feature = "cli")]
-use super::{Outcome, reported, shape};
 use crate::Error;
 #[cfg(feature = "cli")]
 use crate::cli::ReshardArgs;
 
-/// The plan as a table (plain) and JSON.
+/// The plan as a table, or as its JSON object (`"ok": true` first) when
+/// `json`: only the one asked for is built, as a plan may hold a million
+/// pieces.
 #[cfg(feature = "cli")]
-pub fn run(args: &ReshardArgs) -> Outcome {
-    let plan = reshard(&shape(&args.shape)?, &args.from, &args.to, args.devices);
-    reported(&plan.map_err(|e| message(&e))?)
+pub fn run(args: &ReshardArgs, json: bool) -> Result<String, String> {
+    let plan = reshard(&shape(&args.shape)?, &args.from, &args.to, args.devices)
+        .map_err(|e| message(&e))?;
+    if json {
+        let success = Success {
+            ok: true,
+            report: &plan,
+            timeline: None,
+        };
+        serde_json::to_string(&success).map_err(|e| e.to_string())
+    } else {
+        Ok(plan.to_string())
+    }
 }
 
 /// The plan that moves `shape` from the sharding `from` to `to` (over
