@@ -135,8 +135,9 @@ pub(super) fn read_input(
     Ok(bytes)
 }
 
-/// Writes `bytes` to `path`: a failure leaves `path` as it was.
+/// Writes `bytes` where `path` points ([`super::files::write_output`]): a
+/// regular file is left as it was on failure.
 pub(super) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    super::files::write_atomically(path, bytes)
+    super::files::write_output(path, bytes)
         .map_err(|e| format!("cannot write output {}: {e}", path.display()))
 }
