@@ -67,7 +67,7 @@ pub use one_shot::{
     relayout, relayout_bits, relayout_in_pool, relayout_parallel, relayout_part, relayout_strategy,
     relayout_with_threads, relayout_xla,
 };
-pub use output_size::{MAX_OUTPUT_GROWTH, OUTPUT_FLOOR_BYTES, output_buffer, output_bytes};
+pub use output_size::{MAX_OUTPUT_GROWTH, OUTPUT_SLACK_BYTES, output_buffer, output_bytes};
 pub use padding::{fill_padding, padding_pattern};
 pub use parallel::{MAX_THREADS, MIN_BYTES_PER_THREAD};
 pub use plan::Strategy;
@@ -190,7 +190,7 @@ fn output_too_large(shape: &str, bytes: usize, cap: usize) -> String {
     } else {
         format!(
             "a buffer of {shape} has {bytes} bytes, more than the {cap} allowed \
-             ({MAX_OUTPUT_GROWTH} times the source's, at least {OUTPUT_FLOOR_BYTES})"
+             ({MAX_OUTPUT_GROWTH} times the source's plus {OUTPUT_SLACK_BYTES})"
         )
     }
 }

@@ -9,20 +9,22 @@ use super::RelayoutError;
 use super::relayout_plan::FromTo;
 use super::tiled_xla::index_error;
 
-/// The destination buffers every source may have, whatever its size.
-pub const OUTPUT_FLOOR_BYTES: usize = 1 << 30;
+/// How many times the source's length (plus [`OUTPUT_SLACK_BYTES`]) a
+/// destination buffer may have: padded tiles such as `T(8,128)` on a
+/// dimension of 1 grow a buffer 128 times. The rule of literal-util's
+/// `MAX_GROWTH`.
+pub const MAX_OUTPUT_GROWTH: usize = 1024;
 
-/// How many times the source's length a larger destination buffer may
-/// have (padded tiles such as `T(8,128)` on a dimension of 1 grow a
-/// buffer 128 times).
-pub const MAX_OUTPUT_GROWTH: usize = 256;
+/// The bytes a destination buffer may have beyond [`MAX_OUTPUT_GROWTH`]
+/// times the source's, so that tiny arrays take whole tiles.
+pub const OUTPUT_SLACK_BYTES: usize = 1 << 20;
 
 /// The byte size of the destination buffer of a relayout of `src_len`
 /// bytes laid out as `shapes.from` into `shapes.to`
 /// ([`TiledLayout::buffer_bytes`] of `shapes.to`), checked before any
 /// allocation: `src_len` must be the source shape's buffer size, and the
-/// destination at most [`MAX_OUTPUT_GROWTH`] times `src_len` or
-/// [`OUTPUT_FLOOR_BYTES`], whichever is larger.
+/// destination at most [`MAX_OUTPUT_GROWTH`] times `src_len` plus
+/// [`OUTPUT_SLACK_BYTES`].
 ///
 /// ```
 /// use relayout::{FromTo, output_bytes};
@@ -54,7 +56,7 @@ pub fn output_bytes(shapes: FromTo<'_, Shape>, src_len: usize) -> Result<usize, 
     let bytes = TiledLayout::buffer_bytes(shapes.to).map_err(index_error)?;
     let cap = src_len
         .saturating_mul(MAX_OUTPUT_GROWTH)
-        .max(OUTPUT_FLOOR_BYTES);
+        .saturating_add(OUTPUT_SLACK_BYTES);
     if bytes > cap {
         return Err(RelayoutError::OutputTooLarge {
             shape: shapes.to.human_string_with_layout(),
@@ -77,7 +79,7 @@ pub fn output_bytes(shapes: FromTo<'_, Shape>, src_len: usize) -> Result<usize, 
 /// assert_eq!(
 ///     error.to_string(),
 ///     "a buffer of u8[6]{0:T(1099511627776)} has 1099511627776 bytes, \
-///      more than the 1073741824 allowed (256 times the source's, at least 1073741824)"
+///      more than the 1054720 allowed (1024 times the source's plus 1048576)"
 /// );
 /// ```
 ///
@@ -134,18 +136,26 @@ mod tests {
             error,
             RelayoutError::OutputTooLarge {
                 bytes: 4_398_046_511_104,
-                cap: OUTPUT_FLOOR_BYTES,
+                cap: 1_081_344,
                 ..
             }
         ));
-        // 256 times a 16 MiB source is 4 GiB: a 2 GiB destination passes.
+        // A column padded to 128: 128 times a 16 MiB source.
         let n = 1 << 22;
         let src = format!("f32[{n},1]{{1,0}}");
         assert_eq!(
             bytes(&src, &format!("f32[{n},1]{{1,0:T(1,128)}}"), 16 << 20),
             Ok(2 << 30)
         );
-        // A floor of 1 GiB: a small array may grow past 256 times.
+        // One element in a whole tile: 1024 times, under the slack.
         assert_eq!(bytes("f32[1,1]", "f32[1,1]{1,0:T(8,128)}", 4), Ok(4096));
+        // At the cap (1024 times 8 bytes plus 1 MiB), and one element past it.
+        assert_eq!(bytes("f32[2]", "f32[2]{0:T(264192)}", 8), Ok(1_056_768));
+        let error = bytes("f32[2]", "f32[2]{0:T(264193)}", 8).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "a buffer of f32[2]{0:T(264193)} has 1056772 bytes, more than the 1056768 allowed \
+             (1024 times the source's plus 1048576)"
+        );
     }
 }

@@ -225,7 +225,7 @@ fn huge_shapes_are_refused_before_their_buffers_are_allocated() {
             &["relayout", "f32[8]", "f32[8]{0:T(1099511627776)}", "-i", i],
             &[],
             "error: a buffer of f32[8]{0:T(1099511627776)} has 4398046511104 bytes, more than the \
-             1073741824 allowed (256 times the source's, at least 1073741824)\n",
+             1081344 allowed (1024 times the source's plus 1048576)\n",
         ),
     ];
     for (args, stdin, message) in cases {
