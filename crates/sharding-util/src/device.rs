@@ -40,12 +40,14 @@ impl DeviceBox {
     }
 }
 
-/// The elements of the box `[offsets, limits)` (`None` beyond `i64`).
+/// The elements of the box `[offsets, limits)` (`None` beyond `i64`; an
+/// empty extent makes 0 whatever the others are).
 pub(crate) fn box_elements(offsets: &[i64], limits: &[i64]) -> Option<i64> {
-    offsets
-        .iter()
-        .zip(limits)
-        .try_fold(1_i64, |count, (o, l)| count.checked_mul(l - o))
+    let mut extents = offsets.iter().zip(limits).map(|(o, l)| l - o);
+    if extents.clone().any(|e| e == 0) {
+        return Some(0);
+    }
+    extents.try_fold(1_i64, i64::checked_mul)
 }
 
 /// The bytes of `elements` elements of `element_bits` bits each, rounded

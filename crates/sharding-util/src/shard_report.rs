@@ -208,6 +208,17 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_dimension_makes_zero_bytes_whatever_the_others() {
+        // 9223372035496739072 * 7 overflows, but the array has no element.
+        let shape: Shape = "u8[9223372035496739072,7,0]".parse().unwrap();
+        let replicated: HloSharding = "{replicated}".parse().unwrap();
+        let report = ShardReport::new(&replicated, &shape, Some(2)).unwrap();
+        assert_eq!(report.devices[1].bytes, 0);
+        let plan = crate::reshard_plan(&shape, &replicated, &replicated, Some(2)).unwrap();
+        assert_eq!((plan.pieces.len(), plan.bytes_kept), (0, 0));
+    }
+
+    #[test]
     fn a_device_holding_nothing_has_no_box_and_prints_dashes() {
         let s: HloSharding = "{maximal device=1}".parse().unwrap();
         let report = ShardReport::new(&s, &"s8[2]".parse().unwrap(), Some(2)).unwrap();
