@@ -87,7 +87,7 @@ impl HloSharding {
     /// use sharding_util::HloSharding;
     ///
     /// let s: HloSharding = "{devices=[2,4]<=[8]}".parse().unwrap();
-    /// assert!(s.validate(&"f32[7,9]".parse().unwrap(), 8).is_ok());
+    /// assert_eq!(s.validate(&"f32[7,9]".parse().unwrap(), 8), Ok(()));
     /// let error = s.validate(&"f32[8]".parse().unwrap(), 8).unwrap_err();
     /// assert_eq!(
     ///     error.to_string(),
