@@ -46,7 +46,12 @@ fuzz_target!(|data: &[u8]| {
         };
         // The buffer is bounded by the data the message carries.
         let bound = (rest.len() as u64 * 8 + 16) * MAX_GROWTH + (1 << 20);
-        assert!(buffer.len() as u64 <= bound, "{} bytes from {} bytes", buffer.len(), rest.len());
+        assert!(
+            buffer.len() as u64 <= bound,
+            "{} bytes from {} bytes",
+            buffer.len(),
+            rest.len()
+        );
         let Some(shape) = literal.shape.as_ref() else {
             continue;
         };

@@ -24,7 +24,10 @@ fuzz_target!(|data: &[u8]| {
     let (Ok(from), Ok(to)) = (from.parse::<Shape>(), to.parse::<Shape>()) else {
         return;
     };
-    let shapes = FromTo { from: &from, to: &to };
+    let shapes = FromTo {
+        from: &from,
+        to: &to,
+    };
     let Ok(bytes) = output_bytes(shapes, src.len()) else {
         return;
     };

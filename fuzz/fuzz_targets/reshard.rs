@@ -87,7 +87,10 @@ fn build(spec: &Spec, rank: usize, n: usize) -> Option<(String, Vec<Option<Vec<u
                 ""
             };
             let join = |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
-            Some((format!("{{devices=[{}]{}{last}}}", join(&grid), join(&list)), held))
+            Some((
+                format!("{{devices=[{}]{}{last}}}", join(&grid), join(&list)),
+                held,
+            ))
         }
     }
 }
@@ -117,7 +120,11 @@ fn grid_of(spec: &Spec, rank: usize) -> Vec<usize> {
 /// shape): the global row-major index of each element it holds, padding
 /// `fill`.
 fn buffers(dims: &[usize], grid: &[usize], held: &[Option<Vec<usize>>], fill: u32) -> Vec<Vec<u8>> {
-    let shard: Vec<usize> = dims.iter().zip(grid).map(|(&n, &g)| n.div_ceil(g)).collect();
+    let shard: Vec<usize> = dims
+        .iter()
+        .zip(grid)
+        .map(|(&n, &g)| n.div_ceil(g))
+        .collect();
     let len: usize = shard.iter().product();
     held.iter()
         .map(|tile| {
@@ -164,17 +171,28 @@ fuzz_target!(|input: Input| {
     // Mostly small dimensions; some huge, for the size checks.
     let dims: Vec<u64> = input.dims[..rank]
         .iter()
-        .map(|&d| if d >> 63 == 1 { d & (i64::MAX as u64) } else { d % 13 })
+        .map(|&d| {
+            if d >> 63 == 1 {
+                d & (i64::MAX as u64)
+            } else {
+                d % 13
+            }
+        })
         .collect();
     let element = ["u8", "s16", "f32", "s4", "f64"][usize::from(input.element % 5)];
     let text = format!(
         "{element}[{}]",
-        dims.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
+        dims.iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(",")
     );
     let Ok(shape) = text.parse::<Shape>() else {
         return;
     };
-    let from: HloSharding = from_text.parse().unwrap_or_else(|e| panic!("{from_text}: {e}"));
+    let from: HloSharding = from_text
+        .parse()
+        .unwrap_or_else(|e| panic!("{from_text}: {e}"));
     let to: HloSharding = to_text.parse().unwrap_or_else(|e| panic!("{to_text}: {e}"));
     let devices = Some(n as i64);
     let report = ShardReport::new(&from, &shape, devices);
@@ -202,7 +220,9 @@ fuzz_target!(|input: Input| {
     let (from_grid, to_grid) = (grid_of(&input.from, rank), grid_of(&input.to, rank));
     // The report's boxes are the blocks of the target's own placement.
     for (device, shard) in report.devices.iter().enumerate() {
-        let want = from_held[device].as_ref().map(|t| block(&dims, &from_grid, t));
+        let want = from_held[device]
+            .as_ref()
+            .map(|t| block(&dims, &from_grid, t));
         let got = shard.held.as_ref().map(|b| {
             b.offsets
                 .iter()
@@ -216,7 +236,11 @@ fuzz_target!(|input: Input| {
     let mut covered = vec![vec![0_u8; elements as usize]; n];
     for piece in &plan.pieces {
         let (src, dst) = (piece.from as usize, piece.to as usize);
-        let src_block = block(&dims, &from_grid, from_held[src].as_ref().expect("source holds"));
+        let src_block = block(
+            &dims,
+            &from_grid,
+            from_held[src].as_ref().expect("source holds"),
+        );
         let mut index = vec![0; rank];
         let sizes: Vec<usize> = piece
             .offsets
@@ -232,7 +256,10 @@ fuzz_target!(|input: Input| {
                 rest /= sizes[i];
             }
             assert!(
-                index.iter().zip(&src_block).all(|(&x, &(lo, hi))| lo <= x && x < hi),
+                index
+                    .iter()
+                    .zip(&src_block)
+                    .all(|(&x, &(lo, hi))| lo <= x && x < hi),
                 "{from_text} -> {to_text}: device {src} does not hold {index:?}"
             );
             let flat = index.iter().zip(&dims).fold(0, |acc, (&x, &d)| acc * d + x);
@@ -258,7 +285,10 @@ fuzz_target!(|input: Input| {
                     .collect()
             }
         };
-        assert_eq!(covered[device], want, "{text} {from_text} -> {to_text}: device {device}");
+        assert_eq!(
+            covered[device], want,
+            "{text} {from_text} -> {to_text}: device {device}"
+        );
     }
     // XLA stores s4 a byte per element unless a layout packs it (`E(4)`).
     let bits = match element {
@@ -271,7 +301,12 @@ fuzz_target!(|input: Input| {
         .pieces
         .iter()
         .map(|p| {
-            let e: i64 = p.offsets.iter().zip(&p.limits).map(|(o, l)| l - o).product();
+            let e: i64 = p
+                .offsets
+                .iter()
+                .zip(&p.limits)
+                .map(|(o, l)| l - o)
+                .product();
             (e * bits + 7) / 8
         })
         .sum();
