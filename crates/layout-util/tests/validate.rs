@@ -249,7 +249,10 @@ fn checks_run_in_xla_order() {
         messages[5],
         LayoutError::NegativeElementSize { .. }
     ));
-    assert!(validate_layout_for_shape(&layout, &shape("f32[2,3]")).is_ok());
+    assert_eq!(
+        validate_layout_for_shape(&layout, &shape("f32[2,3]")).map_err(|e| e.to_string()),
+        Ok(())
+    );
 }
 
 #[test]
@@ -262,7 +265,10 @@ fn layouts_in_shape_are_checked_through_tuples_and_buffers() {
             .to_string(),
         "shape s32[4] does not have a layout"
     );
-    assert!(validate_layout_in_shape(&tuple, true).is_ok());
+    assert_eq!(
+        validate_layout_in_shape(&tuple, true).map_err(|e| e.to_string()),
+        Ok(())
+    );
 
     let mut with_tuple_layout = shape("(f32[2]{0})");
     with_tuple_layout.layout = Some(Box::new(Layout::default()));

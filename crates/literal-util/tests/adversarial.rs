@@ -116,7 +116,8 @@ fn rank_200000_on_a_small_stack() {
         if let Ok(buffer) = to_buffer(&literal, Some(&reversed)) {
             assert_eq!(buffer, [7]);
         }
-        let _ = literal.encode_to_vec();
+        let bytes = literal.encode_to_vec();
+        assert_eq!(LiteralProto::decode(bytes.as_slice()).unwrap(), literal);
     });
 }
 

@@ -49,6 +49,7 @@ mod bits;
 mod interleave;
 mod kernels;
 mod one_shot;
+mod output_size;
 mod padding;
 mod parallel;
 mod plan;
@@ -66,6 +67,7 @@ pub use one_shot::{
     relayout, relayout_bits, relayout_in_pool, relayout_parallel, relayout_part, relayout_strategy,
     relayout_with_threads, relayout_xla,
 };
+pub use output_size::{MAX_OUTPUT_GROWTH, OUTPUT_SLACK_BYTES, output_buffer, output_bytes};
 pub use padding::{fill_padding, padding_pattern};
 pub use parallel::{MAX_THREADS, MIN_BYTES_PER_THREAD};
 pub use plan::Strategy;
@@ -154,9 +156,43 @@ pub enum RelayoutError {
         /// The length of the buffer given.
         actual: usize,
     },
+    /// A source buffer whose length is not its shape's buffer size.
+    #[error("source buffer has {actual} bytes but {shape} has {expected}")]
+    SourceLength {
+        /// The source shape with its layout.
+        shape: String,
+        /// The buffer size of the shape in bytes.
+        expected: usize,
+        /// The length of the buffer given.
+        actual: usize,
+    },
+    /// A destination buffer larger than [`output_bytes`] allows (`cap`),
+    /// or than the system could allocate (`cap` 0).
+    #[error("{}", output_too_large(shape, *bytes, *cap))]
+    OutputTooLarge {
+        /// The destination shape with its layout.
+        shape: String,
+        /// Its buffer size in bytes.
+        bytes: usize,
+        /// The most bytes allowed for the source given; 0 when the
+        /// allocation itself failed.
+        cap: usize,
+    },
     /// A view could not be built or checked.
     #[error(transparent)]
     View(#[from] ViewError),
+}
+
+/// The message of [`RelayoutError::OutputTooLarge`].
+fn output_too_large(shape: &str, bytes: usize, cap: usize) -> String {
+    if cap == 0 {
+        format!("cannot allocate the {bytes} bytes of a buffer of {shape}")
+    } else {
+        format!(
+            "a buffer of {shape} has {bytes} bytes, more than the {cap} allowed \
+             ({MAX_OUTPUT_GROWTH} times the source's plus {OUTPUT_SLACK_BYTES})"
+        )
+    }
 }
 
 /// The copy of `src_view` over `src` into `dst_view` over `dst` after

@@ -18,15 +18,20 @@ use stride_util::ViewError;
 /// The buffer of `shape` ([`TiledLayout`]) and its size in bytes: for a
 /// tiled layout what XLA allocates ([`TiledLayout::buffer_len`]).
 pub(crate) fn buffer_of(shape: &Shape) -> Result<(TiledLayout, usize), RelayoutError> {
-    let error = |error| match error {
+    let layout = TiledLayout::new(shape).map_err(index_error)?;
+    let bytes = TiledLayout::buffer_bytes(shape).map_err(index_error)?;
+    Ok((layout, bytes))
+}
+
+/// An index-util error as the relayout error it is: a layout the engine
+/// cannot lay out, else a view error.
+pub(crate) fn index_error(error: IndexError) -> RelayoutError {
+    match error {
         IndexError::UnsupportedTiledLayout { shape, reason } => {
             RelayoutError::UnsupportedLayout { shape, reason }
         }
         other => RelayoutError::View(ViewError::from(other)),
-    };
-    let layout = TiledLayout::new(shape).map_err(error)?;
-    let bytes = TiledLayout::buffer_bytes(shape).map_err(error)?;
-    Ok((layout, bytes))
+    }
 }
 
 /// The bytes of `elements` elements of `bits` each, packed.

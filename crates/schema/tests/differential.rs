@@ -110,7 +110,8 @@ fn a_split_config_in_a_tuple_is_bounded_by_its_physical_dimension() {
     // Physical dimension 0 of {0,1} is logical dimension 1: XLA accepts
     // `(f32[2,5]{0,1:SC(0:3)})` and rejects `(f32[5,2]{0,1:SC(0:3)})` (with
     // a bare `Syntax error:`).
-    assert!("(f32[2,5]{0,1:SC(0:3)})".parse::<Shape>().is_ok());
+    let accepted: Shape = "(f32[2,5]{0,1:SC(0:3)})".parse().unwrap();
+    assert_eq!(accepted.to_string(), "(f32[2,5]{0,1:SC(0:3)})");
     assert_eq!(
         message("(f32[5,2]{0,1:SC(0:3)})"),
         "split config split index is out of bounds: 3 (dim size 2); shape: f32[5,2]"
@@ -129,5 +130,6 @@ fn padding_keywords_without_a_parenthesis_are_xlas_unexpected_words() {
         "expects layout to end with kRbrace"
     );
     // With `(` they are the padded-layout extension.
-    assert!("f32[2,3]{1,0:PAD(3,5)PV(zero)}".parse::<Shape>().is_ok());
+    let padded: Shape = "f32[2,3]{1,0:PAD(3,5)PV(zero)}".parse().unwrap();
+    assert_eq!(padded.to_string(), "f32[2,3]{1,0:PAD(3,5)PV(zero)}");
 }

@@ -205,9 +205,15 @@ fn the_byte_size_must_fit_in_i64_with_sub_byte_types_counting_one_byte() {
 #[test]
 fn unbounded_dimensions_are_skipped_even_when_marked_static() {
     let unbounded = make_shape(PrimitiveType::F32, &[UNBOUNDED_SIZE, i64::MAX / 4]).unwrap();
-    assert!(validate_shape(&unbounded).is_ok());
+    assert_eq!(
+        validate_shape(&unbounded).map_err(|e| e.to_string()),
+        Ok(())
+    );
     // XLA never checks the dynamic flag here (spec §5.1, derived).
-    assert!(validate_shape_with_optional_layout(&f32_raw(&[UNBOUNDED_SIZE])).is_ok());
+    assert_eq!(
+        validate_shape_with_optional_layout(&f32_raw(&[UNBOUNDED_SIZE])).map_err(|e| e.to_string()),
+        Ok(())
+    );
 }
 
 #[test]
@@ -239,7 +245,10 @@ fn layouts_are_required_unless_optional() {
         tuple_shapes: vec![bare.clone()],
         ..make_nil()
     };
-    assert!(validate_shape_with_optional_layout(&tuple).is_ok());
+    assert_eq!(
+        validate_shape_with_optional_layout(&tuple).map_err(|e| e.to_string()),
+        Ok(())
+    );
     assert_eq!(
         validate_shape(&tuple).unwrap_err().to_string(),
         "shape f32[2] does not have a layout"
@@ -253,8 +262,14 @@ fn layouts_are_required_unless_optional() {
         "layout minor_to_major field contains 1 elements, but shape has 2 dimensions: {0}; shape: f32[2,3]"
     );
     // Tokens and scalars are fine with or without their empty layout.
-    assert!(validate_shape(&make_token_shape()).is_ok());
-    assert!(validate_shape(&make_scalar_shape(PrimitiveType::Pred).unwrap()).is_ok());
+    assert_eq!(
+        validate_shape(&make_token_shape()).map_err(|e| e.to_string()),
+        Ok(())
+    );
+    assert_eq!(
+        validate_shape(&make_scalar_shape(PrimitiveType::Pred).unwrap()).map_err(|e| e.to_string()),
+        Ok(())
+    );
 }
 
 #[test]

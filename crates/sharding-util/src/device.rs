@@ -40,12 +40,14 @@ impl DeviceBox {
     }
 }
 
-/// The elements of the box `[offsets, limits)` (`None` beyond `i64`).
+/// The elements of the box `[offsets, limits)` (`None` beyond `i64`; an
+/// empty extent makes 0 whatever the others are).
 pub(crate) fn box_elements(offsets: &[i64], limits: &[i64]) -> Option<i64> {
-    offsets
-        .iter()
-        .zip(limits)
-        .try_fold(1_i64, |count, (o, l)| count.checked_mul(l - o))
+    let mut extents = offsets.iter().zip(limits).map(|(o, l)| l - o);
+    if extents.clone().any(|e| e == 0) {
+        return Some(0);
+    }
+    extents.try_fold(1_i64, i64::checked_mul)
 }
 
 /// The bytes of `elements` elements of `element_bits` bits each, rounded
@@ -85,7 +87,7 @@ impl HloSharding {
     /// use sharding_util::HloSharding;
     ///
     /// let s: HloSharding = "{devices=[2,4]<=[8]}".parse().unwrap();
-    /// assert!(s.validate(&"f32[7,9]".parse().unwrap(), 8).is_ok());
+    /// assert_eq!(s.validate(&"f32[7,9]".parse().unwrap(), 8), Ok(()));
     /// let error = s.validate(&"f32[8]".parse().unwrap(), 8).unwrap_err();
     /// assert_eq!(
     ///     error.to_string(),

@@ -169,6 +169,61 @@ mod tests {
 
     use super::*;
 
+    /// A sharding written out by the test, so that each device's block
+    /// follows from XLA's rule (tile `t` of a dimension of `n` split `g`
+    /// ways holds `[t*ceil(n/g), min((t+1)*ceil(n/g), n))`, the partitioner's
+    /// padded shards) without the crate's own placement.
+    enum Spec {
+        Replicated,
+        Maximal(i64),
+        /// The tile grid over the array's dimensions, the copies of each
+        /// tile (a trailing replicated grid dimension when more than 1),
+        /// and the devices in grid order.
+        Tiled(&'static [i64], i64, &'static [i64]),
+    }
+
+    impl Spec {
+        fn text(&self) -> String {
+            let join = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+            match self {
+                Spec::Replicated => "{replicated}".to_owned(),
+                Spec::Maximal(d) => format!("{{maximal device={d}}}"),
+                Spec::Tiled(grid, 1, devices) => {
+                    format!("{{devices=[{}]{}}}", join(grid), join(devices))
+                }
+                Spec::Tiled(grid, copies, devices) => format!(
+                    "{{devices=[{},{copies}]{} last_tile_dim_replicate}}",
+                    join(grid),
+                    join(devices)
+                ),
+            }
+        }
+
+        /// Device `d`'s block of `dims`: `(offsets, limits)`, or `None`.
+        fn block(&self, dims: &[i64], d: i64) -> Option<(Vec<i64>, Vec<i64>)> {
+            let (grid, copies, devices) = match self {
+                Spec::Replicated => return Some((vec![0; dims.len()], dims.to_vec())),
+                Spec::Maximal(m) => return (*m == d).then(|| (vec![0; dims.len()], dims.to_vec())),
+                Spec::Tiled(grid, copies, devices) => (grid, copies, devices),
+            };
+            let position = i64::try_from(devices.iter().position(|&x| x == d)?).unwrap();
+            let mut rest = position / copies;
+            let mut tile = vec![0; dims.len()];
+            for (slot, &g) in tile.iter_mut().zip(grid.iter()).rev() {
+                *slot = rest % g;
+                rest /= g;
+            }
+            let size = |i: usize| (dims[i] + grid[i] - 1) / grid[i];
+            let offsets = (0..dims.len())
+                .map(|i| (tile[i] * size(i)).min(dims[i]))
+                .collect();
+            let limits = (0..dims.len())
+                .map(|i| ((tile[i] + 1) * size(i)).min(dims[i]))
+                .collect();
+            Some((offsets, limits))
+        }
+    }
+
     /// The value at a global index (row-major number).
     fn value(dims: &[i64], index: &[i64]) -> u32 {
         let mut v = 0;
@@ -178,22 +233,18 @@ mod tests {
         u32::try_from(v).unwrap()
     }
 
-    /// Each device's shard buffer of `s` filled with the global values
-    /// (naive: element by element).
-    fn shards(shape: &Shape, s: &HloSharding, shard: &Shape, n: i64) -> Vec<Vec<u8>> {
+    /// Each device's shard buffer of `spec` (shard shape `shard`, in its
+    /// layout) filled with the global values, padding zero (naive: element
+    /// by element).
+    fn shards(shape: &Shape, spec: &Spec, shard: &Shape, n: i64) -> Vec<Vec<u8>> {
         let dims = &shape.dimensions;
         let view = StridedView::from_xla_shape(shard).unwrap();
         let len = usize::try_from(shard.dimensions.iter().product::<i64>()).unwrap() * 4;
         (0..n)
             .map(|d| {
                 let mut buf = vec![0u8; len];
-                if let Some(b) = s.device_box(shape, d).unwrap() {
-                    let sizes: Vec<i64> = b
-                        .offsets
-                        .iter()
-                        .zip(&b.limits)
-                        .map(|(o, l)| l - o)
-                        .collect();
+                if let Some((offsets, limits)) = spec.block(dims, d) {
+                    let sizes: Vec<i64> = offsets.iter().zip(&limits).map(|(o, l)| l - o).collect();
                     let count: i64 = sizes.iter().product();
                     for k in 0..count {
                         let mut local = vec![0; sizes.len()];
@@ -203,7 +254,7 @@ mod tests {
                             rest /= z;
                         }
                         let global: Vec<i64> =
-                            local.iter().zip(&b.offsets).map(|(l, o)| l + o).collect();
+                            local.iter().zip(&offsets).map(|(l, o)| l + o).collect();
                         let at = usize::try_from(view.element_offset(&local).unwrap()).unwrap() * 4;
                         buf[at..at + 4].copy_from_slice(&value(dims, &global).to_le_bytes());
                     }
@@ -216,48 +267,57 @@ mod tests {
     #[test]
     fn executing_plans_matches_the_naive_reference() {
         let cases = [
+            // {devices=[2,4]<=[8]} to {devices=[4,2]<=[2,4]T(1,0)}.
             (
                 "f32[7,9]{1,0}",
                 "f32[7,9]{0,1}",
-                "{devices=[2,4]<=[8]}",
-                "{devices=[4,2]<=[2,4]T(1,0)}",
+                Spec::Tiled(&[2, 4], 1, &[0, 1, 2, 3, 4, 5, 6, 7]),
+                Spec::Tiled(&[4, 2], 1, &[0, 4, 1, 5, 2, 6, 3, 7]),
             ),
             (
                 "f32[8,6]{1,0}",
                 "f32[8,6]{1,0}",
-                "{replicated}",
-                "{devices=[8,1]7,6,5,4,3,2,1,0}",
+                Spec::Replicated,
+                Spec::Tiled(&[8, 1], 1, &[7, 6, 5, 4, 3, 2, 1, 0]),
             ),
             (
                 "f32[5,3,4]{2,1,0}",
                 "f32[5,3,4]{0,1,2}",
-                "{devices=[2,1,2,2]<=[8] last_tile_dim_replicate}",
-                "{maximal device=5}",
+                Spec::Tiled(&[2, 1, 2], 2, &[0, 1, 2, 3, 4, 5, 6, 7]),
+                Spec::Maximal(5),
             ),
+            // {devices=[4,2]<=[2,4]T(1,0) last_tile_dim_replicate} to {devices=[8]<=[8]}.
             (
                 "f32[9]{0}",
                 "f32[9]{0}",
-                "{devices=[4,2]<=[2,4]T(1,0) last_tile_dim_replicate}",
-                "{devices=[8]<=[8]}",
+                Spec::Tiled(&[4], 2, &[0, 4, 1, 5, 2, 6, 3, 7]),
+                Spec::Tiled(&[8], 1, &[0, 1, 2, 3, 4, 5, 6, 7]),
             ),
         ];
-        for (src_text, dst_text, from_text, to_text) in cases {
+        for (src_text, dst_text, from_spec, to_spec) in cases {
             let src: Shape = src_text.parse().unwrap();
             let dst: Shape = dst_text.parse().unwrap();
+            let (from_text, to_text) = (from_spec.text(), to_spec.text());
             let from: HloSharding = from_text.parse().unwrap();
             let to: HloSharding = to_text.parse().unwrap();
             let plan = crate::reshard_plan(&src, &from, &to, Some(8)).unwrap();
             let src_shard = from.shard_shape(&src).unwrap();
             let dst_shard = to.shard_shape(&dst).unwrap();
-            let sources = shards(&src, &from, &src_shard, 8);
-            let want = shards(&dst, &to, &dst_shard, 8);
-            let mut got: Vec<Vec<u8>> = want.iter().map(|b| vec![0; b.len()]).collect();
+            let sources = shards(&src, &from_spec, &src_shard, 8);
+            let want = shards(&dst, &to_spec, &dst_shard, 8);
+            let mut got: Vec<Vec<u8>> = want.iter().map(|b| vec![0xa5; b.len()]).collect();
+            // Devices that hold nothing keep their bytes.
+            for (d, buffer) in (0..8).zip(got.iter_mut()) {
+                if to_spec.block(&dst.dimensions, d).is_none() {
+                    buffer.fill(0);
+                }
+            }
             execute_plan(&plan, (&from, &src), (&to, &dst), &sources, &mut got).unwrap();
             assert_eq!(got, want, "{from_text} -> {to_text}");
             // Every destination element is covered exactly once.
             let total: i64 = (0..8)
-                .filter_map(|d| to.device_box(&dst, d).unwrap())
-                .map(|b| b.elements().unwrap() * 4)
+                .filter_map(|d| to_spec.block(&dst.dimensions, d))
+                .map(|(o, l)| o.iter().zip(&l).map(|(o, l)| l - o).product::<i64>() * 4)
                 .sum();
             assert_eq!(plan.bytes_moved + plan.bytes_kept, total);
         }

@@ -69,7 +69,7 @@ pub use error::{ErrorKind, ParseError, ShardingError};
 #[cfg(feature = "execute")]
 pub use execute::execute_plan;
 pub use named::{AxisRef, DimSharding, Mesh, MeshDevices, NamedSharding};
-pub use reshard::{Piece, ReshardPlan, reshard_plan};
+pub use reshard::{MAX_PIECES, Piece, ReshardPlan, reshard_plan};
 pub use shard_report::{DeviceShard, MAX_LISTED_DEVICES, ShardReport};
 pub use sharding::{HloSharding, Kind, ShardGroup, SubgroupType};
 pub use tile_assignment::{Devices, Iota, MAX_DEVICES, MAX_MATERIALIZED, TileAssignment};

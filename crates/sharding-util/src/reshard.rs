@@ -8,8 +8,14 @@ use serde::Serialize;
 
 use crate::device::{Placement, box_elements, data_bytes};
 use crate::error::{ErrorKind, ShardingError};
+use crate::shard_report::MAX_LISTED_DEVICES;
 use crate::sharding::{HloSharding, Kind, SubgroupType};
 use crate::table::{header, list, table};
+
+/// The most pieces a [`ReshardPlan`] holds; a plan of more is refused
+/// before it is built (each piece costs about 100 bytes plus its offsets
+/// and limits).
+pub const MAX_PIECES: i64 = 1 << 20;
 
 /// One block copied from a source device to a destination device.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -105,8 +111,10 @@ fn check_movable(s: &HloSharding) -> Result<(), ShardingError> {
 ///
 /// No device count ([`ErrorKind::NoDeviceCount`], naming `to`); either
 /// sharding invalid for the shape and device count, or one that does not
-/// hold plain data (manual, unreduced, unknown, tuples); byte totals beyond
-/// `i64`.
+/// hold plain data (manual, unreduced, unknown, tuples); more than
+/// [`MAX_LISTED_DEVICES`] devices or a plan of more than [`MAX_PIECES`]
+/// pieces ([`ErrorKind::TooLarge`], before the plan is built); byte sizes
+/// or totals beyond `i64`, naming the piece or the total.
 pub fn reshard_plan(
     shape: &Shape,
     from: &HloSharding,
@@ -154,7 +162,11 @@ pub fn reshard_plan(
         Kind::Replicated => num_devices,
         _ => per_tile,
     };
-    let mut plan = ReshardPlan::default();
+    let pieces = count_pieces(&source, &destination, num_devices)?;
+    let mut plan = ReshardPlan {
+        pieces: Vec::with_capacity(usize::try_from(pieces).unwrap_or(0)),
+        ..ReshardPlan::default()
+    };
     let (mut dst_tile, mut dst_off, mut dst_lim) = (vec![0; rank], vec![0; rank], vec![0; rank]);
     let (mut own_tile, mut own_off, mut own_lim) = (vec![0; rank], vec![0; rank], vec![0; rank]);
     let (mut lo, mut hi, mut tile) = (vec![0; rank], vec![0; rank], vec![0; rank]);
@@ -162,17 +174,10 @@ pub fn reshard_plan(
         if !destination.box_into(device, &mut dst_tile, &mut dst_off, &mut dst_lim)? {
             continue;
         }
-        if dst_off.iter().zip(&dst_lim).any(|(o, l)| o >= l) {
+        let Some(total) = overlapped(&shard, &dst_off, &dst_lim, &mut lo, &mut hi) else {
             continue;
-        }
+        };
         let holds = source.box_into(device, &mut own_tile, &mut own_off, &mut own_lim)?;
-        let mut total: i64 = 1;
-        for i in 0..rank {
-            let s = shard[i].max(1);
-            lo[i] = dst_off[i] / s;
-            hi[i] = (dst_lim[i] - 1) / s + 1;
-            total *= hi[i] - lo[i];
-        }
         for k in 0..total {
             let mut rest = k;
             for i in (0..rank).rev() {
@@ -184,11 +189,8 @@ pub fn reshard_plan(
             let mut limits = Vec::with_capacity(rank);
             for i in 0..rank {
                 let s = shard[i];
-                offsets.push((tile[i] * s).max(dst_off[i]));
-                limits.push(((tile[i] + 1) * s).min(dst_lim[i]));
-            }
-            if offsets.iter().zip(&limits).any(|(o, l)| o >= l) {
-                continue;
+                offsets.push(tile[i].saturating_mul(s).max(dst_off[i]));
+                limits.push(tile[i].saturating_add(1).saturating_mul(s).min(dst_lim[i]));
             }
             let from_device = if holds && (from.tile_assignment().is_none() || own_tile == tile) {
                 device
@@ -197,14 +199,29 @@ pub fn reshard_plan(
             };
             let bytes = box_elements(&offsets, &limits)
                 .and_then(|elements| data_bytes(elements, bits))
-                .ok_or_else(|| ShardingError::new(ErrorKind::TooLarge, "piece size overflows"))?;
-            let total = if from_device == device {
-                &mut plan.bytes_kept
+                .ok_or_else(|| {
+                    ShardingError::new(
+                        ErrorKind::TooLarge,
+                        format!(
+                            "the bytes of the piece {} to {} of {} are beyond i64",
+                            list(&offsets),
+                            list(&limits),
+                            shape.human_string()
+                        ),
+                    )
+                })?;
+            let (what, total) = if from_device == device {
+                ("kept", &mut plan.bytes_kept)
             } else {
-                &mut plan.bytes_moved
+                ("moved", &mut plan.bytes_moved)
             };
             *total = total.checked_add(bytes).ok_or_else(|| {
-                ShardingError::new(ErrorKind::TooLarge, "the bytes of the pieces overflow")
+                ShardingError::new(
+                    ErrorKind::TooLarge,
+                    format!(
+                        "the bytes {what} are beyond i64: {total} + {bytes} for device {device}"
+                    ),
+                )
             })?;
             plan.pieces.push(Piece {
                 from: from_device,
@@ -216,6 +233,72 @@ pub fn reshard_plan(
         }
     }
     Ok(plan)
+}
+
+/// The source tiles a destination box `[off, lim)` overlaps: `[lo, hi)`
+/// per dimension (source shard sizes `shard`), and how many they are;
+/// `None` for an empty box.
+fn overlapped(
+    shard: &[i64],
+    off: &[i64],
+    lim: &[i64],
+    lo: &mut [i64],
+    hi: &mut [i64],
+) -> Option<i64> {
+    let mut count: i64 = 1;
+    for i in 0..shard.len() {
+        if off[i] >= lim[i] {
+            return None;
+        }
+        let s = shard[i].max(1);
+        lo[i] = off[i] / s;
+        hi[i] = (lim[i] - 1) / s + 1;
+        // At most one tile per element: the product is at most the box's
+        // elements, or saturates and is refused by the caller's cap.
+        count = count.saturating_mul(hi[i] - lo[i]);
+    }
+    Some(count)
+}
+
+/// How many pieces the plan over `num_devices` devices has, refused
+/// (before anything is allocated) beyond [`MAX_PIECES`] or
+/// [`MAX_LISTED_DEVICES`] devices.
+fn count_pieces(
+    source: &Placement<'_>,
+    destination: &Placement<'_>,
+    num_devices: i64,
+) -> Result<i64, ShardingError> {
+    if num_devices > MAX_LISTED_DEVICES {
+        return Err(ShardingError::new(
+            ErrorKind::TooLarge,
+            format!(
+                "{num_devices} devices are more than the {MAX_LISTED_DEVICES} a reshard plan covers"
+            ),
+        ));
+    }
+    let shard = source.shard_dims();
+    let rank = shard.len();
+    let (mut tile, mut off, mut lim) = (vec![0; rank], vec![0; rank], vec![0; rank]);
+    let (mut lo, mut hi) = (vec![0; rank], vec![0; rank]);
+    let mut pieces: i64 = 0;
+    for device in 0..num_devices {
+        if destination.box_into(device, &mut tile, &mut off, &mut lim)? {
+            let count = overlapped(shard, &off, &lim, &mut lo, &mut hi).unwrap_or(0);
+            pieces = pieces.saturating_add(count);
+        }
+    }
+    if pieces > MAX_PIECES {
+        let count = if pieces == i64::MAX {
+            "more than i64 counts".to_owned()
+        } else {
+            pieces.to_string()
+        };
+        return Err(ShardingError::new(
+            ErrorKind::TooLarge,
+            format!("the plan has {count} pieces, more than the {MAX_PIECES} a reshard plan holds"),
+        ));
+    }
+    Ok(pieces)
 }
 
 impl fmt::Display for ReshardPlan {
@@ -256,6 +339,119 @@ mod tests {
         let plan = reshard_plan(&shape, &from, &to, None).unwrap();
         assert_eq!(plan.bytes_moved, 0);
         assert!(plan.pieces.iter().all(|p| p.from == p.to));
+    }
+
+    fn plan(
+        shape: &str,
+        from: &str,
+        to: &str,
+        devices: Option<i64>,
+    ) -> Result<ReshardPlan, ShardingError> {
+        let shape: Shape = shape.parse().unwrap();
+        reshard_plan(
+            &shape,
+            &from.parse().unwrap(),
+            &to.parse().unwrap(),
+            devices,
+        )
+    }
+
+    #[test]
+    fn element_counts_beyond_i64_are_errors_naming_the_piece() {
+        // 3 * 6148914691236517206 is 2^64 + 2: wrapped, it would be 8 bytes.
+        let error = plan(
+            "f32[3,6148914691236517206]",
+            "{replicated}",
+            "{replicated}",
+            Some(1),
+        )
+        .unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::TooLarge);
+        assert_eq!(
+            error.message(),
+            "the bytes of the piece [0,0] to [3,6148914691236517206] of f32[3,6148914691236517206] are beyond i64"
+        );
+    }
+
+    #[test]
+    fn byte_totals_beyond_i64_are_errors_naming_the_total() {
+        // Each of the 8 devices receives 7 blocks of 2^59 bytes from the others.
+        let error = plan(
+            "u8[4611686018427387904]",
+            "{devices=[8]<=[8]}",
+            "{replicated}",
+            Some(8),
+        )
+        .unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::TooLarge);
+        assert_eq!(
+            error.message(),
+            "the bytes moved are beyond i64: 8646911284551352320 + 576460752303423488 for device 2"
+        );
+    }
+
+    #[test]
+    fn device_counts_beyond_the_listing_cap_are_refused() {
+        let error = plan(
+            "f32[8]",
+            "{replicated}",
+            "{replicated}",
+            Some(2_147_483_647),
+        )
+        .unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::TooLarge);
+        assert_eq!(
+            error.message(),
+            "2147483647 devices are more than the 1048576 a reshard plan covers"
+        );
+        // The cap is the shard report's: one more device than it lists.
+        let error = plan(
+            "f32[8]",
+            "{replicated}",
+            "{replicated}",
+            Some(MAX_LISTED_DEVICES + 1),
+        )
+        .unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::TooLarge);
+        assert_eq!(
+            plan(
+                "f32[8]",
+                "{replicated}",
+                "{maximal device=0}",
+                Some(MAX_LISTED_DEVICES)
+            )
+            .unwrap()
+            .pieces
+            .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn plans_of_more_pieces_than_the_cap_are_refused_before_they_are_built() {
+        // Rows to columns: every device receives one piece from every other.
+        let error = plan(
+            "f32[2000,2000]",
+            "{devices=[2000,1]<=[2000]}",
+            "{devices=[1,2000]<=[2000]}",
+            None,
+        )
+        .unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::TooLarge);
+        assert_eq!(
+            error.message(),
+            "the plan has 4000000 pieces, more than the 1048576 a reshard plan holds"
+        );
+        let small = plan(
+            "f32[64,64]",
+            "{devices=[64,1]<=[64]}",
+            "{devices=[1,64]<=[64]}",
+            None,
+        )
+        .unwrap();
+        assert_eq!(small.pieces.len(), 64 * 64);
+        assert_eq!(small.bytes_moved + small.bytes_kept, 64 * 64 * 4);
+        assert_eq!(small.bytes_kept, 64 * 4);
     }
 
     #[test]

@@ -115,7 +115,15 @@ impl ShardReport {
                         .elements()
                         .and_then(|e| data_bytes(e, bits))
                         .ok_or_else(|| {
-                            ShardingError::new(ErrorKind::TooLarge, "byte size overflows")
+                            ShardingError::new(
+                                ErrorKind::TooLarge,
+                                format!(
+                                    "the bytes of device {device}'s box {} to {} of {} are beyond i64",
+                                    list(&b.offsets),
+                                    list(&b.limits),
+                                    shape.human_string()
+                                ),
+                            )
                         })?,
                     None => 0,
                 };
@@ -182,13 +190,32 @@ mod tests {
         let error = ShardReport::new(&replicated, &shape, Some(1)).unwrap_err();
         assert_eq!(
             (error.kind(), error.message()),
-            (ErrorKind::TooLarge, "byte size overflows")
+            (
+                ErrorKind::TooLarge,
+                "the bytes of device 0's box [0,0] to [4294967296,4294967296] of \
+                 f32[4294967296,4294967296] are beyond i64"
+            )
         );
         let error = crate::reshard_plan(&shape, &replicated, &replicated, Some(1)).unwrap_err();
         assert_eq!(
             (error.kind(), error.message()),
-            (ErrorKind::TooLarge, "piece size overflows")
+            (
+                ErrorKind::TooLarge,
+                "the bytes of the piece [0,0] to [4294967296,4294967296] of \
+                 f32[4294967296,4294967296] are beyond i64"
+            )
         );
+    }
+
+    #[test]
+    fn an_empty_dimension_makes_zero_bytes_whatever_the_others() {
+        // 9223372035496739072 * 7 overflows, but the array has no element.
+        let shape: Shape = "u8[9223372035496739072,7,0]".parse().unwrap();
+        let replicated: HloSharding = "{replicated}".parse().unwrap();
+        let report = ShardReport::new(&replicated, &shape, Some(2)).unwrap();
+        assert_eq!(report.devices[1].bytes, 0);
+        let plan = crate::reshard_plan(&shape, &replicated, &replicated, Some(2)).unwrap();
+        assert_eq!((plan.pieces.len(), plan.bytes_kept), (0, 0));
     }
 
     #[test]

@@ -166,6 +166,21 @@ fn errors_name_sizes_and_exit_1() {
 }
 
 #[test]
+fn a_huge_shape_from_a_short_input_is_refused_at_once() {
+    // Reserving the terabyte before reading the 32 bytes aborted.
+    let started = std::time::Instant::now();
+    let (out, _, code) = run(&["literal", "--from", "u8[1099511627776]"], &[0; 32]);
+    assert_eq!(
+        (text(out).as_str(), code),
+        (
+            "error: standard input has 32 bytes but a buffer of u8[1099511627776] has 1099511627776",
+            1
+        )
+    );
+    assert!(started.elapsed().as_secs() < 10);
+}
+
+#[test]
 fn usage_errors_exit_2() {
     for args in [
         &["literal", "--print", "--from", "f32[2]"][..],

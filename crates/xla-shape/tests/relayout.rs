@@ -202,6 +202,42 @@ fn errors_write_nothing_and_exit_1() {
 }
 
 #[test]
+fn huge_shapes_are_refused_before_their_buffers_are_allocated() {
+    let dir = scratch("huge");
+    let input = dir.join("in.bin");
+    std::fs::write(&input, [0_u8; 32]).unwrap();
+    let i = input.to_str().unwrap();
+    let tb = "u8[1099511627776]";
+    let cases: [(&[&str], &[u8], &str); 3] = [
+        // A terabyte source: the file's size is checked before it is read.
+        (
+            &["relayout", tb, tb, "-i", i],
+            &[],
+            &format!("error: {i} has 32 bytes but a buffer of {tb} has 1099511627776\n"),
+        ),
+        (
+            &["relayout", tb, tb],
+            &[0; 32],
+            "error: standard input has 32 bytes but a buffer of u8[1099511627776] has 1099511627776\n",
+        ),
+        // A tile of 2^40 elements pads 32 bytes to 4 TiB.
+        (
+            &["relayout", "f32[8]", "f32[8]{0:T(1099511627776)}", "-i", i],
+            &[],
+            "error: a buffer of f32[8]{0:T(1099511627776)} has 4398046511104 bytes, more than the \
+             1081344 allowed (1024 times the source's plus 1048576)\n",
+        ),
+    ];
+    for (args, stdin, message) in cases {
+        let started = std::time::Instant::now();
+        let (out, err, code) = run(args, stdin);
+        assert_eq!((out.len(), err.as_str(), code), (0, message, 1), "{args:?}");
+        assert!(started.elapsed().as_secs() < 10, "{args:?}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn help_shows_quoted_examples() {
     let (out, _, code) = run(&["relayout", "--help"], b"");
     assert_eq!(code, 0);

@@ -156,6 +156,87 @@ fn reshard_covers_each_destination_once() {
 }
 
 #[test]
+fn sizes_beyond_i64_are_errors_naming_the_value() {
+    // 3 * 6148914691236517206 elements wrap to 2 modulo 2^64.
+    let (out, code) = run(
+        &[
+            "shard",
+            "f32[3,6148914691236517206]",
+            "{replicated}",
+            "--devices",
+            "1",
+        ],
+        None,
+    );
+    assert_eq!(
+        (out.as_str(), code),
+        (
+            "error: the bytes of device 0's box [0,0] to [3,6148914691236517206] of \
+             f32[3,6148914691236517206] are beyond i64\n",
+            1
+        )
+    );
+    let (out, code) = run(
+        &[
+            "reshard",
+            "u8[4611686018427387904]",
+            "{devices=[8]<=[8]}",
+            "{replicated}",
+            "--devices",
+            "8",
+        ],
+        None,
+    );
+    assert_eq!(
+        (out.as_str(), code),
+        (
+            "error: the bytes moved are beyond i64: 8646911284551352320 + 576460752303423488 for device 2\n",
+            1
+        )
+    );
+}
+
+#[test]
+fn reshard_refuses_too_many_devices_or_pieces_at_once() {
+    let started = std::time::Instant::now();
+    let (out, code) = run(
+        &[
+            "reshard",
+            "f32[8]",
+            "{replicated}",
+            "{replicated}",
+            "--devices",
+            "2147483647",
+        ],
+        None,
+    );
+    assert_eq!(
+        (out.as_str(), code),
+        (
+            "error: 2147483647 devices are more than the 1048576 a reshard plan covers\n",
+            1
+        )
+    );
+    let (out, code) = run(
+        &[
+            "--json",
+            "reshard",
+            "f32[2000,2000]",
+            "{devices=[2000,1]<=[2000]}",
+            "{devices=[1,2000]<=[2000]}",
+        ],
+        None,
+    );
+    assert_eq!(code, 1);
+    assert_eq!(
+        json_line(&out)["error"],
+        "the plan has 4000000 pieces, more than the 1048576 a reshard plan holds"
+    );
+    // Refused before anything is built (the plan took seconds and gigabytes).
+    assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
+}
+
+#[test]
 fn draw_labels_blocks_with_devices() {
     let (out, code) = run(
         &[

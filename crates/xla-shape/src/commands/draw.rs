@@ -108,6 +108,6 @@ fn write_whole(path: &Path, text: &str) -> Result<(), String> {
     if path.file_name().is_none() {
         return Err(format!("--output {} is not a file name", path.display()));
     }
-    files::write_atomically(path, format!("{text}\n").as_bytes())
+    files::write_output(path, format!("{text}\n").as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

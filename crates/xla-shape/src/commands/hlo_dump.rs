@@ -23,7 +23,7 @@ pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<Option<String>, Str
     };
     let (report, svg) = draw(args, read.dump())?;
     if let (Some(out), Some(svg)) = (&args.timeline, &svg) {
-        files::write_atomically(out, format!("{svg}\n").as_bytes())
+        files::write_output(out, format!("{svg}\n").as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     }
     let written = args.timeline.as_ref().map(|p| p.display().to_string());

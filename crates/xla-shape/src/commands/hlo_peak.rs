@@ -36,7 +36,7 @@ pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<String, String> {
     let memory = module_memory(&input).map_err(|e| e.to_string())?;
     if let Some(out) = &args.timeline {
         let svg = picture(Some(&args.file), &memory);
-        files::write_atomically(out, format!("{svg}\n").as_bytes())
+        files::write_output(out, format!("{svg}\n").as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     }
     let written = args.timeline.as_ref().map(|p| p.display().to_string());

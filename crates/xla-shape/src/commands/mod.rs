@@ -115,7 +115,11 @@ pub fn run(command: Command, out: &mut Output) {
         }),
         Command::Lowered { file } => single(out, lowered::run(&file)),
         Command::Shard(args) => single(out, shard::run(&args)),
-        Command::Reshard(args) => single(out, reshard::run(&args)),
+        Command::Reshard(args) => match reshard::run(&args, out.is_json()) {
+            Ok(text) if out.is_json() => out.success_serialized(&text),
+            Ok(text) => out.success(&text, Value::Null),
+            Err(message) => out.failure(None, &message),
+        },
         Command::Relayout(args) => match relayout::run(&args) {
             // Without --output, standard output carries the bytes.
             Ok((plain, fields)) if args.output.is_some() => out.success(&plain, fields),

@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::{Read, Write};
 use std::path::Path;
 
-use relayout::{FromTo, RelayoutError, RelayoutPlan, rayon, same_array};
+use relayout::{FromTo, RelayoutError, RelayoutPlan, output_buffer, rayon, same_array};
 use schema::Shape;
 use serde_json::json;
 
@@ -34,14 +34,16 @@ pub fn run(args: &RelayoutArgs) -> Outcome {
         ));
     }
     let err = |e: RelayoutError| e.to_string();
-    let (src_bytes, dst_bytes) = (buffer_size(&src_shape)?, buffer_size(&dst_shape)?);
+    let src_bytes = buffer_size(&src_shape)?;
     let src = read_input(args.input.as_deref(), src_bytes, &args.src)?;
-    let mut dst = vec![0_u8; dst_bytes];
-    let plan = RelayoutPlan::xla(FromTo {
+    let shapes = FromTo {
         from: &src_shape,
         to: &dst_shape,
-    })
-    .map_err(err)?;
+    };
+    // Sized and checked against the input (and a cap) before it is allocated.
+    let mut dst = output_buffer(shapes, src.len()).map_err(err)?;
+    let dst_bytes = dst.len();
+    let plan = RelayoutPlan::xla(shapes).map_err(err)?;
     match args.threads.get() {
         1 => plan.run(&src, &mut dst).map_err(err)?,
         threads => {
@@ -80,24 +82,40 @@ pub fn run(args: &RelayoutArgs) -> Outcome {
     ))
 }
 
+/// The most bytes reserved before an input's bytes arrive.
+const INITIAL_READ_CAPACITY: usize = 64 << 20;
+
 /// Exactly `expected` bytes from `path` or standard input.
 pub(super) fn read_input(
     path: Option<&Path>,
     expected: usize,
     src: &str,
 ) -> Result<Vec<u8>, String> {
+    let wrong_size = |name: &str, actual: String| {
+        format!("{name} has {actual} bytes but a buffer of {src} has {expected}")
+    };
     let (name, reader): (String, Box<dyn Read>) = match path {
         Some(path) => {
             let file = File::open(path)
                 .map_err(|e| format!("cannot open input {}: {e}", path.display()))?;
-            (path.display().to_string(), Box::new(file))
+            let name = path.display().to_string();
+            // A regular file of the wrong size is refused before reading.
+            if let Ok(meta) = file.metadata()
+                && meta.is_file()
+                && usize::try_from(meta.len()).ok() != Some(expected)
+            {
+                return Err(wrong_size(&name, meta.len().to_string()));
+            }
+            (name, Box::new(file))
         }
         None => (
             "standard input".to_owned(),
             Box::new(std::io::stdin().lock()),
         ),
     };
-    let mut bytes = Vec::with_capacity(expected);
+    // Grown as the bytes arrive: a stream shorter than a huge shape costs
+    // only what it holds.
+    let mut bytes = Vec::with_capacity(expected.min(INITIAL_READ_CAPACITY));
     // One byte more than expected tells a long input from an exact one.
     let limit = u64::try_from(expected)
         .unwrap_or(u64::MAX)
@@ -112,15 +130,14 @@ pub(super) fn read_input(
         } else {
             bytes.len().to_string()
         };
-        return Err(format!(
-            "{name} has {actual} bytes but a buffer of {src} has {expected}"
-        ));
+        return Err(wrong_size(&name, actual));
     }
     Ok(bytes)
 }
 
-/// Writes `bytes` to `path`: a failure leaves `path` as it was.
+/// Writes `bytes` where `path` points ([`super::files::write_output`]): a
+/// regular file is left as it was on failure.
 pub(super) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    super::files::write_atomically(path, bytes)
+    super::files::write_output(path, bytes)
         .map_err(|e| format!("cannot write output {}: {e}", path.display()))
 }

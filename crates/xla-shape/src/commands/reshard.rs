@@ -4,30 +4,45 @@
 use schema::Shape;
 use sharding_util::ReshardPlan;
 
+#[cfg(feature = "cli")]
+use super::hlo_json::Success;
+#[cfg(feature = "cli")]
+use super::shape;
 use super::shard::sharding;
 #[cfg(feature = "cli")]
 use super::shard::{message, sharding_in};
-#[cfg(feature = "cli")]
-use super::{Outcome, reported, shape};
 use crate::Error;
 #[cfg(feature = "cli")]
 use crate::cli::ReshardArgs;
 
-/// The plan as a table (plain) and JSON.
+/// The plan as a table, or as its JSON object (`"ok": true` first) when
+/// `json`: only the one asked for is built, as a plan may hold a million
+/// pieces.
 #[cfg(feature = "cli")]
-pub fn run(args: &ReshardArgs) -> Outcome {
+pub fn run(args: &ReshardArgs, json: bool) -> Result<String, String> {
     let shape = shape(&args.shape)?;
     let mesh = args.mesh.as_deref();
-    let plan = sharding_in(&args.from, mesh).and_then(|from| {
-        let to = sharding_in(&args.to, mesh)?;
-        Ok(sharding_util::reshard_plan(
-            &shape,
-            &from,
-            &to,
-            args.devices,
-        )?)
-    });
-    reported(&plan.map_err(|e| message(&e))?)
+    let plan = sharding_in(&args.from, mesh)
+        .and_then(|from| {
+            let to = sharding_in(&args.to, mesh)?;
+            Ok(sharding_util::reshard_plan(
+                &shape,
+                &from,
+                &to,
+                args.devices,
+            )?)
+        })
+        .map_err(|e| message(&e))?;
+    if json {
+        let success = Success {
+            ok: true,
+            report: &plan,
+            timeline: None,
+        };
+        serde_json::to_string(&success).map_err(|e| e.to_string())
+    } else {
+        Ok(plan.to_string())
+    }
 }
 
 /// The plan that moves `shape` from the sharding `from` to `to` (over
