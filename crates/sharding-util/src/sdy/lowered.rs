@@ -301,6 +301,16 @@ mod tests {
     }
 
     #[test]
+    fn a_tensor_type_that_opens_with_a_wide_character_is_an_error() {
+        let text = "module {\n  func.func public @main(%arg0: tensor\u{96714}4xf32>) -> tensor<4xf32> {\n  }\n}";
+        let error = LoweredModule::parse(text).unwrap_err();
+        assert!(
+            error.to_string().contains("expected a bracketed group"),
+            "{error}"
+        );
+    }
+
+    #[test]
     fn device_counts_out_of_range_are_errors_not_allocations() {
         let text = "module attributes {mhlo.num_partitions = 1000000000000 : i32} {\n  func.func public @main(%arg0: tensor<4xi8> {a = \"\u{e9}\", b = \u{e9}}) -> tensor<4xi8> {\n  }\n}";
         let module = LoweredModule::parse(text).unwrap();

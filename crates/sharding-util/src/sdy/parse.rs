@@ -260,6 +260,9 @@ impl<'a> Cursor<'a> {
         self.skip_space();
         let start = self.at;
         let bytes = self.text.as_bytes();
+        if !matches!(bytes.get(start), Some(b'{' | b'<' | b'[' | b'(')) {
+            return Err(self.error("expected a bracketed group"));
+        }
         let mut stack: Vec<u8> = Vec::new();
         let mut i = self.at;
         loop {
