@@ -10,8 +10,11 @@
 
 #![no_main]
 
+mod sharding_names;
+
 use libfuzzer_sys::fuzz_target;
 use schema::OpSharding;
+use sharding_names::raw_names;
 use sharding_util::{HloSharding, Kind, reshard_plan};
 
 fuzz_target!(|data: &[u8]| {
@@ -120,17 +123,6 @@ fuzz_target!(|data: &[u8]| {
         "{text:?}: plan does not cover every device once"
     );
 });
-
-/// Whether a mesh axis name of the sharding (or of a tuple's element) has a
-/// backslash or a quote, which XLA prints as it is.
-fn raw_names(sharding: &HloSharding) -> bool {
-    sharding.named().is_some_and(|n| {
-        n.mesh
-            .axes
-            .iter()
-            .any(|(name, _)| name.contains(['\\', '\'']))
-    }) || matches!(sharding.kind(), Kind::Tuple(elements) if elements.iter().any(raw_names))
-}
 
 fn without_metadata(mut p: OpSharding) -> OpSharding {
     p.metadata.clear();

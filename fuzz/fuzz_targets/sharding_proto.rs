@@ -7,9 +7,12 @@
 
 #![no_main]
 
+mod sharding_names;
+
 use libfuzzer_sys::fuzz_target;
 use prost::Message;
 use schema::OpSharding;
+use sharding_names::raw_names;
 use sharding_util::{HloSharding, Kind};
 
 fuzz_target!(|data: &[u8]| {
@@ -55,15 +58,4 @@ fuzz_target!(|data: &[u8]| {
 fn nested(sharding: &HloSharding) -> bool {
     matches!(sharding.kind(), Kind::Tuple(elements)
         if elements.iter().any(|e| matches!(e.kind(), Kind::Tuple(_))))
-}
-
-/// Whether a mesh axis name (of the sharding or a tuple's element) has a
-/// backslash or a quote.
-fn raw_names(sharding: &HloSharding) -> bool {
-    sharding.named().is_some_and(|n| {
-        n.mesh
-            .axes
-            .iter()
-            .any(|(name, _)| name.contains(['\\', '\'']))
-    }) || matches!(sharding.kind(), Kind::Tuple(elements) if elements.iter().any(raw_names))
 }

@@ -56,5 +56,9 @@ fuzz_target!(|data: &[u8]| {
     let again = found
         .to_hlo(Some(&mesh))
         .unwrap_or_else(|e| panic!("{text:?}: found {found} does not convert: {e}"));
-    assert_eq!(again.to_string(), hlo.to_string(), "{text:?}: found {found}");
+    assert_eq!(
+        again.to_string(),
+        hlo.to_string(),
+        "{text:?}: found {found}"
+    );
 });
