@@ -4,7 +4,8 @@ numpy made of each step.
 Every chain starts from a C-contiguous `np.arange(n, dtype=np.int32)` buffer
 (`start` = `{"shape"}`: reshaped to that shape; or `{"as_strided": {...}}`:
 `np.lib.stride_tricks.as_strided(buf[offset:], shape, byte strides)`), then
-applies `steps`. After each step the row records numpy's shape, strides and
+applies `steps` (a start numpy rejects records the exception text as
+`start.error`, with no steps). After each step the row records numpy's shape, strides and
 offset in elements (the offset from the data-pointer difference in
 `__array_interface__`), C/F contiguity flags, and for small views the element
 values (= their element offsets, as the buffer is an arange). A step numpy
@@ -233,6 +234,18 @@ def fixed_chains():
         ([2], [({"op": "broadcast_to", "target": [1] * 64 + [2, 3]}, lambda a: np.broadcast_to(a, [1] * 64 + [2, 3]))]),
         ([2], [index([None] * 65 + [5])]),
         ([2], [index([None] * 64 + [0])]),
+        ([2], [({"op": "expand_dims", "axes": list(range(64)) + [0]},
+                lambda a: np.expand_dims(a, tuple(range(64)) + (0,)))]),
+    ]
+
+
+def strided_chains():
+    """`as_strided` starts at and past 64 dimensions: numpy checks the rank
+    before the strides' count."""
+    return [
+        ({"buffer_len": 5, "shape": [1] * 65, "strides": [1] * 64, "offset": 0}, []),
+        ({"buffer_len": 5, "shape": [1] * 64, "strides": [1] * 64, "offset": 0},
+         [({"op": "reshape", "target": [-1]}, lambda a: a.reshape(-1, copy=False))]),
     ]
 
 
@@ -241,7 +254,28 @@ def run_chain(shape, steps):
     import numpy as np
 
     buf = np.arange(math.prod(shape), dtype=np.int32)
-    view = buf.reshape(shape)
+    return {"start": {"shape": shape}, "steps": run_steps(buf, buf.reshape(shape), steps)}
+
+
+def run_strided_chain(spec, steps):
+    """A chain of explicit steps from `as_strided`; a start numpy rejects
+    records the exception text in `start` and has no steps."""
+    import numpy as np
+
+    buf = np.arange(spec["buffer_len"], dtype=np.int32)
+    start = {"as_strided": spec}
+    try:
+        view = np.lib.stride_tricks.as_strided(
+            buf[spec["offset"] :], spec["shape"], [st * ITEMSIZE for st in spec["strides"]]
+        )
+    except (ValueError, TypeError) as e:
+        start["error"] = str(e)
+        return {"start": start, "steps": []}
+    return {"start": start, "steps": run_steps(buf, view, steps)}
+
+
+def run_steps(buf, view, steps):
+    """The rows of explicit (json, numpy callable) steps applied to `view`."""
     rows = []
     for step, apply in steps:
         try:
@@ -252,7 +286,7 @@ def run_chain(shape, steps):
             break
         step.update(describe(view, buf))
         rows.append(step)
-    return {"start": {"shape": shape}, "steps": rows}
+    return rows
 
 
 def generate():
@@ -265,6 +299,7 @@ def generate():
             seen.add(key)
             rows.append(row)
     rows += [run_chain(shape, steps) for shape, steps in fixed_chains()]
+    rows += [run_strided_chain(spec, steps) for spec, steps in strided_chains()]
     return {"views.jsonl": rows}
 
 

@@ -311,19 +311,17 @@ fn xla_layouts_of_views_whose_padded_buffer_overflows() {
 }
 
 #[test]
-fn flips_past_64_dimensions_fail_with_numpys_text() {
-    // numpy has no array of 65 dimensions: "maximum supported dimension
-    // for an ndarray is currently 64" (never the view back unflipped).
+fn flips_past_64_dimensions_are_refused() {
+    // numpy has no array of 65 dimensions, so flipping one is our own
+    // choice: the error numpy gives for making a 65-dimension array (its
+    // text is checked against numpy's in the views golden test, where a
+    // reshape to 65 dimensions fails), never the view back unflipped.
     let mut sizes = vec![1; 65];
     sizes[0] = 2;
     let deep = StridedView::row_major(&sizes).unwrap();
     let too_many = ViewError::TooManyDimensions { ndim: 65 };
     assert_eq!(deep.flip(), Err(too_many.clone()));
-    assert_eq!(deep.flip_axes(&[0]), Err(too_many.clone()));
-    assert_eq!(
-        too_many.to_string(),
-        "maximum supported dimension for an ndarray is currently 64, found 65"
-    );
+    assert_eq!(deep.flip_axes(&[0]), Err(too_many));
     // 64 dimensions flip: the size-2 one steps back from its last element,
     // the size-1 ones only change sign.
     let at_limit = StridedView::row_major(&sizes[1..]).unwrap();
