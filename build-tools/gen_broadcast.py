@@ -187,12 +187,28 @@ def numpy_cases(rng: random.Random):
     return cases
 
 
-def gen_numpy(rng):
+def numpy_limit_cases():
+    """numpy's limits: 64 dimensions per array (the arrays made in order),
+    32 per broadcast, and more than 64 shapes broadcast in groups (the shape
+    so far as argument 0 of the next group)."""
+    return [
+        [[1] * 65, [-1]],
+        [[-1], [1] * 65],
+        [[1] * 64],
+        [[2], [3], [1] * 33],
+        [[1] * 32] * 3,
+        [[1]] * 64 + [[2], [3]],
+        [[2, 1]] * 3 + [[1]] * 66 + [[2, 3], [4, 1]],
+        [[1]] * 100,
+    ]
+
+
+def gen_numpy(cases):
     import numpy as np
 
     rows = []
     seen = set()
-    for shapes in numpy_cases(rng):
+    for shapes in cases:
         key = repr(shapes)
         if key in seen:
             continue
@@ -200,7 +216,7 @@ def gen_numpy(rng):
         row = {"kind": "numpy", "shapes": shapes}
         try:
             row["result"] = list(np.broadcast_shapes(*[tuple(s) for s in shapes]))
-        except ValueError as e:
+        except (ValueError, RuntimeError) as e:
             row["error"] = str(e)
         rows.append(row)
     return rows
@@ -213,8 +229,9 @@ def generate():
     jax.config.update("jax_enable_x64", True)
     rows = gen_binary(xc.hlo, binary_cases(random.Random(7)))
     rows += gen_broadcast_in_dim(random.Random(8), xc._xla.mlir)
-    rows += gen_numpy(random.Random(9))
+    rows += gen_numpy(numpy_cases(random.Random(9)))
     rows += gen_binary(xc.hlo, opcode_cases(random.Random(10)))
+    rows += gen_numpy(numpy_limit_cases())
     return {"broadcast.jsonl": rows}
 
 
