@@ -202,3 +202,81 @@ fn parse_errors_are_rejected_with_xla_messages() {
     }
     assert!(tally.finish());
 }
+
+/// The events of `text` as [`Shape::parse_events`] hands them over, each
+/// element as its text; or the parse error.
+fn parse_events(text: &str) -> Result<(Vec<String>, String), ParseError> {
+    let mut events = Vec::new();
+    let mut writer = schema::ShapeTextWriter::default();
+    Shape::parse_events(text, |event| {
+        events.push(describe(event));
+        writer.push(event);
+    })?;
+    Ok((events, writer.finish()))
+}
+
+fn describe(event: schema::ShapeEvent<'_>) -> String {
+    match event {
+        schema::ShapeEvent::Element(shape) => shape.to_string(),
+        other => format!("{other:?}"),
+    }
+}
+
+/// Checks that `text` reads a part at a time as it parses whole.
+fn reads_alike(text: &str) {
+    match (text.parse::<Shape>(), parse_events(text)) {
+        (Ok(shape), Ok((events, written))) => {
+            let mut expected = Vec::new();
+            shape.events(|event| expected.push(describe(event)));
+            assert_eq!(events, expected, "{text}");
+            assert_eq!(written, shape.to_string(), "{text}");
+        }
+        (Err(whole), Err(streamed)) => assert_eq!(streamed, whole, "{text}"),
+        (whole, streamed) => panic!("{text}: {whole:?} but {streamed:?}"),
+    }
+}
+
+/// Every shape string of the golden files, accepted or refused by XLA,
+/// reads a part at a time as it parses whole: the same error, or the
+/// events of the parsed shape and its text written from them.
+#[test]
+fn shapes_read_a_part_at_a_time_as_they_parse_whole() {
+    let mut inputs = 0;
+    for (file, key) in [
+        ("parse_ok.jsonl", "input"),
+        ("parse_errors.jsonl", "input"),
+        ("shapes.jsonl", "string"),
+        ("hlo_shapes.jsonl", "string"),
+    ] {
+        for row in load(file).unwrap() {
+            let text = required(&row, key).unwrap();
+            inputs += 1;
+            reads_alike(text);
+        }
+    }
+    // Paths the golden files may miss: elements failing validation (XLA
+    // reports them at the tuple's end), buffers and empty tuples as
+    // elements, a physical shape whose tuple is not streamed, nesting at
+    // and past the limit, errors after many elements.
+    let many = vec!["s8[]"; 1000].join(", ");
+    let crafted = [
+        "(f32[2]{0,0}, s8[])".to_owned(),
+        "(s8[], (f32[2]{1}), s8[])".to_owned(),
+        "(b(f32[2]), (), ((), token[]), opaque[])".to_owned(),
+        "(b(token[]))".to_owned(),
+        "(f32[2]{0:P((f32[1], s8[]))}, s8[])".to_owned(),
+        "(f32[2]{0:P(f32[1])}, s8[])".to_owned(),
+        format!("{}f32[]{}", "(".repeat(99), ")".repeat(99)),
+        format!("{}f32[]{}", "(".repeat(100), ")".repeat(100)),
+        format!("({many})"),
+        format!("({many}"),
+        format!("({many}, f32[9223372036854775807,2])"),
+        format!("(({many}), x)"),
+        format!("({many}) x"),
+    ];
+    for text in &crafted {
+        inputs += 1;
+        reads_alike(text);
+    }
+    assert!(inputs > 1000, "{inputs}");
+}

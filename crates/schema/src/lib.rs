@@ -113,7 +113,7 @@ pub use dynamic::{
     message_names, parse_text_format,
 };
 pub use forms::{DecodedMessage, DecodedShape, EncodedMessage, ShapeStrings};
-pub use human_string::{MAX_DEPTH, ParseError};
+pub use human_string::{MAX_DEPTH, ParseError, ShapeEvent, ShapeTextWriter};
 pub use maps::{FrontendAttributes, GemmPerfTable, GemmPerfTableEntry};
 pub use primitive_type::PrimitiveTypeError;
 /// The prost crate that the messages implement [`Message`] of, so that

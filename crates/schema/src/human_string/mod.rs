@@ -11,9 +11,11 @@
 //! without padding print exactly as XLA prints them. The parser reads both
 //! back (`PV` also takes the enum number).
 
+mod events;
 mod lex;
 mod parse;
 mod print;
 mod validate;
 
+pub use events::{ShapeEvent, ShapeTextWriter};
 pub use parse::{MAX_DEPTH, ParseError};

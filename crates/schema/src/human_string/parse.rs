@@ -23,6 +23,7 @@
 
 use std::str::FromStr;
 
+use super::events::ShapeEvent;
 use super::lex::{Lexer, Token};
 use super::print::padding_value_name;
 use super::validate::tuple_element_error;
@@ -133,17 +134,32 @@ impl FromStr for Shape {
     type Err = ParseError;
 
     fn from_str(s: &str) -> Result<Self, ParseError> {
-        let mut parser = Parser::new(s);
-        let parsed = parser
-            .shape(None)
-            .map_err(|error| parser.first_error(error))?;
-        match parsed {
-            Parsed::Shape(shape) => {
-                parser.expect_end("shape")?;
-                Ok(shape)
-            }
-            Parsed::Layout(_) => parser.error("expected a shape"),
+        parse_shape(Parser::new(s))
+    }
+}
+
+/// Parses the shape `text` as [`Shape::from_str`] does, handing its tuples'
+/// elements to `receiver` as they are read (see [`Shape::parse_events`]).
+pub(super) fn parse_shape_events(
+    text: &str,
+    receiver: &mut dyn FnMut(ShapeEvent<'_>),
+) -> Result<(), ParseError> {
+    let mut parser = Parser::new(text);
+    parser.events = Some(receiver);
+    parse_shape(parser).map(drop)
+}
+
+/// The shape `parser` reads, and nothing after it.
+fn parse_shape(mut parser: Parser<'_>) -> Result<Shape, ParseError> {
+    let parsed = parser
+        .shape(None)
+        .map_err(|error| parser.first_error(error))?;
+    match parsed {
+        Parsed::Shape(shape) => {
+            parser.expect_end("shape")?;
+            Ok(shape)
         }
+        Parsed::Layout(_) => parser.error("expected a shape"),
     }
 }
 
@@ -225,8 +241,8 @@ fn new_layout() -> Layout {
 
 /// A shape under construction, waiting for its inner shapes.
 enum Frame {
-    /// Inside `( ... )`: the elements read so far.
-    Tuple(Vec<Shape>),
+    /// Inside `( ... )`.
+    Tuple(TupleFrame),
     /// Inside `b( ... )`.
     Buffer,
     /// Inside a layout's `P( ... )`: the layout, and the array it belongs to
@@ -235,6 +251,22 @@ enum Frame {
         array: Option<Box<Shape>>,
         layout: Box<Layout>,
     },
+}
+
+/// A tuple being read.
+#[derive(Default)]
+struct TupleFrame {
+    /// The elements read so far (none kept when `streamed`).
+    elements: Vec<Shape>,
+    /// How many elements were read.
+    count: usize,
+    /// The validation error of the first element that fails it, which XLA
+    /// reports at the tuple's end.
+    error: Option<String>,
+    /// Whether the elements are handed to the parser's `events` rather
+    /// than kept: the tuple is the whole shape or an element of a streamed
+    /// tuple.
+    streamed: bool,
 }
 
 /// How the head of a layout (up to `P(`) ended.
@@ -284,6 +316,8 @@ struct Parser<'a> {
     /// The array as far as it was built when it failed, which XLA keeps
     /// as a physical shape (`P(s32[2,-1])` is `P(s32[2])`).
     partial: Option<Shape>,
+    /// Where the elements of streamed tuples go ([`Shape::parse_events`]).
+    events: Option<&'a mut dyn FnMut(ShapeEvent<'_>)>,
 }
 
 impl<'a> Parser<'a> {
@@ -293,6 +327,14 @@ impl<'a> Parser<'a> {
             recorded: None,
             silent: false,
             partial: None,
+            events: None,
+        }
+    }
+
+    /// Hands `event` to the events' receiver, if any.
+    fn emit(&mut self, event: ShapeEvent<'_>) {
+        if let Some(receiver) = self.events.as_mut() {
+            receiver(event);
         }
     }
 
@@ -388,17 +430,33 @@ impl<'a> Parser<'a> {
                 Ok(None) => continue,
                 Err(error) => self.recover_in_physical_shape(&mut stack, error)?,
             };
+            // Whether `done` is a streamed tuple, its elements handed over.
+            let mut done_streamed = false;
             // Complete the enclosing shapes that this finishes.
             loop {
                 let result = match stack.pop() {
-                    None => return Ok(Parsed::Shape(done)),
-                    Some(Frame::Tuple(mut elements)) => {
-                        elements.push(done);
+                    None => {
+                        if !done_streamed {
+                            self.emit(ShapeEvent::Element(&done));
+                        }
+                        return Ok(Parsed::Shape(done));
+                    }
+                    Some(Frame::Tuple(mut tuple)) => {
+                        if tuple.error.is_none() {
+                            tuple.error = tuple_element_error(&done);
+                        }
+                        tuple.count += 1;
+                        if !tuple.streamed {
+                            tuple.elements.push(done);
+                        } else if !done_streamed {
+                            self.emit(ShapeEvent::Element(&done));
+                        }
                         if self.lexer.eat(Token::Comma) {
-                            stack.push(Frame::Tuple(elements));
+                            stack.push(Frame::Tuple(tuple));
                             break;
                         }
-                        self.finish_tuple(elements)
+                        done_streamed = tuple.streamed;
+                        self.finish_tuple(tuple)
                     }
                     Some(Frame::Buffer) => self.finish_buffer(done),
                     Some(Frame::Physical { array, mut layout }) => {
@@ -464,9 +522,19 @@ impl<'a> Parser<'a> {
         }
         if self.lexer.eat(Token::LParen) {
             if self.token() == Token::RParen {
-                return self.finish_tuple(Vec::new()).map(Some);
+                return self.finish_tuple(TupleFrame::default()).map(Some);
             }
-            stack.push(Frame::Tuple(Vec::new()));
+            let streamed = self.events.is_some()
+                && stack
+                    .last()
+                    .is_none_or(|frame| matches!(frame, Frame::Tuple(t) if t.streamed));
+            if streamed {
+                self.emit(ShapeEvent::TupleStart);
+            }
+            stack.push(Frame::Tuple(TupleFrame {
+                streamed,
+                ..TupleFrame::default()
+            }));
             return Ok(None);
         }
         let element_type = match self.token() {
@@ -597,16 +665,20 @@ impl<'a> Parser<'a> {
         Ok(shape)
     }
 
-    /// XLA's validation of the elements, then the closing `)` of a tuple.
-    fn finish_tuple(&mut self, elements: Vec<Shape>) -> Result<Shape> {
-        if let Some(message) = elements.iter().find_map(tuple_element_error) {
+    /// XLA's validation of the elements, then the closing `)` of a tuple
+    /// (a streamed tuple comes back without its elements).
+    fn finish_tuple(&mut self, tuple: TupleFrame) -> Result<Shape> {
+        if let Some(message) = tuple.error {
             let error = self.error(message);
             return self.silent(error);
         }
         self.expect(Token::RParen, "expects ')' at the end of tuple.")?;
+        if tuple.streamed {
+            self.emit(ShapeEvent::TupleEnd(tuple.count));
+        }
         Ok(Shape {
             element_type: PrimitiveType::Tuple as i32,
-            tuple_shapes: elements,
+            tuple_shapes: tuple.elements,
             ..Shape::default()
         })
     }

@@ -112,12 +112,7 @@ fn write_shape(out: &mut impl fmt::Write, shape: &Shape, with_layout: bool) -> f
         PrimitiveType::Tuple => {
             out.write_char('(')?;
             for (i, element) in shape.tuple_shapes.iter().enumerate() {
-                if i > 0 {
-                    out.write_str(", ")?;
-                    if i % 5 == 0 {
-                        write!(out, "/*index={i}*/")?;
-                    }
-                }
+                write_element_separator(out, i)?;
                 write_shape(out, element, with_layout)?;
             }
             return out.write_char(')');
@@ -155,6 +150,18 @@ fn write_shape(out: &mut impl fmt::Write, shape: &Shape, with_layout: bool) -> f
         // A scalar's empty layout `{}` is not printed.
         if !shape.dimensions.is_empty() || text != "{}" {
             out.write_str(&text)?;
+        }
+    }
+    Ok(())
+}
+
+/// What XLA writes before the tuple element number `i`: `, ` after the
+/// first, and every fifth's number (`, /*index=5*/`).
+pub(super) fn write_element_separator(out: &mut impl fmt::Write, i: usize) -> fmt::Result {
+    if i > 0 {
+        out.write_str(", ")?;
+        if i % 5 == 0 {
+            write!(out, "/*index={i}*/")?;
         }
     }
     Ok(())
