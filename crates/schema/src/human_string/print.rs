@@ -160,7 +160,7 @@ fn write_shape(out: &mut impl fmt::Write, shape: &Shape, with_layout: bool) -> f
 pub(super) fn write_element_separator(out: &mut impl fmt::Write, i: usize) -> fmt::Result {
     if i > 0 {
         out.write_str(", ")?;
-        if i % 5 == 0 {
+        if i.is_multiple_of(5) {
             write!(out, "/*index={i}*/")?;
         }
     }
