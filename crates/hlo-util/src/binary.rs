@@ -9,10 +9,10 @@ use prost::Message;
 use schema::Shape;
 use sharding_util::HloSharding;
 
-use crate::entry_layout::check_entry_layout;
-use crate::per_device::per_device_bytes;
+use crate::entry_layout::{Compared, EntryLayout, check_entry_layout};
 use crate::proto::{HloComputationProto, HloInstructionProto, HloModuleProto};
-use crate::sizes::{BufferSizes, EntryBytes, entry_bytes};
+use crate::shape_facts::facts_of;
+use crate::sizes::EntryTotals;
 use crate::text::warn_unknown_opcode;
 use crate::wire::{WireError, read_message, split_field};
 use crate::{
@@ -96,63 +96,80 @@ pub fn read_proto(
     let entry_index = entry_index(bytes, &computations, &module)?;
     let mut summary = ModuleSummary {
         name: module.name.clone(),
-        entry_computation_layout: module.host_program_shape.clone(),
         ..ModuleSummary::default()
     };
-    let mut entry_shardings = (Vec::new(), None);
+    let mut entry = None;
     let mut sharded = false;
     for (c, range) in computations.iter().enumerate() {
         let is_entry = c == entry_index;
         let read = instructions(&bytes[range.clone()], c, is_entry, &mut summary, &mut visit)?;
         sharded |= read.sharded;
         if is_entry {
-            summary.entry_computation = read.name;
-            (summary.entry_parameters, entry_shardings.0) = read.parameters.into_iter().unzip();
-            (summary.entry_result, entry_shardings.1) = read.root;
+            entry = Some(read);
         }
         summary.computations += 1;
     }
-    if let Some(layout) = &summary.entry_computation_layout {
-        check_entry_layout(layout, &summary.entry_parameters, &summary.entry_result)
-            .map_err(|m| ProtoError::at("host_program_shape", ProtoErrorKind::EntryLayout(m)))?;
+    // `entry_index` names one of the computations read.
+    let Some(entry) = entry else {
+        return Err(ProtoError::at(
+            "entry_computation_id",
+            ProtoErrorKind::NoEntry(module.entry_computation_id),
+        ));
+    };
+    let (parameters, parameter_shardings): (Vec<Shape>, Vec<_>) =
+        entry.parameters.into_iter().unzip();
+    let (root, root_sharding) = entry.root;
+    let layout = module.host_program_shape.as_ref();
+    if let Some(layout) = layout {
+        let expected: Vec<_> = layout.parameters.iter().map(Compared::of).collect();
+        let expected_result = layout.result.as_ref().map(Compared::of);
+        let compared: Vec<_> = parameters.iter().map(Compared::of).collect();
+        check_entry_layout(
+            (&expected, expected_result.as_ref()),
+            &compared,
+            &Compared::of(&root),
+        )
+        .map_err(|m| ProtoError::at("host_program_shape", ProtoErrorKind::EntryLayout(m)))?;
     }
-    let (parameters, result, path) = match &summary.entry_computation_layout {
+    let (counted, result, path) = match layout {
         Some(layout) => (
             &layout.parameters,
             layout.result.as_ref(),
             "host_program_shape",
         ),
-        None => (
-            &summary.entry_parameters,
-            Some(&summary.entry_result),
-            "computations",
-        ),
+        None => (&parameters, Some(&root), "computations"),
     };
-    let mut total = EntryBytes::default();
-    for parameter in parameters {
-        let bytes =
-            entry_bytes(parameter).map_err(|e| ProtoError::at(path, ProtoErrorKind::Size(e)))?;
-        total = total
-            .plus(bytes.logical, bytes.allocated)
-            .ok_or_else(|| ProtoError::at(path, ProtoErrorKind::Overflow))?;
-    }
-    summary.parameter_bytes = total;
-    summary.output_bytes = match result {
-        Some(result) => {
-            entry_bytes(result).map_err(|e| ProtoError::at(path, ProtoErrorKind::Size(e)))?
+    let totals = |shapes: &[Shape], shardings: &[Option<HloSharding>]| {
+        let mut totals = EntryTotals::new(sharded && shapes.len() == shardings.len());
+        for (i, shape) in shapes.iter().enumerate() {
+            let sharding = shardings.get(i).and_then(Option::as_ref);
+            totals.add(facts_of(shape, sharding)).map_err(|e| {
+                ProtoError::at(
+                    path,
+                    e.map_or(ProtoErrorKind::Overflow, ProtoErrorKind::Size),
+                )
+            })?;
         }
-        None => EntryBytes::default(),
+        Ok::<_, ProtoError>(totals)
     };
+    let inputs = totals(counted, &parameter_shardings)?;
+    let outputs = totals(
+        result.map(std::slice::from_ref).unwrap_or_default(),
+        std::slice::from_ref(&root_sharding),
+    )?;
+    summary.parameter_bytes = inputs.bytes;
+    summary.output_bytes = outputs.bytes;
     if sharded {
-        let (parameter_shardings, root_sharding) = entry_shardings;
-        summary.per_device_parameter_bytes = per_device_bytes(parameters, &parameter_shardings);
-        summary.per_device_output_bytes = result.and_then(|r| {
-            per_device_bytes(
-                std::slice::from_ref(r),
-                std::slice::from_ref(&root_sharding),
-            )
-        });
+        summary.per_device_parameter_bytes = inputs.per_device;
+        summary.per_device_output_bytes = outputs.per_device.filter(|_| result.is_some());
     }
+    summary.entry_computation = entry.name;
+    summary.entry_computation_layout = layout.map(|layout| EntryLayout {
+        parameters: layout.parameters.iter().map(Shape::to_string).collect(),
+        result: layout.result.as_ref().map(Shape::to_string),
+    });
+    summary.entry_parameters = parameters.iter().map(Shape::to_string).collect();
+    summary.entry_result = root.to_string();
     Ok(summary)
 }
 
@@ -239,14 +256,16 @@ fn instructions(
             .shape
             .clone()
             .ok_or_else(|| ProtoError::at(&path(".shape"), ProtoErrorKind::MissingShape))?;
-        let sizes = BufferSizes::of(&shape)
-            .map_err(|e| ProtoError::at(&path(".shape"), ProtoErrorKind::Size(e)))?;
         sharded |= instruction.sharding.is_some();
         let sharding = instruction
             .sharding
             .as_ref()
             .and_then(|p| HloSharding::from_proto(p).ok());
-        let per_device = sharding.as_ref().and_then(|h| PerDevice::of(&shape, h));
+        let (facts, device) = facts_of(&shape, sharding.as_ref());
+        let sizes = facts
+            .sizes
+            .map_err(|e| ProtoError::at(&path(".shape"), ProtoErrorKind::Size(e)))?;
+        let per_device = device.and_then(PerDevice::from_facts);
         let is_root = instruction.id == computation.root_id;
         if is_root {
             root = Some((shape.clone(), sharding.clone()));
@@ -261,7 +280,7 @@ fn instructions(
             is_root,
             name: &instruction.name,
             opcode: &instruction.opcode,
-            shape,
+            shape: &facts.text,
             sizes,
             per_device,
             line: 0,
@@ -295,6 +314,7 @@ fn instructions(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::EntryBytes;
 
     fn module(opcode: &str, shape: Option<&str>, root_id: i64, entry_id: i64) -> Vec<u8> {
         let instruction = HloInstructionProto {

@@ -75,7 +75,7 @@
 //! ";
 //! let module = hlo_util::read_text(text.as_bytes(), |i| {
 //!     let device = i.per_device.as_ref().unwrap();
-//!     assert_eq!(device.shape.to_string(), "f32[4,3]{1,0}");
+//!     assert_eq!(device.shape, "f32[4,3]{1,0}");
 //! })
 //! .unwrap();
 //! assert_eq!(module.per_device_parameter_bytes.unwrap().logical, 48);
@@ -95,6 +95,7 @@ mod per_device;
 mod proto;
 mod report;
 mod scan;
+mod shape_facts;
 mod sizes;
 mod text;
 mod wire;
@@ -106,10 +107,11 @@ pub use assignment::{
     timeline_from_text_dumps,
 };
 pub use binary::{read_module, read_proto};
+pub use entry_layout::EntryLayout;
 pub use error::{HloError, HloErrorKind, ProtoError, ProtoErrorKind, ReadError};
 pub use liveness::{LivenessError, ModuleBuffer, ModuleMemory, memory_from_module_text};
 pub use opcodes::{OPCODES, is_opcode};
-pub use per_device::{PerDevice, per_device_shape};
+pub use per_device::PerDevice;
 pub use report::{BufferRow, ComputationTotal, DeviceBuffer, MemoryReport};
 pub use sizes::{BufferSizes, EntryBytes, POINTER_SIZE, entry_bytes};
 pub use text::{Instruction, MAX_LINE_BYTES, MAX_WARNINGS, ModuleSummary, read_text};

@@ -1,7 +1,9 @@
 //! The bytes of one instruction's buffer, and of a module's entry
 //! parameters and outputs as XLA's `CompiledMemoryStats` counts them.
 
-use schema::{PrimitiveType, Shape};
+use schema::Shape;
+
+use crate::shape_facts::{ShapeFacts, facts_of};
 use shape_util::ShapeError;
 
 /// The size of a pointer in a tuple's index table on XLA's CPU and GPU
@@ -54,6 +56,32 @@ impl BufferSizes {
         })
     }
 
+    /// The sizes of nothing: the empty tuple's, a token's.
+    pub const EMPTY: Self = Self {
+        bytes: 0,
+        allocated_bytes: 0,
+        memory_space: 0,
+    };
+
+    /// The sizes of a tuple of `count` elements: its table of pointers.
+    ///
+    /// # Errors
+    ///
+    /// [`ShapeError::ByteSizeOverflow`] if the table's bytes pass `i64`.
+    pub(crate) fn of_tuple(count: usize) -> Result<Self, ShapeError> {
+        let bytes = i64::try_from(count)
+            .ok()
+            .and_then(|count| count.checked_mul(POINTER_SIZE))
+            .ok_or_else(|| ShapeError::ByteSizeOverflow {
+                shape: format!("a tuple of {count} elements"),
+            })?;
+        Ok(Self {
+            bytes,
+            allocated_bytes: bytes,
+            memory_space: 0,
+        })
+    }
+
     /// The bytes allocated beyond the logical bytes.
     pub fn padding_bytes(&self) -> i64 {
         self.allocated_bytes.saturating_sub(self.bytes)
@@ -99,20 +127,7 @@ pub struct EntryBytes {
 /// assert_eq!(bytes.allocated, 16 + 16 + 40 + 8192);
 /// ```
 pub fn entry_bytes(shape: &Shape) -> Result<EntryBytes, ShapeError> {
-    let mut total = EntryBytes::default();
-    let mut pending = vec![shape];
-    while let Some(shape) = pending.pop() {
-        if shape.element_type == PrimitiveType::Tuple as i32 {
-            pending.extend(shape.tuple_shapes.iter());
-        }
-        let own = BufferSizes::of(shape)?;
-        total = total.plus(own.bytes, own.allocated_bytes).ok_or_else(|| {
-            ShapeError::ByteSizeOverflow {
-                shape: shape.human_string(),
-            }
-        })?;
-    }
-    Ok(total)
+    facts_of(shape, None).0.entry
 }
 
 impl EntryBytes {
@@ -122,5 +137,42 @@ impl EntryBytes {
             logical: self.logical.checked_add(logical)?,
             allocated: self.allocated.checked_add(allocated)?,
         })
+    }
+}
+
+/// The running totals of a module's entry parameters (or its result): the
+/// bytes [`entry_bytes`] counts, and what one device holds of them while
+/// every one says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct EntryTotals {
+    pub bytes: EntryBytes,
+    pub per_device: Option<EntryBytes>,
+}
+
+impl EntryTotals {
+    /// Totals of nothing yet; per device only when `sharded`.
+    pub(crate) fn new(sharded: bool) -> Self {
+        Self {
+            bytes: EntryBytes::default(),
+            per_device: sharded.then(EntryBytes::default),
+        }
+    }
+
+    /// Adds a shape's facts and those of what one device holds of it.
+    ///
+    /// # Errors
+    ///
+    /// The shape's sizing error, or `None` when the sum passes `i64`.
+    pub(crate) fn add(
+        &mut self,
+        (whole, device): (ShapeFacts, Option<ShapeFacts>),
+    ) -> Result<(), Option<ShapeError>> {
+        let own = whole.entry.map_err(Some)?;
+        self.bytes = self.bytes.plus(own.logical, own.allocated).ok_or(None)?;
+        self.per_device = self.per_device.and_then(|total| {
+            let own = device?.entry.ok()?;
+            total.plus(own.logical, own.allocated)
+        });
+        Ok(())
     }
 }

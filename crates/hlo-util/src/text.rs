@@ -11,16 +11,15 @@
 use std::collections::HashMap;
 use std::io::{BufRead, Read};
 
-use schema::{ProgramShape, Shape};
+use schema::Shape;
 use sharding_util::HloSharding;
 
-use crate::PerDevice;
-use crate::entry_layout::check_entry_layout;
+use crate::entry_layout::{Compared, EntryLayout, check_entry_layout, element_texts};
 use crate::names::Names;
-use crate::per_device::per_device_bytes;
 use crate::scan::scan;
-use crate::sizes::{BufferSizes, EntryBytes, entry_bytes};
-use crate::{HloError, HloErrorKind, is_opcode};
+use crate::shape_facts::{facts_of, facts_of_text};
+use crate::sizes::{BufferSizes, EntryBytes, EntryTotals};
+use crate::{HloError, HloErrorKind, PerDevice, is_opcode};
 
 /// One instruction of a module, as the reader hands it to its visitor.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,8 +34,10 @@ pub struct Instruction<'a> {
     pub name: &'a str,
     /// Its opcode (`fusion`, `get-tuple-element`).
     pub opcode: &'a str,
-    /// Its shape, layout included.
-    pub shape: Shape,
+    /// Its shape as XLA prints it, layout included (`f32[8]{0}`; parse
+    /// it for the [`Shape`]). Text, not a `Shape`: a tuple of millions of
+    /// elements is read a tuple element at a time and costs its text.
+    pub shape: &'a str,
     /// The bytes of its own buffer.
     pub sizes: BufferSizes,
     /// What one device holds of it under its `sharding={...}` (a
@@ -62,13 +63,14 @@ pub struct ModuleSummary {
     /// The module's name (`HloModule jit_f, ...`).
     pub name: String,
     /// The `entry_computation_layout` of the module header, if any.
-    pub entry_computation_layout: Option<ProgramShape>,
+    pub entry_computation_layout: Option<EntryLayout>,
     /// The entry computation: the one marked `ENTRY`, else the last one.
     pub entry_computation: String,
-    /// The entry computation's parameter shapes, by parameter number.
-    pub entry_parameters: Vec<Shape>,
-    /// The shape of the entry computation's `ROOT`.
-    pub entry_result: Shape,
+    /// The entry computation's parameter shapes, by parameter number, as
+    /// XLA prints them (parse one for its [`Shape`]).
+    pub entry_parameters: Vec<String>,
+    /// The shape of the entry computation's `ROOT`, as XLA prints it.
+    pub entry_result: String,
     /// The bytes of the entry parameters as XLA's `CompiledMemoryStats`
     /// counts them (`argument_size_in_bytes`; see [`entry_bytes`]), from
     /// `entry_computation_layout` when the header has it.
@@ -223,8 +225,8 @@ struct Reader {
     entry_seen: bool,
     /// The current computation's parameters (number, shape, sharding) and
     /// root (shape, sharding).
-    parameters: Vec<(i64, Shape, Option<HloSharding>)>,
-    root: Option<(Shape, Option<HloSharding>)>,
+    parameters: Vec<(i64, String, Option<HloSharding>)>,
+    root: Option<(String, Option<HloSharding>)>,
     /// The entry computation's parameter shardings, by number, and root's.
     entry_shardings: (Vec<Option<HloSharding>>, Option<HloSharding>),
     /// Whether an instruction has a `sharding={...}`.
@@ -234,10 +236,10 @@ struct Reader {
     shardings: HashMap<String, Option<HloSharding>>,
     /// The names defined so far, to check operands and calls against.
     names: Names,
-    /// Shapes read, as written, with their sizes: modules repeat shapes,
-    /// and a clone costs less than parsing and sizing again. Emptied when
-    /// it holds [`SHAPE_CACHE`] shapes.
-    shapes: HashMap<String, (Shape, BufferSizes)>,
+    /// Shapes read, as written, with XLA's text of them and their sizes:
+    /// modules repeat shapes, and a clone costs less than parsing and
+    /// sizing again. Emptied when it holds [`SHAPE_CACHE`] shapes.
+    shapes: HashMap<String, (Shape, String, BufferSizes)>,
 }
 
 /// The most shapes the reader remembers.
@@ -308,7 +310,7 @@ impl Reader {
     }
 
     /// `{(param, ...)->result}` at byte `at`.
-    fn program_shape(&self, value: &str, at: usize) -> Result<ProgramShape, HloError> {
+    fn program_shape(&self, value: &str, at: usize) -> Result<EntryLayout, HloError> {
         let inner = value
             .strip_prefix('{')
             .and_then(|v| v.strip_suffix('}'))
@@ -317,15 +319,20 @@ impl Reader {
         let result_text = inner[arrow..]
             .strip_prefix("->")
             .ok_or_else(|| self.error(at + 1 + arrow, "expected `->`"))?;
-        let parameters: Shape = self.shape(&inner[..arrow], at + 1)?;
+        let fail = |offset: usize, e: schema::ParseError| {
+            self.fail(offset + e.offset(), HloErrorKind::Shape(e))
+        };
+        let parameters = element_texts(&inner[..arrow]).map_err(|e| fail(at + 1, e))?;
         if !inner[..arrow].trim_start().starts_with('(') {
             return Err(self.error(at + 1, "expected `(` before the parameters"));
         }
-        let result = self.shape(result_text, at + 1 + arrow + 2)?;
-        Ok(ProgramShape {
-            parameters: parameters.tuple_shapes,
+        let result = facts_of_text(result_text, None)
+            .map_err(|e| fail(at + 1 + arrow + 2, e))?
+            .0
+            .text;
+        Ok(EntryLayout {
+            parameters,
             result: Some(result),
-            parameter_names: Vec::new(),
         })
     }
 
@@ -436,7 +443,8 @@ impl Reader {
         }
         at = skip_space(line, at + 1);
         let shape_end = scan(line, at, b" \t").map_err(|(o, m)| self.error(o, m))?;
-        let (shape, sizes) = self.sized_shape(&line[at..shape_end], at)?;
+        let shape_text = &line[at..shape_end];
+        let (shape, sizes) = self.sized_shape(shape_text, at)?;
         let opcode_at = skip_space(line, shape_end);
         let opcode_end = line[opcode_at..]
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
@@ -474,7 +482,9 @@ impl Reader {
         self.names
             .define(name, line_number, name_at)
             .map_err(|(o, m)| self.error(o, m))?;
-        let per_device = sharding.as_ref().and_then(|h| PerDevice::of(&shape, h));
+        let per_device = sharding
+            .as_ref()
+            .and_then(|h| self.per_device(shape_text, h));
         let number = if opcode == "parameter" {
             let operand = line[opcode_end + 1..operands_end].trim();
             let number = operand
@@ -496,7 +506,7 @@ impl Reader {
             is_root,
             name,
             opcode,
-            shape,
+            shape: &shape,
             sizes,
             per_device,
             line: self.line,
@@ -505,8 +515,7 @@ impl Reader {
         };
         visit(&instruction);
         // The shape is kept only where the summary needs it, moved rather
-        // than copied: a tuple's elements cost once, however large.
-        let shape = instruction.shape;
+        // than copied.
         match (number, is_root) {
             (Some(number), true) => {
                 self.parameters
@@ -547,26 +556,40 @@ impl Reader {
         Ok(sharding)
     }
 
-    /// The shape `text` found at byte `at` of the line, and its sizes.
-    fn sized_shape(&mut self, text: &str, at: usize) -> Result<(Shape, BufferSizes), HloError> {
-        if let Some((shape, sizes)) = self.shapes.get(text) {
-            return Ok((shape.clone(), *sizes));
+    /// XLA's text of the shape `text` found at byte `at` of the line, and
+    /// its sizes. A shape written at most [`CACHED_SHAPE_TEXT`] bytes long
+    /// is kept parsed; a longer one is read a tuple element at a time.
+    fn sized_shape(&mut self, text: &str, at: usize) -> Result<(String, BufferSizes), HloError> {
+        if let Some((_, printed, sizes)) = self.shapes.get(text) {
+            return Ok((printed.clone(), *sizes));
         }
-        let shape = self.shape(text, at)?;
+        let fail = |e: schema::ParseError| self.fail(at + e.offset(), HloErrorKind::Shape(e));
+        if text.len() > CACHED_SHAPE_TEXT {
+            let (facts, _) = facts_of_text(text, None).map_err(fail)?;
+            let sizes = facts
+                .sizes
+                .map_err(|e| self.fail(at, HloErrorKind::Size(e)))?;
+            return Ok((facts.text, sizes));
+        }
+        let shape = text.parse::<Shape>().map_err(fail)?;
         let sizes = BufferSizes::of(&shape).map_err(|e| self.fail(at, HloErrorKind::Size(e)))?;
-        if text.len() <= CACHED_SHAPE_TEXT {
-            if self.shapes.len() >= SHAPE_CACHE {
-                self.shapes.clear();
-            }
-            self.shapes.insert(text.to_owned(), (shape.clone(), sizes));
+        let printed = shape.to_string();
+        if self.shapes.len() >= SHAPE_CACHE {
+            self.shapes.clear();
         }
-        Ok((shape, sizes))
+        self.shapes
+            .insert(text.to_owned(), (shape, printed.clone(), sizes));
+        Ok((printed, sizes))
     }
 
-    /// Parses the shape `text` found at byte `at` of the line.
-    fn shape(&self, text: &str, at: usize) -> Result<Shape, HloError> {
-        text.parse::<Shape>()
-            .map_err(|e| self.fail(at + e.offset(), HloErrorKind::Shape(e)))
+    /// What one device holds of the shape `text`, read before by
+    /// [`Self::sized_shape`], under `sharding`.
+    fn per_device(&self, text: &str, sharding: &HloSharding) -> Option<PerDevice> {
+        let facts = match self.shapes.get(text) {
+            Some((shape, _, _)) => facts_of(shape, Some(sharding)),
+            None => facts_of_text(text, Some(sharding)).ok()?,
+        };
+        PerDevice::from_facts(facts.1?)
     }
 
     /// The end of the input.
@@ -585,10 +608,22 @@ impl Reader {
             State::Between => {}
         }
         let summary = &mut self.summary;
+        let layout_error =
+            |m| HloError::at(self.layout_line, self.layout_at, HloErrorKind::Malformed(m));
         if let Some(layout) = &summary.entry_computation_layout {
-            check_entry_layout(layout, &summary.entry_parameters, &summary.entry_result).map_err(
-                |m| HloError::at(self.layout_line, self.layout_at, HloErrorKind::Malformed(m)),
-            )?;
+            let compared = |texts: &[String]| -> Result<Vec<Compared>, HloError> {
+                texts
+                    .iter()
+                    .map(|t| Compared::of_text(t).map_err(|e| layout_error(e.to_string())))
+                    .collect()
+            };
+            let expected = compared(&layout.parameters)?;
+            let expected_result = compared(layout.result.as_slice())?;
+            let parameters = compared(&summary.entry_parameters)?;
+            let result = Compared::of_text(&summary.entry_result)
+                .map_err(|e| layout_error(e.to_string()))?;
+            check_entry_layout((&expected, expected_result.first()), &parameters, &result)
+                .map_err(layout_error)?;
         }
         let (parameters, result, line) = match &summary.entry_computation_layout {
             Some(layout) => (&layout.parameters, layout.result.as_ref(), self.layout_line),
@@ -598,28 +633,33 @@ impl Reader {
                 self.line,
             ),
         };
-        let error = |e| HloError::at(line, 0, HloErrorKind::Size(e));
-        let mut total = EntryBytes::default();
-        for parameter in parameters {
-            let bytes = entry_bytes(parameter).map_err(error)?;
-            total = total
-                .plus(bytes.logical, bytes.allocated)
-                .ok_or_else(|| HloError::at(line, 0, HloErrorKind::Overflow))?;
-        }
-        summary.parameter_bytes = total;
-        summary.output_bytes = match result {
-            Some(result) => entry_bytes(result).map_err(error)?,
-            None => EntryBytes::default(),
+        let (parameter_shardings, root_sharding) = &self.entry_shardings;
+        let totals = |shapes: &[String], shardings: &[Option<HloSharding>]| {
+            let mut totals = EntryTotals::new(self.sharded && shapes.len() == shardings.len());
+            for (i, shape) in shapes.iter().enumerate() {
+                let sharding = shardings.get(i).and_then(Option::as_ref);
+                let facts = facts_of_text(shape, sharding)
+                    .map_err(|e| HloError::at(line, 0, HloErrorKind::Shape(e)))?;
+                totals.add(facts).map_err(|e| {
+                    HloError::at(
+                        line,
+                        0,
+                        e.map_or(HloErrorKind::Overflow, HloErrorKind::Size),
+                    )
+                })?;
+            }
+            Ok::<_, HloError>(totals)
         };
+        let inputs = totals(parameters, parameter_shardings)?;
+        let outputs = totals(
+            result.map(std::slice::from_ref).unwrap_or_default(),
+            std::slice::from_ref(root_sharding),
+        )?;
+        summary.parameter_bytes = inputs.bytes;
+        summary.output_bytes = outputs.bytes;
         if self.sharded {
-            let (parameter_shardings, root_sharding) = self.entry_shardings;
-            summary.per_device_parameter_bytes = per_device_bytes(parameters, &parameter_shardings);
-            summary.per_device_output_bytes = result.and_then(|r| {
-                per_device_bytes(
-                    std::slice::from_ref(r),
-                    std::slice::from_ref(&root_sharding),
-                )
-            });
+            summary.per_device_parameter_bytes = inputs.per_device;
+            summary.per_device_output_bytes = outputs.per_device.filter(|_| result.is_some());
         }
         Ok(self.summary)
     }

@@ -155,7 +155,16 @@ pub(crate) fn read_graph(text: &str) -> Result<Graph, LivenessError> {
             shape: if in_body {
                 Shape::default()
             } else {
-                i.shape.clone()
+                match i.shape.parse() {
+                    Ok(shape) => shape,
+                    Err(e) => {
+                        pending.error = Some(LivenessError::Malformed {
+                            instruction: i.name.to_owned(),
+                            message: format!("{e}"),
+                        });
+                        return;
+                    }
+                }
             },
             computation: c,
             operands: Vec::new(),
