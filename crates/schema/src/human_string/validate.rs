@@ -26,7 +26,7 @@ pub(super) fn tuple_element_error(element: &Shape) -> Option<String> {
 /// `ValidateLayoutForShape` for one array.
 fn array_error(shape: &Shape) -> Option<String> {
     let element_type = PrimitiveType::try_from(shape.element_type).ok()?;
-    let human = shape.human_string();
+    let human = Human(shape);
     // ValidateDimensions and ValidateShapeSize: the product of the sizes
     // (bounds for `<=N`, skipping `?`), left to right, then the bytes.
     let mut elements: i64 = 1;
@@ -48,7 +48,7 @@ fn array_error(shape: &Shape) -> Option<String> {
         .and_then(|layout| layout_error(layout, shape, &human))
 }
 
-fn layout_error(layout: &Layout, shape: &Shape, human: &str) -> Option<String> {
+fn layout_error(layout: &Layout, shape: &Shape, human: &Human<'_>) -> Option<String> {
     let rank = shape.dimensions.len();
     let joined = |values: &[i64]| {
         values
@@ -103,7 +103,7 @@ fn layout_error(layout: &Layout, shape: &Shape, human: &str) -> Option<String> {
 
 /// The 2026 split-config checks: a valid, unique physical dimension, and
 /// split indices strictly increasing, positive and inside the dimension.
-fn split_config_error(layout: &Layout, shape: &Shape, human: &str) -> Option<String> {
+fn split_config_error(layout: &Layout, shape: &Shape, human: &Human<'_>) -> Option<String> {
     let mut seen = vec![false; shape.dimensions.len()];
     for config in &layout.split_configs {
         let dimension = config.dimension;
@@ -149,4 +149,14 @@ fn split_config_error(layout: &Layout, shape: &Shape, human: &str) -> Option<Str
         }
     }
     None
+}
+
+/// A shape's text without layout, written only when a message needs it:
+/// every element of a tuple is validated, few fail.
+struct Human<'a>(&'a Shape);
+
+impl std::fmt::Display for Human<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0.human_string())
+    }
 }
