@@ -6,12 +6,13 @@ use std::io::BufRead;
 use std::ops::Range;
 
 use prost::Message;
-use schema::Shape;
+use schema::MAX_DEPTH;
 use sharding_util::HloSharding;
 
-use crate::entry_layout::{Compared, EntryLayout, check_entry_layout};
+use crate::entry_layout::{Compared, EntryLayout, check_entry_layout, write_key};
 use crate::proto::{HloComputationProto, HloInstructionProto, HloModuleProto};
-use crate::shape_facts::facts_of;
+use crate::proto_shape::{ShapeBytesError, field_bytes, shape_events};
+use crate::shape_facts::{FactsBuilder, ShapeFacts};
 use crate::sizes::EntryTotals;
 use crate::text::warn_unknown_opcode;
 use crate::wire::{WireError, read_message, split_field};
@@ -64,9 +65,16 @@ pub fn read_module<R: BufRead>(
 const BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// The field numbers of `HloModuleProto.computations` and
-/// `HloComputationProto.instructions`.
+/// `.host_program_shape`, `HloComputationProto.instructions`,
+/// `HloInstructionProto.shape`, and `ProgramShapeProto.parameters` and
+/// `.result`: fields that may hold shapes of millions of elements, read
+/// apart from the rest.
 const COMPUTATIONS: u32 = 3;
+const HOST_PROGRAM_SHAPE: u32 = 4;
 const INSTRUCTIONS: u32 = 2;
+const SHAPE: u32 = 3;
+const PARAMETERS: u32 = 1;
+const RESULT: u32 = 2;
 
 /// Reads a serialized `HloModuleProto`, calls `visit` with each instruction
 /// (computation by computation, in the order of the message; `line` is 0),
@@ -92,7 +100,9 @@ pub fn read_proto(
 ) -> Result<ModuleSummary, ProtoError> {
     let (computations, head) =
         split_field(bytes, COMPUTATIONS).map_err(|e| wire_error("HloModuleProto", &e))?;
-    let module = decode::<HloModuleProto>(&head, "HloModuleProto")?;
+    let (layout_ranges, rest) =
+        split_field(&head, HOST_PROGRAM_SHAPE).map_err(|e| wire_error("HloModuleProto", &e))?;
+    let module = decode::<HloModuleProto>(&rest, "HloModuleProto")?;
     let entry_index = entry_index(bytes, &computations, &module)?;
     let mut summary = ModuleSummary {
         name: module.name.clone(),
@@ -116,34 +126,34 @@ pub fn read_proto(
             ProtoErrorKind::NoEntry(module.entry_computation_id),
         ));
     };
-    let (parameters, parameter_shardings): (Vec<Shape>, Vec<_>) =
-        entry.parameters.into_iter().unzip();
-    let (root, root_sharding) = entry.root;
-    let layout = module.host_program_shape.as_ref();
-    if let Some(layout) = layout {
-        let expected: Vec<_> = layout.parameters.iter().map(Compared::of).collect();
-        let expected_result = layout.result.as_ref().map(Compared::of);
-        let compared: Vec<_> = parameters.iter().map(Compared::of).collect();
+    let (parameter_shardings, root_sharding) = &entry.shardings;
+    let layout = if layout_ranges.is_empty() {
+        None
+    } else {
+        let layout = field_bytes(&head, &layout_ranges);
+        Some(host_program_shape(
+            &layout,
+            parameter_shardings,
+            root_sharding.as_ref(),
+        )?)
+    };
+    if let Some((parameters, result)) = &layout {
+        let compared = |kept: &[Kept]| kept.iter().map(Kept::compared).collect::<Vec<_>>();
         check_entry_layout(
-            (&expected, expected_result.as_ref()),
-            &compared,
-            &Compared::of(&root),
+            (&compared(parameters), compared(result.as_slice()).first()),
+            &compared(&entry.parameters),
+            &entry.root.compared(),
         )
         .map_err(|m| ProtoError::at("host_program_shape", ProtoErrorKind::EntryLayout(m)))?;
     }
-    let (counted, result, path) = match layout {
-        Some(layout) => (
-            &layout.parameters,
-            layout.result.as_ref(),
-            "host_program_shape",
-        ),
-        None => (&parameters, Some(&root), "computations"),
+    let (counted, result, path) = match &layout {
+        Some((parameters, result)) => (parameters, result.as_ref(), "host_program_shape"),
+        None => (&entry.parameters, Some(&entry.root), "computations"),
     };
-    let totals = |shapes: &[Shape], shardings: &[Option<HloSharding>]| {
-        let mut totals = EntryTotals::new(sharded && shapes.len() == shardings.len());
-        for (i, shape) in shapes.iter().enumerate() {
-            let sharding = shardings.get(i).and_then(Option::as_ref);
-            totals.add(facts_of(shape, sharding)).map_err(|e| {
+    let totals = |shapes: &[Kept]| {
+        let mut totals = EntryTotals::new(sharded);
+        for shape in shapes {
+            totals.add(shape.facts.clone()).map_err(|e| {
                 ProtoError::at(
                     path,
                     e.map_or(ProtoErrorKind::Overflow, ProtoErrorKind::Size),
@@ -152,11 +162,8 @@ pub fn read_proto(
         }
         Ok::<_, ProtoError>(totals)
     };
-    let inputs = totals(counted, &parameter_shardings)?;
-    let outputs = totals(
-        result.map(std::slice::from_ref).unwrap_or_default(),
-        std::slice::from_ref(&root_sharding),
-    )?;
+    let inputs = totals(counted)?;
+    let outputs = totals(result.map(std::slice::from_ref).unwrap_or_default())?;
     summary.parameter_bytes = inputs.bytes;
     summary.output_bytes = outputs.bytes;
     if sharded {
@@ -164,13 +171,94 @@ pub fn read_proto(
         summary.per_device_output_bytes = outputs.per_device.filter(|_| result.is_some());
     }
     summary.entry_computation = entry.name;
-    summary.entry_computation_layout = layout.map(|layout| EntryLayout {
-        parameters: layout.parameters.iter().map(Shape::to_string).collect(),
-        result: layout.result.as_ref().map(Shape::to_string),
+    summary.entry_parameters = entry.parameters.into_iter().map(Kept::text).collect();
+    summary.entry_result = entry.root.text();
+    summary.entry_computation_layout = layout.map(|(parameters, result)| EntryLayout {
+        parameters: parameters.into_iter().map(Kept::text).collect(),
+        result: result.map(Kept::text),
     });
-    summary.entry_parameters = parameters.iter().map(Shape::to_string).collect();
-    summary.entry_result = root.to_string();
     Ok(summary)
+}
+
+/// A shape read from bytes and kept for the module's summary: its facts,
+/// those of what one device holds of it, and its key for the verifier's
+/// comparison.
+#[derive(Debug, Clone)]
+struct Kept {
+    facts: (ShapeFacts, Option<ShapeFacts>),
+    key: String,
+}
+
+impl Kept {
+    /// Reads the serialized shape `bytes` (the field at `path`), and what
+    /// one device holds of it under `sharding`.
+    fn read(bytes: &[u8], sharding: Option<&HloSharding>, path: &str) -> Result<Self, ProtoError> {
+        let mut builder = FactsBuilder::new(sharding);
+        let mut key = String::new();
+        shape_events(bytes, &mut |event| {
+            builder.push(event);
+            write_key(&mut key, event);
+        })
+        .map_err(|e| match e {
+            ShapeBytesError::Wire(e) => wire_error(path, &e),
+            ShapeBytesError::Decode(e) => ProtoError::at(path, ProtoErrorKind::Decode(e)),
+            ShapeBytesError::TooDeep => ProtoError::at(path, ProtoErrorKind::TooDeep(MAX_DEPTH)),
+        })?;
+        Ok(Self {
+            facts: builder.finish(),
+            key,
+        })
+    }
+
+    fn compared(&self) -> Compared {
+        Compared {
+            text: self.facts.0.text.clone(),
+            key: self.key.clone(),
+        }
+    }
+
+    fn text(self) -> String {
+        self.facts.0.text
+    }
+}
+
+/// The parameters and result of a `host_program_shape` (`bytes`), each
+/// read a tuple element at a time with the sharding of the entry
+/// computation's parameter or root.
+fn host_program_shape(
+    bytes: &[u8],
+    parameter_shardings: &[Option<HloSharding>],
+    root_sharding: Option<&HloSharding>,
+) -> Result<(Vec<Kept>, Option<Kept>), ProtoError> {
+    const PATH: &str = "host_program_shape";
+    let split = |bytes: &[u8], number| split_field(bytes, number).map_err(|e| wire_error(PATH, &e));
+    let (parameters, rest) = split(bytes, PARAMETERS)?;
+    let (_, rest) = split(&rest, RESULT)?;
+    decode::<schema::ProgramShape>(&rest, PATH)?;
+    let (result, _) = split(bytes, RESULT)?;
+    let parameters = parameters
+        .iter()
+        .enumerate()
+        .map(|(i, range)| {
+            let sharding = parameter_shardings.get(i).and_then(Option::as_ref);
+            Kept::read(
+                &bytes[range.clone()],
+                sharding,
+                &format!("{PATH}.parameters[{i}]"),
+            )
+        })
+        .collect::<Result<_, _>>()?;
+    let result = if result.is_empty() {
+        None
+    } else {
+        let merged = field_bytes(bytes, &result);
+        Some(Kept::read(
+            &merged,
+            root_sharding,
+            &format!("{PATH}.result"),
+        )?)
+    };
+    Ok((parameters, result))
 }
 
 /// The index of the entry computation: the one with the module's
@@ -217,22 +305,22 @@ fn wire_error(path: &str, error: &WireError) -> ProtoError {
     )
 }
 
-/// A shape and its sharding, if it has one sharding-util reads.
-type Sharded = (Shape, Option<HloSharding>);
-
 /// What [`instructions`] learns of a computation.
 struct Computation {
     name: String,
-    /// Its parameters' shapes and shardings, by number (entry only).
-    parameters: Vec<Sharded>,
-    /// Its root's shape and sharding.
-    root: Sharded,
+    /// Its parameters' shapes, by number (entry only).
+    parameters: Vec<Kept>,
+    /// Its root's shape.
+    root: Kept,
+    /// The shardings of its parameters (entry only) and root, if they have
+    /// one sharding-util reads.
+    shardings: (Vec<Option<HloSharding>>, Option<HloSharding>),
     /// Whether an instruction has a sharding.
     sharded: bool,
 }
 
 /// Visits the instructions of computation `c` (the message `bytes`), one
-/// decoded at a time.
+/// decoded at a time, its shape a tuple element at a time.
 fn instructions(
     bytes: &[u8],
     c: usize,
@@ -243,36 +331,41 @@ fn instructions(
     let (ranges, head) = split_field(bytes, INSTRUCTIONS)
         .map_err(|e| wire_error(&format!("computations[{c}]"), &e))?;
     let computation = decode::<HloComputationProto>(&head, &format!("computations[{c}]"))?;
-    let mut parameters: Vec<(i64, Sharded)> = Vec::new();
+    let mut parameters: Vec<(i64, Kept, Option<HloSharding>)> = Vec::new();
     let mut root = None;
     let mut sharded = false;
     for (i, range) in ranges.into_iter().enumerate() {
         let path = |field: &str| format!("computations[{c}].instructions[{i}]{field}");
-        let instruction = decode::<HloInstructionProto>(&bytes[range], &path(""))?;
+        let bytes = &bytes[range];
+        let (shape_ranges, rest) =
+            split_field(bytes, SHAPE).map_err(|e| wire_error(&path(""), &e))?;
+        let instruction = decode::<HloInstructionProto>(&rest, &path(""))?;
         if !is_opcode(&instruction.opcode) {
             warn_unknown_opcode(&mut summary.warnings, &instruction.opcode, &path(".opcode"));
         }
-        let shape = instruction
-            .shape
-            .clone()
-            .ok_or_else(|| ProtoError::at(&path(".shape"), ProtoErrorKind::MissingShape))?;
+        if shape_ranges.is_empty() {
+            return Err(ProtoError::at(
+                &path(".shape"),
+                ProtoErrorKind::MissingShape,
+            ));
+        }
         sharded |= instruction.sharding.is_some();
         let sharding = instruction
             .sharding
             .as_ref()
             .and_then(|p| HloSharding::from_proto(p).ok());
-        let (facts, device) = facts_of(&shape, sharding.as_ref());
+        let shape = Kept::read(
+            &field_bytes(bytes, &shape_ranges),
+            sharding.as_ref(),
+            &path(".shape"),
+        )?;
+        let (facts, device) = &shape.facts;
         let sizes = facts
             .sizes
+            .clone()
             .map_err(|e| ProtoError::at(&path(".shape"), ProtoErrorKind::Size(e)))?;
-        let per_device = device.and_then(PerDevice::from_facts);
+        let per_device = device.clone().and_then(PerDevice::from_facts);
         let is_root = instruction.id == computation.root_id;
-        if is_root {
-            root = Some((shape.clone(), sharding.clone()));
-        }
-        if is_entry && instruction.opcode == "parameter" {
-            parameters.push((instruction.parameter_number, (shape.clone(), sharding)));
-        }
         summary.instructions += 1;
         visit(&Instruction {
             computation: &computation.name,
@@ -287,9 +380,24 @@ fn instructions(
             operands: "",
             attributes: "",
         });
+        // Kept only where the summary needs it.
+        let parameter = is_entry && instruction.opcode == "parameter";
+        match (parameter, is_root) {
+            (true, true) => {
+                parameters.push((
+                    instruction.parameter_number,
+                    shape.clone(),
+                    sharding.clone(),
+                ));
+                root = Some((shape, sharding));
+            }
+            (true, false) => parameters.push((instruction.parameter_number, shape, sharding)),
+            (false, true) => root = Some((shape, sharding)),
+            (false, false) => {}
+        }
     }
-    parameters.sort_by_key(|&(number, _)| number);
-    for (expected, (number, _)) in parameters.iter().enumerate() {
+    parameters.sort_by_key(|&(number, _, _)| number);
+    for (expected, (number, _, _)) in parameters.iter().enumerate() {
         if usize::try_from(*number).ok() != Some(expected) {
             return Err(ProtoError::at(
                 &format!("computations[{c}].instructions"),
@@ -297,16 +405,18 @@ fn instructions(
             ));
         }
     }
-    let root = root.ok_or_else(|| {
+    let (root, root_sharding) = root.ok_or_else(|| {
         ProtoError::at(
             &format!("computations[{c}].root_id"),
             ProtoErrorKind::NoRoot(computation.root_id),
         )
     })?;
+    let (parameters, parameter_shardings) = parameters.into_iter().map(|(_, p, s)| (p, s)).unzip();
     Ok(Computation {
         name: computation.name,
-        parameters: parameters.into_iter().map(|(_, p)| p).collect(),
+        parameters,
         root,
+        shardings: (parameter_shardings, root_sharding),
         sharded,
     })
 }

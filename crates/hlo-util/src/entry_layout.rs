@@ -89,16 +89,6 @@ pub(crate) struct Compared {
 }
 
 impl Compared {
-    /// The comparison of `shape`.
-    pub(crate) fn of(shape: &Shape) -> Self {
-        let mut key = String::new();
-        shape.events(|event| write_key(&mut key, event));
-        Self {
-            text: shape.to_string(),
-            key,
-        }
-    }
-
     /// The comparison of the shape `text`.
     pub(crate) fn of_text(text: &str) -> Result<Self, ParseError> {
         let mut key = String::new();
@@ -154,7 +144,7 @@ pub(crate) fn check_entry_layout(
 /// Writes `event` into a key: `(` and `)` around tuples, each other shape
 /// `type[dims]` and `{minor_to_major}` when it has a layout, then `;` (a
 /// buffer `b(` its array `)`).
-fn write_key(key: &mut String, event: ShapeEvent<'_>) {
+pub(crate) fn write_key(key: &mut String, event: ShapeEvent<'_>) {
     let shape = match event {
         ShapeEvent::TupleStart => return key.push('('),
         ShapeEvent::TupleEnd(_) => return key.push(')'),
@@ -217,6 +207,16 @@ fn same(a: &str, b: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// The comparison of `shape`.
+    fn compared(shape: &Shape) -> Compared {
+        let mut key = String::new();
+        shape.events(|event| write_key(&mut key, event));
+        Compared {
+            text: shape.to_string(),
+            key,
+        }
+    }
+
     /// Checks the layout `text` (`(parameters)->result`) against the
     /// shapes `parameters` and `result`.
     fn check(text: &str, parameters: &[&str], result: &str) -> Result<(), String> {
@@ -226,12 +226,12 @@ mod tests {
             .iter()
             .map(|p| Compared::of_text(p).unwrap())
             .collect();
-        let expected_result = Compared::of(&expected_result.parse().unwrap());
+        let expected_result = compared(&expected_result.parse().unwrap());
         let parameters: Vec<_> = parameters
             .iter()
-            .map(|p| Compared::of(&p.parse().unwrap()))
+            .map(|p| compared(&p.parse().unwrap()))
             .collect();
-        let result = Compared::of(&result.parse().unwrap());
+        let result = compared(&result.parse().unwrap());
         check_entry_layout((&expected, Some(&expected_result)), &parameters, &result)
     }
 
@@ -309,7 +309,7 @@ mod tests {
     fn an_array_without_a_layout_matches_any_order() {
         let mut bare: Shape = "f32[2,3]".parse().unwrap();
         bare.layout = None;
-        let bare = Compared::of(&bare);
+        let bare = compared(&bare);
         let transposed = Compared::of_text("f32[2,3]{0,1}").unwrap();
         assert!(same(&bare.key, &transposed.key));
         assert!(same(&transposed.key, &bare.key));

@@ -118,6 +118,10 @@ pub enum ProtoErrorKind {
     /// An instruction without its shape.
     #[error("missing")]
     MissingShape,
+    /// A shape of tuples nested deeper than this ([`schema::MAX_DEPTH`],
+    /// as deep as the shape parser and protobuf's decoders go).
+    #[error("tuples nested deeper than {0}")]
+    TooDeep(usize),
     /// A shape that cannot be sized: a layout XLA refuses, sizes that
     /// overflow.
     #[error("{0}")]

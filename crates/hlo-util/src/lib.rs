@@ -93,6 +93,7 @@ mod opcodes;
 mod per_device;
 #[rustfmt::skip]
 mod proto;
+mod proto_shape;
 mod report;
 mod scan;
 mod shape_facts;
