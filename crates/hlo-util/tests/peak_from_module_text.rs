@@ -259,3 +259,57 @@ ENTRY %e (p: f32[4]) -> f32[4] {
     assert_eq!(memory.peak.peak_bytes, 16);
     assert_eq!(memory.peak.device.alias_bytes, 16);
 }
+
+/// A scheduled module whose two middle instructions have the opcodes
+/// given (XLA's would be `concatenate` and `slice`).
+fn with_opcodes(concatenate: &str, slice: &str) -> String {
+    format!(
+        "HloModule m, is_scheduled=true
+
+ENTRY %main (p: f32[256]) -> f32[256] {{
+  %p = f32[256]{{0}} parameter(0)
+  %f = f32[1024]{{0}} {concatenate}(%p, %p, %p, %p), dimensions={{0}}
+  %r = f32[256]{{0}} {slice}(%f), slice={{[0:256]}}
+  ROOT %s = f32[256]{{0}} add(%r, %p)
+}}
+"
+    )
+}
+
+#[test]
+fn an_unknown_opcode_is_a_warning_and_its_buffers_count() {
+    let unknown = memory_from_module_text(&with_opcodes("frobnicate", "frobnicate")).unwrap();
+    assert_eq!(
+        unknown.warnings,
+        ["line 5, column 21: unknown opcode `frobnicate`, read as an instruction of its shape"]
+    );
+    // The parameter and the output (1 KiB each) are static; `r` takes the
+    // output's allocation (the add may write over it as it reads it); `f`,
+    // 4 KiB, is the heap's one temporary, live from its step to `r`'s.
+    assert_eq!(unknown.peak.static_bytes, 2048);
+    assert_eq!(unknown.peak.heap_peak_bytes, 4096);
+    assert_eq!(unknown.peak.peak_bytes, 6144);
+    let temporary = unknown
+        .peak
+        .live_at_peak
+        .iter()
+        .find(|b| b.name == "f")
+        .unwrap();
+    assert_eq!(
+        (temporary.bytes, temporary.kind),
+        (4096, BufferKind::Temporary)
+    );
+    // The same peak as with the opcodes XLA knows, which warn of nothing.
+    let known = memory_from_module_text(&with_opcodes("concatenate", "slice")).unwrap();
+    assert!(known.warnings.is_empty());
+    assert_eq!(serde_json::to_value(&known).unwrap().get("warnings"), None);
+    assert_eq!(known.peak, unknown.peak);
+    assert_eq!(known.buffers, unknown.buffers);
+    let json = serde_json::to_value(&unknown).unwrap();
+    assert_eq!(
+        json["warnings"],
+        serde_json::json!([
+            "line 5, column 21: unknown opcode `frobnicate`, read as an instruction of its shape"
+        ])
+    );
+}
