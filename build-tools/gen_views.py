@@ -245,12 +245,17 @@ def operation_chains():
     order, `-1` and other negative sizes, empty arrays, scalars), indices
     out of range, too many or two ellipses, clamped and reversed slices,
     `None`, bad and negative axes of transpose, swapaxes, moveaxis,
-    expand_dims, squeeze and flip, and broadcasts that fit or not."""
+    expand_dims, squeeze and flip, broadcasts that fit or not, sizes past
+    `i64`, reshapes in orders A and K, and `ravel` in every order after
+    each kind of view: a view, or `copy` where numpy copies."""
     import numpy as np
 
     def reshape(*target, order="C"):
-        step = {"op": "reshape" if order == "C" else "reshape_f", "target": list(target)}
+        step = {"op": "reshape" if order == "C" else "reshape_" + order.lower(), "target": list(target)}
         return step, lambda a: a.reshape(target, order=order, copy=False)
+
+    def ravel(order):
+        return {"op": "ravel", "order": order}, lambda a: a.ravel(order=order)
 
     def index(key):
         items = list(key) if isinstance(key, tuple) else [key]
@@ -354,6 +359,28 @@ def operation_chains():
         ([4, 3], [flip(0, 0)]),
         ([4, 3], [flip()]),
         ([2, 3, 4], [flip(1)]),
+        ([1], [reshape(2**32, 2**32)]),
+        ([5], [reshape(-1, 2)]),
+        ([], [broadcast_to(2**62, 4)]),
+        ([3, 4], [transpose(), reshape(2, -1, order="F")]),
+        ([3, 4], [transpose(), reshape(12, order="A")]),
+        ([3, 4], [transpose(), reshape(12)]),
+        ([3, 4], [transpose(), reshape(12, order="K")]),
+        ([6], [index(s[::-1]), reshape(-1)]),
+    ] + [
+        (shape, before + [ravel(order)])
+        for shape, befores in [
+            ([6], [[], [index(s[::-1])], [index(s[::2])], [index(s[1:])], [index(s[:, None])], [index(s[None])],
+                   [index(s[:1])]]),
+            ([3, 4], [[], [index(s[::-1])], [transpose()], [index(s[::2])], [index(s[..., ::-1])],
+                      [index(s[1:])], [index(s[:, None])], [index(s[None])], [broadcast_to(2, 3, 4)],
+                      [index(s[:1])]]),
+            ([2, 3, 4], [[], [index(s[::-1])]]),
+            ([2, 1, 3], [[transpose(2, 0, 1)], [transpose(1, 0, 2)], [swapaxes(0, 1)], [index(s[:, None])],
+                         [index(s[None])], [index(s[:1])]]),
+        ]
+        for before in befores
+        for order in "CFAK"
     ]
 
 
@@ -394,12 +421,18 @@ def run_strided_chain(spec, steps):
 
 def run_steps(buf, view, steps):
     """The rows of explicit (json, numpy callable) steps applied to `view`."""
+    import numpy as np
+
     rows = []
     for step, apply in steps:
         try:
             view = apply(view)
         except (ValueError, IndexError, TypeError) as e:
             step["error"] = str(e)
+            rows.append(step)
+            break
+        if view.size and not np.shares_memory(view, buf):
+            step["copy"] = True
             rows.append(step)
             break
         step.update(describe(view, buf))
