@@ -261,10 +261,19 @@ def operation_chains():
         items = list(key) if isinstance(key, tuple) else [key]
         return {"op": "index", "expression": index_text(items)}, lambda a: a[tuple(items)]
 
-    def transpose(*axes):
-        if not axes:
-            return {"op": "transpose"}, lambda a: a.T
-        return {"op": "transpose", "axes": list(axes)}, lambda a: a.transpose(axes)
+    def on_axes(op, call):
+        """The step `op` with optional `axes`: `call(a)` without, `call(a, axes)` with."""
+
+        def step(*axes):
+            if not axes:
+                return {"op": op}, lambda a: call(a)
+            return {"op": op, "axes": list(axes)}, lambda a: call(a, axes)
+
+        return step
+
+    transpose = on_axes("transpose", np.transpose)
+    squeeze = on_axes("squeeze", np.squeeze)
+    flip = on_axes("flip", np.flip)
 
     def swapaxes(a1, a2):
         return {"op": "swapaxes", "axis1": a1, "axis2": a2}, lambda a: np.swapaxes(a, a1, a2)
@@ -275,18 +284,8 @@ def operation_chains():
     def expand_dims(*axes):
         return {"op": "expand_dims", "axes": list(axes)}, lambda a: np.expand_dims(a, axes)
 
-    def squeeze(*axes):
-        if not axes:
-            return {"op": "squeeze"}, lambda a: np.squeeze(a)
-        return {"op": "squeeze", "axes": list(axes)}, lambda a: np.squeeze(a, axes)
-
     def broadcast_to(*target):
         return {"op": "broadcast_to", "target": list(target)}, lambda a: np.broadcast_to(a, target)
-
-    def flip(*axes):
-        if not axes:
-            return {"op": "flip"}, lambda a: np.flip(a)
-        return {"op": "flip", "axes": list(axes)}, lambda a: np.flip(a, axes)
 
     s = np.s_
     return [
