@@ -91,24 +91,25 @@ fn check_export(row: &Row) -> Result<(), String> {
     }
 }
 
-#[test]
-fn jax_lowered_shardings_convert_to_xla_text_and_jax_boxes() {
-    let mut tally = Tally::new("shardy/jax.jsonl");
-    for row in load("shardy/jax.jsonl").unwrap() {
+/// Checks every row of the golden file `name` with `check`, each case
+/// named by its mesh and sharding.
+fn check_all(name: &str, check: fn(&Row) -> Result<(), String>) {
+    let mut tally = Tally::new(name);
+    for row in load(name).unwrap() {
         let case = format!("{} {}", field(&row, "mesh"), field(&row, "sharding"));
-        tally.record(&case, check_jax(&row));
+        tally.record(&case, check(&row));
     }
     assert!(tally.finish());
 }
 
 #[test]
+fn jax_lowered_shardings_convert_to_xla_text_and_jax_boxes() {
+    check_all("shardy/jax.jsonl", check_jax);
+}
+
+#[test]
 fn hand_made_shardings_convert_as_xla_exports_them() {
-    let mut tally = Tally::new("shardy/export.jsonl");
-    for row in load("shardy/export.jsonl").unwrap() {
-        let case = format!("{} {}", field(&row, "mesh"), field(&row, "sharding"));
-        tally.record(&case, check_export(&row));
-    }
-    assert!(tally.finish());
+    check_all("shardy/export.jsonl", check_export);
 }
 
 #[test]
