@@ -11,8 +11,8 @@
 
 use conformance::{Row, Tally, ints, required, same};
 use serde_json::Value;
-use sharding_util::HloSharding;
 use sharding_util::sdy::{SdyMesh, SdySharding};
+use sharding_util::{DeviceBox, HloSharding};
 
 /// The sharding of one row, converted with its mesh; the text must also
 /// print back as read.
@@ -70,15 +70,19 @@ fn check_jax(row: &Row) -> Result<(), String> {
             .device_box(&shape, device)
             .map_err(|e| e.to_string())?
             .ok_or_else(|| format!("device {device} holds nothing"))?;
-        let got: Vec<Value> = held
-            .offsets
-            .iter()
-            .zip(&held.limits)
-            .map(|(&o, &l)| Value::from(vec![o, l]))
-            .collect();
-        same(&format!("device {device} box"), &Value::from(got), expected)?;
+        same(&format!("device {device} box"), &box_value(&held), expected)?;
     }
     Ok(())
+}
+
+/// A device's box as jax's indices are written: `[start, stop]` per
+/// dimension.
+fn box_value(held: &DeviceBox) -> Value {
+    held.offsets
+        .iter()
+        .zip(&held.limits)
+        .map(|(&o, &l)| Value::from(vec![o, l]))
+        .collect()
 }
 
 fn check_export(row: &Row) -> Result<(), String> {
@@ -144,14 +148,8 @@ fn lowered_mlp_lists_what_jax_places_on_each_device() {
                 .device_box(&shape, i64::try_from(device).unwrap())
                 .unwrap()
                 .unwrap();
-            let got: Vec<Value> = held
-                .offsets
-                .iter()
-                .zip(&held.limits)
-                .map(|(&o, &l)| Value::from(vec![o, l]))
-                .collect();
             assert_eq!(
-                &Value::from(got),
+                &box_value(&held),
                 expected,
                 "{} device {device}",
                 entry.tensor_type
