@@ -31,6 +31,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from golden_io import XlaWorker, run  # noqa: E402
+import sharding_random  # noqa: E402
 
 TAG = "@@"
 CHECK_RE = re.compile(r".*(Check failed: .*|terminate called .*|what\(\): .*)")
@@ -277,12 +278,7 @@ def random_sharding(rng: random.Random) -> str:
     if kind < 0.12:
         return "{%s}" % ", ".join(random_sharding(rng) for _ in range(rng.randrange(1, 4)))
     n = rng.choice([2, 4, 6, 8, 8, 8, 12, 16])
-    factors = []
-    rest = n
-    while rest > 1:
-        f = rng.choice([p for p in range(2, rest + 1) if rest % p == 0])
-        factors.append(f)
-        rest //= f
+    factors = sharding_random.factors(rng, n)
     rng.shuffle(factors)
     # Tile dims: group factors, sprinkle 1s.
     dims = []
@@ -305,14 +301,10 @@ def random_sharding(rng: random.Random) -> str:
         subgroups = [rng.choice(["manual", "replicated", "unreduced"]) for _ in range(min(k, len(dims)))]
         tail = " last_tile_dims={%s}" % ", ".join(subgroups)
     if rng.random() < 0.5:
-        reshape = list(factors) or [1]
-        if rng.random() < 0.2:
-            reshape.insert(rng.randrange(len(reshape) + 1), 1)
+        reshape, perm = sharding_random.iota_reshape(rng, factors)
         if len(reshape) == 1:
             devices = "<=[%d]" % reshape[0]
         else:
-            perm = list(range(len(reshape)))
-            rng.shuffle(perm)
             devices = "<=[%s]T(%s)" % (",".join(map(str, reshape)), ",".join(map(str, perm)))
     else:
         ids = list(range(n))
@@ -340,25 +332,25 @@ def text_inputs():
     rng = random.Random(22)
     out = list(HAND)
     seen = set(out)
-    while len(out) < len(HAND) + 700:
-        s = random_sharding(rng)
-        if len(out) % 4 == 3:
-            s = mutate(rng, s)
-        if s not in seen:
-            seen.add(s)
-            out.append(s)
+    add_random(rng, out, seen, random_sharding, len(HAND) + 700, 4)
     # Named shardings come after (their own seed), so the rows above stay as they were.
     rng = random.Random(23)
     named = [s for s in NAMED if s not in seen]
     seen.update(named)
-    while len(named) < len(NAMED) + 300:
-        s = random_named(rng)
-        if len(named) % 5 == 4:
+    add_random(rng, named, seen, random_named, len(NAMED) + 300, 5)
+    return out + named
+
+
+def add_random(rng: random.Random, inputs: list, seen: set, make, count: int, every: int) -> None:
+    """Appends inputs `make(rng)` not `seen` before until `inputs` holds
+    `count`; the one to go at each position `every`-th is mutated first."""
+    while len(inputs) < count:
+        s = make(rng)
+        if len(inputs) % every == every - 1:
             s = mutate(rng, s)
         if s not in seen:
             seen.add(s)
-            named.append(s)
-    return out + named
+            inputs.append(s)
 
 
 INDEX_SHARDINGS = [

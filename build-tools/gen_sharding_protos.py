@@ -29,6 +29,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from golden_io import XlaWorker, run  # noqa: E402
+import sharding_random  # noqa: E402
 
 TAG = "@@"
 CHECK_RE = re.compile(r".*(Check failed: .*|terminate called .*|what\(\): .*)")
@@ -246,12 +247,7 @@ def hand() -> list[bytes]:
 
 def random_tiled(rng: random.Random) -> bytes:
     n = rng.choice([1, 2, 2, 4, 6, 8, 8, 12, 16])
-    factors = []
-    rest = n
-    while rest > 1:
-        f = rng.choice([p for p in range(2, rest + 1) if rest % p == 0])
-        factors.append(f)
-        rest //= f
+    factors = sharding_random.factors(rng, n)
     dims = []
     for f in factors:
         if dims and rng.random() < 0.4:
@@ -271,11 +267,7 @@ def random_tiled(rng: random.Random) -> bytes:
         pool = [REPLICATED, MANUAL, UNREDUCED] * 12 + [MAXIMAL, MAXIMAL, TUPLE, OTHER, UNKNOWN]
         kwargs["last_tile_dims"] = [rng.choice(pool) for _ in range(k)]
     if rng.random() < 0.5:
-        reshape = list(factors) or [1]
-        if rng.random() < 0.2:
-            reshape.insert(rng.randrange(len(reshape) + 1), 1)
-        perm = list(range(len(reshape)))
-        rng.shuffle(perm)
+        reshape, perm = sharding_random.iota_reshape(rng, factors)
         kwargs["reshape"] = reshape
         if rng.random() < 0.95:
             kwargs["perm"] = perm

@@ -239,6 +239,150 @@ def fixed_chains():
     ]
 
 
+def operation_chains():
+    """One or two steps from a small row-major array for each kind of
+    answer of each operation: reshapes that need a copy or not (C and F
+    order, `-1` and other negative sizes, empty arrays, scalars), indices
+    out of range, too many or two ellipses, clamped and reversed slices,
+    `None`, bad and negative axes of transpose, swapaxes, moveaxis,
+    expand_dims, squeeze and flip, broadcasts that fit or not, sizes past
+    `i64`, reshapes in orders A and K, and `ravel` in every order after
+    each kind of view: a view, or `copy` where numpy copies."""
+    import numpy as np
+
+    def reshape(*target, order="C"):
+        step = {"op": "reshape" if order == "C" else "reshape_" + order.lower(), "target": list(target)}
+        return step, lambda a: a.reshape(target, order=order, copy=False)
+
+    def ravel(order):
+        return {"op": "ravel", "order": order}, lambda a: a.ravel(order=order)
+
+    def index(key):
+        items = list(key) if isinstance(key, tuple) else [key]
+        return {"op": "index", "expression": index_text(items)}, lambda a: a[tuple(items)]
+
+    def on_axes(op, call):
+        """The step `op` with optional `axes`: `call(a)` without, `call(a, axes)` with."""
+
+        def step(*axes):
+            if not axes:
+                return {"op": op}, lambda a: call(a)
+            return {"op": op, "axes": list(axes)}, lambda a: call(a, axes)
+
+        return step
+
+    transpose = on_axes("transpose", np.transpose)
+    squeeze = on_axes("squeeze", np.squeeze)
+    flip = on_axes("flip", np.flip)
+
+    def swapaxes(a1, a2):
+        return {"op": "swapaxes", "axis1": a1, "axis2": a2}, lambda a: np.swapaxes(a, a1, a2)
+
+    def moveaxis(src, dst):
+        return {"op": "moveaxis", "source": src, "destination": dst}, lambda a: np.moveaxis(a, src, dst)
+
+    def expand_dims(*axes):
+        return {"op": "expand_dims", "axes": list(axes)}, lambda a: np.expand_dims(a, axes)
+
+    def broadcast_to(*target):
+        return {"op": "broadcast_to", "target": list(target)}, lambda a: np.broadcast_to(a, target)
+
+    s = np.s_
+    return [
+        ([3, 4], [reshape(2, -1, 2)]),
+        ([6], [reshape(-1, 4)]),
+        ([6], [reshape(4, -1)]),
+        ([6], [reshape(4)]),
+        ([6], [reshape(-1, -1)]),
+        ([6], [reshape(0, -1)]),
+        ([6], [reshape(-2, 3)]),
+        ([2, 0, 3], [reshape(3, 0, 2)]),
+        ([2, 0, 3], [reshape(0, -1)]),
+        ([4, 3], [index(s[:, ::2]), reshape(8)]),
+        ([4, 1, 3], [index(s[:, :, ::2]), reshape(2, 2, 2)]),
+        ([4, 1, 3], [index(s[:, :, ::2]), reshape(2, 2, 1, 2, 1)]),
+        ([2, 3, 4], [transpose(1, 0, 2), reshape(3, 8)]),
+        ([2, 3, 4], [transpose(1, 0, 2), reshape(3, 2, 2, 2)]),
+        ([5], [index(s[::2]), reshape(3, 1)]),
+        ([3, 5], [index(s[:, ::2]), transpose(), reshape(3, 3, 1, order="F")]),
+        ([3, 5], [index(s[:, ::2]), transpose(), reshape(1, 3, 3, 1, order="F")]),
+        ([3, 5], [index(s[:, ::2]), transpose(), reshape(3, 1, 3)]),
+        ([3], [broadcast_to(4, 3), reshape(2, 2, 3)]),
+        ([1], [broadcast_to(4, 3), reshape(12)]),
+        ([1, 1], [reshape()]),
+        ([], [reshape(1, 1)]),
+        ([4, 3], [index(5)]),
+        ([4, 3], [index(-5)]),
+        ([4, 3], [index(s[:, 3])]),
+        ([4, 3], [index((0, 0, 0))]),
+        ([4, 3], [index((Ellipsis, Ellipsis))]),
+        ([4, 3], [index(s[1:1])]),
+        ([4, 3], [index(s[::-1])]),
+        ([4, 3], [index(s[1, None])]),
+        ([4, 3], [index(s[None, ..., None])]),
+        ([4, 3, 2], [index(s[1, ..., None, 1])]),
+        ([4, 3], [index(s[None, None, 1:1:-1])]),
+        ([4, 3], [index(s[10:-10:-3])]),
+        ([10], [index(s[-3:2:-2])]),
+        ([10], [index(s[-100:100:3])]),
+        ([10], [index(s[8:-100:-4])]),
+        ([3, 4], [index(s[::-1, 2])]),
+        ([3, 4], [index(s[0:3:2, 1:4:2])]),
+        ([4, 3], [index(s[::0])]),
+        ([4, 3], [transpose(1, -2)]),
+        ([4, 3], [transpose(0, 0)]),
+        ([4, 3], [transpose(0, 2)]),
+        ([4, 3], [transpose(0)]),
+        ([4, 3], [swapaxes(0, 2)]),
+        ([4, 3], [swapaxes(-1, 0)]),
+        ([4, 3], [moveaxis([0], [2])]),
+        ([4, 3], [moveaxis([0, 0], [1, 0])]),
+        ([2, 3, 4, 5], [moveaxis([0, 1], [2])]),
+        ([2, 3, 4, 5], [moveaxis([3, 0], [0, -1])]),
+        ([4, 3], [expand_dims(3)]),
+        ([4, 3], [expand_dims(0, 0)]),
+        ([4, 3], [transpose(), expand_dims(0, 2)]),
+        ([4, 3], [index(s[::2, ::2]), expand_dims(1, -1)]),
+        ([4, 1, 3], [squeeze()]),
+        ([4, 1, 3], [squeeze(5)]),
+        ([4, 1, 3], [squeeze(0)]),
+        ([2, 3], [squeeze(0, 0)]),
+        ([1, 3], [broadcast_to(1, 3)]),
+        ([1, 3], [broadcast_to(5, 1, 3)]),
+        ([4, 1], [broadcast_to(4, 0)]),
+        ([4, 3], [broadcast_to(2, 3)]),
+        ([4, 3], [broadcast_to(3)]),
+        ([4, 3], [broadcast_to(-1, 4, 3)]),
+        ([3, 4, 1, 5], [broadcast_to(2, 3, 4, 10, 5)]),
+        ([4, 3], [flip(2)]),
+        ([4, 3], [flip(0, 0)]),
+        ([4, 3], [flip()]),
+        ([2, 3, 4], [flip(1)]),
+        ([1], [reshape(2**32, 2**32)]),
+        ([5], [reshape(-1, 2)]),
+        ([], [broadcast_to(2**62, 4)]),
+        ([3, 4], [transpose(), reshape(2, -1, order="F")]),
+        ([3, 4], [transpose(), reshape(12, order="A")]),
+        ([3, 4], [transpose(), reshape(12)]),
+        ([3, 4], [transpose(), reshape(12, order="K")]),
+        ([6], [index(s[::-1]), reshape(-1)]),
+    ] + [
+        (shape, before + [ravel(order)])
+        for shape, befores in [
+            ([6], [[], [index(s[::-1])], [index(s[::2])], [index(s[1:])], [index(s[:, None])], [index(s[None])],
+                   [index(s[:1])]]),
+            ([3, 4], [[], [index(s[::-1])], [transpose()], [index(s[::2])], [index(s[..., ::-1])],
+                      [index(s[1:])], [index(s[:, None])], [index(s[None])], [broadcast_to(2, 3, 4)],
+                      [index(s[:1])]]),
+            ([2, 3, 4], [[], [index(s[::-1])]]),
+            ([2, 1, 3], [[transpose(2, 0, 1)], [transpose(1, 0, 2)], [swapaxes(0, 1)], [index(s[:, None])],
+                         [index(s[None])], [index(s[:1])]]),
+        ]
+        for before in befores
+        for order in "CFAK"
+    ]
+
+
 def strided_chains():
     """`as_strided` starts at and past 64 dimensions: numpy checks the rank
     before the strides' count."""
@@ -276,12 +420,18 @@ def run_strided_chain(spec, steps):
 
 def run_steps(buf, view, steps):
     """The rows of explicit (json, numpy callable) steps applied to `view`."""
+    import numpy as np
+
     rows = []
     for step, apply in steps:
         try:
             view = apply(view)
         except (ValueError, IndexError, TypeError) as e:
             step["error"] = str(e)
+            rows.append(step)
+            break
+        if view.size and not np.shares_memory(view, buf):
+            step["copy"] = True
             rows.append(step)
             break
         step.update(describe(view, buf))
@@ -300,6 +450,7 @@ def generate():
             rows.append(row)
     rows += [run_chain(shape, steps) for shape, steps in fixed_chains()]
     rows += [run_strided_chain(spec, steps) for spec, steps in strided_chains()]
+    rows += [run_chain(shape, steps) for shape, steps in operation_chains()]
     return {"views.jsonl": rows}
 
 

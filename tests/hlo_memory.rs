@@ -56,6 +56,29 @@ fn number(row: &Row, key: &str) -> i64 {
         .unwrap_or_else(|| panic!("no {key} in {row:?}"))
 }
 
+/// XLA's argument and output bytes of the module of `row`; where
+/// `summary`'s logical totals (XLA's CPU backend counts arrays by their
+/// logical bytes, tiled or not) are others, a failure naming `what`.
+fn xla_totals(
+    row: &Row,
+    summary: &ModuleSummary,
+    what: &str,
+    failures: &mut Vec<String>,
+) -> (i64, i64) {
+    let xla = (
+        number(row, "argument_size_in_bytes"),
+        number(row, "output_size_in_bytes"),
+    );
+    let logical = (
+        summary.parameter_bytes.logical,
+        summary.output_bytes.logical,
+    );
+    if logical != xla {
+        failures.push(format!("{what}: ours {logical:?}, XLA {xla:?}"));
+    }
+    xla
+}
+
 #[test]
 fn parameter_and_output_bytes_are_xlas_on_every_compiled_module() {
     let rows = load("hlo/memory.jsonl").unwrap();
@@ -64,18 +87,7 @@ fn parameter_and_output_bytes_are_xlas_on_every_compiled_module() {
     for row in &rows {
         let name = conformance::required(row, "module").unwrap();
         let (summary, _) = read(name);
-        let xla = (
-            number(row, "argument_size_in_bytes"),
-            number(row, "output_size_in_bytes"),
-        );
-        // XLA's CPU backend counts arrays by their logical bytes, tiled or not.
-        let logical = (
-            summary.parameter_bytes.logical,
-            summary.output_bytes.logical,
-        );
-        if logical != xla {
-            failures.push(format!("{name}: ours {logical:?}, XLA {xla:?}"));
-        }
+        let xla = xla_totals(row, &summary, name, &mut failures);
         // Without tiles the allocated bytes are the logical ones.
         let tiled = name == "tiled_cpu";
         let allocated = (
@@ -96,17 +108,7 @@ fn serialized_modules_give_xlas_totals_and_the_texts_instructions() {
     for row in &rows {
         let name = conformance::required(row, "module").unwrap();
         let (summary, mut seen) = read_pb(name);
-        let xla = (
-            number(row, "argument_size_in_bytes"),
-            number(row, "output_size_in_bytes"),
-        );
-        let logical = (
-            summary.parameter_bytes.logical,
-            summary.output_bytes.logical,
-        );
-        if logical != xla {
-            failures.push(format!("{name}.pb: ours {logical:?}, XLA {xla:?}"));
-        }
+        xla_totals(row, &summary, &format!("{name}.pb"), &mut failures);
         let path = conformance::golden_dir()
             .join("hlo")
             .join(format!("{name}.txt"));

@@ -11,8 +11,8 @@
 
 use conformance::{Row, Tally, ints, required, same};
 use serde_json::Value;
-use sharding_util::HloSharding;
 use sharding_util::sdy::{SdyMesh, SdySharding};
+use sharding_util::{DeviceBox, HloSharding};
 
 /// The sharding of one row, converted with its mesh; the text must also
 /// print back as read.
@@ -70,15 +70,19 @@ fn check_jax(row: &Row) -> Result<(), String> {
             .device_box(&shape, device)
             .map_err(|e| e.to_string())?
             .ok_or_else(|| format!("device {device} holds nothing"))?;
-        let got: Vec<Value> = held
-            .offsets
-            .iter()
-            .zip(&held.limits)
-            .map(|(&o, &l)| Value::from(vec![o, l]))
-            .collect();
-        same(&format!("device {device} box"), &Value::from(got), expected)?;
+        same(&format!("device {device} box"), &box_value(&held), expected)?;
     }
     Ok(())
+}
+
+/// A device's box as jax's indices are written: `[start, stop]` per
+/// dimension.
+fn box_value(held: &DeviceBox) -> Value {
+    held.offsets
+        .iter()
+        .zip(&held.limits)
+        .map(|(&o, &l)| Value::from(vec![o, l]))
+        .collect()
 }
 
 fn check_export(row: &Row) -> Result<(), String> {
@@ -91,24 +95,25 @@ fn check_export(row: &Row) -> Result<(), String> {
     }
 }
 
-#[test]
-fn jax_lowered_shardings_convert_to_xla_text_and_jax_boxes() {
-    let mut tally = Tally::new("shardy/jax.jsonl");
-    for row in load("shardy/jax.jsonl").unwrap() {
+/// Checks every row of the golden file `name` with `check`, each case
+/// named by its mesh and sharding.
+fn check_all(name: &str, check: fn(&Row) -> Result<(), String>) {
+    let mut tally = Tally::new(name);
+    for row in load(name).unwrap() {
         let case = format!("{} {}", field(&row, "mesh"), field(&row, "sharding"));
-        tally.record(&case, check_jax(&row));
+        tally.record(&case, check(&row));
     }
     assert!(tally.finish());
 }
 
 #[test]
+fn jax_lowered_shardings_convert_to_xla_text_and_jax_boxes() {
+    check_all("shardy/jax.jsonl", check_jax);
+}
+
+#[test]
 fn hand_made_shardings_convert_as_xla_exports_them() {
-    let mut tally = Tally::new("shardy/export.jsonl");
-    for row in load("shardy/export.jsonl").unwrap() {
-        let case = format!("{} {}", field(&row, "mesh"), field(&row, "sharding"));
-        tally.record(&case, check_export(&row));
-    }
-    assert!(tally.finish());
+    check_all("shardy/export.jsonl", check_export);
 }
 
 #[test]
@@ -143,14 +148,8 @@ fn lowered_mlp_lists_what_jax_places_on_each_device() {
                 .device_box(&shape, i64::try_from(device).unwrap())
                 .unwrap()
                 .unwrap();
-            let got: Vec<Value> = held
-                .offsets
-                .iter()
-                .zip(&held.limits)
-                .map(|(&o, &l)| Value::from(vec![o, l]))
-                .collect();
             assert_eq!(
-                &Value::from(got),
+                &box_value(&held),
                 expected,
                 "{} device {device}",
                 entry.tensor_type

@@ -1,16 +1,17 @@
 //! Golden test of numpy views (`views.jsonl`, from
 //! `build-tools/gen_views.py`): chains of reshape, transpose, swapaxes,
-//! moveaxis, expand_dims, squeeze, broadcast_to, basic indexing and flip on
-//! numpy arrays, replayed on `stride_util::StridedView`. After every step
-//! the shape, strides, offset, contiguity flags and element offsets must be
-//! numpy's; a step numpy rejects must be rejected with numpy's message
-//! (ours may add detail after it).
+//! moveaxis, expand_dims, squeeze, broadcast_to, basic indexing, flip and
+//! ravel on numpy arrays, replayed on `stride_util::StridedView`. After
+//! every step the shape, strides, offset, contiguity flags and element
+//! offsets must be numpy's; a step numpy rejects must be rejected with
+//! numpy's message (ours may add detail after it), and a ravel numpy
+//! answers with a copy must be refused as needing one.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use conformance::{Row, Tally, field, int, ints, load, required, same};
 use serde_json::Value;
-use stride_util::{Order, StridedView, ViewError, parse_index_expression};
+use stride_util::{NumpyOrder, Order, StridedView, ViewError, parse_index_expression};
 
 /// The integer array `key` of `row`, or `None` if absent.
 fn optional_ints(row: &Row, key: &str) -> Result<Option<Vec<i64>>, String> {
@@ -54,6 +55,15 @@ fn apply(view: &StridedView, step: &Row) -> Result<Result<StridedView, ViewError
     Ok(match required(step, "op")? {
         "reshape" => view.reshape(&ints(step, "target")?),
         "reshape_f" => view.reshape_with_order(&ints(step, "target")?, Order::F),
+        "reshape_a" => view.reshape_numpy(&ints(step, "target")?, NumpyOrder::A),
+        "reshape_k" => view.reshape_numpy(&ints(step, "target")?, NumpyOrder::K),
+        "ravel" => view.ravel(match required(step, "order")? {
+            "C" => NumpyOrder::C,
+            "F" => NumpyOrder::F,
+            "A" => NumpyOrder::A,
+            "K" => NumpyOrder::K,
+            other => return Err(format!("unknown order {other}")),
+        }),
         "transpose" => match optional_ints(step, "axes")? {
             Some(axes) => view.permute(&axes),
             None => Ok(view.transpose()),
@@ -111,6 +121,13 @@ fn check_chain(row: &Row) -> Result<(), String> {
         let step = step.as_object().ok_or("step is not an object")?;
         let outcome = apply(&view, step)?;
         let op = required(step, "op")?;
+        if step.get("copy").and_then(Value::as_bool) == Some(true) {
+            // Where numpy copies, a view cannot be had: the chain ends.
+            return match outcome {
+                Err(ViewError::RavelNeedsCopy { .. }) => Ok(()),
+                other => Err(format!("step {i} ({op}): {other:?}, numpy copied")),
+            };
+        }
         match (outcome, field(step, "error")) {
             (Ok(next), None) => {
                 check_view(&next, step).map_err(|e| format!("step {i} ({op}): {e}"))?;

@@ -296,6 +296,19 @@ async function main() {
     await open();
     await drop({ "compiled.txt": readFileSync(join(golden, "compiled.txt"), "utf8") });
     await checkMemory(cli("hlo", join(golden, "compiled.txt"), "--peak"));
+    equal(await evaluate(`document.getElementById("memory-warnings").hidden`), true, "no warning line");
+  });
+
+  await check("memory: an opcode XLA does not know warned of as the CLI does", async () => {
+    const module = "HloModule m, is_scheduled=true\nENTRY e {\n  p = f32[256] parameter(0)\n  ROOT n = f32[256] frobnicate(p)\n}\n";
+    const file = join(work, "frobnicate.txt");
+    writeFileSync(file, module);
+    const expected = cli("hlo", file, "--peak");
+    equal(expected.warnings.length, 1, "the CLI's warnings");
+    await open();
+    await drop({ "frobnicate.txt": module });
+    await checkMemory(expected);
+    equal(await text("memory-warnings"), expected.warnings.map((w) => `warning: ${w}`).join("\n"), "the warning line");
   });
 
   await check("memory: hovering a buffer of the timeline names it", async () => {

@@ -75,3 +75,35 @@ def test_stablehlo_and_bad_text_are_refused():
     bad = "HloModule m\n\nENTRY %e () -> f32[] {\n  ROOT %a = f32[] add(%x, %x)\n}\n"
     with pytest.raises(xla_shape.HloError, match="^line 4, column 23: instruction does not exist: x$"):
         xla_shape.peak_memory(bad)
+
+
+UNKNOWN_OPCODE = """HloModule m, is_scheduled=true
+
+ENTRY %main (p: f32[256]) -> f32[256] {
+  %p = f32[256]{0} parameter(0)
+  %f = f32[1024]{0} frobnicate(%p, %p, %p, %p), dimensions={0}
+  %r = f32[256]{0} frobnicate(%f), slice={[0:256]}
+  ROOT %s = f32[256]{0} add(%r, %p)
+}
+"""
+
+
+def test_an_unknown_opcode_is_a_warning_and_its_buffers_count():
+    warning = "line 5, column 21: unknown opcode `frobnicate`, read as an instruction of its shape"
+    report = xla_shape.peak_memory(UNKNOWN_OPCODE)
+    assert report.warnings == [warning]
+    assert report["warnings"] == [warning]
+    assert xla_shape.hlo_memory(UNKNOWN_OPCODE).warnings == [warning]
+    assert f"warnings=['{warning}']" in repr(report)
+    # The parameter and the output (1 KiB each) are static; `f` (4 KiB) is
+    # the heap's one temporary at the peak.
+    assert (report.peak_bytes, report.static_bytes, report.heap_peak_bytes) == (6144, 2048, 4096)
+    assert [(b.name, b.bytes, b.kind) for b in report.live_at_peak] == [
+        ("f", 4096, "temporary"),
+        ("p", 1024, "parameter"),
+        ("r", 1024, "output"),
+    ]
+    known = UNKNOWN_OPCODE.replace("frobnicate", "concatenate", 1).replace("frobnicate", "slice", 1)
+    without = xla_shape.peak_memory(known)
+    assert "warnings" not in without.keys()
+    assert without.peak_bytes == 6144

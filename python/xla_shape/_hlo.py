@@ -100,8 +100,10 @@ def peak_memory(x: Any) -> PeakReport:
       buffer assignment would place its buffers; the report adds
       ``peak_is_estimate`` (true for a module without a schedule, taken in
       the order of its text), ``steps`` and ``buffers`` (every buffer with
-      its ``first_step`` and ``last_step``). StableHLO
-      (``lowered.as_text()``) is refused: compile it first;
+      its ``first_step`` and ``last_step``), and ``warnings`` when the text
+      has an opcode XLA does not know (read as an instruction of its
+      shape, its buffers counted). StableHLO (``lowered.as_text()``) is
+      refused: compile it first;
     - XLA's dump of its buffer assignment
       (``XLA_FLAGS="--xla_dump_to=DIR --xla_dump_hlo_as_proto"``): the
       ``HloProto`` (``bytes``, or the path of ``*after_optimizations.hlo.pb``)
@@ -127,6 +129,9 @@ def peak_memory(x: Any) -> PeakReport:
     >>> report = peak_memory(text)
     >>> report.peak_bytes, report.peak_at.instruction, report.peak_is_estimate
     (3072, 'n', False)
+    >>> unknown = peak_memory(text.replace("negate", "frobnicate"))
+    >>> unknown.peak_bytes, unknown.warnings
+    (3072, ['line 6, column 20: unknown opcode `frobnicate`, read as an instruction of its shape'])
     >>> peak_memory("module @jit_f {}")
     Traceback (most recent call last):
     ...

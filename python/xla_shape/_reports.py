@@ -261,8 +261,11 @@ class MemoryReport(Record):
     ``parameter_bytes`` and ``output_bytes`` as XLA's
     ``CompiledMemoryStats`` (jax's ``memory_analysis()``), the allocated
     sizes with tiles, the per-device sizes of a sharded module, each
-    :class:`InstructionBuffer` (largest first) and each computation's
-    :class:`ComputationTotal`."""
+    :class:`InstructionBuffer` (largest first), each computation's
+    :class:`ComputationTotal` and, only when the reader met something it
+    does not understand (an opcode XLA does not know, its buffer sized as
+    any other's), ``warnings``: where and what, as the command prints them
+    last."""
 
     _entries = {"instructions": InstructionBuffer, "computation_totals": ComputationTotal}
 
@@ -277,6 +280,7 @@ class MemoryReport(Record):
     instruction_count: int
     instructions: List[InstructionBuffer]
     computation_totals: List[ComputationTotal]
+    warnings: List[str]
 
 
 class PeakAt(Record):
@@ -316,8 +320,10 @@ class PeakReport(Pictured):
     plus ``heap_peak_bytes``), where (:class:`PeakAt`), the buffers live
     there (:class:`LiveBuffer`, largest first) and XLA's ``device`` and
     ``host`` totals; from a module's text also ``peak_is_estimate``,
-    ``steps`` and every buffer with its steps. Jupyter shows the memory
-    timeline."""
+    ``steps``, every buffer with its steps and, when the text has an opcode
+    XLA does not know (read as an instruction of its shape, its buffers
+    counted), ``warnings`` as :class:`MemoryReport` has them. Jupyter shows
+    the memory timeline."""
 
     _entries = {
         "peak_at": PeakAt,
@@ -334,6 +340,7 @@ class PeakReport(Pictured):
     live_at_peak: List[LiveBuffer]
     device: AllocationTotals
     host: AllocationTotals
+    warnings: List[str]
 
 
 def _empty(shard: DeviceShard) -> bool:

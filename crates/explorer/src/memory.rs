@@ -23,6 +23,10 @@ struct MemoryReply<'a> {
     /// The steps of the flattened schedule (module text only).
     #[serde(skip_serializing_if = "Option::is_none")]
     steps: Option<u64>,
+    /// What the text reader did not understand (an opcode XLA does not
+    /// know), as `xla-shape hlo --peak` warns of it; absent when nothing.
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    warnings: &'a [String],
     /// The timeline picture (`xla-shape hlo --timeline`).
     svg: String,
 }
@@ -33,8 +37,8 @@ struct MemoryReply<'a> {
 /// peak computed as `xla-shape hlo FILE --peak` does). The reply has
 /// `source`, the peak report's fields (`peak_bytes`, `static_bytes`,
 /// `heap_peak_bytes`, `peak_at`, `live_at_peak`, `device`, `host`), for
-/// module text `peak_is_estimate` and `steps`, and `svg`: the timeline
-/// picture, titled with `file`.
+/// module text `peak_is_estimate`, `steps` and any `warnings`, and `svg`:
+/// the timeline picture, titled with `file`.
 ///
 /// ```
 /// let text = "HloModule m, is_scheduled=true\nENTRY e {\n  p = f32[256] parameter(0)\n  ROOT n = f32[256] negate(p)\n}\n";
@@ -59,6 +63,7 @@ pub fn module_memory(bytes: &[u8], file: Option<String>) -> String {
         peak: &memory.peak,
         peak_is_estimate: Some(memory.peak_is_estimate),
         steps: Some(memory.steps),
+        warnings: &memory.warnings,
         svg: xla_shape::module_memory_timeline(file, &memory),
     })
 }
@@ -97,6 +102,7 @@ fn dump_memory(dump: MemoryDump<'_>, file: Option<&str>) -> String {
             peak: &peak,
             peak_is_estimate: None,
             steps: None,
+            warnings: &[],
             svg,
         }),
         Err(error) => reply::error(error),
@@ -138,6 +144,23 @@ mod tests {
         assert_eq!(text["peak_is_estimate"], false);
         assert_eq!(dump.get("steps"), None);
         assert!(dump["svg"].as_str().unwrap().contains("peak 96 KiB"));
+    }
+
+    #[test]
+    fn an_unknown_opcode_is_a_warning() {
+        let text = "HloModule m, is_scheduled=true\nENTRY e {\n  p = f32[256] parameter(0)\n  ROOT n = f32[256] frobnicate(p)\n}\n";
+        let reply: Value = serde_json::from_str(&module_memory(text.as_bytes(), None)).unwrap();
+        assert_eq!(reply["peak_bytes"], 2048);
+        assert_eq!(
+            reply["warnings"],
+            serde_json::json!([
+                "line 4, column 21: unknown opcode `frobnicate`, read as an instruction of its shape"
+            ])
+        );
+        let known = text.replace("frobnicate", "negate");
+        let reply: Value = serde_json::from_str(&module_memory(known.as_bytes(), None)).unwrap();
+        assert_eq!(reply["peak_bytes"], 2048);
+        assert_eq!(reply.get("warnings"), None);
     }
 
     #[test]

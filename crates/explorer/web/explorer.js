@@ -16,10 +16,10 @@ function decode(text) {
   return bytes;
 }
 
-/** `node`'s children replaced by plain `text`, or shown/hidden when an error line. */
+/** `node`'s children replaced by plain `text`, or shown/hidden when an error or warning line. */
 function say(node, text) {
   node.textContent = text || "";
-  if (node.classList.contains("error")) node.hidden = !text;
+  if (node.classList.contains("error") || node.classList.contains("warning")) node.hidden = !text;
 }
 
 /** A table's rows from `header` and `rows` (arrays of cells); a cell is text, or [text, "text"] left-aligned. */
@@ -285,6 +285,7 @@ function showMemory(name, reply) {
   if (!reply.ok) {
     say($("memory-error"), `${name}: ${reply.error}`);
     say(peak, "");
+    say($("memory-warnings"), "");
     delete peak.dataset.peakBytes;
     $("memory-timeline").replaceChildren();
     buffers = [];
@@ -295,6 +296,7 @@ function showMemory(name, reply) {
   const at = reply.peak_at ? `, at ${reply.peak_at.instruction}` : "";
   say(peak, `peak ${human(reply.peak_bytes)} (${reply.peak_bytes} bytes): static ${human(reply.static_bytes)} + heap ${human(reply.heap_peak_bytes)}${at}${estimate}`);
   peak.dataset.peakBytes = reply.peak_bytes;
+  say($("memory-warnings"), (reply.warnings || []).map((w) => `warning: ${w}`).join("\n"));
   $("memory-timeline").innerHTML = reply.svg;
   buffers = reply.live_at_peak;
   renderBuffers();

@@ -23,78 +23,68 @@ fn rows(name: &str) -> Vec<Value> {
         .collect()
 }
 
-/// Compares each `(name, text, expected)` peak, and each program's
-/// argument, output and alias totals with XLA's `memory_analysis` (`stats`,
-/// in the order of `cases`); returns how many peaks are exact and the
-/// largest relative difference, and prints the table of differences.
-fn compare(cases: &[(String, String, u64)], stats: &[Value]) -> (usize, f64) {
+/// Computes the peak of each row of the golden file `file` from its
+/// module text and compares it with the expected one (`case(row)` gives the
+/// name, the text and that peak), and each program's argument, output and
+/// alias totals with XLA's `memory_analysis`; prints the table of
+/// differences and returns how many peaks are exact, of how many, and the
+/// largest relative difference.
+fn compare(file: &str, case: impl Fn(&Value) -> (String, String, u64)) -> (usize, usize, f64) {
+    let rows = rows(file);
     let mut exact = 0;
     let mut worst = 0.0_f64;
     println!(
         "{:<28} {:>12} {:>12} {:>10}",
         "program", "expected", "ours", "diff"
     );
-    for (name, text, expected) in cases {
-        let memory = memory_from_module_text(text).unwrap();
-        if let Some(stats) = stats.get(position_of(cases, name)) {
-            let device = &memory.peak.device;
-            for (ours, key) in [
-                (device.argument_bytes, "argument_size_in_bytes"),
-                (device.output_bytes, "output_size_in_bytes"),
-                (device.alias_bytes, "alias_size_in_bytes"),
-            ] {
-                assert_eq!(ours, stats[key], "{name}: {key}");
-            }
+    for row in &rows {
+        let (name, text, expected) = case(row);
+        let memory = memory_from_module_text(&text).unwrap();
+        let device = &memory.peak.device;
+        let stats = &row["memory_analysis"];
+        for (ours, key) in [
+            (device.argument_bytes, "argument_size_in_bytes"),
+            (device.output_bytes, "output_size_in_bytes"),
+            (device.alias_bytes, "alias_size_in_bytes"),
+        ] {
+            assert_eq!(ours, stats[key], "{name}: {key}");
         }
         let ours = memory.peak.peak_bytes;
-        if ours == *expected {
+        if ours == expected {
             exact += 1;
             continue;
         }
         #[allow(clippy::cast_precision_loss)]
-        let relative = (ours as f64 - *expected as f64).abs() / *expected as f64;
+        let relative = (ours as f64 - expected as f64).abs() / expected as f64;
         worst = worst.max(relative);
         println!(
             "{name:<28} {expected:>12} {ours:>12} {:>+10} ({:.2}%)",
-            i128::from(ours) - i128::from(*expected),
+            i128::from(ours) - i128::from(expected),
             relative * 100.0
         );
     }
-    (exact, worst)
-}
-
-/// The position of program `name` in `cases`.
-fn position_of(cases: &[(String, String, u64)], name: &str) -> usize {
-    cases.iter().position(|c| c.0 == name).unwrap_or(usize::MAX)
+    println!(
+        "exact: {exact} of {}; worst: {:.3}%",
+        rows.len(),
+        worst * 100.0
+    );
+    (exact, rows.len(), worst)
 }
 
 #[test]
 fn golden_programs_from_their_module_text() {
-    let cases: Vec<(String, String, u64)> = rows("peak_memory.jsonl")
-        .iter()
-        .map(|row| {
-            let name = row["name"].as_str().unwrap().to_owned();
-            let text = std::fs::read_to_string(
-                golden_dir()
-                    .join("peak_memory")
-                    .join(&name)
-                    .join("compiled.txt"),
-            )
-            .unwrap();
-            (name, text, row["expected"]["peak_bytes"].as_u64().unwrap())
-        })
-        .collect();
-    let stats: Vec<Value> = rows("peak_memory.jsonl")
-        .into_iter()
-        .map(|row| row["memory_analysis"].clone())
-        .collect();
-    let (exact, worst) = compare(&cases, &stats);
-    println!(
-        "exact: {exact} of {}; worst: {:.3}%",
-        cases.len(),
-        worst * 100.0
-    );
-    assert_eq!(cases.len(), 87);
+    let (exact, count, worst) = compare("peak_memory.jsonl", |row| {
+        let name = row["name"].as_str().unwrap().to_owned();
+        let text = std::fs::read_to_string(
+            golden_dir()
+                .join("peak_memory")
+                .join(&name)
+                .join("compiled.txt"),
+        )
+        .unwrap();
+        (name, text, row["expected"]["peak_bytes"].as_u64().unwrap())
+    });
+    assert_eq!(count, 87);
     // Every program exact today, the second set of the generator (programs
     // the analysis was not developed against) included: a floor that cannot
     // regress.
@@ -105,30 +95,17 @@ fn golden_programs_from_their_module_text() {
 #[test]
 fn h100_modules_from_their_text() {
     let dir = golden_dir().join("peak_memory_h100/modules");
-    let cases: Vec<(String, String, u64)> = rows("peak_memory_h100/modules/memory_analysis.jsonl")
-        .iter()
-        .map(|row| {
-            let text = std::fs::read_to_string(dir.join(row["text"].as_str().unwrap())).unwrap();
-            (
-                row["name"].as_str().unwrap().to_owned(),
-                text,
-                row["memory_analysis"]["peak_memory_in_bytes"]
-                    .as_u64()
-                    .unwrap(),
-            )
-        })
-        .collect();
-    let stats: Vec<Value> = rows("peak_memory_h100/modules/memory_analysis.jsonl")
-        .into_iter()
-        .map(|row| row["memory_analysis"].clone())
-        .collect();
-    let (exact, worst) = compare(&cases, &stats);
-    println!(
-        "exact: {exact} of {}; worst: {:.3}%",
-        cases.len(),
-        worst * 100.0
-    );
-    assert_eq!((exact, cases.len()), (8, 8));
+    let (exact, count, _) = compare("peak_memory_h100/modules/memory_analysis.jsonl", |row| {
+        let text = std::fs::read_to_string(dir.join(row["text"].as_str().unwrap())).unwrap();
+        (
+            row["name"].as_str().unwrap().to_owned(),
+            text,
+            row["memory_analysis"]["peak_memory_in_bytes"]
+                .as_u64()
+                .unwrap(),
+        )
+    });
+    assert_eq!((exact, count), (8, 8));
 }
 
 #[test]
@@ -258,4 +235,58 @@ ENTRY %e (p: f32[4]) -> f32[4] {
     let memory = memory_from_module_text(text).unwrap();
     assert_eq!(memory.peak.peak_bytes, 16);
     assert_eq!(memory.peak.device.alias_bytes, 16);
+}
+
+/// A scheduled module whose two middle instructions have the opcodes
+/// given (XLA's would be `concatenate` and `slice`).
+fn with_opcodes(concatenate: &str, slice: &str) -> String {
+    format!(
+        "HloModule m, is_scheduled=true
+
+ENTRY %main (p: f32[256]) -> f32[256] {{
+  %p = f32[256]{{0}} parameter(0)
+  %f = f32[1024]{{0}} {concatenate}(%p, %p, %p, %p), dimensions={{0}}
+  %r = f32[256]{{0}} {slice}(%f), slice={{[0:256]}}
+  ROOT %s = f32[256]{{0}} add(%r, %p)
+}}
+"
+    )
+}
+
+#[test]
+fn an_unknown_opcode_is_a_warning_and_its_buffers_count() {
+    let unknown = memory_from_module_text(&with_opcodes("frobnicate", "frobnicate")).unwrap();
+    assert_eq!(
+        unknown.warnings,
+        ["line 5, column 21: unknown opcode `frobnicate`, read as an instruction of its shape"]
+    );
+    // The parameter and the output (1 KiB each) are static; `r` takes the
+    // output's allocation (the add may write over it as it reads it); `f`,
+    // 4 KiB, is the heap's one temporary, live from its step to `r`'s.
+    assert_eq!(unknown.peak.static_bytes, 2048);
+    assert_eq!(unknown.peak.heap_peak_bytes, 4096);
+    assert_eq!(unknown.peak.peak_bytes, 6144);
+    let temporary = unknown
+        .peak
+        .live_at_peak
+        .iter()
+        .find(|b| b.name == "f")
+        .unwrap();
+    assert_eq!(
+        (temporary.bytes, temporary.kind),
+        (4096, BufferKind::Temporary)
+    );
+    // The same peak as with the opcodes XLA knows, which warn of nothing.
+    let known = memory_from_module_text(&with_opcodes("concatenate", "slice")).unwrap();
+    assert!(known.warnings.is_empty());
+    assert_eq!(serde_json::to_value(&known).unwrap().get("warnings"), None);
+    assert_eq!(known.peak, unknown.peak);
+    assert_eq!(known.buffers, unknown.buffers);
+    let json = serde_json::to_value(&unknown).unwrap();
+    assert_eq!(
+        json["warnings"],
+        serde_json::json!([
+            "line 5, column 21: unknown opcode `frobnicate`, read as an instruction of its shape"
+        ])
+    );
 }

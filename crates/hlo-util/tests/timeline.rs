@@ -4,11 +4,12 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use hlo_util::{
-    StepUnit, memory_from_module_text, peak_from_hlo_proto, peak_from_text_dumps,
-    timeline_from_hlo_proto, timeline_from_module_memory, timeline_from_text_dumps,
+    MemoryTimeline, PeakReport, StepUnit, memory_from_module_text, peak_from_hlo_proto,
+    peak_from_text_dumps, timeline_from_hlo_proto, timeline_from_module_memory,
+    timeline_from_text_dumps,
 };
 
 fn programs() -> Vec<PathBuf> {
@@ -22,6 +23,38 @@ fn programs() -> Vec<PathBuf> {
     dirs
 }
 
+/// Every buffer of `timeline` lives over steps it has, first to last.
+#[track_caller]
+fn assert_buffers_within_the_steps(timeline: &MemoryTimeline, dir: &Path) {
+    assert!(
+        timeline
+            .buffers
+            .iter()
+            .all(|b| b.first <= b.last && b.last < timeline.steps),
+        "{}",
+        dir.display()
+    );
+}
+
+/// The live bytes `live` are highest at `report`'s peak, and reach it at
+/// its step.
+#[track_caller]
+fn assert_highest_at_the_peak(live: &[u64], report: &PeakReport, dir: &Path) {
+    let name = dir.display();
+    assert_eq!(
+        live.iter().max().copied(),
+        Some(report.peak_bytes),
+        "{name}"
+    );
+    if let Some(at) = &report.peak_at {
+        assert_eq!(
+            live[usize::try_from(at.step).unwrap()],
+            report.peak_bytes,
+            "{name}"
+        );
+    }
+}
+
 #[test]
 fn from_the_hlo_proto_the_timeline_peaks_where_xla_does() {
     let dirs = programs();
@@ -32,27 +65,17 @@ fn from_the_hlo_proto_the_timeline_peaks_where_xla_does() {
         let timeline = timeline_from_hlo_proto(&bytes).unwrap();
         assert_eq!(timeline.unit, StepUnit::HeapEvent);
         let live = timeline.live_bytes();
-        let name = dir.display();
-        assert_eq!(
-            live.iter().max().copied(),
-            Some(report.peak_bytes),
-            "{name}"
-        );
+        assert_highest_at_the_peak(&live, &report, &dir);
+        // And first there: no event before it reaches the peak.
         if let Some(at) = &report.peak_at {
             let step = usize::try_from(at.step).unwrap();
-            assert_eq!(live[step], report.peak_bytes, "{name}");
             assert!(
                 live[..step].iter().all(|&b| b < report.peak_bytes),
-                "{name}"
+                "{}",
+                dir.display()
             );
         }
-        assert!(
-            timeline
-                .buffers
-                .iter()
-                .all(|b| b.first <= b.last && b.last < timeline.steps),
-            "{name}"
-        );
+        assert_buffers_within_the_steps(&timeline, &dir);
     }
 }
 
@@ -75,23 +98,9 @@ fn from_the_text_dumps_the_timeline_peaks_at_the_peak() {
         let report = peak_from_text_dumps(&assignment, &live_range).unwrap();
         let timeline = timeline_from_text_dumps(&assignment, &live_range).unwrap();
         assert_eq!(timeline.unit, StepUnit::ScheduleStep);
-        let live = timeline.live_bytes();
         // Blocks of overlapping values of one storage group could add up
         // past the peak; on these programs they never do.
-        assert_eq!(
-            live.iter().max().copied(),
-            Some(report.peak_bytes),
-            "{}",
-            dir.display()
-        );
-        if let Some(at) = &report.peak_at {
-            assert_eq!(
-                live[usize::try_from(at.step).unwrap()],
-                report.peak_bytes,
-                "{}",
-                dir.display()
-            );
-        }
+        assert_highest_at_the_peak(&timeline.live_bytes(), &report, &dir);
     }
 }
 
@@ -110,13 +119,7 @@ fn from_module_text_the_timeline_reaches_the_peak() {
         let name = dir.display();
         assert_eq!(timeline.unit, StepUnit::ScheduleStep);
         assert_eq!(timeline.steps, memory.steps + 1);
-        assert!(
-            timeline
-                .buffers
-                .iter()
-                .all(|b| b.first <= b.last && b.last < timeline.steps),
-            "{name}"
-        );
+        assert_buffers_within_the_steps(&timeline, &dir);
         let live = timeline.live_bytes();
         let peak = memory.peak.peak_bytes;
         let at_peak = memory

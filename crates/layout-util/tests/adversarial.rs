@@ -1,8 +1,9 @@
 //! Hostile layouts: `minor_to_major` with `i64` extremes, duplicates and the
 //! wrong length, padding shorter, longer or smaller than the dimensions,
 //! enum numbers no enum has, and tiles, alignments, element sizes and split
-//! configs at the `i64` extremes. Each is the exact XLA error naming the
-//! offending value (spec §2 and §5.1), or accepted where XLA accepts it.
+//! configs at the `i64` extremes. Each is the error XLA's format strings
+//! give (spec §2 and §5.1, with the offending value), or accepted where
+//! XLA accepts it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

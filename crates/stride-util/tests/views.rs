@@ -118,8 +118,11 @@ fn seed_strided_views_article() {
 }
 
 /// Fuzz find: a step that overflows a length-1 dimension's stride. That
-/// stride is never stepped along; numpy keeps the wrapped product (values
-/// from numpy 2.x: `as_strided(...)[::-65, None]`).
+/// stride is never stepped along; numpy keeps the wrapped product. The
+/// values are numpy 2.4.6's for 1-byte elements, whose byte strides are
+/// element strides: `as_strided(np.arange(10, dtype=np.int8)[1:], [1] * 8,
+/// strides)[::-65, None]` and `np.flip` of the same view. (No golden chain:
+/// those hold 4-byte elements, whose byte strides this one overflows.)
 #[test]
 fn slicing_a_length_one_dimension_keeps_numpys_wrapped_stride() {
     let huge = -4_629_489_586_660_196_360;

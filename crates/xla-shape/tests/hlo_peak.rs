@@ -146,3 +146,75 @@ fn stablehlo_protos_and_bad_text_are_refused() {
         "{out}"
     );
 }
+
+/// A scheduled module with an opcode XLA does not know, twice: read as
+/// instructions of their shapes, sized and counted.
+const UNKNOWN_OPCODE: &str = "HloModule m, is_scheduled=true
+
+ENTRY %main (p: f32[256]) -> f32[256] {
+  %p = f32[256]{0} parameter(0)
+  %f = f32[1024]{0} frobnicate(%p, %p, %p, %p), dimensions={0}
+  %r = f32[256]{0} frobnicate(%f), slice={[0:256]}
+  ROOT %s = f32[256]{0} add(%r, %p)
+}
+";
+
+#[test]
+fn an_unknown_opcode_is_a_warning_as_hlo_gives_it() {
+    let warning =
+        "line 5, column 21: unknown opcode `frobnicate`, read as an instruction of its shape";
+    let (code, out) = hlo(
+        &["hlo".as_ref(), "-".as_ref(), "--peak".as_ref()],
+        UNKNOWN_OPCODE,
+    );
+    assert_eq!(code, 0, "{out}");
+    // The parameter and the output are static (`r` writes into the
+    // output's allocation); `f`, 4 KiB, is the heap's one temporary.
+    assert_eq!(
+        out,
+        format!(
+            "peak: 6144 bytes at step 1 (f)
+static: 2048 bytes (parameters, constants, outputs)   heap at the peak: 4096 bytes
+device: arguments 1024 bytes   outputs 1024 bytes   aliased 0 bytes   temporaries 4096 bytes
+live at the peak: 3 buffers
+bytes  kind       buffer  shape
+ 4096  temporary  f{{}}     f32[1024]{{0}}
+ 1024  parameter  p{{}}     f32[256]{{0}}
+ 1024  output     r{{}}     f32[256]{{0}}
+warning: {warning}
+"
+        )
+    );
+    // The last line `hlo` prints of the same module.
+    let (code, summary) = hlo(&["hlo".as_ref(), "-".as_ref()], UNKNOWN_OPCODE);
+    assert_eq!(code, 0, "{summary}");
+    assert!(
+        summary.ends_with(&format!("\nwarning: {warning}\n")),
+        "{summary}"
+    );
+    let json = |text: &str, peak: bool| {
+        let mut args: Vec<&std::ffi::OsStr> = vec!["--json".as_ref(), "hlo".as_ref(), "-".as_ref()];
+        if peak {
+            args.push("--peak".as_ref());
+        }
+        let (code, out) = hlo(&args, text);
+        assert_eq!(code, 0, "{out}");
+        serde_json::from_str::<Value>(&out).unwrap()
+    };
+    let peak = json(UNKNOWN_OPCODE, true);
+    assert_eq!(peak["warnings"], serde_json::json!([warning]));
+    assert_eq!(peak["warnings"], json(UNKNOWN_OPCODE, false)["warnings"]);
+    assert_eq!(peak["peak_bytes"], 6144);
+    let f = &peak["buffers"][0];
+    assert_eq!(
+        (&f["name"], &f["bytes"]),
+        (&Value::from("f"), &Value::from(4096))
+    );
+    // A module XLA reads whole has no `warnings` at all, and the same peak.
+    let known = UNKNOWN_OPCODE
+        .replacen("frobnicate", "concatenate", 1)
+        .replacen("frobnicate", "slice", 1);
+    let report = json(&known, true);
+    assert_eq!(report.get("warnings"), None);
+    assert_eq!(report["peak_bytes"], 6144);
+}

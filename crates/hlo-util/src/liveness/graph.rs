@@ -70,6 +70,8 @@ pub(crate) struct Graph {
     pub scheduled: bool,
     /// The header's `input_output_alias`.
     pub io_alias: Vec<Alias>,
+    /// The text reader's warnings ([`crate::ModuleSummary::warnings`]).
+    pub warnings: Vec<String>,
 }
 
 /// Names read, resolved once the whole module is read: all in one text,
@@ -249,6 +251,7 @@ pub(crate) fn read_graph(text: &str) -> Result<Graph, LivenessError> {
         return Err(error);
     }
     graph.scheduled = summary.is_scheduled;
+    graph.warnings = summary.warnings;
     graph.entry =
         *comp_names
             .get(&summary.entry_computation)

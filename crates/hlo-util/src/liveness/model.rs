@@ -138,6 +138,7 @@ pub fn memory_from_module_text(text: &str) -> Result<ModuleMemory, LivenessError
         peak_is_estimate: !graph.scheduled,
         steps: schedule.end(),
         buffers: buffers_out,
+        warnings: graph.warnings,
     })
 }
 

@@ -45,4 +45,10 @@ pub struct ModuleMemory {
     /// Every buffer: the module's, largest first, then the thread-local
     /// values.
     pub buffers: Vec<ModuleBuffer>,
+    /// What the text reader read without understanding it (an opcode XLA
+    /// does not know, its buffer sized as any other's), as
+    /// [`crate::ModuleSummary::warnings`] words it; left out of the JSON
+    /// when there is none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }

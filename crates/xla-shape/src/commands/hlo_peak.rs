@@ -15,8 +15,9 @@ pub const ESTIMATE_NOTE: &str = "estimate: the module is not scheduled (no is_sc
      compiled.as_text() for the peak XLA computes";
 
 /// The peak report of the module in `args.file` (`-`: standard input):
-/// the text with at most `top` live buffers listed, or (`json`) the whole
-/// memory as one JSON object, `ok` first.
+/// the text with at most `top` live buffers listed and the reader's
+/// warnings last (as `hlo` prints them), or (`json`) the whole memory as
+/// one JSON object, `ok` first.
 pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<String, String> {
     let mut input = Vec::new();
     if args.file == "-" {
@@ -56,6 +57,9 @@ pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<String, String> {
     text.push_str(&memory.peak.text(top).to_string());
     if let Some(out) = written {
         text.push_str(&format!("\nwrote {out}"));
+    }
+    for warning in &memory.warnings {
+        text.push_str(&format!("\nwarning: {warning}"));
     }
     Ok(text)
 }
