@@ -244,6 +244,33 @@ def hand() -> list[bytes]:
     ]
 
 
+def named_reductions(named: list[bytes]) -> list[bytes]:
+    """Named shardings with each `reduction_op` (SUM, MAX, MIN written out, values no enum value
+    names), with reduction entries in their own or the `OpSharding`'s metadata, in tuples."""
+    def op(value: int) -> bytes:
+        return scalar(8, value)
+
+    def named_meta(body: bytes) -> bytes:
+        return message(6, body)
+
+    reduction_entry = text(1, "sdy::reduction_op") + text(2, "MAX")
+    out = [sharding(named=n + op(v)) for n in named for v in (0, 1, 2, 3, -1)]
+    out += [sharding(named=named[1] + op(v)) for v in (4, 99, (1 << 31) - 1, -(1 << 31))]
+    out += [
+        sharding(OTHER, named=named[1] + op(2)), sharding(OTHER, named=named[2] + op(1)),
+        sharding(named=named[1] + named_meta(reduction_entry)),
+        sharding(named=named[1] + named_meta(reduction_entry) + op(2)),
+        sharding(named=named[1] + named_meta(text(2, "a")) + op(1)),
+        sharding(named=named[3] + named_meta(text(2, "a")) + op(1)),
+        sharding(named=named[1] + op(1), meta=reduction("MIN")),
+        sharding(named=named[2] + op(2), meta=metadata(op_name="a")),
+        sharding(named=named[1] + op(2), group=(True, 3, 1)),
+        sharding(TUPLE, tuple_=[sharding(named=named[1] + op(1)), sharding(UNREDUCED, meta=reduction("MAX"))]),
+        sharding(TUPLE, tuple_=[sharding(TUPLE, tuple_=[sharding(named=named[2] + op(2))])]),
+    ]
+    return out
+
+
 def random_tiled(rng: random.Random) -> bytes:
     n = rng.choice([1, 2, 2, 4, 6, 8, 8, 12, 16])
     factors = []
@@ -328,7 +355,7 @@ def random_sharding(rng: random.Random, named: list[bytes], depth: int = 0) -> b
 def inputs(named: list[bytes]) -> list[bytes]:
     rng = random.Random(46)
     out = []
-    for p in hand() + [sharding(named=named[0]), sharding(OTHER, named=named[1])]:
+    for p in hand() + [sharding(named=named[0]), sharding(OTHER, named=named[1])] + named_reductions(named):
         if p not in out:
             out.append(p)
     seen = set(out)

@@ -3,6 +3,7 @@
 //! tile-assignment form is built by `HloSharding::from_named`).
 
 use crate::error::{ErrorKind, ShardingError};
+use crate::reduction::Reduction;
 use crate::tile_assignment::{TileAssignment, checked_count};
 
 /// A mesh axis, or a part of one (`'y'` or `'y':(2)2`).
@@ -76,6 +77,10 @@ pub struct NamedSharding {
     pub unreduced: Vec<AxisRef>,
     /// Manually partitioned axes (`manual={...}`).
     pub manual: Vec<AxisRef>,
+    /// How the partial results on the unreduced axes combine
+    /// (`unreduced=max{...}`; kept, as XLA keeps it, when no axis is
+    /// unreduced).
+    pub reduction: Reduction,
 }
 
 /// The pieces of one mesh axis: the cut points in "pre-size" space, from 1 to

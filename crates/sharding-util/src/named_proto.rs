@@ -8,6 +8,7 @@ use schema::{AxisRefProto, MeshProto, NamedShardingProto, OpMetadata};
 
 use crate::error::{ErrorKind, ShardingError};
 use crate::named::{AxisRef, DimSharding, Mesh, MeshDevices, NamedSharding};
+use crate::reduction::Reduction;
 
 fn ref_to_proto(r: &AxisRef) -> AxisRefProto {
     AxisRefProto {
@@ -74,29 +75,21 @@ impl NamedSharding {
             replicated_axes: self.replicated.iter().map(ref_to_proto).collect(),
             unreduced_axes: self.unreduced.iter().map(ref_to_proto).collect(),
             manual_axes: self.manual.iter().map(ref_to_proto).collect(),
+            reduction_op: self.reduction.proto_value(),
             metadata: metadata.to_vec(),
-            ..NamedShardingProto::default()
         }
     }
 
     /// The named sharding a `NamedShardingProto` describes, and its
-    /// metadata, checked as [`Self::validate`] does.
+    /// metadata (kept as written: XLA reads no reduction entry there),
+    /// checked as [`Self::validate`] does. A `reduction_op` XLA has no name
+    /// for is read as a sum, as XLA 0.12 reads it.
     ///
     /// # Errors
     ///
-    /// What [`Self::validate`] rejects, a negative axis index, an iota
-    /// transform that is not one, and a reduction other than a sum (which
-    /// the text cannot show).
+    /// What [`Self::validate`] rejects, a negative axis index, and an iota
+    /// transform that is not one.
     pub fn from_proto(p: &NamedShardingProto) -> Result<(Self, Vec<OpMetadata>), ShardingError> {
-        if p.reduction_op != 0 {
-            return Err(ShardingError::new(
-                ErrorKind::Unsupported,
-                format!(
-                    "named sharding reduction_op {} (only SUM, 0, is supported)",
-                    p.reduction_op
-                ),
-            ));
-        }
         let mesh = p.mesh.clone().unwrap_or_default();
         let devices = match (&mesh.iota_transform, mesh.device_ids.is_empty()) {
             (Some(_), false) => {
@@ -149,6 +142,7 @@ impl NamedSharding {
             replicated: refs_from_proto(&p.replicated_axes)?,
             unreduced: refs_from_proto(&p.unreduced_axes)?,
             manual: refs_from_proto(&p.manual_axes)?,
+            reduction: Reduction::from_proto_value(p.reduction_op),
         };
         named.validate()?;
         Ok((named, p.metadata.clone()))
@@ -221,10 +215,21 @@ mod tests {
     }
 
     #[test]
-    fn reduction_ops_the_text_cannot_show_are_refused() {
-        let mut p = parse("{mesh['x'=2], [{}], unreduced={'x'}}").to_proto();
-        p.named_sharding.as_mut().unwrap().reduction_op = 1;
-        let error = HloSharding::from_proto(&p).unwrap_err();
-        assert!(error.message().contains("reduction_op 1"), "{error}");
+    fn every_reduction_op_is_read_and_the_named_ones_written_back() {
+        let base = parse("{mesh['x'=2], [{}], unreduced={'x'}}").to_proto();
+        for (value, text, back) in [
+            (0, "{mesh['x'=2], [{}], unreduced={'x'}}", 0),
+            (1, "{mesh['x'=2], [{}], unreduced=max{'x'}}", 1),
+            (2, "{mesh['x'=2], [{}], unreduced=min{'x'}}", 2),
+            (3, "{mesh['x'=2], [{}], unreduced={'x'}}", 0),
+            (-1, "{mesh['x'=2], [{}], unreduced={'x'}}", 0),
+        ] {
+            let mut p = base.clone();
+            p.named_sharding.as_mut().unwrap().reduction_op = value;
+            let s = HloSharding::from_proto(&p).unwrap();
+            assert_eq!(s.to_string(), text, "{value}");
+            assert_eq!(s.to_proto().named_sharding.unwrap().reduction_op, back);
+            assert_eq!(text.parse::<HloSharding>().unwrap(), s, "{text}");
+        }
     }
 }
