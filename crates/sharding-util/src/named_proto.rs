@@ -9,6 +9,7 @@ use schema::{AxisRefProto, MeshProto, NamedShardingProto, OpMetadata};
 use crate::error::{ErrorKind, ShardingError};
 use crate::named::{AxisRef, DimSharding, Mesh, MeshDevices, NamedSharding};
 use crate::reduction::Reduction;
+use crate::tile_assignment::not_a_permutation;
 
 fn ref_to_proto(r: &AxisRef) -> AxisRefProto {
     AxisRefProto {
@@ -102,8 +103,9 @@ impl NamedSharding {
                 let perm = t
                     .transpose_perm
                     .iter()
-                    .map(|&d| usize::try_from(d).unwrap_or(usize::MAX))
-                    .collect();
+                    .map(|&d| usize::try_from(d))
+                    .collect::<Result<_, _>>()
+                    .map_err(|_| not_a_permutation(&t.transpose_perm, t.reshape_dims.len()))?;
                 let total = mesh
                     .axes
                     .iter()

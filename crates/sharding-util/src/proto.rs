@@ -8,7 +8,7 @@ use crate::error::{ErrorKind, ShardingError};
 use crate::named::NamedSharding;
 use crate::reduction::{is_reduction, push_reduction, reduction_of};
 use crate::sharding::{HloSharding, Kind, ShardGroup, SubgroupType};
-use crate::tile_assignment::{Devices, TileAssignment};
+use crate::tile_assignment::{Devices, TileAssignment, not_a_permutation};
 
 impl HloSharding {
     /// The `OpSharding` XLA's `to_proto` gives: its bytes (prost's
@@ -224,8 +224,11 @@ impl HloSharding {
             let perm = p
                 .iota_transpose_perm
                 .iter()
-                .map(|&d| usize::try_from(d).unwrap_or(usize::MAX))
-                .collect();
+                .map(|&d| usize::try_from(d))
+                .collect::<Result<_, _>>()
+                .map_err(|_| {
+                    not_a_permutation(&p.iota_transpose_perm, p.iota_reshape_dims.len())
+                })?;
             TileAssignment::iota(dims, p.iota_reshape_dims.clone(), perm)?
         } else {
             TileAssignment::list(dims, p.tile_assignment_devices.clone())?
