@@ -112,6 +112,15 @@ impl NamedSharding {
         }
     }
 
+    /// The number of devices axis reference `r` spans (1 for an axis the
+    /// mesh lacks, which [`Self::validate`] refuses).
+    pub(crate) fn ref_size(&self, r: &AxisRef) -> i64 {
+        match r.sub {
+            Some((_, size)) => size,
+            None => self.mesh.axes.get(r.axis).map_or(1, |(_, size)| *size),
+        }
+    }
+
     /// Every axis reference, in dimensions, then replicated, unreduced,
     /// manual order.
     pub(crate) fn all_refs(&self) -> impl Iterator<Item = &AxisRef> {

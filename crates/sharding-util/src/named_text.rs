@@ -47,16 +47,8 @@ impl fmt::Display for NamedSharding {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        // XLA writes a reduction other than a sum after `unreduced=`.
-        let op = match self.reduction {
-            Reduction::Sum => String::new(),
-            r => r.text().to_string(),
-        };
         if let Some(word) = self.whole_mesh_word() {
-            return match word {
-                "unreduced" if !op.is_empty() => write!(f, ", unreduced={op}}}"),
-                _ => write!(f, ", {word}}}"),
-            };
+            return write!(f, ", {word}}}");
         }
         let dims: Vec<String> = self
             .dims
@@ -70,7 +62,7 @@ impl fmt::Display for NamedSharding {
         write!(f, ", [{}]", dims.join(", "))?;
         for (name, op, list) in [
             ("replicated", "", &self.replicated),
-            ("unreduced", op.as_str(), &self.unreduced),
+            ("unreduced", self.reduction_word(), &self.unreduced),
             ("manual", "", &self.manual),
         ] {
             if !list.is_empty() {
@@ -89,19 +81,47 @@ fn every_axis(mesh: &Mesh) -> Vec<AxisRef> {
 }
 
 impl NamedSharding {
-    /// `replicated`, `unreduced` or `manual` when XLA prints the sharding
-    /// as that one word: no dimensions, and no axis used, or every axis
-    /// unreduced, or every axis manual.
-    fn whole_mesh_word(&self) -> Option<&'static str> {
-        if !self.dims.is_empty() || !self.replicated.is_empty() {
+    /// The one-word form XLA prints for a sharding that splits no
+    /// dimension (none listed): `replicated` when it uses no axis at all;
+    /// `unreduced` when its unreduced axes span every device (axes of size
+    /// 1 left over are dropped), with its reduction unless a sum, and with
+    /// the axes unless they are every axis (`unreduced=max{'a'}`);
+    /// `manual` when its manual axes span every device.
+    fn whole_mesh_word(&self) -> Option<String> {
+        if !self.dims.is_empty() {
             return None;
         }
-        let every = every_axis(&self.mesh);
-        match (self.unreduced.is_empty(), self.manual.is_empty()) {
-            (true, true) => Some("replicated"),
-            (false, true) if self.unreduced == every => Some("unreduced"),
-            (true, false) if self.manual == every => Some("manual"),
-            _ => None,
+        let every_device = |list: &[AxisRef]| {
+            !list.is_empty()
+                && list
+                    .iter()
+                    .try_fold(1i64, |acc, r| acc.checked_mul(self.ref_size(r)))
+                    == Some(self.total())
+        };
+        if self.replicated.is_empty() && self.unreduced.is_empty() && self.manual.is_empty() {
+            return Some("replicated".to_string());
+        }
+        if every_device(&self.unreduced) {
+            let op = match self.reduction_word() {
+                "" => String::new(),
+                word => format!("={word}"),
+            };
+            let axes = if self.unreduced == every_axis(&self.mesh) {
+                String::new()
+            } else {
+                let refs: Vec<String> = self.unreduced.iter().map(|r| self.axis_text(r)).collect();
+                format!("{{{}}}", refs.join(", "))
+            };
+            return Some(format!("unreduced{op}{axes}"));
+        }
+        every_device(&self.manual).then(|| "manual".to_string())
+    }
+
+    /// `max` or `min` as XLA writes it after `unreduced=`; nothing for a sum.
+    fn reduction_word(&self) -> &'static str {
+        match self.reduction {
+            Reduction::Sum => "",
+            r => r.text(),
         }
     }
 }
@@ -213,6 +233,10 @@ impl Parser {
                     } else {
                         every_axis(&named.mesh)
                     };
+                }
+                // `unreduced{'x'}`, as XLA prints some, names the axes.
+                "unreduced" if *self.peek() == Token::Punct(b'{') => {
+                    named.unreduced = self.axis_list(&named.mesh)?;
                 }
                 "unreduced" => named.unreduced = every_axis(&named.mesh),
                 "manual" => named.manual = every_axis(&named.mesh),
@@ -438,6 +462,57 @@ mod tests {
             assert_eq!(s.to_string(), printed, "{text}");
             assert_eq!(s.named().unwrap().reduction, reduction, "{text}");
             assert_eq!(parse(printed).to_string(), printed);
+        }
+    }
+
+    #[test]
+    fn a_sharding_splitting_no_dimension_prints_one_word_by_the_devices_it_spans() {
+        for (text, printed) in [
+            ("{mesh['a'=1], []}", "{mesh['a'=1], replicated}"),
+            ("{mesh['a'=1], [{}]}", "{mesh['a'=1], [{}]}"),
+            (
+                "{mesh['a'=3,'b'=1], [], unreduced={'a', 'b'}}",
+                "{mesh['a'=3,'b'=1], unreduced}",
+            ),
+            // Unreduced axes spanning every device, not every axis, are listed.
+            (
+                "{mesh['a'=3,'b'=1], [], replicated={'b'}, unreduced={'a'}}",
+                "{mesh['a'=3,'b'=1], unreduced{'a'}}",
+            ),
+            (
+                "{mesh['a'=3,'b'=1], unreduced{'a'}}",
+                "{mesh['a'=3,'b'=1], unreduced{'a'}}",
+            ),
+            (
+                "{mesh['a'=3,'b'=1], [], replicated={'b'}, unreduced=max{'a'}}",
+                "{mesh['a'=3,'b'=1], unreduced=max{'a'}}",
+            ),
+            (
+                "{mesh['a'=1,'b'=1], [], unreduced={'a'}, manual={'b'}}",
+                "{mesh['a'=1,'b'=1], unreduced{'a'}}",
+            ),
+            // Manual axes spanning every device: one word, the rest dropped.
+            (
+                "{mesh['a'=3,'b'=1], [], unreduced=min{'b'}, manual={'a'}}",
+                "{mesh['a'=3,'b'=1], manual}",
+            ),
+            ("{mesh['a'=1], [], manual={'a'}}", "{mesh['a'=1], manual}"),
+            // Not every device: listed.
+            (
+                "{mesh['a'=1,'b'=2], [], manual={'a'}}",
+                "{mesh['a'=1,'b'=2], [], manual={'a'}}",
+            ),
+            (
+                "{mesh['a'=1,'b'=2], [], unreduced={'a'}}",
+                "{mesh['a'=1,'b'=2], [], unreduced={'a'}}",
+            ),
+            (
+                "{mesh['a'=3,'b'=1], [{}], manual={'a'}}",
+                "{mesh['a'=3,'b'=1], [{}], manual={'a'}}",
+            ),
+        ] {
+            assert_eq!(parse(text).to_string(), printed, "{text}");
+            assert_eq!(parse(printed).to_string(), printed, "{printed}");
         }
     }
 
