@@ -292,7 +292,7 @@ fn sharding_escapes() {
     }
     assert!(tally.finish());
     let want = Refusals {
-        located: 9,
+        located: 16,
         with_reason: 0,
         without_reason: 2,
     };
@@ -597,7 +597,7 @@ fn sharding_protos() {
     assert!(tally.finish());
     let want = Refusals {
         located: 0,
-        with_reason: 119,
+        with_reason: 120,
         without_reason: 2,
     };
     assert_eq!(refusals, want, "refusals compared with XLA's");
