@@ -401,18 +401,35 @@ def random_named_text(rng: random.Random) -> str:
 def random_named(rng: random.Random) -> bytes:
     """An `OpSharding` holding a random named sharding as XLA writes it, with a random
     `reduction_op` and metadata (reduction entries too) in it and fields XLA ignores
-    around it, sometimes in a tuple."""
+    around it, sometimes mutated, sometimes in a tuple."""
     body = field14(random_named_text(rng))
     if rng.random() < 0.5:
         body += scalar(8, rng.choice([0, 1, 2, 3, -1, 99]))
     for _ in range(rng.choice([0, 0, 1, 2])):
         body += message(6, rng.choice([text(1, "sdy::reduction_op") + text(2, rng.choice(["MAX", "MIN", "SUM"])),
                                        text(2, "a"), text(1, "add") + scalar(4, 7)]))
+    if rng.random() < 0.15:
+        body += named_mutation(rng)
     one = sharding(rng.choice([None, None, OTHER, REPLICATED]), named=body,
                    **(extras(rng) if rng.random() < 0.3 else {}))
     if rng.random() < 0.15:
         return sharding(TUPLE, tuple_=[one, random_tiled(rng)][:rng.randrange(1, 3)])
     return one
+
+
+def named_mutation(rng: random.Random) -> bytes:
+    """Fields appended to a `NamedShardingProto` (repeated ones add, the mesh merges): an
+    axis reference in a list or a new dimension, in range or not, whole or a sub-axis of any
+    sizes; or a new mesh axis, of any size."""
+    if rng.random() < 0.25:
+        axis = text(1, rng.choice(["z", "a"])) + scalar(2, rng.choice([2, 0, -1]))
+        return message(2, message(1, axis))
+    ref = scalar(1, rng.choice([0, 0, 1, 2, 5, -1]))
+    if rng.random() < 0.5:
+        pre, size = rng.choice([(1, 2), (2, 2), (0, 2), (1, 1), (1, 3), (3, 2), (2, 1)])
+        ref += message(2, scalar(1, pre) + scalar(2, size))
+    field = rng.choice([3, 4, 5, 7])
+    return message(field, message(1, ref) if field == 3 else ref)
 
 
 def inputs(named: list[bytes]) -> list[bytes]:

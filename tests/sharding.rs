@@ -96,6 +96,11 @@ const REASONS: &[(&str, &str)] = &[
         "its size must be less than the axis size",
     ),
     ("Axes cannot coexist or axes overlap", "is used twice"),
+    (
+        "Axis index must be less than number of axes",
+        "is not in a mesh of",
+    ),
+    ("mesh_axis_index_ >= 0", "is negative"),
     ("Mesh has duplicate axis names", "is not unique"),
     (
         "axes must be sorted by mesh axis index and sub-axis pre-size",
@@ -597,7 +602,7 @@ fn sharding_protos() {
     assert!(tally.finish());
     let want = Refusals {
         located: 0,
-        with_reason: 120,
+        with_reason: 156,
         without_reason: 2,
     };
     assert_eq!(refusals, want, "refusals compared with XLA's");

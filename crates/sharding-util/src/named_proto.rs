@@ -7,7 +7,9 @@ use schema::named_sharding_proto::DimensionSharding as DimProto;
 use schema::{AxisRefProto, MeshProto, NamedShardingProto, OpMetadata};
 
 use crate::error::{ErrorKind, ShardingError};
-use crate::named::{AxisRef, DimSharding, Mesh, MeshDevices, NamedSharding};
+use crate::named::{
+    AxisRef, DimSharding, Mesh, MeshDevices, NamedSharding, sub_axis_shape_error, unsorted,
+};
 use crate::reduction::Reduction;
 use crate::tile_assignment::not_a_permutation;
 
@@ -33,6 +35,50 @@ fn ref_from_proto(p: &AxisRefProto) -> Result<AxisRef, ShardingError> {
 
 fn refs_from_proto(list: &[AxisRefProto]) -> Result<Vec<AxisRef>, ShardingError> {
     list.iter().map(ref_from_proto).collect()
+}
+
+/// The sub-axes' pre-sizes and sizes, which XLA checks first, as it reads
+/// each axis reference: dimensions, then replicated, unreduced, manual.
+fn check_sub_axis_shapes(p: &NamedShardingProto, mesh: &MeshProto) -> Result<(), ShardingError> {
+    let refs = p
+        .dim_shardings
+        .iter()
+        .flat_map(|d| &d.axes)
+        .chain(&p.replicated_axes)
+        .chain(&p.unreduced_axes)
+        .chain(&p.manual_axes);
+    for r in refs {
+        let Some(sub) = r.sub_axis_info else {
+            continue;
+        };
+        let name = usize::try_from(r.mesh_axis_index)
+            .ok()
+            .and_then(|i| mesh.axes.get(i))
+            .map_or_else(|| r.mesh_axis_index.to_string(), |a| a.name.clone());
+        let text = format!("'{name}':({}){}", sub.pre_size, sub.size);
+        if let Some(error) = sub_axis_shape_error(&text, sub.pre_size, sub.size) {
+            return Err(error);
+        }
+    }
+    Ok(())
+}
+
+/// The `replicated`, `unreduced` or `manual` list (`what`): XLA checks its
+/// order before its references, so a negative axis index out of order is
+/// refused for the order.
+fn sorted_list_from_proto(
+    what: &str,
+    list: &[AxisRefProto],
+) -> Result<Vec<AxisRef>, ShardingError> {
+    let key = |r: &AxisRefProto| {
+        let pre = r.sub_axis_info.map_or(1, |s| s.pre_size);
+        (r.mesh_axis_index, pre)
+    };
+    let negative = list.iter().any(|r| r.mesh_axis_index < 0);
+    if negative && list.windows(2).any(|w| key(&w[0]) > key(&w[1])) {
+        return Err(unsorted(what));
+    }
+    refs_from_proto(list)
 }
 
 impl NamedSharding {
@@ -92,6 +138,7 @@ impl NamedSharding {
     /// transform that is not one.
     pub fn from_proto(p: &NamedShardingProto) -> Result<(Self, Vec<OpMetadata>), ShardingError> {
         let mesh = p.mesh.clone().unwrap_or_default();
+        check_sub_axis_shapes(p, &mesh)?;
         let devices = match (&mesh.iota_transform, mesh.device_ids.is_empty()) {
             (Some(_), false) => {
                 return Err(ShardingError::new(
@@ -141,9 +188,9 @@ impl NamedSharding {
                     })
                 })
                 .collect::<Result<_, ShardingError>>()?,
-            replicated: refs_from_proto(&p.replicated_axes)?,
-            unreduced: refs_from_proto(&p.unreduced_axes)?,
-            manual: refs_from_proto(&p.manual_axes)?,
+            replicated: sorted_list_from_proto("Replicated", &p.replicated_axes)?,
+            unreduced: sorted_list_from_proto("Unreduced", &p.unreduced_axes)?,
+            manual: sorted_list_from_proto("Manual", &p.manual_axes)?,
             reduction: Reduction::from_proto_value(p.reduction_op),
         };
         named.validate()?;
@@ -197,6 +244,16 @@ mod tests {
             (
                 "{mesh['x'=2,'y'=4], [{'x'}, {'x'}]}",
                 "axis 'x' is used twice",
+            ),
+            // An axis of size 1 used twice overlaps too.
+            (
+                "{mesh['a'=1,'b'=3], [{}, {'a', ?}], unreduced={'a'}}",
+                "axis 'a' is used twice",
+            ),
+            // A list out of order is refused before its references.
+            (
+                "{mesh['a'=4], [{}], manual={'a', 'a':(1)3}}",
+                "Manual axes must be sorted",
             ),
             (
                 "{mesh['x'=4], [{'x':(1)3}]}",
