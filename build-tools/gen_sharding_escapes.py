@@ -6,8 +6,9 @@ from `xc.HloSharding.from_string(input)`, or `{"input", "ok": false, "error"}` w
 status text, or `"crash"` where XLA aborted the (child) process. The inputs are mesh axis
 names and metadata strings with every kind of C escape XLA's lexer knows (absl's
 `CUnescape`: the letters, octal, `\\x`, `\\u`, `\\U`) and the ones it refuses, and a few
-one-word named forms followed by attributes, and metadata naming a reduction
-(`sdy::reduction_op`).
+one-word named forms followed by attributes, metadata naming a reduction
+(`sdy::reduction_op`), named shardings naming theirs (`unreduced=max{...}`), and the
+one-word forms of named shardings over meshes with axes of size 1.
 
 Run with `/work/venv-jax/bin/python build-tools/gen_sharding_escapes.py [--check]`
 (jax 0.12.0.1, jaxlib 0.12.0.1, Python 3.13).
@@ -43,6 +44,25 @@ OTHER = [
     '{replicated metadata={op_type="sdy::reduction_op" op_name="SUM"}}',
     '{unreduced metadata={{op_type="sdy::reduction_op" op_name="MIN"}, {op_name="a"}}}',
     '{devices=[2,4]<=[8] last_tile_dims={unreduced} metadata={op_type="sdy::reduction_op" op_name="PROD"}}',
+    # A named sharding's reduction, `unreduced=max{...}`, and the one-word forms of a
+    # sharding splitting no dimension, by the devices its axes span (size-1 axes).
+    "{mesh['x'=2,'y'=4], [{'y'}, {}], unreduced=max{'x'}}", "{mesh['x'=2,'y'=4], [{'y'}, {}], unreduced= min {'x'}}",
+    "{mesh['x'=2,'y'=4], [{'y'}, {}], unreduced=sum{'x'}}", "{mesh['x'=2,'y'=4], [{'y'}, {}], unreduced=max{}}",
+    "{mesh['x'=2,'y'=4], [{'y'}, {}], unreduced=max{'x'}, unreduced=min{}}",
+    "{mesh['x'=2,'y'=4], [{'y'}, {}], unreduced=max{'x'}, unreduced={}}",
+    "{mesh['x'=2,'y'=4], [{'y'}, {}], unreduced=max{'x'}, unreduced=sum{}}",
+    "{mesh['x'=8], unreduced=max}", "{mesh['x'=8], unreduced=min{'x'}}", "{mesh['x'=8], unreduced=sum}",
+    "{mesh['x'=8], unreduced=max{}}", "{mesh['x'=2,'y'=4], unreduced=max{'x'}}", "{mesh['x'=2,'y'=4], unreduced{'x'}}",
+    "{mesh['x'=2,'y'=4], device_ids=(7,6,5,4,3,2,1,0), unreduced=max}", "{mesh['x'=8], unreduced=max, metadata={op_name=\"a\"}}",
+    "{mesh['x'=8], unreduced=prod}", "{mesh['x'=8], unreduced=Max}", "{mesh['x'=8], unreduced={'x'}}", "{mesh['x'=8], unreduced=}",
+    "{mesh['x'=2,'y'=4], [{'y'}, {}], unreduced=MAX{'x'}}", "{mesh['x'=2,'y'=4], [{'y'}, {}], unreduced=max}",
+    "{mesh['x'=2,'y'=4], [{'y'}, {}], unreduced=1{'x'}}",
+    "{mesh['a'=1], []}", "{mesh['a'=1], [{}]}", "{mesh['a'=3,'b'=1], [], unreduced={'a', 'b'}}",
+    "{mesh['a'=3,'b'=1], [], replicated={'b'}, unreduced={'a'}}", "{mesh['a'=3,'b'=1], unreduced{'a'}}",
+    "{mesh['a'=3,'b'=1], [], replicated={'b'}, unreduced=max{'a'}}",
+    "{mesh['a'=1,'b'=1], [], unreduced={'a'}, manual={'b'}}", "{mesh['a'=3,'b'=1], [], unreduced=min{'b'}, manual={'a'}}",
+    "{mesh['a'=1], [], manual={'a'}}", "{mesh['a'=1,'b'=2], [], manual={'a'}}", "{mesh['a'=1,'b'=2], [], unreduced={'a'}}",
+    "{mesh['a'=3,'b'=1], [{}], manual={'a'}}",
 ]
 
 

@@ -34,6 +34,7 @@ import sharding_random  # noqa: E402
 TAG = "@@"
 CHECK_RE = re.compile(r".*(Check failed: .*|terminate called .*|what\(\): .*)")
 RANDOM_ROWS = 1500
+RANDOM_NAMED_ROWS = 300
 
 
 def worker() -> None:
@@ -132,27 +133,29 @@ def sharding(type_: int | None = None, dims=(), devices=(), tuple_=(), last_repl
     return out
 
 
-def named_bytes() -> list[bytes]:
-    """The `named_sharding` field (a `NamedShardingProto`) of a few named shardings XLA wrote."""
+def field14(s: str) -> bytes:
+    """The `named_sharding` field's contents of XLA's `to_proto` of sharding text `s`."""
     from jax._src.lib import xla_client as xc
 
-    out = []
-    for s in ["{mesh['x'=2,'y'=4], [{'x'}, {}]}", "{mesh['x'=2,'y'=4], [{'y'}, {}], unreduced={'x'}}",
-              "{mesh['a'=2,'b'=2,'c'=2], [{'b'}], unreduced={'c'}, manual={'a'}}", "{mesh['x'=8], replicated}",
-              "{mesh['x'=2,'y'=4], device_ids=(7,6,5,4,3,2,1,0), [{'y'}, {'x'}]}"]:
-        data = xc.HloSharding.from_string(s).to_proto().SerializeToString()
-        assert data[0] == 0x72, s  # field 14, length-delimited
-        length, at = 0, 1
-        shift = 0
-        while True:
-            b = data[at]
-            length |= (b & 0x7F) << shift
-            at += 1
-            shift += 7
-            if b < 0x80:
-                break
-        out.append(data[at:at + length])
-    return out
+    data = xc.HloSharding.from_string(s).to_proto().SerializeToString()
+    assert data[0] == 0x72, s  # field 14, length-delimited
+    length, at, shift = 0, 1, 0
+    while True:
+        b = data[at]
+        length |= (b & 0x7F) << shift
+        at += 1
+        shift += 7
+        if b < 0x80:
+            break
+    return data[at:at + length]
+
+
+def named_bytes() -> list[bytes]:
+    """The `named_sharding` field (a `NamedShardingProto`) of a few named shardings XLA wrote."""
+    return [field14(s) for s in [
+        "{mesh['x'=2,'y'=4], [{'x'}, {}]}", "{mesh['x'=2,'y'=4], [{'y'}, {}], unreduced={'x'}}",
+        "{mesh['a'=2,'b'=2,'c'=2], [{'b'}], unreduced={'c'}, manual={'a'}}", "{mesh['x'=8], replicated}",
+        "{mesh['x'=2,'y'=4], device_ids=(7,6,5,4,3,2,1,0), [{'y'}, {'x'}]}"]]
 
 
 def hand() -> list[bytes]:
@@ -245,6 +248,33 @@ def hand() -> list[bytes]:
     ]
 
 
+def named_reductions(named: list[bytes]) -> list[bytes]:
+    """Named shardings with each `reduction_op` (SUM, MAX, MIN written out, values no enum value
+    names), with reduction entries in their own or the `OpSharding`'s metadata, in tuples."""
+    def op(value: int) -> bytes:
+        return scalar(8, value)
+
+    def named_meta(body: bytes) -> bytes:
+        return message(6, body)
+
+    reduction_entry = text(1, "sdy::reduction_op") + text(2, "MAX")
+    out = [sharding(named=n + op(v)) for n in named for v in (0, 1, 2, 3, -1)]
+    out += [sharding(named=named[1] + op(v)) for v in (4, 99, (1 << 31) - 1, -(1 << 31))]
+    out += [
+        sharding(OTHER, named=named[1] + op(2)), sharding(OTHER, named=named[2] + op(1)),
+        sharding(named=named[1] + named_meta(reduction_entry)),
+        sharding(named=named[1] + named_meta(reduction_entry) + op(2)),
+        sharding(named=named[1] + named_meta(text(2, "a")) + op(1)),
+        sharding(named=named[3] + named_meta(text(2, "a")) + op(1)),
+        sharding(named=named[1] + op(1), meta=reduction("MIN")),
+        sharding(named=named[2] + op(2), meta=metadata(op_name="a")),
+        sharding(named=named[1] + op(2), group=(True, 3, 1)),
+        sharding(TUPLE, tuple_=[sharding(named=named[1] + op(1)), sharding(UNREDUCED, meta=reduction("MAX"))]),
+        sharding(TUPLE, tuple_=[sharding(TUPLE, tuple_=[sharding(named=named[2] + op(2))])]),
+    ]
+    return out
+
+
 def random_tiled(rng: random.Random) -> bytes:
     n = rng.choice([1, 2, 2, 4, 6, 8, 8, 12, 16])
     factors = sharding_random.factors(rng, n)
@@ -317,16 +347,100 @@ def random_sharding(rng: random.Random, named: list[bytes], depth: int = 0) -> b
     return random_tiled(rng)
 
 
+def random_named_text(rng: random.Random) -> str:
+    """A valid named sharding's text: a random mesh and device order, each axis (or each half
+    of an axis of size 4) on a dimension, replicated, unreduced, manual or unused, with a
+    random reduction."""
+    sizes = [rng.choice([1, 2, 2, 3, 4, 4]) for _ in range(rng.randrange(1, 4))]
+    names = "abc"[:len(sizes)]
+    rank = rng.randrange(0, 4)
+    dims = [[] for _ in range(rank)]
+    lists = {"replicated": [], "unreduced": [], "manual": []}
+    targets = list(range(rank)) + ["replicated", "unreduced", "unreduced", "manual", None]
+    for name, size in zip(names, sizes):
+        halves = [(f"'{name}':(1)2", rng.choice(targets)), (f"'{name}':(2)2", rng.choice(targets))]
+        if size == 4 and halves[0][1] != halves[1][1]:
+            pieces = halves
+        else:
+            pieces = [(f"'{name}'", rng.choice(targets))]
+        for ref, target in pieces:
+            if isinstance(target, int):
+                dims[target].insert(rng.randrange(len(dims[target]) + 1), ref)
+            elif target is not None:
+                lists[target].append(ref)
+    mesh = "mesh[%s]" % ",".join(f"'{n}'={s}" for n, s in zip(names, sizes))
+    total = 1
+    for size in sizes:
+        total *= size
+    order = rng.random()
+    if order < 0.2 and total > 1:
+        ids = list(range(total))
+        while ids == sorted(ids):
+            rng.shuffle(ids)
+        mesh += ", device_ids=(%s)" % ",".join(map(str, ids))
+    elif order < 0.35 and len(sizes) > 1 and total > 1:
+        mesh += ", device_ids=([%d,%d]T(1,0))" % (sizes[0], total // sizes[0])
+    parts = ["[%s]" % ", ".join("{%s%s}" % (", ".join(d), rng.choice(["", "", ", ?"]) if d else "")
+                                for d in dims)]
+    reduction = rng.choice(["", "", "sum", "max", "min"])
+    for key, refs in lists.items():
+        op = reduction if key == "unreduced" and reduction else ""
+        if refs or op:
+            parts.append("%s=%s{%s}" % (key, op, ", ".join(refs)))
+    return "{%s, %s}" % (mesh, ", ".join(parts))
+
+
+def random_named(rng: random.Random) -> bytes:
+    """An `OpSharding` holding a random named sharding as XLA writes it, with a random
+    `reduction_op` and metadata (reduction entries too) in it and fields XLA ignores
+    around it, sometimes mutated, sometimes in a tuple."""
+    body = field14(random_named_text(rng))
+    if rng.random() < 0.5:
+        body += scalar(8, rng.choice([0, 1, 2, 3, -1, 99]))
+    for _ in range(rng.choice([0, 0, 1, 2])):
+        body += message(6, rng.choice([text(1, "sdy::reduction_op") + text(2, rng.choice(["MAX", "MIN", "SUM"])),
+                                       text(2, "a"), text(1, "add") + scalar(4, 7)]))
+    if rng.random() < 0.15:
+        body += named_mutation(rng)
+    one = sharding(rng.choice([None, None, OTHER, REPLICATED]), named=body,
+                   **(extras(rng) if rng.random() < 0.3 else {}))
+    if rng.random() < 0.15:
+        return sharding(TUPLE, tuple_=[one, random_tiled(rng)][:rng.randrange(1, 3)])
+    return one
+
+
+def named_mutation(rng: random.Random) -> bytes:
+    """Fields appended to a `NamedShardingProto` (repeated ones add, the mesh merges): an
+    axis reference in a list or a new dimension, in range or not, whole or a sub-axis of any
+    sizes; or a new mesh axis, of any size."""
+    if rng.random() < 0.25:
+        axis = text(1, rng.choice(["z", "a"])) + scalar(2, rng.choice([2, 0, -1]))
+        return message(2, message(1, axis))
+    ref = scalar(1, rng.choice([0, 0, 1, 2, 5, -1]))
+    if rng.random() < 0.5:
+        pre, size = rng.choice([(1, 2), (2, 2), (0, 2), (1, 1), (1, 3), (3, 2), (2, 1)])
+        ref += message(2, scalar(1, pre) + scalar(2, size))
+    field = rng.choice([3, 4, 5, 7])
+    return message(field, message(1, ref) if field == 3 else ref)
+
+
 def inputs(named: list[bytes]) -> list[bytes]:
     rng = random.Random(46)
     out = []
-    for p in hand() + [sharding(named=named[0]), sharding(OTHER, named=named[1])]:
+    for p in hand() + [sharding(named=named[0]), sharding(OTHER, named=named[1])] + named_reductions(named):
         if p not in out:
             out.append(p)
     seen = set(out)
     target = len(out) + RANDOM_ROWS
     while len(out) < target:
         p = random_sharding(rng, named)
+        if p not in seen:
+            seen.add(p)
+            out.append(p)
+    rng = random.Random(4646)
+    target = len(out) + RANDOM_NAMED_ROWS
+    while len(out) < target:
+        p = random_named(rng)
         if p not in seen:
             seen.add(p)
             out.append(p)

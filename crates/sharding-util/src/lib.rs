@@ -69,6 +69,7 @@ pub use error::{ErrorKind, ParseError, ShardingError};
 #[cfg(feature = "execute")]
 pub use execute::execute_plan;
 pub use named::{AxisRef, DimSharding, Mesh, MeshDevices, NamedSharding};
+pub use reduction::Reduction;
 pub use reshard::{MAX_PIECES, Piece, ReshardPlan, reshard_plan};
 pub use shard_report::{DeviceShard, MAX_LISTED_DEVICES, ShardReport};
 pub use sharding::{HloSharding, Kind, ShardGroup, SubgroupType};

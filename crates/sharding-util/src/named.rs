@@ -3,6 +3,7 @@
 //! tile-assignment form is built by `HloSharding::from_named`).
 
 use crate::error::{ErrorKind, ShardingError};
+use crate::reduction::Reduction;
 use crate::tile_assignment::{TileAssignment, checked_count};
 
 /// A mesh axis, or a part of one (`'y'` or `'y':(2)2`).
@@ -76,6 +77,10 @@ pub struct NamedSharding {
     pub unreduced: Vec<AxisRef>,
     /// Manually partitioned axes (`manual={...}`).
     pub manual: Vec<AxisRef>,
+    /// How the partial results on the unreduced axes combine
+    /// (`unreduced=max{...}`; kept, as XLA keeps it, when no axis is
+    /// unreduced).
+    pub reduction: Reduction,
 }
 
 /// The pieces of one mesh axis: the cut points in "pre-size" space, from 1 to
@@ -107,6 +112,15 @@ impl NamedSharding {
         }
     }
 
+    /// The number of devices axis reference `r` spans (1 for an axis the
+    /// mesh lacks, which [`Self::validate`] refuses).
+    pub(crate) fn ref_size(&self, r: &AxisRef) -> i64 {
+        match r.sub {
+            Some((_, size)) => size,
+            None => self.mesh.axes.get(r.axis).map_or(1, |(_, size)| *size),
+        }
+    }
+
     /// Every axis reference, in dimensions, then replicated, unreduced,
     /// manual order.
     pub(crate) fn all_refs(&self) -> impl Iterator<Item = &AxisRef> {
@@ -119,26 +133,29 @@ impl NamedSharding {
     }
 
     /// Checks what XLA's `NamedSharding` checks (XLA aborts where these
-    /// fail): unique axis names, positive sizes, references in range,
-    /// sub-axes that divide their axis, no axis used twice, and
-    /// `replicated`, `unreduced`, `manual` sorted by axis and sub-axis.
+    /// fail), in XLA's order: positive axis sizes, unique axis names, the
+    /// device order; then the axes of each dimension, and the `replicated`,
+    /// `unreduced` and `manual` lists, each first checked sorted by axis
+    /// and sub-axis, every reference checked in range, splitting its axis,
+    /// overlapping no reference before it and not mergeable with the one
+    /// before it in its list; last, that the sub-axes of each axis nest.
     ///
     /// # Errors
     ///
     /// A message naming the offending axis.
     pub fn validate(&self) -> Result<(), ShardingError> {
         let axes = &self.mesh.axes;
-        for (i, (name, size)) in axes.iter().enumerate() {
+        if let Some((name, size)) = axes.iter().find(|(_, size)| *size <= 0) {
+            return Err(ShardingError::new(
+                ErrorKind::Invalid,
+                format!("mesh axis '{name}' has size {size}, not positive"),
+            ));
+        }
+        for (i, (name, _)) in axes.iter().enumerate() {
             if axes[..i].iter().any(|(n, _)| n == name) {
                 return Err(ShardingError::new(
                     ErrorKind::Invalid,
                     format!("mesh axis name '{name}' is not unique (XLA aborts)"),
-                ));
-            }
-            if *size <= 0 {
-                return Err(ShardingError::new(
-                    ErrorKind::Invalid,
-                    format!("mesh axis '{name}' has size {size}, not positive"),
                 ));
             }
         }
@@ -151,101 +168,23 @@ impl NamedSharding {
             }
             MeshDevices::List(ids) => check_device_list(ids, total)?,
         }
-        for r in self.all_refs() {
-            let Some((_, size)) = axes.get(r.axis) else {
-                return Err(ShardingError::new(
-                    ErrorKind::Invalid,
-                    format!(
-                        "axis index {} is not in a mesh of {} axes",
-                        r.axis,
-                        axes.len()
-                    ),
-                ));
-            };
-            if let Some((pre, sub)) = r.sub {
-                // XLA's checks, in XLA's order.
-                let text = self.axis_text(r);
-                let problem = if pre <= 0 {
-                    Some(format!("sub-axis {text}: its pre-size must be at least 1"))
-                } else if sub <= 1 {
-                    Some(format!("sub-axis {text}: its size must be more than 1"))
-                } else if pre.checked_mul(sub).is_none_or(|next| size % next != 0) {
-                    Some(format!(
-                        "sub-axis {text} does not split axis of size {size}"
-                    ))
-                } else if sub >= *size {
-                    Some(format!(
-                        "sub-axis {text}: its size must be less than the axis size {size}"
-                    ))
-                } else {
-                    None
-                };
-                if let Some(problem) = problem {
-                    return Err(ShardingError::new(
-                        ErrorKind::Invalid,
-                        format!("{problem} (XLA aborts)"),
-                    ));
-                }
-            }
-        }
-        let lists = self
-            .dims
-            .iter()
-            .map(|d| ("dimension sharding", &d.axes))
-            .chain([
-                ("Replicated axes", &self.replicated),
-                ("Unreduced axes", &self.unreduced),
-                ("Manual axes", &self.manual),
-            ]);
-        for (what, list) in lists {
-            if let Some(w) = list.windows(2).find(|w| {
-                w[0].axis == w[1].axis
-                    && matches!((w[0].sub, w[1].sub), (Some((p0, s0)), Some((p1, _))) if p0.checked_mul(s0) == Some(p1))
-            }) {
-                return Err(ShardingError::new(ErrorKind::Invalid, format!(
-                    "Adjacent axes in {what} can be merged: {}, {} (XLA aborts)",
-                    self.axis_text(&w[0]),
-                    self.axis_text(&w[1])
-                )));
-            }
+        let mut seen: Vec<AxisRef> = Vec::new();
+        for d in &self.dims {
+            self.check_refs("dimension sharding", &d.axes, &mut seen)?;
         }
         for (what, list) in [
             ("Replicated", &self.replicated),
             ("Unreduced", &self.unreduced),
             ("Manual", &self.manual),
         ] {
-            let key = |r: &AxisRef| (r.axis, r.sub.map_or(1, |s| s.0));
-            // Equal entries are left to the overlap check below, as XLA does.
-            if list.windows(2).any(|w| key(&w[0]) > key(&w[1])) {
-                return Err(ShardingError::new(
-                    ErrorKind::Invalid,
-                    format!(
-                        "{what} axes must be sorted by mesh axis index and sub-axis pre-size (XLA aborts)"
-                    ),
-                ));
+            if !self.is_sorted(list) {
+                return Err(unsorted(what));
             }
-        }
-        // No two references may overlap.
-        let refs: Vec<&AxisRef> = self.all_refs().collect();
-        for (i, a) in refs.iter().enumerate() {
-            for b in &refs[..i] {
-                if a.axis != b.axis {
-                    continue;
-                }
-                let size = sizes[a.axis];
-                let span = |r: &AxisRef| r.sub.map_or((1, size), |(pre, s)| (pre, pre * s));
-                let ((a0, a1), (b0, b1)) = (span(a), span(b));
-                if a0 < b1 && b0 < a1 {
-                    return Err(ShardingError::new(
-                        ErrorKind::Invalid,
-                        format!("axis {} is used twice (XLA aborts)", self.axis_text(a)),
-                    ));
-                }
-            }
+            self.check_refs(&format!("{what} axes"), list, &mut seen)?;
         }
         // Sub-axes of one axis must nest: every cut divides the next.
         for (axis, &size) in sizes.iter().enumerate() {
-            let cuts = cut_points(size, &refs.iter().map(|r| **r).collect::<Vec<_>>(), axis);
+            let cuts = cut_points(size, &seen, axis);
             if cuts.windows(2).any(|w| w[1] % w[0] != 0) {
                 return Err(ShardingError::new(
                     ErrorKind::Invalid,
@@ -259,10 +198,131 @@ impl NamedSharding {
         Ok(())
     }
 
+    /// Whether `list` is sorted as XLA wants `replicated`, `unreduced` and
+    /// `manual`: by axis, then sub-axis pre-size, then size (equal entries
+    /// are left to the overlap check).
+    fn is_sorted(&self, list: &[AxisRef]) -> bool {
+        let key = |r: &AxisRef| (r.axis, r.sub.map_or(1, |s| s.0), self.ref_size(r));
+        list.windows(2).all(|w| key(&w[0]) <= key(&w[1]))
+    }
+
+    /// Checks the references of one list (`what` names it in messages) in
+    /// order, each against those `seen` before it, and adds them to `seen`.
+    fn check_refs(
+        &self,
+        what: &str,
+        list: &[AxisRef],
+        seen: &mut Vec<AxisRef>,
+    ) -> Result<(), ShardingError> {
+        for (k, r) in list.iter().enumerate() {
+            self.check_ref(r)?;
+            if seen.iter().any(|other| overlap(r, other)) {
+                return Err(ShardingError::new(
+                    ErrorKind::Invalid,
+                    format!("axis {} is used twice (XLA aborts)", self.axis_text(r)),
+                ));
+            }
+            if let Some(before) = k.checked_sub(1).and_then(|b| list.get(b))
+                && mergeable(before, r)
+            {
+                return Err(ShardingError::new(
+                    ErrorKind::Invalid,
+                    format!(
+                        "Adjacent axes in {what} can be merged: {}, {} (XLA aborts)",
+                        self.axis_text(before),
+                        self.axis_text(r)
+                    ),
+                ));
+            }
+            seen.push(*r);
+        }
+        Ok(())
+    }
+
+    /// Checks that `r` names an axis of the mesh and, for a sub-axis, that
+    /// it splits that axis (XLA's checks, in XLA's order).
+    fn check_ref(&self, r: &AxisRef) -> Result<(), ShardingError> {
+        let axes = &self.mesh.axes;
+        let Some((_, size)) = axes.get(r.axis) else {
+            return Err(ShardingError::new(
+                ErrorKind::Invalid,
+                format!(
+                    "axis index {} is not in a mesh of {} axes",
+                    r.axis,
+                    axes.len()
+                ),
+            ));
+        };
+        let Some((pre, sub)) = r.sub else {
+            return Ok(());
+        };
+        let text = self.axis_text(r);
+        if let Some(error) = sub_axis_shape_error(&text, pre, sub) {
+            return Err(error);
+        }
+        let problem = if pre.checked_mul(sub).is_none_or(|next| size % next != 0) {
+            format!("sub-axis {text} does not split axis of size {size}")
+        } else if sub >= *size {
+            format!("sub-axis {text}: its size must be less than the axis size {size}")
+        } else {
+            return Ok(());
+        };
+        Err(ShardingError::new(
+            ErrorKind::Invalid,
+            format!("{problem} (XLA aborts)"),
+        ))
+    }
+
     /// The device count of the mesh (checked by [`Self::validate`]).
     pub(crate) fn total(&self) -> i64 {
         self.mesh.axes.iter().map(|(_, s)| *s).product()
     }
+}
+
+/// The error for a sub-axis (`text` as printed) of pre-size below 1 or
+/// size below 2, which XLA checks (and aborts on) as it reads the axis.
+pub(crate) fn sub_axis_shape_error(text: &str, pre: i64, size: i64) -> Option<ShardingError> {
+    let problem = if pre <= 0 {
+        "its pre-size must be at least 1"
+    } else if size <= 1 {
+        "its size must be more than 1"
+    } else {
+        return None;
+    };
+    Some(ShardingError::new(
+        ErrorKind::Invalid,
+        format!("sub-axis {text}: {problem} (XLA aborts)"),
+    ))
+}
+
+/// Whether two references to one axis overlap: a whole axis overlaps
+/// anything else on it, sub-axes where their pre-size ranges meet.
+fn overlap(a: &AxisRef, b: &AxisRef) -> bool {
+    if a.axis != b.axis {
+        return false;
+    }
+    match (a.sub, b.sub) {
+        (Some((a_pre, a_size)), Some((b_pre, b_size))) => {
+            a_pre < b_pre.saturating_mul(b_size) && b_pre < a_pre.saturating_mul(a_size)
+        }
+        _ => true,
+    }
+}
+
+/// Whether sub-axis `b` directly follows sub-axis `a` of the same axis, so
+/// that XLA would have them written as one.
+fn mergeable(a: &AxisRef, b: &AxisRef) -> bool {
+    a.axis == b.axis
+        && matches!((a.sub, b.sub), (Some((p0, s0)), Some((p1, _))) if p0.checked_mul(s0) == Some(p1))
+}
+
+/// XLA's error for a `replicated`, `unreduced` or `manual` list (`what`)
+/// out of order.
+pub(crate) fn unsorted(what: &str) -> ShardingError {
+    ShardingError::new(
+        ErrorKind::Invalid,
+        format!("{what} axes must be sorted by mesh axis index and sub-axis pre-size (XLA aborts)"),
+    )
 }
 
 /// A mesh's explicit device ids: a permutation of `0..total`, not the

@@ -7,7 +7,11 @@ use schema::named_sharding_proto::DimensionSharding as DimProto;
 use schema::{AxisRefProto, MeshProto, NamedShardingProto, OpMetadata};
 
 use crate::error::{ErrorKind, ShardingError};
-use crate::named::{AxisRef, DimSharding, Mesh, MeshDevices, NamedSharding};
+use crate::named::{
+    AxisRef, DimSharding, Mesh, MeshDevices, NamedSharding, sub_axis_shape_error, unsorted,
+};
+use crate::reduction::Reduction;
+use crate::tile_assignment::not_a_permutation;
 
 fn ref_to_proto(r: &AxisRef) -> AxisRefProto {
     AxisRefProto {
@@ -31,6 +35,50 @@ fn ref_from_proto(p: &AxisRefProto) -> Result<AxisRef, ShardingError> {
 
 fn refs_from_proto(list: &[AxisRefProto]) -> Result<Vec<AxisRef>, ShardingError> {
     list.iter().map(ref_from_proto).collect()
+}
+
+/// The sub-axes' pre-sizes and sizes, which XLA checks first, as it reads
+/// each axis reference: dimensions, then replicated, unreduced, manual.
+fn check_sub_axis_shapes(p: &NamedShardingProto, mesh: &MeshProto) -> Result<(), ShardingError> {
+    let refs = p
+        .dim_shardings
+        .iter()
+        .flat_map(|d| &d.axes)
+        .chain(&p.replicated_axes)
+        .chain(&p.unreduced_axes)
+        .chain(&p.manual_axes);
+    for r in refs {
+        let Some(sub) = r.sub_axis_info else {
+            continue;
+        };
+        let name = usize::try_from(r.mesh_axis_index)
+            .ok()
+            .and_then(|i| mesh.axes.get(i))
+            .map_or_else(|| r.mesh_axis_index.to_string(), |a| a.name.clone());
+        let text = format!("'{name}':({}){}", sub.pre_size, sub.size);
+        if let Some(error) = sub_axis_shape_error(&text, sub.pre_size, sub.size) {
+            return Err(error);
+        }
+    }
+    Ok(())
+}
+
+/// The `replicated`, `unreduced` or `manual` list (`what`): XLA checks its
+/// order before its references, so a negative axis index out of order is
+/// refused for the order.
+fn sorted_list_from_proto(
+    what: &str,
+    list: &[AxisRefProto],
+) -> Result<Vec<AxisRef>, ShardingError> {
+    let key = |r: &AxisRefProto| {
+        let pre = r.sub_axis_info.map_or(1, |s| s.pre_size);
+        (r.mesh_axis_index, pre)
+    };
+    let negative = list.iter().any(|r| r.mesh_axis_index < 0);
+    if negative && list.windows(2).any(|w| key(&w[0]) > key(&w[1])) {
+        return Err(unsorted(what));
+    }
+    refs_from_proto(list)
 }
 
 impl NamedSharding {
@@ -74,30 +122,23 @@ impl NamedSharding {
             replicated_axes: self.replicated.iter().map(ref_to_proto).collect(),
             unreduced_axes: self.unreduced.iter().map(ref_to_proto).collect(),
             manual_axes: self.manual.iter().map(ref_to_proto).collect(),
+            reduction_op: self.reduction.proto_value(),
             metadata: metadata.to_vec(),
-            ..NamedShardingProto::default()
         }
     }
 
     /// The named sharding a `NamedShardingProto` describes, and its
-    /// metadata, checked as [`Self::validate`] does.
+    /// metadata (kept as written: XLA reads no reduction entry there),
+    /// checked as [`Self::validate`] does. A `reduction_op` XLA has no name
+    /// for is read as a sum, as XLA 0.12 reads it.
     ///
     /// # Errors
     ///
-    /// What [`Self::validate`] rejects, a negative axis index, an iota
-    /// transform that is not one, and a reduction other than a sum (which
-    /// the text cannot show).
+    /// What [`Self::validate`] rejects, a negative axis index, and an iota
+    /// transform that is not one.
     pub fn from_proto(p: &NamedShardingProto) -> Result<(Self, Vec<OpMetadata>), ShardingError> {
-        if p.reduction_op != 0 {
-            return Err(ShardingError::new(
-                ErrorKind::Unsupported,
-                format!(
-                    "named sharding reduction_op {} (only SUM, 0, is supported)",
-                    p.reduction_op
-                ),
-            ));
-        }
         let mesh = p.mesh.clone().unwrap_or_default();
+        check_sub_axis_shapes(p, &mesh)?;
         let devices = match (&mesh.iota_transform, mesh.device_ids.is_empty()) {
             (Some(_), false) => {
                 return Err(ShardingError::new(
@@ -109,8 +150,9 @@ impl NamedSharding {
                 let perm = t
                     .transpose_perm
                     .iter()
-                    .map(|&d| usize::try_from(d).unwrap_or(usize::MAX))
-                    .collect();
+                    .map(|&d| usize::try_from(d))
+                    .collect::<Result<_, _>>()
+                    .map_err(|_| not_a_permutation(&t.transpose_perm, t.reshape_dims.len()))?;
                 let total = mesh
                     .axes
                     .iter()
@@ -146,9 +188,10 @@ impl NamedSharding {
                     })
                 })
                 .collect::<Result<_, ShardingError>>()?,
-            replicated: refs_from_proto(&p.replicated_axes)?,
-            unreduced: refs_from_proto(&p.unreduced_axes)?,
-            manual: refs_from_proto(&p.manual_axes)?,
+            replicated: sorted_list_from_proto("Replicated", &p.replicated_axes)?,
+            unreduced: sorted_list_from_proto("Unreduced", &p.unreduced_axes)?,
+            manual: sorted_list_from_proto("Manual", &p.manual_axes)?,
+            reduction: Reduction::from_proto_value(p.reduction_op),
         };
         named.validate()?;
         Ok((named, p.metadata.clone()))
@@ -202,6 +245,16 @@ mod tests {
                 "{mesh['x'=2,'y'=4], [{'x'}, {'x'}]}",
                 "axis 'x' is used twice",
             ),
+            // An axis of size 1 used twice overlaps too.
+            (
+                "{mesh['a'=1,'b'=3], [{}, {'a', ?}], unreduced={'a'}}",
+                "axis 'a' is used twice",
+            ),
+            // A list out of order is refused before its references.
+            (
+                "{mesh['a'=4], [{}], manual={'a', 'a':(1)3}}",
+                "Manual axes must be sorted",
+            ),
             (
                 "{mesh['x'=4], [{'x':(1)3}]}",
                 "sub-axis 'x':(1)3 does not split",
@@ -221,10 +274,21 @@ mod tests {
     }
 
     #[test]
-    fn reduction_ops_the_text_cannot_show_are_refused() {
-        let mut p = parse("{mesh['x'=2], [{}], unreduced={'x'}}").to_proto();
-        p.named_sharding.as_mut().unwrap().reduction_op = 1;
-        let error = HloSharding::from_proto(&p).unwrap_err();
-        assert!(error.message().contains("reduction_op 1"), "{error}");
+    fn every_reduction_op_is_read_and_the_named_ones_written_back() {
+        let base = parse("{mesh['x'=2], [{}], unreduced={'x'}}").to_proto();
+        for (value, text, back) in [
+            (0, "{mesh['x'=2], [{}], unreduced={'x'}}", 0),
+            (1, "{mesh['x'=2], [{}], unreduced=max{'x'}}", 1),
+            (2, "{mesh['x'=2], [{}], unreduced=min{'x'}}", 2),
+            (3, "{mesh['x'=2], [{}], unreduced={'x'}}", 0),
+            (-1, "{mesh['x'=2], [{}], unreduced={'x'}}", 0),
+        ] {
+            let mut p = base.clone();
+            p.named_sharding.as_mut().unwrap().reduction_op = value;
+            let s = HloSharding::from_proto(&p).unwrap();
+            assert_eq!(s.to_string(), text, "{value}");
+            assert_eq!(s.to_proto().named_sharding.unwrap().reduction_op, back);
+            assert_eq!(text.parse::<HloSharding>().unwrap(), s, "{text}");
+        }
     }
 }

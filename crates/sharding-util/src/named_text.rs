@@ -1,6 +1,6 @@
 //! The text of named (mesh-axes) shardings, as XLA 0.12 parses and prints
 //! it: `{mesh['x'=2,'y'=4], device_ids=(...), [{'y', 'x'}, {?}],
-//! replicated={...}, unreduced={...}, manual={...}}`.
+//! replicated={...}, unreduced=max{...}, manual={...}}`.
 
 use std::fmt;
 
@@ -9,6 +9,7 @@ use schema::OpMetadata;
 use crate::cursor::{Parsed, Parser};
 use crate::lex::Token;
 use crate::named::{AxisRef, DimSharding, Mesh, MeshDevices, NamedSharding};
+use crate::reduction::Reduction;
 use crate::sharding::HloSharding;
 use crate::tile_assignment::{Devices, TileAssignment, join};
 
@@ -35,7 +36,9 @@ impl fmt::Display for Mesh {
 impl fmt::Display for NamedSharding {
     /// XLA's text: axis names quoted, `{'y', 'x'}` with a space, trivial
     /// device ids and empty axis lists left out, `replicated` for a mesh
-    /// that splits nothing.
+    /// that splits nothing, a reduction other than a sum after
+    /// `unreduced=` (`unreduced=max{'x'}`, or `unreduced=max` for the
+    /// whole mesh).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{{{}", self.mesh)?;
         let refs = |list: &[AxisRef]| -> String {
@@ -57,13 +60,13 @@ impl fmt::Display for NamedSharding {
             })
             .collect();
         write!(f, ", [{}]", dims.join(", "))?;
-        for (name, list) in [
-            ("replicated", &self.replicated),
-            ("unreduced", &self.unreduced),
-            ("manual", &self.manual),
+        for (name, op, list) in [
+            ("replicated", "", &self.replicated),
+            ("unreduced", self.reduction_word(), &self.unreduced),
+            ("manual", "", &self.manual),
         ] {
             if !list.is_empty() {
-                write!(f, ", {name}={{{}}}", refs(list))?;
+                write!(f, ", {name}={op}{{{}}}", refs(list))?;
             }
         }
         f.write_str("}")
@@ -78,19 +81,47 @@ fn every_axis(mesh: &Mesh) -> Vec<AxisRef> {
 }
 
 impl NamedSharding {
-    /// `replicated`, `unreduced` or `manual` when XLA prints the sharding
-    /// as that one word: no dimensions, and no axis used, or every axis
-    /// unreduced, or every axis manual.
-    fn whole_mesh_word(&self) -> Option<&'static str> {
-        if !self.dims.is_empty() || !self.replicated.is_empty() {
+    /// The one-word form XLA prints for a sharding that splits no
+    /// dimension (none listed): `replicated` when it uses no axis at all;
+    /// `unreduced` when its unreduced axes span every device (axes of size
+    /// 1 left over are dropped), with its reduction unless a sum, and with
+    /// the axes unless they are every axis (`unreduced=max{'a'}`);
+    /// `manual` when its manual axes span every device.
+    fn whole_mesh_word(&self) -> Option<String> {
+        if !self.dims.is_empty() {
             return None;
         }
-        let every = every_axis(&self.mesh);
-        match (self.unreduced.is_empty(), self.manual.is_empty()) {
-            (true, true) => Some("replicated"),
-            (false, true) if self.unreduced == every => Some("unreduced"),
-            (true, false) if self.manual == every => Some("manual"),
-            _ => None,
+        let every_device = |list: &[AxisRef]| {
+            !list.is_empty()
+                && list
+                    .iter()
+                    .try_fold(1i64, |acc, r| acc.checked_mul(self.ref_size(r)))
+                    == Some(self.total())
+        };
+        if self.replicated.is_empty() && self.unreduced.is_empty() && self.manual.is_empty() {
+            return Some("replicated".to_string());
+        }
+        if every_device(&self.unreduced) {
+            let op = match self.reduction_word() {
+                "" => String::new(),
+                word => format!("={word}"),
+            };
+            let axes = if self.unreduced == every_axis(&self.mesh) {
+                String::new()
+            } else {
+                let refs: Vec<String> = self.unreduced.iter().map(|r| self.axis_text(r)).collect();
+                format!("{{{}}}", refs.join(", "))
+            };
+            return Some(format!("unreduced{op}{axes}"));
+        }
+        every_device(&self.manual).then(|| "manual".to_string())
+    }
+
+    /// `max` or `min` as XLA writes it after `unreduced=`; nothing for a sum.
+    fn reduction_word(&self) -> &'static str {
+        match self.reduction {
+            Reduction::Sum => "",
+            r => r.text(),
         }
     }
 }
@@ -180,17 +211,33 @@ impl Parser {
             replicated: Vec::new(),
             unreduced: Vec::new(),
             manual: Vec::new(),
+            reduction: Reduction::Sum,
         };
         let word = match self.peek() {
             Token::Ident(w) if ["replicated", "unreduced", "manual"].contains(&w.as_str()) => {
                 Some(w.clone())
             }
+            Token::Attr(w) if w == "unreduced" => Some(w.clone()),
             _ => None,
         };
         let keyword = word.is_some();
         if let Some(word) = word {
+            let with_op = matches!(self.peek(), Token::Attr(_));
             self.bump();
             match word.as_str() {
+                // `unreduced=max`, or `unreduced=max{'x'}` naming the axes.
+                "unreduced" if with_op => {
+                    named.reduction = self.reduction_op()?;
+                    named.unreduced = if *self.peek() == Token::Punct(b'{') {
+                        self.axis_list(&named.mesh)?
+                    } else {
+                        every_axis(&named.mesh)
+                    };
+                }
+                // `unreduced{'x'}`, as XLA prints some, names the axes.
+                "unreduced" if *self.peek() == Token::Punct(b'{') => {
+                    named.unreduced = self.axis_list(&named.mesh)?;
+                }
                 "unreduced" => named.unreduced = every_axis(&named.mesh),
                 "manual" => named.manual = every_axis(&named.mesh),
                 _ => {}
@@ -230,6 +277,10 @@ impl Parser {
                     named.replicated.extend(more);
                 }
                 "unreduced" => {
+                    // `unreduced=max{...}`: the last reduction given wins.
+                    if matches!(self.peek(), Token::Ident(_)) {
+                        named.reduction = self.reduction_op()?;
+                    }
                     let more = self.axis_list(&named.mesh)?;
                     named.unreduced.extend(more);
                 }
@@ -247,6 +298,17 @@ impl Parser {
         }
         self.bump();
         HloSharding::from_named(named, metadata).map_err(|e| self.error_at(start, e.message()))
+    }
+
+    /// `sum`, `max` or `min` after `unreduced=`.
+    fn reduction_op(&mut self) -> Parsed<Reduction> {
+        let op = match self.peek() {
+            Token::Ident(w) => Reduction::from_text(w),
+            _ => None,
+        };
+        let op = op.ok_or_else(|| self.error("expected sum, max, or min for unreduced op"))?;
+        self.bump();
+        Ok(op)
     }
 
     /// A quoted name.
@@ -316,5 +378,166 @@ impl Parser {
             sub = Some((pre, self.int()?));
         }
         Ok(AxisRef { axis, sub })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use crate::{HloSharding, Reduction};
+
+    fn parse(text: &str) -> HloSharding {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn a_reduction_follows_unreduced_and_prints_unless_a_sum() {
+        for (text, printed, reduction) in [
+            (
+                "{mesh['x'=2,'y'=4], [{'y'}, {}], unreduced=max{'x'}}",
+                "{mesh['x'=2,'y'=4], [{'y'}, {}], unreduced=max{'x'}}",
+                Reduction::Max,
+            ),
+            (
+                "{mesh['x'=2,'y'=4], [{'y'}, {}], unreduced= min {'x'}}",
+                "{mesh['x'=2,'y'=4], [{'y'}, {}], unreduced=min{'x'}}",
+                Reduction::Min,
+            ),
+            (
+                "{mesh['x'=2,'y'=4], [{'y'}, {}], unreduced=sum{'x'}}",
+                "{mesh['x'=2,'y'=4], [{'y'}, {}], unreduced={'x'}}",
+                Reduction::Sum,
+            ),
+            // The last reduction given wins; a list without one keeps it.
+            (
+                "{mesh['x'=2,'y'=4], [{'y'}, {}], unreduced=max{'x'}, unreduced=min{}}",
+                "{mesh['x'=2,'y'=4], [{'y'}, {}], unreduced=min{'x'}}",
+                Reduction::Min,
+            ),
+            (
+                "{mesh['x'=2,'y'=4], [{'y'}, {}], unreduced=max{'x'}, unreduced={}}",
+                "{mesh['x'=2,'y'=4], [{'y'}, {}], unreduced=max{'x'}}",
+                Reduction::Max,
+            ),
+            // No unreduced axis: the reduction is kept but not printed.
+            (
+                "{mesh['x'=2,'y'=4], [{'y'}, {}], unreduced=max{}}",
+                "{mesh['x'=2,'y'=4], [{'y'}, {}]}",
+                Reduction::Max,
+            ),
+            // The one-word forms.
+            (
+                "{mesh['x'=8], unreduced=max}",
+                "{mesh['x'=8], unreduced=max}",
+                Reduction::Max,
+            ),
+            (
+                "{mesh['x'=8], unreduced=min{'x'}}",
+                "{mesh['x'=8], unreduced=min}",
+                Reduction::Min,
+            ),
+            (
+                "{mesh['x'=8], unreduced=sum}",
+                "{mesh['x'=8], unreduced}",
+                Reduction::Sum,
+            ),
+            (
+                "{mesh['x'=8], unreduced=max{}}",
+                "{mesh['x'=8], replicated}",
+                Reduction::Max,
+            ),
+            (
+                "{mesh['x'=2,'y'=4], unreduced=max{'x'}}",
+                "{mesh['x'=2,'y'=4], [], unreduced=max{'x'}}",
+                Reduction::Max,
+            ),
+            (
+                "{mesh['x'=2,'y'=4], device_ids=(7,6,5,4,3,2,1,0), unreduced=max}",
+                "{mesh['x'=2,'y'=4], device_ids=(7,6,5,4,3,2,1,0), unreduced=max}",
+                Reduction::Max,
+            ),
+        ] {
+            let s = parse(text);
+            assert_eq!(s.to_string(), printed, "{text}");
+            assert_eq!(s.named().unwrap().reduction, reduction, "{text}");
+            assert_eq!(parse(printed).to_string(), printed);
+        }
+    }
+
+    #[test]
+    fn a_sharding_splitting_no_dimension_prints_one_word_by_the_devices_it_spans() {
+        for (text, printed) in [
+            ("{mesh['a'=1], []}", "{mesh['a'=1], replicated}"),
+            ("{mesh['a'=1], [{}]}", "{mesh['a'=1], [{}]}"),
+            (
+                "{mesh['a'=3,'b'=1], [], unreduced={'a', 'b'}}",
+                "{mesh['a'=3,'b'=1], unreduced}",
+            ),
+            // Unreduced axes spanning every device, not every axis, are listed.
+            (
+                "{mesh['a'=3,'b'=1], [], replicated={'b'}, unreduced={'a'}}",
+                "{mesh['a'=3,'b'=1], unreduced{'a'}}",
+            ),
+            (
+                "{mesh['a'=3,'b'=1], unreduced{'a'}}",
+                "{mesh['a'=3,'b'=1], unreduced{'a'}}",
+            ),
+            (
+                "{mesh['a'=3,'b'=1], [], replicated={'b'}, unreduced=max{'a'}}",
+                "{mesh['a'=3,'b'=1], unreduced=max{'a'}}",
+            ),
+            (
+                "{mesh['a'=1,'b'=1], [], unreduced={'a'}, manual={'b'}}",
+                "{mesh['a'=1,'b'=1], unreduced{'a'}}",
+            ),
+            // Manual axes spanning every device: one word, the rest dropped.
+            (
+                "{mesh['a'=3,'b'=1], [], unreduced=min{'b'}, manual={'a'}}",
+                "{mesh['a'=3,'b'=1], manual}",
+            ),
+            ("{mesh['a'=1], [], manual={'a'}}", "{mesh['a'=1], manual}"),
+            // Not every device: listed.
+            (
+                "{mesh['a'=1,'b'=2], [], manual={'a'}}",
+                "{mesh['a'=1,'b'=2], [], manual={'a'}}",
+            ),
+            (
+                "{mesh['a'=1,'b'=2], [], unreduced={'a'}}",
+                "{mesh['a'=1,'b'=2], [], unreduced={'a'}}",
+            ),
+            (
+                "{mesh['a'=3,'b'=1], [{}], manual={'a'}}",
+                "{mesh['a'=3,'b'=1], [{}], manual={'a'}}",
+            ),
+        ] {
+            assert_eq!(parse(text).to_string(), printed, "{text}");
+            assert_eq!(parse(printed).to_string(), printed, "{printed}");
+        }
+    }
+
+    #[test]
+    fn an_unknown_reduction_is_refused_at_its_word() {
+        for (text, offset) in [
+            ("{mesh['x'=8], unreduced=prod}", 24),
+            ("{mesh['x'=8], unreduced=Max}", 24),
+            ("{mesh['x'=8], unreduced={'x'}}", 24),
+            ("{mesh['x'=8], unreduced=}", 24),
+            ("{mesh['x'=2,'y'=4], [{'y'}, {}], unreduced=MAX{'x'}}", 43),
+        ] {
+            let error = text.parse::<HloSharding>().unwrap_err();
+            assert_eq!(
+                (error.message.as_str(), error.offset),
+                ("expected sum, max, or min for unreduced op", offset),
+                "{text}"
+            );
+        }
+        let error = "{mesh['x'=2,'y'=4], [{'y'}, {}], unreduced=max}"
+            .parse::<HloSharding>()
+            .unwrap_err();
+        assert_eq!(
+            (error.message.as_str(), error.offset),
+            ("expects a list starting with kLbrace", 46)
+        );
     }
 }

@@ -8,7 +8,7 @@ use crate::error::{ErrorKind, ShardingError};
 use crate::named::NamedSharding;
 use crate::reduction::{is_reduction, push_reduction, reduction_of};
 use crate::sharding::{HloSharding, Kind, ShardGroup, SubgroupType};
-use crate::tile_assignment::{Devices, TileAssignment};
+use crate::tile_assignment::{Devices, TileAssignment, not_a_permutation};
 
 impl HloSharding {
     /// The `OpSharding` XLA's `to_proto` gives: its bytes (prost's
@@ -105,9 +105,11 @@ impl HloSharding {
     /// A message for what XLA refuses, naming XLA's reason (a maximal
     /// sharding with other than one device, an unknown type, a tuple with
     /// metadata, dimensions that are not positive, sizes that do not
-    /// match), a subgroup type that is no subgroup type on a dimension
-    /// larger than 1 (XLA prints it `error_type.`), and what
-    /// [`NamedSharding::from_proto`] rejects in `named_sharding`.
+    /// match), what [`NamedSharding::from_proto`] rejects in
+    /// `named_sharding`, and, as [`ErrorKind::Unsupported`], a subgroup type
+    /// that is no subgroup type on a dimension larger than 1 (XLA reads it
+    /// and prints it `error_type.`). In a tuple, as in XLA, an error of an
+    /// element in tile-assignment form comes before one of a named element.
     pub fn from_proto(p: &OpSharding) -> Result<Self, ShardingError> {
         if let Some(named) = &p.named_sharding {
             let (named, metadata) = NamedSharding::from_proto(named)?;
@@ -130,11 +132,27 @@ impl HloSharding {
                     "Tuple sharding is expected to have no metadata.",
                 ));
             }
-            let elements = p
-                .tuple_shardings
-                .iter()
-                .map(Self::from_proto)
-                .collect::<Result<Vec<_>, _>>()?;
+            // XLA reads every element in tile-assignment form before it
+            // checks the named ones: an error of the former comes first,
+            // then one of a named element, then one where we refuse what
+            // XLA reads (`Unsupported`).
+            let mut elements = Vec::with_capacity(p.tuple_shardings.len());
+            let (mut named_error, mut unsupported) = (None, None);
+            for element in &p.tuple_shardings {
+                match Self::from_proto(element) {
+                    Ok(s) => elements.push(s),
+                    Err(e) if element.named_sharding.is_some() => {
+                        named_error.get_or_insert(e);
+                    }
+                    Err(e) if e.kind() == ErrorKind::Unsupported => {
+                        unsupported.get_or_insert(e);
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            if let Some(e) = named_error.or(unsupported) {
+                return Err(e);
+            }
             return Ok(Self::new(Kind::Tuple(elements)));
         }
         let mut sharding = match kind {
@@ -224,8 +242,11 @@ impl HloSharding {
             let perm = p
                 .iota_transpose_perm
                 .iter()
-                .map(|&d| usize::try_from(d).unwrap_or(usize::MAX))
-                .collect();
+                .map(|&d| usize::try_from(d))
+                .collect::<Result<_, _>>()
+                .map_err(|_| {
+                    not_a_permutation(&p.iota_transpose_perm, p.iota_reshape_dims.len())
+                })?;
             TileAssignment::iota(dims, p.iota_reshape_dims.clone(), perm)?
         } else {
             TileAssignment::list(dims, p.tile_assignment_devices.clone())?
@@ -273,8 +294,9 @@ fn subgroup_types(
             }
             None if size == 1 => {}
             None => {
+                // XLA reads it (printing `error_type.`): unsupported here.
                 return Err(ShardingError::new(
-                    ErrorKind::Invalid,
+                    ErrorKind::Unsupported,
                     format!("OpSharding type {value} cannot be a subgroup type"),
                 ));
             }

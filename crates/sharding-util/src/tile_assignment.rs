@@ -87,6 +87,18 @@ pub(crate) fn join<T: fmt::Display>(values: &[T]) -> String {
         .join(",")
 }
 
+/// The error for an iota transpose `perm` that is not a permutation of
+/// `0..rank`, naming its entries as given (negative ones too).
+pub(crate) fn not_a_permutation<T: fmt::Display>(perm: &[T], rank: usize) -> ShardingError {
+    ShardingError::new(
+        ErrorKind::Invalid,
+        format!(
+            "iota_transpose_perm ({}) is not a permutation of 0..{rank}",
+            join(perm)
+        ),
+    )
+}
+
 /// An iota's dimensions split to fit a list of cuts: the pieces of each
 /// original dimension (major first), the pieces in transposed order as
 /// (dimension, piece), and how many pieces fall in each cut.
@@ -259,14 +271,7 @@ impl TileAssignment {
         }
         for &p in &perm {
             if p >= reshape.len() || std::mem::replace(&mut seen[p], true) {
-                return Err(ShardingError::new(
-                    ErrorKind::Invalid,
-                    format!(
-                        "iota_transpose_perm ({}) is not a permutation of 0..{}",
-                        join(&perm),
-                        reshape.len()
-                    ),
-                ));
+                return Err(not_a_permutation(&perm, reshape.len()));
             }
         }
         Ok(Self {

@@ -5,6 +5,7 @@ use schema::OpMetadata;
 
 use crate::error::ShardingError;
 use crate::named::{AxisRef, MeshDevices, NamedSharding, cut_points};
+use crate::reduction::push_reduction;
 use crate::sharding::{HloSharding, Kind, SubgroupType};
 use crate::tile_assignment::TileAssignment;
 
@@ -26,24 +27,38 @@ impl HloSharding {
     }
 
     /// The tile-assignment form (XLA's `v3_to_v2_sharding`): a named
-    /// sharding as `{devices=...}`, tuple elements converted, anything else
-    /// unchanged.
+    /// sharding as `{devices=...}`, with its reduction written into the
+    /// metadata as a tile-assignment sharding keeps it (for an unreduced
+    /// form, or a reduction other than a sum), tuple elements (nested ones too)
+    /// converted, anything else unchanged.
     ///
     /// ```
     /// use sharding_util::HloSharding;
     ///
     /// let s: HloSharding = "{mesh['x'=2,'y'=4], [{'x'}, {}]}".parse().unwrap();
     /// assert_eq!(s.v3_to_v2().to_string(), "{devices=[2,1,4]<=[8] last_tile_dim_replicate}");
+    ///
+    /// let max: HloSharding = "{mesh['x'=8], unreduced=max}".parse().unwrap();
+    /// let v2 = max.v3_to_v2();
+    /// assert_eq!(v2.to_string(), "{unreduced}");
+    /// assert_eq!(v2.metadata()[0].op_name, "MAX");
     /// ```
     pub fn v3_to_v2(&self) -> Self {
         let mut s = self.clone();
-        s.named = None;
-        if let Kind::Tuple(elements) = &mut s.kind {
-            for e in elements {
-                e.named = None;
-            }
-        }
+        s.drop_named();
         s
+    }
+
+    /// Leaves the named form (here and in tuple elements), moving its
+    /// reduction into the metadata.
+    fn drop_named(&mut self) {
+        if let Kind::Tuple(elements) = &mut self.kind {
+            elements.iter_mut().for_each(Self::drop_named);
+        }
+        if let Some(named) = self.named.take() {
+            let unreduced = self.has_unreduced();
+            push_reduction(&mut self.metadata, named.reduction, unreduced);
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 
 use crate::error::ShardingError;
 use crate::named::{AxisRef, DimSharding, Mesh, MeshDevices, NamedSharding};
+use crate::reduction::Reduction;
 use crate::sdy::error::{ShardyError, invalid};
 use crate::sdy::mesh::SdyMesh;
 use crate::sdy::sharding::{MeshRef, SdyAxisRef, SdySharding};
@@ -75,6 +76,7 @@ impl SdySharding {
             replicated: refs(&self.replicated),
             unreduced: refs(&self.unreduced),
             manual: Vec::new(),
+            reduction: Reduction::Sum,
         };
         Ok(HloSharding::from_named(named, Vec::new())?.v3_to_v2())
     }
