@@ -174,12 +174,6 @@ fn check_error_row(row: &Row) -> Result<(), String> {
     // XLA's message, at the column XLA reports it: for a shape string,
     // the byte offset (`// only a comment` ends at 1:17).
     let column = error.offset();
-    // The one known disagreement: the schema parser places an index
-    // primitive type XLA refuses at the type list's `#(`, XLA after the
-    // type. Pinned, so that a fix shows here.
-    if input == "(f32[2]{0:#(s32)})" {
-        return same("the known column", column, 12);
-    }
     let matches = |(at, message): &(Option<usize>, String)| {
         *message == ours && at.is_none_or(|at| at == column)
     };

@@ -899,18 +899,19 @@ impl<'a> Parser<'a> {
             Token::Ident(name) => type_token(name),
             _ => None,
         };
+        // XLA reads the type, then refuses a signed one at the token after
+        // it.
         match found {
-            Some(t) if !t.is_unsigned_integral() => {
-                self.record_here("expecting an unsigned integer type");
+            Some(t) => {
+                self.lexer.bump();
+                if !t.is_unsigned_integral() {
+                    self.record_here("expecting an unsigned integer type");
+                }
             }
-            Some(_) => {}
             None => self.record_here(&format!(
                 "expected primitive type, saw {}",
                 self.token().kind_name()
             )),
-        }
-        if found.is_some() {
-            self.lexer.bump();
         }
         if !self.lexer.eat(Token::RParen) {
             self.record_here(&format!(
