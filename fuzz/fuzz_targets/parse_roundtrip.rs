@@ -1,12 +1,13 @@
 //! Arbitrary strings -> shape parser and layout parser -> print -> parse.
 //!
 //! Whatever parses must print to text that parses back to the same value
-//! and prints the same; nothing may panic.
+//! and prints the same; reading a tuple element at a time must give the
+//! same; nothing may panic.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use schema::{Layout, PrimitiveType, Shape};
+use schema::{Layout, PrimitiveType, Shape, ShapeEvent, ShapeTextWriter};
 
 /// Some texts XLA's parser accepts print, as XLA prints them, as text no
 /// parser reads back (known, reported differences), so they are left out:
@@ -33,7 +34,36 @@ fn layouts_print_readably(shape: &Shape) -> bool {
         && shape.tuple_shapes.iter().all(layouts_print_readably)
 }
 
+/// Reading `text` a tuple element at a time gives what parsing it whole
+/// gives: the same error, or the parsed shape's events and text.
+fn reads_alike_a_part_at_a_time(text: &str) {
+    let mut events = Vec::new();
+    let mut writer = ShapeTextWriter::default();
+    let streamed = Shape::parse_events(text, |event| {
+        events.push(describe(event));
+        writer.push(event);
+    });
+    match (text.parse::<Shape>(), streamed) {
+        (Ok(shape), Ok(())) => {
+            let mut expected = Vec::new();
+            shape.events(|event| expected.push(describe(event)));
+            assert_eq!(events, expected, "{text:?}");
+            assert_eq!(writer.finish(), shape.to_string(), "{text:?}");
+        }
+        (Err(whole), Err(streamed)) => assert_eq!(streamed, whole, "{text:?}"),
+        (whole, streamed) => panic!("{text:?}: {whole:?} but {streamed:?}"),
+    }
+}
+
+fn describe(event: ShapeEvent<'_>) -> String {
+    match event {
+        ShapeEvent::Element(shape) => format!("{shape:?}"),
+        other => format!("{other:?}"),
+    }
+}
+
 fuzz_target!(|text: &str| {
+    reads_alike_a_part_at_a_time(text);
     if let Ok(shape) = text.parse::<Shape>().map_err(drop).and_then(|s| {
         if layouts_print_readably(&s) {
             Ok(s)
