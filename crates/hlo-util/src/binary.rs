@@ -12,8 +12,7 @@ use sharding_util::HloSharding;
 use crate::entry_layout::{Compared, EntryLayout, check_entry_layout, write_key};
 use crate::proto::{HloComputationProto, HloInstructionProto, HloModuleProto};
 use crate::proto_shape::{ShapeBytesError, field_bytes, shape_events};
-use crate::shape_facts::{FactsBuilder, ShapeFacts};
-use crate::sizes::EntryTotals;
+use crate::shape_facts::{EntryTotals, FactsBuilder, ShapeFacts};
 use crate::text::warn_unknown_opcode;
 use crate::wire::{WireError, read_message, split_field};
 use crate::{

@@ -114,7 +114,8 @@ pub use liveness::{LivenessError, ModuleBuffer, ModuleMemory, memory_from_module
 pub use opcodes::{OPCODES, is_opcode};
 pub use per_device::PerDevice;
 pub use report::{BufferRow, ComputationTotal, DeviceBuffer, MemoryReport};
-pub use sizes::{BufferSizes, EntryBytes, POINTER_SIZE, entry_bytes};
+pub use shape_facts::entry_bytes;
+pub use sizes::{BufferSizes, EntryBytes, POINTER_SIZE};
 pub use text::{Instruction, MAX_LINE_BYTES, MAX_WARNINGS, ModuleSummary, read_text};
 
 /// The README's examples, run as doctests.

@@ -196,3 +196,63 @@ impl DeviceTally<'_> {
         }
     }
 }
+
+/// The bytes XLA's `CompiledMemoryStats` counts for one entry parameter or
+/// the entry result of `shape`: every array in it, and every tuple, nested
+/// ones too, as its index table of [`POINTER_SIZE`](crate::POINTER_SIZE) bytes per element;
+/// tokens count 0. This is how `argument_size_in_bytes` and
+/// `output_size_in_bytes` of jax's `compiled.memory_analysis()` count on XLA's
+/// CPU backend, which sizes arrays by their logical bytes even under a tiled
+/// layout (the golden set `tests/golden/hlo/` checks both).
+///
+/// # Errors
+///
+/// The errors of [`BufferSizes::of`] and [`ShapeError::ByteSizeOverflow`].
+///
+/// ```
+/// let shape = "((f32[8]{0}, s32[2]{0}), bf16[10,200]{1,0:T(8,128)(2,1)})".parse().unwrap();
+/// let bytes = hlo_util::entry_bytes(&shape).unwrap();
+/// // Two tables (2 pointers each), 32 + 8 bytes, and the bf16 array.
+/// assert_eq!(bytes.logical, 16 + 16 + 40 + 4000);
+/// assert_eq!(bytes.allocated, 16 + 16 + 40 + 8192);
+/// ```
+pub fn entry_bytes(shape: &Shape) -> Result<EntryBytes, ShapeError> {
+    facts_of(shape, None).0.entry
+}
+
+/// The running totals of a module's entry parameters (or its result): the
+/// bytes [`entry_bytes`] counts, and what one device holds of them while
+/// every one says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct EntryTotals {
+    pub bytes: EntryBytes,
+    pub per_device: Option<EntryBytes>,
+}
+
+impl EntryTotals {
+    /// Totals of nothing yet; per device only when `sharded`.
+    pub(crate) fn new(sharded: bool) -> Self {
+        Self {
+            bytes: EntryBytes::default(),
+            per_device: sharded.then(EntryBytes::default),
+        }
+    }
+
+    /// Adds a shape's facts and those of what one device holds of it.
+    ///
+    /// # Errors
+    ///
+    /// The shape's sizing error, or `None` when the sum passes `i64`.
+    pub(crate) fn add(
+        &mut self,
+        (whole, device): (ShapeFacts, Option<ShapeFacts>),
+    ) -> Result<(), Option<ShapeError>> {
+        let own = whole.entry.map_err(Some)?;
+        self.bytes = self.bytes.plus(own.logical, own.allocated).ok_or(None)?;
+        self.per_device = self.per_device.and_then(|total| {
+            let own = device?.entry.ok()?;
+            total.plus(own.logical, own.allocated)
+        });
+        Ok(())
+    }
+}

@@ -17,8 +17,8 @@ use sharding_util::HloSharding;
 use crate::entry_layout::{Compared, EntryLayout, check_entry_layout, element_texts};
 use crate::names::Names;
 use crate::scan::scan;
-use crate::shape_facts::{facts_of, facts_of_text};
-use crate::sizes::{BufferSizes, EntryBytes, EntryTotals};
+use crate::shape_facts::{EntryTotals, facts_of, facts_of_text};
+use crate::sizes::{BufferSizes, EntryBytes};
 use crate::{HloError, HloErrorKind, PerDevice, is_opcode};
 
 /// One instruction of a module, as the reader hands it to its visitor.
@@ -72,7 +72,7 @@ pub struct ModuleSummary {
     /// The shape of the entry computation's `ROOT`, as XLA prints it.
     pub entry_result: String,
     /// The bytes of the entry parameters as XLA's `CompiledMemoryStats`
-    /// counts them (`argument_size_in_bytes`; see [`entry_bytes`]), from
+    /// counts them (`argument_size_in_bytes`; see [`entry_bytes`](crate::entry_bytes)), from
     /// `entry_computation_layout` when the header has it.
     pub parameter_bytes: EntryBytes,
     /// The bytes of the entry result as `CompiledMemoryStats` counts them

@@ -5,9 +5,8 @@
 
 use std::fmt::Write as _;
 
-use super::parse::parse_shape_events;
 use super::print::write_element_separator;
-use crate::{ParseError, PrimitiveType, Shape};
+use crate::{PrimitiveType, Shape};
 
 /// One step through a shape, outermost tuple first, elements in order.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -23,35 +22,6 @@ pub enum ShapeEvent<'s> {
 }
 
 impl Shape {
-    /// Parses the shape `text` as [`str::parse`] does, with the same
-    /// errors, but hands `receiver` each tuple's elements as they are read
-    /// instead of building the tuple: memory is one element and the
-    /// nesting, whatever the tuple's size.
-    ///
-    /// ```
-    /// use schema::{Shape, ShapeEvent};
-    ///
-    /// let mut arrays = Vec::new();
-    /// Shape::parse_events("(f32[2], (s8[], token[]))", |event| {
-    ///     if let ShapeEvent::Element(shape) = event {
-    ///         arrays.push(shape.to_string());
-    ///     }
-    /// })
-    /// .unwrap();
-    /// assert_eq!(arrays, ["f32[2]{0}", "s8[]", "token[]"]);
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// [`ParseError`], as [`str::parse`] gives it; the events handed over
-    /// before it are of text that is no shape.
-    pub fn parse_events(
-        text: &str,
-        mut receiver: impl FnMut(ShapeEvent<'_>),
-    ) -> Result<(), ParseError> {
-        parse_shape_events(text, &mut receiver)
-    }
-
     /// Hands `receiver` this shape's events, those [`Shape::parse_events`]
     /// gives for its text.
     ///

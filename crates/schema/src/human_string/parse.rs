@@ -138,15 +138,37 @@ impl FromStr for Shape {
     }
 }
 
-/// Parses the shape `text` as [`Shape::from_str`] does, handing its tuples'
-/// elements to `receiver` as they are read (see [`Shape::parse_events`]).
-pub(super) fn parse_shape_events(
-    text: &str,
-    receiver: &mut dyn FnMut(ShapeEvent<'_>),
-) -> Result<(), ParseError> {
-    let mut parser = Parser::new(text);
-    parser.events = Some(receiver);
-    parse_shape(parser).map(drop)
+impl Shape {
+    /// Parses the shape `text` as [`str::parse`] does, with the same
+    /// errors, but hands `receiver` each tuple's elements as they are read
+    /// instead of building the tuple: memory is one element and the
+    /// nesting, whatever the tuple's size.
+    ///
+    /// ```
+    /// use schema::{Shape, ShapeEvent};
+    ///
+    /// let mut arrays = Vec::new();
+    /// Shape::parse_events("(f32[2], (s8[], token[]))", |event| {
+    ///     if let ShapeEvent::Element(shape) = event {
+    ///         arrays.push(shape.to_string());
+    ///     }
+    /// })
+    /// .unwrap();
+    /// assert_eq!(arrays, ["f32[2]{0}", "s8[]", "token[]"]);
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ParseError`], as [`str::parse`] gives it; the events handed over
+    /// before it are of text that is no shape.
+    pub fn parse_events(
+        text: &str,
+        mut receiver: impl FnMut(ShapeEvent<'_>),
+    ) -> Result<(), ParseError> {
+        let mut parser = Parser::new(text);
+        parser.events = Some(&mut receiver);
+        parse_shape(parser).map(drop)
+    }
 }
 
 /// The shape `parser` reads, and nothing after it.
