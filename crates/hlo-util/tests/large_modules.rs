@@ -164,22 +164,32 @@ fn a_serialized_module_of_many_computations_reads() {
     assert_eq!(module.entry_computation, "c99999");
 }
 
+/// Checks what the reader learnt of a module of [`tuple_text`] or
+/// [`tuple_module`] of 100,000 elements: the shapes' lengths it visited,
+/// and the module, with the tuple in its layout when `layout`.
+fn check_large_tuple(shapes: &[usize], module: &hlo_util::ModuleSummary, layout: bool) {
+    // `s8[], ` and every fifth element's `/*index=N*/`.
+    let printed = module.entry_parameters[0].as_str();
+    assert_eq!(printed.matches("s8[]").count(), 100_000);
+    assert!(printed.starts_with("(s8[], s8[], s8[], s8[], s8[], /*index=5*/s8[], "));
+    assert_eq!(shapes, [printed.len(), 4]);
+    // A table of 100,000 pointers and a byte each.
+    assert_eq!(module.parameter_bytes.allocated, 100_000 * 8 + 100_000);
+    assert_eq!(module.output_bytes.allocated, 1);
+    let parameters = module
+        .entry_computation_layout
+        .as_ref()
+        .map(|l| l.parameters.clone());
+    assert_eq!(parameters, layout.then(|| vec![printed.to_owned()]));
+}
+
 #[test]
 fn a_large_tuple_reads_an_element_at_a_time() {
-    for header in [false, true] {
-        let text = tuple_text(100_000, header);
+    for layout in [false, true] {
+        let text = tuple_text(100_000, layout);
         let mut shapes = Vec::new();
         let module = read_text(text.as_bytes(), |i| shapes.push(i.shape.len())).unwrap();
-        // `s8[], ` and every fifth element's `/*index=N*/`.
-        let printed = module.entry_parameters[0].as_str();
-        assert_eq!(printed.matches("s8[]").count(), 100_000);
-        assert!(printed.starts_with("(s8[], s8[], s8[], s8[], s8[], /*index=5*/s8[], "));
-        assert_eq!(shapes, [printed.len(), 4]);
-        // A table of 100,000 pointers and a byte each.
-        assert_eq!(module.parameter_bytes.allocated, 100_000 * 8 + 100_000);
-        assert_eq!(module.output_bytes.allocated, 1);
-        let layout = module.entry_computation_layout.map(|l| l.parameters);
-        assert_eq!(layout, header.then(|| vec![printed.to_owned()]));
+        check_large_tuple(&shapes, &module, layout);
     }
 }
 
@@ -189,14 +199,7 @@ fn a_large_serialized_tuple_reads_an_element_at_a_time() {
         let bytes = tuple_module(100_000, layout);
         let mut shapes = Vec::new();
         let module = read_module(bytes.as_slice(), |i| shapes.push(i.shape.len())).unwrap();
-        let printed = module.entry_parameters[0].as_str();
-        assert_eq!(printed.matches("s8[]").count(), 100_000);
-        assert!(printed.starts_with("(s8[], s8[], s8[], s8[], s8[], /*index=5*/s8[], "));
-        assert_eq!(shapes, [printed.len(), 4]);
-        assert_eq!(module.parameter_bytes.allocated, 100_000 * 8 + 100_000);
-        assert_eq!(module.output_bytes.allocated, 1);
-        let parameters = module.entry_computation_layout.map(|l| l.parameters);
-        assert_eq!(parameters, layout.then(|| vec![printed.to_owned()]));
+        check_large_tuple(&shapes, &module, layout);
     }
 }
 
