@@ -39,14 +39,18 @@ pub struct EntryLayout {
 impl Display for EntryLayout {
     /// XLA's `(parameters)->result`.
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        f.write_str("(")?;
-        for (i, parameter) in self.parameters.iter().enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            f.write_str(parameter)?;
+        let mut parameters = ShapeTextWriter::default();
+        parameters.push(ShapeEvent::TupleStart);
+        for parameter in &self.parameters {
+            parameters.push_text(parameter);
         }
-        write!(f, ")->{}", self.result.as_deref().unwrap_or(""))
+        parameters.push(ShapeEvent::TupleEnd(self.parameters.len()));
+        write!(
+            f,
+            "{}->{}",
+            parameters.finish(),
+            self.result.as_deref().unwrap_or("")
+        )
     }
 }
 

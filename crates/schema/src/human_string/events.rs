@@ -95,6 +95,25 @@ impl ShapeTextWriter {
         }
     }
 
+    /// Writes a whole shape given as XLA's text of it (`f32[2]{0}`), as
+    /// [`ShapeEvent::Element`] of that shape would.
+    ///
+    /// ```
+    /// use schema::{ShapeEvent, ShapeTextWriter};
+    ///
+    /// let mut writer = ShapeTextWriter::default();
+    /// writer.push(ShapeEvent::TupleStart);
+    /// for _ in 0..6 {
+    ///     writer.push_text("s8[]");
+    /// }
+    /// writer.push(ShapeEvent::TupleEnd(6));
+    /// assert_eq!(writer.finish(), "(s8[], s8[], s8[], s8[], s8[], /*index=5*/s8[])");
+    /// ```
+    pub fn push_text(&mut self, shape: &str) {
+        self.separate();
+        self.text.push_str(shape);
+    }
+
     /// The text written.
     #[must_use]
     pub fn finish(self) -> String {
