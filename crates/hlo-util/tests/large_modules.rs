@@ -211,54 +211,48 @@ fn peak_memory() -> u64 {
     kib * 1024
 }
 
-/// Reads `input` and returns the peak memory it added, over its size.
-fn multiple_of_input(input: &[u8]) -> f64 {
+/// Reads `input` and checks that the peak memory it added, with the
+/// input, is at most 20 times its size.
+fn assert_small_multiple(input: &[u8]) {
     let before = peak_memory();
     read_module(input, |_| {}).unwrap();
-    (peak_memory().saturating_sub(before) as f64 + input.len() as f64) / input.len() as f64
+    let added = peak_memory().saturating_sub(before) as f64 + input.len() as f64;
+    let multiple = added / input.len() as f64;
+    println!("{} bytes: {multiple:.1}x", input.len());
+    assert!(multiple <= 20.0, "{multiple}");
 }
 
 #[test]
 #[ignore = "measures peak memory: run alone, in release"]
 fn a_million_instructions_take_a_small_multiple_of_the_input() {
     let bytes = many_instructions(1_000_000);
-    let multiple = multiple_of_input(&bytes);
-    println!("{} bytes: {multiple:.1}x", bytes.len());
-    assert!(multiple <= 20.0, "{multiple}");
+    assert_small_multiple(&bytes);
 }
 
 #[test]
 #[ignore = "measures peak memory: run alone, in release"]
 fn a_million_computations_take_a_small_multiple_of_the_input() {
     let bytes = many_computations(1_000_000);
-    let multiple = multiple_of_input(&bytes);
-    println!("{} bytes: {multiple:.1}x", bytes.len());
-    assert!(multiple <= 20.0, "{multiple}");
+    assert_small_multiple(&bytes);
 }
 
 #[test]
 #[ignore = "measures peak memory: run alone, in release"]
 fn a_tuple_of_four_million_scalars_takes_a_small_multiple_of_the_input() {
     let text = tuple_text(4_000_000, false);
-    let multiple = multiple_of_input(text.as_bytes());
-    println!("{} bytes: {multiple:.1}x", text.len());
-    assert!(multiple <= 20.0, "{multiple}");
+    assert_small_multiple(text.as_bytes());
 }
 
 #[test]
 #[ignore = "measures peak memory: run alone, in release"]
 fn a_tuple_of_four_million_scalars_in_the_header_too_takes_a_small_multiple_of_the_input() {
     let text = tuple_text(4_000_000, true);
-    let multiple = multiple_of_input(text.as_bytes());
-    println!("{} bytes: {multiple:.1}x", text.len());
-    assert!(multiple <= 20.0, "{multiple}");
+    assert_small_multiple(text.as_bytes());
 }
 
 #[test]
 #[ignore = "measures peak memory: run alone, in release"]
 fn a_serialized_tuple_of_four_million_scalars_takes_a_small_multiple_of_the_input() {
     let bytes = tuple_module(4_000_000, true);
-    let multiple = multiple_of_input(&bytes);
-    println!("{} bytes: {multiple:.1}x", bytes.len());
-    assert!(multiple <= 20.0, "{multiple}");
+    assert_small_multiple(&bytes);
 }
