@@ -5,6 +5,7 @@ use std::io::Read;
 
 use super::files;
 use super::hlo_json::Success;
+use super::hlo_origins::Origins;
 use super::module_peak::{module_memory, picture};
 use crate::Error;
 use crate::cli::HloArgs;
@@ -41,10 +42,12 @@ pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<String, String> {
             .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     }
     let written = args.timeline.as_ref().map(|p| p.display().to_string());
+    let origins = Origins::of(args, &memory.peak)?;
     if json {
         return serde_json::to_string(&Success {
             ok: true,
             report: &memory,
+            origins,
             timeline: written,
         })
         .map_err(|e| e.to_string());
@@ -55,6 +58,7 @@ pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<String, String> {
         text.push('\n');
     }
     text.push_str(&memory.peak.text(top).to_string());
+    text.push_str(&origins.text(args));
     if let Some(out) = written {
         text.push_str(&format!("\nwrote {out}"));
     }
