@@ -292,16 +292,40 @@ class PeakAt(Record):
     instruction: str
 
 
+class Frame(Record):
+    """A frame of a buffer's Python stack: ``file``, ``line`` and
+    ``function`` (empty when the module records none), and ``end_line``,
+    ``column`` and ``end_column`` where the module records them."""
+
+    file: str
+    line: int
+    function: str
+
+
 class LiveBuffer(Record):
     """A buffer live at the peak (or, with ``first_step`` and
     ``last_step``, any buffer of a module's text): its ``name``,
-    ``shape_index``, ``shape``, ``bytes`` and ``kind``."""
+    ``shape_index``, ``shape``, ``bytes`` and ``kind``; where it comes
+    from, its defining instruction's ``op_name`` (an entry parameter's is
+    its pytree path; ``None`` when the module records none) and ``stack``
+    (:class:`Frame`, innermost first; empty when none); and ``source``,
+    the innermost frame's ``"file:line"``."""
+
+    _entries = {"stack": Frame}
 
     name: str
     shape_index: List[int]
     shape: str
     bytes: int
     kind: str
+    op_name: Optional[str]
+    stack: List[Frame]
+
+    @property
+    def source(self) -> Optional[str]:
+        """``"file:line"`` of the innermost frame, ``None`` without a stack."""
+        stack = self._fields.get("stack") or []
+        return "%s:%d" % (stack[0].file, stack[0].line) if stack else None
 
 
 class AllocationTotals(Record):
