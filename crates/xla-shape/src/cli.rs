@@ -440,6 +440,14 @@ pub struct HloArgs {
     /// the module's text (implies --peak).
     #[arg(long, value_name = "OUT.svg")]
     pub timeline: Option<std::path::PathBuf>,
+    /// Write the flame graph (SVG) of the bytes live at the peak by Python
+    /// stack here (implies --peak for a module's text).
+    #[arg(long, value_name = "OUT.svg")]
+    pub flame: Option<std::path::PathBuf>,
+    /// Write the buffers live at the peak as a gzipped pprof profile here
+    /// (implies --peak for a module's text).
+    #[arg(long, value_name = "OUT")]
+    pub pprof: Option<std::path::PathBuf>,
 }
 
 /// Arguments of `literal`.

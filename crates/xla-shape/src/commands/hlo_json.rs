@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-/// A report's JSON object with `"ok": true` first (and the picture
+/// A report's JSON object with `"ok": true` first (and the files
 /// written, if any, last).
 #[derive(Serialize)]
 pub struct Success<'a, R> {
@@ -14,4 +14,29 @@ pub struct Success<'a, R> {
     /// Where the timeline picture was written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeline: Option<String>,
+    /// Where the flame graph and the pprof profile were written.
+    #[serde(flatten)]
+    pub outputs: PeakOutputs,
+}
+
+/// Where `--flame` and `--pprof` wrote (absent when not asked for).
+#[derive(Serialize, Default)]
+pub struct PeakOutputs {
+    /// The flame graph's path.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flame: Option<String>,
+    /// The pprof profile's path.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pprof: Option<String>,
+}
+
+impl PeakOutputs {
+    /// The paths written, as the text report's last lines say them.
+    pub fn lines(&self) -> String {
+        self.flame
+            .iter()
+            .chain(&self.pprof)
+            .map(|p| format!("\nwrote {p}"))
+            .collect()
+    }
 }

@@ -38,6 +38,7 @@ pub fn run(args: &ReshardArgs, json: bool) -> Result<String, String> {
             ok: true,
             report: &plan,
             timeline: None,
+            outputs: Default::default(),
         };
         serde_json::to_string(&success).map_err(|e| e.to_string())
     } else {
