@@ -3,7 +3,7 @@
 //! sample's locations) and the words that name it. The pprof profile and
 //! the flame graph are both drawn from these.
 
-use hlo_util::{BufferKind, PeakReport};
+use hlo_util::{BufferKind, Frame, PeakReport};
 
 /// One frame of a buffer's stack: a line of the user's program.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -20,6 +20,16 @@ pub struct SampleFrame {
 }
 
 impl SampleFrame {
+    /// The frame of the module's `frame`.
+    pub fn of(frame: &Frame) -> Self {
+        Self {
+            function: frame.function.clone(),
+            file: frame.file.clone(),
+            line: i64::try_from(frame.line).unwrap_or(i64::MAX),
+            column: frame.column.and_then(|c| i64::try_from(c).ok()),
+        }
+    }
+
     /// A frame that stands for no line of the program: a block of the
     /// flame graph (`[no Python source]`) or a buffer in it.
     pub fn synthetic(words: impl Into<String>) -> Self {
@@ -125,8 +135,8 @@ pub fn samples(report: &PeakReport) -> Vec<Sample> {
                 b.shape.clone(),
                 b.bytes,
                 b.kind,
-                None,
-                Vec::new(),
+                b.op_name.as_deref().map(str::to_owned),
+                b.stack.iter().map(SampleFrame::of).collect(),
             )
         })
         .collect()

@@ -104,6 +104,7 @@ fn value(line: &str) -> Option<Value> {
         None => (name, Vec::new()),
     };
     Some(Value {
+        origin: crate::origins::metadata::Origin::default(),
         instruction: instruction.to_owned(),
         shape_index,
         shape: shape.to_owned(),

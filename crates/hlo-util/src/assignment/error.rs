@@ -48,6 +48,10 @@ pub enum AssignmentError {
     /// A sum of sizes does not fit in 64 bits.
     #[error("{0}: the bytes overflow")]
     Overflow(String),
+    /// The module's `stack_frame_index` names what it lacks, or its
+    /// frames' callers go round in a circle.
+    #[error("hlo_module.stack_frame_index: {0}")]
+    StackFrames(String),
     /// A heap trace frees a buffer that is not allocated at that point.
     #[error("{field}: FREE of buffer {id}, which is not allocated")]
     FreeUnallocated {

@@ -17,6 +17,8 @@ pub(crate) fn live_buffers(assignment: &Assignment, live: &[usize]) -> Vec<LiveB
                 shape: value.shape.clone(),
                 bytes: value.bytes,
                 kind: assignment.kind_of(v),
+                op_name: value.origin.op_name.clone(),
+                stack: value.origin.stack.clone(),
             })
         })
         .collect();

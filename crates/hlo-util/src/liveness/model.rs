@@ -216,6 +216,7 @@ fn to_model(
             bytes: buffer.bytes,
             offset: 0,
             allocation,
+            origin: inst.origin.resolve(graph.frames.as_ref()),
         });
     }
     let heap_index = allocations.len();
@@ -245,6 +246,7 @@ fn to_model(
                 bytes,
                 offset: 0,
                 allocation: Some(allocations.len()),
+                origin: inst.origin.resolve(graph.frames.as_ref()),
             });
             // A constant of an applied computation is a constant all the same.
             let constant = inst.opcode == "constant";

@@ -9,6 +9,7 @@ use hlo_util::{MemoryDump, PeakReport};
 use super::dump_files::DumpFiles;
 use super::files;
 use super::hlo_json::Success;
+use super::hlo_origins::Origins;
 use super::peak_outputs;
 use crate::cli::HloArgs;
 use crate::draw::timeline;
@@ -30,10 +31,12 @@ pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<Option<String>, Str
     }
     let outputs = peak_outputs::write(args, &report)?;
     let written = args.timeline.as_ref().map(|p| p.display().to_string());
+    let origins = Origins::of(args, &report)?;
     if json {
         let object = Success {
             ok: true,
             report: &report,
+            origins,
             timeline: written,
             outputs,
         };
@@ -42,6 +45,7 @@ pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<Option<String>, Str
             .map_err(|e| e.to_string());
     }
     let mut text = report.text(top).to_string();
+    text.push_str(&origins.text(args));
     if let Some(out) = written {
         text.push_str(&format!("\nwrote {out}"));
     }

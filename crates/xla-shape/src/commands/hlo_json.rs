@@ -2,8 +2,10 @@
 
 use serde::Serialize;
 
-/// A report's JSON object with `"ok": true` first (and the files
-/// written, if any, last).
+use super::hlo_origins::Origins;
+
+/// A report's JSON object with `"ok": true` first (then the groupings and
+/// the diff asked for, and the files written, if any, last).
 #[derive(Serialize)]
 pub struct Success<'a, R> {
     /// Always true.
@@ -11,6 +13,9 @@ pub struct Success<'a, R> {
     /// The report's fields.
     #[serde(flatten)]
     pub report: &'a R,
+    /// The `--by` groupings and the `--diff`.
+    #[serde(flatten)]
+    pub origins: Origins,
     /// Where the timeline picture was written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeline: Option<String>,

@@ -6,6 +6,7 @@ use std::io::Read;
 
 use super::files;
 use super::hlo_json::Success;
+use super::hlo_origins::Origins;
 use super::module_peak::{module_memory, picture};
 use super::peak_outputs;
 use crate::Error;
@@ -44,10 +45,12 @@ pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<String, String> {
     }
     let outputs = peak_outputs::write(args, &memory.peak)?;
     let written = args.timeline.as_ref().map(|p| p.display().to_string());
+    let origins = Origins::of(args, &memory.peak)?;
     if json {
         return serde_json::to_string(&Success {
             ok: true,
             report: &memory,
+            origins,
             timeline: written,
             outputs,
         })
@@ -59,6 +62,7 @@ pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<String, String> {
         text.push('\n');
     }
     text.push_str(&memory.peak.text(top).to_string());
+    text.push_str(&origins.text(args));
     if let Some(out) = written {
         text.push_str(&format!("\nwrote {out}"));
     }

@@ -22,6 +22,8 @@ mod hlo_dump;
 #[cfg(feature = "cli")]
 mod hlo_json;
 #[cfg(feature = "cli")]
+pub(crate) mod hlo_origins;
+#[cfg(feature = "cli")]
 mod hlo_peak;
 #[cfg(feature = "cli")]
 mod index;

@@ -37,6 +37,7 @@ pub fn run(args: &ReshardArgs, json: bool) -> Result<String, String> {
         let success = Success {
             ok: true,
             report: &plan,
+            origins: super::hlo_origins::Origins::default(),
             timeline: None,
             outputs: Default::default(),
         };
