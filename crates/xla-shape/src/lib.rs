@@ -18,7 +18,7 @@ mod operand;
 #[cfg(feature = "cli")]
 mod output;
 mod peak_samples;
-mod pprof;
+pub mod pprof;
 
 #[cfg(feature = "cli")]
 use std::process::ExitCode;

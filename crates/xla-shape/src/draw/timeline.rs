@@ -1,11 +1,13 @@
 //! The memory timeline of a dumped buffer assignment, as a person chasing
 //! an out-of-memory error wants it: live bytes over program order stacked
 //! by kind with the peak marked, the largest blocks of storage as bands over
-//! their live ranges, and the buffers live at the peak as bars. Any number
+//! their live ranges, and the buffers live at the peak as bars, each saying
+//! its buffer and the source line it comes from when pointed at. Any number
 //! of steps: the area keeps each pixel column's highest step, and the blocks
-//! and buffers past the largest are drawn together, labelled as such.
+//! and buffers past the largest are drawn together, labelled as such (the
+//! largest buffer, not their sum, sets the bars' scale).
 
-use hlo_util::{BufferKind, MemoryTimeline, PeakReport, StepUnit, TimelineBuffer};
+use hlo_util::{BufferKind, MemoryTimeline, PeakReport, Stack, StepUnit, TimelineBuffer};
 
 use super::colour;
 use super::scales::{byte_ticks, fit, human, index, scale, step_ticks};
@@ -275,14 +277,15 @@ fn bands(out: &mut Svg, timeline: &MemoryTimeline, top: i64, label_w: i64) -> i6
         let x = x_of_step(buffer.first);
         let end = x_of_step(buffer.last.saturating_add(1)).max(x + 2);
         let tip = format!(
-            "{} {} \u{b7} {} bytes \u{b7} {} \u{b7} defined by {} \u{b7} steps {}-{}",
+            "{} {} \u{b7} {} bytes \u{b7} {} \u{b7} defined by {} \u{b7} steps {}-{}{}",
             buffer_name(&buffer.name, &buffer.shape_index),
             buffer.shape,
             buffer.bytes,
             buffer.kind.word(),
             buffer.name,
             buffer.first,
-            buffer.last
+            buffer.last,
+            origin(buffer.op_name.as_deref(), &buffer.stack)
         );
         out.titled_rect(x, y, (end - x, ROW.0), colour::of_kind(buffer.kind), &tip);
         out.text(
@@ -389,11 +392,12 @@ fn bars(out: &mut Svg, report: &PeakReport, top: i64, label_w: i64) -> i64 {
     for buffer in live.iter().take(SHOWN) {
         let name = buffer_name(&buffer.name, &buffer.shape_index);
         let tip = format!(
-            "{name} {} \u{b7} {} bytes \u{b7} {} \u{b7} defined by {}",
+            "{name} {} \u{b7} {} bytes \u{b7} {} \u{b7} defined by {}{}",
             buffer.shape,
             buffer.bytes,
             buffer.kind.word(),
-            buffer.name
+            buffer.name,
+            origin(buffer.op_name.as_deref(), &buffer.stack)
         );
         row(
             out,
@@ -425,6 +429,24 @@ pub fn title(file: Option<&str>) -> String {
     format!("memory timeline of {name}")
 }
 
+/// Where a buffer comes from, as its title ends: ` · at file:line in
+/// function` (its innermost frame) and ` · op op_name`, each where the
+/// module records it.
+fn origin(op_name: Option<&str>, stack: &Stack) -> String {
+    let mut words = String::new();
+    if let Some(frame) = stack.innermost() {
+        words.push_str(&format!(
+            " \u{b7} at {} in {}",
+            frame.source(),
+            frame.function
+        ));
+    }
+    if let Some(op) = op_name {
+        words.push_str(&format!(" \u{b7} op {op}"));
+    }
+    words
+}
+
 /// The kind as a legend says it.
 fn plural(kind: BufferKind) -> &'static str {
     match kind {
@@ -441,5 +463,53 @@ fn unit(unit: StepUnit) -> &'static str {
     match unit {
         StepUnit::HeapEvent => "heap event",
         StepUnit::ScheduleStep => "step",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hlo_util::{Frame, LiveBuffer};
+
+    use super::*;
+
+    fn live(name: String, bytes: u64, stack: Stack) -> LiveBuffer {
+        LiveBuffer {
+            name,
+            shape_index: Vec::new(),
+            shape: "f32[8]{0}".to_owned(),
+            bytes,
+            kind: BufferKind::Temporary,
+            op_name: Some("jit(step)/dot_general".into()),
+            stack,
+        }
+    }
+
+    #[test]
+    fn the_largest_buffer_sets_the_bars_scale_and_names_fit_whole() {
+        let long = format!("fusion.{}", "x".repeat(70));
+        let frame = Stack::from_frames(vec![Frame::at("model.py", 55, "attention")]);
+        let mut buffers = vec![live(long.clone(), 1000, frame)];
+        buffers.extend((0..11).map(|i| live(format!("big.{i}"), 1000, Stack::default())));
+        buffers.extend((0..1280).map(|i| live(format!("small.{i}"), 100, Stack::default())));
+        let report = PeakReport {
+            peak_bytes: 140_000,
+            heap_peak_bytes: 140_000,
+            live_at_peak: buffers,
+            ..PeakReport::default()
+        };
+        let svg = render("t", &report, &MemoryTimeline::default());
+        // The twelve largest are as wide as the plot, and so is the sum of
+        // the others, broken.
+        let full = format!("width=\"{PLOT_W}\" height=\"{}\"", ROW.0);
+        assert_eq!(svg.matches(&full).count(), 13, "{svg}");
+        assert!(svg.contains("1280 smaller buffers together: 128000 bytes"));
+        assert_eq!(svg.matches("stroke-width=\"3\"").count(), 2);
+        // The long name whole, the picture wider for it.
+        assert!(svg.contains(&format!(">{long}{{}} f32[8]{{0}}</text>")));
+        assert!(!svg.contains('\u{2026}'));
+        // The source line in the title.
+        assert!(svg.contains(&format!(
+            "defined by {long} \u{b7} at model.py:55 in attention \u{b7} op jit(step)/dot_general</title>"
+        )));
     }
 }
