@@ -308,7 +308,8 @@ class Frame(Record):
     end_column: Optional[int]
 
     def __init__(self, fields: Mapping[str, Any]) -> None:
-        full = {"end_line": None, "column": None, "end_column": None}
+        keys = ("file", "line", "function", "end_line", "column", "end_column")
+        full = {key: fields.get(key) for key in keys}
         full.update(fields)
         super().__init__(full)
 
