@@ -91,6 +91,7 @@ mod liveness;
 mod names;
 mod opcodes;
 mod per_device;
+mod printable;
 #[rustfmt::skip]
 mod proto;
 mod proto_shape;
@@ -113,6 +114,7 @@ pub use error::{HloError, HloErrorKind, ProtoError, ProtoErrorKind, ReadError};
 pub use liveness::{LivenessError, ModuleBuffer, ModuleMemory, memory_from_module_text};
 pub use opcodes::{OPCODES, is_opcode};
 pub use per_device::PerDevice;
+pub use printable::printable;
 pub use report::{BufferRow, ComputationTotal, DeviceBuffer, MemoryReport};
 pub use shape_facts::entry_bytes;
 pub use sizes::{BufferSizes, EntryBytes, POINTER_SIZE};
