@@ -88,9 +88,21 @@ impl Output {
 
     fn line(&mut self, text: &str) {
         let mut stdout = std::io::stdout().lock();
-        // A closed pipe (e.g. `| head`) ends the output quietly.
-        if writeln!(stdout, "{text}").is_err() {
-            std::process::exit(if self.failed { 1 } else { 0 });
+        match writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {
+            Ok(()) => {}
+            // A closed pipe (e.g. `| head`) ends the output quietly.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                std::process::exit(if self.failed { 1 } else { 0 });
+            }
+            // Any other failure (a full disk, a device error) loses
+            // results: said on standard error, and the exit status is 1.
+            Err(e) => {
+                let _ = writeln!(
+                    std::io::stderr().lock(),
+                    "error: cannot write standard output: {e}"
+                );
+                std::process::exit(1);
+            }
         }
     }
 }
