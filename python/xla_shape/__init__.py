@@ -22,6 +22,7 @@ from ._native import (
     UnsupportedError,
     XlaShapeError,
 )
+from ._peak_tables import PeakTable
 from ._relayout import relayout
 from ._reports import (
     AllocationTotals,
@@ -35,6 +36,7 @@ from ._reports import (
     LoweredShardings,
     MemoryReport,
     PeakAt,
+    PeakDiff,
     PeakReport,
     Pictured,
     Piece,
@@ -81,7 +83,9 @@ __all__ = [
     "MemoryReport",
     "ParseError",
     "PeakAt",
+    "PeakDiff",
     "PeakReport",
+    "PeakTable",
     "Pictured",
     "Piece",
     "Record",

@@ -1,5 +1,6 @@
 //! `hlo` of XLA's dumps of a buffer assignment: the peak report, and with
-//! `--timeline` its picture.
+//! `--timeline` its picture (`--flame`, `--pprof`: its flame graph and
+//! pprof profile).
 
 use std::path::Path;
 
@@ -9,6 +10,7 @@ use super::dump_files::DumpFiles;
 use super::files;
 use super::hlo_json::Success;
 use super::hlo_origins::Origins;
+use super::peak_outputs;
 use crate::cli::HloArgs;
 use crate::draw::timeline;
 
@@ -27,6 +29,7 @@ pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<Option<String>, Str
         files::write_output(out, format!("{svg}\n").as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     }
+    let outputs = peak_outputs::write(args, &report)?;
     let written = args.timeline.as_ref().map(|p| p.display().to_string());
     let origins = Origins::of(args, &report)?;
     if json {
@@ -35,6 +38,7 @@ pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<Option<String>, Str
             report: &report,
             origins,
             timeline: written,
+            outputs,
         };
         return serde_json::to_string(&object)
             .map(Some)
@@ -45,6 +49,7 @@ pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<Option<String>, Str
     if let Some(out) = written {
         text.push_str(&format!("\nwrote {out}"));
     }
+    text.push_str(&outputs.lines());
     Ok(Some(text))
 }
 

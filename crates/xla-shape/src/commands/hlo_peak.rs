@@ -1,5 +1,6 @@
 //! `hlo FILE --peak`: the peak report of a module computed from its text,
-//! and with `--timeline` its picture.
+//! and with `--timeline` its picture (`--flame`, `--pprof`: its flame
+//! graph and pprof profile).
 
 use std::io::Read;
 
@@ -7,6 +8,7 @@ use super::files;
 use super::hlo_json::Success;
 use super::hlo_origins::Origins;
 use super::module_peak::{module_memory, picture};
+use super::peak_outputs;
 use crate::Error;
 use crate::cli::HloArgs;
 
@@ -41,6 +43,7 @@ pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<String, String> {
         files::write_output(out, format!("{svg}\n").as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     }
+    let outputs = peak_outputs::write(args, &memory.peak)?;
     let written = args.timeline.as_ref().map(|p| p.display().to_string());
     let origins = Origins::of(args, &memory.peak)?;
     if json {
@@ -49,6 +52,7 @@ pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<String, String> {
             report: &memory,
             origins,
             timeline: written,
+            outputs,
         })
         .map_err(|e| e.to_string());
     }
@@ -62,6 +66,7 @@ pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<String, String> {
     if let Some(out) = written {
         text.push_str(&format!("\nwrote {out}"));
     }
+    text.push_str(&outputs.lines());
     for warning in &memory.warnings {
         text.push_str(&format!("\nwarning: {warning}"));
     }

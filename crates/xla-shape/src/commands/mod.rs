@@ -38,6 +38,7 @@ pub(crate) mod module_peak;
 mod order;
 #[cfg(feature = "cli")]
 mod parse;
+pub(crate) mod peak_outputs;
 #[cfg(feature = "cli")]
 mod relayout;
 pub(crate) mod reshard;
