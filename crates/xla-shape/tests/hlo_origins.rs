@@ -58,7 +58,14 @@ fn the_bytes_by_source_line_are_those_of_xlas_dump() {
         let live = &report["live_at_peak"][2];
         assert_eq!(live["stack"][0]["file"], "peak_origins_layers.py", "{file}");
     }
-    let (code, out) = hlo(&["hlo", &golden(name, "compiled.txt"), "--top", "1", "--by", "function"]);
+    let (code, out) = hlo(&[
+        "hlo",
+        &golden(name, "compiled.txt"),
+        "--top",
+        "1",
+        "--by",
+        "function",
+    ]);
     assert_eq!(code, 0, "{out}");
     assert!(
         out.contains("\n\nby function: 4 groups\nbytes  percent  buffers  function\n28088    44.6%        9  (none)\n23424    37.2%        5  dense (peak_origins_layers.py)\n"),
@@ -69,20 +76,36 @@ fn the_bytes_by_source_line_are_those_of_xlas_dump() {
 #[test]
 fn a_program_against_itself_and_another() {
     let a = golden("scan_layers_grad", "after_optimizations.hlo.pb");
-    let (code, out) = hlo(&["--json", "hlo", &a, "--diff", &golden("scan_layers_grad", "compiled.txt")]);
+    let (code, out) = hlo(&[
+        "--json",
+        "hlo",
+        &a,
+        "--diff",
+        &golden("scan_layers_grad", "compiled.txt"),
+    ]);
     assert_eq!(code, 0, "{out}");
     let report: Value = serde_json::from_str(&out).unwrap();
     let diff = &report["diff"];
     assert_eq!(diff["peak_bytes_delta"], 0);
-    assert!(diff["by_source"].as_array().unwrap().iter().all(|r| r["delta_bytes"] == 0));
+    assert!(
+        diff["by_source"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["delta_bytes"] == 0)
+    );
     let remat = golden("scan_layers_remat_grad", "after_optimizations.hlo.pb");
     let (code, out) = hlo(&["--json", "hlo", &a, "--diff", &remat]);
     assert_eq!(code, 0, "{out}");
     let report: Value = serde_json::from_str(&out).unwrap();
     let diff = &report["diff"];
     let (peak_a, peak_b) = (
-        expected("scan_layers_grad")["expected"]["peak_bytes"].as_i64().unwrap(),
-        expected("scan_layers_remat_grad")["expected"]["peak_bytes"].as_i64().unwrap(),
+        expected("scan_layers_grad")["expected"]["peak_bytes"]
+            .as_i64()
+            .unwrap(),
+        expected("scan_layers_remat_grad")["expected"]["peak_bytes"]
+            .as_i64()
+            .unwrap(),
     );
     assert_eq!(diff["peak_bytes_delta"], peak_b - peak_a);
     let changes: Vec<i64> = diff["by_source"]
@@ -106,7 +129,10 @@ fn bad_groupings_and_missing_programs_are_refused() {
     let path = golden("mlp", "compiled.txt");
     let (code, out) = hlo(&["hlo", &path, "--by", "flame"]);
     assert_eq!(code, 2, "{out}");
-    assert!(out.contains("no grouping `flame` (one of source, function, stack, op, pass, kind)"), "{out}");
+    assert!(
+        out.contains("no grouping `flame` (one of source, function, stack, op, pass, kind)"),
+        "{out}"
+    );
     let (code, out) = hlo(&["hlo", &path, "--diff", "no such program"]);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("cannot open no such program"), "{out}");

@@ -15,8 +15,8 @@ use super::value_order::ValueOrder;
 use crate::assignment::baseline::static_baseline;
 use crate::assignment::bytes::add_bytes;
 use crate::assignment::model::{Allocation, Assignment, Value};
-use crate::origins::metadata::Origin;
 use crate::assignment::summary::{allocation_totals, live_buffers};
+use crate::origins::metadata::Origin;
 use crate::{BufferSizes, PeakPoint, PeakReport, StepUnit};
 
 /// Computes the peak memory of a module and its buffers from its text
