@@ -316,6 +316,10 @@ pub enum Command {
         JSON fields of a dump: ok, peak_bytes, static_bytes, heap_peak_bytes, peak_at {step,\n\
         unit, instruction}, live_at_peak [{name, shape_index, shape, bytes, kind}], device and\n\
         host {argument_bytes, output_bytes, alias_bytes, temp_bytes}, timeline (the SVG's path).\n\n\
+        --flame OUT.svg draws the bytes live at the peak by Python stack (a flame graph);\n\
+        --pprof OUT writes them as a gzipped pprof profile (space/bytes, as jax's memory\n\
+        profiles: one sample per buffer, its stack, labels kind, shape, buffer, op_name).\n\
+        Of a dump or a module's text (they imply --peak); JSON adds flame and pprof (paths).\n\n\
         --peak: the same report computed from the module's text alone (compiled.as_text(),\n\
         scheduled: is_scheduled=true), as XLA's buffer assignment would place its buffers;\n\
         steps are those of the flattened schedule. A module without a schedule gets an\n\
