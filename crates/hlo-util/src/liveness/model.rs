@@ -11,6 +11,7 @@ use super::graph::{Graph, read_graph};
 use super::replay::heap_peak;
 use super::report::{ModuleBuffer, ModuleMemory};
 use super::schedule::flatten;
+use super::value_order::ValueOrder;
 use crate::assignment::baseline::static_baseline;
 use crate::assignment::model::{Allocation, Assignment, Value};
 use crate::assignment::summary::{allocation_totals, live_buffers};
@@ -173,17 +174,27 @@ fn to_model(
             values: Vec::new(),
         })
         .collect();
+    let order = ValueOrder::new(graph);
+    // The order key of each model value, to list an allocation's values in
+    // XLA's order (the static baseline counts the first of the largest).
+    let mut keys = Vec::new();
     for (b, buffer) in buffers.list.iter().enumerate() {
         let place = assigned.place.get(b).copied().unwrap_or(Place::None);
-        let largest = buffer
-            .values
-            .iter()
-            .filter_map(|&v| buffers.values.get(v))
-            .fold(None, |best: Option<&super::buffers::Value>, v| match best {
-                Some(x) if x.bytes >= v.bytes => Some(x),
-                _ => Some(v),
-            });
-        let Some(value) = largest else {
+        let values = buffer.values.iter().filter_map(|&v| buffers.values.get(v));
+        // The value XLA names the buffer by: in the heap, the first
+        // allocated; elsewhere the first of the largest, as the static
+        // baseline counts it.
+        let named = if place == Place::Heap {
+            values
+                .min_by(|x, y| (x.start, order.key(graph, x)).cmp(&(y.start, order.key(graph, y))))
+        } else {
+            values.min_by(|x, y| {
+                y.bytes
+                    .cmp(&x.bytes)
+                    .then_with(|| order.key(graph, x).cmp(&order.key(graph, y)))
+            })
+        };
+        let Some(value) = named else {
             continue;
         };
         let Some(inst) = graph.insts.get(value.inst) else {
@@ -204,6 +215,7 @@ fn to_model(
             Place::None => continue,
         };
         of_buffer[b] = Some(v);
+        keys.push(order.key(graph, value));
         model.values.push(Value {
             instruction: inst.name.clone(),
             shape_index: value
@@ -218,6 +230,9 @@ fn to_model(
             allocation,
             origin: inst.origin.resolve(graph.frames.as_ref()),
         });
+    }
+    for alloc in &mut allocations {
+        alloc.values.sort_by(|&x, &y| keys.get(x).cmp(&keys.get(y)));
     }
     let heap_index = allocations.len();
     for &v in &heap.values {
