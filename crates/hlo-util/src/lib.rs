@@ -92,6 +92,7 @@ mod names;
 mod opcodes;
 mod origins;
 mod per_device;
+mod printable;
 #[rustfmt::skip]
 mod proto;
 mod proto_shape;
@@ -117,6 +118,7 @@ pub use origins::{
     DiffRow, Frame, Frames, GroupBy, GroupRow, PeakDiff, Stack, group_at_peak, groups_text, pass_of,
 };
 pub use per_device::PerDevice;
+pub use printable::printable;
 pub use report::{BufferRow, ComputationTotal, DeviceBuffer, MemoryReport};
 pub use shape_facts::entry_bytes;
 pub use sizes::{BufferSizes, EntryBytes, POINTER_SIZE};

@@ -591,7 +591,8 @@ pub struct RelayoutArgs {
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
     /// Relayout on N threads: 1 runs on the calling thread, more on a pool
-    /// of N threads (copies below 512 KiB a thread stay on one).
+    /// of N threads (copies below 512 KiB a thread stay on one); at most 4
+    /// threads per CPU, more are that many.
     #[arg(long, value_name = "N", default_value_t = std::num::NonZeroUsize::MIN)]
     pub threads: std::num::NonZeroUsize,
 }

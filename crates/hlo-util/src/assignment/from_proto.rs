@@ -10,6 +10,7 @@ use schema::Shape;
 
 use super::AssignmentError;
 use super::baseline::static_baseline;
+use super::bytes::inside;
 use super::heap::{Heap, HeapFault};
 use super::model::{Allocation, Assignment, Value};
 use super::report::{PeakPoint, PeakReport, StepUnit};
@@ -17,6 +18,7 @@ use super::summary::{allocation_totals, live_buffers};
 use crate::origins::Frame;
 use crate::origins::metadata::{InstOrigin, Origin};
 use crate::origins::tables::Tables;
+use super::trace_order::check_trace_order;
 use crate::proto::{BufferAssignmentProto, HloModuleProto, HloProto};
 
 /// A heap event with its buffers resolved to value indices.
@@ -62,6 +64,17 @@ impl Dump {
         let instructions = instructions(&module)?;
         let (assignment, ids) = assignment(&assignment_proto, &instructions)?;
         let (events, names) = events(&assignment_proto, &ids, &instructions)?;
+        let lengths: Vec<usize> = assignment_proto
+            .heap_simulator_traces
+            .iter()
+            .map(|t| t.events.len())
+            .collect();
+        check_trace_order(&events, &lengths, assignment.values.len(), |b| {
+            assignment_proto
+                .logical_buffers
+                .get(b)
+                .map_or(-1, |buffer| buffer.id)
+        })?;
         let names = names.into_iter().map(str::to_owned).collect();
         let (static_bytes, counted) = static_baseline(&assignment)?;
         Ok(Self {
@@ -265,6 +278,18 @@ fn assignment(
     }
     let mut allocations = Vec::with_capacity(proto.buffer_allocations.len());
     for (a, allocation) in proto.buffer_allocations.iter().enumerate() {
+        let contradiction =
+            |field: String, message: String| Err(AssignmentError::Contradiction { field, message });
+        if usize::try_from(allocation.index).ok() != Some(a) {
+            return contradiction(
+                format!("buffer_allocations[{a}].index"),
+                format!(
+                    "{} where {a} comes (each allocation once, in order)",
+                    allocation.index
+                ),
+            );
+        }
+        let allocation_size = size(allocation.size, &format!("buffer_allocations[{a}].size"))?;
         let mut assigned = Vec::with_capacity(allocation.assigned.len());
         for (k, entry) in allocation.assigned.iter().enumerate() {
             let field = format!("buffer_allocations[{a}].assigned[{k}]");
@@ -274,14 +299,33 @@ fn assignment(
                     id: entry.logical_buffer_id,
                 }
             })?;
+            let offset = size(entry.offset, &format!("{field}.offset"))?;
+            let bytes = size(entry.size, &format!("{field}.size"))?;
+            if !inside(offset, bytes, allocation_size) {
+                return contradiction(
+                    field,
+                    format!(
+                        "offset {offset} and size {bytes} pass the end of the allocation ({allocation_size} bytes)"
+                    ),
+                );
+            }
             if let Some(value) = values.get_mut(v) {
+                if let Some(first) = value.allocation {
+                    return contradiction(
+                        format!("{field}.logical_buffer_id"),
+                        format!(
+                            "logical buffer {} is assigned to allocation {first} already",
+                            entry.logical_buffer_id
+                        ),
+                    );
+                }
                 value.allocation = Some(a);
-                value.offset = size(entry.offset, &format!("{field}.offset"))?;
+                value.offset = offset;
             }
             assigned.push(v);
         }
         allocations.push(Allocation {
-            size: size(allocation.size, &format!("buffer_allocations[{a}].size"))?,
+            size: allocation_size,
             color: allocation.color,
             parameter: allocation.is_entry_computation_parameter,
             aliased_parameter: allocation.is_entry_computation_parameter
@@ -317,6 +361,16 @@ fn events<'p>(
     let mut events = Vec::with_capacity(total);
     let mut names = Vec::with_capacity(total);
     for (t, trace) in proto.heap_simulator_traces.iter().enumerate() {
+        let index = trace.buffer_allocation_index;
+        if usize::try_from(index).map_or(true, |a| a >= proto.buffer_allocations.len()) {
+            return Err(AssignmentError::Contradiction {
+                field: format!("heap_simulator_traces[{t}].buffer_allocation_index"),
+                message: format!(
+                    "{index}, but the assignment has {} allocations",
+                    proto.buffer_allocations.len()
+                ),
+            });
+        }
         for (e, event) in trace.events.iter().enumerate() {
             let field = |name: &str| format!("heap_simulator_traces[{t}].events[{e}].{name}");
             let buffer = |id: i64, name: &str| {

@@ -4,6 +4,7 @@
 use std::fmt;
 
 use super::report::{AllocationTotals, BufferKind, LiveBuffer, PeakReport, StepUnit};
+use crate::printable::printable;
 use crate::report::table::aligned;
 
 /// The columns of the live buffers' table; the first is a number. The
@@ -47,7 +48,7 @@ impl fmt::Display for PeakText<'_> {
                     StepUnit::HeapEvent => "heap event",
                     StepUnit::ScheduleStep => "step",
                 };
-                write!(f, " at {unit} {} ({})", at.step, at.instruction)?;
+                write!(f, " at {unit} {} ({})", at.step, printable(&at.instruction))?;
             }
             None => write!(f, " (the static buffers alone)")?,
         }

@@ -89,6 +89,8 @@ impl MemoryTimeline {
     /// };
     /// assert_eq!(timeline.live_bytes(), [16, 20, 16]);
     /// assert_eq!(timeline.live_bytes_of(BufferKind::Parameter), [0, 0, 0]);
+    /// let huge = MemoryTimeline { steps: u64::MAX, ..timeline };
+    /// assert!(huge.live_bytes().is_empty());
     /// ```
     pub fn live_bytes(&self) -> Vec<u64> {
         self.sum(|_| true)
@@ -101,10 +103,14 @@ impl MemoryTimeline {
 
     /// The bytes of the blocks that `keep` at each step: a sweep over
     /// where they start and end.
+    /// A timeline of more steps than memory holds (built by hand: the
+    /// readers bound the steps by their input) sums to nothing.
     fn sum(&self, keep: impl Fn(&TimelineBuffer) -> bool) -> Vec<u64> {
         let steps = usize::try_from(self.steps).unwrap_or(0);
-        let mut starts = vec![0_u64; steps];
-        let mut ends = vec![0_u64; steps.saturating_add(1)];
+        let (Some(mut starts), Some(mut ends)) = (zeros(steps), zeros(steps.saturating_add(1)))
+        else {
+            return Vec::new();
+        };
         for buffer in self.buffers.iter().filter(|b| keep(b)) {
             let first = usize::try_from(buffer.first).unwrap_or(usize::MAX);
             let after = usize::try_from(buffer.last)
@@ -131,4 +137,12 @@ impl MemoryTimeline {
             })
             .collect()
     }
+}
+
+/// `n` zeros, none when they cannot be allocated.
+fn zeros(n: usize) -> Option<Vec<u64>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).ok()?;
+    v.resize(n, 0);
+    Some(v)
 }

@@ -300,27 +300,35 @@ pub(crate) fn read_graph(text: &str) -> Result<Graph, LivenessError> {
     Ok(graph)
 }
 
-/// Turns the names read into indices.
+/// Turns the names read into indices: an operand names an instruction of
+/// its own computation (the text reader checked that it is defined before
+/// it there), so names are looked up one computation at a time, and two
+/// computations may use one name, as XLA's parser allows (it renames the
+/// second).
 fn resolve(
     graph: &mut Graph,
     pending: Pending,
     comp_names: &HashMap<String, usize>,
 ) -> Result<(), LivenessError> {
-    let mut names: HashMap<&str, usize> = HashMap::with_capacity(graph.insts.len());
-    for (id, inst) in graph.insts.iter().enumerate() {
+    let mut names: HashMap<&str, usize> = HashMap::new();
+    let mut resolved = Vec::with_capacity(graph.insts.len());
+    for id in 0..graph.insts.len() {
+        let Some(inst) = graph.insts.get(id) else {
+            continue;
+        };
+        if id == 0
+            || graph
+                .insts
+                .get(id - 1)
+                .is_some_and(|before| before.computation != inst.computation)
+        {
+            names.clear();
+        }
         if names.insert(inst.name.as_str(), id).is_some() {
             return Err(LivenessError::Duplicate(inst.name.clone()));
         }
-    }
-    let mut resolved = Vec::with_capacity(graph.insts.len());
-    for id in 0..graph.insts.len() {
         let (operands, called) = pending.of(id);
-        let name = || {
-            graph
-                .insts
-                .get(id)
-                .map_or_else(String::new, |i| i.name.clone())
-        };
+        let name = || inst.name.clone();
         let operands = operands
             .iter()
             .map(|&o| {
