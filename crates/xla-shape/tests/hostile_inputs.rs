@@ -48,3 +48,181 @@ fn every_command_bounds_bytes_as_validate_does() {
     assert_eq!(code, 1);
     assert!(out.contains("are beyond i64"), "{out}");
 }
+
+/// A lowered module over `mesh` (a `sdy.mesh` line, or none) with the
+/// module attribute `partitions` (e.g. `mhlo.num_partitions = 8 : i32`).
+fn module(partitions: &str, mesh: &str, argument: &str) -> String {
+    format!(
+        "module @jit_f attributes {{{partitions}}} {{\n  {mesh}\n  func.func public @main(%arg0: {argument}) -> (tensor<8xf32> {{jax.result_info = \"result\"}}) {{\n    return %arg0 : tensor<8xf32>\n  }}\n}}\n"
+    )
+}
+
+const SHARDED: &str = r#"tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}]>}"#;
+const MESH8: &str = r#"sdy.mesh @mesh = <["a"=8]>"#;
+
+/// `lowered`'s message for `text`, which it must refuse.
+fn refused(text: &str) -> String {
+    let (out, code) = run(&["lowered", "-"], Some(text));
+    assert_eq!(code, 1, "accepted: {out}");
+    out.strip_prefix("error: ")
+        .unwrap_or(&out)
+        .trim_end()
+        .to_owned()
+}
+
+#[test]
+fn num_partitions_is_an_integer_attribute_or_refused() {
+    for (value, devices) in [("8 : i32", 8), ("8", 8), ("0x8 : i64", 8)] {
+        let text = module(&format!("mhlo.num_partitions = {value}"), MESH8, SHARDED);
+        let (out, code) = run(&["lowered", "-"], Some(&text));
+        assert_eq!(code, 0, "{value}: {out}");
+        assert!(
+            out.starts_with(&format!("{devices} devices\n")),
+            "{value}: {out}"
+        );
+    }
+    for (value, message) in [
+        (
+            "-4 : i32",
+            "mhlo.num_partitions = -4 : i32: a partition count is at least 1",
+        ),
+        (
+            "12345678901234567890 : i64",
+            "mhlo.num_partitions = 12345678901234567890 : i64 is out of range",
+        ),
+        (
+            "8589934592 : i32",
+            "mhlo.num_partitions = 8589934592 : i32 is out of range",
+        ),
+    ] {
+        let text = module(&format!("mhlo.num_partitions = {value}"), MESH8, SHARDED);
+        assert!(
+            refused(&text).starts_with(&format!("Syntax error: {message} (at byte ")),
+            "{value}"
+        );
+    }
+    for value in ["\"4\"", "x", "4.5 : f32", "4x", "4.5"] {
+        let text = module(&format!("mhlo.num_partitions = {value}"), MESH8, SHARDED);
+        let message = refused(&text);
+        assert!(
+            message.starts_with(&format!(
+                "Syntax error: mhlo.num_partitions must be an integer attribute (`8 : i32`), not `{value}` (at byte 48"
+            )),
+            "{value}: {message}"
+        );
+    }
+    let text = module(
+        "mhlo.num_partitions = 8 : i32, mhlo.num_partitions = 8 : i32",
+        MESH8,
+        SHARDED,
+    );
+    assert!(refused(&text).starts_with(
+        "Syntax error: duplicate key 'mhlo.num_partitions' in the module's attributes"
+    ));
+}
+
+#[test]
+fn a_mesh_that_contradicts_num_partitions_is_refused() {
+    let text = module("mhlo.num_partitions = 4 : i32", MESH8, SHARDED);
+    assert_eq!(
+        refused(&text),
+        "mesh @mesh holds 8 devices, but mhlo.num_partitions is 4"
+    );
+    let text = module(
+        "mhlo.num_partitions = 4 : i32",
+        r#"sdy.mesh @maximal_mesh_7 = <[], device_ids=[7]>"#,
+        "tensor<8xf32>",
+    );
+    assert_eq!(
+        refused(&text),
+        "mesh @maximal_mesh_7 names device 7, but mhlo.num_partitions is 4"
+    );
+    // Without num_partitions, the meshes agree among themselves.
+    let text = module(
+        "mhlo.num_replicas = 1 : i32",
+        "sdy.mesh @a = <[\"x\"=2]>\n  sdy.mesh @b = <[\"y\"=4]>",
+        "tensor<8xf32>",
+    );
+    assert_eq!(
+        refused(&text),
+        "mesh @b holds 4 devices, but mesh @a holds 2"
+    );
+    // An empty mesh and a maximal mesh on one of the devices contradict nothing.
+    let text = module(
+        "mhlo.num_partitions = 8 : i32",
+        "sdy.mesh @empty_mesh = <[]>\n  sdy.mesh @maximal_mesh_3 = <[], device_ids=[3]>\n  sdy.mesh @mesh = <[\"a\"=8]>",
+        SHARDED,
+    );
+    let (out, code) = run(&["lowered", "-"], Some(&text));
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn definitions_given_twice_are_refused() {
+    let text = module(
+        "mhlo.num_partitions = 8 : i32",
+        "sdy.mesh @mesh = <[\"a\"=8]>\n  sdy.mesh @mesh = <[\"a\"=2, \"b\"=4]>",
+        SHARDED,
+    );
+    assert_eq!(
+        refused(&text),
+        "Syntax error: mesh @mesh is defined twice (the first at byte 59) (at byte 88: `sdy.mesh @mesh = <[\"a\"=2, \"b\"=4]>`)"
+    );
+    let one = module("mhlo.num_partitions = 8 : i32", MESH8, SHARDED);
+    let main = one.find("  func.func").unwrap();
+    let end = one.rfind('}').unwrap();
+    let twice = format!("{}{}{}", &one[..end], &one[main..end], &one[end..]);
+    let second = main + (end - main);
+    assert_eq!(
+        refused(&twice),
+        format!(
+            "Syntax error: `func.func public @main` is defined twice (the first at byte {}) (at byte {}: `func.func public @main`)",
+            main + 2,
+            second + 2
+        )
+    );
+}
+
+#[test]
+fn per_value_shardings_negative_sizes_and_cut_modules_are_answered() {
+    let (out, code) = run(
+        &[
+            "sharding",
+            "--mesh",
+            r#"<["a"=2, "b"=4]>"#,
+            r#"#sdy.sharding_per_value<[<@mesh, [{"a"}, {}]>, <@mesh, []>]>"#,
+        ],
+        None,
+    );
+    assert_eq!(
+        (out.as_str(), code),
+        (
+            "{{devices=[2,1,4]<=[8] last_tile_dim_replicate}, {replicated}}\n",
+            0
+        )
+    );
+    let text = module("mhlo.num_partitions = 8 : i32", MESH8, "tensor<-2x2xf32>");
+    assert!(
+        refused(&text).starts_with(
+            "Syntax error: `tensor<-2x2xf32>` has dimension `-2`: a dimension is a size of 0 or more"
+        ),
+        "{}",
+        refused(&text)
+    );
+    let whole = module("mhlo.num_partitions = 8 : i32", MESH8, SHARDED);
+    let signature_end = whole.find(") {\n    return").unwrap() + 1;
+    for (cut, what) in [
+        (&whole[..signature_end], "expected '{' (the body of @main)"),
+        (
+            &whole[..signature_end + 2],
+            "the body of @main is cut short",
+        ),
+        (
+            &whole[..whole.len() - 2],
+            "the module is cut short: its '{' at byte 57 is never closed",
+        ),
+    ] {
+        let message = refused(cut);
+        assert!(message.contains(what), "{message}");
+    }
+}

@@ -15,6 +15,7 @@ mod convert;
 mod error;
 mod from_hlo;
 mod lowered;
+mod lowered_header;
 mod lowered_report;
 mod mesh;
 mod parse;
@@ -24,6 +25,6 @@ mod verify;
 
 pub use error::ShardyError;
 pub use lowered::{LoweredModule, LoweredValue, ValueKind, tensor_shape};
-pub use lowered_report::{LoweredEntry, LoweredReport};
+pub use lowered_report::{LoweredEntry, LoweredReport, LoweredTotals, MAX_LISTED_BYTES};
 pub use mesh::SdyMesh;
 pub use sharding::{MeshRef, SdyAxisRef, SdyDim, SdySharding, SdyShardingPerValue};

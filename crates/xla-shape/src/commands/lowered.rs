@@ -1,14 +1,17 @@
 //! `lowered`: what each device holds of a lowered module's arguments and
-//! results (sharding-util's [`LoweredReport`]).
+//! results (sharding-util's [`LoweredReport`](sharding_util::sdy::LoweredReport)),
+//! written one entry at a time as the module is read: memory is the
+//! module's text and the output, whatever the number of values.
 
+use std::fmt::Write as _;
 use std::io::Read;
 
-use sharding_util::sdy::{LoweredModule, LoweredReport};
+use sharding_util::ParseError;
+use sharding_util::sdy::{LoweredModule, LoweredTotals};
 
-use super::{Outcome, reported};
-
-/// The report of the module in `file` (`-`: standard input).
-pub fn run(file: &str) -> Outcome {
+/// The report of the module in `file` (`-`: standard input): its text, or
+/// with `json` its JSON object (`"ok": true` first).
+pub fn run(file: &str, json: bool) -> Result<String, String> {
     let text = if file == "-" {
         let mut text = String::new();
         std::io::stdin()
@@ -18,6 +21,45 @@ pub fn run(file: &str) -> Outcome {
     } else {
         std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?
     };
-    let module = LoweredModule::parse(&text).map_err(|e| e.to_string())?;
-    reported(&LoweredReport::new(&module).map_err(|e| e.to_string())?)
+    let mut entries = String::new();
+    let mut totals: Option<LoweredTotals> = None;
+    let module = LoweredModule::read(&text, |module, value| {
+        let t = match &mut totals {
+            Some(t) => t,
+            None => totals.insert(LoweredTotals::new(module)?),
+        };
+        let entry = t.entry(module, &value)?;
+        if json {
+            if !entries.is_empty() {
+                entries.push(',');
+            }
+            let object = serde_json::to_string(&entry).map_err(|e| ParseError {
+                message: e.to_string(),
+                offset: 0,
+                found: String::new(),
+            })?;
+            entries.push_str(&object);
+        } else {
+            // Writing to a String cannot fail.
+            let _ = write!(entries, "{entry}");
+        }
+        Ok(())
+    })
+    .map_err(|e| e.to_string())?;
+    drop(text);
+    let totals = match totals {
+        Some(t) => t,
+        None => LoweredTotals::new(&module).map_err(|e| e.to_string())?,
+    };
+    Ok(if json {
+        let list = |bytes: &[i64]| serde_json::to_string(bytes).unwrap_or_default();
+        format!(
+            "{{\"ok\":true,\"devices\":{},\"entries\":[{entries}],\"argument_bytes\":{},\"result_bytes\":{}}}",
+            totals.devices,
+            list(&totals.argument_bytes),
+            list(&totals.result_bytes)
+        )
+    } else {
+        format!("{} devices\n{entries}{totals}", totals.devices)
+    })
 }
