@@ -262,7 +262,12 @@ impl LoweredModule {
 
     /// The mesh named `name`.
     pub fn mesh(&self, name: &str) -> Option<&SdyMesh> {
-        self.names.get(name).and_then(|&k| self.meshes.get(k))
+        self.mesh_position(name).and_then(|k| self.meshes.get(k))
+    }
+
+    /// The position in `meshes` of the mesh named `name`.
+    pub(crate) fn mesh_position(&self, name: &str) -> Option<usize> {
+        self.names.get(name).copied()
     }
 }
 

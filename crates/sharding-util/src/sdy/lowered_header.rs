@@ -21,10 +21,10 @@ fn module_line(text: &str) -> Option<usize> {
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
         let trimmed = line.trim_start();
-        if let Some(rest) = trimmed.strip_prefix("module") {
-            if rest.starts_with([' ', '@', '{', '\t']) {
-                return Some(offset + (line.len() - trimmed.len()));
-            }
+        if let Some(rest) = trimmed.strip_prefix("module")
+            && rest.starts_with([' ', '@', '{', '\t'])
+        {
+            return Some(offset + (line.len() - trimmed.len()));
         }
         offset += line.len();
     }

@@ -18,6 +18,7 @@ mod lowered;
 mod lowered_header;
 mod lowered_report;
 mod mesh;
+mod mesh_index;
 mod parse;
 mod print;
 mod sharding;
