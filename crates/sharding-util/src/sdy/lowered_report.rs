@@ -390,6 +390,24 @@ mod tests {
     }
 
     #[test]
+    fn a_report_too_large_to_list_is_refused_before_the_value_is_laid_out() {
+        let text = "module attributes {mhlo.num_partitions = 4 : i32} {\n  func.func public @main(%arg0: tensor<8xf32>, %arg1: tensor<8xf32>) {\n  }\n}";
+        let module = LoweredModule::parse(text).unwrap();
+        let mut totals = LoweredTotals::new(&module).unwrap();
+        totals.listed = MAX_LISTED_BYTES - 4;
+        assert_eq!(
+            totals.entry(&module, &module.values[0]).unwrap().bytes,
+            [32; 4]
+        );
+        let error = totals.entry(&module, &module.values[1]).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "%arg1: the report would list more than 33554432 device byte counts (4 devices per value)"
+        );
+        assert_eq!(totals.argument_bytes, [32; 4]);
+    }
+
+    #[test]
     fn a_mesh_of_many_axes_is_read_in_linear_time() {
         let text = many_axes(100_000);
         let start = std::time::Instant::now();

@@ -21,45 +21,65 @@ pub fn run(file: &str, json: bool) -> Result<String, String> {
     } else {
         std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?
     };
-    let mut entries = String::new();
+    // The report is written as it is built, its head once the device
+    // count is known (at the first value, or after a module without any).
+    let mut out = String::new();
+    let head = |out: &mut String, devices: i64| {
+        if json {
+            let _ = write!(out, "{{\"ok\":true,\"devices\":{devices},\"entries\":[");
+        } else {
+            let _ = writeln!(out, "{devices} devices");
+        }
+    };
     let mut totals: Option<LoweredTotals> = None;
+    let mut first = true;
     let module = LoweredModule::read(&text, |module, value| {
         let t = match &mut totals {
             Some(t) => t,
-            None => totals.insert(LoweredTotals::new(module)?),
+            None => {
+                let t = totals.insert(LoweredTotals::new(module)?);
+                head(&mut out, t.devices);
+                t
+            }
         };
         let entry = t.entry(module, &value)?;
         if json {
-            if !entries.is_empty() {
-                entries.push(',');
+            if !first {
+                out.push(',');
             }
             let object = serde_json::to_string(&entry).map_err(|e| ParseError {
                 message: e.to_string(),
                 offset: 0,
                 found: String::new(),
             })?;
-            entries.push_str(&object);
+            out.push_str(&object);
         } else {
             // Writing to a String cannot fail.
-            let _ = write!(entries, "{entry}");
+            let _ = write!(out, "{entry}");
         }
+        first = false;
         Ok(())
     })
     .map_err(|e| e.to_string())?;
     drop(text);
     let totals = match totals {
         Some(t) => t,
-        None => LoweredTotals::new(&module).map_err(|e| e.to_string())?,
+        None => {
+            let t = LoweredTotals::new(&module).map_err(|e| e.to_string())?;
+            head(&mut out, t.devices);
+            t
+        }
     };
-    Ok(if json {
+    if json {
         let list = |bytes: &[i64]| serde_json::to_string(bytes).unwrap_or_default();
-        format!(
-            "{{\"ok\":true,\"devices\":{},\"entries\":[{entries}],\"argument_bytes\":{},\"result_bytes\":{}}}",
-            totals.devices,
+        let _ = write!(
+            out,
+            "],\"argument_bytes\":{},\"result_bytes\":{}}}",
             list(&totals.argument_bytes),
             list(&totals.result_bytes)
-        )
+        );
     } else {
-        format!("{} devices\n{entries}{totals}", totals.devices)
-    })
+        let _ = write!(out, "{totals}");
+    }
+    Ok(out)
 }
