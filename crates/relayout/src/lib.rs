@@ -46,6 +46,7 @@
 #![deny(unsafe_code)]
 
 mod bits;
+mod composed;
 mod interleave;
 mod kernels;
 mod one_shot;

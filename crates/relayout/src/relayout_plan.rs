@@ -306,18 +306,27 @@ impl RelayoutPlan {
         self.exec(None, src, dst, Some(whole_bytes))
     }
 
-    /// The strategy of the copy if the plan is one copy between two views
-    /// of whole-byte elements (every view plan, and XLA layouts without
-    /// tiles or sub-byte elements); `None` for the others, which copy in
-    /// several pieces or element by element.
+    /// How the plan copies (see [`Strategy`]): for views and untiled XLA
+    /// layouts of whole-byte elements, the kernel's strategy; into, out of
+    /// or between tiles, [`Strategy::TilePieces`] or
+    /// [`Strategy::Composed`]; packed sub-byte elements between views,
+    /// [`Strategy::Elements`]; a repack between sub-byte elements one per
+    /// byte and packed, the strategy of its relayout between the packed
+    /// side's layout and the other. Always `Some`.
     ///
     /// ```
     /// use relayout::{FromTo, RelayoutPlan, StridedView, Strategy};
+    /// use schema::Shape;
     ///
     /// let a = StridedView::row_major(&[64, 64])?;
     /// let plan = RelayoutPlan::new(FromTo { from: &a.transpose(), to: &a }, 4)?;
     /// assert_eq!(plan.strategy(), Some(Strategy::Tiled));
-    /// # Ok::<(), relayout::RelayoutError>(())
+    /// // Column-major into TPU tiles goes through cache-sized intermediates.
+    /// let from: Shape = "f32[1024,1024]{0,1}".parse()?;
+    /// let to: Shape = "f32[1024,1024]{1,0:T(8,128)}".parse()?;
+    /// let plan = RelayoutPlan::xla(FromTo { from: &from, to: &to })?;
+    /// assert_eq!(plan.strategy(), Some(Strategy::Composed));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn strategy(&self) -> Option<Strategy> {
         match &self.path {
@@ -327,7 +336,9 @@ impl RelayoutPlan {
                     .as_ref()
                     .map_or(Strategy::Empty, |c| strategy_of_plan(c, bytes.size)),
             ),
-            Path::Bits { .. } | Path::Tiled(_) | Path::Repack { .. } => None,
+            Path::Bits { .. } => Some(Strategy::Elements),
+            Path::Tiled(tiled) => Some(tiled.strategy()),
+            Path::Repack { middle, .. } => middle.strategy(),
         }
     }
 
