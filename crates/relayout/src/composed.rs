@@ -4,7 +4,7 @@
 //! `{1,0:T(8,128)}`, row-major into `{0,1:T(8,128)}`), and tiled into
 //! differently tiled.
 //!
-//! The array is cut into boxes of about [`BOX_BYTES`] (each box a multiple
+//! The array is cut into boxes of at most [`BOX_BYTES`] (each box a multiple
 //! of both tilings' top digit weight along every dimension, so that it is
 //! a shifted copy of the first box in both buffers: see [`Slab`]); each box
 //! goes from the source into an untiled buffer in the source's physical
@@ -25,10 +25,14 @@ use super::parallel::MIN_BYTES_PER_THREAD;
 use super::tiled::{Slab, Tiling};
 use super::tiled_xla::{bytes_of, copy_piece, zero_padding};
 
-/// The size of a box in bytes (its intermediates stay in a core's L2
+/// The bytes of a box's intermediates together (they stay in a core's L2
 /// cache). 256 bytes in fuzzing and Miri builds, so that small arrays are
 /// cut into many boxes there.
-pub(crate) const BOX_BYTES: i64 = if SMALL_THRESHOLDS { 256 } else { 128 << 10 };
+pub(crate) const BOX_BYTES: i64 = if SMALL_THRESHOLDS { 256 } else { 512 << 10 };
+
+/// The run an untiled side's box rows reach first, in bytes, before the
+/// box grows along other dimensions.
+const RUN_BYTES: i64 = if SMALL_THRESHOLDS { 16 } else { 4 << 10 };
 
 /// One end of a composed relayout.
 #[derive(Debug, Clone)]
@@ -117,7 +121,16 @@ impl Composed {
                     .unwrap_or(dims[j])
             })
             .collect();
-        // The minor dimensions of both sides first, alternately.
+        // The boxes grow along an untiled side's minor dimension first (its
+        // runs are only as long as the box), up to runs of [`RUN_BYTES`],
+        // then along both sides' minor dimensions alternately (a tiled
+        // side's runs are at least a tile long).
+        let first = match (src_tiling, dst_tiling) {
+            (None, _) => src_order.last(),
+            (_, None) => dst_order.last(),
+            _ => None,
+        };
+        let first = first.map(|&j| (j, (RUN_BYTES * 8 / i64::from(bits.max(1))).max(1)));
         let mut priority = Vec::with_capacity(dims.len());
         for (a, b) in src_order.iter().rev().zip(dst_order.iter().rev()) {
             for &j in [a, b] {
@@ -126,22 +139,18 @@ impl Composed {
                 }
             }
         }
-        let budget = (BOX_BYTES * 8 / i64::from(bits.max(1))).max(1);
+        // The intermediates of a box share the budget.
+        let count = i64::try_from(middles.len()).unwrap_or(1).max(1);
+        let budget = (BOX_BYTES / count * 8 / i64::from(bits.max(1))).max(1);
         Ok(Self {
             src: end(src_shape, src_tiling)?,
             dst: end(dst_shape, dst_tiling)?,
             src_shape: src_shape.clone(),
             dst_shape: dst_shape.clone(),
             middles,
-            extents: extents(dims, &steps, &priority, budget),
+            extents: extents(dims, &steps, (first, &priority), budget),
             bits,
         })
-    }
-
-    /// The number of intermediates a box goes through.
-    #[cfg(test)]
-    pub(crate) fn middle_count(&self) -> usize {
-        self.middles.len()
     }
 
     /// Copies `src` into `dst` (both checked to hold their shapes'
@@ -212,7 +221,7 @@ impl Composed {
             .unwrap_or(1)
             .min(whole / MIN_BYTES_PER_THREAD.max(1))
             .min(u64::try_from(boxes).unwrap_or(1));
-        if count < 2 || self.bits % 8 != 0 {
+        if count < 2 || !self.bits.is_multiple_of(8) {
             return Vec::new();
         }
         let count = i64::try_from(count).unwrap_or(1);
@@ -343,7 +352,11 @@ impl Composed {
                 k -= 1;
                 let j = major[k];
                 start[j] += self.extents[j];
-                let end = if k == 0 { group.to.min(dims[j]) } else { dims[j] };
+                let end = if k == 0 {
+                    group.to.min(dims[j])
+                } else {
+                    dims[j]
+                };
                 if start[j] < end {
                     break;
                 }
@@ -411,40 +424,57 @@ fn shifted(view: &StridedView, shift: i64) -> Result<StridedView, RelayoutError>
 }
 
 /// The extent of a box along each dimension of `dims`: a multiple of its
-/// `steps` entry (or the whole dimension), doubled in turn along the
-/// dimensions of `priority` while the box holds at most `budget` elements.
-fn extents(dims: &[i64], steps: &[i64], priority: &[usize], budget: i64) -> Vec<i64> {
+/// `steps` entry (or the whole dimension), doubled along the `first`
+/// dimension up to its limit, then in turn along the dimensions of
+/// `priority`, while the box holds at most `budget` elements.
+fn extents(
+    dims: &[i64],
+    steps: &[i64],
+    (first, priority): (Option<(usize, i64)>, &[usize]),
+    budget: i64,
+) -> Vec<i64> {
     let mut extents: Vec<i64> = dims
         .iter()
         .zip(steps)
         .map(|(&d, &s)| s.clamp(1, d.max(1)))
         .collect();
+    if let Some((j, limit)) = first {
+        while extents[j] < limit && grow(&mut extents, dims, steps, j, budget) {}
+    }
     loop {
         let mut grown = false;
         for &j in priority {
-            let (e, d, step) = (extents[j], dims[j], steps[j].max(1));
-            if e >= d {
-                continue;
-            }
-            let doubled = e.saturating_mul(2);
-            let next = doubled
-                .checked_add(step - 1)
-                .map_or(d, |x| x / step * step)
-                .min(d);
-            let volume = extents
-                .iter()
-                .enumerate()
-                .map(|(i, &x)| if i == j { next } else { x })
-                .try_fold(1_i64, |n, x| n.checked_mul(x));
-            if volume.is_some_and(|v| v <= budget) {
-                extents[j] = next;
-                grown = true;
-            }
+            grown |= grow(&mut extents, dims, steps, j, budget);
         }
         if !grown {
             return extents;
         }
     }
+}
+
+/// Doubles `extents[j]` (rounded up to a multiple of its step, at most the
+/// dimension) if the box then holds at most `budget` elements; whether it
+/// grew.
+fn grow(extents: &mut [i64], dims: &[i64], steps: &[i64], j: usize, budget: i64) -> bool {
+    let (e, d, step) = (extents[j], dims[j], steps[j].max(1));
+    if e >= d {
+        return false;
+    }
+    let next = e
+        .saturating_mul(2)
+        .checked_add(step - 1)
+        .map_or(d, |x| x / step * step)
+        .min(d);
+    let volume = extents
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| if i == j { next } else { x })
+        .try_fold(1_i64, |n, x| n.checked_mul(x));
+    let fits = volume.is_some_and(|v| v <= budget);
+    if fits {
+        extents[j] = next;
+    }
+    fits
 }
 
 /// The least common multiple of two positive numbers, if it fits.
@@ -462,15 +492,23 @@ mod tests {
 
     #[test]
     fn boxes_grow_along_both_minor_dimensions_in_turn() {
-        // Column-major into T(8,128): steps 8 and 128, minor dims 0 then 1.
+        // Tiles into tiles: steps 8 and 128, minor dims 0 then 1.
         assert_eq!(
-            extents(&[4096, 4096], &[8, 128], &[0, 1], 1 << 15),
+            extents(&[4096, 4096], &[8, 128], (None, &[0, 1]), 1 << 15),
             [64, 512]
         );
+        // Column-major into T(8,128): the source's runs first.
+        assert_eq!(
+            extents(&[4096, 4096], &[8, 128], (Some((0, 256)), &[0, 1]), 1 << 15),
+            [256, 128]
+        );
         // A dimension shorter than its step is whole.
-        assert_eq!(extents(&[5, 4096], &[8, 128], &[1, 0], 1 << 15), [5, 4096]);
+        assert_eq!(
+            extents(&[5, 4096], &[8, 128], (None, &[1, 0]), 1 << 15),
+            [5, 4096]
+        );
         // Never past the budget once past the steps.
-        assert_eq!(extents(&[100, 100], &[1, 1], &[1, 0], 64), [8, 8]);
+        assert_eq!(extents(&[100, 100], &[1, 1], (None, &[1, 0]), 64), [8, 8]);
     }
 
     #[test]

@@ -68,8 +68,8 @@ pub enum Strategy {
     /// the tiled side's physical order is the other side's, so that the
     /// pieces are runs along the tiles' rows.
     TilePieces,
-    /// Through cache-sized intermediates: the array cut into boxes of
-    /// about 128 KiB, each taken out of the source's tiles into an
+    /// Through cache-sized intermediates: the array cut into boxes of at
+    /// most 512 KiB, each taken out of the source's tiles into an
     /// untiled buffer in the source's physical order, transposed into
     /// one in the destination's order, and put into the destination's
     /// tiles, skipping the steps between the same order. Chosen where a

@@ -119,6 +119,11 @@ impl TiledPlan {
         })
     }
 
+    /// The element size in bits.
+    pub(crate) fn bits(&self) -> u32 {
+        self.bits
+    }
+
     /// How the plan copies: through cache-sized intermediates
     /// ([`Strategy::Composed`]), in one pass through the tiles
     /// ([`Strategy::TilePieces`]), or element by element from the index
@@ -290,7 +295,11 @@ pub(crate) fn copy_piece(
     }
     if bits < 8 {
         check_buffer("source", src_view, capacity_in_elements(src.len(), bits))?;
-        check_buffer("destination", dst_view, capacity_in_elements(dst.len(), bits))?;
+        check_buffer(
+            "destination",
+            dst_view,
+            capacity_in_elements(dst.len(), bits),
+        )?;
         sub_byte::copy(src, src_view, dst, dst_view, bits);
         return Ok(());
     }
