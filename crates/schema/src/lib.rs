@@ -103,6 +103,7 @@ mod forms;
 mod human_string;
 mod maps;
 mod primitive_type;
+pub mod primitive_util;
 mod proto_format;
 mod text_writer;
 
