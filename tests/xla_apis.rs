@@ -100,3 +100,110 @@ fn packing_agrees_with_jaxlib_device_buffers() {
         assert_eq!(back, values, "{ty:?} {values:?}");
     }
 }
+
+/// The `value` of query `key` in `row`, if XLA answered it.
+fn answer<'a>(row: &'a Row, key: &str) -> Option<&'a Value> {
+    let cell = row.get(key)?;
+    assert!(
+        cell.get("crash").is_none() && cell.get("error").is_none(),
+        "XLA failed {key}: {row:?}"
+    );
+    cell.get("value")
+}
+
+fn ints(value: &Value) -> Vec<i64> {
+    value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_i64().unwrap())
+        .collect()
+}
+
+#[test]
+fn sharding_queries_agree_with_xla() {
+    use sharding_util::HloSharding;
+    let rows = load("sharding_queries.jsonl").unwrap();
+    assert!(rows.len() >= 30, "{} rows", rows.len());
+    let mut tiled_rows = 0;
+    for row in &rows {
+        let input = required(row, "input").unwrap();
+        let s: HloSharding = input.parse().unwrap();
+        let predicates: [(&str, bool); 6] = [
+            ("is_replicated", s.is_replicated()),
+            ("is_maximal", s.is_tile_maximal()),
+            ("is_manual", s.is_manual()),
+            ("is_tiled", s.is_tiled()),
+            ("is_unknown", s.is_unknown()),
+            ("is_unreduced", s.is_unreduced()),
+        ];
+        for (key, ours) in predicates {
+            assert_eq!(
+                Some(ours),
+                answer(row, key).and_then(Value::as_bool),
+                "{key} of {input}"
+            );
+        }
+        let elements: Vec<String> = s.tuple_elements().iter().map(ToString::to_string).collect();
+        let xla: Vec<&str> = answer(row, "tuple_elements")
+            .and_then(Value::as_array)
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert_eq!(elements, xla, "tuple_elements of {input}");
+        // A flat tuple's element i is its sub-sharding at {i}.
+        if s.is_tuple() {
+            let leaves: Vec<String> = (0..elements.len())
+                .map(|i| format!("f32[{}]", i + 1))
+                .collect();
+            let shape = format!("({})", leaves.join(", ")).parse().unwrap();
+            for (i, e) in xla.iter().enumerate() {
+                let sub = s
+                    .get_sub_sharding(&shape, &[i64::try_from(i).unwrap()])
+                    .unwrap();
+                assert_eq!(sub.to_string(), *e, "get_sub_sharding {{{i}}} of {input}");
+            }
+        }
+        let Some(dims) = answer(row, "tile_assignment_dimensions") else {
+            continue;
+        };
+        tiled_rows += 1;
+        let tiles = s.tile_assignment().unwrap();
+        assert_eq!(tiles.dimensions(), ints(dims), "dimensions of {input}");
+        let devices = ints(answer(row, "tile_assignment_devices").unwrap());
+        assert_eq!(
+            tiles.iter().collect::<Vec<_>>(),
+            devices,
+            "devices of {input}"
+        );
+        assert_eq!(tiles.first(), devices[0]);
+        for &d in &devices {
+            assert!(s.uses_device(d), "{input} uses {d}");
+        }
+        assert_eq!(
+            Some(s.replicate_on_last_tile_dim()),
+            answer(row, "replicate_on_last_tile_dim").and_then(Value::as_bool),
+            "{input}"
+        );
+        assert_eq!(
+            s.num_devices(),
+            answer(row, "num_devices").and_then(Value::as_i64),
+            "{input}"
+        );
+        assert_eq!(
+            i64::try_from(tiles.dimensions().len()).ok(),
+            answer(row, "num_dimensions").and_then(Value::as_i64),
+            "{input}"
+        );
+        let types: Vec<&str> = s.subgroup_types().iter().map(|t| t.name()).collect();
+        let xla_types: Vec<&str> = answer(row, "subgroup_types")
+            .and_then(Value::as_array)
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert_eq!(types, xla_types, "subgroup_types of {input}");
+    }
+    assert!(tiled_rows >= 14, "{tiled_rows} tiled rows");
+}
