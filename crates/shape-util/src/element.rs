@@ -261,10 +261,10 @@ pub fn device_shape_to_host_shape(mut shape: Shape) -> Shape {
 }
 
 /// XLA's `ArrayDataSize`: the bytes up to and including the last element
-/// of an array in its layout (its tiled position of `[d0-1, d1-1, ...]`
-/// plus one), so the padding after the last element is left out where
-/// [`crate::array_size`] counts it. An array with a zero-sized dimension
-/// has 0.
+/// of an array in its layout ([`layout_util::linear_index`] of
+/// `[d0-1, d1-1, ...]`, by the first tile, plus one), so the padding after
+/// the last element is left out where [`crate::array_size`] counts it. An
+/// array with a zero-sized dimension has 0.
 ///
 /// ```
 /// let size = |text: &str| shape_util::array_data_size(&text.parse().unwrap()).unwrap();
@@ -276,18 +276,26 @@ pub fn device_shape_to_host_shape(mut shape: Shape) -> Shape {
 ///
 /// # Errors
 ///
-/// [`ShapeError::NotAnArray`]; the layout errors of
-/// [`index_util::TiledLayout::new`] (an invalid layout; a missing one is
-/// taken as the default, major-to-minor).
+/// [`ShapeError::NotAnArray`]; the errors of [`layout_util::linear_index`]
+/// (a layout that does not fit the shape; a missing one is taken as the
+/// default, major-to-minor).
 pub fn array_data_size(shape: &Shape) -> Result<i64, ShapeError> {
     let array = expect_array(shape)?;
     let ty = array_element(array).ok_or_else(|| ShapeError::not_an_array(shape))?;
-    let tiled = index_util::TiledLayout::new(array)?;
     if array.dimensions.contains(&0) {
         return Ok(0);
     }
+    let default;
+    let laid_out = if array.layout.is_some() {
+        array
+    } else {
+        let mut with_layout = array.clone();
+        layout_util::set_to_default_layout(&mut with_layout);
+        default = with_layout;
+        &default
+    };
     let last: Vec<i64> = array.dimensions.iter().map(|&d| d - 1).collect();
-    let elements = tiled.position(&last)? + 1;
+    let elements = layout_util::linear_index(laid_out, &last)? + 1;
     let overflow = || ShapeError::ByteSizeOverflow {
         shape: array.human_string(),
     };
