@@ -105,6 +105,7 @@ mod maps;
 mod primitive_type;
 pub mod primitive_util;
 mod proto_format;
+mod shape_methods;
 mod text_writer;
 
 pub use generated::*;
