@@ -222,10 +222,10 @@ impl Shape {
             }
             return;
         }
-        if self.is_dynamic() {
-            if let Some(layout) = self.layout.as_deref_mut() {
-                layout.dynamic_shape_metadata_prefix_bytes = 0;
-            }
+        if self.is_dynamic()
+            && let Some(layout) = self.layout.as_deref_mut()
+        {
+            layout.dynamic_shape_metadata_prefix_bytes = 0;
         }
         for flag in &mut self.is_dynamic_dimension {
             *flag = false;
