@@ -349,6 +349,48 @@ impl HloSharding {
         elements.iter().all(|e| e == first).then(|| first.clone())
     }
 
+    /// XLA's `WithMetadata(metadata, overwrite)`: the same sharding with
+    /// `metadata` on it (on each element of a tuple) where it has none, or
+    /// everywhere when `overwrite`. ([`Self::with_metadata`] sets it on the
+    /// sharding itself, always.)
+    ///
+    /// ```
+    /// use sharding_util::HloSharding;
+    /// let a = vec![schema::OpMetadata { op_name: "a".into(), ..Default::default() }];
+    /// let b = vec![schema::OpMetadata { op_name: "b".into(), ..Default::default() }];
+    /// let s = HloSharding::assign_device(7).with_metadata(a.clone());
+    /// assert_eq!(s.with_metadata_overwrite(&b, false).metadata(), a.as_slice());
+    /// assert_eq!(s.with_metadata_overwrite(&b, true).metadata(), b.as_slice());
+    /// ```
+    pub fn with_metadata_overwrite(
+        &self,
+        metadata: &[schema::OpMetadata],
+        overwrite: bool,
+    ) -> Self {
+        let assign = |s: &mut HloSharding| {
+            if s.metadata.is_empty() || overwrite {
+                s.metadata = metadata.to_vec();
+            }
+        };
+        let mut out = self.clone();
+        match &mut out.kind {
+            Kind::Tuple(elements) => elements.iter_mut().for_each(assign),
+            _ => assign(&mut out),
+        }
+        out
+    }
+
+    /// XLA's `IsReservedDevice`: a negative device number (the host, or
+    /// an unassigned device), which has its own meaning.
+    ///
+    /// ```
+    /// assert!(sharding_util::HloSharding::is_reserved_device(-1));
+    /// assert!(!sharding_util::HloSharding::is_reserved_device(0));
+    /// ```
+    pub fn is_reserved_device(device: i64) -> bool {
+        device < 0
+    }
+
     /// XLA's `WithoutMetadata`: the same sharding with no metadata, on it
     /// or on any tuple element.
     ///
