@@ -326,6 +326,10 @@ pub enum Command {
         by source line and by op_name side by side, largest change first (JSON: diff\n\
         {a_peak_bytes, b_peak_bytes, peak_bytes_delta, by_source, by_op [{key, a_bytes,\n\
         b_bytes, delta_bytes}]}). Both imply --peak.\n\n\
+        --flame OUT.svg draws the bytes live at the peak by Python stack (a flame graph);\n\
+        --pprof OUT writes them as a gzipped pprof profile (space/bytes, as jax's memory\n\
+        profiles: one sample per buffer, its stack, labels kind, shape, buffer, op_name).\n\
+        Of a dump or a module's text (they imply --peak); JSON adds flame and pprof (paths).\n\n\
         --peak: the same report computed from the module's text alone (compiled.as_text(),\n\
         scheduled: is_scheduled=true), as XLA's buffer assignment would place its buffers;\n\
         steps are those of the flattened schedule. A module without a schedule gets an\n\
