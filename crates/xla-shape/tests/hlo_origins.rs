@@ -137,3 +137,69 @@ fn bad_groupings_and_missing_programs_are_refused() {
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("cannot open no such program"), "{out}");
 }
+
+#[test]
+fn a_text_dump_takes_its_origins_from_the_module_text_beside_it() {
+    let name = "scan_layers_grad";
+    let dir = tempfile::tempdir().unwrap();
+    let stem = dir.path().join("module_0001.jit_f.cpu_after_optimizations");
+    let assignment = format!("{}-buffer-assignment.txt", stem.display());
+    for (from, to) in [
+        ("buffer-assignment.txt", assignment.clone()),
+        (
+            "live-range.txt",
+            format!("{}-live-range.txt", stem.display()),
+        ),
+    ] {
+        std::fs::copy(golden(name, from), to).unwrap();
+    }
+    let (code, out) = hlo(&["--json", "hlo", &assignment]);
+    assert_eq!(code, 0, "{out}");
+    let without: Value = serde_json::from_str(&out).unwrap();
+    let live = without["live_at_peak"].as_array().unwrap();
+    assert!(
+        live.iter()
+            .all(|b| b["op_name"].is_null() && b["stack"] == json!([]))
+    );
+
+    std::fs::copy(
+        golden(name, "compiled.txt"),
+        format!("{}.txt", stem.display()),
+    )
+    .unwrap();
+    let (code, out) = hlo(&["--json", "hlo", &assignment, "--by", "source"]);
+    assert_eq!(code, 0, "{out}");
+    let with: Value = serde_json::from_str(&out).unwrap();
+    // Each buffer's origin is that of its instruction in the module's text.
+    let (code, module) = hlo(&["--json", "hlo", &golden(name, "compiled.txt"), "--peak"]);
+    assert_eq!(code, 0, "{module}");
+    let module: Value = serde_json::from_str(&module).unwrap();
+    let mut sourced = 0;
+    for b in with["live_at_peak"].as_array().unwrap() {
+        let same = module["buffers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == b["name"]);
+        if let Some(m) = same {
+            assert_eq!(
+                (&b["op_name"], &b["stack"]),
+                (&m["op_name"], &m["stack"]),
+                "{}",
+                b["name"]
+            );
+        }
+        if b["stack"] != json!([]) {
+            sourced += 1;
+        }
+    }
+    assert!(sourced >= 5, "{sourced} buffers with a stack");
+    // The groups add up to the peak.
+    let total: u64 = with["groups"]["source"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["bytes"].as_u64().unwrap())
+        .sum();
+    assert_eq!(total, with["peak_bytes"].as_u64().unwrap());
+}
