@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::origins::{Stack, serialize_op_name};
+use crate::origins::frame::{Stack, serialize_op_name};
 
 /// What a buffer holds, as XLA's buffer assignment classifies its
 /// allocation.

@@ -14,7 +14,6 @@ pub(crate) mod tables;
 mod text;
 
 pub use diff::{DiffRow, PeakDiff};
-pub(crate) use frame::serialize_op_name;
 pub use frame::{Frame, Frames, Stack};
 pub use group::{GroupBy, GroupRow, group_at_peak, pass_of};
 pub use module_origins::ModuleOrigins;
