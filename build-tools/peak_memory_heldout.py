@@ -158,4 +158,7 @@ def heldout_programs():
         "concat_many": (lambda a, b, c: jnp.concatenate([a, b, c, a], axis=1), [f32(6, 3), f32(6, 5), f32(6, 1)], {}),
         "iota_select_clamp": (lambda x: jnp.clip(jnp.where(jnp.arange(x.shape[0])[:, None] % 2 == 0, x, -x), -1.0,
                                                  lax.iota(jnp.float32, x.shape[1])), [f32(20, 9)], {}),
+        # Adam's bias corrections: two scalar temporaries live at once, each at an aligned offset.
+        "bias_correction": (lambda x, t: x / (1 - 0.9 ** (t + 1)) + jnp.sqrt(x / (1 - 0.999 ** (t + 1))),
+                            [f32(256, 256), i32()], {}),
     }

@@ -10,6 +10,7 @@
 
 mod assign;
 mod attributes;
+mod best_fit;
 mod buffers;
 mod dataflow;
 mod error;

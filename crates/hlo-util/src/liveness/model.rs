@@ -48,8 +48,17 @@ pub fn memory_from_module_text(text: &str) -> Result<ModuleMemory, LivenessError
     let schedule = flatten(&graph)?;
     let buffers = buffers(&graph, &flow, &schedule)?;
     let assigned = assign(&graph, &flow, &buffers);
-    let heap = heap_peak(&graph, &flow, &buffers, &assigned.place, &schedule)?;
-    let (model, of_buffer) = to_model(&graph, &flow, &buffers, &assigned, heap.bytes);
+    let alignment = heap_alignment(text);
+    let tables = index_tables(&buffers, &assigned);
+    let heap = heap_peak(
+        &graph,
+        &flow,
+        &buffers,
+        (&assigned.place, &tables),
+        &schedule,
+        alignment,
+    )?;
+    let (model, of_buffer) = to_model(&graph, &flow, &buffers, (&assigned, &tables), &heap.sizes);
     let overflow = |what: &str| LivenessError::Overflow(what.to_owned());
     let (static_bytes, mut live) =
         static_baseline(&model).map_err(|_| overflow("the static baseline"))?;
@@ -142,23 +151,56 @@ pub fn memory_from_module_text(text: &str) -> Result<ModuleMemory, LivenessError
     })
 }
 
+/// The alignment of the heap's offsets on the backend that compiled the
+/// module: 256 bytes on GPU (XLA's `kXlaAllocatedBufferAlignBytes`),
+/// told by the GPU pipeline's marks in the text (the latency-hiding
+/// scheduler's `fingerprint_before_lhs`, the stream assignment's
+/// `operation_queue_id`), else 64 bytes (the CPU backend's `Align()`).
+fn heap_alignment(text: &str) -> u64 {
+    if text.contains("fingerprint_before_lhs") || text.contains("\"operation_queue_id\"") {
+        256
+    } else {
+        64
+    }
+}
+
+/// The buffers that are tuples' index tables of the heap: tuples with an
+/// allocation of the first pass that is neither a parameter, a constant
+/// nor an output.
+fn index_tables(buffers: &Buffers, assigned: &Assigned) -> Vec<bool> {
+    (0..buffers.list.len())
+        .map(|b| match assigned.place.get(b) {
+            Some(&Place::Allocation(a)) => assigned
+                .allocations
+                .get(a)
+                .is_some_and(|a| a.tuple && !a.live_out && !a.parameter && !a.constant),
+            _ => false,
+        })
+        .collect()
+}
+
 /// The analyses' result as an assignment: one value per buffer (its
 /// largest), the first pass's allocations, one temporary allocation for
-/// the heap, one thread-local allocation per value of an applied
-/// computation. Returns the model value of each buffer.
+/// each memory space's heap (its size `heap_sizes`), one thread-local
+/// allocation per value of an applied computation. Returns the model
+/// value of each buffer.
 fn to_model(
     graph: &Graph,
     flow: &Dataflow,
     buffers: &Buffers,
-    assigned: &Assigned,
-    heap_bytes: u64,
+    (assigned, tables): (&Assigned, &[bool]),
+    heap_sizes: &[(i64, u64)],
 ) -> (Assignment, Vec<Option<usize>>) {
     let mut model = Assignment::default();
     let mut of_buffer = vec![None; buffers.list.len()];
-    let mut heap = Allocation {
-        size: heap_bytes,
-        ..Allocation::default()
-    };
+    let mut heaps: Vec<Allocation> = heap_sizes
+        .iter()
+        .map(|&(color, size)| Allocation {
+            size,
+            color,
+            ..Allocation::default()
+        })
+        .collect();
     let mut allocations: Vec<Allocation> = assigned
         .allocations
         .iter()
@@ -174,7 +216,16 @@ fn to_model(
         })
         .collect();
     for (b, buffer) in buffers.list.iter().enumerate() {
-        let place = assigned.place.get(b).copied().unwrap_or(Place::None);
+        let mut place = assigned.place.get(b).copied().unwrap_or(Place::None);
+        if tables.get(b).copied().unwrap_or(false) {
+            // An index table lives in the heap's allocation.
+            if let Place::Allocation(a) = place
+                && let Some(alloc) = allocations.get_mut(a)
+            {
+                alloc.size = 0;
+            }
+            place = Place::Heap;
+        }
         let largest = buffer
             .values
             .iter()
@@ -198,7 +249,10 @@ fn to_model(
                 Some(a)
             }
             Place::Heap => {
-                heap.values.push(v);
+                let h = heaps.iter().position(|h| h.color == buffer.color);
+                if let Some(heap) = h.and_then(|h| heaps.get_mut(h)) {
+                    heap.values.push(v);
+                }
                 None
             }
             Place::None => continue,
@@ -218,13 +272,15 @@ fn to_model(
             allocation,
         });
     }
-    let heap_index = allocations.len();
-    for &v in &heap.values {
-        if let Some(value) = model.values.get_mut(v) {
-            value.allocation = Some(heap_index);
+    for heap in heaps {
+        let heap_index = allocations.len();
+        for &v in &heap.values {
+            if let Some(value) = model.values.get_mut(v) {
+                value.allocation = Some(heap_index);
+            }
         }
+        allocations.push(heap);
     }
-    allocations.push(heap);
     for (c, comp) in graph.comps.iter().enumerate() {
         if flow.roles.get(c) != Some(&Role::ThreadLocal) {
             continue;

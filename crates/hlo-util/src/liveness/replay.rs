@@ -7,6 +7,7 @@
 
 use super::LivenessError;
 use super::assign::{Place, reuses_operand};
+use super::best_fit::{Events, heap_size};
 use super::buffers::Buffers;
 use super::dataflow::Dataflow;
 use super::graph::Graph;
@@ -24,44 +25,66 @@ pub(crate) struct HeapPeak {
     /// Every buffer that takes over the storage of a dying operand's
     /// buffer (`SHARE_WITH`), with that buffer, in every heap.
     pub shares: Vec<(usize, usize)>,
+    /// Each memory space's heap and the bytes it needs with its values
+    /// placed as XLA places them, at offsets aligned to the backend's
+    /// alignment (fragmentation included).
+    pub sizes: Vec<(i64, u64)>,
 }
 
-/// Replays the heaps and returns the highest.
+/// Replays the heaps and returns the highest, and the size of each with
+/// its values placed at multiples of `alignment`. The buffers of `tables`
+/// (tuples' index tables) are placed in the heap of their memory space
+/// but left out of its trace, as XLA's heap leaves them: they take no
+/// bytes of the peak.
 pub(crate) fn heap_peak(
     graph: &Graph,
     flow: &Dataflow,
     buffers: &Buffers,
-    place: &[Place],
+    (place, tables): (&[Place], &[bool]),
     schedule: &Schedule,
+    alignment: u64,
 ) -> Result<HeapPeak, LivenessError> {
-    let mut colors: Vec<i64> = buffers
-        .list
-        .iter()
-        .zip(place)
-        .filter(|(_, p)| **p == Place::Heap)
-        .map(|(b, _)| b.color)
+    let in_heap =
+        |b: usize| place.get(b) == Some(&Place::Heap) || tables.get(b).copied().unwrap_or(false);
+    let mut colors: Vec<i64> = (0..buffers.list.len())
+        .filter(|&b| in_heap(b))
+        .map(|b| buffers.list[b].color)
         .collect();
     colors.sort_unstable();
     colors.dedup();
     let mut best = HeapPeak::default();
     let mut shares = Vec::new();
+    let mut sizes = Vec::new();
     for color in colors {
         let heap: Vec<usize> = (0..buffers.list.len())
-            .filter(|&b| place.get(b) == Some(&Place::Heap) && buffers.list[b].color == color)
+            .filter(|&b| in_heap(b) && buffers.list[b].color == color)
             .collect();
-        let ((bytes, step), _, shared) = run(graph, flow, buffers, &heap, schedule, None)?;
+        let mut events = Events::new(buffers.values.len());
+        let ((bytes, step), _, shared) = run(
+            graph,
+            flow,
+            buffers,
+            (&heap, tables),
+            schedule,
+            None,
+            Some(&mut events),
+        )?;
         shares.extend(shared);
+        let size = heap_size(&events.finish(), alignment)
+            .ok_or_else(|| LivenessError::Overflow("the heap's offsets".to_owned()))?;
+        sizes.push((color, size));
         if bytes > best.bytes {
-            let live = run(graph, flow, buffers, &heap, schedule, step)?.1;
+            let live = run(graph, flow, buffers, (&heap, tables), schedule, step, None)?.1;
             best = HeapPeak {
                 bytes,
                 step,
                 live,
-                shares: Vec::new(),
+                ..HeapPeak::default()
             };
         }
     }
     best.shares = shares;
+    best.sizes = sizes;
     Ok(best)
 }
 
@@ -73,21 +96,30 @@ type Run = ((u64, Option<u64>), Vec<usize>, Vec<(usize, usize)>);
 /// buffers live after the allocations of that step (and the shares made
 /// up to there). A value whose buffer
 /// is allocated shares it; a buffer's storage goes with its last live
-/// value.
+/// value. With `events`, each value's allocation, share and free is
+/// recorded as XLA's heap algorithm receives them (a value shares the
+/// storage of its buffer's first value; an operand whose storage is taken
+/// over is freed just before).
+#[allow(clippy::too_many_lines)]
 fn run(
     graph: &Graph,
     flow: &Dataflow,
     buffers: &Buffers,
-    heap: &[usize],
+    (heap, tables): (&[usize], &[bool]),
     schedule: &Schedule,
     stop: Option<u64>,
+    mut events: Option<&mut Events>,
 ) -> Result<Run, LivenessError> {
     let overflow = || LivenessError::Overflow("the heap's live bytes".to_owned());
+    let table = |b: usize| tables.get(b).copied().unwrap_or(false);
     let mut slot = vec![usize::MAX; buffers.list.len()];
     for (k, &b) in heap.iter().enumerate() {
         slot[b] = k;
     }
-    let sizes = heap.iter().map(|&b| buffers.list[b].bytes).collect();
+    let sizes = heap
+        .iter()
+        .map(|&b| if table(b) { 0 } else { buffers.list[b].bytes })
+        .collect();
     let mut memory = Heap::new(sizes, 0, &[]);
     let values: Vec<usize> = heap
         .iter()
@@ -99,6 +131,7 @@ fn run(
     by_end.sort_by_key(|&v| (buffers.values[v].end, v));
     let mut refs = vec![0_usize; heap.len()];
     let mut taken = vec![false; heap.len()];
+    let mut first = vec![None; heap.len()];
     let (mut s, mut e) = (0, 0);
     let mut peak = (0_u64, None);
     let mut shares = Vec::new();
@@ -107,11 +140,15 @@ fn run(
             s += 1;
             let b = buffers.values[v].buffer;
             let k = slot[b];
+            let bytes = buffers.list[b].bytes;
             refs[k] += 1;
+            if let (Some(events), Some(f)) = (events.as_deref_mut(), first[k]) {
+                events.share(v, f, bytes);
+            }
             if refs[k] > 1 {
                 continue;
             }
-            let single = buffers.list[b].values.len() == 1;
+            let single = buffers.list[b].values.len() == 1 && !table(b);
             let into = by_end[e..]
                 .iter()
                 .take_while(|&&o| buffers.values[o].end == t)
@@ -121,6 +158,7 @@ fn run(
                     single
                         && ob != b
                         && !taken[slot[ob]]
+                        && !table(ob)
                         && buffers.list[ob].values.len() == 1
                         && buffers.list[ob].bytes >= buffers.list[b].bytes
                         && buffers.values[o].start < t
@@ -129,17 +167,32 @@ fn run(
             match into {
                 Some(o) => {
                     let ob = slot[buffers.values[o].buffer];
+                    if let Some(events) = events.as_deref_mut() {
+                        let size = bytes.max(buffers.list[buffers.values[o].buffer].bytes);
+                        events.free(o);
+                        events.share(v, o, size);
+                    }
                     taken[ob] = true;
                     memory.share(k, ob).map_err(|_| overflow())?;
                     shares.push((b, buffers.values[o].buffer));
                 }
                 None => {
+                    if first[k].is_none() {
+                        first[k] = Some(v);
+                        if let Some(events) = events.as_deref_mut() {
+                            events.alloc(v, bytes);
+                        }
+                    }
                     memory.alloc(k).map_err(|_| overflow())?;
                 }
             }
         }
         if stop == Some(t) {
-            let live = memory.live().filter_map(|k| heap.get(k).copied()).collect();
+            let live = memory
+                .live()
+                .filter_map(|k| heap.get(k).copied())
+                .filter(|&b| !table(b))
+                .collect();
             return Ok(((memory.memory(), Some(t)), live, shares));
         }
         if memory.memory() > peak.0 {
@@ -147,6 +200,9 @@ fn run(
         }
         while let Some(&v) = by_end.get(e).filter(|&&v| buffers.values[v].end == t) {
             e += 1;
+            if let Some(events) = events.as_deref_mut() {
+                events.free(v);
+            }
             let k = slot[buffers.values[v].buffer];
             refs[k] = refs[k].saturating_sub(1);
             if refs[k] == 0 {
