@@ -167,6 +167,60 @@ fn h100_modules_from_their_text() {
 }
 
 #[test]
+fn xlas_dumps_name_tuple_elements_as_operands() {
+    // `--xla_dump_to`'s `*after_optimizations.txt` of three H100 programs
+    // (two with loops) writes `%tuple#k` for the elided get-tuple-element:
+    // the peak is XLA's, and the same as from `compiled.as_text()`.
+    let dir = golden_dir().join("peak_memory_h100");
+    for row in rows("peak_memory_h100/memory_analysis.jsonl") {
+        let name = row["name"].as_str().unwrap();
+        let dump = std::fs::read_to_string(dir.join(name).join("after_optimizations.txt")).unwrap();
+        assert!(dump.contains("#0"), "{name}");
+        let memory = memory_from_module_text(&dump).unwrap();
+        let stats = &row["memory_analysis"];
+        assert_eq!(
+            memory.peak.peak_bytes, stats["peak_memory_in_bytes"],
+            "{name}"
+        );
+        assert_eq!(
+            memory.peak.device.argument_bytes,
+            stats["argument_size_in_bytes"]
+        );
+        assert_eq!(
+            memory.peak.device.output_bytes,
+            stats["output_size_in_bytes"]
+        );
+        let text = std::fs::read_to_string(dir.join("modules").join(row["text"].as_str().unwrap()))
+            .unwrap();
+        let from_text = memory_from_module_text(&text).unwrap();
+        assert_eq!(memory.peak.device, from_text.peak.device, "{name}");
+    }
+    // An element that is not there is an error naming it.
+    let module = "HloModule m, is_scheduled=true\n\nENTRY %e (p: (f32[2], s32[])) -> f32[2] {\n  \
+                  %p = (f32[2]{0}, s32[]) parameter(0)\n  ROOT %n = f32[2]{0} negate(%p#0)\n}\n";
+    // The same as the get-tuple-element written out.
+    let written = module.replace(
+        "  ROOT %n = f32[2]{0} negate(%p#0)",
+        "  %g = f32[2]{0} get-tuple-element(%p), index=0\n  ROOT %n = f32[2]{0} negate(%g)",
+    );
+    assert_ne!(written, module);
+    assert_eq!(
+        memory_from_module_text(module).unwrap().peak,
+        memory_from_module_text(&written).unwrap().peak
+    );
+    let error = memory_from_module_text(&module.replace("%p#0", "%p#2")).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "instruction `p#2`: `p` has no tuple element 2"
+    );
+    let error = memory_from_module_text(&module.replace("%p#0", "%q#0")).unwrap_err();
+    assert!(
+        matches!(error, LivenessError::UnknownOperand { .. }),
+        "{error}"
+    );
+}
+
+#[test]
 fn the_report_is_consistent_with_itself() {
     let text =
         std::fs::read_to_string(golden_dir().join("peak_memory/mlp_grad/compiled.txt")).unwrap();

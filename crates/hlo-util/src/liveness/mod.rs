@@ -13,6 +13,7 @@ mod attributes;
 mod best_fit;
 mod buffers;
 mod dataflow;
+mod elements;
 mod error;
 mod graph;
 mod in_place;
