@@ -539,6 +539,10 @@ pub struct DrawArgs {
     /// With --sharding: the Shardy mesh a Shardy sharding names.
     #[arg(long, requires = "sharding", value_name = "MESH")]
     pub mesh: Option<String>,
+    /// With --sharding: the device id of each of the sharding's device
+    /// numbers (jax's `mesh.devices.flat` ids), which the picture names.
+    #[arg(long, requires = "sharding", value_name = "I,J,...", value_parser = integers)]
+    pub device_ids: Option<Integers>,
     /// The shape (with --view: the base array, as for `view`).
     pub shape: String,
     /// With --view: the operations, as for `view`.
