@@ -7,6 +7,7 @@
 //! assignment ([`timeline::render`]) is drawn straight from hlo-util's
 //! report and timeline with the same helpers.
 
+mod blocks;
 mod colour;
 mod grid;
 mod scales;

@@ -1,7 +1,8 @@
 //! The picture of a sharded array: its logical grid, each cell labelled with
 //! the devices holding it and coloured by its tile (the devices of one
 //! replication group share a colour), tiles outlined; any rank (slices past
-//! rank 2, as for shapes). Devices are named
+//! rank 2, as for shapes). An array too large for a cell an element is
+//! drawn at the level of its tiles ([`super::blocks`]). Devices are named
 //! by their ids when the device assignment is given (jax's
 //! `mesh.devices.flat`), else by the sharding's device numbers. The notes
 //! name the mesh's axes (a named sharding's own, or the ones given) and the
@@ -10,7 +11,7 @@
 use schema::Shape;
 use sharding_util::{HloSharding, Kind, Placement};
 
-use super::{Cell, Fill, Outline, Picture, Strip, grid, window};
+use super::{Cell, Fill, Outline, Picture, Strip, blocks, grid, window};
 
 /// The most device ids a cell lists before it abbreviates.
 const MAX_LABEL: usize = 4;
@@ -133,7 +134,20 @@ pub fn picture(
         }
         out
     };
-    let (panels, window_notes) = window::panels(dims, &axes, cell, outlines)?;
+    let large = blocks::needed(dims);
+    let (panels, window_notes) = if large {
+        let tile_cell = |tile: &[i64], flat: i64| -> Result<Cell, String> {
+            Ok(Cell {
+                label: label(&holders(tile)?),
+                note: format!("tile {flat}"),
+                fill: Fill::Position(flat),
+                emphasis: false,
+            })
+        };
+        blocks::panels(dims, &shard, &counts, &axes, tile_cell)?
+    } else {
+        window::panels(dims, &axes, cell, outlines)?
+    };
     let mut notes = vec![format!(
         "{devices} devices \u{b7} {tiles} tiles of {}",
         sharding.shard_shape(shape).map_err(|e| e.to_string())?
@@ -142,7 +156,9 @@ pub fn picture(
     if device_ids.is_some() {
         notes.push("devices named by their ids".to_owned());
     }
-    notes.push("cells: the devices holding them, coloured by tile".to_owned());
+    if !large {
+        notes.push("cells: the devices holding them, coloured by tile".to_owned());
+    }
     notes.extend(empty_note(sharding, shape, devices, &id)?);
     notes.extend(window_notes);
     Ok(Picture {
