@@ -121,9 +121,9 @@ fn golden_programs_from_their_module_text() {
     // regress.
     assert!(compared.exact >= 88, "{} exact", compared.exact);
     assert!(compared.worst < 0.01, "{}", compared.worst);
-    // The temporaries placed at 64-byte offsets as XLA's CPU heap places
-    // them: a floor (the others within the fragmentation of loops).
-    assert!(compared.temp_exact >= 66, "{} exact", compared.temp_exact);
+    // The temporaries packed at 64-byte offsets as XLA's CPU buffer
+    // assignment packs them: every program's `temp_size_in_bytes`.
+    assert_eq!(compared.temp_exact, 88);
 }
 
 #[test]
@@ -162,8 +162,8 @@ fn h100_modules_from_their_text() {
         )
     });
     assert_eq!((compared.exact, compared.count), (8, 8));
-    // Placed at 256-byte offsets, XLA's GPU alignment: a floor.
-    assert!(compared.temp_exact >= 4, "{} exact", compared.temp_exact);
+    // Packed at 256-byte offsets, XLA's GPU alignment: every module's.
+    assert_eq!(compared.temp_exact, 8);
 }
 
 #[test]
@@ -194,6 +194,10 @@ fn xlas_dumps_name_tuple_elements_as_operands() {
             .unwrap();
         let from_text = memory_from_module_text(&text).unwrap();
         assert_eq!(memory.peak.device, from_text.peak.device, "{name}");
+        assert_eq!(
+            memory.peak.device.temp_bytes, stats["temp_size_in_bytes"],
+            "{name}"
+        );
     }
     // An element that is not there is an error naming it.
     let module = "HloModule m, is_scheduled=true\n\nENTRY %e (p: (f32[2], s32[])) -> f32[2] {\n  \

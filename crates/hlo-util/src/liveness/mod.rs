@@ -12,6 +12,7 @@ mod assign;
 mod attributes;
 mod best_fit;
 mod buffers;
+mod combine;
 mod dataflow;
 mod elements;
 mod error;

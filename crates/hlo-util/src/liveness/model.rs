@@ -6,6 +6,7 @@
 use super::LivenessError;
 use super::assign::{Assigned, Place, assign};
 use super::buffers::{Buffers, buffers};
+use super::combine::combine_temps;
 use super::dataflow::{Dataflow, Role, dataflow, sub_shape};
 use super::graph::{Graph, read_graph};
 use super::replay::heap_peak;
@@ -49,17 +50,17 @@ pub fn memory_from_module_text(text: &str) -> Result<ModuleMemory, LivenessError
     let buffers = buffers(&graph, &flow, &schedule)?;
     let assigned = assign(&graph, &flow, &buffers);
     let alignment = heap_alignment(text);
-    let tables = index_tables(&buffers, &assigned);
     let heap = heap_peak(
         &graph,
         &flow,
         &buffers,
-        (&assigned.place, &tables),
+        &assigned.place,
         &schedule,
         alignment,
     )?;
-    let (model, of_buffer) = to_model(&graph, &flow, &buffers, (&assigned, &tables), &heap.sizes);
     let overflow = |what: &str| LivenessError::Overflow(what.to_owned());
+    let (model, of_buffer) = to_model(&graph, &flow, &buffers, &assigned, (&heap.sizes, alignment))
+        .ok_or_else(|| overflow("the temporary allocations"))?;
     let (static_bytes, mut live) =
         static_baseline(&model).map_err(|_| overflow("the static baseline"))?;
     live.extend(
@@ -164,33 +165,20 @@ fn heap_alignment(text: &str) -> u64 {
     }
 }
 
-/// The buffers that are tuples' index tables of the heap: tuples with an
-/// allocation of the first pass that is neither a parameter, a constant
-/// nor an output.
-fn index_tables(buffers: &Buffers, assigned: &Assigned) -> Vec<bool> {
-    (0..buffers.list.len())
-        .map(|b| match assigned.place.get(b) {
-            Some(&Place::Allocation(a)) => assigned
-                .allocations
-                .get(a)
-                .is_some_and(|a| a.tuple && !a.live_out && !a.parameter && !a.constant),
-            _ => false,
-        })
-        .collect()
-}
-
 /// The analyses' result as an assignment: one value per buffer (its
 /// largest), the first pass's allocations, one temporary allocation for
 /// each memory space's heap (its size `heap_sizes`), one thread-local
-/// allocation per value of an applied computation. Returns the model
-/// value of each buffer.
+/// allocation per value of an applied computation; then each memory
+/// space's temporary allocations combined into one, at offsets aligned to
+/// `alignment`. Returns the model value of each buffer; `None` when a size
+/// overflows.
 fn to_model(
     graph: &Graph,
     flow: &Dataflow,
     buffers: &Buffers,
-    (assigned, tables): (&Assigned, &[bool]),
-    heap_sizes: &[(i64, u64)],
-) -> (Assignment, Vec<Option<usize>>) {
+    assigned: &Assigned,
+    (heap_sizes, alignment): (&[(i64, u64)], u64),
+) -> Option<(Assignment, Vec<Option<usize>>)> {
     let mut model = Assignment::default();
     let mut of_buffer = vec![None; buffers.list.len()];
     let mut heaps: Vec<Allocation> = heap_sizes
@@ -216,16 +204,7 @@ fn to_model(
         })
         .collect();
     for (b, buffer) in buffers.list.iter().enumerate() {
-        let mut place = assigned.place.get(b).copied().unwrap_or(Place::None);
-        if tables.get(b).copied().unwrap_or(false) {
-            // An index table lives in the heap's allocation.
-            if let Place::Allocation(a) = place
-                && let Some(alloc) = allocations.get_mut(a)
-            {
-                alloc.size = 0;
-            }
-            place = Place::Heap;
-        }
+        let place = assigned.place.get(b).copied().unwrap_or(Place::None);
         let largest = buffer
             .values
             .iter()
@@ -314,5 +293,9 @@ fn to_model(
         }
     }
     model.allocations = allocations;
-    (model, of_buffer)
+    // In the order XLA creates them: the first pass's, the heaps', then
+    // the thread-local ones.
+    let order: Vec<usize> = (0..model.allocations.len()).collect();
+    combine_temps(&mut model, &order, alignment)?;
+    Some((model, of_buffer))
 }

@@ -32,20 +32,16 @@ pub(crate) struct HeapPeak {
 }
 
 /// Replays the heaps and returns the highest, and the size of each with
-/// its values placed at multiples of `alignment`. The buffers of `tables`
-/// (tuples' index tables) are placed in the heap of their memory space
-/// but left out of its trace, as XLA's heap leaves them: they take no
-/// bytes of the peak.
+/// its values placed at multiples of `alignment`.
 pub(crate) fn heap_peak(
     graph: &Graph,
     flow: &Dataflow,
     buffers: &Buffers,
-    (place, tables): (&[Place], &[bool]),
+    place: &[Place],
     schedule: &Schedule,
     alignment: u64,
 ) -> Result<HeapPeak, LivenessError> {
-    let in_heap =
-        |b: usize| place.get(b) == Some(&Place::Heap) || tables.get(b).copied().unwrap_or(false);
+    let in_heap = |b: usize| place.get(b) == Some(&Place::Heap);
     let mut colors: Vec<i64> = (0..buffers.list.len())
         .filter(|&b| in_heap(b))
         .map(|b| buffers.list[b].color)
@@ -64,7 +60,7 @@ pub(crate) fn heap_peak(
             graph,
             flow,
             buffers,
-            (&heap, tables),
+            &heap,
             schedule,
             None,
             Some(&mut events),
@@ -74,7 +70,7 @@ pub(crate) fn heap_peak(
             .ok_or_else(|| LivenessError::Overflow("the heap's offsets".to_owned()))?;
         sizes.push((color, size));
         if bytes > best.bytes {
-            let live = run(graph, flow, buffers, (&heap, tables), schedule, step, None)?.1;
+            let live = run(graph, flow, buffers, &heap, schedule, step, None)?.1;
             best = HeapPeak {
                 bytes,
                 step,
@@ -105,21 +101,17 @@ fn run(
     graph: &Graph,
     flow: &Dataflow,
     buffers: &Buffers,
-    (heap, tables): (&[usize], &[bool]),
+    heap: &[usize],
     schedule: &Schedule,
     stop: Option<u64>,
     mut events: Option<&mut Events>,
 ) -> Result<Run, LivenessError> {
     let overflow = || LivenessError::Overflow("the heap's live bytes".to_owned());
-    let table = |b: usize| tables.get(b).copied().unwrap_or(false);
     let mut slot = vec![usize::MAX; buffers.list.len()];
     for (k, &b) in heap.iter().enumerate() {
         slot[b] = k;
     }
-    let sizes = heap
-        .iter()
-        .map(|&b| if table(b) { 0 } else { buffers.list[b].bytes })
-        .collect();
+    let sizes = heap.iter().map(|&b| buffers.list[b].bytes).collect();
     let mut memory = Heap::new(sizes, 0, &[]);
     let values: Vec<usize> = heap
         .iter()
@@ -148,7 +140,7 @@ fn run(
             if refs[k] > 1 {
                 continue;
             }
-            let single = buffers.list[b].values.len() == 1 && !table(b);
+            let single = buffers.list[b].values.len() == 1;
             let into = by_end[e..]
                 .iter()
                 .take_while(|&&o| buffers.values[o].end == t)
@@ -158,7 +150,6 @@ fn run(
                     single
                         && ob != b
                         && !taken[slot[ob]]
-                        && !table(ob)
                         && buffers.list[ob].values.len() == 1
                         && buffers.list[ob].bytes >= buffers.list[b].bytes
                         && buffers.values[o].start < t
@@ -188,11 +179,7 @@ fn run(
             }
         }
         if stop == Some(t) {
-            let live = memory
-                .live()
-                .filter_map(|k| heap.get(k).copied())
-                .filter(|&b| !table(b))
-                .collect();
+            let live = memory.live().filter_map(|k| heap.get(k).copied()).collect();
             return Ok(((memory.memory(), Some(t)), live, shares));
         }
         if memory.memory() > peak.0 {
