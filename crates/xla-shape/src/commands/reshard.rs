@@ -25,10 +25,12 @@ pub fn run(args: &ReshardArgs, json: bool) -> Result<String, String> {
     let plan = sharding_in(&args.from, mesh)
         .and_then(|from| {
             let to = sharding_in(&args.to, mesh)?;
-            Ok(sharding_util::reshard_plan(
+            let from_ids = args.from_device_ids.as_ref().map(|i| i.0.as_slice());
+            let to_ids = args.to_device_ids.as_ref().map(|i| i.0.as_slice());
+            Ok(sharding_util::reshard_plan_between(
                 &shape,
-                &from,
-                &to,
+                (&from, from_ids),
+                (&to, to_ids),
                 args.devices,
             )?)
         })
