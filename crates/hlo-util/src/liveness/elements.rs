@@ -10,7 +10,8 @@ use std::collections::HashMap;
 #[derive(Debug, Default)]
 pub(crate) struct Elements {
     first_id: usize,
-    by_name: HashMap<String, usize>,
+    /// By tuple and index.
+    by_element: HashMap<(usize, usize), usize>,
     /// Per element: its name, the tuple, the index, its first user.
     list: Vec<(String, usize, usize, usize)>,
 }
@@ -32,17 +33,17 @@ impl Elements {
         names: &HashMap<&str, usize>,
         user: usize,
     ) -> Option<usize> {
-        if let Some(&id) = self.by_name.get(name) {
-            return Some(id);
-        }
         let (tuple, index) = name.rsplit_once('#')?;
         if index.is_empty() || !index.bytes().all(|b| b.is_ascii_digit()) {
             return None;
         }
         let index: usize = index.parse().ok()?;
         let &tuple = names.get(tuple)?;
+        if let Some(&id) = self.by_element.get(&(tuple, index)) {
+            return Some(id);
+        }
         let id = self.first_id.checked_add(self.list.len())?;
-        self.by_name.insert(name.to_owned(), id);
+        self.by_element.insert((tuple, index), id);
         self.list.push((name.to_owned(), tuple, index, user));
         Some(id)
     }
