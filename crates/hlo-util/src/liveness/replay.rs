@@ -124,6 +124,8 @@ fn run(
     let mut refs = vec![0_usize; heap.len()];
     let mut taken = vec![false; heap.len()];
     let mut first = vec![None; heap.len()];
+    // Values freed as an operand whose storage a result takes.
+    let mut freed = vec![false; buffers.values.len()];
     let (mut s, mut e) = (0, 0);
     let mut peak = (0_u64, None);
     let mut shares = Vec::new();
@@ -157,6 +159,8 @@ fn run(
                 });
             match into {
                 Some(o) => {
+                    // XLA frees the dying operand first, then shares its
+                    // storage: the storage is then the operand's own.
                     let ob = slot[buffers.values[o].buffer];
                     if let Some(events) = events.as_deref_mut() {
                         let size = bytes.max(buffers.list[buffers.values[o].buffer].bytes);
@@ -164,6 +168,11 @@ fn run(
                         events.share(v, o, size);
                     }
                     taken[ob] = true;
+                    freed[o] = true;
+                    refs[ob] = refs[ob].saturating_sub(1);
+                    if refs[ob] == 0 {
+                        memory.free(ob).map_err(|_| overflow())?;
+                    }
                     memory.share(k, ob).map_err(|_| overflow())?;
                     shares.push((b, buffers.values[o].buffer));
                 }
@@ -187,6 +196,9 @@ fn run(
         }
         while let Some(&v) = by_end.get(e).filter(|&&v| buffers.values[v].end == t) {
             e += 1;
+            if freed[v] {
+                continue;
+            }
             if let Some(events) = events.as_deref_mut() {
                 events.free(v);
             }
