@@ -156,6 +156,62 @@ fn reshard_covers_each_destination_once() {
 }
 
 #[test]
+fn reshard_between_device_orders_totals_jaxs_bytes() {
+    // `device_put` between meshes whose devices are in other orders
+    // (tests/golden/reshard_device_ids.jsonl): the bytes each device already
+    // held are kept, by device id.
+    for row in conformance::load("reshard_device_ids.jsonl").unwrap() {
+        let ids = |key: &str| {
+            row[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let dims: Vec<String> = row["dims"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d.to_string())
+            .collect();
+        let ty = match row["dtype"].as_str().unwrap() {
+            "float32" => "f32",
+            "int32" => "s32",
+            "int16" => "s16",
+            other => panic!("{other}"),
+        };
+        let shape = format!("{ty}[{}]", dims.join(","));
+        let (from_ids, to_ids) = (ids("from_ids"), ids("to_ids"));
+        let (out, code) = run(
+            &[
+                "--json",
+                "reshard",
+                &shape,
+                row["from"].as_str().unwrap(),
+                row["to"].as_str().unwrap(),
+                "--from-device-ids",
+                &from_ids,
+                "--to-device-ids",
+                &to_ids,
+            ],
+            None,
+        );
+        assert_eq!(code, 0, "{out}");
+        let plan = json_line(&out);
+        assert_eq!(
+            plan["bytes_kept"], row["bytes_kept"],
+            "{shape} {from_ids} {to_ids}"
+        );
+        assert_eq!(
+            plan["bytes_moved"], row["bytes_moved"],
+            "{shape} {from_ids} {to_ids}"
+        );
+    }
+}
+
+#[test]
 fn sizes_beyond_i64_are_errors_naming_the_value() {
     // 3 * 6148914691236517206 elements wrap to 2 modulo 2^64.
     let (out, code) = run(
