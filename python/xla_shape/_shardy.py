@@ -4,10 +4,11 @@ lowered function's arguments and results."""
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, List, Optional
 
-from . import _native
+from . import _inputs, _jax, _native
 from ._guard import call
+from ._native import HloError, XlaShapeError
 from ._reports import LoweredShardings
 from ._sharding import HloSharding
 
@@ -27,11 +28,20 @@ def sharding_to_shardy(sharding: Any, mesh: str, rank: int) -> Optional[str]:
     return found
 
 
-def lowered_shardings(lowered: Any) -> LoweredShardings:
+def lowered_shardings(lowered: Any, *, compiled: Any = None) -> LoweredShardings:
     """What each device holds of a lowered function's arguments and
     results: the report ``xla-shape lowered`` prints. ``lowered`` is a jax
     ``Lowered`` (its ``as_text()``: StableHLO with Shardy's attributes is
     read) or that text. The GIL is released while it is read.
+
+    A value the lowered module gives no sharding (a result of
+    ``jax.jit(f)`` without ``out_shardings``, an uncommitted argument) is
+    left to XLA's sharding propagation: on more than one device its
+    ``source`` is ``"unspecified"``, with no ``hlo``, ``shard_shape`` or
+    ``bytes``, and it counts in no total. Given ``compiled`` (the jax
+    ``Compiled`` of the same ``Lowered``, ``lowered.compile()``), such a
+    value takes the sharding XLA chose (``compiled.input_shardings``,
+    ``compiled.output_shardings``; ``source`` ``"compiled"``).
 
     >>> text = '''module @jit_f attributes {mhlo.num_partitions = 2 : i32} {
     ...   sdy.mesh @mesh = <["a"=2]>
@@ -40,17 +50,79 @@ def lowered_shardings(lowered: Any) -> LoweredShardings:
     ...   }
     ... }'''
     >>> report = lowered_shardings(text)
-    >>> report.entries[0].hlo, report.argument_bytes, report.result_bytes
-    ('{devices=[2]<=[2]}', [16, 16], [32, 32])
+    >>> report.entries[0].hlo, report.argument_bytes
+    ('{devices=[2]<=[2]}', [16, 16])
+    >>> report.entries[1].source, report.entries[1].bytes, report.result_bytes
+    ('unspecified', None, [0, 0])
     """
+    text = _lowered_text(lowered)
+    if compiled is None:
+        return LoweredShardings(call(_native.lowered_shardings, text, None))
+    report = LoweredShardings(call(_native.lowered_shardings, text, None))
+    chosen = _chosen_shardings(report, compiled)
+    return LoweredShardings(call(_native.lowered_shardings, text, chosen))
+
+
+def _lowered_text(lowered: Any) -> str:
+    """The StableHLO text of a lowered module argument."""
     if isinstance(lowered, str):
-        text = lowered
-    else:
-        as_text = getattr(lowered, "as_text", None)
-        if not callable(as_text):
-            raise TypeError(
-                "a lowered module is jax's Lowered or its as_text(), "
-                f"not {type(lowered).__name__}"
+        if lowered.lstrip().startswith("HloModule"):
+            raise HloError(
+                "this is an HLO module, not a lowered one: pass jax's Lowered"
+                " (jax.jit(f).lower(*args)) or its as_text()"
             )
-        text = as_text()
-    return LoweredShardings(call(_native.lowered_shardings, text))
+        return lowered
+    if "Compiled" in _jax._class_names(lowered) and _jax._is_jax(lowered):
+        raise TypeError(
+            "lowered_shardings reads jax's Lowered (jax.jit(f).lower(*args)), not its"
+            " Compiled: pass the Lowered, and lowered_shardings(lowered, compiled=compiled)"
+            " for the shardings XLA chose where the lowered module gives none"
+        )
+    as_text = getattr(lowered, "as_text", None)
+    if not callable(as_text):
+        raise TypeError(
+            "a lowered module is jax's Lowered or its as_text(), "
+            f"not {type(lowered).__name__}"
+        )
+    text = as_text()
+    if not isinstance(text, str):
+        raise TypeError(f"{type(lowered).__name__}.as_text() gave {type(text).__name__}, not text")
+    return text
+
+
+def _chosen_shardings(report: LoweredShardings, compiled: Any) -> List[Optional[str]]:
+    """XLA's text of the sharding ``compiled`` gives each argument and
+    result the lowered module leaves unspecified (``None`` for the others),
+    in the report's order."""
+    inputs = getattr(compiled, "input_shardings", None)
+    outputs = getattr(compiled, "output_shardings", None)
+    if inputs is None or outputs is None or not _jax._is_jax(compiled):
+        raise TypeError(
+            "compiled is jax's Compiled (lowered.compile()), "
+            f"not {type(compiled).__name__}"
+        )
+    import jax  # a jax object was given: jax is there
+
+    given = {
+        "argument": jax.tree_util.tree_leaves(inputs),
+        "result": jax.tree_util.tree_leaves(outputs),
+    }
+    chosen: List[Optional[str]] = []
+    for kind, shardings in given.items():
+        entries = [e for e in report.entries if e.kind == kind]
+        unspecified = [e for e in entries if e.source == "unspecified"]
+        if unspecified and len(shardings) != len(entries):
+            raise XlaShapeError(
+                f"the Compiled has {len(shardings)} {kind} shardings, the lowered module"
+                f" {len(entries)} {kind}s: is it this Lowered's compile()?"
+            )
+        for entry, sharding in zip(entries, shardings):
+            if entry.source != "unspecified":
+                chosen.append(None)
+                continue
+            found = _jax.sharding(sharding, _inputs.rank(entry.shape))
+            if found is None:
+                raise TypeError(f"{kind} {entry.index}: {sharding!r} is not a jax sharding")
+            chosen.append(found.text)
+        chosen.extend([None] * (len(entries) - len(shardings)))
+    return chosen

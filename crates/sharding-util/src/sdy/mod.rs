@@ -24,6 +24,6 @@ mod verify;
 
 pub use error::ShardyError;
 pub use lowered::{LoweredModule, LoweredValue, ValueKind, tensor_shape};
-pub use lowered_report::{LoweredEntry, LoweredReport};
+pub use lowered_report::{LoweredEntry, LoweredReport, ShardingSource};
 pub use mesh::SdyMesh;
 pub use sharding::{MeshRef, SdyAxisRef, SdyDim, SdySharding, SdyShardingPerValue};
