@@ -342,6 +342,12 @@ class PeakReport(Pictured):
     host: AllocationTotals
     warnings: List[str]
 
+    def __init__(self, fields: Mapping[str, Any], draw: Optional[Callable[[], Svg]] = None) -> None:
+        super().__init__(fields, draw)
+        if "warnings" not in self._fields:
+            # None to report: an empty list (the JSON leaves the field out).
+            self.warnings = []
+
 
 def _empty(shard: DeviceShard) -> bool:
     """Whether the box of ``shard`` holds no element."""

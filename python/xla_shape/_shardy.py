@@ -4,6 +4,7 @@ lowered function's arguments and results."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any, List, Optional
 
 from . import _inputs, _jax, _native
@@ -101,12 +102,9 @@ def _chosen_shardings(report: LoweredShardings, compiled: Any) -> List[Optional[
             "compiled is jax's Compiled (lowered.compile()), "
             f"not {type(compiled).__name__}"
         )
-    import jax  # a jax object was given: jax is there
-
-    given = {
-        "argument": jax.tree_util.tree_leaves(inputs),
-        "result": jax.tree_util.tree_leaves(outputs),
-    }
+    # A jax object was given: jax is imported (and not imported here).
+    leaves = sys.modules["jax"].tree_util.tree_leaves
+    given = {"argument": leaves(inputs), "result": leaves(outputs)}
     chosen: List[Optional[str]] = []
     for kind, shardings in given.items():
         entries = [e for e in report.entries if e.kind == kind]
