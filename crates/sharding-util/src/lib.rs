@@ -70,7 +70,7 @@ pub use error::{ErrorKind, ParseError, ShardingError};
 pub use execute::execute_plan;
 pub use named::{AxisRef, DimSharding, Mesh, MeshDevices, NamedSharding};
 pub use reduction::Reduction;
-pub use reshard::{MAX_PIECES, Piece, ReshardPlan, reshard_plan};
+pub use reshard::{MAX_PIECES, Piece, ReshardPlan, reshard_plan, reshard_plan_between};
 pub use shard_report::{DeviceShard, MAX_LISTED_DEVICES, ShardReport};
 pub use sharding::{HloSharding, Kind, ShardGroup, SubgroupType};
 pub use tile_assignment::{Devices, Iota, MAX_DEVICES, MAX_MATERIALIZED, TileAssignment};

@@ -440,6 +440,22 @@ pub struct HloArgs {
     /// the module's text (implies --peak).
     #[arg(long, value_name = "OUT.svg")]
     pub timeline: Option<std::path::PathBuf>,
+    /// The bytes live at the peak grouped by source line, function, stack,
+    /// op_name, jax pass or kind, largest first (implies --peak; repeatable).
+    #[arg(long, value_name = "GROUP", value_parser = crate::commands::hlo_origins::parse_group)]
+    pub by: Vec<hlo_util::GroupBy>,
+    /// Another program (module text or XLA's dump) whose peak is compared
+    /// with this one's, by source line and by op_name (implies --peak).
+    #[arg(long, value_name = "B")]
+    pub diff: Option<String>,
+    /// Write the flame graph (SVG) of the bytes live at the peak by Python
+    /// stack here (implies --peak for a module's text).
+    #[arg(long, value_name = "OUT.svg")]
+    pub flame: Option<std::path::PathBuf>,
+    /// Write the buffers live at the peak as a gzipped pprof profile here
+    /// (implies --peak for a module's text).
+    #[arg(long, value_name = "OUT")]
+    pub pprof: Option<std::path::PathBuf>,
 }
 
 /// Arguments of `literal`.

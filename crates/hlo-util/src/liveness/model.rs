@@ -12,6 +12,7 @@ use super::replay::heap_peak;
 use super::report::{ModuleBuffer, ModuleMemory};
 use super::schedule::flatten;
 use crate::assignment::baseline::static_baseline;
+use crate::assignment::bytes::add_bytes;
 use crate::assignment::model::{Allocation, Assignment, Value};
 use crate::assignment::summary::{allocation_totals, live_buffers};
 use crate::{BufferSizes, PeakPoint, PeakReport, StepUnit};
@@ -60,9 +61,8 @@ pub fn memory_from_module_text(text: &str) -> Result<ModuleMemory, LivenessError
     );
     let (device, host) = allocation_totals(&model).map_err(|_| overflow("the totals"))?;
     let peak = PeakReport {
-        peak_bytes: static_bytes
-            .checked_add(heap.bytes)
-            .ok_or_else(|| overflow("the peak"))?,
+        peak_bytes: add_bytes(static_bytes, heap.bytes)
+            .ok_or_else(|| overflow(&format!("the peak ({static_bytes} + {})", heap.bytes)))?,
         static_bytes,
         heap_peak_bytes: heap.bytes,
         peak_at: heap.step.map(|step| PeakPoint {
@@ -216,6 +216,7 @@ fn to_model(
             bytes: buffer.bytes,
             offset: 0,
             allocation,
+            origin: inst.origin.resolve(graph.frames.as_ref()),
         });
     }
     let heap_index = allocations.len();
@@ -245,6 +246,7 @@ fn to_model(
                 bytes,
                 offset: 0,
                 allocation: Some(allocations.len()),
+                origin: inst.origin.resolve(graph.frames.as_ref()),
             });
             // A constant of an applied computation is a constant all the same.
             let constant = inst.opcode == "constant";
