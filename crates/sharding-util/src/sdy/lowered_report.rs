@@ -164,7 +164,7 @@ impl LoweredReport {
             };
             let named =
                 |e: ShardingError| ShardingError::new(e.kind(), format!("{what}: {}", e.message()));
-            let (hlo, source) = match (&v.sharding, chosen.get(position).and_then(Option::as_ref)) {
+            let known = match (&v.sharding, chosen.get(position).and_then(Option::as_ref)) {
                 (Some(s), _) => {
                     let mesh = match &s.mesh {
                         crate::sdy::MeshRef::Symbol(name) => module.mesh(name),
@@ -173,38 +173,35 @@ impl LoweredReport {
                     let resolved = s.resolve_mesh(mesh).map_err(named)?;
                     s.verify(resolved, Some(v.shape.dimensions.len()))
                         .map_err(named)?;
-                    (s.to_hlo(mesh).map_err(named)?, ShardingSource::Lowered)
+                    Some((s.to_hlo(mesh).map_err(named)?, ShardingSource::Lowered))
                 }
-                (None, Some(hlo)) => (hlo.clone(), ShardingSource::Compiled),
+                (None, Some(hlo)) => Some((hlo.clone(), ShardingSource::Compiled)),
                 (None, None) if devices == 1 => {
-                    (HloSharding::new(Kind::Replicated), ShardingSource::Lowered)
+                    Some((HloSharding::new(Kind::Replicated), ShardingSource::Lowered))
                 }
-                (None, None) => {
-                    entries.push(LoweredEntry {
-                        kind: v.kind,
-                        index: v.index,
-                        name: v.name.clone(),
-                        tensor_type: v.tensor_type.clone(),
-                        shape: v.shape.human_string(),
-                        sdy: None,
-                        hlo: None,
-                        shard_shape: None,
-                        bytes: None,
-                        source: ShardingSource::Unspecified,
-                    });
-                    continue;
+                (None, None) => None,
+            };
+            let (hlo, shard_shape, bytes, source) = match known {
+                Some((hlo, source)) => {
+                    let report = ShardReport::new(&hlo, &v.shape, Some(devices)).map_err(named)?;
+                    let totals = match v.kind {
+                        ValueKind::Argument => &mut argument_bytes,
+                        ValueKind::Result => &mut result_bytes,
+                    };
+                    for (total, d) in totals.iter_mut().zip(&report.devices) {
+                        *total = total.checked_add(d.bytes).ok_or_else(|| {
+                            ShardingError::new(ErrorKind::TooLarge, "byte total overflows")
+                        })?;
+                    }
+                    (
+                        Some(hlo.to_string()),
+                        Some(report.shard_shape.human_string()),
+                        Some(report.devices.iter().map(|d| d.bytes).collect()),
+                        source,
+                    )
                 }
+                None => (None, None, None, ShardingSource::Unspecified),
             };
-            let report = ShardReport::new(&hlo, &v.shape, Some(devices)).map_err(named)?;
-            let totals = match v.kind {
-                ValueKind::Argument => &mut argument_bytes,
-                ValueKind::Result => &mut result_bytes,
-            };
-            for (total, d) in totals.iter_mut().zip(&report.devices) {
-                *total = total.checked_add(d.bytes).ok_or_else(|| {
-                    ShardingError::new(ErrorKind::TooLarge, "byte total overflows")
-                })?;
-            }
             entries.push(LoweredEntry {
                 kind: v.kind,
                 index: v.index,
@@ -212,9 +209,9 @@ impl LoweredReport {
                 tensor_type: v.tensor_type.clone(),
                 shape: v.shape.human_string(),
                 sdy: v.sharding.as_ref().map(ToString::to_string),
-                hlo: Some(hlo.to_string()),
-                shard_shape: Some(report.shard_shape.human_string()),
-                bytes: Some(report.devices.iter().map(|d| d.bytes).collect()),
+                hlo,
+                shard_shape,
+                bytes,
                 source,
             });
         }
