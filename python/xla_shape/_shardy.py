@@ -8,6 +8,7 @@ import sys
 from typing import Any, List, Optional
 
 from . import _inputs, _jax, _native
+from ._arg_names import argument_names
 from ._guard import call
 from ._native import HloError, XlaShapeError
 from ._reports import LoweredShardings
@@ -33,7 +34,10 @@ def lowered_shardings(lowered: Any, *, compiled: Any = None) -> LoweredShardings
     """What each device holds of a lowered function's arguments and
     results: the report ``xla-shape lowered`` prints. ``lowered`` is a jax
     ``Lowered`` (its ``as_text()``: StableHLO with Shardy's attributes is
-    read) or that text. The GIL is released while it is read.
+    read) or that text. The arguments of a ``Lowered`` are named by their
+    pytree path (``args[0]['w1']``, from its ``args_info``), as jax names
+    the compiled module's parameters; those of a text ``%arg0``... The GIL
+    is released while it is read.
 
     A value the lowered module gives no sharding (a result of
     ``jax.jit(f)`` without ``out_shardings``, an uncommitted argument) is
@@ -57,11 +61,22 @@ def lowered_shardings(lowered: Any, *, compiled: Any = None) -> LoweredShardings
     ('unspecified', None, [0, 0])
     """
     text = _lowered_text(lowered)
+    report = _named(lowered, call(_native.lowered_shardings, text, None))
     if compiled is None:
-        return LoweredShardings(call(_native.lowered_shardings, text, None))
-    report = LoweredShardings(call(_native.lowered_shardings, text, None))
+        return report
     chosen = _chosen_shardings(report, compiled)
-    return LoweredShardings(call(_native.lowered_shardings, text, chosen))
+    return _named(lowered, call(_native.lowered_shardings, text, chosen))
+
+
+def _named(lowered: Any, fields: Any) -> LoweredShardings:
+    """The report of ``fields``, the arguments of a ``Lowered`` named by
+    their pytree paths."""
+    names = None if isinstance(lowered, str) else argument_names(lowered)
+    arguments = [e for e in fields["entries"] if e["kind"] == "argument"]
+    if names is not None and len(names) == len(arguments):
+        for entry, name in zip(arguments, names):
+            entry["name"] = name
+    return LoweredShardings(fields)
 
 
 def _lowered_text(lowered: Any) -> str:
