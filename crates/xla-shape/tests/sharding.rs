@@ -131,6 +131,18 @@ fn shard_lists_every_device() {
     assert_eq!(json_line(&out)["replication_groups"], json!([[0, 1, 2, 3]]));
     let (_, code) = run(&["shard", "f32[8]", "{replicated}"], None);
     assert_eq!(code, 1);
+    // A sharding of 8 devices is not laid out over 4 (XLA refuses it too).
+    let args = ["shard", "f32[8]", "{devices=[8]<=[8]}", "--devices", "4"];
+    let (out, code) = run(&args, None);
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            1,
+            "error: {devices=[8]<=[8]} has 8 devices, not the 4 given\n"
+        )
+    );
+    let args = ["shard", "f32[8]", "{devices=[8]<=[8]}", "--devices", "8"];
+    assert_eq!(run(&args, None).1, 0);
 }
 
 #[test]
