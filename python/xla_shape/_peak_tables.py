@@ -9,7 +9,7 @@ from __future__ import annotations
 import html as _html
 from typing import Any, Dict, Iterable, List, Mapping
 
-_NO_KEY = "(none: no origin recorded)"
+_NO_KEY = "(none)"
 """How a row without a key (buffers whose module records no origin: those
 XLA inserted) is printed."""
 

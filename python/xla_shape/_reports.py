@@ -317,11 +317,11 @@ class Frame(Record):
 class LiveBuffer(Record):
     """A buffer live at the peak (or, with ``first_step`` and
     ``last_step``, any buffer of a module's text): its ``name``,
-    ``shape_index``, ``shape``, ``bytes`` and ``kind``; the ``op_name``
-    of the jax operation that made it (an argument's pytree path, ``None``
-    where the module records none) and its Python ``stack``
-    (:class:`Frame`, innermost first, empty where the module records
-    none)."""
+    ``shape_index``, ``shape``, ``bytes`` and ``kind``; where it comes
+    from, its defining instruction's ``op_name`` (an entry parameter's is
+    its pytree path; ``None`` when the module records none) and ``stack``
+    (:class:`Frame`, innermost first; empty when none); and ``source``,
+    the innermost frame's ``"file:line"``."""
 
     _entries = {"stack": Frame}
 
@@ -335,12 +335,9 @@ class LiveBuffer(Record):
 
     @property
     def source(self) -> Optional[str]:
-        """The line it comes from, ``file:line`` of its innermost frame;
-        ``None`` without a stack."""
+        """``"file:line"`` of the innermost frame, ``None`` without a stack."""
         stack = self._fields.get("stack") or []
-        if not stack:
-            return None
-        return f"{stack[0].file}:{stack[0].line}"
+        return "%s:%d" % (stack[0].file, stack[0].line) if stack else None
 
 
 class AllocationTotals(Record):

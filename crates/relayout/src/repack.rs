@@ -76,6 +76,15 @@ impl Repack {
         })
     }
 
+    /// The element sizes in bits of the source and the destination.
+    pub(crate) fn sides(&self) -> (u32, u32) {
+        if self.packs {
+            (8, self.bits)
+        } else {
+            (self.bits, 8)
+        }
+    }
+
     /// The shapes of the relayout through the middle buffer: from the
     /// source into the middle when packing, from the middle into the
     /// destination when unpacking.

@@ -15,7 +15,8 @@ use crate::{BufferKind, LiveBuffer, PeakReport};
 pub enum GroupBy {
     /// The innermost frame's `file:line`: the line of the operation.
     Source,
-    /// The innermost frame's function, with its file: `function (file)`.
+    /// The innermost frame's function, with its file: `function (file)`
+    /// (the file alone for a frame without a function).
     Function,
     /// The whole stack, outermost first: `f (a.py:3) > g (b.py:9)`.
     Stack,
@@ -60,10 +61,13 @@ impl GroupBy {
     pub fn key(self, b: &LiveBuffer) -> Option<String> {
         match self {
             Self::Source => b.stack.innermost().map(super::Frame::source),
-            Self::Function => b
-                .stack
-                .innermost()
-                .map(|f| format!("{} ({})", f.function, f.file)),
+            Self::Function => b.stack.innermost().map(|f| {
+                if f.function.is_empty() {
+                    f.file.clone()
+                } else {
+                    format!("{} ({})", f.function, f.file)
+                }
+            }),
             Self::Stack => {
                 let frames: Vec<String> = b.stack.iter().map(ToString::to_string).collect();
                 (!frames.is_empty())

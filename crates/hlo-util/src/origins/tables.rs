@@ -53,8 +53,13 @@ impl Tables {
     pub fn from_text(text: &str) -> Result<Self, String> {
         let mut tables = Self::default();
         let mut table = None;
-        for (n, line) in text.lines().enumerate().skip(1) {
+        let mut header = false;
+        for (n, line) in text.lines().enumerate() {
             let line = line.trim();
+            if !header {
+                header = line.starts_with("HloModule");
+                continue;
+            }
             if line.is_empty() {
                 continue;
             }
@@ -256,7 +261,8 @@ mod tests {
     use super::*;
     use crate::origins::frame::Stack;
 
-    const TEXT: &str = "HloModule m, is_scheduled=true
+    const TEXT: &str = "
+HloModule m, is_scheduled=true
 
 FileNames
 1 \"a.py\"
@@ -329,7 +335,7 @@ ENTRY %e (p: f32[]) -> f32[] {
         );
         let order = TEXT.replace("2 \"lib/b.py\"", "3 \"lib/b.py\"");
         let error = Tables::from_text(&order).unwrap_err();
-        assert_eq!(error, "line 5: FileNames row: id 3 where 2 was expected");
+        assert_eq!(error, "line 6: FileNames row: id 3 where 2 was expected");
         let row = TEXT.replace("line=7 ", "line=x ");
         assert!(
             Tables::from_text(&row)

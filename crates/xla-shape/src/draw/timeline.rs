@@ -24,8 +24,9 @@ const PLOT_SPAN: u64 = PLOT_W.unsigned_abs();
 const AREA_H: i64 = 220;
 /// The narrowest the names' column right of the plots is.
 const LABEL_W: i64 = 360;
-/// The widest it grows to hold the names whole.
-const LABEL_MAX_W: i64 = 960;
+/// The widest it grows to hold the names whole: the picture stays within
+/// 1200 pixels (unless its title is wider, which the names may then use).
+const LABEL_MAX_W: i64 = 1200 - (PLOT_X + PLOT_W + 12) - MARGIN;
 /// How many blocks get a band, and buffers a bar, of their own.
 const SHOWN: usize = 12;
 /// The height of a band or bar, and the space between two.
@@ -61,10 +62,11 @@ pub fn render(title: &str, report: &PeakReport, timeline: &MemoryTimeline) -> St
         ));
     }
     out.text(MARGIN, y, TextStyle::plain(FONT), &note);
-    let label_w = labels_width(report, timeline);
-    let width = (PLOT_X + PLOT_W + 12 + label_w + MARGIN)
+    let width = (PLOT_X + PLOT_W + 12 + labels_width(report, timeline) + MARGIN)
         .max(2 * MARGIN + text_width(&note, FONT))
         .max(2 * MARGIN + text_width(title, FONT + 3));
+    // The names take whatever room the picture has right of the plots.
+    let label_w = width - (PLOT_X + PLOT_W + 12) - MARGIN;
     y += line;
     y = legend(&mut out, timeline, y);
     y = area(&mut out, report, timeline, y + 24);
@@ -248,7 +250,7 @@ fn labels(report: &PeakReport, timeline: &MemoryTimeline) -> Vec<String> {
     bands.chain(bars).collect()
 }
 
-/// The width of the names' column: the longest name whole, within
+/// The width the names' column asks for: the longest name whole, within
 /// [`LABEL_W`] and [`LABEL_MAX_W`].
 fn labels_width(report: &PeakReport, timeline: &MemoryTimeline) -> i64 {
     labels(report, timeline)
@@ -486,7 +488,7 @@ mod tests {
 
     #[test]
     fn the_largest_buffer_sets_the_bars_scale_and_names_fit_whole() {
-        let long = format!("fusion.{}", "x".repeat(70));
+        let long = format!("fusion.{}", "x".repeat(40));
         let frame = Stack::from_frames(vec![Frame::at("model.py", 55, "attention")]);
         let mut buffers = vec![live(long.clone(), 1000, frame)];
         buffers.extend((0..11).map(|i| live(format!("big.{i}"), 1000, Stack::default())));
