@@ -102,7 +102,7 @@ pub(crate) fn draw_hlo_sharding_on(
     shape: &Shape,
     s: &HloSharding,
     devices: Option<i64>,
-    (mesh_axes, device_ids): (Option<&[(String, i64)]>, Option<&[i64]>),
+    (mesh_axes, device_ids): draw::sharding::MeshDevices<'_>,
 ) -> Result<String, Error> {
     let n = s.device_count(
         devices.or_else(|| device_ids.and_then(|ids| i64::try_from(ids.len()).ok())),

@@ -21,6 +21,10 @@ const MAX_EMPTY_LISTED: usize = 32;
 /// The most devices whose shards are looked at for that note.
 const MAX_SCANNED: i64 = 1 << 16;
 
+/// A mesh's axes (names and sizes, major first) and the device id of each
+/// device number, each when given.
+pub type MeshDevices<'a> = (Option<&'a [(String, i64)]>, Option<&'a [i64]>);
+
 /// The picture of `shape` under `sharding` over `devices` devices, over a
 /// mesh of `mesh_axes` (names and sizes, major first) when given, its
 /// devices named by `device_ids` (the id of each device number) when given.
@@ -32,7 +36,7 @@ pub fn picture(
     shape: &Shape,
     sharding: &HloSharding,
     devices: i64,
-    (mesh_axes, device_ids): (Option<&[(String, i64)]>, Option<&[i64]>),
+    (mesh_axes, device_ids): MeshDevices<'_>,
 ) -> Result<Picture, String> {
     sharding
         .validate(shape, devices)
