@@ -3,6 +3,7 @@
 //! by the crate's streaming text reader.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use schema::Shape;
 
@@ -31,7 +32,9 @@ pub(crate) enum Calls {
 pub(crate) struct Inst {
     pub name: String,
     pub opcode: String,
-    pub shape: Shape,
+    /// Its shape, shared by the instructions written with the same text
+    /// (a fusion body's are all the empty shape: no buffer is theirs).
+    pub shape: Arc<Shape>,
     pub computation: usize,
     pub operands: Vec<usize>,
     /// Called computations: a while's condition then body, a
@@ -133,6 +136,9 @@ pub(crate) fn read_graph(text: &str) -> Result<Graph, LivenessError> {
     let mut graph = Graph::default();
     let mut pending = Pending::default();
     let mut comp_names: HashMap<String, usize> = HashMap::new();
+    // Each shape text parsed once: modules repeat their shapes.
+    let mut shapes: HashMap<String, Arc<Shape>> = HashMap::new();
+    let no_shape = Arc::new(Shape::default());
     let summary = read_text(text.as_bytes(), |i| {
         if pending.error.is_some() {
             return;
@@ -155,10 +161,16 @@ pub(crate) fn read_graph(text: &str) -> Result<Graph, LivenessError> {
             name: i.name.to_owned(),
             opcode: i.opcode.to_owned(),
             shape: if in_body {
-                Shape::default()
+                Arc::clone(&no_shape)
+            } else if let Some(shape) = shapes.get(i.shape) {
+                Arc::clone(shape)
             } else {
-                match i.shape.parse() {
-                    Ok(shape) => shape,
+                match i.shape.parse::<Shape>() {
+                    Ok(shape) => {
+                        let shape = Arc::new(shape);
+                        shapes.insert(i.shape.to_owned(), Arc::clone(&shape));
+                        shape
+                    }
                     Err(e) => {
                         pending.error = Some(LivenessError::Malformed {
                             instruction: i.name.to_owned(),

@@ -14,7 +14,9 @@ use super::schedule::flatten;
 use crate::assignment::baseline::static_baseline;
 use crate::assignment::bytes::add_bytes;
 use crate::assignment::model::{Allocation, Assignment, Value};
-use crate::assignment::summary::{allocation_totals, live_buffers};
+use crate::assignment::summary::{
+    allocation_totals, live_buffer, live_buffers, sort_largest_first,
+};
 use crate::{BufferSizes, PeakPoint, PeakReport, StepUnit};
 
 /// Computes the peak memory of a module and its buffers from its text
@@ -78,6 +80,9 @@ pub fn memory_from_module_text(text: &str) -> Result<ModuleMemory, LivenessError
         device,
         host,
     };
+    // Every value listed as the report lists buffers, the thread-local
+    // ones last; each with its live range and the value whose storage it
+    // takes over, found by index.
     let mut steps_of = vec![None; model.values.len()];
     for (b, v) in of_buffer.iter().enumerate() {
         if let (Some(v), Some(buffer)) = (v, buffers.list.get(b))
@@ -86,31 +91,20 @@ pub fn memory_from_module_text(text: &str) -> Result<ModuleMemory, LivenessError
             *slot = Some((buffer.start, buffer.end));
         }
     }
-    let all: Vec<usize> = (0..model.values.len()).collect();
-    let mut listed = live_buffers(&model, &all);
-    listed.sort_by_key(|b| b.kind == crate::BufferKind::ThreadLocal);
-    let mut steps: std::collections::HashMap<(&str, &[i64]), (u64, u64)> =
-        std::collections::HashMap::new();
-    for (v, value) in model.values.iter().enumerate() {
-        if let Some(Some(range)) = steps_of.get(v) {
-            steps.insert(
-                (value.instruction.as_str(), value.shape_index.as_slice()),
-                *range,
-            );
+    let mut order: Vec<usize> = (0..model.values.len()).collect();
+    sort_largest_first(&model, &mut order);
+    order.sort_by_key(|&v| model.kind_of(v) == crate::BufferKind::ThreadLocal);
+    let mut position = vec![usize::MAX; model.values.len()];
+    for (p, &v) in order.iter().enumerate() {
+        if let Some(slot) = position.get_mut(v) {
+            *slot = p;
         }
     }
-    let position: std::collections::HashMap<(&str, &[i64]), usize> = listed
-        .iter()
-        .enumerate()
-        .map(|(p, b)| ((b.name.as_str(), b.shape_index.as_slice()), p))
-        .collect();
     let position_of = |b: usize| {
-        let value = model.values.get(of_buffer.get(b).copied().flatten()?)?;
-        position
-            .get(&(value.instruction.as_str(), value.shape_index.as_slice()))
-            .copied()
+        let v = of_buffer.get(b).copied().flatten()?;
+        position.get(v).copied().filter(|&p| p != usize::MAX)
     };
-    let mut storage_of = vec![None; listed.len()];
+    let mut storage_of = vec![None; order.len()];
     for &(taker, operand) in &heap.shares {
         if let (Some(t), Some(o)) = (position_of(taker), position_of(operand))
             && let Some(slot) = storage_of.get_mut(t)
@@ -118,19 +112,18 @@ pub fn memory_from_module_text(text: &str) -> Result<ModuleMemory, LivenessError
             *slot = Some(o);
         }
     }
-    let buffers_out = listed
+    drop(position);
+    let buffers_out = order
         .iter()
         .zip(storage_of)
-        .map(|(buffer, storage_of)| {
-            let range = steps
-                .get(&(buffer.name.as_str(), buffer.shape_index.as_slice()))
-                .copied();
-            ModuleBuffer {
+        .filter_map(|(&v, storage_of)| {
+            let range = steps_of.get(v).copied().flatten();
+            Some(ModuleBuffer {
                 first_step: range.map(|r| r.0),
                 last_step: range.map(|r| r.1),
                 storage_of,
-                buffer: buffer.clone(),
-            }
+                buffer: live_buffer(&model, v)?,
+            })
         })
         .collect();
     Ok(ModuleMemory {
