@@ -135,7 +135,7 @@ fn halve(parent: &mut [usize], mut p: usize) -> usize {
 /// Opcodes whose output is (part of) an operand's: they define no value.
 fn passes_through(inst: &Inst) -> bool {
     matches!(
-        inst.opcode.as_str(),
+        inst.opcode.as_ref(),
         "get-tuple-element" | "bitcast" | "call" | "opt-barrier" | "domain" | "add-dependency"
     ) || inst.opcode.ends_with("-done")
 }
@@ -217,7 +217,7 @@ pub(crate) fn dataflow(graph: &Graph) -> Result<Dataflow, LivenessError> {
             *slot = inst_of.len();
         }
         let n = count(&inst.shape);
-        let defining = match inst.opcode.as_str() {
+        let defining = match inst.opcode.as_ref() {
             "parameter" => {
                 inst.computation == graph.entry
                     || loop_computation.get(inst.computation) == Some(&true)
@@ -339,7 +339,7 @@ fn join_instruction(
         instruction: inst.name.clone(),
         message: message.to_owned(),
     };
-    match inst.opcode.as_str() {
+    match inst.opcode.as_ref() {
         "get-tuple-element" => {
             let o = op(0).ok_or_else(|| malformed("no operand"))?;
             join_trees(graph, flow, (i, &[]), (o, &[inst.tuple_index]), Join::Value)?;

@@ -2,8 +2,10 @@
 //! computations it calls and the attributes buffer assignment needs, read
 //! by the crate's streaming text reader.
 
-use std::collections::{HashMap, HashSet};
+use std::borrow::Cow;
 use std::sync::Arc;
+
+use foldhash::HashMap;
 
 use schema::Shape;
 
@@ -31,7 +33,8 @@ pub(crate) enum Calls {
 #[derive(Debug, Clone)]
 pub(crate) struct Inst {
     pub name: String,
-    pub opcode: String,
+    /// XLA's opcodes borrowed from [`crate::OPCODES`]; another is its own.
+    pub opcode: Cow<'static, str>,
     /// Its shape, shared by the instructions written with the same text
     /// (a fusion body's are all the empty shape: no buffer is theirs).
     pub shape: Arc<Shape>,
@@ -77,276 +80,248 @@ pub(crate) struct Graph {
     pub warnings: Vec<String>,
 }
 
-/// Names read, resolved once the whole module is read: all in one text,
-/// each instruction's operands and called computations as byte ranges.
+/// What is kept while the module is read: the names of the computations
+/// and of the current computation's instructions (an operand names an
+/// instruction defined before it in its computation, a call a computation
+/// defined before it: the text reader checks both), and each shape text
+/// parsed once.
 #[derive(Default)]
-struct Pending {
-    text: String,
-    /// Per instruction: the end (in `names`) of its operands, then of its
-    /// called computations.
-    ends: Vec<(usize, usize)>,
-    names: Vec<(usize, usize)>,
+struct Reading {
+    computations: HashMap<String, usize>,
+    local: HashMap<String, usize>,
+    shapes: HashMap<String, Arc<Shape>>,
+    no_shape: Arc<Shape>,
     error: Option<LivenessError>,
 }
 
-impl Pending {
-    fn push(&mut self, name: &str) {
-        let start = self.text.len();
-        self.text.push_str(name);
-        self.names.push((start, self.text.len()));
-    }
-
-    /// The names of instruction `i`'s operands and called computations.
-    fn of(&self, i: usize) -> (Vec<&str>, Vec<&str>) {
-        let begin = i
-            .checked_sub(1)
-            .and_then(|p| self.ends.get(p))
-            .map_or(0, |e| e.1);
-        let (operands_end, called_end) = self.ends.get(i).copied().unwrap_or((begin, begin));
-        let name = |&(a, b): &(usize, usize)| self.text.get(a..b).unwrap_or("");
-        let slice = |from: usize, to: usize| self.names.get(from..to).unwrap_or(&[]);
-        (
-            slice(begin, operands_end).iter().map(name).collect(),
-            slice(operands_end, called_end).iter().map(name).collect(),
-        )
-    }
-}
-
-/// The computations that are fusion bodies: their instructions' shapes
-/// are not kept (no buffer of the module is theirs), which in a large
-/// module is most of the memory a graph would take.
-fn fusion_bodies(text: &str) -> Result<HashSet<String>, LivenessError> {
-    let mut bodies = HashSet::new();
-    read_text(text.as_bytes(), |i| {
-        if matches!(i.opcode, "fusion" | "fusion-start") {
-            for attribute in split_top(i.attributes) {
-                if let Some(value) = attribute.strip_prefix("calls=") {
-                    bodies.extend(computation_names(value));
-                }
-            }
+impl Reading {
+    /// The shape written `text`, parsed at its first use.
+    fn shape(&mut self, text: &str, instruction: &str) -> Result<Arc<Shape>, LivenessError> {
+        if let Some(shape) = self.shapes.get(text) {
+            return Ok(Arc::clone(shape));
         }
-    })?;
-    Ok(bodies)
+        let shape = Arc::new(
+            text.parse::<Shape>()
+                .map_err(|e| LivenessError::Malformed {
+                    instruction: instruction.to_owned(),
+                    message: format!("{e}"),
+                })?,
+        );
+        self.shapes.insert(text.to_owned(), Arc::clone(&shape));
+        Ok(shape)
+    }
+
+    /// The instruction of the current computation named `name`.
+    fn operand(&self, name: &str, instruction: &str) -> Result<usize, LivenessError> {
+        self.local
+            .get(name)
+            .copied()
+            .ok_or_else(|| LivenessError::UnknownOperand {
+                instruction: instruction.to_owned(),
+                operand: name.to_owned(),
+            })
+    }
+
+    /// The computation named `name`.
+    fn computation(&self, name: &str, instruction: &str) -> Result<usize, LivenessError> {
+        self.computations
+            .get(name)
+            .copied()
+            .ok_or_else(|| LivenessError::UnknownComputation {
+                instruction: instruction.to_owned(),
+                computation: name.to_owned(),
+            })
+    }
 }
 
-/// Reads module text into a [`Graph`].
-pub(crate) fn read_graph(text: &str) -> Result<Graph, LivenessError> {
-    let bodies = fusion_bodies(text)?;
-    let mut in_body = false;
+/// `name` from XLA's opcodes when it is one (no allocation per
+/// instruction), else a copy.
+fn opcode(name: &str) -> Cow<'static, str> {
+    match crate::OPCODES.binary_search(&name) {
+        Ok(k) => crate::OPCODES
+            .get(k)
+            .map_or_else(|| Cow::Owned(name.to_owned()), |&o| Cow::Borrowed(o)),
+        Err(_) => Cow::Owned(name.to_owned()),
+    }
+}
+
+/// A fusion's body: no buffer of the module is its instructions', so
+/// their names and shapes are dropped as soon as a fusion calls it (in a
+/// large module most instructions are in fusion bodies).
+fn fusion_body(graph: &mut Graph, c: usize, no_shape: &Arc<Shape>) {
+    let Some(comp) = graph.comps.get(c) else {
+        return;
+    };
+    for &i in &comp.instructions {
+        if let Some(inst) = graph.insts.get_mut(i) {
+            inst.name = String::new();
+            inst.shape = Arc::clone(no_shape);
+        }
+    }
+}
+
+/// Reads module text into a [`Graph`], streaming: one pass of the text
+/// reader, the text itself not kept;
+/// operands are resolved in their own computation as they are read (two
+/// computations may use one name, as XLA's parser allows: it renames the
+/// second).
+pub(crate) fn read_graph(input: impl std::io::BufRead) -> Result<Graph, LivenessError> {
     let mut graph = Graph::default();
-    let mut pending = Pending::default();
-    let mut comp_names: HashMap<String, usize> = HashMap::new();
-    // Each shape text parsed once: modules repeat their shapes.
-    let mut shapes: HashMap<String, Arc<Shape>> = HashMap::new();
-    let no_shape = Arc::new(Shape::default());
-    let summary = read_text(text.as_bytes(), |i| {
-        if pending.error.is_some() {
-            return;
+    let mut r = Reading::default();
+    let summary = read_text(input, |i| {
+        if r.error.is_none()
+            && let Err(error) = add_instruction(&mut graph, &mut r, i)
+        {
+            r.error = Some(error);
         }
-        if graph.comps.last().is_none_or(|c| c.name != i.computation) {
-            in_body = bodies.contains(i.computation);
-            if comp_names.contains_key(i.computation) {
-                pending.error = Some(LivenessError::Duplicate(i.computation.to_owned()));
-                return;
-            }
-            comp_names.insert(i.computation.to_owned(), graph.comps.len());
-            graph.comps.push(Comp {
-                name: i.computation.to_owned(),
-                ..Comp::default()
-            });
-        }
-        let c = graph.comps.len() - 1;
-        let id = graph.insts.len();
-        let mut inst = Inst {
-            name: i.name.to_owned(),
-            opcode: i.opcode.to_owned(),
-            shape: if in_body {
-                Arc::clone(&no_shape)
-            } else if let Some(shape) = shapes.get(i.shape) {
-                Arc::clone(shape)
-            } else {
-                match i.shape.parse::<Shape>() {
-                    Ok(shape) => {
-                        let shape = Arc::new(shape);
-                        shapes.insert(i.shape.to_owned(), Arc::clone(&shape));
-                        shape
-                    }
-                    Err(e) => {
-                        pending.error = Some(LivenessError::Malformed {
-                            instruction: i.name.to_owned(),
-                            message: format!("{e}"),
-                        });
-                        return;
-                    }
-                }
-            },
-            computation: c,
-            operands: Vec::new(),
-            called: Vec::new(),
-            calls: Calls::None,
-            tuple_index: 0,
-            parameter: 0,
-            loop_fusion: false,
-            aliasing: Vec::new(),
-            users: 0,
-        };
-        if i.opcode == "parameter" {
-            inst.parameter = i.operands.trim().parse().unwrap_or(0);
-        } else if i.opcode != "constant" {
-            for piece in split_top(i.operands) {
-                // After any `/*index=5*/` comment and the operand's shape.
-                let piece = piece.rsplit("*/").next().unwrap_or(piece);
-                let name = piece.rsplit(' ').next().unwrap_or(piece);
-                pending.push(name.trim_start_matches('%'));
-            }
-        }
-        let operands_end = pending.names.len();
-        let mut called = Vec::new();
-        let mut condition = Vec::new();
-        for attribute in split_top(i.attributes) {
-            let Some((key, value)) = attribute.split_once('=') else {
-                continue;
-            };
-            match key {
-                "condition" => condition = computation_names(value),
-                "body"
-                | "calls"
-                | "to_apply"
-                | "branch_computations"
-                | "true_computation"
-                | "false_computation"
-                | "called_computations" => {
-                    called.extend(computation_names(value));
-                }
-                "index" => inst.tuple_index = value.trim().parse().unwrap_or(usize::MAX),
-                "kind" => inst.loop_fusion = matches!(value, "kLoop" | "kInput"),
-                "output_to_operand_aliasing" => match aliases(value) {
-                    Ok(a) => inst.aliasing = a,
-                    Err(message) => {
-                        pending.error = Some(LivenessError::Malformed {
-                            instruction: i.name.to_owned(),
-                            message,
-                        });
-                    }
-                },
-                _ => {}
-            }
-        }
-        condition.append(&mut called);
-        inst.calls = match i.opcode {
-            _ if condition.is_empty() => Calls::None,
-            "while" | "conditional" | "call" => Calls::Control,
-            "fusion" | "fusion-start" => Calls::Fused,
-            _ => Calls::Applied,
-        };
-        let comp = &mut graph.comps[c];
-        comp.instructions.push(id);
-        if i.is_root {
-            comp.root = Some(id);
-        }
-        if i.opcode == "parameter" {
-            if comp.parameters.len() <= inst.parameter {
-                comp.parameters
-                    .resize(inst.parameter.saturating_add(1), usize::MAX);
-            }
-            if let Some(slot) = comp.parameters.get_mut(inst.parameter) {
-                *slot = id;
-            }
-        }
-        graph.insts.push(inst);
-        for name in &condition {
-            pending.push(name);
-        }
-        pending.ends.push((operands_end, pending.names.len()));
     })?;
-    if let Some(error) = pending.error {
+    if let Some(error) = r.error {
         return Err(error);
     }
     graph.scheduled = summary.is_scheduled;
     graph.warnings = summary.warnings;
-    graph.entry =
-        *comp_names
-            .get(&summary.entry_computation)
-            .ok_or_else(|| LivenessError::Malformed {
-                instruction: summary.entry_computation.clone(),
-                message: "the entry computation has no instruction".to_owned(),
-            })?;
+    graph.entry = *r
+        .computations
+        .get(&summary.entry_computation)
+        .ok_or_else(|| LivenessError::Malformed {
+            instruction: summary.entry_computation.clone(),
+            message: "the entry computation has no instruction".to_owned(),
+        })?;
     graph.io_alias =
         aliases(&summary.input_output_alias).map_err(|message| LivenessError::Malformed {
             instruction: "input_output_alias".to_owned(),
             message,
         })?;
-    resolve(&mut graph, pending, &comp_names)?;
+    finish(&mut graph)?;
     Ok(graph)
 }
 
-/// Turns the names read into indices: an operand names an instruction of
-/// its own computation (the text reader checked that it is defined before
-/// it there), so names are looked up one computation at a time, and two
-/// computations may use one name, as XLA's parser allows (it renames the
-/// second).
-fn resolve(
+/// Adds the instruction the reader read.
+fn add_instruction(
     graph: &mut Graph,
-    pending: Pending,
-    comp_names: &HashMap<String, usize>,
+    r: &mut Reading,
+    i: &crate::Instruction<'_>,
 ) -> Result<(), LivenessError> {
-    let mut names: HashMap<&str, usize> = HashMap::new();
-    let mut resolved = Vec::with_capacity(graph.insts.len());
-    for id in 0..graph.insts.len() {
-        let Some(inst) = graph.insts.get(id) else {
+    if graph.comps.last().is_none_or(|c| c.name != i.computation) {
+        if r.computations.contains_key(i.computation) {
+            return Err(LivenessError::Duplicate(i.computation.to_owned()));
+        }
+        r.computations
+            .insert(i.computation.to_owned(), graph.comps.len());
+        r.local.clear();
+        graph.comps.push(Comp {
+            name: i.computation.to_owned(),
+            ..Comp::default()
+        });
+    }
+    let c = graph.comps.len().saturating_sub(1);
+    let id = graph.insts.len();
+    let mut inst = Inst {
+        name: i.name.to_owned(),
+        opcode: opcode(i.opcode),
+        shape: r.shape(i.shape, i.name)?,
+        computation: c,
+        operands: Vec::new(),
+        called: Vec::new(),
+        calls: Calls::None,
+        tuple_index: 0,
+        parameter: 0,
+        loop_fusion: false,
+        aliasing: Vec::new(),
+        users: 0,
+    };
+    if i.opcode == "parameter" {
+        inst.parameter = i.operands.trim().parse().unwrap_or(0);
+    } else if i.opcode != "constant" {
+        for piece in split_top(i.operands) {
+            // After any `/*index=5*/` comment and the operand's shape.
+            let piece = piece.rsplit("*/").next().unwrap_or(piece);
+            let name = piece.rsplit(' ').next().unwrap_or(piece);
+            inst.operands
+                .push(r.operand(name.trim_start_matches('%'), i.name)?);
+        }
+    }
+    let mut called = Vec::new();
+    let mut condition = Vec::new();
+    for attribute in split_top(i.attributes) {
+        let Some((key, value)) = attribute.split_once('=') else {
             continue;
         };
-        if id == 0
-            || graph
-                .insts
-                .get(id - 1)
-                .is_some_and(|before| before.computation != inst.computation)
-        {
-            names.clear();
+        match key {
+            "condition" => condition = computation_names(value),
+            "body"
+            | "calls"
+            | "to_apply"
+            | "branch_computations"
+            | "true_computation"
+            | "false_computation"
+            | "called_computations" => {
+                called.extend(computation_names(value));
+            }
+            "index" => inst.tuple_index = value.trim().parse().unwrap_or(usize::MAX),
+            "kind" => inst.loop_fusion = matches!(value, "kLoop" | "kInput"),
+            "output_to_operand_aliasing" => {
+                inst.aliasing = aliases(value).map_err(|message| LivenessError::Malformed {
+                    instruction: i.name.to_owned(),
+                    message,
+                })?;
+            }
+            _ => {}
         }
-        if names.insert(inst.name.as_str(), id).is_some() {
-            return Err(LivenessError::Duplicate(inst.name.clone()));
-        }
-        let (operands, called) = pending.of(id);
-        let name = || inst.name.clone();
-        let operands = operands
-            .iter()
-            .map(|&o| {
-                names
-                    .get(o)
-                    .copied()
-                    .ok_or_else(|| LivenessError::UnknownOperand {
-                        instruction: name(),
-                        operand: o.to_owned(),
-                    })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let called = called
-            .iter()
-            .map(|&c| {
-                comp_names
-                    .get(c)
-                    .copied()
-                    .ok_or_else(|| LivenessError::UnknownComputation {
-                        instruction: name(),
-                        computation: c.to_owned(),
-                    })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        resolved.push((operands, called));
     }
-    drop(names);
+    condition.append(&mut called);
+    inst.calls = match i.opcode {
+        _ if condition.is_empty() => Calls::None,
+        "while" | "conditional" | "call" => Calls::Control,
+        "fusion" | "fusion-start" => Calls::Fused,
+        _ => Calls::Applied,
+    };
+    for name in &condition {
+        inst.called.push(r.computation(name, i.name)?);
+    }
+    if inst.calls == Calls::Fused {
+        for &body in &inst.called {
+            fusion_body(graph, body, &r.no_shape);
+        }
+    }
+    let comp = graph
+        .comps
+        .get_mut(c)
+        .ok_or_else(|| LivenessError::Malformed {
+            instruction: i.name.to_owned(),
+            message: "no computation".to_owned(),
+        })?;
+    comp.instructions.push(id);
+    if i.is_root {
+        comp.root = Some(id);
+    }
+    if i.opcode == "parameter" {
+        if comp.parameters.len() <= inst.parameter {
+            comp.parameters
+                .resize(inst.parameter.saturating_add(1), usize::MAX);
+        }
+        if let Some(slot) = comp.parameters.get_mut(inst.parameter) {
+            *slot = id;
+        }
+    }
+    if r.local.insert(i.name.to_owned(), id).is_some() {
+        return Err(LivenessError::Duplicate(i.name.to_owned()));
+    }
+    graph.insts.push(inst);
+    Ok(())
+}
+
+/// Counts each instruction's users and checks the parameters.
+fn finish(graph: &mut Graph) -> Result<(), LivenessError> {
     let mut users = vec![0_usize; graph.insts.len()];
-    for (operands, _) in &resolved {
-        for &o in operands {
+    for inst in &graph.insts {
+        for &o in &inst.operands {
             if let Some(u) = users.get_mut(o) {
                 *u = u.saturating_add(1);
             }
         }
     }
-    for ((inst, (operands, called)), users) in graph.insts.iter_mut().zip(resolved).zip(users) {
-        inst.operands = operands;
-        inst.called = called;
+    for (inst, users) in graph.insts.iter_mut().zip(users) {
         inst.users = users;
     }
     for comp in &graph.comps {

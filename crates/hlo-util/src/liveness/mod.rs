@@ -24,5 +24,5 @@ mod shapes;
 mod share;
 
 pub use error::LivenessError;
-pub use model::memory_from_module_text;
+pub use model::{memory_from_module_reader, memory_from_module_text};
 pub use report::{ModuleBuffer, ModuleMemory};

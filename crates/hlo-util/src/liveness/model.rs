@@ -46,7 +46,27 @@ use crate::{BufferSizes, PeakPoint, PeakReport, StepUnit};
 /// [`LivenessError`]: text that does not read, names that resolve to
 /// nothing, attributes that do not fit, sizes that overflow.
 pub fn memory_from_module_text(text: &str) -> Result<ModuleMemory, LivenessError> {
-    let graph = read_graph(text)?;
+    memory_from_module_reader(text.as_bytes())
+}
+
+/// [`memory_from_module_text`] of text read from `input` a line at a time:
+/// the text is not kept, only the module's graph (a file need not be read
+/// into memory first).
+///
+/// ```
+/// let text = "HloModule m, is_scheduled=true\n\nENTRY %e (p: f32[4]) -> f32[4] {\n  ROOT %p = f32[4]{0} parameter(0)\n}\n";
+/// let memory = hlo_util::memory_from_module_reader(std::io::Cursor::new(text)).unwrap();
+/// assert_eq!(memory.peak.peak_bytes, 16);
+/// ```
+///
+/// # Errors
+///
+/// As [`memory_from_module_text`]; a line that is not UTF-8 or cannot be
+/// read is the text reader's error, at its line.
+pub fn memory_from_module_reader(
+    input: impl std::io::BufRead,
+) -> Result<ModuleMemory, LivenessError> {
+    let graph = read_graph(input)?;
     let flow = dataflow(&graph)?;
     let schedule = flatten(&graph)?;
     let buffers = buffers(&graph, &flow, &schedule)?;

@@ -106,7 +106,7 @@ ENTRY %e (p: s32[]) -> s32[] {
   ROOT %w = s32[] while(%p), condition=%cond, body=%body
 }
 ";
-        let graph = read_graph(text).unwrap();
+        let graph = read_graph(text.as_bytes()).unwrap();
         let schedule = flatten(&graph).unwrap();
         let names: Vec<&str> = schedule
             .sequence
