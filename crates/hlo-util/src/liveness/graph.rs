@@ -32,7 +32,7 @@ pub(crate) enum Calls {
 /// One instruction.
 #[derive(Debug, Clone)]
 pub(crate) struct Inst {
-    pub name: String,
+    pub name: Box<str>,
     /// XLA's opcodes borrowed from [`crate::OPCODES`]; another is its own.
     pub opcode: Cow<'static, str>,
     /// Its shape, shared by the instructions written with the same text
@@ -42,7 +42,7 @@ pub(crate) struct Inst {
     pub operands: Vec<usize>,
     /// Called computations: a while's condition then body, a
     /// conditional's branches, a call's or a fusion's computation.
-    pub called: Vec<usize>,
+    pub called: Box<[usize]>,
     pub calls: Calls,
     /// A get-tuple-element's `index=`.
     pub tuple_index: usize,
@@ -51,7 +51,7 @@ pub(crate) struct Inst {
     /// A fusion of kind `kLoop` or `kInput`.
     pub loop_fusion: bool,
     /// A custom call's `output_to_operand_aliasing`.
-    pub aliasing: Vec<Alias>,
+    pub aliasing: Box<[Alias]>,
     /// How many operands of other instructions name it.
     pub users: usize,
 }
@@ -154,7 +154,7 @@ fn fusion_body(graph: &mut Graph, c: usize, no_shape: &Arc<Shape>) {
     };
     for &i in &comp.instructions {
         if let Some(inst) = graph.insts.get_mut(i) {
-            inst.name = String::new();
+            inst.name = Box::default();
             inst.shape = Arc::clone(no_shape);
         }
     }
@@ -217,17 +217,17 @@ fn add_instruction(
     let c = graph.comps.len().saturating_sub(1);
     let id = graph.insts.len();
     let mut inst = Inst {
-        name: i.name.to_owned(),
+        name: i.name.into(),
         opcode: opcode(i.opcode),
         shape: r.shape(i.shape, i.name)?,
         computation: c,
         operands: Vec::new(),
-        called: Vec::new(),
+        called: Box::default(),
         calls: Calls::None,
         tuple_index: 0,
         parameter: 0,
         loop_fusion: false,
-        aliasing: Vec::new(),
+        aliasing: Box::default(),
         users: 0,
     };
     if i.opcode == "parameter" {
@@ -261,10 +261,12 @@ fn add_instruction(
             "index" => inst.tuple_index = value.trim().parse().unwrap_or(usize::MAX),
             "kind" => inst.loop_fusion = matches!(value, "kLoop" | "kInput"),
             "output_to_operand_aliasing" => {
-                inst.aliasing = aliases(value).map_err(|message| LivenessError::Malformed {
-                    instruction: i.name.to_owned(),
-                    message,
-                })?;
+                inst.aliasing = aliases(value)
+                    .map(Vec::into_boxed_slice)
+                    .map_err(|message| LivenessError::Malformed {
+                        instruction: i.name.to_owned(),
+                        message,
+                    })?;
             }
             _ => {}
         }
@@ -276,9 +278,11 @@ fn add_instruction(
         "fusion" | "fusion-start" => Calls::Fused,
         _ => Calls::Applied,
     };
-    for name in &condition {
-        inst.called.push(r.computation(name, i.name)?);
-    }
+    inst.called = condition
+        .iter()
+        .map(|name| r.computation(name, i.name))
+        .collect::<Result<Vec<_>, _>>()?
+        .into_boxed_slice();
     if inst.calls == Calls::Fused {
         for &body in &inst.called {
             fusion_body(graph, body, &r.no_shape);

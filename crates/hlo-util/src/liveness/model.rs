@@ -94,7 +94,7 @@ pub fn memory_from_module_reader(
                 .ok()
                 .and_then(|s| schedule.sequence.get(s))
                 .and_then(|&i| graph.insts.get(i))
-                .map_or_else(String::new, |i| i.name.clone()),
+                .map_or_else(String::new, |i| i.name.to_string()),
         }),
         live_at_peak: live_buffers(&model, &live),
         device,
@@ -218,7 +218,7 @@ fn to_model(
         };
         of_buffer[b] = Some(v);
         model.values.push(Value {
-            instruction: inst.name.clone(),
+            instruction: inst.name.to_string(),
             shape_index: value
                 .index
                 .iter()
@@ -252,7 +252,7 @@ fn to_model(
                 .unwrap_or(0);
             let v = model.values.len();
             model.values.push(Value {
-                instruction: inst.name.clone(),
+                instruction: inst.name.to_string(),
                 shape_index: Vec::new(),
                 shape: inst.shape.to_string(),
                 bytes,

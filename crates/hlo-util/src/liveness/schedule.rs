@@ -57,7 +57,7 @@ pub(crate) fn flatten(graph: &Graph) -> Result<Schedule, LivenessError> {
             for &callee in called.iter().rev() {
                 if on_stack.get(callee) == Some(&true) {
                     return Err(LivenessError::Malformed {
-                        instruction: inst.map_or_else(String::new, |x| x.name.clone()),
+                        instruction: inst.map_or_else(String::new, |x| x.name.to_string()),
                         message: "a computation calls itself".to_owned(),
                     });
                 }
@@ -111,7 +111,7 @@ ENTRY %e (p: s32[]) -> s32[] {
         let names: Vec<&str> = schedule
             .sequence
             .iter()
-            .map(|&i| graph.insts[i].name.as_str())
+            .map(|&i| &*graph.insts[i].name)
             .collect();
         assert_eq!(names, ["p", "c", "t", "b", "n", "w"]);
         assert_eq!(schedule.end(), 6);
