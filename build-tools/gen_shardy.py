@@ -15,6 +15,11 @@ Writes to tests/golden/shardy/:
   dimensions, priorities, inline meshes, malformed shardings) converted by XLA's own
   StableHLO-to-HLO path (`mlir_module_to_xla_computation`, the path `compiler_ir('hlo')`
   takes); `error` is the Shardy verifier's message.
+* `replicated.jsonl`: `{"mesh", "sharding", "shape", "hlo", "devices", "indices"}` for jax
+  meshes of 1 to 8 of the CPU devices and PartitionSpecs that shard nothing (`P()`, all
+  `None`, or axes of size 1): the Shardy sharding names no device count in XLA's text
+  (`{replicated}`); `devices` is the mesh's device count (`mhlo.num_partitions` of the
+  lowered module), `indices` jax's `devices_indices_map` per logical device.
 * `mlp.mlir`: `lowered.as_text()` of a sharded two-layer MLP on a 2x4 mesh, and
   `mlp.jsonl`: per argument and result its jax shape, dtype and `devices_indices_map`.
 
@@ -109,6 +114,48 @@ def jax_cases(rng):
                 "shape": shape,
                 "hlo": hlo,
                 "device_ids": ids,
+                "indices": indices_of(sharding, shape, list(mesh.devices.flat)),
+            }
+        )
+    return rows
+
+
+def replicated_cases(rng):
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+    devs = np.array(jax.devices())
+    rows = []
+    for case in range(40):
+        n = rng.choice([1, 2, 3, 4, 5, 6, 8])
+        sizes = rng.choice(factorizations(n) or [[1]])
+        if rng.random() < 0.4:
+            sizes = sizes + [1]
+        rng.shuffle(sizes)
+        axes = tuple("mnop"[: len(sizes)])
+        chosen = rng.sample(range(8), n)
+        mesh = Mesh(devs[chosen].reshape(sizes), axes)
+        rank = rng.randint(1, 3)
+        ones = [a for a, size in zip(axes, sizes) if size == 1]
+        spec = [None] * rank
+        if ones and case % 3 == 0:
+            spec[rng.randrange(rank)] = ones[0]
+        spec = P(*spec) if case % 4 else P()
+        shape = [rng.randint(1, 6) for _ in range(rank)]
+        sharding = NamedSharding(mesh, spec)
+        lowered = jax.jit(lambda x: x + 1, in_shardings=sharding).lower(jax.ShapeDtypeStruct(tuple(shape), jnp.float32))
+        text = lowered.as_text()
+        partitions = re.search(r"mhlo\.num_partitions = (\d+)", text)
+        arg = ARG_RE.search(text)
+        rows.append(
+            {
+                "mesh": MESH_RE.search(text).group(1),
+                "sharding": arg.group(1) if arg else "",
+                "shape": shape,
+                "hlo": hlo_param_sharding(lowered.compiler_ir("hlo").as_hlo_text()),
+                "devices": int(partitions.group(1)) if partitions else 1,
                 "indices": indices_of(sharding, shape, list(mesh.devices.flat)),
             }
         )
@@ -289,6 +336,7 @@ def main() -> int:
     files = {
         "jax.jsonl": jsonl_bytes(jax_cases(rng)),
         "export.jsonl": jsonl_bytes(export_cases(rng)),
+        "replicated.jsonl": jsonl_bytes(replicated_cases(random.Random(9))),
         "mlp.mlir": mlp_text.encode("utf-8"),
         "mlp.jsonl": jsonl_bytes(mlp_rows),
     }

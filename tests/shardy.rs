@@ -5,7 +5,9 @@
 //!   every device's box equal to jax's `devices_indices_map`, and back to Shardy text;
 //! - `shardy/export.jsonl`: hand-made Shardy shardings (device ids, sub-axes, replicated,
 //!   unreduced, open dimensions, priorities, inline meshes) converted by XLA's own
-//!   export, or the Shardy verifier's message for malformed ones.
+//!   export, or the Shardy verifier's message for malformed ones;
+//! - `shardy/replicated.jsonl`: shardings of nothing over jax meshes of 1 to 8 devices,
+//!   `{replicated}` over the mesh's devices, every device holding the whole array.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -109,6 +111,43 @@ fn check_all(name: &str, check: fn(&Row) -> Result<(), String>) {
 #[test]
 fn jax_lowered_shardings_convert_to_xla_text_and_jax_boxes() {
     check_all("shardy/jax.jsonl", check_jax);
+}
+
+/// A sharding that shards nothing over a jax mesh: `{replicated}`, over
+/// as many devices as the mesh holds (`mhlo.num_partitions`), each holding
+/// the whole array.
+fn check_replicated(row: &Row) -> Result<(), String> {
+    let s = convert(row)?;
+    same("hlo", s.to_string().as_str(), required(row, "hlo")?)?;
+    let mesh: SdyMesh = required(row, "mesh")?.parse().map_err(|e| format!("{e}"))?;
+    let devices = mesh.device_count().map_err(|e| e.to_string())?;
+    same(
+        "devices",
+        Value::from(devices),
+        row.get("devices").cloned().unwrap_or_default(),
+    )?;
+    let shape = shape_of(row)?;
+    let report =
+        sharding_util::ShardReport::new(&s, &shape, Some(devices)).map_err(|e| e.to_string())?;
+    let indices = row
+        .get("indices")
+        .and_then(Value::as_array)
+        .ok_or("no indices")?;
+    same("boxes", report.devices.len(), indices.len())?;
+    for (device, expected) in report.devices.iter().zip(indices) {
+        let held = device.held.as_ref().ok_or("a device holds nothing")?;
+        same(
+            &format!("device {} box", device.device),
+            &box_value(held),
+            expected,
+        )?;
+    }
+    Ok(())
+}
+
+#[test]
+fn replicated_shardings_hold_the_whole_array_on_every_mesh_device() {
+    check_all("shardy/replicated.jsonl", check_replicated);
 }
 
 #[test]

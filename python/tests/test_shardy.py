@@ -37,6 +37,21 @@ def test_hand_made_shardings_convert_or_fail_as_xla():
             assert str(e.value) == row["error"], row
 
 
+def test_a_replicated_shardy_sharding_takes_its_mesh_device_count():
+    checked = 0
+    for row in rows("replicated.jsonl"):
+        if not row["mesh"].split("=", 1)[1].strip().startswith("<[]"):
+            s = HloSharding.from_shardy(row["sharding"], row["mesh"])
+            assert str(s) == row["hlo"], row
+            shape = "f32[%s]" % ",".join(map(str, row["shape"]))
+            report = xla_shape.shard(shape, s)
+            assert len(report.devices) == row["devices"], row
+            for device, box in zip(report.devices, row["indices"]):
+                assert [[o, l] for o, l in zip(device.offsets, device.limits)] == box, row
+            checked += 1
+    assert checked >= 30
+
+
 def test_xla_text_goes_back_to_shardy():
     row = rows("jax.jsonl")[2]
     back = sharding_to_shardy(row["hlo"], row["mesh"], len(row["shape"]))

@@ -128,13 +128,19 @@ def as_sharding(sharding: Any, shape: ShapeLike) -> HloSharding:
 
 
 def _device_count(devices: Optional[int], *shardings: HloSharding) -> Optional[int]:
-    """``devices``, else the device count of a jax sharding that names
-    none in XLA's text (``{replicated}`` over a mesh): its devices'."""
+    """``devices``, else the device count of a jax sharding or a Shardy
+    sharding over a mesh that names none in XLA's text (``{replicated}``
+    over a mesh): its devices', or its mesh's."""
     if devices is not None:
         return devices
     for s in shardings:
         if s.num_devices is None and s.device_ids is not None:
             return len(s.device_ids)
+        if s.num_devices is None and s.mesh_axes is not None:
+            count = 1
+            for _, size in s.mesh_axes:
+                count *= size
+            return count
     return None
 
 

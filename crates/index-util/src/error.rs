@@ -50,6 +50,16 @@ pub enum IndexError {
         shape: String,
     },
 
+    /// The bytes of the buffer (with padding or tiles) overflow `i64`,
+    /// XLA's bound (`ShapeUtil::ValidateShape`: bytes, not bits).
+    #[error(
+        "the buffer of shape {shape} (padding and tiles included) has more than i64::MAX bytes"
+    )]
+    ByteOverflow {
+        /// The shape (without layout).
+        shape: String,
+    },
+
     /// An index does not have one entry per dimension.
     #[error("index has {len} elements, but shape has {rank} dimensions")]
     RankMismatch {

@@ -274,10 +274,13 @@ impl TiledLayout {
                 .map_or(0, |bytes| bytes * 8),
             bits => bits,
         };
-        i128::from(buffer_len)
-            .checked_mul(i128::from(element_bits))
-            .and_then(|bits| i64::try_from(bits).ok())
-            .ok_or_else(overflow)?;
+        // XLA's `ValidateShapeSize` bounds the bytes, not the bits: the bit
+        // count of `s8[2^60]` passes `i64::MAX` while its bytes fit.
+        if i64::try_from(packed_bytes(buffer_len, element_bits)).is_err() {
+            return Err(IndexError::ByteOverflow {
+                shape: shape.human_string(),
+            });
+        }
         let mut tiled = Self {
             dimensions: shape.dimensions.clone(),
             major_to_minor,
@@ -363,17 +366,20 @@ impl TiledLayout {
     /// assert_eq!(size("s4[7]{0:T(8)E(4)}"), 4);
     /// ```
     pub fn buffer_size_in_bytes(&self) -> i64 {
-        // `new` checked that the bit count fits.
-        let bits = self.buffer_len.saturating_mul(self.element_bits);
-        bits / 8 + i64::from(bits % 8 != 0)
+        // `new` checked that the byte count fits.
+        i64::try_from(packed_bytes(self.buffer_len, self.element_bits)).unwrap_or(i64::MAX)
     }
 
     /// The byte holding the element at `position`, and the bit offset of
     /// the element in it (0 unless elements are narrower than a byte; XLA
     /// packs sub-byte elements from the least significant bit).
     pub fn byte_offset(&self, position: i64) -> (i64, u32) {
-        let bits = position.saturating_mul(self.element_bits);
-        (bits / 8, u32::try_from(bits % 8).unwrap_or_default())
+        // In i128: the bit offset may pass `i64::MAX` where the byte fits.
+        let bits = i128::from(position) * i128::from(self.element_bits);
+        (
+            i64::try_from(bits / 8).unwrap_or(i64::MAX),
+            u32::try_from(bits % 8).unwrap_or_default(),
+        )
     }
 
     /// The position in the buffer of the element at `index`.
@@ -779,4 +785,10 @@ impl Level {
 /// The product of `values`, or `None` on overflow.
 fn checked_product(values: &[i64]) -> Option<i64> {
     values.iter().try_fold(1_i64, |acc, &v| acc.checked_mul(v))
+}
+
+/// `ceil(positions × bits / 8)` in `i128`, where it cannot overflow.
+fn packed_bytes(positions: i64, bits: i64) -> i128 {
+    let total = i128::from(positions) * i128::from(bits);
+    total.div_euclid(8) + i128::from(total.rem_euclid(8) != 0)
 }

@@ -216,12 +216,10 @@ fn unsupported_layouts_are_errors() {
         ),
         Err(IndexError::Overflow { .. })
     ));
-    // Overflow anywhere (tile padding, tail padding, bits) is an error.
+    // Overflow anywhere (tile padding, tail padding, bytes) is an error.
     for text in [
         "f32[9223372036854775807]{0:T(2,2)}",
-        "f32[2,3]{1,0:T(2,2)L(9223372036854775807)}",
         "f32[2,2]{1,0:T(9223372036854775807,9223372036854775807)}",
-        "f64[1152921504606846976]{0:T(1)}",
     ] {
         assert!(
             matches!(
@@ -231,6 +229,35 @@ fn unsupported_layouts_are_errors() {
             "{text}"
         );
     }
+    // The bytes are bounded, as XLA's `ValidateShapeSize` bounds them, not
+    // the bits: 2^60 bytes of s8 fit (2^63 bits), 2^63 bytes of f64 do not.
+    assert_eq!(
+        layout("s8[1152921504606846976]").buffer_size_in_bytes(),
+        1 << 60
+    );
+    assert_eq!(
+        layout("s8[1152921504606846976]").byte_offset((1 << 60) - 1),
+        ((1 << 60) - 1, 0)
+    );
+    assert_eq!(
+        layout("s8[9223372036854775807]").buffer_size_in_bytes(),
+        i64::MAX
+    );
+    assert_eq!(
+        TiledLayout::new(&"f64[1152921504606846976]{0:T(1)}".parse().unwrap())
+            .unwrap_err()
+            .to_string(),
+        "the buffer of shape f64[1152921504606846976] (padding and tiles included) has more than i64::MAX bytes"
+    );
+    // Tail padding to i64::MAX positions of 4 bytes each.
+    assert!(matches!(
+        TiledLayout::new(
+            &"f32[2,3]{1,0:T(2,2)L(9223372036854775807)}"
+                .parse()
+                .unwrap()
+        ),
+        Err(IndexError::ByteOverflow { .. })
+    ));
     // 2^60 elements of 4 bits fit: 2^59 bytes.
     assert_eq!(
         layout("s4[1152921504606846976]{0:T(1)E(4)}").buffer_size_in_bytes(),

@@ -51,16 +51,18 @@ pub(crate) fn box_elements(offsets: &[i64], limits: &[i64]) -> Option<i64> {
 }
 
 /// The bytes of `elements` elements of `element_bits` bits each, rounded
-/// up to whole bytes (`None` on overflow).
+/// up to whole bytes (`None` when the bytes, not the bits, pass `i64`:
+/// XLA bounds a shape's bytes).
 ///
 /// ```
 /// assert_eq!(sharding_util::data_bytes(7, 4), Some(4));
 /// assert_eq!(sharding_util::data_bytes(12, 32), Some(48));
+/// assert_eq!(sharding_util::data_bytes(1 << 60, 8), Some(1 << 60));
+/// assert_eq!(sharding_util::data_bytes(1 << 61, 32), None);
 /// ```
 pub fn data_bytes(elements: i64, element_bits: i64) -> Option<i64> {
-    elements
-        .checked_mul(element_bits)
-        .map(|bits| bits / 8 + i64::from(bits % 8 != 0))
+    let bits = i128::from(elements).checked_mul(i128::from(element_bits))?;
+    i64::try_from(bits.div_euclid(8) + i128::from(bits.rem_euclid(8) != 0)).ok()
 }
 
 impl HloSharding {

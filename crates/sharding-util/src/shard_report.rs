@@ -208,6 +208,18 @@ mod tests {
     }
 
     #[test]
+    fn bytes_are_bounded_not_bits() {
+        // 2^60 bytes fit in i64 (XLA's `ValidateShapeSize` bounds bytes);
+        // their 2^63 bits do not.
+        let shape: Shape = "s8[1152921504606846976]".parse().unwrap();
+        let replicated: HloSharding = "{replicated}".parse().unwrap();
+        let report = ShardReport::new(&replicated, &shape, Some(2)).unwrap();
+        assert_eq!(report.devices[1].bytes, 1 << 60);
+        let plan = crate::reshard_plan(&shape, &replicated, &replicated, Some(2)).unwrap();
+        assert_eq!(plan.bytes_kept, 1 << 61);
+    }
+
+    #[test]
     fn an_empty_dimension_makes_zero_bytes_whatever_the_others() {
         // 9223372035496739072 * 7 overflows, but the array has no element.
         let shape: Shape = "u8[9223372035496739072,7,0]".parse().unwrap();

@@ -188,3 +188,93 @@ fn lowered_lists_the_mlp_of_jax() {
     let (_, code) = run(&["lowered", "-"], Some("module {}"));
     assert_eq!(code, 1);
 }
+
+/// jax's replicated shardings over meshes of 1 to 8 devices
+/// (tests/golden/shardy/replicated.jsonl, from jax 0.12): `shard` takes
+/// the device count from the mesh, lists every device's box as jax's
+/// `devices_indices_map` does, and `reshard`/`draw` take the same count;
+/// a `--devices` the mesh contradicts is refused.
+#[test]
+fn a_replicated_shardy_sharding_takes_its_mesh_device_count() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/golden/shardy/replicated.jsonl"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut checked = 0;
+    for line in text.lines() {
+        let row: Value = serde_json::from_str(line).unwrap();
+        let dims: Vec<String> = row["shape"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        let shape = format!("f32[{}]", dims.join(","));
+        let (mesh, sharding) = (
+            row["mesh"].as_str().unwrap(),
+            row["sharding"].as_str().unwrap(),
+        );
+        let (out, code) = run(&["--json", "shard", &shape, sharding, "--mesh", mesh], None);
+        assert_eq!(code, 0, "{line}: {out}");
+        let v: Value = serde_json::from_str(out.trim()).unwrap();
+        let devices = v["devices"].as_array().unwrap();
+        assert_eq!(
+            devices.len() as u64,
+            row["devices"].as_u64().unwrap(),
+            "{line}"
+        );
+        for (device, expected) in devices.iter().zip(row["indices"].as_array().unwrap()) {
+            let boxes: Vec<Value> = device["offsets"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .zip(device["limits"].as_array().unwrap())
+                .map(|(o, l)| Value::from(vec![o.clone(), l.clone()]))
+                .collect();
+            assert_eq!(&Value::from(boxes), expected, "{line}");
+        }
+        assert_eq!(row["hlo"], "{replicated}");
+        checked += 1;
+    }
+    assert_eq!(checked, 40);
+    let mesh = r#"sdy.mesh @mesh = <["m"=4]>"#;
+    let replicated = "#sdy.sharding<@mesh, [{}]>";
+    let (out, code) = run(
+        &[
+            "reshard",
+            "f32[8]",
+            replicated,
+            r#"#sdy.sharding<@mesh, [{"m"}]>"#,
+            "--mesh",
+            mesh,
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(out.ends_with("bytes moved 0, bytes kept 32\n"), "{out}");
+    let (out, code) = run(
+        &["draw", "f32[8]", "--sharding", replicated, "--mesh", mesh],
+        None,
+    );
+    assert_eq!(code, 0, "{out}");
+    let (out, code) = run(
+        &[
+            "shard",
+            "f32[8]",
+            replicated,
+            "--mesh",
+            mesh,
+            "--devices",
+            "8",
+        ],
+        None,
+    );
+    assert_eq!(
+        (out.as_str(), code),
+        (
+            "error: the mesh of #sdy.sharding<@mesh, [{}]> holds 4 devices, but --devices says 8\n",
+            1
+        )
+    );
+}

@@ -153,6 +153,7 @@ fn value(line: &str) -> Result<(i64, Value), String> {
     Ok((
         id,
         Value {
+            origin: crate::origins::metadata::Origin::default(),
             instruction: instruction.to_owned(),
             shape_index,
             shape: shape.to_owned(),

@@ -48,6 +48,10 @@ pub enum AssignmentError {
     /// A sum of sizes is beyond `i64::MAX`, the most XLA's sizes hold.
     #[error("{0}: the bytes are beyond i64")]
     Overflow(String),
+    /// The module's `stack_frame_index` names what it lacks, or its
+    /// frames' callers go round in a circle.
+    #[error("hlo_module.stack_frame_index: {0}")]
+    StackFrames(String),
     /// A heap trace frees a buffer that is not allocated at that point.
     #[error("{field}: FREE of buffer {id}, which is not allocated")]
     FreeUnallocated {

@@ -323,3 +323,97 @@ fn unknown_event_kinds_and_duplicate_ids() {
     assignment(&mut p).logical_buffers[1].id = 10;
     assert_eq!(peak(&p), Err(AssignmentError::DuplicateBuffer(10)));
 }
+
+#[test]
+fn stacks_come_from_the_stack_frame_index_and_bad_ones_are_refused() {
+    use crate::proto::StackFrameIndexProto;
+    use crate::proto::stack_frame_index_proto::{FileLocation, StackFrame};
+    let mut proto = proto();
+    let module = proto.hlo_module.as_mut().unwrap();
+    module.stack_frame_index = Some(StackFrameIndexProto {
+        file_names: vec!["m.py".into()],
+        function_names: vec!["outer".into(), "inner".into()],
+        file_locations: vec![
+            FileLocation {
+                file_name_id: 1,
+                function_name_id: 1,
+                line: 9,
+                ..FileLocation::default()
+            },
+            FileLocation {
+                file_name_id: 1,
+                function_name_id: 2,
+                line: 3,
+                column: 5,
+                ..FileLocation::default()
+            },
+        ],
+        stack_frames: vec![
+            StackFrame {
+                file_location_id: 1,
+                parent_frame_id: 0,
+            },
+            StackFrame {
+                file_location_id: 2,
+                parent_frame_id: 1,
+            },
+        ],
+    });
+    let instructions = &mut module.computations[0].instructions;
+    instructions[0].metadata = Some(schema::OpMetadata {
+        op_name: "args[0]".into(),
+        ..Default::default()
+    });
+    instructions[1].metadata = Some(schema::OpMetadata {
+        op_name: "jit(f)/neg".into(),
+        stack_frame_id: 2,
+        ..Default::default()
+    });
+    let report = peak_from_hlo_proto(&proto.encode_to_vec()).unwrap();
+    let t = report.live_at_peak.iter().find(|b| b.name == "t").unwrap();
+    assert_eq!(t.op_name.as_deref(), Some("jit(f)/neg"));
+    let frames = t.stack.to_vec();
+    assert_eq!(frames.len(), 2);
+    assert_eq!(
+        (
+            frames[0].function.as_str(),
+            frames[0].line,
+            frames[0].column
+        ),
+        ("inner", 3, Some(5))
+    );
+    assert_eq!(frames[1].to_string(), "outer (m.py:9)");
+    let p = report.live_at_peak.iter().find(|b| b.name == "p").unwrap();
+    assert_eq!(
+        (p.op_name.as_deref(), p.stack.is_empty()),
+        (Some("args[0]"), true)
+    );
+
+    // A circle of callers, and a frame naming a missing location.
+    let index = |proto: &mut HloProto| {
+        proto
+            .hlo_module
+            .as_mut()
+            .unwrap()
+            .stack_frame_index
+            .as_mut()
+            .unwrap()
+            .clone()
+    };
+    let mut circle = proto.clone();
+    let mut frames_index = index(&mut circle);
+    frames_index.stack_frames[0].parent_frame_id = 2;
+    circle.hlo_module.as_mut().unwrap().stack_frame_index = Some(frames_index);
+    let error = peak_from_hlo_proto(&circle.encode_to_vec()).unwrap_err();
+    assert!(matches!(error, AssignmentError::StackFrames(_)));
+    assert!(error.to_string().contains("round in a circle"), "{error}");
+    let mut missing = proto.clone();
+    let mut frames_index = index(&mut missing);
+    frames_index.stack_frames[1].file_location_id = 7;
+    missing.hlo_module.as_mut().unwrap().stack_frame_index = Some(frames_index);
+    let error = peak_from_hlo_proto(&missing.encode_to_vec()).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "hlo_module.stack_frame_index: stack frame 2 names file location 7, which the module lacks (2 locations)"
+    );
+}

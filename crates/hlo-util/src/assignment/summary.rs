@@ -43,6 +43,8 @@ pub(crate) fn live_buffer(assignment: &Assignment, v: usize) -> Option<LiveBuffe
         shape: value.shape.clone(),
         bytes: value.bytes,
         kind: assignment.kind_of(v),
+        op_name: value.origin.op_name.clone(),
+        stack: value.origin.stack.clone(),
     })
 }
 

@@ -1,7 +1,11 @@
 //! The memory timeline of a dumped buffer assignment: every block of
 //! storage with the steps it is live at, on the step axis of the dump.
 
+use std::sync::Arc;
+
 use serde::Serialize;
+
+use crate::origins::{Stack, serialize_op_name};
 
 use super::report::{BufferKind, StepUnit};
 
@@ -19,6 +23,13 @@ pub struct TimelineBuffer {
     pub bytes: u64,
     /// What it holds.
     pub kind: BufferKind,
+    /// The `op_name` of the instruction that defines it; none when the
+    /// module records none.
+    #[serde(serialize_with = "serialize_op_name")]
+    pub op_name: Option<Arc<str>>,
+    /// The Python stack of the instruction that defines it, innermost
+    /// first; empty when the module records none.
+    pub stack: Stack,
     /// The first step it is live at.
     pub first: u64,
     /// The last step it is live at (included).
@@ -66,6 +77,8 @@ impl MemoryTimeline {
     ///     shape: "f32[4]".to_owned(),
     ///     bytes,
     ///     kind: BufferKind::Temporary,
+    ///     op_name: None,
+    ///     stack: hlo_util::Stack::default(),
     ///     first,
     ///     last,
     /// };

@@ -3,6 +3,7 @@
 //! by the crate's streaming text reader.
 
 use std::borrow::Cow;
+use std::io::{BufRead, Read};
 use std::sync::Arc;
 
 use foldhash::HashMap;
@@ -11,6 +12,9 @@ use schema::Shape;
 
 use super::LivenessError;
 use super::attributes::{Alias, aliases};
+use crate::origins::frame::FrameTable;
+use crate::origins::metadata::{InstOrigin, read_metadata};
+use crate::origins::tables::Tables;
 use crate::read_text;
 use crate::scan::{computation_names, split_top};
 
@@ -54,6 +58,10 @@ pub(crate) struct Inst {
     pub aliasing: Box<[Alias]>,
     /// How many operands of other instructions name it.
     pub users: usize,
+    /// Its op_name and frame, when its metadata has either (never in a
+    /// fusion body); boxed, as most instructions of a large module have
+    /// none of their own.
+    pub origin: Option<Box<InstOrigin>>,
 }
 
 /// One computation.
@@ -76,8 +84,11 @@ pub(crate) struct Graph {
     pub scheduled: bool,
     /// The header's `input_output_alias`.
     pub io_alias: Vec<Alias>,
-    /// The text reader's warnings ([`crate::ModuleSummary::warnings`]).
+    /// The text reader's warnings ([`crate::ModuleSummary::warnings`]),
+    /// then those of the stack-frame tables.
     pub warnings: Vec<String>,
+    /// The module's stack frames, if it records any.
+    pub frames: Option<Arc<FrameTable>>,
 }
 
 /// What is kept while the module is read: the names of the computations
@@ -91,6 +102,10 @@ struct Reading {
     local: HashMap<String, usize>,
     shapes: HashMap<String, Arc<Shape>>,
     no_shape: Arc<Shape>,
+    /// The stack-frame tables, filled as instructions name frames.
+    tables: Tables,
+    /// Instructions whose metadata names a frame the tables lack, with it.
+    missing_frames: Vec<(usize, i64)>,
     error: Option<LivenessError>,
 }
 
@@ -145,6 +160,47 @@ fn opcode(name: &str) -> Cow<'static, str> {
     }
 }
 
+/// The instructions naming a missing frame that are kept, to warn of the
+/// first outside a fusion body.
+const MISSING_FRAMES: usize = 4096;
+
+/// The module's first lines, up to its first computation: the header and
+/// the stack-frame tables (`FileNames`, ... `StackFrames`), read before
+/// the instructions that name their frames.
+fn read_head(input: &mut impl BufRead) -> Result<Vec<u8>, LivenessError> {
+    let mut head = Vec::new();
+    let mut header = false;
+    let mut line = 1_u64;
+    loop {
+        let start = head.len();
+        let read = input
+            .by_ref()
+            .take(u64::try_from(crate::MAX_LINE_BYTES).unwrap_or(u64::MAX))
+            .read_until(b'\n', &mut head)
+            .map_err(|e| crate::HloError::at(line, 0, crate::HloErrorKind::Io(e)))?;
+        let text = String::from_utf8_lossy(head.get(start..).unwrap_or_default());
+        let text = text.trim();
+        let more = if text.is_empty() {
+            read > 0
+        } else if header {
+            table_line(text)
+        } else {
+            text.starts_with("HloModule")
+        };
+        if !more {
+            return Ok(head);
+        }
+        header |= !text.is_empty();
+        line = line.saturating_add(1);
+    }
+}
+
+/// A line of the stack-frame tables: a table's name or a row (`1 "f.py"`).
+fn table_line(line: &str) -> bool {
+    line.starts_with(|c: char| c.is_ascii_digit())
+        || ["FileNames", "FunctionNames", "FileLocations", "StackFrames"].contains(&line)
+}
+
 /// A fusion's body: no buffer of the module is its instructions', so
 /// their names and shapes are dropped as soon as a fusion calls it (in a
 /// large module most instructions are in fusion bodies).
@@ -156,6 +212,7 @@ fn fusion_body(graph: &mut Graph, c: usize, no_shape: &Arc<Shape>) {
         if let Some(inst) = graph.insts.get_mut(i) {
             inst.name = Box::default();
             inst.shape = Arc::clone(no_shape);
+            inst.origin = None;
         }
     }
 }
@@ -167,8 +224,20 @@ fn fusion_body(graph: &mut Graph, c: usize, no_shape: &Arc<Shape>) {
 /// second).
 pub(crate) fn read_graph(input: impl std::io::BufRead) -> Result<Graph, LivenessError> {
     let mut graph = Graph::default();
-    let mut r = Reading::default();
-    let summary = read_text(input, |i| {
+    let mut input = input;
+    let head = read_head(&mut input)?;
+    let mut warnings = Vec::new();
+    let tables = std::str::from_utf8(&head)
+        .map_or_else(|_| Ok(Tables::default()), Tables::from_text)
+        .unwrap_or_else(|m| {
+            warnings.push(format!("{m}; the stacks are left out"));
+            Tables::default()
+        });
+    let mut r = Reading {
+        tables,
+        ..Reading::default()
+    };
+    let summary = read_text(head.as_slice().chain(input), |i| {
         if r.error.is_none()
             && let Err(error) = add_instruction(&mut graph, &mut r, i)
         {
@@ -180,6 +249,22 @@ pub(crate) fn read_graph(input: impl std::io::BufRead) -> Result<Graph, Liveness
     }
     graph.scheduled = summary.is_scheduled;
     graph.warnings = summary.warnings;
+    graph.warnings.append(&mut warnings);
+    // The first instruction outside a fusion body (whose names are
+    // dropped) that names a frame the module lacks.
+    let missing = r.missing_frames.iter().find_map(|&(i, id)| {
+        let name = &graph.insts.get(i)?.name;
+        (!name.is_empty()).then(|| (name.to_string(), id))
+    });
+    if let Some((name, id)) = missing {
+        graph.warnings.push(format!(
+            "instruction {name} names stack frame {id}, which the module lacks; its stack is left out"
+        ));
+    }
+    graph.frames = std::mem::take(&mut r.tables).build().unwrap_or_else(|m| {
+        graph.warnings.push(format!("{m}; the stacks are left out"));
+        None
+    });
     graph.entry = *r
         .computations
         .get(&summary.entry_computation)
@@ -229,6 +314,7 @@ fn add_instruction(
         loop_fusion: false,
         aliasing: Box::default(),
         users: 0,
+        origin: None,
     };
     if i.opcode == "parameter" {
         inst.parameter = i.operands.trim().parse().unwrap_or(0);
@@ -260,6 +346,17 @@ fn add_instruction(
             }
             "index" => inst.tuple_index = value.trim().parse().unwrap_or(usize::MAX),
             "kind" => inst.loop_fusion = matches!(value, "kLoop" | "kInput"),
+            "metadata" => {
+                let origin = read_metadata(value, &mut r.tables);
+                if let Some(frame) = origin.missing_frame
+                    && r.missing_frames.len() < MISSING_FRAMES
+                {
+                    r.missing_frames.push((id, frame));
+                }
+                if origin.op_name.is_some() || origin.frame.is_some() {
+                    inst.origin = Some(Box::new(origin));
+                }
+            }
             "output_to_operand_aliasing" => {
                 inst.aliasing = aliases(value)
                     .map(Vec::into_boxed_slice)

@@ -25,7 +25,8 @@ pub fn run(args: &DrawArgs) -> Outcome {
         let s = super::shard::sharding_in(text, args.mesh.as_deref())
             .map_err(|e| super::shard::message(&e))?;
         let axes = super::shard::shardy_mesh_axes(text, args.mesh.as_deref());
-        draw_hlo_sharding(&shape, &s, args.devices, axes.as_deref())
+        let devices = super::shard::mesh_device_count(&[text], args.mesh.as_deref(), args.devices)?;
+        draw_hlo_sharding(&shape, &s, devices, axes.as_deref())
             .map_err(|e| super::shard::message(&e))?
     } else if args.view {
         draw_view(&args.shape, &args.ops)?

@@ -10,7 +10,7 @@ use super::hlo_json::Success;
 use super::shape;
 use super::shard::sharding;
 #[cfg(feature = "cli")]
-use super::shard::{message, sharding_in};
+use super::shard::{mesh_device_count, message, sharding_in};
 use crate::Error;
 #[cfg(feature = "cli")]
 use crate::cli::ReshardArgs;
@@ -22,22 +22,19 @@ use crate::cli::ReshardArgs;
 pub fn run(args: &ReshardArgs, json: bool) -> Result<String, String> {
     let shape = shape(&args.shape)?;
     let mesh = args.mesh.as_deref();
-    let plan = sharding_in(&args.from, mesh)
-        .and_then(|from| {
-            let to = sharding_in(&args.to, mesh)?;
-            Ok(sharding_util::reshard_plan(
-                &shape,
-                &from,
-                &to,
-                args.devices,
-            )?)
-        })
+    let (from, to) = sharding_in(&args.from, mesh)
+        .and_then(|from| Ok((from, sharding_in(&args.to, mesh)?)))
         .map_err(|e| message(&e))?;
+    let devices = mesh_device_count(&[&args.from, &args.to], mesh, args.devices)?;
+    let plan = sharding_util::reshard_plan(&shape, &from, &to, devices)
+        .map_err(|e| message(&Error::from(e)))?;
     if json {
         let success = Success {
             ok: true,
             report: &plan,
+            origins: super::hlo_origins::Origins::default(),
             timeline: None,
+            outputs: Default::default(),
         };
         serde_json::to_string(&success).map_err(|e| e.to_string())
     } else {
