@@ -88,7 +88,7 @@ pub(crate) fn buffers(
                 continue;
             }
             let sizes = BufferSizes::of(shape).map_err(|e| LivenessError::Malformed {
-                instruction: inst.name.to_string(),
+                instruction: graph.name(inst).to_owned(),
                 message: e.to_string(),
             })?;
             let bytes = u64::try_from(sizes.allocated_bytes).map_err(|_| overflow())?;

@@ -296,7 +296,7 @@ fn join_trees(
         instruction: graph
             .insts
             .get(inst)
-            .map_or_else(String::new, |i| i.name.to_string()),
+            .map_or_else(String::new, |i| graph.name(i).to_owned()),
         message: format!("its shape does not match that of its operand at {other_index:?}"),
     };
     let shape = graph
@@ -336,7 +336,7 @@ fn join_instruction(
     let op = |k: usize| inst.operands.get(k).copied();
     let comp = |k: usize| inst.called.get(k).and_then(|&c| graph.comps.get(c));
     let malformed = |message: &str| LivenessError::Malformed {
-        instruction: inst.name.to_string(),
+        instruction: graph.name(inst).to_owned(),
         message: message.to_owned(),
     };
     match inst.opcode.as_ref() {

@@ -36,7 +36,8 @@ pub(crate) enum Calls {
 /// One instruction.
 #[derive(Debug, Clone)]
 pub(crate) struct Inst {
-    pub name: Box<str>,
+    /// Where its name is in [`Graph::names`] (empty in a fusion body).
+    pub name: (u32, u32),
     /// XLA's opcodes borrowed from [`crate::OPCODES`]; another is its own.
     pub opcode: Cow<'static, str>,
     /// Its shape, shared by the instructions written with the same text
@@ -87,6 +88,8 @@ pub(crate) struct Graph {
     /// The text reader's warnings ([`crate::ModuleSummary::warnings`]),
     /// then those of the stack-frame tables.
     pub warnings: Vec<String>,
+    /// Every instruction's name, one after the other.
+    pub names: String,
     /// The module's stack frames, if it records any.
     pub frames: Option<Arc<FrameTable>>,
 }
@@ -104,6 +107,8 @@ struct Reading {
     no_shape: Arc<Shape>,
     /// The stack-frame tables, filled as instructions name frames.
     tables: Tables,
+    /// Each op_name once: modules repeat them.
+    op_names: foldhash::HashSet<Arc<str>>,
     /// Instructions whose metadata names a frame the tables lack, with it.
     missing_frames: Vec<(usize, i64)>,
     error: Option<LivenessError>,
@@ -124,6 +129,15 @@ impl Reading {
         );
         self.shapes.insert(text.to_owned(), Arc::clone(&shape));
         Ok(shape)
+    }
+
+    /// `name`, shared with the instructions that have it already.
+    fn op_name(&mut self, name: Arc<str>) -> Arc<str> {
+        if let Some(known) = self.op_names.get(&name) {
+            return Arc::clone(known);
+        }
+        self.op_names.insert(Arc::clone(&name));
+        name
     }
 
     /// The instruction of the current computation named `name`.
@@ -157,6 +171,29 @@ fn opcode(name: &str) -> Cow<'static, str> {
             .get(k)
             .map_or_else(|| Cow::Owned(name.to_owned()), |&o| Cow::Borrowed(o)),
         Err(_) => Cow::Owned(name.to_owned()),
+    }
+}
+
+impl Graph {
+    /// The name of `inst`.
+    pub fn name(&self, inst: &Inst) -> &str {
+        let (start, length) = inst.name;
+        let (Ok(start), Ok(length)) = (usize::try_from(start), usize::try_from(length)) else {
+            return "";
+        };
+        self.names
+            .get(start..start.saturating_add(length))
+            .unwrap_or("")
+    }
+
+    /// Keeps `name`; where it is.
+    fn add_name(&mut self, name: &str) -> Result<(u32, u32), LivenessError> {
+        let place = u32::try_from(self.names.len())
+            .ok()
+            .zip(u32::try_from(name.len()).ok())
+            .ok_or_else(|| LivenessError::Overflow("the instructions' names".to_owned()))?;
+        self.names.push_str(name);
+        Ok(place)
     }
 }
 
@@ -210,7 +247,7 @@ fn fusion_body(graph: &mut Graph, c: usize, no_shape: &Arc<Shape>) {
     };
     for &i in &comp.instructions {
         if let Some(inst) = graph.insts.get_mut(i) {
-            inst.name = Box::default();
+            inst.name = (0, 0);
             inst.shape = Arc::clone(no_shape);
             inst.origin = None;
         }
@@ -253,8 +290,8 @@ pub(crate) fn read_graph(input: impl std::io::BufRead) -> Result<Graph, Liveness
     // The first instruction outside a fusion body (whose names are
     // dropped) that names a frame the module lacks.
     let missing = r.missing_frames.iter().find_map(|&(i, id)| {
-        let name = &graph.insts.get(i)?.name;
-        (!name.is_empty()).then(|| (name.to_string(), id))
+        let name = graph.name(graph.insts.get(i)?);
+        (!name.is_empty()).then(|| (name.to_owned(), id))
     });
     if let Some((name, id)) = missing {
         graph.warnings.push(format!(
@@ -302,7 +339,7 @@ fn add_instruction(
     let c = graph.comps.len().saturating_sub(1);
     let id = graph.insts.len();
     let mut inst = Inst {
-        name: i.name.into(),
+        name: graph.add_name(i.name)?,
         opcode: opcode(i.opcode),
         shape: r.shape(i.shape, i.name)?,
         computation: c,
@@ -354,6 +391,8 @@ fn add_instruction(
                     r.missing_frames.push((id, frame));
                 }
                 if origin.op_name.is_some() || origin.frame.is_some() {
+                    let mut origin = origin;
+                    origin.op_name = origin.op_name.map(|name| r.op_name(name));
                     inst.origin = Some(Box::new(origin));
                 }
             }

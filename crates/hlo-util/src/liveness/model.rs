@@ -96,7 +96,7 @@ pub fn memory_from_module_reader(
                 .ok()
                 .and_then(|s| schedule.sequence.get(s))
                 .and_then(|&i| graph.insts.get(i))
-                .map_or_else(String::new, |i| i.name.to_string()),
+                .map_or_else(String::new, |i| graph.name(i).to_owned()),
         }),
         live_at_peak: live_buffers(&model, &live),
         device,
@@ -231,7 +231,7 @@ fn to_model(
         of_buffer[b] = Some(v);
         keys.push(order.key(graph, value));
         model.values.push(Value {
-            instruction: inst.name.to_string(),
+            instruction: graph.name(inst).to_owned(),
             shape_index: value
                 .index
                 .iter()
@@ -269,7 +269,7 @@ fn to_model(
                 .unwrap_or(0);
             let v = model.values.len();
             model.values.push(Value {
-                instruction: inst.name.to_string(),
+                instruction: graph.name(inst).to_owned(),
                 shape_index: Vec::new(),
                 shape: inst.shape.to_string(),
                 bytes,

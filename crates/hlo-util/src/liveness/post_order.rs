@@ -64,7 +64,7 @@ ENTRY %main (a: f32[4], b: f32[4]) -> (f32[4], f32[4]) {
 ";
         let graph = read_graph(text.as_bytes()).unwrap();
         let position = post_order_positions(&graph);
-        let names: Vec<&str> = graph.insts.iter().map(|i| &*i.name).collect();
+        let names: Vec<&str> = graph.insts.iter().map(|i| graph.name(i)).collect();
         let mut ordered: Vec<(usize, &str)> = position.into_iter().zip(names).collect();
         ordered.sort_unstable();
         let ordered: Vec<&str> = ordered.into_iter().map(|(_, n)| n).collect();
