@@ -88,6 +88,10 @@ pub(crate) struct Graph {
     /// The text reader's warnings ([`crate::ModuleSummary::warnings`]),
     /// then those of the stack-frame tables.
     pub warnings: Vec<String>,
+    /// Whether an instruction's attributes hold GPU backend configs
+    /// (`fingerprint_before_lhs`, `"operation_queue_id"`): XLA's GPU heap
+    /// aligns its buffers to 256 bytes, the CPU's to 64.
+    pub gpu_configs: bool,
     /// Every instruction's name, one after the other.
     pub names: String,
     /// The module's stack frames, if it records any.
@@ -105,6 +109,9 @@ struct Reading {
     local: HashMap<String, usize>,
     shapes: HashMap<String, Arc<Shape>>,
     no_shape: Arc<Shape>,
+    /// The tuple elements named `tuple#k` in the current computation, by
+    /// tuple and index, with the instruction each became.
+    elements: HashMap<(usize, usize), usize>,
     /// The stack-frame tables, filled as instructions name frames.
     tables: Tables,
     /// Each op_name once: modules repeat them.
@@ -140,17 +147,6 @@ impl Reading {
         name
     }
 
-    /// The instruction of the current computation named `name`.
-    fn operand(&self, name: &str, instruction: &str) -> Result<usize, LivenessError> {
-        self.local
-            .get(name)
-            .copied()
-            .ok_or_else(|| LivenessError::UnknownOperand {
-                instruction: instruction.to_owned(),
-                operand: name.to_owned(),
-            })
-    }
-
     /// The computation named `name`.
     fn computation(&self, name: &str, instruction: &str) -> Result<usize, LivenessError> {
         self.computations
@@ -161,6 +157,71 @@ impl Reading {
                 computation: name.to_owned(),
             })
     }
+}
+
+/// The instruction of the current computation that operand `name` of
+/// `instruction` names. XLA's dumps (`--xla_dump_to`'s
+/// `*after_optimizations.txt`) leave out the `get-tuple-element` of a
+/// tuple's element and name it `tuple#k` where it is used: each such
+/// element becomes the `get-tuple-element` it stands for, added once per
+/// computation, before its first user.
+fn operand(
+    graph: &mut Graph,
+    r: &mut Reading,
+    name: &str,
+    instruction: &str,
+) -> Result<usize, LivenessError> {
+    if let Some(&o) = r.local.get(name) {
+        return Ok(o);
+    }
+    let unknown = || LivenessError::UnknownOperand {
+        instruction: instruction.to_owned(),
+        operand: name.to_owned(),
+    };
+    let (tuple, index) = name.rsplit_once('#').ok_or_else(unknown)?;
+    if index.is_empty() || !index.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(unknown());
+    }
+    let index: usize = index.parse().map_err(|_| unknown())?;
+    let &t = r.local.get(tuple).ok_or_else(unknown)?;
+    if let Some(&id) = r.elements.get(&(t, index)) {
+        return Ok(id);
+    }
+    let of = graph.insts.get(t).ok_or_else(unknown)?;
+    let shape = match of.shape.tuple_shapes.get(index) {
+        Some(shape) => Arc::new(shape.clone()),
+        // A fusion body's shapes are not kept: nor is this one.
+        None if *of.shape == Shape::default() => Arc::clone(&r.no_shape),
+        None => {
+            return Err(LivenessError::Malformed {
+                instruction: name.to_owned(),
+                message: format!("`{tuple}` has no tuple element {index}"),
+            });
+        }
+    };
+    let computation = of.computation;
+    let id = graph.insts.len();
+    let inst = Inst {
+        name: graph.add_name(name)?,
+        opcode: opcode("get-tuple-element"),
+        shape,
+        computation,
+        operands: vec![t],
+        called: Box::default(),
+        calls: Calls::None,
+        tuple_index: index,
+        parameter: 0,
+        loop_fusion: false,
+        aliasing: Box::default(),
+        users: 0,
+        origin: None,
+    };
+    graph.insts.push(inst);
+    if let Some(comp) = graph.comps.get_mut(computation) {
+        comp.instructions.push(id);
+    }
+    r.elements.insert((t, index), id);
+    Ok(id)
 }
 
 /// `name` from XLA's opcodes when it is one (no allocation per
@@ -196,6 +257,10 @@ impl Graph {
         Ok(place)
     }
 }
+
+/// What XLA's GPU pipeline writes in a module's header or attributes: the
+/// latency-hiding scheduler's fingerprint, the stream assignment's queues.
+const GPU_MARKS: [&str; 2] = ["fingerprint_before_lhs", "\"operation_queue_id\""];
 
 /// The instructions naming a missing frame that are kept, to warn of the
 /// first outside a fusion body.
@@ -274,6 +339,9 @@ pub(crate) fn read_graph(input: impl std::io::BufRead) -> Result<Graph, Liveness
         tables,
         ..Reading::default()
     };
+    graph.gpu_configs = GPU_MARKS
+        .iter()
+        .any(|mark| head.windows(mark.len()).any(|w| w == mark.as_bytes()));
     let summary = read_text(head.as_slice().chain(input), |i| {
         if r.error.is_none()
             && let Err(error) = add_instruction(&mut graph, &mut r, i)
@@ -331,12 +399,22 @@ fn add_instruction(
         r.computations
             .insert(i.computation.to_owned(), graph.comps.len());
         r.local.clear();
+        r.elements.clear();
         graph.comps.push(Comp {
             name: i.computation.to_owned(),
             ..Comp::default()
         });
     }
     let c = graph.comps.len().saturating_sub(1);
+    let mut operands = Vec::new();
+    if i.opcode != "parameter" && i.opcode != "constant" {
+        for piece in split_top(i.operands) {
+            // After any `/*index=5*/` comment and the operand's shape.
+            let piece = piece.rsplit("*/").next().unwrap_or(piece);
+            let name = piece.rsplit(' ').next().unwrap_or(piece);
+            operands.push(operand(graph, r, name.trim_start_matches('%'), i.name)?);
+        }
+    }
     let id = graph.insts.len();
     let mut inst = Inst {
         name: graph.add_name(i.name)?,
@@ -353,17 +431,11 @@ fn add_instruction(
         users: 0,
         origin: None,
     };
+    inst.operands = operands;
     if i.opcode == "parameter" {
         inst.parameter = i.operands.trim().parse().unwrap_or(0);
-    } else if i.opcode != "constant" {
-        for piece in split_top(i.operands) {
-            // After any `/*index=5*/` comment and the operand's shape.
-            let piece = piece.rsplit("*/").next().unwrap_or(piece);
-            let name = piece.rsplit(' ').next().unwrap_or(piece);
-            inst.operands
-                .push(r.operand(name.trim_start_matches('%'), i.name)?);
-        }
     }
+    graph.gpu_configs |= GPU_MARKS.iter().any(|mark| i.attributes.contains(mark));
     let mut called = Vec::new();
     let mut condition = Vec::new();
     for attribute in split_top(i.attributes) {

@@ -10,7 +10,9 @@
 
 mod assign;
 mod attributes;
+mod best_fit;
 mod buffers;
+mod combine;
 mod dataflow;
 mod error;
 mod graph;
