@@ -112,7 +112,9 @@ pub use assignment::{
 pub use binary::{read_module, read_proto};
 pub use entry_layout::EntryLayout;
 pub use error::{HloError, HloErrorKind, ProtoError, ProtoErrorKind, ReadError};
-pub use liveness::{LivenessError, ModuleBuffer, ModuleMemory, memory_from_module_text};
+pub use liveness::{
+    LivenessError, ModuleBuffer, ModuleMemory, memory_from_module_reader, memory_from_module_text,
+};
 pub use opcodes::{OPCODES, is_opcode};
 pub use origins::{
     DiffRow, Frame, Frames, GroupBy, GroupRow, ModuleOrigins, PeakDiff, Stack, group_at_peak,

@@ -5,7 +5,7 @@
 //! module, and no name is defined twice in its scope. The messages are the
 //! parser's (`instruction does not exist: q`), at the column it reports.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use crate::scan::scan;
 

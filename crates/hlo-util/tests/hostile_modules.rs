@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::fmt::Write;
+use std::time::Instant;
 
 use hlo_util::memory_from_module_text;
 
@@ -86,4 +87,100 @@ ROOT %r = f32[256]{{0}} call(%p), to_apply=%c1\n}}\n"
     assert_eq!(memory.peak.device.argument_bytes, 1024);
     assert_eq!(memory.peak.device.output_bytes, 1024);
     assert_eq!(memory.peak.peak_bytes, 1024);
+}
+
+/// `n` negates of one parameter, all live at once, then an add chain over
+/// them: about 80 bytes an instruction.
+fn wide_module(n: usize) -> String {
+    let mut text =
+        format!("{HEAD}ENTRY %e (p: f32[16]) -> f32[16] {{\n  %p = f32[16]{{0}} parameter(0)\n");
+    for k in 0..n {
+        writeln!(text, "  %n{k} = f32[16]{{0}} negate(%p)").unwrap();
+    }
+    writeln!(text, "  %a0 = f32[16]{{0}} add(%n0, %n1)").unwrap();
+    for k in 2..n {
+        let root = if k + 1 == n { "ROOT " } else { "" };
+        writeln!(
+            text,
+            "  {root}%a{} = f32[16]{{0}} add(%a{}, %n{k})",
+            k - 1,
+            k - 2
+        )
+        .unwrap();
+    }
+    text.push_str("}\n");
+    text
+}
+
+/// A chain of `n` negates, each reading the one before.
+fn chain_module(n: usize) -> String {
+    let mut text =
+        format!("{HEAD}ENTRY %e (p: f32[16]) -> f32[16] {{\n  %n0 = f32[16]{{0}} parameter(0)\n");
+    for k in 1..n {
+        let root = if k + 1 == n { "ROOT " } else { "" };
+        writeln!(text, "  {root}%n{k} = f32[16]{{0}} negate(%n{})", k - 1).unwrap();
+    }
+    text.push_str("}\n");
+    text
+}
+
+#[test]
+fn many_buffers_live_at_once() {
+    // Every negate is live until its add: 64 bytes each, the last add's
+    // operand and output beside them.
+    let n = 2_000;
+    let memory = memory_from_module_text(&wide_module(n)).unwrap();
+    assert_eq!(memory.peak.static_bytes, 128);
+    assert_eq!(memory.steps, u64::try_from(2 * n).unwrap());
+}
+
+#[test]
+#[ignore = "10^5 buffers live at once: run in release with --ignored"]
+fn a_hundred_thousand_buffers_live_at_once_in_under_2_s() {
+    let text = wide_module(100_000);
+    let start = Instant::now();
+    let memory = memory_from_module_text(&text).unwrap();
+    let seconds = start.elapsed().as_secs_f64();
+    println!(
+        "{} bytes: peak {} bytes, {} buffers, in {seconds:.2} s",
+        text.len(),
+        memory.peak.peak_bytes,
+        memory.buffers.len()
+    );
+    assert!(seconds < 2.0, "{seconds:.2} s");
+}
+
+#[test]
+#[ignore = "a 10^6-instruction chain: run in release with --ignored"]
+fn a_million_instruction_chain() {
+    let text = chain_module(1_000_000);
+    let start = Instant::now();
+    let memory = memory_from_module_text(&text).unwrap();
+    let seconds = start.elapsed().as_secs_f64();
+    println!(
+        "{} bytes: peak {} bytes, {} buffers, in {seconds:.2} s",
+        text.len(),
+        memory.peak.peak_bytes,
+        memory.buffers.len()
+    );
+    assert_eq!(memory.steps, 1_000_000);
+}
+
+/// Writes the wide and the chained modules to `HOSTILE_MODULES_DIR` (for
+/// the CLI's time and memory): `wide.hlo` (10^5 buffers live at once) and
+/// `chain.hlo` (10^6 instructions).
+#[test]
+#[ignore = "writes 50 MB of modules"]
+fn write_the_large_modules() {
+    let dir = std::env::var_os("HOSTILE_MODULES_DIR").map_or_else(std::env::temp_dir, Into::into);
+    std::fs::write(
+        std::path::Path::new(&dir).join("wide.hlo"),
+        wide_module(100_000),
+    )
+    .unwrap();
+    std::fs::write(
+        std::path::Path::new(&dir).join("chain.hlo"),
+        chain_module(1_000_000),
+    )
+    .unwrap();
 }

@@ -37,8 +37,10 @@ pub(crate) struct Alloc {
     /// The union of its buffers' live ranges, as disjoint closed ranges
     /// (start to end): a buffer outside it interferes with none of them.
     cover: BTreeMap<u64, u64>,
-    /// Its buffers by the start of their live ranges.
-    starts: BTreeMap<u64, Vec<usize>>,
+    /// Its buffers by the start of their live ranges, with their ends.
+    starts: BTreeMap<u64, Vec<(usize, u64)>>,
+    /// Its buffers by the end of their live ranges, with their starts.
+    ends: BTreeMap<u64, Vec<(usize, u64)>>,
     /// The longest of its buffers' live ranges (end less start).
     longest: u64,
 }
@@ -56,21 +58,31 @@ impl Alloc {
             .is_some_and(|(_, &last)| last >= start)
     }
 
-    /// Its buffers whose live ranges may meet `start..=end`: those that
-    /// start after it less the longest range, and not after its end.
+    /// Its buffers whose live ranges may meet `start..=end`: first those
+    /// that start inside it (each meets it), then those that start before
+    /// it and end inside it or after, found by their ends (no later than
+    /// its start plus the longest range). A buffer that interferes is met
+    /// at once, and those that end before the range are never visited:
+    /// lookups stay logarithmic however many buffers the allocation holds.
     fn near(&self, start: u64, end: u64) -> impl Iterator<Item = usize> + '_ {
-        let from = start.saturating_sub(self.longest);
-        (from <= end)
-            .then(|| self.starts.range(from..=end))
-            .into_iter()
-            .flatten()
-            .flat_map(|(_, b)| b.iter().copied())
+        let inside = self
+            .starts
+            .range(start..=end)
+            .flat_map(|(_, b)| b.iter().map(|&(b, _)| b));
+        let reach = start.saturating_add(self.longest);
+        let before = self
+            .ends
+            .range(start..=reach)
+            .flat_map(move |(_, b)| b.iter().filter(move |&&(_, s)| s < start))
+            .map(|&(b, _)| b);
+        inside.chain(before)
     }
 
     /// Adds a buffer live over `start..=end`.
     fn add(&mut self, b: usize, start: u64, end: u64) {
         self.buffers.push(b);
-        self.starts.entry(start).or_default().push(b);
+        self.starts.entry(start).or_default().push((b, end));
+        self.ends.entry(end).or_default().push((b, start));
         self.longest = self.longest.max(end.saturating_sub(start));
         let (mut start, mut end) = (start, end);
         while let Some((&a, &z)) = self
@@ -310,7 +322,7 @@ pub(crate) fn reuses_operand(
         return false;
     }
     inst.operands.iter().enumerate().any(|(k, &o)| {
-        let shape = graph.insts.get(o).map(|x| &x.shape);
+        let shape = graph.insts.get(o).map(|x| &*x.shape);
         flow.positions(graph, o)
             .zip(shape.map(super::shapes::subshapes).unwrap_or_default())
             .any(|(p, (index, _))| {

@@ -88,7 +88,7 @@ pub(crate) fn buffers(
                 continue;
             }
             let sizes = BufferSizes::of(shape).map_err(|e| LivenessError::Malformed {
-                instruction: inst.name.clone(),
+                instruction: graph.name(inst).to_owned(),
                 message: e.to_string(),
             })?;
             let bytes = u64::try_from(sizes.allocated_bytes).map_err(|_| overflow())?;
@@ -148,7 +148,7 @@ pub(crate) fn buffers(
                 .and_then(|&c| graph.comps.get(c))
                 .and_then(|c| c.parameters.first().copied())
         };
-        match inst.opcode.as_str() {
+        match inst.opcode.as_ref() {
             "get-tuple-element" | "tuple" => continue,
             "while" => {
                 // The body's result lives until the while; the condition's
@@ -174,7 +174,7 @@ pub(crate) fn buffers(
         // operands and a conditional's branch operands are its
         // computations' parameters, read there (those of a computation
         // called twice are values of their own: the call reads its operands).
-        let (used_at, read) = match (inst.opcode.as_str(), first_of(0)) {
+        let (used_at, read) = match (inst.opcode.as_ref(), first_of(0)) {
             ("while", Some(p)) => (step(p), inst.operands.len()),
             ("call", _) if !inst.called.first().is_some_and(|&c| flow.shared_callee(c)) => (t, 0),
             ("conditional", _) => (t, 1),

@@ -135,7 +135,7 @@ fn halve(parent: &mut [usize], mut p: usize) -> usize {
 /// Opcodes whose output is (part of) an operand's: they define no value.
 fn passes_through(inst: &Inst) -> bool {
     matches!(
-        inst.opcode.as_str(),
+        inst.opcode.as_ref(),
         "get-tuple-element" | "bitcast" | "call" | "opt-barrier" | "domain" | "add-dependency"
     ) || inst.opcode.ends_with("-done")
 }
@@ -217,7 +217,7 @@ pub(crate) fn dataflow(graph: &Graph) -> Result<Dataflow, LivenessError> {
             *slot = inst_of.len();
         }
         let n = count(&inst.shape);
-        let defining = match inst.opcode.as_str() {
+        let defining = match inst.opcode.as_ref() {
             "parameter" => {
                 inst.computation == graph.entry
                     || loop_computation.get(inst.computation) == Some(&true)
@@ -296,7 +296,7 @@ fn join_trees(
         instruction: graph
             .insts
             .get(inst)
-            .map_or_else(String::new, |i| i.name.clone()),
+            .map_or_else(String::new, |i| graph.name(i).to_owned()),
         message: format!("its shape does not match that of its operand at {other_index:?}"),
     };
     let shape = graph
@@ -336,10 +336,10 @@ fn join_instruction(
     let op = |k: usize| inst.operands.get(k).copied();
     let comp = |k: usize| inst.called.get(k).and_then(|&c| graph.comps.get(c));
     let malformed = |message: &str| LivenessError::Malformed {
-        instruction: inst.name.clone(),
+        instruction: graph.name(inst).to_owned(),
         message: message.to_owned(),
     };
-    match inst.opcode.as_str() {
+    match inst.opcode.as_ref() {
         "get-tuple-element" => {
             let o = op(0).ok_or_else(|| malformed("no operand"))?;
             join_trees(graph, flow, (i, &[]), (o, &[inst.tuple_index]), Join::Value)?;

@@ -9,7 +9,7 @@ use super::graph::{Graph, Inst};
 /// `(output index, operand number, operand index)` for each output of
 /// `inst` that shares an operand's buffer.
 pub(crate) fn in_place_pairs(graph: &Graph, inst: &Inst) -> Vec<(Vec<usize>, usize, Vec<usize>)> {
-    match inst.opcode.as_str() {
+    match inst.opcode.as_ref() {
         "dynamic-update-slice" => vec![(Vec::new(), 0, Vec::new())],
         "scatter" => scatter_pairs(inst),
         "custom-call" => inst
@@ -53,7 +53,7 @@ fn fusion_pairs(graph: &Graph, inst: &Inst) -> Vec<(Vec<usize>, usize, Vec<usize
         let Some(x) = graph.insts.get(skip_bitcasts(graph, x)) else {
             continue;
         };
-        if !matches!(x.opcode.as_str(), "dynamic-update-slice" | "scatter") {
+        if !matches!(x.opcode.as_ref(), "dynamic-update-slice" | "scatter") {
             continue;
         }
         let Some(&updated) = x.operands.first() else {

@@ -14,7 +14,6 @@ mod best_fit;
 mod buffers;
 mod combine;
 mod dataflow;
-mod elements;
 mod error;
 pub(crate) mod graph;
 mod in_place;
@@ -28,5 +27,5 @@ mod share;
 mod value_order;
 
 pub use error::LivenessError;
-pub use model::memory_from_module_text;
+pub use model::{memory_from_module_reader, memory_from_module_text};
 pub use report::{ModuleBuffer, ModuleMemory};

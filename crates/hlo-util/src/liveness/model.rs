@@ -16,7 +16,9 @@ use super::value_order::ValueOrder;
 use crate::assignment::baseline::static_baseline;
 use crate::assignment::bytes::add_bytes;
 use crate::assignment::model::{Allocation, Assignment, Value};
-use crate::assignment::summary::{allocation_totals, live_buffers};
+use crate::assignment::summary::{
+    allocation_totals, live_buffer, live_buffers, sort_largest_first,
+};
 use crate::origins::metadata::Origin;
 use crate::{BufferSizes, PeakPoint, PeakReport, StepUnit};
 
@@ -47,12 +49,37 @@ use crate::{BufferSizes, PeakPoint, PeakReport, StepUnit};
 /// [`LivenessError`]: text that does not read, names that resolve to
 /// nothing, attributes that do not fit, sizes that overflow.
 pub fn memory_from_module_text(text: &str) -> Result<ModuleMemory, LivenessError> {
-    let graph = read_graph(text)?;
+    memory_from_module_reader(text.as_bytes())
+}
+
+/// [`memory_from_module_text`] of text read from `input` a line at a time:
+/// the text is not kept, only the module's graph (a file need not be read
+/// into memory first).
+///
+/// ```
+/// let text = "HloModule m, is_scheduled=true\n\nENTRY %e (p: f32[4]) -> f32[4] {\n  ROOT %p = f32[4]{0} parameter(0)\n}\n";
+/// let memory = hlo_util::memory_from_module_reader(std::io::Cursor::new(text)).unwrap();
+/// assert_eq!(memory.peak.peak_bytes, 16);
+/// ```
+///
+/// # Errors
+///
+/// As [`memory_from_module_text`]; a line that is not UTF-8 or cannot be
+/// read is the text reader's error, at its line.
+pub fn memory_from_module_reader(
+    input: impl std::io::BufRead,
+) -> Result<ModuleMemory, LivenessError> {
+    let graph = read_graph(input)?;
     let flow = dataflow(&graph)?;
     let schedule = flatten(&graph)?;
     let buffers = buffers(&graph, &flow, &schedule)?;
     let assigned = assign(&graph, &flow, &buffers);
-    let alignment = heap_alignment(text);
+    // The alignment of the heap's offsets on the backend that compiled the
+    // module: 256 bytes on GPU (XLA's `kXlaAllocatedBufferAlignBytes`),
+    // told by the GPU pipeline's marks in the text (the latency-hiding
+    // scheduler's `fingerprint_before_lhs`, the stream assignment's
+    // `operation_queue_id`), else 64 bytes (the CPU backend's `Align()`).
+    let alignment = if graph.gpu_configs { 256 } else { 64 };
     let heap = heap_peak(
         &graph,
         &flow,
@@ -84,12 +111,15 @@ pub fn memory_from_module_text(text: &str) -> Result<ModuleMemory, LivenessError
                 .ok()
                 .and_then(|s| schedule.sequence.get(s))
                 .and_then(|&i| graph.insts.get(i))
-                .map_or_else(String::new, |i| i.name.clone()),
+                .map_or_else(String::new, |i| graph.name(i).to_owned()),
         }),
         live_at_peak: live_buffers(&model, &live),
         device,
         host,
     };
+    // Every value listed as the report lists buffers, the thread-local
+    // ones last; each with its live range and the value whose storage it
+    // takes over, found by index.
     let mut steps_of = vec![None; model.values.len()];
     for (b, v) in of_buffer.iter().enumerate() {
         if let (Some(v), Some(buffer)) = (v, buffers.list.get(b))
@@ -98,31 +128,20 @@ pub fn memory_from_module_text(text: &str) -> Result<ModuleMemory, LivenessError
             *slot = Some((buffer.start, buffer.end));
         }
     }
-    let all: Vec<usize> = (0..model.values.len()).collect();
-    let mut listed = live_buffers(&model, &all);
-    listed.sort_by_key(|b| b.kind == crate::BufferKind::ThreadLocal);
-    let mut steps: std::collections::HashMap<(&str, &[i64]), (u64, u64)> =
-        std::collections::HashMap::new();
-    for (v, value) in model.values.iter().enumerate() {
-        if let Some(Some(range)) = steps_of.get(v) {
-            steps.insert(
-                (value.instruction.as_str(), value.shape_index.as_slice()),
-                *range,
-            );
+    let mut order: Vec<usize> = (0..model.values.len()).collect();
+    sort_largest_first(&model, &mut order);
+    order.sort_by_key(|&v| model.kind_of(v) == crate::BufferKind::ThreadLocal);
+    let mut position = vec![usize::MAX; model.values.len()];
+    for (p, &v) in order.iter().enumerate() {
+        if let Some(slot) = position.get_mut(v) {
+            *slot = p;
         }
     }
-    let position: std::collections::HashMap<(&str, &[i64]), usize> = listed
-        .iter()
-        .enumerate()
-        .map(|(p, b)| ((b.name.as_str(), b.shape_index.as_slice()), p))
-        .collect();
     let position_of = |b: usize| {
-        let value = model.values.get(of_buffer.get(b).copied().flatten()?)?;
-        position
-            .get(&(value.instruction.as_str(), value.shape_index.as_slice()))
-            .copied()
+        let v = of_buffer.get(b).copied().flatten()?;
+        position.get(v).copied().filter(|&p| p != usize::MAX)
     };
-    let mut storage_of = vec![None; listed.len()];
+    let mut storage_of = vec![None; order.len()];
     for &(taker, operand) in &heap.shares {
         if let (Some(t), Some(o)) = (position_of(taker), position_of(operand))
             && let Some(slot) = storage_of.get_mut(t)
@@ -130,19 +149,18 @@ pub fn memory_from_module_text(text: &str) -> Result<ModuleMemory, LivenessError
             *slot = Some(o);
         }
     }
-    let buffers_out = listed
+    drop(position);
+    let buffers_out = order
         .iter()
         .zip(storage_of)
-        .map(|(buffer, storage_of)| {
-            let range = steps
-                .get(&(buffer.name.as_str(), buffer.shape_index.as_slice()))
-                .copied();
-            ModuleBuffer {
+        .filter_map(|(&v, storage_of)| {
+            let range = steps_of.get(v).copied().flatten();
+            Some(ModuleBuffer {
                 first_step: range.map(|r| r.0),
                 last_step: range.map(|r| r.1),
                 storage_of,
-                buffer: buffer.clone(),
-            }
+                buffer: live_buffer(&model, v)?,
+            })
         })
         .collect();
     Ok(ModuleMemory {
@@ -152,19 +170,6 @@ pub fn memory_from_module_text(text: &str) -> Result<ModuleMemory, LivenessError
         buffers: buffers_out,
         warnings: graph.warnings,
     })
-}
-
-/// The alignment of the heap's offsets on the backend that compiled the
-/// module: 256 bytes on GPU (XLA's `kXlaAllocatedBufferAlignBytes`),
-/// told by the GPU pipeline's marks in the text (the latency-hiding
-/// scheduler's `fingerprint_before_lhs`, the stream assignment's
-/// `operation_queue_id`), else 64 bytes (the CPU backend's `Align()`).
-fn heap_alignment(text: &str) -> u64 {
-    if text.contains("fingerprint_before_lhs") || text.contains("\"operation_queue_id\"") {
-        256
-    } else {
-        64
-    }
 }
 
 /// The analyses' result as an assignment: one value per buffer (its
@@ -251,7 +256,7 @@ fn to_model(
         of_buffer[b] = Some(v);
         keys.push(order.key(graph, value));
         model.values.push(Value {
-            instruction: inst.name.clone(),
+            instruction: graph.name(inst).to_owned(),
             shape_index: value
                 .index
                 .iter()
@@ -291,7 +296,7 @@ fn to_model(
                 .unwrap_or(0);
             let v = model.values.len();
             model.values.push(Value {
-                instruction: inst.name.clone(),
+                instruction: graph.name(inst).to_owned(),
                 shape_index: Vec::new(),
                 shape: inst.shape.to_string(),
                 bytes,

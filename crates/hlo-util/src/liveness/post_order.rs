@@ -62,9 +62,9 @@ ENTRY %main (a: f32[4], b: f32[4]) -> (f32[4], f32[4]) {
   ROOT %t = (f32[4]{0}, f32[4]{0}) tuple(%x, %y)
 }
 ";
-        let graph = read_graph(text).unwrap();
+        let graph = read_graph(text.as_bytes()).unwrap();
         let position = post_order_positions(&graph);
-        let names: Vec<&str> = graph.insts.iter().map(|i| i.name.as_str()).collect();
+        let names: Vec<&str> = graph.insts.iter().map(|i| graph.name(i)).collect();
         let mut ordered: Vec<(usize, &str)> = position.into_iter().zip(names).collect();
         ordered.sort_unstable();
         let ordered: Vec<&str> = ordered.into_iter().map(|(_, n)| n).collect();

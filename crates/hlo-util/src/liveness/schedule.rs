@@ -57,7 +57,7 @@ pub(crate) fn flatten(graph: &Graph) -> Result<Schedule, LivenessError> {
             for &callee in called.iter().rev() {
                 if on_stack.get(callee) == Some(&true) {
                     return Err(LivenessError::Malformed {
-                        instruction: inst.map_or_else(String::new, |x| x.name.clone()),
+                        instruction: inst.map_or_else(String::new, |x| graph.name(x).to_owned()),
                         message: "a computation calls itself".to_owned(),
                     });
                 }
@@ -106,12 +106,12 @@ ENTRY %e (p: s32[]) -> s32[] {
   ROOT %w = s32[] while(%p), condition=%cond, body=%body
 }
 ";
-        let graph = read_graph(text).unwrap();
+        let graph = read_graph(text.as_bytes()).unwrap();
         let schedule = flatten(&graph).unwrap();
         let names: Vec<&str> = schedule
             .sequence
             .iter()
-            .map(|&i| graph.insts[i].name.as_str())
+            .map(|&i| graph.name(&graph.insts[i]))
             .collect();
         assert_eq!(names, ["p", "c", "t", "b", "n", "w"]);
         assert_eq!(schedule.end(), 6);

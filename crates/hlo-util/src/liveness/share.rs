@@ -97,7 +97,7 @@ pub(crate) fn can_share(
     {
         return true;
     }
-    match user.opcode.as_str() {
+    match user.opcode.as_ref() {
         "fusion" => {
             user.loop_fusion && in_place.is_empty() && fused_elementwise(graph, user, operand)
         }

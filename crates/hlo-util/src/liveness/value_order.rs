@@ -83,7 +83,7 @@ impl ValueOrder {
             .insts
             .iter()
             .map(|i| {
-                matches!(i.opcode.as_str(), "while" | "conditional")
+                matches!(i.opcode.as_ref(), "while" | "conditional")
                     || (i.opcode == "parameter" && loop_comps.get(i.computation) == Some(&true))
             })
             .collect();

@@ -2,12 +2,10 @@
 //! and with `--timeline` its picture (`--flame`, `--pprof`: its flame
 //! graph and pprof profile).
 
-use std::io::Read;
-
 use super::files;
 use super::hlo_json::Success;
 use super::hlo_origins::Origins;
-use super::module_peak::{module_memory, picture};
+use super::module_peak::{module_memory_read, picture};
 use super::peak_outputs;
 use crate::Error;
 use crate::cli::HloArgs;
@@ -22,22 +20,20 @@ pub const ESTIMATE_NOTE: &str = "estimate: the module is not scheduled (no is_sc
 /// warnings last (as `hlo` prints them), or (`json`) the whole memory as
 /// one JSON object, `ok` first.
 pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<String, String> {
-    let mut input = Vec::new();
-    if args.file == "-" {
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut input)
-            .map_err(|e| format!("cannot read standard input: {e}"))?;
+    // Read a line at a time: the text is not held, only the module's graph.
+    let memory = if args.file == "-" {
+        module_memory_read(std::io::stdin().lock(), "standard input")
     } else {
-        input = std::fs::read(&args.file).map_err(|source| {
+        let file = std::fs::File::open(&args.file).map_err(|source| {
             Error::Open {
                 path: args.file.clone().into(),
                 source,
             }
             .to_string()
         })?;
+        module_memory_read(std::io::BufReader::with_capacity(1 << 16, file), &args.file)
     }
-    let memory = module_memory(&input).map_err(|e| e.to_string())?;
+    .map_err(|e| e.to_string())?;
     if let Some(out) = &args.timeline {
         let svg = picture(Some(&args.file), &memory);
         files::write_output(out, format!("{svg}\n").as_bytes())

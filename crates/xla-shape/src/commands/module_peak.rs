@@ -3,7 +3,9 @@
 //! prints and the Python package returns. Other inputs (StableHLO, a
 //! serialized `HloModuleProto`) are refused with the fix.
 
-use hlo_util::{ModuleMemory, memory_from_module_text, timeline_from_module_memory};
+use std::io::{BufRead, Read};
+
+use hlo_util::{ModuleMemory, memory_from_module_reader, timeline_from_module_memory};
 
 use crate::Error;
 use crate::draw::timeline;
@@ -16,25 +18,47 @@ use crate::draw::timeline;
 /// module's text (naming the fix); [`Error::Liveness`]: why the text cannot
 /// be analysed.
 pub fn module_memory(input: &[u8]) -> Result<ModuleMemory, Error> {
-    let start = input
+    module_memory_read(input, "the input")
+}
+
+/// [`module_memory`] of the text read from `input` a line at a time (a
+/// file is never held whole): its first bytes tell module text from what
+/// is not.
+///
+/// # Errors
+/// As [`module_memory`]; [`Error::Read`] when the first bytes of `name`
+/// cannot be read (later I/O errors are the text reader's, at their line).
+pub fn module_memory_read(mut input: impl BufRead, name: &str) -> Result<ModuleMemory, Error> {
+    let mut head = Vec::new();
+    (&mut input)
+        .take(HEAD_BYTES)
+        .read_to_end(&mut head)
+        .map_err(|source| Error::Read {
+            path: name.into(),
+            source,
+        })?;
+    let start = head
         .iter()
         .position(|b| !b.is_ascii_whitespace())
-        .unwrap_or(input.len());
-    let head = input.get(start..).unwrap_or_default();
-    if head.starts_with(b"module @") || head.starts_with(b"module {") {
+        .unwrap_or(head.len());
+    let rest = head.get(start..).unwrap_or_default();
+    if rest.starts_with(b"module @") || rest.starts_with(b"module {") {
         return Err(Error::StableHlo);
     }
     let printable = |b: &u8| b.is_ascii_graphic() || matches!(b, b' ' | b'\n' | b'\r' | b'\t');
     let text =
-        head.first().is_none_or(u8::is_ascii_alphabetic) && head.iter().take(256).all(printable);
-    let text = std::str::from_utf8(input)
-        .ok()
-        .filter(|_| text || head.starts_with(b"HloModule"));
-    let Some(text) = text else {
+        rest.first().is_none_or(u8::is_ascii_alphabetic) && rest.iter().take(256).all(printable);
+    // A serialized module is not UTF-8 as a rule; text is checked a line at
+    // a time as it is read.
+    let first_line = rest.split(|&b| b == b'\n').next().unwrap_or_default();
+    if !(text || rest.starts_with(b"HloModule")) || std::str::from_utf8(first_line).is_err() {
         return Err(Error::SerializedModule);
-    };
-    Ok(memory_from_module_text(text)?)
+    }
+    Ok(memory_from_module_reader(head.as_slice().chain(input))?)
 }
+
+/// How much of the input is read to tell what it is.
+const HEAD_BYTES: u64 = 1 << 16;
 
 /// The timeline picture of `memory`, titled with `file`'s name when given.
 pub fn picture(file: Option<&str>, memory: &ModuleMemory) -> String {
