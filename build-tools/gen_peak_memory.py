@@ -1,9 +1,9 @@
 """Writes tests/golden/peak_memory/ and tests/golden/peak_memory.jsonl: jax
 programs compiled by real XLA (the CPU client of jaxlib) with XLA's own buffer
 assignment, and the peak memory XLA's algorithm computes from it: the programs
-of `programs()` below, then those of peak_memory_heldout.py (written apart, to
-check that the peak from the module text follows general rules; that file
-keeps the line numbers of this one, which the module texts record, unchanged).
+of `programs()` below, then those of peak_memory_heldout.py and peak_origins_programs.py
+(written apart, to check general rules and origins; peak_memory_more.py gathers them, and the
+expected origins, so that the line numbers of this file, which the module texts record, stay).
 
 Each program is compiled in a child process of its own with
 `XLA_FLAGS=--xla_dump_to=DIR --xla_dump_hlo_as_proto --xla_dump_hlo_as_text`
@@ -16,9 +16,9 @@ NAME, tests/golden/peak_memory/NAME/ holds:
   buffer-assignment.txt         XLA's `*after_optimizations-buffer-assignment.txt`
   live-range.txt                XLA's `*after_optimizations-live-range.txt`
 
-and peak_memory.jsonl one row: {"name", "memory_analysis": every number of jaxlib's
-`compiled.memory_analysis()`, "expected": {"peak_bytes", "static_bytes", "heap_peak_bytes", "traces",
-"events"}}. `expected` is XLA's `peak_memory_in_bytes` algorithm (`ComputePeakMemory` of XLA's
+and peak_memory.jsonl one row: {"name", "memory_analysis": every number of jaxlib's `compiled.
+memory_analysis()`, "expected": {"peak_bytes", "static_bytes", "heap_peak_bytes", "traces", "events",
+"live_at_peak", "by_source" (see peak_memory_more.py)}}. XLA's algorithm (`ComputePeakMemory` of XLA's
 buffer_assignment.cc) replayed here on the dumped BufferAssignmentProto: the static baseline (the
 largest logical buffer of each allocation that holds an entry parameter, a constant or a maybe-live-out
 value and is not thread-local) plus the ALLOC / FREE / SHARE_WITH events of every heap trace, replayed
@@ -46,7 +46,7 @@ import subprocess
 import sys
 import tempfile
 
-from peak_memory_heldout import heldout_programs
+from peak_memory_more import extra_programs, live_at_peak
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "..", "tests", "golden")
@@ -194,7 +194,7 @@ def worker(name: str) -> None:
     import jax
 
     jax.config.update("jax_hlo_source_file_canonicalization_regex", ".*/")
-    fun, specs, kw = {**programs(), **heldout_programs()}[name]
+    fun, specs, kw = {**programs(), **extra_programs()}[name]
 
     def program(*args):
         return fun(*args)
@@ -296,13 +296,13 @@ def generate(hlo_proto) -> tuple[dict, list]:
     """(directory name -> kept file name -> bytes, rows of peak_memory.jsonl)."""
     dirs, rows = {}, []
     bad = []
-    for name in {**programs(), **heldout_programs()}:
+    for name in {**programs(), **extra_programs()}:
         answer, files = compile_program(name)
         files["compiled.txt"] = answer["text"].encode()
         proto = hlo_proto.FromString(files["after_optimizations.hlo.pb"])
         if not proto.HasField("buffer_assignment"):
             raise SystemExit("%s: the dumped HloProto has no buffer assignment" % name)
-        expected = replay(proto.buffer_assignment)
+        expected = {**replay(proto.buffer_assignment), **live_at_peak(proto)}
         stats = answer["stats"]
         if stats["temp_size_in_bytes"] and not expected["events"]:
             bad.append("%s: %d bytes of temporaries but no heap-trace event in the dump"

@@ -6,13 +6,16 @@
 //! the box jax gives that device, each from a device jax says holds it,
 //! with the bytes of XLA's element size; executed over the per-device
 //! buffers jax holds, the plan gives each device the data jax gives it.
+//! Between meshes whose devices are in other orders
+//! (`tests/golden/reshard_device_ids.jsonl`), the pieces go between jax's
+//! device ids and the bytes kept and moved are jax's.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use conformance::{Row, Tally, load, required, same};
 use schema::PrimitiveType;
 use serde_json::Value;
-use sharding_util::{HloSharding, ReshardPlan, execute_plan, reshard_plan};
+use sharding_util::{HloSharding, ReshardPlan, execute_plan, reshard_plan, reshard_plan_between};
 
 /// What jax holds on one device: its global box and its elements.
 struct Held {
@@ -185,6 +188,48 @@ fn reshard_device_put() {
             row["dtype"], row["dims"], row["from"], row["to"]
         );
         tally.record(&name, case(row));
+    }
+    assert!(tally.finish());
+}
+
+fn case_between(row: &Row) -> Result<(), String> {
+    let dims = conformance::ints(row, "dims")?;
+    let dtype = required(row, "dtype")?;
+    let (ty, size) = element(dtype)?;
+    let shape = shape_util::make_shape(ty, &dims).map_err(|e| e.to_string())?;
+    let from: HloSharding = required(row, "from")?.parse().map_err(|e| format!("{e}"))?;
+    let to: HloSharding = required(row, "to")?.parse().map_err(|e| format!("{e}"))?;
+    let (from_ids, to_ids) = (
+        conformance::ints(row, "from_ids")?,
+        conformance::ints(row, "to_ids")?,
+    );
+    let (source, result) = (holdings(row, "source")?, holdings(row, "result")?);
+    let plan = reshard_plan_between(&shape, (&from, Some(&from_ids)), (&to, Some(&to_ids)), None)
+        .map_err(|e| e.to_string())?;
+    check_pieces(&plan, &dims, size, &source, &result)?;
+    same(
+        "bytes kept",
+        plan.bytes_kept,
+        conformance::int(row, "bytes_kept")?,
+    )?;
+    same(
+        "bytes moved",
+        plan.bytes_moved,
+        conformance::int(row, "bytes_moved")?,
+    )
+}
+
+#[test]
+fn reshard_between_device_orders() {
+    let mut tally = Tally::new("reshard_device_ids");
+    let rows = load("reshard_device_ids.jsonl").unwrap();
+    assert_eq!(rows.len(), 6);
+    for row in &rows {
+        let name = format!(
+            "{} {:?}: {} on {:?} -> {} on {:?}",
+            row["dtype"], row["dims"], row["from"], row["from_ids"], row["to"], row["to_ids"]
+        );
+        tally.record(&name, case_between(row));
     }
     assert!(tally.finish());
 }

@@ -163,6 +163,15 @@ async function checkMemory(expected) {
   equal(Number(await evaluate(`document.getElementById("memory-peak").dataset.peakBytes`)), expected.peak_bytes, "peak bytes");
   const shown = await rows("memory-buffers");
   equal(shown.map((r) => [r[0], Number(r[4])]).sort(), expected.live_at_peak.map((b) => [b.name, b.bytes]).sort(), "the buffers live at the peak");
+  if (expected.groups) {
+    const sources = await rows("memory-sources");
+    equal(sources.map((r) => [r[0].startsWith("(no source") ? null : r[0], Number(r[1]), Number(r[2])]),
+      expected.groups.source.map((g) => [g.key, g.bytes, g.buffers]), "the bytes at the peak by source line");
+  }
+  const flame = await evaluate(`document.querySelector("#memory-flame svg title").textContent`);
+  if (!flame.startsWith("peak memory by Python stack")) throw new Error(`the flame graph's title: ${flame}`);
+  const root = await evaluate(`Array.from(document.querySelectorAll("#memory-flame rect title")).map((t) => t.textContent).find((t) => t.startsWith("all: peak"))`);
+  if (!root || !root.includes(`(${expected.peak_bytes} bytes, 100.0% of the peak)`)) throw new Error(`the flame graph's root: ${root}`);
 }
 
 async function main() {
@@ -295,7 +304,7 @@ async function main() {
   await check("memory: a dropped module's peak and buffers as the CLI's", async () => {
     await open();
     await drop({ "compiled.txt": readFileSync(join(golden, "compiled.txt"), "utf8") });
-    await checkMemory(cli("hlo", join(golden, "compiled.txt"), "--peak"));
+    await checkMemory(cli("hlo", join(golden, "compiled.txt"), "--peak", "--by", "source"));
     equal(await evaluate(`document.getElementById("memory-warnings").hidden`), true, "no warning line");
   });
 
@@ -315,7 +324,7 @@ async function main() {
   await check("memory: an HloProto dump chosen in the file dialog", async () => {
     const dump = join(golden, "after_optimizations.hlo.pb");
     await choose(dump);
-    await checkMemory(cli("hlo", dump));
+    await checkMemory(cli("hlo", dump, "--by", "source"));
   });
 
   await check("memory: a 10 MB module's timeline under 3 s", async () => {

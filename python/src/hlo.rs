@@ -30,7 +30,7 @@ pub fn hlo_memory<'py>(py: Python<'py>, module: &Bound<'py, PyAny>) -> PyResult<
 /// Calls `f` with the dump `dump` names (`bytes`: a serialized `HloProto`;
 /// `str`: the path of one of XLA's dumps) and the path, with the GIL
 /// released.
-fn with_dump<T: Send>(
+pub(crate) fn with_dump<T: Send>(
     py: Python<'_>,
     dump: &Bound<'_, PyAny>,
     f: impl FnOnce(xla_shape::MemoryDump<'_>, Option<&str>) -> Result<T, String> + Send,

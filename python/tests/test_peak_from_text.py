@@ -107,3 +107,18 @@ def test_an_unknown_opcode_is_a_warning_and_its_buffers_count():
     without = xla_shape.peak_memory(known)
     assert "warnings" not in without.keys()
     assert without.peak_bytes == 6144
+
+
+def test_each_live_buffer_has_its_op_name_stack_and_source():
+    row = next(r for r in golden("peak_memory") if r["name"] == "origins_two_files")
+    report = xla_shape.peak_memory(compiled_text("origins_two_files"))
+    expected = row["expected"]["live_at_peak"]
+    assert [b.name for b in report.live_at_peak] == [b["name"] for b in expected]
+    for ours, xla in zip(report.live_at_peak, expected):
+        assert ours.op_name == xla["op_name"]
+        assert [[f.file, f.function, f.line] for f in ours.stack] == [s[:3] for s in xla["stack"]]
+        assert ours.source == ("%s:%d" % (xla["stack"][0][0], xla["stack"][0][2]) if xla["stack"] else None)
+    assert any(b.source and b.source.startswith("peak_origins_layers.py:") for b in report.live_at_peak)
+    parameter = next(b for b in report.live_at_peak if b.kind == "parameter")
+    assert parameter.op_name.startswith("args[") and parameter.stack == [] and parameter.source is None
+    assert isinstance(report.live_at_peak[0].stack[0], xla_shape.Frame) or report.live_at_peak[0].stack == []

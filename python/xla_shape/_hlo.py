@@ -113,8 +113,12 @@ def peak_memory(x: Any) -> PeakReport:
     ``peak_at`` says where the peak is reached (``step`` in ``unit``:
     ``heap_event`` or ``schedule_step``, and the ``instruction``);
     ``live_at_peak`` lists every buffer live there, largest first, with its
-    ``kind``; ``device`` and ``host`` are XLA's other allocation totals.
-    Jupyter shows the memory timeline. The GIL is released while the module
+    ``kind``, the jax ``op_name`` and Python ``stack`` that made it;
+    ``device`` and ``host`` are XLA's other allocation totals. The report
+    groups the peak's bytes (:meth:`PeakReport.by_source`, ``by_op``,
+    ``by_pass``), draws its flame graph (``flame()``), writes a pprof
+    profile (``to_pprof(path)``) and compares itself with another
+    program's (``diff(other)``). Jupyter shows the memory timeline. The GIL is released while the module
     or dump is read.
 
     >>> text = '''HloModule m, is_scheduled=true
@@ -147,14 +151,18 @@ def peak_memory(x: Any) -> PeakReport:
     """
     text = _module_text(x)
     if text is not None:
+        fields, peak = call(_native.peak_report, text, True)
         return PeakReport(
-            call(_native.peak_memory_text, text),
+            fields,
             draw=lambda: Svg(call(_native.memory_timeline_text_svg, text)),
+            peak=peak,
         )
     dump = _dump(x)
+    fields, peak = call(_native.peak_report, dump, False)
     return PeakReport(
-        call(_native.peak_memory, dump),
+        fields,
         draw=lambda: Svg(call(_native.memory_timeline_svg, dump)),
+        peak=peak,
     )
 
 

@@ -7,9 +7,12 @@ objects, each field an attribute (``report.peak_bytes``) and a key
 from __future__ import annotations
 
 import keyword as _keyword
-from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Tuple, Type
+import os as _os
+from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Tuple, Type, Union
 
-from ._native import Shape, XlaShapeError
+from ._guard import call
+from ._native import Peak, Shape, XlaShapeError
+from ._peak_tables import PeakTable
 from ._svg import Svg
 
 
@@ -292,16 +295,49 @@ class PeakAt(Record):
     instruction: str
 
 
+class Frame(Record):
+    """A frame of a buffer's Python stack: the ``file``, ``line`` and
+    ``function``, and where the module records them ``end_line``,
+    ``column`` and ``end_column`` (else ``None``)."""
+
+    file: str
+    line: int
+    function: str
+    end_line: Optional[int]
+    column: Optional[int]
+    end_column: Optional[int]
+
+    def __init__(self, fields: Mapping[str, Any]) -> None:
+        keys = ("file", "line", "function", "end_line", "column", "end_column")
+        full = {key: fields.get(key) for key in keys}
+        full.update(fields)
+        super().__init__(full)
+
+
 class LiveBuffer(Record):
     """A buffer live at the peak (or, with ``first_step`` and
     ``last_step``, any buffer of a module's text): its ``name``,
-    ``shape_index``, ``shape``, ``bytes`` and ``kind``."""
+    ``shape_index``, ``shape``, ``bytes`` and ``kind``; where it comes
+    from, its defining instruction's ``op_name`` (an entry parameter's is
+    its pytree path; ``None`` when the module records none) and ``stack``
+    (:class:`Frame`, innermost first; empty when none); and ``source``,
+    the innermost frame's ``"file:line"``."""
+
+    _entries = {"stack": Frame}
 
     name: str
     shape_index: List[int]
     shape: str
     bytes: int
     kind: str
+    op_name: Optional[str]
+    stack: List[Frame]
+
+    @property
+    def source(self) -> Optional[str]:
+        """``"file:line"`` of the innermost frame, ``None`` without a stack."""
+        stack = self._fields.get("stack") or []
+        return "%s:%d" % (stack[0].file, stack[0].line) if stack else None
 
 
 class AllocationTotals(Record):
@@ -341,6 +377,99 @@ class PeakReport(Pictured):
     device: AllocationTotals
     host: AllocationTotals
     warnings: List[str]
+
+    def __init__(
+        self,
+        fields: Mapping[str, Any],
+        draw: Optional[Callable[[], Svg]] = None,
+        peak: Optional[Peak] = None,
+    ) -> None:
+        super().__init__(fields, draw)
+        self._peak = peak
+
+    def _native(self) -> Peak:
+        if self._peak is None:
+            raise XlaShapeError("this report was built from a dict: call peak_memory() for its groupings")
+        return self._peak
+
+    def group(self, by: str) -> PeakTable:
+        """The bytes live at the peak grouped ``by`` one of ``source`` (the
+        innermost frame's ``file:line``), ``function``, ``stack`` (the
+        whole stack), ``op`` (``op_name``), ``pass`` (jax's: ``forward``,
+        ``backward`` inside ``transpose(...)``, ``remat``) or ``kind``: a
+        :class:`PeakTable` of the group, ``bytes``, ``buffers`` and
+        ``percent`` of the peak, largest first (``xla-shape hlo FILE
+        --peak --by BY``). The buffers whose module records no origin are
+        the group ``None``."""
+        return PeakTable(by, call(self._native().groups, by))
+
+    def by_source(self) -> PeakTable:
+        """The bytes at the peak by source line: :meth:`group` ``("source")``."""
+        return self.group("source")
+
+    def by_op(self) -> PeakTable:
+        """The bytes at the peak by jax op_name: :meth:`group` ``("op")``."""
+        return self.group("op")
+
+    def by_pass(self) -> PeakTable:
+        """The bytes at the peak by jax's pass: :meth:`group` ``("pass")``."""
+        return self.group("pass")
+
+    def by_function(self) -> PeakTable:
+        """The bytes at the peak by function: :meth:`group` ``("function")``."""
+        return self.group("function")
+
+    def flame(self) -> Svg:
+        """The flame graph of the peak's bytes by Python stack (``xla-shape
+        hlo FILE --peak --flame OUT.svg``): an icicle, outermost frame on
+        top, each frame as wide as its bytes and labelled ``function
+        (file:line)``, its buffers said when pointed at; the buffers
+        without a stack are blocks of their own."""
+        return Svg(call(self._native().flame_svg))
+
+    def to_pprof(self, path: Union[str, "_os.PathLike[str]"]) -> None:
+        """Writes the buffers live at the peak to ``path`` as a gzipped
+        pprof profile (``--pprof OUT``): one sample per buffer, sample
+        types ``allocations``/``count`` and ``space``/``bytes`` as
+        ``jax.profiler.save_device_memory_profile`` writes them, its stack
+        as locations, labels ``kind``, ``shape``, ``buffer`` and
+        ``op_name``; ``pprof -http`` and speedscope open it."""
+        data = call(self._native().pprof)
+        with open(path, "wb") as f:
+            f.write(data)
+
+    def diff(self, other: "PeakReport") -> "PeakDiff":
+        """What changed from this peak to ``other``'s (``xla-shape hlo A
+        --peak --diff B``): :class:`PeakDiff`."""
+        return PeakDiff(call(self._native().diff, other._native()))
+
+
+class PeakDiff(Record):
+    """The peak of program B against that of program A
+    (``hlo_util::PeakDiff``): ``a_peak_bytes``, ``b_peak_bytes``,
+    ``peak_bytes_delta`` (B less A), and the bytes at each peak
+    ``by_source`` and ``by_op`` side by side (:class:`PeakTable` of the
+    group, ``a_bytes``, ``b_bytes``, ``delta_bytes``), largest change
+    first."""
+
+    a_peak_bytes: int
+    b_peak_bytes: int
+    peak_bytes_delta: int
+    by_source: PeakTable
+    by_op: PeakTable
+
+    def __init__(self, fields: Mapping[str, Any]) -> None:
+        fields = dict(fields)
+        fields["by_source"] = PeakTable("source", fields["by_source"])
+        fields["by_op"] = PeakTable("op", fields["by_op"])
+        super().__init__(fields)
+
+    def _repr_html_(self) -> str:
+        head = (
+            f"<p>peak {self.a_peak_bytes} \u2192 {self.b_peak_bytes} bytes "
+            f"({self.peak_bytes_delta:+d})</p>"
+        )
+        return head + self.by_source._repr_html_() + self.by_op._repr_html_()
 
 
 def _empty(shard: DeviceShard) -> bool:

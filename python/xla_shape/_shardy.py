@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from . import _native
+from ._arg_names import argument_names
 from ._guard import call
 from ._reports import LoweredShardings
 from ._sharding import HloSharding
@@ -31,7 +32,10 @@ def lowered_shardings(lowered: Any) -> LoweredShardings:
     """What each device holds of a lowered function's arguments and
     results: the report ``xla-shape lowered`` prints. ``lowered`` is a jax
     ``Lowered`` (its ``as_text()``: StableHLO with Shardy's attributes is
-    read) or that text. The GIL is released while it is read.
+    read) or that text. The arguments of a ``Lowered`` are named by their
+    pytree path (``args[0]['w1']``, from its ``args_info``), as jax names
+    the compiled module's parameters; those of a text ``%arg0``... The GIL
+    is released while it is read.
 
     >>> text = '''module @jit_f attributes {mhlo.num_partitions = 2 : i32} {
     ...   sdy.mesh @mesh = <["a"=2]>
@@ -53,4 +57,10 @@ def lowered_shardings(lowered: Any) -> LoweredShardings:
                 f"not {type(lowered).__name__}"
             )
         text = as_text()
-    return LoweredShardings(call(_native.lowered_shardings, text))
+    fields = call(_native.lowered_shardings, text)
+    names = None if isinstance(lowered, str) else argument_names(lowered)
+    arguments = [e for e in fields["entries"] if e["kind"] == "argument"]
+    if names is not None and len(names) == len(arguments):
+        for entry, name in zip(arguments, names):
+            entry["name"] = name
+    return LoweredShardings(fields)

@@ -1,7 +1,8 @@
 //! The module memory panel: the peak of a dropped module or dump, the
-//! buffers live at the peak, and the timeline picture.
+//! buffers live at the peak, the bytes there by source line, and the
+//! timeline and flame graph pictures.
 
-use hlo_util::{MemoryDump, PeakReport};
+use hlo_util::{GroupBy, GroupRow, MemoryDump, PeakReport, group_at_peak};
 use serde::Serialize;
 use wasm_bindgen::prelude::wasm_bindgen;
 
@@ -29,6 +30,11 @@ struct MemoryReply<'a> {
     warnings: &'a [String],
     /// The timeline picture (`xla-shape hlo --timeline`).
     svg: String,
+    /// The bytes live at the peak by source line, largest first
+    /// (`xla-shape hlo --peak --by source`).
+    by_source: Vec<GroupRow>,
+    /// The flame graph of the peak (`xla-shape hlo --peak --flame`).
+    flame: String,
 }
 
 /// The memory panel's reply for the dropped file `bytes` named `file`:
@@ -37,8 +43,10 @@ struct MemoryReply<'a> {
 /// peak computed as `xla-shape hlo FILE --peak` does). The reply has
 /// `source`, the peak report's fields (`peak_bytes`, `static_bytes`,
 /// `heap_peak_bytes`, `peak_at`, `live_at_peak`, `device`, `host`), for
-/// module text `peak_is_estimate`, `steps` and any `warnings`, and `svg`:
-/// the timeline picture, titled with `file`.
+/// module text `peak_is_estimate`, `steps` and any `warnings`, `svg`: the
+/// timeline picture, titled with `file`, `by_source`: the bytes at the
+/// peak by source line (`key`, `bytes`, `buffers`, `percent`), and
+/// `flame`: the peak's flame graph.
 ///
 /// ```
 /// let text = "HloModule m, is_scheduled=true\nENTRY e {\n  p = f32[256] parameter(0)\n  ROOT n = f32[256] negate(p)\n}\n";
@@ -47,6 +55,8 @@ struct MemoryReply<'a> {
 /// assert_eq!(reply["source"], "module");
 /// assert_eq!(reply["peak_bytes"], 2048);
 /// assert!(reply["svg"].as_str().unwrap().contains("m.txt"));
+/// assert_eq!(reply["by_source"][0]["bytes"], 2048);
+/// assert!(reply["flame"].as_str().unwrap().contains("all: peak 2 KiB"));
 /// ```
 #[wasm_bindgen]
 pub fn module_memory(bytes: &[u8], file: Option<String>) -> String {
@@ -65,6 +75,8 @@ pub fn module_memory(bytes: &[u8], file: Option<String>) -> String {
         steps: Some(memory.steps),
         warnings: &memory.warnings,
         svg: xla_shape::module_memory_timeline(file, &memory),
+        by_source: group_at_peak(&memory.peak, GroupBy::Source),
+        flame: xla_shape::peak_flame_graph(file, &memory.peak),
     })
 }
 
@@ -104,6 +116,8 @@ fn dump_memory(dump: MemoryDump<'_>, file: Option<&str>) -> String {
             steps: None,
             warnings: &[],
             svg,
+            by_source: group_at_peak(&peak, GroupBy::Source),
+            flame: xla_shape::peak_flame_graph(file, &peak),
         }),
         Err(error) => reply::error(error),
     }
@@ -144,6 +158,22 @@ mod tests {
         assert_eq!(text["peak_is_estimate"], false);
         assert_eq!(dump.get("steps"), None);
         assert!(dump["svg"].as_str().unwrap().contains("peak 96 KiB"));
+        // The same bytes by source line, the same flame graph.
+        assert_eq!(text["by_source"], dump["by_source"]);
+        let total: u64 = text["by_source"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["bytes"].as_u64().unwrap())
+            .sum();
+        assert_eq!(total, 98304);
+        assert!(
+            text["by_source"][0]["key"]
+                .as_str()
+                .unwrap()
+                .starts_with("gen_peak_memory.py:")
+        );
+        assert!(dump["flame"].as_str().unwrap().contains("all: peak 96 KiB"));
     }
 
     #[test]

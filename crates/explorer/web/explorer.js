@@ -288,6 +288,8 @@ function showMemory(name, reply) {
     say($("memory-warnings"), "");
     delete peak.dataset.peakBytes;
     $("memory-timeline").replaceChildren();
+    $("memory-flame").replaceChildren();
+    fill($("memory-sources"), [], []);
     buffers = [];
     renderBuffers();
     return;
@@ -298,6 +300,9 @@ function showMemory(name, reply) {
   peak.dataset.peakBytes = reply.peak_bytes;
   say($("memory-warnings"), (reply.warnings || []).map((w) => `warning: ${w}`).join("\n"));
   $("memory-timeline").innerHTML = reply.svg;
+  $("memory-flame").innerHTML = reply.flame;
+  fill($("memory-sources"), ["source", "bytes", "buffers", "percent"],
+    reply.by_source.map((g) => [[g.key ?? "(no source: arguments, buffers XLA inserted)", "text"], g.bytes, g.buffers, `${g.percent.toFixed(1)}%`]));
   buffers = reply.live_at_peak;
   renderBuffers();
 }

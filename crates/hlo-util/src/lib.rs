@@ -90,7 +90,9 @@ mod error;
 mod liveness;
 mod names;
 mod opcodes;
+mod origins;
 mod per_device;
+mod printable;
 #[rustfmt::skip]
 mod proto;
 mod proto_shape;
@@ -112,7 +114,11 @@ pub use entry_layout::EntryLayout;
 pub use error::{HloError, HloErrorKind, ProtoError, ProtoErrorKind, ReadError};
 pub use liveness::{LivenessError, ModuleBuffer, ModuleMemory, memory_from_module_text};
 pub use opcodes::{OPCODES, is_opcode};
+pub use origins::{
+    DiffRow, Frame, Frames, GroupBy, GroupRow, PeakDiff, Stack, group_at_peak, groups_text, pass_of,
+};
 pub use per_device::PerDevice;
+pub use printable::printable;
 pub use report::{BufferRow, ComputationTotal, DeviceBuffer, MemoryReport};
 pub use shape_facts::entry_bytes;
 pub use sizes::{BufferSizes, EntryBytes, POINTER_SIZE};

@@ -178,7 +178,7 @@ fn a_long_schedule_is_swept_once() {
     let n = 50_000_u64;
     let mut assignment =
         String::from("BufferAssignment:\nallocation 0: size 64, page 0, preallocated-temp:\n");
-    let mut live_range = String::from("HloLiveRange (max 50001):\n  InstructionSequence:\n");
+    let mut live_range = String::from("HloLiveRange (max 50000):\n  InstructionSequence:\n");
     let mut ranges = String::from("  BufferLiveRange:\n");
     for i in 0..n {
         // Two offsets; the values at one offset share it.

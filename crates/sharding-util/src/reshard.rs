@@ -121,9 +121,48 @@ pub fn reshard_plan(
     to: &HloSharding,
     devices: Option<i64>,
 ) -> Result<ReshardPlan, ShardingError> {
+    reshard_plan_between(shape, (from, None), (to, None), devices)
+}
+
+/// [`reshard_plan`] between two device assignments: each sharding's
+/// device numbers are positions in its list of device ids (jax's
+/// `mesh.devices.flat` ids, what `_to_xla_hlo_sharding` numbers), `None`
+/// for the ids `0..n` themselves. Pieces go from and to device ids; a piece
+/// is kept where the destination device itself holds the source tile
+/// (whatever its position in the source mesh), and the totals count
+/// devices, not positions.
+///
+/// ```
+/// use sharding_util::{HloSharding, reshard_plan_between};
+///
+/// // `Mesh(devs[:2])` to `Mesh(devs[[1, 0]])`, both `P("a")`: jax's
+/// // shardings are the same positions, the devices are swapped.
+/// let shape = "f32[8]".parse().unwrap();
+/// let split: HloSharding = "{devices=[2]<=[2]}".parse().unwrap();
+/// let plan =
+///     reshard_plan_between(&shape, (&split, Some(&[0, 1])), (&split, Some(&[1, 0])), None)
+///         .unwrap();
+/// assert_eq!((plan.pieces[0].from, plan.pieces[0].to), (0, 1));
+/// assert_eq!((plan.bytes_moved, plan.bytes_kept), (32, 0));
+/// ```
+///
+/// # Errors
+///
+/// Those of [`reshard_plan`], and a list of ids whose length is not the
+/// device count or that names a device twice ([`ErrorKind::Mismatch`]).
+pub fn reshard_plan_between(
+    shape: &Shape,
+    (from, from_ids): (&HloSharding, Option<&[i64]>),
+    (to, to_ids): (&HloSharding, Option<&[i64]>),
+    devices: Option<i64>,
+) -> Result<ReshardPlan, ShardingError> {
     let num_devices = match from.num_devices() {
         Some(n) => n,
-        None => to.device_count(devices)?,
+        None => to.device_count(devices.or_else(|| {
+            to_ids
+                .or(from_ids)
+                .and_then(|ids| i64::try_from(ids.len()).ok())
+        }))?,
     };
     check_movable(from)?;
     check_movable(to)?;
@@ -163,6 +202,8 @@ pub fn reshard_plan(
         _ => per_tile,
     };
     let pieces = count_pieces(&source, &destination, num_devices)?;
+    let from_ids = DeviceIds::new(from_ids, num_devices, "source")?;
+    let to_ids = DeviceIds::new(to_ids, num_devices, "destination")?;
     let mut plan = ReshardPlan {
         pieces: Vec::with_capacity(usize::try_from(pieces).unwrap_or(0)),
         ..ReshardPlan::default()
@@ -170,14 +211,20 @@ pub fn reshard_plan(
     let (mut dst_tile, mut dst_off, mut dst_lim) = (vec![0; rank], vec![0; rank], vec![0; rank]);
     let (mut own_tile, mut own_off, mut own_lim) = (vec![0; rank], vec![0; rank], vec![0; rank]);
     let (mut lo, mut hi, mut tile) = (vec![0; rank], vec![0; rank], vec![0; rank]);
-    for device in 0..num_devices {
-        if !destination.box_into(device, &mut dst_tile, &mut dst_off, &mut dst_lim)? {
+    for position in 0..num_devices {
+        if !destination.box_into(position, &mut dst_tile, &mut dst_off, &mut dst_lim)? {
             continue;
         }
         let Some(total) = overlapped(&shard, &dst_off, &dst_lim, &mut lo, &mut hi) else {
             continue;
         };
-        let holds = source.box_into(device, &mut own_tile, &mut own_off, &mut own_lim)?;
+        let device = to_ids.id(position);
+        // The destination device's own position in the source's devices.
+        let own = from_ids.position(device);
+        let holds = match own {
+            Some(p) => source.box_into(p, &mut own_tile, &mut own_off, &mut own_lim)?,
+            None => false,
+        };
         for k in 0..total {
             let mut rest = k;
             for i in (0..rank).rev() {
@@ -195,7 +242,7 @@ pub fn reshard_plan(
             let from_device = if holds && (from.tile_assignment().is_none() || own_tile == tile) {
                 device
             } else {
-                holder(&tile, device % holders)
+                from_ids.id(holder(&tile, position % holders))
             };
             let bytes = box_elements(&offsets, &limits)
                 .and_then(|elements| data_bytes(elements, bits))
@@ -233,6 +280,62 @@ pub fn reshard_plan(
         }
     }
     Ok(plan)
+}
+
+/// A device assignment: the device id of each position (`None`: the
+/// positions themselves), and the position of each id.
+struct DeviceIds<'a> {
+    ids: Option<&'a [i64]>,
+    count: i64,
+    positions: std::collections::HashMap<i64, i64>,
+}
+
+impl<'a> DeviceIds<'a> {
+    /// The assignment `ids` of `num_devices` positions; `what` names it
+    /// in errors.
+    fn new(ids: Option<&'a [i64]>, num_devices: i64, what: &str) -> Result<Self, ShardingError> {
+        let mut positions = std::collections::HashMap::new();
+        if let Some(ids) = ids {
+            if i64::try_from(ids.len()).ok() != Some(num_devices) {
+                return Err(ShardingError::new(
+                    ErrorKind::Mismatch,
+                    format!(
+                        "the {what} device ids {} are {} devices, the sharding {num_devices}",
+                        list(ids),
+                        ids.len()
+                    ),
+                ));
+            }
+            for (p, &id) in (0_i64..).zip(ids) {
+                if positions.insert(id, p).is_some() {
+                    return Err(ShardingError::new(
+                        ErrorKind::Mismatch,
+                        format!("the {what} device ids {} name device {id} twice", list(ids)),
+                    ));
+                }
+            }
+        }
+        Ok(Self {
+            ids,
+            count: num_devices,
+            positions,
+        })
+    }
+
+    /// The device id at `position`.
+    fn id(&self, position: i64) -> i64 {
+        self.ids
+            .and_then(|ids| ids.get(usize::try_from(position).ok()?).copied())
+            .unwrap_or(position)
+    }
+
+    /// The position of device `id`, if the assignment has it.
+    fn position(&self, id: i64) -> Option<i64> {
+        match self.ids {
+            Some(_) => self.positions.get(&id).copied(),
+            None => (0..self.count).contains(&id).then_some(id),
+        }
+    }
 }
 
 /// The source tiles a destination box `[off, lim)` overlaps: `[lo, hi)`
@@ -452,6 +555,43 @@ mod tests {
         assert_eq!(small.pieces.len(), 64 * 64);
         assert_eq!(small.bytes_moved + small.bytes_kept, 64 * 64 * 4);
         assert_eq!(small.bytes_kept, 64 * 4);
+    }
+
+    #[test]
+    fn device_ids_of_the_wrong_length_or_twice_are_errors() {
+        let shape: Shape = "f32[8]".parse().unwrap();
+        let split: HloSharding = "{devices=[2]<=[2]}".parse().unwrap();
+        let error = reshard_plan_between(&shape, (&split, Some(&[0, 1, 2])), (&split, None), None)
+            .unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::Mismatch);
+        assert_eq!(
+            error.message(),
+            "the source device ids [0,1,2] are 3 devices, the sharding 2"
+        );
+        let error = reshard_plan_between(&shape, (&split, None), (&split, Some(&[4, 4])), None)
+            .unwrap_err();
+        assert_eq!(
+            error.message(),
+            "the destination device ids [4,4] name device 4 twice"
+        );
+        // A replicated source over other devices than the destination's:
+        // every byte moves; the count comes from the ids.
+        let replicated: HloSharding = "{replicated}".parse().unwrap();
+        let plan = reshard_plan_between(
+            &shape,
+            (&replicated, Some(&[0, 1])),
+            (&split, Some(&[2, 3])),
+            None,
+        )
+        .unwrap();
+        assert_eq!((plan.bytes_moved, plan.bytes_kept), (32, 0));
+        assert_eq!(
+            plan.pieces
+                .iter()
+                .map(|p| (p.from, p.to))
+                .collect::<Vec<_>>(),
+            [(0, 2), (1, 3)]
+        );
     }
 
     #[test]

@@ -314,8 +314,22 @@ pub enum Command {
         OUT.svg also draws live bytes over the steps by kind with the peak marked, the\n\
         largest blocks over their live ranges and the buffers live at the peak.\n\
         JSON fields of a dump: ok, peak_bytes, static_bytes, heap_peak_bytes, peak_at {step,\n\
-        unit, instruction}, live_at_peak [{name, shape_index, shape, bytes, kind}], device and\n\
-        host {argument_bytes, output_bytes, alias_bytes, temp_bytes}, timeline (the SVG's path).\n\n\
+        unit, instruction}, live_at_peak [{name, shape_index, shape, bytes, kind, op_name,\n\
+        stack [{file, line, function, end_line, column, end_column}] innermost first}], device\n\
+        and host {argument_bytes, output_bytes, alias_bytes, temp_bytes}, timeline (the SVG's\n\
+        path). The table shows each live buffer's source line (file:line of its innermost\n\
+        frame) when the module records stacks.\n\n\
+        --by source|function|stack|op|pass|kind (repeatable): the bytes live at the peak by\n\
+        source line, function, stack, op_name, jax pass (forward, backward, remat, parameter)\n\
+        or kind, largest first, in percent of the peak (JSON: groups {GROUP: [{key, bytes,\n\
+        buffers, percent}]}). --diff B: B's peak (a module text or a dump) against this one's,\n\
+        by source line and by op_name side by side, largest change first (JSON: diff\n\
+        {a_peak_bytes, b_peak_bytes, peak_bytes_delta, by_source, by_op [{key, a_bytes,\n\
+        b_bytes, delta_bytes}]}). Both imply --peak.\n\n\
+        --flame OUT.svg draws the bytes live at the peak by Python stack (a flame graph);\n\
+        --pprof OUT writes them as a gzipped pprof profile (space/bytes, as jax's memory\n\
+        profiles: one sample per buffer, its stack, labels kind, shape, buffer, op_name).\n\
+        Of a dump or a module's text (they imply --peak); JSON adds flame and pprof (paths).\n\n\
         --peak: the same report computed from the module's text alone (compiled.as_text(),\n\
         scheduled: is_scheduled=true), as XLA's buffer assignment would place its buffers;\n\
         steps are those of the flattened schedule. A module without a schedule gets an\n\
@@ -441,6 +455,22 @@ pub struct HloArgs {
     /// the module's text (implies --peak).
     #[arg(long, value_name = "OUT.svg")]
     pub timeline: Option<std::path::PathBuf>,
+    /// The bytes live at the peak grouped by source line, function, stack,
+    /// op_name, jax pass or kind, largest first (implies --peak; repeatable).
+    #[arg(long, value_name = "GROUP", value_parser = |s: &str| s.parse::<hlo_util::GroupBy>())]
+    pub by: Vec<hlo_util::GroupBy>,
+    /// Another program (module text or XLA's dump) whose peak is compared
+    /// with this one's, by source line and by op_name (implies --peak).
+    #[arg(long, value_name = "B")]
+    pub diff: Option<String>,
+    /// Write the flame graph (SVG) of the bytes live at the peak by Python
+    /// stack here (implies --peak for a module's text).
+    #[arg(long, value_name = "OUT.svg")]
+    pub flame: Option<std::path::PathBuf>,
+    /// Write the buffers live at the peak as a gzipped pprof profile here
+    /// (implies --peak for a module's text).
+    #[arg(long, value_name = "OUT")]
+    pub pprof: Option<std::path::PathBuf>,
 }
 
 /// Arguments of `literal`.
@@ -563,7 +593,8 @@ pub struct RelayoutArgs {
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
     /// Relayout on N threads: 1 runs on the calling thread, more on a pool
-    /// of N threads (copies below 512 KiB a thread stay on one).
+    /// of N threads (copies below 512 KiB a thread stay on one); at most 4
+    /// threads per CPU, more are that many.
     #[arg(long, value_name = "N", default_value_t = std::num::NonZeroUsize::MIN)]
     pub threads: std::num::NonZeroUsize,
 }

@@ -17,6 +17,8 @@ mod inputs;
 mod operand;
 #[cfg(feature = "cli")]
 mod output;
+mod peak_samples;
+pub mod pprof;
 
 #[cfg(feature = "cli")]
 use std::process::ExitCode;
@@ -448,4 +450,41 @@ pub fn memory_timeline(
         &report,
         &timeline,
     ))
+}
+
+/// The flame graph of a peak (what `xla-shape hlo FILE --peak --flame
+/// OUT.svg` writes, less the final newline): the bytes live at the peak by
+/// the Python stack that made them, an icicle with the outermost frame on
+/// top, each frame as wide as its bytes and labelled `function
+/// (file:line)`; the buffers without a stack are blocks of their own. Its
+/// title names `file` when given.
+///
+/// ```
+/// let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/peak_memory/attention");
+/// let memory = xla_shape::module_peak_memory(&std::fs::read(dir.join("compiled.txt")).unwrap()).unwrap();
+/// let svg = xla_shape::peak_flame_graph(Some("compiled.txt"), &memory.peak);
+/// assert!(svg.contains("<title>peak memory by Python stack: compiled.txt</title>"));
+/// assert!(svg.contains("all: peak 96 KiB"));
+/// ```
+pub fn peak_flame_graph(file: Option<&str>, report: &PeakReport) -> String {
+    commands::peak_outputs::flame_graph(file, report)
+}
+
+/// The gzipped pprof profile of a peak (the bytes `xla-shape hlo FILE
+/// --peak --pprof OUT` writes; google/pprof's `profile.proto`): one sample
+/// per buffer live at the peak, with jax's memory profiles' sample types
+/// (`allocations`/`count`, `space`/`bytes`), its locations the buffer's
+/// stack (innermost first) and its labels `kind`, `shape`, `buffer` and
+/// `op_name`. The samples' bytes add up to the peak.
+///
+/// ```
+/// let report = hlo_util::PeakReport::default();
+/// let gz = xla_shape::peak_pprof(None, &report).unwrap();
+/// assert_eq!(gz[..2], [0x1f, 0x8b]);
+/// ```
+///
+/// # Errors
+/// The compressor's (none in practice: it writes to memory).
+pub fn peak_pprof(file: Option<&str>, report: &PeakReport) -> std::io::Result<Vec<u8>> {
+    commands::peak_outputs::profile(file, report)
 }

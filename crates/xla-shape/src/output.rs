@@ -1,5 +1,6 @@
 //! One output line per input, plain or JSON, and the exit status.
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -36,7 +37,7 @@ impl Output {
             }
             self.line(&Value::Object(object).to_string());
         } else {
-            self.line(plain);
+            self.line(&printable_lines(plain));
         }
     }
 
@@ -72,7 +73,7 @@ impl Output {
             object["error"] = Value::String(clip(message));
             object.to_string()
         } else {
-            format!("error: {}", one_line(&clip(message)))
+            format!("error: {}", printable_lines(&one_line(&clip(message))))
         }
     }
 
@@ -87,9 +88,21 @@ impl Output {
 
     fn line(&mut self, text: &str) {
         let mut stdout = std::io::stdout().lock();
-        // A closed pipe (e.g. `| head`) ends the output quietly.
-        if writeln!(stdout, "{text}").is_err() {
-            std::process::exit(if self.failed { 1 } else { 0 });
+        match writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {
+            Ok(()) => {}
+            // A closed pipe (e.g. `| head`) ends the output quietly.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                std::process::exit(if self.failed { 1 } else { 0 });
+            }
+            // Any other failure (a full disk, a device error) loses
+            // results: said on standard error, and the exit status is 1.
+            Err(e) => {
+                let _ = writeln!(
+                    std::io::stderr().lock(),
+                    "error: cannot write standard output: {e}"
+                );
+                std::process::exit(1);
+            }
         }
     }
 }
@@ -121,6 +134,18 @@ fn clip(text: &str) -> String {
     )
 }
 
+/// `text` with every control character but the line feeds between its
+/// lines escaped ([`hlo_util::printable`]): a name read from a file (an
+/// instruction's in a dump, a quoted token in an error) cannot move the
+/// terminal's cursor, recolour it or overwrite a line.
+fn printable_lines(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(|c| c.is_control() && c != '\n') {
+        return Cow::Borrowed(text);
+    }
+    let lines: Vec<Cow<'_, str>> = text.split('\n').map(hlo_util::printable).collect();
+    Cow::Owned(lines.join("\n"))
+}
+
 /// XLA's messages may span lines (`Syntax error:\n...`); plain output keeps
 /// one line per input.
 fn one_line(message: &str) -> String {
@@ -130,6 +155,15 @@ fn one_line(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_but_line_feeds_are_escaped() {
+        assert_eq!(printable_lines("a\nb"), "a\nb");
+        assert_eq!(
+            printable_lines("a\u{1b}[2J\r\u{7}\nb\tc"),
+            "a\\u{1b}[2J\\r\\u{7}\nb\\tc"
+        );
+    }
 
     #[test]
     fn long_messages_are_cut_at_character_boundaries() {

@@ -226,3 +226,63 @@ allocated  bytes  padding  instructions  computation
 "
     );
 }
+
+#[test]
+fn control_characters_in_names_are_printed_escaped() {
+    // scan.pb with the parameter `xs.1` renamed ESC, BEL, CR, LF and the
+    // module `jit_scan` renamed `j`, LF, `fake:a` (same lengths: the
+    // message stays well formed).
+    let patch = |bytes: &[u8], from: &[u8], to: &[u8]| -> Vec<u8> {
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut rest = bytes;
+        while let Some(at) = rest.windows(from.len()).position(|w| w == from) {
+            out.extend_from_slice(&rest[..at]);
+            out.extend_from_slice(to);
+            rest = &rest[at + from.len()..];
+        }
+        out.extend_from_slice(rest);
+        out
+    };
+    let original = std::fs::read(golden("scan.pb")).unwrap();
+    let renamed = patch(
+        &patch(&original, b"xs.1", b"\x1b\x07\r\n"),
+        b"jit_scan",
+        b"j\nfake:a",
+    );
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), &renamed).unwrap();
+    let path = file.path().to_str().unwrap();
+    let (out, code) = run(&["hlo", "--all", path], None);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.starts_with("module j\\nfake:a: 56 instructions"),
+        "{out}"
+    );
+    let row = out
+        .lines()
+        .find(|line| line.contains("\\u{1b}\\u{7}\\r\\n"))
+        .expect("the renamed parameter's row");
+    assert!(
+        row.trim_end()
+            .ends_with("parameter             f32[12,3,4]{2,1,0}"),
+        "{row}"
+    );
+    assert!(
+        !out.chars().any(|c| c.is_control() && c != '\n'),
+        "no raw control character"
+    );
+    // As many lines as the module's own report: none forged.
+    let (plain, _) = run(&["hlo", "--all", &golden("scan.pb")], None);
+    assert_eq!(out.lines().count(), plain.lines().count());
+    // JSON keeps the names as they are (escaped as JSON escapes them).
+    let (json, code) = run(&["--json", "hlo", "--all", path], None);
+    assert_eq!(code, 0);
+    let report: Value = serde_json::from_str(json.trim()).unwrap();
+    let names: Vec<&str> = report["instructions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|row| row["name"].as_str())
+        .collect();
+    assert!(names.contains(&"\u{1b}\u{7}\r\n"), "{names:?}");
+}

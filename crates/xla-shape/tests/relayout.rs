@@ -286,3 +286,23 @@ fn threads_write_the_bytes_of_one_thread() {
     assert_ne!(code, 0);
     assert!(err.contains("--threads"), "{err}");
 }
+
+#[test]
+fn threads_beyond_four_a_cpu_run_on_four_a_cpu() {
+    // A million threads asked for: the copy runs on at most 4 per CPU, so
+    // it ends as soon as a few threads do (unbounded, starting them alone
+    // took longer than 20 s).
+    let input: Vec<u8> = (0..1024 * 1024 * 4).map(|i| (i % 251) as u8).collect();
+    let dst = "f32[1024,1024]{0,1:T(8,128)}";
+    let (one, _, code) = run(&["relayout", "f32[1024,1024]{1,0}", dst], &input);
+    assert_eq!(code, 0);
+    for threads in ["100000", "1000000", &usize::MAX.to_string()] {
+        let start = std::time::Instant::now();
+        let args = ["relayout", "--threads", threads, "f32[1024,1024]{1,0}", dst];
+        let (many, err, code) = run(&args, &input);
+        assert_eq!((code, err.as_str()), (0, ""), "{threads}");
+        assert!(many == one, "{threads} threads");
+        let took = start.elapsed();
+        assert!(took.as_secs() < 10, "{threads} threads: {took:?}");
+    }
+}

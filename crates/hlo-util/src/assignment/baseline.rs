@@ -3,6 +3,7 @@
 //! that is not thread-local. The allocation's own size is not used.
 
 use super::AssignmentError;
+use super::bytes::add_bytes;
 use super::model::Assignment;
 
 /// The baseline's bytes and the values it counts (one per static
@@ -10,7 +11,7 @@ use super::model::Assignment;
 ///
 /// # Errors
 ///
-/// [`AssignmentError::Overflow`] when the sum does not fit in 64 bits.
+/// [`AssignmentError::Overflow`] when the sum is beyond `i64::MAX`.
 pub(crate) fn static_baseline(
     assignment: &Assignment,
 ) -> Result<(u64, Vec<usize>), AssignmentError> {
@@ -25,8 +26,7 @@ pub(crate) fn static_baseline(
             }
         }
         if let Some((v, bytes)) = largest {
-            total = total
-                .checked_add(bytes)
+            total = add_bytes(total, bytes)
                 .ok_or_else(|| AssignmentError::Overflow("the static baseline".to_owned()))?;
             counted.push(v);
         }

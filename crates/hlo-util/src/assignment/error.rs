@@ -45,9 +45,13 @@ pub enum AssignmentError {
         /// The size.
         size: i64,
     },
-    /// A sum of sizes does not fit in 64 bits.
-    #[error("{0}: the bytes overflow")]
+    /// A sum of sizes is beyond `i64::MAX`, the most XLA's sizes hold.
+    #[error("{0}: the bytes are beyond i64")]
     Overflow(String),
+    /// The module's `stack_frame_index` names what it lacks, or its
+    /// frames' callers go round in a circle.
+    #[error("hlo_module.stack_frame_index: {0}")]
+    StackFrames(String),
     /// A heap trace frees a buffer that is not allocated at that point.
     #[error("{field}: FREE of buffer {id}, which is not allocated")]
     FreeUnallocated {
@@ -63,6 +67,26 @@ pub enum AssignmentError {
         field: String,
         /// The buffer.
         id: i64,
+    },
+    /// Heap events in an order the heap simulator does not write (a second
+    /// ALLOC, a FREE of what was never allocated, a SHARE_WITH of storage
+    /// not allocated then).
+    #[error("{field}: {message}")]
+    EventOrder {
+        /// The event.
+        field: String,
+        /// What is out of order.
+        message: String,
+    },
+    /// A field that contradicts the rest of the assignment (an offset past
+    /// its allocation's end, a buffer assigned twice, an allocation index
+    /// out of place).
+    #[error("{field}: {message}")]
+    Contradiction {
+        /// The field.
+        field: String,
+        /// What it contradicts.
+        message: String,
     },
     /// A heap event of a kind XLA does not define.
     #[error("{field}: unknown event kind {kind}")]

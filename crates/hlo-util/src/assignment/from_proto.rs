@@ -10,22 +10,16 @@ use schema::Shape;
 
 use super::AssignmentError;
 use super::baseline::static_baseline;
-use super::heap::{Heap, HeapFault};
+use super::bytes::inside;
+use super::heap::{Event, Heap, HeapFault};
 use super::model::{Allocation, Assignment, Value};
 use super::report::{PeakPoint, PeakReport, StepUnit};
 use super::summary::{allocation_totals, live_buffers};
+use super::trace_order::check_trace_order;
+use crate::origins::Frame;
+use crate::origins::metadata::{InstOrigin, Origin};
+use crate::origins::tables::Tables;
 use crate::proto::{BufferAssignmentProto, HloModuleProto, HloProto};
-
-/// A heap event with its buffers resolved to value indices.
-#[derive(Debug, Clone, Copy)]
-pub(super) enum Event {
-    /// ALLOC of a value.
-    Alloc(usize),
-    /// FREE of a value.
-    Free(usize),
-    /// SHARE_WITH: a value takes the storage of another.
-    ShareWith(usize, usize),
-}
 
 /// A decoded dump: the assignment, its heap events with the instruction
 /// of each, and the static baseline's bytes and values.
@@ -56,9 +50,20 @@ impl Dump {
         let assignment_proto = proto
             .buffer_assignment
             .ok_or(AssignmentError::NoAssignment)?;
-        let instructions = instructions(&module);
+        let instructions = instructions(&module)?;
         let (assignment, ids) = assignment(&assignment_proto, &instructions)?;
         let (events, names) = events(&assignment_proto, &ids, &instructions)?;
+        let lengths: Vec<usize> = assignment_proto
+            .heap_simulator_traces
+            .iter()
+            .map(|t| t.events.len())
+            .collect();
+        check_trace_order(&events, &lengths, assignment.values.len(), |b| {
+            assignment_proto
+                .logical_buffers
+                .get(b)
+                .map_or(-1, |buffer| buffer.id)
+        })?;
         let names = names.into_iter().map(str::to_owned).collect();
         let (static_bytes, counted) = static_baseline(&assignment)?;
         Ok(Self {
@@ -165,21 +170,68 @@ fn apply(
     })
 }
 
-/// Every instruction of the module by id: its name and shape.
-fn instructions(module: &HloModuleProto) -> HashMap<i64, (&str, Option<&Shape>)> {
-    module
+/// An instruction of the module: its name, shape and origin.
+type Inst<'m> = (&'m str, Option<&'m Shape>, Origin);
+
+/// Every instruction of the module by id: its name, shape and origin
+/// (its metadata's op_name and frame, with the stack over the module's
+/// `stack_frame_index`).
+///
+/// # Errors
+///
+/// [`AssignmentError::StackFrames`] for tables that name what they lack
+/// or whose frames' callers go round in a circle.
+fn instructions(module: &HloModuleProto) -> Result<HashMap<i64, Inst<'_>>, AssignmentError> {
+    let mut tables = module
+        .stack_frame_index
+        .as_ref()
+        .map(Tables::from_proto)
+        .unwrap_or_default();
+    let all: Vec<_> = module
         .computations
         .iter()
         .flat_map(|c| &c.instructions)
-        .map(|i| (i.id, (i.name.as_str(), i.shape.as_ref())))
-        .collect()
+        .collect();
+    let origins: Vec<InstOrigin> = all
+        .iter()
+        .map(|i| match &i.metadata {
+            Some(m) => {
+                let source = Frame {
+                    file: m.source_file.clone(),
+                    line: u64::try_from(m.source_line).unwrap_or(0),
+                    function: String::new(),
+                    end_line: u64::try_from(m.source_end_line).ok().filter(|&n| n > 0),
+                    column: u64::try_from(m.source_column).ok().filter(|&n| n > 0),
+                    end_column: u64::try_from(m.source_end_column).ok().filter(|&n| n > 0),
+                };
+                InstOrigin::of(
+                    &m.op_name,
+                    m.stack_frame_id.into(),
+                    Some(source),
+                    &mut tables,
+                )
+            }
+            None => InstOrigin::default(),
+        })
+        .collect();
+    let table = tables.build().map_err(AssignmentError::StackFrames)?;
+    Ok(all
+        .iter()
+        .zip(origins)
+        .map(|(i, o)| {
+            (
+                i.id,
+                (i.name.as_str(), i.shape.as_ref(), o.resolve(table.as_ref())),
+            )
+        })
+        .collect())
 }
 
 /// The values (one per logical buffer, in proto order) and allocations;
 /// with the map from logical buffer id to value index.
 fn assignment(
     proto: &BufferAssignmentProto,
-    instructions: &HashMap<i64, (&str, Option<&Shape>)>,
+    instructions: &HashMap<i64, Inst<'_>>,
 ) -> Result<(Assignment, HashMap<i64, usize>), AssignmentError> {
     let mut ids = HashMap::with_capacity(proto.logical_buffers.len());
     let mut values = Vec::with_capacity(proto.logical_buffers.len());
@@ -189,12 +241,13 @@ fn assignment(
             return Err(AssignmentError::DuplicateBuffer(buffer.id));
         }
         let location = buffer.defined_at.clone().unwrap_or_default();
-        let (name, shape) = instructions.get(&location.instruction_id).ok_or_else(|| {
-            AssignmentError::UnknownInstruction {
-                field: field("defined_at.instruction_id"),
-                instruction: location.instruction_id.to_string(),
-            }
-        })?;
+        let (name, shape, origin) =
+            instructions.get(&location.instruction_id).ok_or_else(|| {
+                AssignmentError::UnknownInstruction {
+                    field: field("defined_at.instruction_id"),
+                    instruction: location.instruction_id.to_string(),
+                }
+            })?;
         let shape = shape
             .and_then(|s| subshape(s, &location.shape_index))
             .map(ToString::to_string)
@@ -209,10 +262,23 @@ fn assignment(
             bytes: size(buffer.size, &field("size"))?,
             offset: 0,
             allocation: None,
+            origin: origin.clone(),
         });
     }
     let mut allocations = Vec::with_capacity(proto.buffer_allocations.len());
     for (a, allocation) in proto.buffer_allocations.iter().enumerate() {
+        let contradiction =
+            |field: String, message: String| Err(AssignmentError::Contradiction { field, message });
+        if usize::try_from(allocation.index).ok() != Some(a) {
+            return contradiction(
+                format!("buffer_allocations[{a}].index"),
+                format!(
+                    "{} where {a} comes (each allocation once, in order)",
+                    allocation.index
+                ),
+            );
+        }
+        let allocation_size = size(allocation.size, &format!("buffer_allocations[{a}].size"))?;
         let mut assigned = Vec::with_capacity(allocation.assigned.len());
         for (k, entry) in allocation.assigned.iter().enumerate() {
             let field = format!("buffer_allocations[{a}].assigned[{k}]");
@@ -222,14 +288,33 @@ fn assignment(
                     id: entry.logical_buffer_id,
                 }
             })?;
+            let offset = size(entry.offset, &format!("{field}.offset"))?;
+            let bytes = size(entry.size, &format!("{field}.size"))?;
+            if !inside(offset, bytes, allocation_size) {
+                return contradiction(
+                    field,
+                    format!(
+                        "offset {offset} and size {bytes} pass the end of the allocation ({allocation_size} bytes)"
+                    ),
+                );
+            }
             if let Some(value) = values.get_mut(v) {
+                if let Some(first) = value.allocation {
+                    return contradiction(
+                        format!("{field}.logical_buffer_id"),
+                        format!(
+                            "logical buffer {} is assigned to allocation {first} already",
+                            entry.logical_buffer_id
+                        ),
+                    );
+                }
                 value.allocation = Some(a);
-                value.offset = size(entry.offset, &format!("{field}.offset"))?;
+                value.offset = offset;
             }
             assigned.push(v);
         }
         allocations.push(Allocation {
-            size: size(allocation.size, &format!("buffer_allocations[{a}].size"))?,
+            size: allocation_size,
             color: allocation.color,
             parameter: allocation.is_entry_computation_parameter,
             aliased_parameter: allocation.is_entry_computation_parameter
@@ -253,10 +338,10 @@ fn assignment(
 fn events<'p>(
     proto: &'p BufferAssignmentProto,
     ids: &HashMap<i64, usize>,
-    instructions: &HashMap<i64, (&str, Option<&Shape>)>,
+    instructions: &HashMap<i64, Inst<'_>>,
 ) -> Result<(Vec<Event>, Vec<&'p str>), AssignmentError> {
     let known: std::collections::HashSet<&str> =
-        instructions.values().map(|&(name, _)| name).collect();
+        instructions.values().map(|&(name, _, _)| name).collect();
     let total = proto
         .heap_simulator_traces
         .iter()
@@ -265,6 +350,16 @@ fn events<'p>(
     let mut events = Vec::with_capacity(total);
     let mut names = Vec::with_capacity(total);
     for (t, trace) in proto.heap_simulator_traces.iter().enumerate() {
+        let index = trace.buffer_allocation_index;
+        if usize::try_from(index).map_or(true, |a| a >= proto.buffer_allocations.len()) {
+            return Err(AssignmentError::Contradiction {
+                field: format!("heap_simulator_traces[{t}].buffer_allocation_index"),
+                message: format!(
+                    "{index}, but the assignment has {} allocations",
+                    proto.buffer_allocations.len()
+                ),
+            });
+        }
         for (e, event) in trace.events.iter().enumerate() {
             let field = |name: &str| format!("heap_simulator_traces[{t}].events[{e}].{name}");
             let buffer = |id: i64, name: &str| {

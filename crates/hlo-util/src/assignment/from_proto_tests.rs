@@ -39,11 +39,13 @@ fn proto() -> HloProto {
         }),
         ..LogicalBufferProto::default()
     };
-    let allocation = |logical_buffer_id: i64, parameter: bool| BufferAllocationProto {
+    let allocation = |index: i64, logical_buffer_id: i64, parameter: bool| BufferAllocationProto {
+        index,
         size: 16,
         is_entry_computation_parameter: parameter,
         assigned: vec![Assigned {
             logical_buffer_id,
+            size: 16,
             ..Assigned::default()
         }],
         ..BufferAllocationProto::default()
@@ -58,7 +60,7 @@ fn proto() -> HloProto {
         hlo_module: Some(module),
         buffer_assignment: Some(BufferAssignmentProto {
             logical_buffers: vec![buffer(10, 1), buffer(20, 2)],
-            buffer_allocations: vec![allocation(10, true), allocation(20, false)],
+            buffer_allocations: vec![allocation(0, 10, true), allocation(1, 20, false)],
             heap_simulator_traces: vec![HeapSimulatorTrace {
                 events: vec![event(0, 20), event(1, 20)],
                 ..HeapSimulatorTrace::default()
@@ -186,28 +188,116 @@ fn a_free_of_what_was_never_allocated() {
     let mut p = proto();
     events(&mut p).remove(0);
     assert_eq!(
-        peak(&p),
-        Err(AssignmentError::FreeUnallocated {
-            field: "heap event 0".into(),
-            id: 20
-        })
+        peak(&p).unwrap_err().to_string(),
+        "heap_simulator_traces[0].events[0]: FREE of buffer 20, never allocated"
     );
 }
 
 #[test]
-fn sizes_that_overflow_or_are_negative() {
+fn events_out_of_order() {
+    let message = |p: &HloProto| peak(p).unwrap_err().to_string();
+    // A double ALLOC.
+    let mut p = proto();
+    let again = events(&mut p)[0].clone();
+    events(&mut p).insert(1, again);
+    assert_eq!(
+        message(&p),
+        "heap_simulator_traces[0].events[1]: ALLOC of buffer 20, already allocated at event 0 of its trace"
+    );
+    // A double FREE.
+    let mut p = proto();
+    let again = events(&mut p)[1].clone();
+    events(&mut p).push(again);
+    assert_eq!(
+        message(&p),
+        "heap_simulator_traces[0].events[2]: FREE of buffer 20, already freed at event 1"
+    );
+    // SHARE_WITH a buffer never allocated.
+    let mut p = proto();
+    let mut buffer = assignment(&mut p).logical_buffers[1].clone();
+    buffer.id = 30;
+    assignment(&mut p).logical_buffers.push(buffer);
+    assignment(&mut p).buffer_allocations[1]
+        .assigned
+        .push(Assigned {
+            logical_buffer_id: 30,
+            size: 16,
+            ..Assigned::default()
+        });
+    let share = Event {
+        kind: 2,
+        buffer_id: 20,
+        share_with_canonical_id: 30,
+        ..events(&mut p)[0].clone()
+    };
+    events(&mut p)[0] = share;
+    assert_eq!(
+        message(&p),
+        "heap_simulator_traces[0].events[0]: buffer 20 shares with buffer 30, never allocated before"
+    );
+}
+
+#[test]
+fn assignments_that_contradict_themselves() {
+    let message = |p: &HloProto| peak(p).unwrap_err().to_string();
+    // An offset of 2^40 in a 16-byte allocation.
+    let mut p = proto();
+    assignment(&mut p).buffer_allocations[1].assigned[0].offset = 1 << 40;
+    assert_eq!(
+        message(&p),
+        "buffer_allocations[1].assigned[0]: offset 1099511627776 and size 16 pass the end of the allocation (16 bytes)"
+    );
+    // An assigned size above its allocation.
+    let mut p = proto();
+    assignment(&mut p).buffer_allocations[1].assigned[0].size = 8192;
+    assert_eq!(
+        message(&p),
+        "buffer_allocations[1].assigned[0]: offset 0 and size 8192 pass the end of the allocation (16 bytes)"
+    );
+    // One logical buffer in two allocations (a duplicate allocation).
+    let mut p = proto();
+    let mut again = assignment(&mut p).buffer_allocations[1].clone();
+    again.index = 2;
+    assignment(&mut p).buffer_allocations.push(again);
+    assert_eq!(
+        message(&p),
+        "buffer_allocations[2].assigned[0].logical_buffer_id: logical buffer 20 is assigned to allocation 1 already"
+    );
+    // Allocations out of place.
+    let mut p = proto();
+    assignment(&mut p).buffer_allocations[1].index = 0;
+    assert_eq!(
+        message(&p),
+        "buffer_allocations[1].index: 0 where 1 comes (each allocation once, in order)"
+    );
+    // A trace of an allocation the assignment lacks.
+    for index in [99_999, -1] {
+        let mut p = proto();
+        assignment(&mut p).heap_simulator_traces[0].buffer_allocation_index = index;
+        assert_eq!(
+            message(&p),
+            format!(
+                "heap_simulator_traces[0].buffer_allocation_index: {index}, but the assignment has 2 allocations"
+            )
+        );
+    }
+}
+
+#[test]
+fn sizes_beyond_i64_or_negative() {
+    // A temporary of 2^63 - 1 bytes over a 16-byte parameter: the peak
+    // passes i64::MAX.
+    let mut p = proto();
+    assignment(&mut p).logical_buffers[1].size = i64::MAX;
+    assert_eq!(
+        peak(&p).unwrap_err().to_string(),
+        "heap event 0: the bytes are beyond i64"
+    );
+    // Static buffers whose sum passes it.
     let mut p = proto();
     for buffer in &mut assignment(&mut p).logical_buffers {
         buffer.size = i64::MAX;
     }
-    let again = assignment(&mut p).buffer_allocations[0].clone();
-    assignment(&mut p).buffer_allocations.push(again);
-    // Two static parameters, then the temporary on the heap.
-    assert_eq!(
-        peak(&p),
-        Err(AssignmentError::Overflow("heap event 0".into()))
-    );
-    // All three static.
     assignment(&mut p).buffer_allocations[1].is_constant = true;
     assert_eq!(
         peak(&p),
@@ -232,4 +322,98 @@ fn unknown_event_kinds_and_duplicate_ids() {
     let mut p = proto();
     assignment(&mut p).logical_buffers[1].id = 10;
     assert_eq!(peak(&p), Err(AssignmentError::DuplicateBuffer(10)));
+}
+
+#[test]
+fn stacks_come_from_the_stack_frame_index_and_bad_ones_are_refused() {
+    use crate::proto::StackFrameIndexProto;
+    use crate::proto::stack_frame_index_proto::{FileLocation, StackFrame};
+    let mut proto = proto();
+    let module = proto.hlo_module.as_mut().unwrap();
+    module.stack_frame_index = Some(StackFrameIndexProto {
+        file_names: vec!["m.py".into()],
+        function_names: vec!["outer".into(), "inner".into()],
+        file_locations: vec![
+            FileLocation {
+                file_name_id: 1,
+                function_name_id: 1,
+                line: 9,
+                ..FileLocation::default()
+            },
+            FileLocation {
+                file_name_id: 1,
+                function_name_id: 2,
+                line: 3,
+                column: 5,
+                ..FileLocation::default()
+            },
+        ],
+        stack_frames: vec![
+            StackFrame {
+                file_location_id: 1,
+                parent_frame_id: 0,
+            },
+            StackFrame {
+                file_location_id: 2,
+                parent_frame_id: 1,
+            },
+        ],
+    });
+    let instructions = &mut module.computations[0].instructions;
+    instructions[0].metadata = Some(schema::OpMetadata {
+        op_name: "args[0]".into(),
+        ..Default::default()
+    });
+    instructions[1].metadata = Some(schema::OpMetadata {
+        op_name: "jit(f)/neg".into(),
+        stack_frame_id: 2,
+        ..Default::default()
+    });
+    let report = peak_from_hlo_proto(&proto.encode_to_vec()).unwrap();
+    let t = report.live_at_peak.iter().find(|b| b.name == "t").unwrap();
+    assert_eq!(t.op_name.as_deref(), Some("jit(f)/neg"));
+    let frames = t.stack.to_vec();
+    assert_eq!(frames.len(), 2);
+    assert_eq!(
+        (
+            frames[0].function.as_str(),
+            frames[0].line,
+            frames[0].column
+        ),
+        ("inner", 3, Some(5))
+    );
+    assert_eq!(frames[1].to_string(), "outer (m.py:9)");
+    let p = report.live_at_peak.iter().find(|b| b.name == "p").unwrap();
+    assert_eq!(
+        (p.op_name.as_deref(), p.stack.is_empty()),
+        (Some("args[0]"), true)
+    );
+
+    // A circle of callers, and a frame naming a missing location.
+    let index = |proto: &mut HloProto| {
+        proto
+            .hlo_module
+            .as_mut()
+            .unwrap()
+            .stack_frame_index
+            .as_mut()
+            .unwrap()
+            .clone()
+    };
+    let mut circle = proto.clone();
+    let mut frames_index = index(&mut circle);
+    frames_index.stack_frames[0].parent_frame_id = 2;
+    circle.hlo_module.as_mut().unwrap().stack_frame_index = Some(frames_index);
+    let error = peak_from_hlo_proto(&circle.encode_to_vec()).unwrap_err();
+    assert!(matches!(error, AssignmentError::StackFrames(_)));
+    assert!(error.to_string().contains("round in a circle"), "{error}");
+    let mut missing = proto.clone();
+    let mut frames_index = index(&mut missing);
+    frames_index.stack_frames[1].file_location_id = 7;
+    missing.hlo_module.as_mut().unwrap().stack_frame_index = Some(frames_index);
+    let error = peak_from_hlo_proto(&missing.encode_to_vec()).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "hlo_module.stack_frame_index: stack frame 2 names file location 7, which the module lacks (2 locations)"
+    );
 }

@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use super::AssignmentError;
 use super::assignment_text::read_assignment_text;
 use super::baseline::static_baseline;
+use super::bytes::add_bytes;
 use super::live_range::read_live_ranges;
 use super::model::Assignment;
 use super::report::{PeakPoint, PeakReport, StepUnit};
@@ -65,7 +66,7 @@ pub(super) struct Live {
 ///
 /// [`AssignmentError::Text`] for a line of either dump that does not read,
 /// [`AssignmentError::NoLiveRange`] for a temporary without a live range,
-/// [`AssignmentError::Overflow`] when sums do not fit in 64 bits.
+/// [`AssignmentError::Overflow`] when sums are beyond `i64::MAX`.
 pub fn peak_from_text_dumps(
     buffer_assignment: &str,
     live_range: &str,
@@ -85,9 +86,9 @@ pub fn peak_from_text_dumps(
             (heap_peak, at, peak_heap) = (bytes, step, one);
         }
     }
-    let peak_bytes = static_bytes
-        .checked_add(heap_peak)
-        .ok_or_else(|| AssignmentError::Overflow("the peak".to_owned()))?;
+    let peak_bytes = add_bytes(static_bytes, heap_peak).ok_or_else(|| {
+        AssignmentError::Overflow(format!("the peak ({static_bytes} + {heap_peak})"))
+    })?;
     let mut live = counted;
     if let Some(t) = at {
         live.extend(live_at(&peak_heap, t));
@@ -217,7 +218,7 @@ fn change(
     let after = group.last_key_value().map_or(0, |(&b, _)| b);
     memory
         .checked_sub(before)
-        .and_then(|m| m.checked_add(after))
+        .and_then(|m| add_bytes(m, after))
         .ok_or_else(overflow)
 }
 

@@ -2,10 +2,23 @@
 //! reference counts per logical buffer, SHARE_WITH linking a buffer to the
 //! root of the one whose storage it takes.
 
+use super::bytes::add_bytes;
+
+/// A heap event with its buffers resolved to value indices.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Event {
+    /// ALLOC of a value.
+    Alloc(usize),
+    /// FREE of a value.
+    Free(usize),
+    /// SHARE_WITH: a value takes the storage of another.
+    ShareWith(usize, usize),
+}
+
 /// Why an event could not be replayed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum HeapFault {
-    /// The live bytes overflow.
+    /// The live bytes pass `i64::MAX`.
     Overflow,
     /// A FREE of a buffer whose storage is not allocated.
     FreeUnallocated,
@@ -102,7 +115,7 @@ impl Heap {
             return Ok(None);
         }
         let size = self.sizes.get(b).copied().unwrap_or(0);
-        self.memory = self.memory.checked_add(size).ok_or(HeapFault::Overflow)?;
+        self.memory = add_bytes(self.memory, size).ok_or(HeapFault::Overflow)?;
         Ok(Some(b))
     }
 
@@ -141,7 +154,7 @@ mod tests {
 
     #[test]
     fn overflow_is_a_fault() {
-        let mut heap = Heap::new(vec![u64::MAX, 1], 0, &[]);
+        let mut heap = Heap::new(vec![super::super::bytes::MAX_BYTES, 1], 0, &[]);
         heap.alloc(0).unwrap();
         assert_eq!(heap.alloc(1), Err(HeapFault::Overflow));
     }

@@ -19,6 +19,7 @@
 
 mod assignment_text;
 pub(crate) mod baseline;
+pub(crate) mod bytes;
 mod dump;
 mod error;
 mod from_proto;
@@ -33,6 +34,7 @@ mod report_text;
 pub(crate) mod summary;
 mod timeline;
 mod timeline_build;
+mod trace_order;
 
 pub use dump::MemoryDump;
 pub use error::AssignmentError;

@@ -2,6 +2,7 @@
 //! their flags, and the logical buffers (values) assigned to them.
 
 use super::report::BufferKind;
+use crate::origins::metadata::Origin;
 
 /// XLA's host memory space (`S(5)`), whose bytes `CompiledMemoryStats`
 /// reports apart (`host_*_size_in_bytes`).
@@ -74,6 +75,8 @@ pub(crate) struct Value {
     pub offset: u64,
     /// The allocation it is assigned to, if any.
     pub allocation: Option<usize>,
+    /// Its defining instruction's op_name and stack.
+    pub origin: Origin,
 }
 
 /// Allocations and values.

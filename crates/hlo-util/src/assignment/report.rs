@@ -1,7 +1,11 @@
 //! The peak memory report: XLA's `peak_memory_in_bytes`, where it is
 //! reached, the buffers live there, and XLA's other allocation totals.
 
+use std::sync::Arc;
+
 use serde::Serialize;
+
+use crate::origins::{Stack, serialize_op_name};
 
 /// What a buffer holds, as XLA's buffer assignment classifies its
 /// allocation.
@@ -33,6 +37,34 @@ pub struct LiveBuffer {
     pub bytes: u64,
     /// What it holds.
     pub kind: BufferKind,
+    /// The `op_name` of the instruction that defines it (an entry
+    /// parameter's is its pytree path, `args[0]['w1']`); none when the
+    /// module records none.
+    #[serde(serialize_with = "serialize_op_name")]
+    pub op_name: Option<Arc<str>>,
+    /// The Python stack of the instruction that defines it, innermost
+    /// first; empty when the module records none.
+    pub stack: Stack,
+}
+
+impl LiveBuffer {
+    /// The line it comes from, `file:line` of its innermost frame.
+    ///
+    /// ```
+    /// let buffer = hlo_util::LiveBuffer {
+    ///     name: "dot.3".to_owned(),
+    ///     shape_index: Vec::new(),
+    ///     shape: "f32[8]{0}".to_owned(),
+    ///     bytes: 32,
+    ///     kind: hlo_util::BufferKind::Temporary,
+    ///     op_name: Some("jit(f)/dot_general".into()),
+    ///     stack: hlo_util::Stack::from_frames(vec![hlo_util::Frame::at("m.py", 7, "f")]),
+    /// };
+    /// assert_eq!(buffer.source().as_deref(), Some("m.py:7"));
+    /// ```
+    pub fn source(&self) -> Option<String> {
+        self.stack.innermost().map(crate::Frame::source)
+    }
 }
 
 /// What a [`PeakPoint`]'s `step` counts.

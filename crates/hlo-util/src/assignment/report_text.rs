@@ -4,10 +4,12 @@
 use std::fmt;
 
 use super::report::{AllocationTotals, BufferKind, LiveBuffer, PeakReport, StepUnit};
+use crate::printable::printable;
 use crate::report::table::aligned;
 
-/// The columns of the live buffers' table; the first is a number.
-const COLUMNS: [&str; 4] = ["bytes", "kind", "buffer", "shape"];
+/// The columns of the live buffers' table; the first is a number. The
+/// last, the source line, is shown when a buffer listed has one.
+const COLUMNS: [&str; 5] = ["bytes", "kind", "buffer", "shape", "source"];
 
 /// A [`PeakReport`] as text with at most `top` rows of live buffers (the
 /// rest summed on one line).
@@ -46,7 +48,7 @@ impl fmt::Display for PeakText<'_> {
                     StepUnit::HeapEvent => "heap event",
                     StepUnit::ScheduleStep => "step",
                 };
-                write!(f, " at {unit} {} ({})", at.step, at.instruction)?;
+                write!(f, " at {unit} {} ({})", at.step, printable(&at.instruction))?;
             }
             None => write!(f, " (the static buffers alone)")?,
         }
@@ -65,8 +67,14 @@ impl fmt::Display for PeakText<'_> {
             "\nlive at the peak: {count} buffer{}",
             if count == 1 { "" } else { "s" }
         )?;
-        let rows: Vec<Vec<String>> = r.live_at_peak.iter().take(self.top).map(cells).collect();
-        for line in aligned(&COLUMNS, &rows, 1) {
+        let listed = r
+            .live_at_peak
+            .get(..self.top.min(count))
+            .unwrap_or_default();
+        let sources = listed.iter().any(|b| !b.stack.is_empty());
+        let columns = if sources { &COLUMNS[..] } else { &COLUMNS[..4] };
+        let rows: Vec<Vec<String>> = listed.iter().map(|b| cells(b, sources)).collect();
+        for line in aligned(columns, &rows, 1) {
             write!(f, "\n{line}")?;
         }
         let rest = r.live_at_peak.get(rows.len()..).unwrap_or_default();
@@ -88,15 +96,19 @@ fn totals(f: &mut fmt::Formatter<'_>, memory: &str, t: &AllocationTotals) -> fmt
     )
 }
 
-/// The cells of one live buffer.
-fn cells(b: &LiveBuffer) -> Vec<String> {
+/// The cells of one live buffer, its source line last if `source`.
+fn cells(b: &LiveBuffer, source: bool) -> Vec<String> {
     let index: Vec<String> = b.shape_index.iter().map(i64::to_string).collect();
-    vec![
+    let mut cells = vec![
         b.bytes.to_string(),
         b.kind.word().to_owned(),
         format!("{}{{{}}}", b.name, index.join(",")),
         b.shape.clone(),
-    ]
+    ];
+    if source {
+        cells.push(b.source().unwrap_or_else(|| "-".to_owned()));
+    }
+    cells
 }
 
 impl BufferKind {
@@ -128,6 +140,8 @@ mod tests {
             shape: "f32[4]".to_owned(),
             bytes,
             kind,
+            op_name: None,
+            stack: crate::Stack::default(),
         }
     }
 
@@ -170,5 +184,14 @@ mod tests {
                 .to_string()
                 .ends_with("16  output     o{1}    f32[4]")
         );
+        let mut with_source = report.clone();
+        with_source.live_at_peak[1].stack =
+            crate::Stack::from_frames(vec![crate::Frame::at("m.py", 7, "f")]);
+        assert!(with_source.text(2).to_string().ends_with(
+            "bytes  kind       buffer  shape   source\n   \
+             64  parameter  p{1}    f32[4]  -\n   \
+             16  temporary  t{1}    f32[4]  m.py:7\n\
+             ... 2 more buffers: 32 bytes"
+        ));
     }
 }

@@ -2,6 +2,7 @@
 //! and XLA's allocation totals.
 
 use super::AssignmentError;
+use super::bytes::add_bytes;
 use super::model::{Assignment, HOST_COLOR};
 use super::report::{AllocationTotals, LiveBuffer};
 
@@ -17,6 +18,8 @@ pub(crate) fn live_buffers(assignment: &Assignment, live: &[usize]) -> Vec<LiveB
                 shape: value.shape.clone(),
                 bytes: value.bytes,
                 kind: assignment.kind_of(v),
+                op_name: value.origin.op_name.clone(),
+                stack: value.origin.stack.clone(),
             })
         })
         .collect();
@@ -34,7 +37,7 @@ pub(crate) fn live_buffers(assignment: &Assignment, live: &[usize]) -> Vec<LiveB
 ///
 /// # Errors
 ///
-/// [`AssignmentError::Overflow`] when a sum does not fit in 64 bits.
+/// [`AssignmentError::Overflow`] when a sum is beyond `i64::MAX`.
 pub(crate) fn allocation_totals(
     assignment: &Assignment,
 ) -> Result<(AllocationTotals, AllocationTotals), AssignmentError> {
@@ -48,8 +51,7 @@ pub(crate) fn allocation_totals(
         };
         let add = |total: &mut u64, yes: bool| {
             if yes {
-                *total = total
-                    .checked_add(allocation.size)
+                *total = add_bytes(*total, allocation.size)
                     .ok_or_else(|| AssignmentError::Overflow("the allocation totals".to_owned()))?;
             }
             Ok::<(), AssignmentError>(())

@@ -1,7 +1,11 @@
 //! The memory timeline of a dumped buffer assignment: every block of
 //! storage with the steps it is live at, on the step axis of the dump.
 
+use std::sync::Arc;
+
 use serde::Serialize;
+
+use crate::origins::{Stack, serialize_op_name};
 
 use super::report::{BufferKind, StepUnit};
 
@@ -19,6 +23,13 @@ pub struct TimelineBuffer {
     pub bytes: u64,
     /// What it holds.
     pub kind: BufferKind,
+    /// The `op_name` of the instruction that defines it; none when the
+    /// module records none.
+    #[serde(serialize_with = "serialize_op_name")]
+    pub op_name: Option<Arc<str>>,
+    /// The Python stack of the instruction that defines it, innermost
+    /// first; empty when the module records none.
+    pub stack: Stack,
     /// The first step it is live at.
     pub first: u64,
     /// The last step it is live at (included).
@@ -66,6 +77,8 @@ impl MemoryTimeline {
     ///     shape: "f32[4]".to_owned(),
     ///     bytes,
     ///     kind: BufferKind::Temporary,
+    ///     op_name: None,
+    ///     stack: hlo_util::Stack::default(),
     ///     first,
     ///     last,
     /// };
@@ -76,6 +89,8 @@ impl MemoryTimeline {
     /// };
     /// assert_eq!(timeline.live_bytes(), [16, 20, 16]);
     /// assert_eq!(timeline.live_bytes_of(BufferKind::Parameter), [0, 0, 0]);
+    /// let huge = MemoryTimeline { steps: u64::MAX, ..timeline };
+    /// assert!(huge.live_bytes().is_empty());
     /// ```
     pub fn live_bytes(&self) -> Vec<u64> {
         self.sum(|_| true)
@@ -88,10 +103,14 @@ impl MemoryTimeline {
 
     /// The bytes of the blocks that `keep` at each step: a sweep over
     /// where they start and end.
+    /// A timeline of more steps than memory holds (built by hand: the
+    /// readers bound the steps by their input) sums to nothing.
     fn sum(&self, keep: impl Fn(&TimelineBuffer) -> bool) -> Vec<u64> {
         let steps = usize::try_from(self.steps).unwrap_or(0);
-        let mut starts = vec![0_u64; steps];
-        let mut ends = vec![0_u64; steps.saturating_add(1)];
+        let (Some(mut starts), Some(mut ends)) = (zeros(steps), zeros(steps.saturating_add(1)))
+        else {
+            return Vec::new();
+        };
         for buffer in self.buffers.iter().filter(|b| keep(b)) {
             let first = usize::try_from(buffer.first).unwrap_or(usize::MAX);
             let after = usize::try_from(buffer.last)
@@ -118,4 +137,12 @@ impl MemoryTimeline {
             })
             .collect()
     }
+}
+
+/// `n` zeros, none when they cannot be allocated.
+fn zeros(n: usize) -> Option<Vec<u64>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).ok()?;
+    v.resize(n, 0);
+    Some(v)
 }

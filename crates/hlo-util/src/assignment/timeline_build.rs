@@ -194,6 +194,8 @@ pub fn timeline_from_module_memory(memory: &ModuleMemory) -> MemoryTimeline {
         shape: b.shape.clone(),
         bytes: b.bytes,
         kind: b.kind,
+        op_name: b.op_name.clone(),
+        stack: b.stack.clone(),
         first,
         last,
     };
@@ -259,6 +261,8 @@ fn block(assignment: &Assignment, v: usize, first: u64, last: u64) -> Option<Tim
         shape: value.shape.clone(),
         bytes: value.bytes,
         kind: assignment.kind_of(v),
+        op_name: value.origin.op_name.clone(),
+        stack: value.origin.stack.clone(),
         first,
         last,
     })

@@ -172,10 +172,11 @@ pub(crate) fn buffers(
         }
         // A while reads its operand when its condition starts; a call's
         // operands and a conditional's branch operands are its
-        // computations' parameters, read there.
+        // computations' parameters, read there (those of a computation
+        // called twice are values of their own: the call reads its operands).
         let (used_at, read) = match (inst.opcode.as_str(), first_of(0)) {
             ("while", Some(p)) => (step(p), inst.operands.len()),
-            ("call", _) => (t, 0),
+            ("call", _) if !inst.called.first().is_some_and(|&c| flow.shared_callee(c)) => (t, 0),
             ("conditional", _) => (t, 1),
             _ => (t, inst.operands.len()),
         };

@@ -40,6 +40,8 @@ pub(crate) struct Dataflow {
     pub inst: Vec<usize>,
     /// Whether each position defines a value.
     pub defines: Vec<bool>,
+    /// The computations that two or more calls call.
+    shared_callee: Vec<bool>,
     /// Positions joined into values.
     values: Vec<usize>,
     /// Positions joined into buffers.
@@ -68,6 +70,12 @@ impl Dataflow {
             (Some(&b), Some(i)) if b != usize::MAX => b..b.saturating_add(count(&i.shape)),
             _ => 0..0,
         }
+    }
+
+    /// Whether two or more calls call computation `c`: its parameters are
+    /// values of their own, sharing the operands' buffers.
+    pub fn shared_callee(&self, c: usize) -> bool {
+        self.shared_callee.get(c) == Some(&true)
     }
 
     /// The buffer (a representative position) of position `p`.
@@ -169,6 +177,19 @@ fn roles(graph: &Graph) -> Vec<Role> {
     roles
 }
 
+/// Which computations two or more `call`s call.
+fn shared_callees(graph: &Graph) -> Vec<bool> {
+    let mut sites = vec![0_u8; graph.comps.len()];
+    for inst in graph.insts.iter().filter(|i| i.opcode == "call") {
+        for &c in &inst.called {
+            if let Some(n) = sites.get_mut(c) {
+                *n = n.saturating_add(1);
+            }
+        }
+    }
+    sites.into_iter().map(|n| n > 1).collect()
+}
+
 /// Builds the positions and joins those that share storage.
 pub(crate) fn dataflow(graph: &Graph) -> Result<Dataflow, LivenessError> {
     let roles = roles(graph);
@@ -181,6 +202,10 @@ pub(crate) fn dataflow(graph: &Graph) -> Result<Dataflow, LivenessError> {
             }
         }
     }
+    // The parameters of a computation that two or more calls call hold
+    // what each call site passes: values of their own, in one buffer with
+    // the operands (XLA's value set of every site's operand).
+    let shared_callee = shared_callees(graph);
     let mut base = vec![usize::MAX; graph.insts.len()];
     let mut inst_of = Vec::new();
     let mut defines = Vec::new();
@@ -196,6 +221,7 @@ pub(crate) fn dataflow(graph: &Graph) -> Result<Dataflow, LivenessError> {
             "parameter" => {
                 inst.computation == graph.entry
                     || loop_computation.get(inst.computation) == Some(&true)
+                    || shared_callee.get(inst.computation) == Some(&true)
             }
             _ => !passes_through(inst),
         };
@@ -205,6 +231,7 @@ pub(crate) fn dataflow(graph: &Graph) -> Result<Dataflow, LivenessError> {
         }
     }
     let mut flow = Dataflow {
+        shared_callee,
         roles,
         base,
         values: (0..inst_of.len()).collect(),
@@ -351,9 +378,11 @@ fn join_instruction(
         }
         "call" => {
             let c = comp(0).ok_or_else(|| malformed("no computation"))?;
+            let shared = inst.called.first().is_some_and(|&c| flow.shared_callee(c));
+            let join = if shared { Join::Buffer } else { Join::Value };
             for (k, &p) in c.parameters.iter().enumerate() {
                 let o = op(k).ok_or_else(|| malformed("too few operands"))?;
-                join_trees(graph, flow, (p, &[]), (o, &[]), Join::Value)?;
+                join_trees(graph, flow, (p, &[]), (o, &[]), join)?;
             }
             if let Some(root) = c.root {
                 join_trees(graph, flow, (i, &[]), (root, &[]), Join::Value)?;

@@ -41,7 +41,7 @@ pub enum LivenessError {
     /// Two instructions or two computations with one name.
     #[error("`{0}` is defined twice")]
     Duplicate(String),
-    /// A sum of sizes does not fit in 64 bits.
-    #[error("{0}: the bytes overflow")]
+    /// A sum of sizes is beyond `i64::MAX`, the most XLA's sizes hold.
+    #[error("{0}: the bytes are beyond i64")]
     Overflow(String),
 }

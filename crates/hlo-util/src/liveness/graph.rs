@@ -3,11 +3,15 @@
 //! by the crate's streaming text reader.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use schema::Shape;
 
 use super::LivenessError;
 use super::attributes::{Alias, aliases};
+use crate::origins::frame::FrameTable;
+use crate::origins::metadata::{InstOrigin, read_metadata};
+use crate::origins::tables::Tables;
 use crate::read_text;
 use crate::scan::{computation_names, split_top};
 
@@ -48,6 +52,10 @@ pub(crate) struct Inst {
     pub aliasing: Vec<Alias>,
     /// How many operands of other instructions name it.
     pub users: usize,
+    /// Its op_name and frame, when its metadata has either (never in a
+    /// fusion body); boxed, as most instructions of a large module have
+    /// none of their own.
+    pub origin: Option<Box<InstOrigin>>,
 }
 
 /// One computation.
@@ -70,8 +78,11 @@ pub(crate) struct Graph {
     pub scheduled: bool,
     /// The header's `input_output_alias`.
     pub io_alias: Vec<Alias>,
-    /// The text reader's warnings ([`crate::ModuleSummary::warnings`]).
+    /// The text reader's warnings ([`crate::ModuleSummary::warnings`]),
+    /// then those of the stack-frame tables.
     pub warnings: Vec<String>,
+    /// The module's stack frames, if it records any.
+    pub frames: Option<Arc<FrameTable>>,
 }
 
 /// Names read, resolved once the whole module is read: all in one text,
@@ -133,6 +144,12 @@ pub(crate) fn read_graph(text: &str) -> Result<Graph, LivenessError> {
     let mut graph = Graph::default();
     let mut pending = Pending::default();
     let mut comp_names: HashMap<String, usize> = HashMap::new();
+    let mut table_warnings = Vec::new();
+    let mut tables = Tables::from_text(text).unwrap_or_else(|m| {
+        table_warnings.push(format!("{m}; the stacks are left out"));
+        Tables::default()
+    });
+    let mut missing_frame: Option<(String, i64)> = None;
     let summary = read_text(text.as_bytes(), |i| {
         if pending.error.is_some() {
             return;
@@ -177,6 +194,7 @@ pub(crate) fn read_graph(text: &str) -> Result<Graph, LivenessError> {
             loop_fusion: false,
             aliasing: Vec::new(),
             users: 0,
+            origin: None,
         };
         if i.opcode == "parameter" {
             inst.parameter = i.operands.trim().parse().unwrap_or(0);
@@ -208,6 +226,15 @@ pub(crate) fn read_graph(text: &str) -> Result<Graph, LivenessError> {
                 }
                 "index" => inst.tuple_index = value.trim().parse().unwrap_or(usize::MAX),
                 "kind" => inst.loop_fusion = matches!(value, "kLoop" | "kInput"),
+                "metadata" if !in_body => {
+                    let origin = read_metadata(value, &mut tables);
+                    if let (None, Some(id)) = (&missing_frame, origin.missing_frame) {
+                        missing_frame = Some((i.name.to_owned(), id));
+                    }
+                    if origin.op_name.is_some() || origin.frame.is_some() {
+                        inst.origin = Some(Box::new(origin));
+                    }
+                }
                 "output_to_operand_aliasing" => match aliases(value) {
                     Ok(a) => inst.aliasing = a,
                     Err(message) => {
@@ -252,6 +279,16 @@ pub(crate) fn read_graph(text: &str) -> Result<Graph, LivenessError> {
     }
     graph.scheduled = summary.is_scheduled;
     graph.warnings = summary.warnings;
+    graph.warnings.append(&mut table_warnings);
+    if let Some((name, id)) = missing_frame {
+        graph.warnings.push(format!(
+            "instruction {name} names stack frame {id}, which the module lacks; its stack is left out"
+        ));
+    }
+    graph.frames = tables.build().unwrap_or_else(|m| {
+        graph.warnings.push(format!("{m}; the stacks are left out"));
+        None
+    });
     graph.entry =
         *comp_names
             .get(&summary.entry_computation)
@@ -268,27 +305,35 @@ pub(crate) fn read_graph(text: &str) -> Result<Graph, LivenessError> {
     Ok(graph)
 }
 
-/// Turns the names read into indices.
+/// Turns the names read into indices: an operand names an instruction of
+/// its own computation (the text reader checked that it is defined before
+/// it there), so names are looked up one computation at a time, and two
+/// computations may use one name, as XLA's parser allows (it renames the
+/// second).
 fn resolve(
     graph: &mut Graph,
     pending: Pending,
     comp_names: &HashMap<String, usize>,
 ) -> Result<(), LivenessError> {
-    let mut names: HashMap<&str, usize> = HashMap::with_capacity(graph.insts.len());
-    for (id, inst) in graph.insts.iter().enumerate() {
+    let mut names: HashMap<&str, usize> = HashMap::new();
+    let mut resolved = Vec::with_capacity(graph.insts.len());
+    for id in 0..graph.insts.len() {
+        let Some(inst) = graph.insts.get(id) else {
+            continue;
+        };
+        if id == 0
+            || graph
+                .insts
+                .get(id - 1)
+                .is_some_and(|before| before.computation != inst.computation)
+        {
+            names.clear();
+        }
         if names.insert(inst.name.as_str(), id).is_some() {
             return Err(LivenessError::Duplicate(inst.name.clone()));
         }
-    }
-    let mut resolved = Vec::with_capacity(graph.insts.len());
-    for id in 0..graph.insts.len() {
         let (operands, called) = pending.of(id);
-        let name = || {
-            graph
-                .insts
-                .get(id)
-                .map_or_else(String::new, |i| i.name.clone())
-        };
+        let name = || inst.name.clone();
         let operands = operands
             .iter()
             .map(|&o| {

@@ -22,6 +22,7 @@ mod report;
 mod schedule;
 mod shapes;
 mod share;
+mod value_order;
 
 pub use error::LivenessError;
 pub use model::memory_from_module_text;

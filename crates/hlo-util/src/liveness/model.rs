@@ -11,9 +11,12 @@ use super::graph::{Graph, read_graph};
 use super::replay::heap_peak;
 use super::report::{ModuleBuffer, ModuleMemory};
 use super::schedule::flatten;
+use super::value_order::ValueOrder;
 use crate::assignment::baseline::static_baseline;
+use crate::assignment::bytes::add_bytes;
 use crate::assignment::model::{Allocation, Assignment, Value};
 use crate::assignment::summary::{allocation_totals, live_buffers};
+use crate::origins::metadata::Origin;
 use crate::{BufferSizes, PeakPoint, PeakReport, StepUnit};
 
 /// Computes the peak memory of a module and its buffers from its text
@@ -60,9 +63,8 @@ pub fn memory_from_module_text(text: &str) -> Result<ModuleMemory, LivenessError
     );
     let (device, host) = allocation_totals(&model).map_err(|_| overflow("the totals"))?;
     let peak = PeakReport {
-        peak_bytes: static_bytes
-            .checked_add(heap.bytes)
-            .ok_or_else(|| overflow("the peak"))?,
+        peak_bytes: add_bytes(static_bytes, heap.bytes)
+            .ok_or_else(|| overflow(&format!("the peak ({static_bytes} + {})", heap.bytes)))?,
         static_bytes,
         heap_peak_bytes: heap.bytes,
         peak_at: heap.step.map(|step| PeakPoint {
@@ -173,17 +175,27 @@ fn to_model(
             values: Vec::new(),
         })
         .collect();
+    let order = ValueOrder::new(graph);
+    // The order key of each model value, to list an allocation's values in
+    // XLA's order (the static baseline counts the first of the largest).
+    let mut keys = Vec::new();
     for (b, buffer) in buffers.list.iter().enumerate() {
         let place = assigned.place.get(b).copied().unwrap_or(Place::None);
-        let largest = buffer
-            .values
-            .iter()
-            .filter_map(|&v| buffers.values.get(v))
-            .fold(None, |best: Option<&super::buffers::Value>, v| match best {
-                Some(x) if x.bytes >= v.bytes => Some(x),
-                _ => Some(v),
-            });
-        let Some(value) = largest else {
+        let values = buffer.values.iter().filter_map(|&v| buffers.values.get(v));
+        // The value XLA names the buffer by: in the heap, the first
+        // allocated; elsewhere the first of the largest, as the static
+        // baseline counts it.
+        let named = if place == Place::Heap {
+            values
+                .min_by(|x, y| (x.start, order.key(graph, x)).cmp(&(y.start, order.key(graph, y))))
+        } else {
+            values.min_by(|x, y| {
+                y.bytes
+                    .cmp(&x.bytes)
+                    .then_with(|| order.key(graph, x).cmp(&order.key(graph, y)))
+            })
+        };
+        let Some(value) = named else {
             continue;
         };
         let Some(inst) = graph.insts.get(value.inst) else {
@@ -204,6 +216,7 @@ fn to_model(
             Place::None => continue,
         };
         of_buffer[b] = Some(v);
+        keys.push(order.key(graph, value));
         model.values.push(Value {
             instruction: inst.name.clone(),
             shape_index: value
@@ -216,7 +229,11 @@ fn to_model(
             bytes: buffer.bytes,
             offset: 0,
             allocation,
+            origin: origin_of(graph, inst),
         });
+    }
+    for alloc in &mut allocations {
+        alloc.values.sort_by(|&x, &y| keys.get(x).cmp(&keys.get(y)));
     }
     let heap_index = allocations.len();
     for &v in &heap.values {
@@ -245,6 +262,7 @@ fn to_model(
                 bytes,
                 offset: 0,
                 allocation: Some(allocations.len()),
+                origin: origin_of(graph, inst),
             });
             // A constant of an applied computation is a constant all the same.
             let constant = inst.opcode == "constant";
@@ -259,4 +277,11 @@ fn to_model(
     }
     model.allocations = allocations;
     (model, of_buffer)
+}
+
+/// The op_name and stack of `inst`'s values.
+fn origin_of(graph: &Graph, inst: &super::graph::Inst) -> Origin {
+    inst.origin
+        .as_deref()
+        .map_or_else(Origin::default, |o| o.resolve(graph.frames.as_ref()))
 }

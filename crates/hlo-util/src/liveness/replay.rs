@@ -99,6 +99,8 @@ fn run(
     by_end.sort_by_key(|&v| (buffers.values[v].end, v));
     let mut refs = vec![0_usize; heap.len()];
     let mut taken = vec![false; heap.len()];
+    // Values freed as an operand whose storage a result takes.
+    let mut freed = vec![false; buffers.values.len()];
     let (mut s, mut e) = (0, 0);
     let mut peak = (0_u64, None);
     let mut shares = Vec::new();
@@ -128,8 +130,15 @@ fn run(
                 });
             match into {
                 Some(o) => {
+                    // XLA frees the dying operand first, then shares its
+                    // storage: the storage is then the operand's own.
                     let ob = slot[buffers.values[o].buffer];
                     taken[ob] = true;
+                    freed[o] = true;
+                    refs[ob] = refs[ob].saturating_sub(1);
+                    if refs[ob] == 0 {
+                        memory.free(ob).map_err(|_| overflow())?;
+                    }
                     memory.share(k, ob).map_err(|_| overflow())?;
                     shares.push((b, buffers.values[o].buffer));
                 }
@@ -147,6 +156,9 @@ fn run(
         }
         while let Some(&v) = by_end.get(e).filter(|&&v| buffers.values[v].end == t) {
             e += 1;
+            if freed[v] {
+                continue;
+            }
             let k = slot[buffers.values[v].buffer];
             refs[k] = refs[k].saturating_sub(1);
             if refs[k] == 0 {

@@ -5,6 +5,7 @@ use std::fmt;
 use super::memory::{BufferRow, ComputationTotal, MemoryReport};
 use super::table::aligned;
 use crate::EntryBytes;
+use crate::printable::printable;
 
 /// The columns of the instructions' table (and `per device` for a module
 /// with shardings); the first four are numbers.
@@ -38,7 +39,7 @@ impl fmt::Display for MemoryReport {
         write!(
             f,
             "module {}: {} instructions in {} computation{}",
-            m.name,
+            printable(&m.name),
             m.instructions,
             m.computations,
             if m.computations == 1 { "" } else { "s" }
@@ -91,7 +92,7 @@ impl fmt::Display for MemoryReport {
             )?;
         }
         for warning in &m.warnings {
-            write!(f, "\nwarning: {warning}")?;
+            write!(f, "\nwarning: {}", printable(warning))?;
         }
         Ok(())
     }

@@ -22,7 +22,33 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
             file.write_all(bytes)?;
             file.flush()
         }
-        _ => write_atomically(&target, bytes),
+        Ok(meta) if meta.is_file() => {
+            check_writable(&target, &meta)?;
+            write_atomically(&target, bytes, Some(meta.permissions()))
+        }
+        _ => write_atomically(&target, bytes, None),
+    }
+}
+
+/// Refuses to replace a file the user may not write: one with no write
+/// permission for anyone (`0444`: read-only on purpose, refused even to
+/// root), or one the system does not let this user open for writing.
+fn check_writable(path: &Path, meta: &std::fs::Metadata) -> std::io::Result<()> {
+    let refused = |why: &str| {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            format!("{why}, not replaced"),
+        ))
+    };
+    if meta.permissions().readonly() {
+        return refused("a read-only file");
+    }
+    match OpenOptions::new().write(true).open(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            refused("a file this user may not write")
+        }
+        Err(e) => Err(e),
     }
 }
 
@@ -51,7 +77,13 @@ fn link_target(path: &Path) -> std::io::Result<PathBuf> {
 
 /// Writes `bytes` to a temporary file beside `path`, then renames it over
 /// `path`: a failure leaves `path` as it was, and no temporary file behind.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// The new file has `permissions` (those of the file it replaces: a private
+/// file stays private), else those `File::create` gives.
+fn write_atomically(
+    path: &Path,
+    bytes: &[u8],
+    permissions: Option<std::fs::Permissions>,
+) -> std::io::Result<()> {
     let directory = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
@@ -60,11 +92,31 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        // As `File::create` makes files: readable and writable by all, less
-        // the umask (a temporary file is otherwise private).
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
+        // A new file as `File::create` makes it: readable and writable by
+        // all, less the umask (a temporary file is otherwise private). A
+        // replaced file's own read, write and execute bits (no set-id
+        // bits), from the start and, past the umask, exactly.
+        let mode = permissions.as_ref().map_or(0o666, |p| p.mode() & 0o777);
+        builder.permissions(std::fs::Permissions::from_mode(mode));
+        let file = builder.tempfile_in(directory)?;
+        if permissions.is_some() {
+            file.as_file()
+                .set_permissions(std::fs::Permissions::from_mode(mode))?;
+        }
+        finish(file, path, bytes)
     }
-    let mut file = builder.tempfile_in(directory)?;
+    #[cfg(not(unix))]
+    {
+        let file = builder.tempfile_in(directory)?;
+        if let Some(permissions) = permissions {
+            file.as_file().set_permissions(permissions)?;
+        }
+        finish(file, path, bytes)
+    }
+}
+
+/// Writes `bytes` to the temporary `file`, then renames it over `path`.
+fn finish(mut file: tempfile::NamedTempFile, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     file.write_all(bytes)?;
     file.as_file().sync_all()?;
     file.persist(path).map_err(|e| e.error)?;

@@ -26,7 +26,13 @@ pub fn run(args: &HloArgs, json: bool) -> Result<String, String> {
     } else if args.timeline.is_some() || args.live_range.is_some() {
         return Err("XLA's dumps are read from their files, not standard input".to_owned());
     }
-    if args.peak || args.timeline.is_some() {
+    if args.peak
+        || args.timeline.is_some()
+        || !args.by.is_empty()
+        || args.diff.is_some()
+        || args.flame.is_some()
+        || args.pprof.is_some()
+    {
         return super::hlo_peak::run(args, json, top);
     }
     let report = if args.file == "-" {
@@ -41,7 +47,9 @@ pub fn run(args: &HloArgs, json: bool) -> Result<String, String> {
         serde_json::to_string(&Success {
             ok: true,
             report: &report,
+            origins: super::hlo_origins::Origins::default(),
             timeline: None,
+            outputs: Default::default(),
         })
         .map_err(|e| e.to_string())
     } else {

@@ -1,5 +1,6 @@
 //! `hlo` of XLA's dumps of a buffer assignment: the peak report, and with
-//! `--timeline` its picture.
+//! `--timeline` its picture (`--flame`, `--pprof`: its flame graph and
+//! pprof profile).
 
 use std::path::Path;
 
@@ -8,6 +9,8 @@ use hlo_util::{MemoryDump, PeakReport};
 use super::dump_files::DumpFiles;
 use super::files;
 use super::hlo_json::Success;
+use super::hlo_origins::Origins;
+use super::peak_outputs;
 use crate::cli::HloArgs;
 use crate::draw::timeline;
 
@@ -26,21 +29,27 @@ pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<Option<String>, Str
         files::write_output(out, format!("{svg}\n").as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     }
+    let outputs = peak_outputs::write(args, &report)?;
     let written = args.timeline.as_ref().map(|p| p.display().to_string());
+    let origins = Origins::of(args, &report)?;
     if json {
         let object = Success {
             ok: true,
             report: &report,
+            origins,
             timeline: written,
+            outputs,
         };
         return serde_json::to_string(&object)
             .map(Some)
             .map_err(|e| e.to_string());
     }
     let mut text = report.text(top).to_string();
+    text.push_str(&origins.text(args));
     if let Some(out) = written {
         text.push_str(&format!("\nwrote {out}"));
     }
+    text.push_str(&outputs.lines());
     Ok(Some(text))
 }
 

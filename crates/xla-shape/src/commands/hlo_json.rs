@@ -2,8 +2,10 @@
 
 use serde::Serialize;
 
-/// A report's JSON object with `"ok": true` first (and the picture
-/// written, if any, last).
+use super::hlo_origins::Origins;
+
+/// A report's JSON object with `"ok": true` first (then the groupings and
+/// the diff asked for, and the files written, if any, last).
 #[derive(Serialize)]
 pub struct Success<'a, R> {
     /// Always true.
@@ -11,7 +13,35 @@ pub struct Success<'a, R> {
     /// The report's fields.
     #[serde(flatten)]
     pub report: &'a R,
+    /// The `--by` groupings and the `--diff`.
+    #[serde(flatten)]
+    pub origins: Origins,
     /// Where the timeline picture was written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeline: Option<String>,
+    /// Where the flame graph and the pprof profile were written.
+    #[serde(flatten)]
+    pub outputs: PeakOutputs,
+}
+
+/// Where `--flame` and `--pprof` wrote (absent when not asked for).
+#[derive(Serialize, Default)]
+pub struct PeakOutputs {
+    /// The flame graph's path.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flame: Option<String>,
+    /// The pprof profile's path.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pprof: Option<String>,
+}
+
+impl PeakOutputs {
+    /// The paths written, as the text report's last lines say them.
+    pub fn lines(&self) -> String {
+        self.flame
+            .iter()
+            .chain(&self.pprof)
+            .map(|p| format!("\nwrote {p}"))
+            .collect()
+    }
 }

@@ -1,11 +1,14 @@
 //! `hlo FILE --peak`: the peak report of a module computed from its text,
-//! and with `--timeline` its picture.
+//! and with `--timeline` its picture (`--flame`, `--pprof`: its flame
+//! graph and pprof profile).
 
 use std::io::Read;
 
 use super::files;
 use super::hlo_json::Success;
+use super::hlo_origins::Origins;
 use super::module_peak::{module_memory, picture};
+use super::peak_outputs;
 use crate::Error;
 use crate::cli::HloArgs;
 
@@ -40,12 +43,16 @@ pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<String, String> {
         files::write_output(out, format!("{svg}\n").as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     }
+    let outputs = peak_outputs::write(args, &memory.peak)?;
     let written = args.timeline.as_ref().map(|p| p.display().to_string());
+    let origins = Origins::of(args, &memory.peak)?;
     if json {
         return serde_json::to_string(&Success {
             ok: true,
             report: &memory,
+            origins,
             timeline: written,
+            outputs,
         })
         .map_err(|e| e.to_string());
     }
@@ -55,9 +62,11 @@ pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<String, String> {
         text.push('\n');
     }
     text.push_str(&memory.peak.text(top).to_string());
+    text.push_str(&origins.text(args));
     if let Some(out) = written {
         text.push_str(&format!("\nwrote {out}"));
     }
+    text.push_str(&outputs.lines());
     for warning in &memory.warnings {
         text.push_str(&format!("\nwarning: {warning}"));
     }

@@ -22,6 +22,8 @@ mod hlo_dump;
 #[cfg(feature = "cli")]
 mod hlo_json;
 #[cfg(feature = "cli")]
+pub(crate) mod hlo_origins;
+#[cfg(feature = "cli")]
 mod hlo_peak;
 #[cfg(feature = "cli")]
 mod index;
@@ -36,6 +38,7 @@ pub(crate) mod module_peak;
 mod order;
 #[cfg(feature = "cli")]
 mod parse;
+pub(crate) mod peak_outputs;
 #[cfg(feature = "cli")]
 mod relayout;
 pub(crate) mod reshard;

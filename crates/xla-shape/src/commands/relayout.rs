@@ -44,7 +44,7 @@ pub fn run(args: &RelayoutArgs) -> Outcome {
     let mut dst = output_buffer(shapes, src.len()).map_err(err)?;
     let dst_bytes = dst.len();
     let plan = RelayoutPlan::xla(shapes).map_err(err)?;
-    match args.threads.get() {
+    match args.threads.get().min(max_threads()) {
         1 => plan.run(&src, &mut dst).map_err(err)?,
         threads => {
             let pool = rayon::ThreadPoolBuilder::new()
@@ -80,6 +80,19 @@ pub fn run(args: &RelayoutArgs) -> Outcome {
             "output": output,
         }),
     ))
+}
+
+/// How many threads each CPU may run: `--threads` above this times the
+/// machine's parallelism runs on that many (more would only wait for a
+/// CPU, and starting a million threads takes longer than any copy).
+const THREADS_PER_CPU: usize = 4;
+
+/// The most threads a relayout runs on: [`THREADS_PER_CPU`] times the
+/// parallelism the system offers this process (1 if it cannot say).
+fn max_threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .saturating_mul(THREADS_PER_CPU)
 }
 
 /// The most bytes reserved before an input's bytes arrive.

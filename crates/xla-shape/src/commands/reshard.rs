@@ -32,7 +32,9 @@ pub fn run(args: &ReshardArgs, json: bool) -> Result<String, String> {
         let success = Success {
             ok: true,
             report: &plan,
+            origins: super::hlo_origins::Origins::default(),
             timeline: None,
+            outputs: Default::default(),
         };
         serde_json::to_string(&success).map_err(|e| e.to_string())
     } else {

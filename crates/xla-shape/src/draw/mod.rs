@@ -5,9 +5,12 @@
 //! rendering ([`render`]) is a pure function from the model to SVG 1.1
 //! text: same model, same bytes. The memory timeline of a dumped buffer
 //! assignment ([`timeline::render`]) is drawn straight from hlo-util's
-//! report and timeline with the same helpers.
+//! report and timeline with the same helpers, and so is the flame graph of
+//! the peak's bytes by Python stack ([`flame::render`]).
 
 mod colour;
+pub mod flame;
+mod flame_tree;
 mod grid;
 mod scales;
 pub mod shape;

@@ -77,6 +77,15 @@ impl Svg {
         let _ = writeln!(self.body, "<path d=\"{d}\" fill=\"{fill}\"/>");
     }
 
+    /// A solid line of `width`.
+    pub fn thick_line(&mut self, from: (i64, i64), to: (i64, i64), stroke: &str, width: i64) {
+        let _ = writeln!(
+            self.body,
+            "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{stroke}\" stroke-width=\"{width}\"/>",
+            from.0, from.1, to.0, to.1
+        );
+    }
+
     /// A dashed line of width 2.
     pub fn dashed_line(&mut self, from: (i64, i64), to: (i64, i64), stroke: &str) {
         let _ = writeln!(

@@ -1,15 +1,18 @@
 //! The memory timeline of a dumped buffer assignment, as a person chasing
 //! an out-of-memory error wants it: live bytes over program order stacked
 //! by kind with the peak marked, the largest blocks of storage as bands over
-//! their live ranges, and the buffers live at the peak as bars. Any number
+//! their live ranges, and the buffers live at the peak as bars, each saying
+//! its buffer and the source line it comes from when pointed at. Any number
 //! of steps: the area keeps each pixel column's highest step, and the blocks
-//! and buffers past the largest are drawn together, labelled as such.
+//! and buffers past the largest are drawn together, labelled as such (the
+//! largest buffer, not their sum, sets the bars' scale).
 
-use hlo_util::{BufferKind, MemoryTimeline, PeakReport, StepUnit, TimelineBuffer};
+use hlo_util::{BufferKind, MemoryTimeline, PeakReport, Stack, StepUnit, TimelineBuffer};
 
 use super::colour;
 use super::scales::{byte_ticks, fit, human, index, scale, step_ticks};
 use super::svg::{FONT, MARGIN, Svg, TextStyle, text_width};
+use crate::peak_samples::buffer_name;
 
 /// The left edge of the plots (the byte axis's labels go left of it).
 const PLOT_X: i64 = MARGIN + 88;
@@ -19,8 +22,11 @@ const PLOT_W: i64 = 640;
 const PLOT_SPAN: u64 = PLOT_W.unsigned_abs();
 /// The height of the stacked area.
 const AREA_H: i64 = 220;
-/// The width of the names' column right of the plots.
+/// The narrowest the names' column right of the plots is.
 const LABEL_W: i64 = 360;
+/// The widest it grows to hold the names whole: the picture stays within
+/// 1200 pixels (unless its title is wider, which the names may then use).
+const LABEL_MAX_W: i64 = 1200 - (PLOT_X + PLOT_W + 12) - MARGIN;
 /// How many blocks get a band, and buffers a bar, of their own.
 const SHOWN: usize = 12;
 /// The height of a band or bar, and the space between two.
@@ -56,14 +62,16 @@ pub fn render(title: &str, report: &PeakReport, timeline: &MemoryTimeline) -> St
         ));
     }
     out.text(MARGIN, y, TextStyle::plain(FONT), &note);
-    let width = (PLOT_X + PLOT_W + 12 + LABEL_W + MARGIN)
+    let width = (PLOT_X + PLOT_W + 12 + labels_width(report, timeline) + MARGIN)
         .max(2 * MARGIN + text_width(&note, FONT))
         .max(2 * MARGIN + text_width(title, FONT + 3));
+    // The names take whatever room the picture has right of the plots.
+    let label_w = width - (PLOT_X + PLOT_W + 12) - MARGIN;
     y += line;
     y = legend(&mut out, timeline, y);
     y = area(&mut out, report, timeline, y + 24);
-    y = bands(&mut out, timeline, y + 16);
-    y = bars(&mut out, report, y + 16);
+    y = bands(&mut out, timeline, y + 16, label_w);
+    y = bars(&mut out, report, y + 16, label_w);
     out.finish(title, width, y + MARGIN)
 }
 
@@ -215,9 +223,9 @@ fn area(out: &mut Svg, report: &PeakReport, timeline: &MemoryTimeline, top: i64)
     bottom + 40
 }
 
-/// The largest blocks as bands over their live ranges, the others as one
-/// row of their summed live bytes; the bottom.
-fn bands(out: &mut Svg, timeline: &MemoryTimeline, top: i64) -> i64 {
+/// The blocks of `timeline`, largest first (ties by first step, then
+/// name).
+fn largest(timeline: &MemoryTimeline) -> Vec<&TimelineBuffer> {
     let mut order: Vec<&TimelineBuffer> = timeline.buffers.iter().collect();
     order.sort_by(|a, b| {
         b.bytes
@@ -225,6 +233,38 @@ fn bands(out: &mut Svg, timeline: &MemoryTimeline, top: i64) -> i64 {
             .then(a.first.cmp(&b.first))
             .then(a.name.cmp(&b.name))
     });
+    order
+}
+
+/// The names of the bands and bars drawn, as written right of them.
+fn labels(report: &PeakReport, timeline: &MemoryTimeline) -> Vec<String> {
+    let bands = largest(timeline)
+        .into_iter()
+        .take(SHOWN)
+        .map(|b| buffer_name(&b.name, &b.shape_index));
+    let bars = report
+        .live_at_peak
+        .iter()
+        .take(SHOWN)
+        .map(|b| format!("{} {}", buffer_name(&b.name, &b.shape_index), b.shape));
+    bands.chain(bars).collect()
+}
+
+/// The width the names' column asks for: the longest name whole, within
+/// [`LABEL_W`] and [`LABEL_MAX_W`].
+fn labels_width(report: &PeakReport, timeline: &MemoryTimeline) -> i64 {
+    labels(report, timeline)
+        .iter()
+        .map(|l| text_width(l, FONT - 1))
+        .max()
+        .unwrap_or(0)
+        .clamp(LABEL_W, LABEL_MAX_W)
+}
+
+/// The largest blocks as bands over their live ranges, the others as one
+/// row of their summed live bytes; the bottom.
+fn bands(out: &mut Svg, timeline: &MemoryTimeline, top: i64, label_w: i64) -> i64 {
+    let order = largest(timeline);
     let heading = format!(
         "the {} largest of {} blocks of storage, over the steps they are live at",
         order.len().min(SHOWN),
@@ -239,14 +279,15 @@ fn bands(out: &mut Svg, timeline: &MemoryTimeline, top: i64) -> i64 {
         let x = x_of_step(buffer.first);
         let end = x_of_step(buffer.last.saturating_add(1)).max(x + 2);
         let tip = format!(
-            "{} {} \u{b7} {} bytes \u{b7} {} \u{b7} defined by {} \u{b7} steps {}-{}",
+            "{} {} \u{b7} {} bytes \u{b7} {} \u{b7} defined by {} \u{b7} steps {}-{}{}",
             buffer_name(&buffer.name, &buffer.shape_index),
             buffer.shape,
             buffer.bytes,
             buffer.kind.word(),
             buffer.name,
             buffer.first,
-            buffer.last
+            buffer.last,
+            origin(buffer.op_name.as_deref(), &buffer.stack)
         );
         out.titled_rect(x, y, (end - x, ROW.0), colour::of_kind(buffer.kind), &tip);
         out.text(
@@ -255,7 +296,7 @@ fn bands(out: &mut Svg, timeline: &MemoryTimeline, top: i64) -> i64 {
             TextStyle::plain(FONT - 1).anchored("end"),
             &human(buffer.bytes),
         );
-        let name = fit(&buffer_name(&buffer.name, &buffer.shape_index), LABEL_W);
+        let name = fit(&buffer_name(&buffer.name, &buffer.shape_index), label_w);
         out.text(
             PLOT_X + PLOT_W + 12,
             y + ROW.0 - 4,
@@ -308,7 +349,7 @@ fn bands(out: &mut Svg, timeline: &MemoryTimeline, top: i64) -> i64 {
             PLOT_X + PLOT_W + 12,
             y + ROW.0 - 4,
             TextStyle::plain(FONT - 1),
-            &fit(&words, LABEL_W),
+            &fit(&words, label_w),
         );
         y += ROW.0 + ROW.1;
     }
@@ -316,8 +357,9 @@ fn bands(out: &mut Svg, timeline: &MemoryTimeline, top: i64) -> i64 {
 }
 
 /// The buffers live at the peak as bars, largest first, the others as one
-/// bar of their sum; the bottom.
-fn bars(out: &mut Svg, report: &PeakReport, top: i64) -> i64 {
+/// bar of their sum; the bottom. The largest buffer sets the scale: a sum
+/// larger than it is drawn the whole width, broken.
+fn bars(out: &mut Svg, report: &PeakReport, top: i64, label_w: i64) -> i64 {
     let live = &report.live_at_peak;
     let heading = format!("the {} buffers live at the peak, largest first", live.len());
     let mut y = top + FONT;
@@ -325,16 +367,17 @@ fn bars(out: &mut Svg, report: &PeakReport, top: i64) -> i64 {
     y += 8;
     let rest: Vec<u64> = live.iter().skip(SHOWN).map(|b| b.bytes).collect();
     let rest_bytes = rest.iter().fold(0_u64, |s, &b| s.saturating_add(b));
-    let most = live
-        .iter()
-        .map(|b| b.bytes)
-        .chain([rest_bytes])
-        .max()
-        .unwrap_or(0)
-        .max(1);
+    let most = live.iter().map(|b| b.bytes).max().unwrap_or(0).max(1);
     let row = |out: &mut Svg, y: i64, bytes: u64, fill: &str, tip: &str, name: &str| {
-        let w = scale(bytes, most, PLOT_SPAN).max(1);
+        let w = scale(bytes.min(most), most, PLOT_SPAN).max(1);
         out.titled_rect(PLOT_X, y, (w, ROW.0), fill, tip);
+        if bytes > most {
+            // Broken: two white strokes across the bar near its end.
+            for dx in [-26, -20] {
+                let x = PLOT_X + PLOT_W + dx;
+                out.thick_line((x, y + ROW.0 + 2), (x + 6, y - 2), colour::BORDER, 3);
+            }
+        }
         out.text(
             PLOT_X - 8,
             y + ROW.0 - 4,
@@ -345,17 +388,18 @@ fn bars(out: &mut Svg, report: &PeakReport, top: i64) -> i64 {
             PLOT_X + PLOT_W + 12,
             y + ROW.0 - 4,
             TextStyle::plain(FONT - 1),
-            &fit(name, LABEL_W),
+            &fit(name, label_w),
         );
     };
     for buffer in live.iter().take(SHOWN) {
         let name = buffer_name(&buffer.name, &buffer.shape_index);
         let tip = format!(
-            "{name} {} \u{b7} {} bytes \u{b7} {} \u{b7} defined by {}",
+            "{name} {} \u{b7} {} bytes \u{b7} {} \u{b7} defined by {}{}",
             buffer.shape,
             buffer.bytes,
             buffer.kind.word(),
-            buffer.name
+            buffer.name,
+            origin(buffer.op_name.as_deref(), &buffer.stack)
         );
         row(
             out,
@@ -387,10 +431,22 @@ pub fn title(file: Option<&str>) -> String {
     format!("memory timeline of {name}")
 }
 
-/// `name{index}`.
-fn buffer_name(name: &str, index: &[i64]) -> String {
-    let index: Vec<String> = index.iter().map(i64::to_string).collect();
-    format!("{name}{{{}}}", index.join(","))
+/// Where a buffer comes from, as its title ends: ` · at file:line in
+/// function` (its innermost frame) and ` · op op_name`, each where the
+/// module records it.
+fn origin(op_name: Option<&str>, stack: &Stack) -> String {
+    let mut words = String::new();
+    if let Some(frame) = stack.innermost() {
+        words.push_str(&format!(
+            " \u{b7} at {} in {}",
+            frame.source(),
+            frame.function
+        ));
+    }
+    if let Some(op) = op_name {
+        words.push_str(&format!(" \u{b7} op {op}"));
+    }
+    words
 }
 
 /// The kind as a legend says it.
@@ -409,5 +465,53 @@ fn unit(unit: StepUnit) -> &'static str {
     match unit {
         StepUnit::HeapEvent => "heap event",
         StepUnit::ScheduleStep => "step",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hlo_util::{Frame, LiveBuffer};
+
+    use super::*;
+
+    fn live(name: String, bytes: u64, stack: Stack) -> LiveBuffer {
+        LiveBuffer {
+            name,
+            shape_index: Vec::new(),
+            shape: "f32[8]{0}".to_owned(),
+            bytes,
+            kind: BufferKind::Temporary,
+            op_name: Some("jit(step)/dot_general".into()),
+            stack,
+        }
+    }
+
+    #[test]
+    fn the_largest_buffer_sets_the_bars_scale_and_names_fit_whole() {
+        let long = format!("fusion.{}", "x".repeat(40));
+        let frame = Stack::from_frames(vec![Frame::at("model.py", 55, "attention")]);
+        let mut buffers = vec![live(long.clone(), 1000, frame)];
+        buffers.extend((0..11).map(|i| live(format!("big.{i}"), 1000, Stack::default())));
+        buffers.extend((0..1280).map(|i| live(format!("small.{i}"), 100, Stack::default())));
+        let report = PeakReport {
+            peak_bytes: 140_000,
+            heap_peak_bytes: 140_000,
+            live_at_peak: buffers,
+            ..PeakReport::default()
+        };
+        let svg = render("t", &report, &MemoryTimeline::default());
+        // The twelve largest are as wide as the plot, and so is the sum of
+        // the others, broken.
+        let full = format!("width=\"{PLOT_W}\" height=\"{}\"", ROW.0);
+        assert_eq!(svg.matches(&full).count(), 13, "{svg}");
+        assert!(svg.contains("1280 smaller buffers together: 128000 bytes"));
+        assert_eq!(svg.matches("stroke-width=\"3\"").count(), 2);
+        // The long name whole, the picture wider for it.
+        assert!(svg.contains(&format!(">{long}{{}} f32[8]{{0}}</text>")));
+        assert!(!svg.contains('\u{2026}'));
+        // The source line in the title.
+        assert!(svg.contains(&format!(
+            "defined by {long} \u{b7} at model.py:55 in attention \u{b7} op jit(step)/dot_general</title>"
+        )));
     }
 }

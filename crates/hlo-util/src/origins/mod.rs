@@ -1,0 +1,19 @@
+//! Where each buffer comes from: the `op_name` and the Python stack of
+//! its defining instruction, read from the module's stack-frame tables
+//! (text or `HloModuleProto`) and its metadata; the bytes at the peak
+//! grouped by them ([`group_at_peak`]), and two peaks compared
+//! ([`PeakDiff`]).
+
+mod diff;
+mod escape;
+pub(crate) mod frame;
+mod group;
+pub(crate) mod metadata;
+pub(crate) mod tables;
+mod text;
+
+pub use diff::{DiffRow, PeakDiff};
+pub(crate) use frame::serialize_op_name;
+pub use frame::{Frame, Frames, Stack};
+pub use group::{GroupBy, GroupRow, group_at_peak, pass_of};
+pub use text::groups_text;
