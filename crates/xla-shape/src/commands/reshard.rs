@@ -27,8 +27,11 @@ pub fn run(args: &ReshardArgs, json: bool) -> Result<String, String> {
         .map_err(|e| message(&e))?;
     let devices = mesh_device_count(&[&args.from, &args.to], mesh, args.devices)
         .map_err(|e| e.to_string())?;
-    let plan = sharding_util::reshard_plan(&shape, &from, &to, devices)
-        .map_err(|e| message(&Error::from(e)))?;
+    let from_ids = args.from_device_ids.as_ref().map(|i| i.0.as_slice());
+    let to_ids = args.to_device_ids.as_ref().map(|i| i.0.as_slice());
+    let plan =
+        sharding_util::reshard_plan_between(&shape, (&from, from_ids), (&to, to_ids), devices)
+            .map_err(|e| message(&Error::from(e)))?;
     if json {
         let success = Success {
             ok: true,
