@@ -59,9 +59,10 @@ pub fn shard(shape: &str, sharding: &str, mesh: Option<String>, devices: Option<
         Ok(shape) => shape,
         Err(error) => return reply::error(error),
     };
-    let devices = devices.map(i64::from);
     let mesh = mesh.as_deref();
+    let mut devices = devices.map(i64::from);
     let report = xla_shape::read_sharding(sharding, mesh).and_then(|s| {
+        devices = xla_shape::shardy_device_count(&[sharding], mesh, devices)?;
         let report = ShardReport::new(&s, &shape, devices)?;
         Ok((s, report))
     });
@@ -107,13 +108,14 @@ pub fn reshard(
         Err(error) => return reply::error(error),
     };
     let mesh = mesh.as_deref();
-    let plan = xla_shape::read_sharding(from, mesh).and_then(|from| {
-        let to = xla_shape::read_sharding(to, mesh)?;
+    let plan = xla_shape::read_sharding(from, mesh).and_then(|from_sharding| {
+        let to_sharding = xla_shape::read_sharding(to, mesh)?;
+        let devices = xla_shape::shardy_device_count(&[from, to], mesh, devices.map(i64::from))?;
         Ok(sharding_util::reshard_plan(
             &shape,
-            &from,
-            &to,
-            devices.map(i64::from),
+            &from_sharding,
+            &to_sharding,
+            devices,
         )?)
     });
     match plan {
@@ -147,6 +149,39 @@ mod tests {
         assert_eq!(reply["devices"][2]["offsets"], json!([3]));
         assert_eq!(reply["replication_groups"], json!([[0, 1], [2, 3]]));
         assert!(reply["svg"].as_str().unwrap().contains("<svg"));
+    }
+
+    #[test]
+    fn a_replicated_shardy_sharding_takes_its_mesh_device_count() {
+        // As `xla-shape shard f32[8] SDY --mesh MESH` (jax's P() over 4 devices).
+        let mesh = Some(MESH.to_owned());
+        let reply = parsed(&shard(
+            "f32[8]",
+            "#sdy.sharding<@mesh, [{}]>",
+            mesh.clone(),
+            None,
+        ));
+        assert_eq!(reply["sharding"], "{replicated}");
+        assert_eq!(reply["devices"].as_array().unwrap().len(), 4);
+        let reply = parsed(&shard(
+            "f32[8]",
+            "#sdy.sharding<@mesh, [{}]>",
+            mesh.clone(),
+            Some(8),
+        ));
+        assert_eq!(
+            reply["error"],
+            "the mesh of #sdy.sharding<@mesh, [{}]> holds 4 devices, but --devices says 8"
+        );
+        let to = r#"#sdy.sharding<@mesh, [{"a", "b"}]>"#;
+        let reply = parsed(&reshard(
+            "f32[8]",
+            "#sdy.sharding<@mesh, [{}]>",
+            to,
+            mesh,
+            None,
+        ));
+        assert_eq!(reply["bytes_kept"], 32);
     }
 
     #[test]

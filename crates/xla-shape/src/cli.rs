@@ -421,7 +421,8 @@ pub enum Command {
         argument and result's tensor type as an XLA shape, its #sdy.sharding and the HloSharding\n\
         XLA's Shardy export gives it ({replicated} without one), the shard shape and the bytes\n\
         each device holds; then each device's bytes of all arguments and of all results. The\n\
-        device count is the module's mhlo.num_partitions.\n\
+        device count is the module's mhlo.num_partitions (an integer attribute; a mesh holding\n\
+        another count is refused).\n\
         JSON fields: ok, devices, entries [{kind, index, name, tensor_type, shape, sdy, hlo,\n\
         shard_shape, bytes (by device)}], argument_bytes, result_bytes (by device).")]
     Lowered {
@@ -550,7 +551,8 @@ pub struct ShardArgs {
     /// The sharding, in XLA's text (`{devices=[2,4]<=[8]}`) or Shardy's
     /// (`#sdy.sharding<@mesh, [{"a"}, {}]>`, with --mesh).
     pub sharding: String,
-    /// The device count, for shardings that name none (replicated, maximal).
+    /// The device count, for shardings that name none (replicated, maximal;
+    /// a Shardy sharding over a mesh with axes takes the mesh's).
     #[arg(long, value_name = "N")]
     pub devices: Option<i64>,
     /// The Shardy mesh a Shardy sharding (`#sdy.sharding<@mesh, ...>`)

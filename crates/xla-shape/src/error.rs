@@ -82,6 +82,12 @@ pub enum Error {
     /// message), or that names no device count when none is given.
     #[error(transparent)]
     Sharding(#[from] sharding_util::ShardingError),
+    /// A device count that a Shardy sharding's mesh contradicts.
+    #[error("{message}")]
+    MeshDevices {
+        /// Which mesh holds how many devices, and what says otherwise.
+        message: String,
+    },
     /// A picture that cannot be drawn.
     #[error("{message}")]
     Picture {

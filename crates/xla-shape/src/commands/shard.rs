@@ -69,12 +69,11 @@ pub(crate) fn shardy_mesh_axes(text: &str, mesh: Option<&str>) -> Option<Vec<(St
 /// # Errors
 /// A `devices` that the mesh contradicts, or two meshes of different
 /// counts.
-#[cfg(feature = "cli")]
 pub(crate) fn mesh_device_count(
     texts: &[&str],
     mesh: Option<&str>,
     devices: Option<i64>,
-) -> Result<Option<i64>, String> {
+) -> Result<Option<i64>, Error> {
     let given: Option<SdyMesh> = mesh.and_then(|m| m.parse().ok());
     let mut count: Option<(i64, &str)> = devices.map(|d| (d, "--devices"));
     let mut empty = false;
@@ -89,13 +88,15 @@ pub(crate) fn mesh_device_count(
             empty |= resolved.device_ids.is_none();
             continue;
         }
-        let n = resolved.device_count().map_err(|e| e.to_string())?;
+        let n = resolved.device_count()?;
         match count {
             Some((m, from)) if m != n => {
-                return Err(format!(
-                    "the mesh of {} holds {n} devices, but {from} says {m}",
-                    text.trim()
-                ));
+                return Err(Error::MeshDevices {
+                    message: format!(
+                        "the mesh of {} holds {n} devices, but {from} says {m}",
+                        text.trim()
+                    ),
+                });
             }
             Some(_) => {}
             None => count = Some((n, "the first sharding's mesh")),
@@ -117,7 +118,8 @@ pub fn run(args: &ShardArgs) -> Outcome {
     let shape = shape(&args.shape)?;
     let mesh = args.mesh.as_deref();
     let s = sharding_in(&args.sharding, mesh).map_err(|e| message(&e))?;
-    let devices = mesh_device_count(&[&args.sharding], mesh, args.devices)?;
+    let devices =
+        mesh_device_count(&[&args.sharding], mesh, args.devices).map_err(|e| e.to_string())?;
     let report: Result<_, Error> = ShardReport::new(&s, &shape, devices).map_err(Error::from);
     reported(&report.map_err(|e| message(&e))?)
 }
