@@ -15,10 +15,10 @@ use super::heap::{Heap, HeapFault};
 use super::model::{Allocation, Assignment, Value};
 use super::report::{PeakPoint, PeakReport, StepUnit};
 use super::summary::{allocation_totals, live_buffers};
+use super::trace_order::check_trace_order;
 use crate::origins::Frame;
 use crate::origins::metadata::{InstOrigin, Origin};
 use crate::origins::tables::Tables;
-use super::trace_order::check_trace_order;
 use crate::proto::{BufferAssignmentProto, HloModuleProto, HloProto};
 
 /// A heap event with its buffers resolved to value indices.
