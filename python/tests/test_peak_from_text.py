@@ -121,5 +121,5 @@ def test_each_live_buffer_has_its_op_name_stack_and_source():
     assert any(b.source and b.source.startswith("peak_origins_layers.py:") for b in report.live_at_peak)
     parameter = next(b for b in report.live_at_peak if b.kind == "parameter")
     assert parameter.op_name.startswith("args[") and parameter.stack == [] and parameter.source is None
-    stacked = next(b for b in report.live_at_peak if b.stack)
-    assert all(isinstance(f, xla_shape.Frame) for f in stacked.stack)
+    sourced = next(b for b in report.live_at_peak if b.stack)
+    assert isinstance(sourced.stack[0], xla_shape.Frame) and sourced.stack[0].column is not None

@@ -115,7 +115,8 @@ pub use error::{HloError, HloErrorKind, ProtoError, ProtoErrorKind, ReadError};
 pub use liveness::{LivenessError, ModuleBuffer, ModuleMemory, memory_from_module_text};
 pub use opcodes::{OPCODES, is_opcode};
 pub use origins::{
-    DiffRow, Frame, Frames, GroupBy, GroupRow, PeakDiff, Stack, group_at_peak, groups_text, pass_of,
+    DiffRow, Frame, Frames, GroupBy, GroupRow, ModuleOrigins, PeakDiff, Stack, group_at_peak,
+    groups_text, pass_of,
 };
 pub use per_device::PerDevice;
 pub use printable::printable;

@@ -6,7 +6,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::fmt::Write;
-use std::time::Instant;
 
 use hlo_util::memory_from_module_text;
 

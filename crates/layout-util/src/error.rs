@@ -225,6 +225,58 @@ pub enum LayoutError {
     #[error("cannot copy layout from shape: ranks differs")]
     CopyRanksDiffer,
 
+    /// An operation that needs an array (where XLA CHECK-fails) got another
+    /// kind of shape.
+    #[error("expected an array shape, got {shape}")]
+    NotAnArray {
+        /// The shape (without layout).
+        shape: String,
+    },
+
+    /// A dimension number is outside the shape's rank.
+    #[error("dimension {dimension} is out of range for rank {rank}")]
+    DimensionOutOfRange {
+        /// The dimension asked for.
+        dimension: i64,
+        /// The shape's rank.
+        rank: usize,
+    },
+
+    /// An index has another number of entries than the shape has
+    /// dimensions, or an entry outside its dimension.
+    #[error("index {{{}}} is not an index of {shape}", join(.index))]
+    IndexOutOfRange {
+        /// The index.
+        index: Vec<i64>,
+        /// The shape (without layout).
+        shape: String,
+    },
+
+    /// Strides and dimensions of different lengths.
+    #[error("{strides} byte strides for {dimensions} dimensions")]
+    StridesLength {
+        /// The number of strides.
+        strides: usize,
+        /// The number of dimensions.
+        dimensions: usize,
+    },
+
+    /// More than one split config where XLA expects at most one.
+    #[error("layout of {shape} has {count} split configs, at most one expected")]
+    SplitConfigCount {
+        /// The split configs of the layout.
+        count: usize,
+        /// The shape (with its layout).
+        shape: String,
+    },
+
+    /// A size computed from the layout overflows `i64`.
+    #[error("a size of {shape} overflows int64_t")]
+    Overflow {
+        /// The shape (without layout).
+        shape: String,
+    },
+
     /// A dimension to move is not in the layout.
     #[error("dimension {dimension} is not in layout {layout}")]
     DimensionNotInLayout {

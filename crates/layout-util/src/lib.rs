@@ -28,6 +28,7 @@ mod error;
 mod kind;
 mod padding;
 mod query;
+mod split;
 mod validate;
 
 pub use construct::{
@@ -42,5 +43,10 @@ pub use query::{
     copy_layout_between_shapes, has_layout, is_monotonic_with_dim0_major,
     is_monotonic_with_dim0_minor, major, make_logical_to_physical, memory_space, minor,
     minor_to_major, move_dim_to_major, move_dim_to_minor,
+};
+pub use split::{
+    are_dimensions_consecutive, byte_strides_is_major_to_minor, clear_tiles, get_split_config,
+    has_custom_element_size_in_bits, is_dense_array, linear_index, max_elements_in_per_split,
+    max_split_size,
 };
 pub use validate::{validate_layout_for_shape, validate_layout_in_shape};

@@ -4,7 +4,7 @@
 //! then `(0x...)` after a NaN whose payload is not the plain quiet NaN's,
 //! for the types with signaling NaNs.
 
-use schema::PrimitiveType;
+use schema::{PrimitiveType, primitive_util};
 
 /// How a floating-point type encodes its values.
 #[derive(Clone, Copy)]
@@ -35,26 +35,30 @@ enum Kind {
 
 fn format(ty: PrimitiveType) -> Option<Format> {
     use Kind::*;
-    let f = |exponent_bits, mantissa_bits, bias, kind, digits| Format {
-        exponent_bits,
-        mantissa_bits,
-        bias,
+    let (kind, digits) = match ty {
+        PrimitiveType::F16 => (Ieee, 5),
+        PrimitiveType::Bf16 => (Ieee, 4),
+        PrimitiveType::F8e5m2 => (Ieee, 2),
+        PrimitiveType::F8e4m3 | PrimitiveType::F8e3m4 => (Ieee, 3),
+        PrimitiveType::F8e4m3fn => (Finite, 3),
+        PrimitiveType::F8e4m3fnuz | PrimitiveType::F8e4m3b11fnuz => (Fnuz, 3),
+        PrimitiveType::F8e5m2fnuz => (Fnuz, 2),
+        PrimitiveType::F8e8m0fnu => (ExponentOnly, 2),
+        PrimitiveType::F4e2m1fn => (NoSpecial, 2),
+        _ => return None,
+    };
+    // XLA's `ExponentWidth` and `ExponentBias` count a sign bit and
+    // subnormals that the exponent-only format lacks: one bit more, one
+    // less bias there.
+    let exponent_only = i32::from(kind == ExponentOnly);
+    let mantissa = primitive_util::significand_width(ty).ok()? - 1;
+    let exponent = primitive_util::exponent_width(ty).ok()? + exponent_only;
+    Some(Format {
+        exponent_bits: u32::try_from(exponent).ok()?,
+        mantissa_bits: u32::try_from(mantissa).ok()?,
+        bias: primitive_util::exponent_bias(ty).ok()? - exponent_only,
         kind,
         digits,
-    };
-    Some(match ty {
-        PrimitiveType::F16 => f(5, 10, 15, Ieee, 5),
-        PrimitiveType::Bf16 => f(8, 7, 127, Ieee, 4),
-        PrimitiveType::F8e5m2 => f(5, 2, 15, Ieee, 2),
-        PrimitiveType::F8e4m3 => f(4, 3, 7, Ieee, 3),
-        PrimitiveType::F8e3m4 => f(3, 4, 3, Ieee, 3),
-        PrimitiveType::F8e4m3fn => f(4, 3, 7, Finite, 3),
-        PrimitiveType::F8e4m3fnuz => f(4, 3, 8, Fnuz, 3),
-        PrimitiveType::F8e5m2fnuz => f(5, 2, 16, Fnuz, 2),
-        PrimitiveType::F8e4m3b11fnuz => f(4, 3, 11, Fnuz, 3),
-        PrimitiveType::F8e8m0fnu => f(8, 0, 127, ExponentOnly, 2),
-        PrimitiveType::F4e2m1fn => f(2, 1, 1, NoSpecial, 2),
-        _ => return None,
     })
 }
 

@@ -76,6 +76,19 @@ pub(crate) fn try_copy(
     dst_view: &StridedView,
     bits: u32,
 ) -> Result<bool, RelayoutError> {
+    try_copy_part(src, src_view, dst, dst_view, bits, None)
+}
+
+/// [`try_copy`] as one part of a copy of `whole_bytes` bytes if given,
+/// which decides whether the stores stream (else this copy's own size).
+pub(crate) fn try_copy_part(
+    src: &[u8],
+    src_view: &StridedView,
+    dst: &mut [u8],
+    dst_view: &StridedView,
+    bits: u32,
+    whole_bytes: Option<u64>,
+) -> Result<bool, RelayoutError> {
     let n = bits as usize / 8;
     if !bits.is_multiple_of(8)
         || !matches!(n, 1 | 2 | 4)
@@ -110,7 +123,7 @@ pub(crate) fn try_copy(
         dst_offset: dst_view.offset(),
         pattern,
         packing,
-        stream: is_large_bytes(bytes as u64),
+        stream: is_large_bytes(whole_bytes.unwrap_or(bytes as u64)),
     };
     let complete = match (n, pattern.m) {
         (1, 2) => runs.copy::<1, 2>(src, dst),

@@ -46,6 +46,7 @@
 #![deny(unsafe_code)]
 
 mod bits;
+mod composed;
 mod interleave;
 mod kernels;
 mod one_shot;
@@ -61,6 +62,7 @@ mod stream_tests;
 mod sub_byte;
 mod tiled;
 mod tiled_xla;
+mod typed;
 mod xla;
 
 pub use one_shot::{
@@ -177,6 +179,19 @@ pub enum RelayoutError {
         /// The most bytes allowed for the source given; 0 when the
         /// allocation itself failed.
         cap: usize,
+    },
+    /// A typed buffer whose values are neither bytes nor one element each.
+    #[error(
+        "{side} buffer of {value_bytes}-byte values cannot hold elements of {element_bits} bits \
+         (use bytes, or values of the element's size)"
+    )]
+    BufferType {
+        /// `"source"` or `"destination"`.
+        side: &'static str,
+        /// The size of the buffer's values in bytes.
+        value_bytes: usize,
+        /// The plan's element size on that side, in bits.
+        element_bits: u32,
     },
     /// A view could not be built or checked.
     #[error(transparent)]

@@ -58,8 +58,25 @@ pub enum Strategy {
     /// dimension with incremental offsets, an odometer outside it.
     Strided,
     /// Elements of a size without a dedicated kernel (not 1, 2, 4, 8 or 16
-    /// bytes): a byte-slice copy per element, in logical order.
+    /// bytes): a byte-slice copy per element, in logical order; also packed
+    /// sub-byte elements between two views, and tiles that combine
+    /// dimensions (`*`), from the index function.
     Elements,
+    /// Into, out of or between XLA tiles in one pass: the tiled buffer
+    /// taken as a few strided pieces (all full tiles, then the partial
+    /// ones), each copied by the kernel of its own strategy. Chosen where
+    /// the tiled side's physical order is the other side's, so that the
+    /// pieces are runs along the tiles' rows.
+    TilePieces,
+    /// Through cache-sized intermediates: the array cut into boxes of at
+    /// most 512 KiB, each taken out of the source's tiles into an
+    /// untiled buffer in the source's physical order, transposed into
+    /// one in the destination's order, and put into the destination's
+    /// tiles, skipping the steps between the same order. Chosen where a
+    /// tiled side's physical order is not the other side's
+    /// (column-major into `{1,0:T(8,128)}`, row-major into
+    /// `{0,1:T(8,128)}`), and between two different tilings.
+    Composed,
 }
 
 /// Tiles need at least this many elements along both dimensions to pay off.

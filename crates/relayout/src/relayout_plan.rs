@@ -4,6 +4,7 @@
 //! XLA shapes (`xla.rs`, which picks the sub-path: strided, packed
 //! sub-byte, tiled or repacking).
 
+use bytemuck::Pod;
 use rayon::ThreadPool;
 use schema::Shape;
 use stride_util::{StridedView, numpy_tuple};
@@ -15,7 +16,7 @@ use super::repack::Repack;
 use super::tiled_xla::TiledPlan;
 use super::{
     RelayoutError, Strategy, check_buffer, copy_planned, elements_in, parallel, strategy_of_plan,
-    sub_byte,
+    sub_byte, typed,
 };
 
 /// The two sides of a relayout, by name, so that they cannot be swapped
@@ -206,7 +207,7 @@ impl RelayoutPlan {
     /// let view = StridedView::row_major(&[4])?;
     /// let plan = RelayoutPlan::new_bits(FromTo { from: &view.flip()?, to: &view }, 4)?;
     /// let mut dst = [0u8; 2];
-    /// plan.run(&[0x21, 0x43], &mut dst)?;
+    /// plan.run(&[0x21_u8, 0x43], &mut dst)?;
     /// assert_eq!(dst, [0x34, 0x12]);
     /// # Ok::<(), relayout::RelayoutError>(())
     /// ```
@@ -241,14 +242,67 @@ impl RelayoutPlan {
 
     /// Runs the relayout from `src` into `dst` on the calling thread.
     ///
+    /// Either buffer is bytes (`&[u8]`, for any plan) or values of any
+    /// plain-old-data type ([`bytemuck::Pod`]: `f32`, `u16` for bf16,
+    /// `i8`, `[u8; 3]`, ...) of exactly the element's size on that side.
+    ///
     /// # Errors
     ///
-    /// [`RelayoutError::OutsideBuffer`] (views) or
-    /// [`RelayoutError::BufferTooSmall`] (tiled and repacked XLA layouts) if
-    /// a buffer is too short for its side; for XLA layouts, the errors of
-    /// [`fill_padding`](crate::fill_padding).
-    pub fn run(&self, src: &[u8], dst: &mut [u8]) -> Result<(), RelayoutError> {
+    /// [`RelayoutError::BufferType`] if a buffer's values are neither
+    /// bytes nor one element each; [`RelayoutError::OutsideBuffer`]
+    /// (views) or [`RelayoutError::BufferTooSmall`] (tiled and repacked
+    /// XLA layouts) if a buffer is too short for its side; for XLA
+    /// layouts, the errors of [`fill_padding`](crate::fill_padding).
+    ///
+    /// ```
+    /// use relayout::{FromTo, RelayoutError, RelayoutPlan};
+    /// use schema::Shape;
+    ///
+    /// // f32 values in row-major order into TPU's T(8,128) tiles, and back.
+    /// let from: Shape = "f32[16,256]{1,0}".parse()?;
+    /// let to: Shape = "f32[16,256]{1,0:T(8,128)}".parse()?;
+    /// let values: Vec<f32> = (0..16 * 256).map(|v| v as f32).collect();
+    /// let mut tiled = vec![0.0_f32; values.len()];
+    /// RelayoutPlan::xla(FromTo { from: &from, to: &to })?.run(&values, &mut tiled)?;
+    /// // The second tile starts with row 0, column 128.
+    /// assert_eq!(tiled[8 * 128], 128.0);
+    /// let mut back = vec![0.0_f32; values.len()];
+    /// RelayoutPlan::xla(FromTo { from: &to, to: &from })?.run(&tiled, &mut back)?;
+    /// assert_eq!(back, values);
+    /// // u16 values cannot hold f32 elements.
+    /// let mut wrong = vec![0_u16; 2 * values.len()];
+    /// let plan = RelayoutPlan::xla(FromTo { from: &from, to: &to })?;
+    /// let err = plan.run(&values, &mut wrong).unwrap_err();
+    /// assert!(matches!(err, RelayoutError::BufferType { value_bytes: 2, element_bits: 32, .. }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn run<S: Pod, D: Pod>(&self, src: &[S], dst: &mut [D]) -> Result<(), RelayoutError> {
+        let (src, dst) = self.bytes(src, dst)?;
         self.exec(None, src, dst, None)
+    }
+
+    /// The bytes of typed buffers, checked against the element sizes.
+    fn bytes<'a, S: Pod, D: Pod>(
+        &self,
+        src: &'a [S],
+        dst: &'a mut [D],
+    ) -> Result<(&'a [u8], &'a mut [u8]), RelayoutError> {
+        let (src_bits, dst_bits) = self.element_bits();
+        Ok((
+            typed::bytes("source", src, src_bits)?,
+            typed::bytes_mut("destination", dst, dst_bits)?,
+        ))
+    }
+
+    /// The element sizes in bits of the source and the destination.
+    fn element_bits(&self) -> (u32, u32) {
+        let bits = match &self.path {
+            Path::Bytes(bytes) => u32::try_from(bytes.size.saturating_mul(8)).unwrap_or(u32::MAX),
+            Path::Bits { bits, .. } => *bits,
+            Path::Tiled(tiled) => tiled.bits(),
+            Path::Repack { repack, .. } => return repack.sides(),
+        };
+        (bits, bits)
     }
 
     /// [`run`](Self::run) split over `pool`: in as many chunks as it has
@@ -265,12 +319,13 @@ impl RelayoutPlan {
     /// # Errors
     ///
     /// Those of [`run`](Self::run).
-    pub fn run_in(
+    pub fn run_in<S: Pod, D: Pod>(
         &self,
         pool: &ThreadPool,
-        src: &[u8],
-        dst: &mut [u8],
+        src: &[S],
+        dst: &mut [D],
     ) -> Result<(), RelayoutError> {
+        let (src, dst) = self.bytes(src, dst)?;
         self.exec(Some(pool), src, dst, None)
     }
 
@@ -297,27 +352,37 @@ impl RelayoutPlan {
     /// assert_eq!(dst, [0, 1, 4, 5, 8, 9, 12, 13]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn run_part(
+    pub fn run_part<S: Pod, D: Pod>(
         &self,
-        src: &[u8],
-        dst: &mut [u8],
+        src: &[S],
+        dst: &mut [D],
         whole_bytes: u64,
     ) -> Result<(), RelayoutError> {
+        let (src, dst) = self.bytes(src, dst)?;
         self.exec(None, src, dst, Some(whole_bytes))
     }
 
-    /// The strategy of the copy if the plan is one copy between two views
-    /// of whole-byte elements (every view plan, and XLA layouts without
-    /// tiles or sub-byte elements); `None` for the others, which copy in
-    /// several pieces or element by element.
+    /// How the plan copies (see [`Strategy`]): for views and untiled XLA
+    /// layouts of whole-byte elements, the kernel's strategy; into, out of
+    /// or between tiles, [`Strategy::TilePieces`] or
+    /// [`Strategy::Composed`]; packed sub-byte elements between views,
+    /// [`Strategy::Elements`]; a repack between sub-byte elements one per
+    /// byte and packed, the strategy of its relayout between the packed
+    /// side's layout and the other. Always `Some`.
     ///
     /// ```
     /// use relayout::{FromTo, RelayoutPlan, StridedView, Strategy};
+    /// use schema::Shape;
     ///
     /// let a = StridedView::row_major(&[64, 64])?;
     /// let plan = RelayoutPlan::new(FromTo { from: &a.transpose(), to: &a }, 4)?;
     /// assert_eq!(plan.strategy(), Some(Strategy::Tiled));
-    /// # Ok::<(), relayout::RelayoutError>(())
+    /// // Column-major into TPU tiles goes through cache-sized intermediates.
+    /// let from: Shape = "f32[1024,1024]{0,1}".parse()?;
+    /// let to: Shape = "f32[1024,1024]{1,0:T(8,128)}".parse()?;
+    /// let plan = RelayoutPlan::xla(FromTo { from: &from, to: &to })?;
+    /// assert_eq!(plan.strategy(), Some(Strategy::Composed));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn strategy(&self) -> Option<Strategy> {
         match &self.path {
@@ -327,7 +392,9 @@ impl RelayoutPlan {
                     .as_ref()
                     .map_or(Strategy::Empty, |c| strategy_of_plan(c, bytes.size)),
             ),
-            Path::Bits { .. } | Path::Tiled(_) | Path::Repack { .. } => None,
+            Path::Bits { .. } => Some(Strategy::Elements),
+            Path::Tiled(tiled) => Some(tiled.strategy()),
+            Path::Repack { middle, .. } => middle.strategy(),
         }
     }
 

@@ -4,11 +4,11 @@
 //! buffer of one byte per element laid out as the packed side (relaid by
 //! a plan the caller builds for [`Repack::middle`]'s shapes).
 
+use schema::primitive_util::{PrimitiveUtilError, pack_int_n_bits, unpack_int_n_bits};
 use schema::{PrimitiveType, Shape};
 
 use super::RelayoutError;
 use super::bits::element_bits;
-use super::sub_byte;
 use super::tiled_xla::buffer_of;
 
 /// The packed width `n` if one side of the relayout stores the sub-byte
@@ -76,6 +76,15 @@ impl Repack {
         })
     }
 
+    /// The element sizes in bits of the source and the destination.
+    pub(crate) fn sides(&self) -> (u32, u32) {
+        if self.packs {
+            (8, self.bits)
+        } else {
+            (self.bits, 8)
+        }
+    }
+
     /// The shapes of the relayout through the middle buffer: from the
     /// source into the middle when packing, from the middle into the
     /// destination when unpacking.
@@ -107,20 +116,29 @@ impl Repack {
             }
             let mut middle = vec![0_u8; count];
             relay(src, &mut middle)?;
-            for (k, &value) in (0_i64..).zip(&middle) {
-                sub_byte::set(dst, k, bits, value);
-            }
-            Ok(())
+            pack_int_n_bits(bits, &middle, dst).map_err(|e| packing(&self.packed, &e))
         } else {
             if src.len() < need {
                 return Err(too_small("source", &self.packed, need, src.len()));
             }
-            let middle: Vec<u8> = (0_i64..)
-                .take(count)
-                .map(|k| sub_byte::get(src, k, bits))
-                .collect();
+            let mut middle = vec![0_u8; count];
+            unpack_int_n_bits(bits, src, &mut middle).map_err(|e| packing(&self.packed, &e))?;
             relay(&middle, dst)
         }
+    }
+}
+
+/// A packing error (the sizes and width are checked before packing, so
+/// none is expected) as the engine's error.
+fn packing(shape: &Shape, error: &PrimitiveUtilError) -> RelayoutError {
+    match *error {
+        PrimitiveUtilError::OutputTooSmall { needed, actual, .. } => {
+            too_small("packed", shape, needed, actual)
+        }
+        PrimitiveUtilError::InvalidBitsPerElement(bits) => RelayoutError::ElementSize {
+            bits: u64::from(bits),
+        },
+        _ => RelayoutError::ElementSize { bits: 0 },
     }
 }
 

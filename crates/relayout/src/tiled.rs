@@ -61,7 +61,8 @@ struct DimBox {
 }
 
 /// A part `start..start + len` of logical dimension `dim`, `start` a
-/// multiple of its [`Tiling::slab_step`].
+/// multiple of its [`Tiling::slab_step`] (several, along different
+/// dimensions, cut out a box).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Slab {
     pub(crate) dim: usize,
@@ -201,10 +202,10 @@ impl Tiling {
 
     /// The pieces of a copy between the logical array, addressed by
     /// `logical` (one stride per logical dimension), and the tiled buffer:
-    /// pairs of (logical side, tiled side) views of the same sizes. With a
-    /// `slab`, only its part of the array: `logical` addresses the slab
-    /// (its dimension `len` long), the tiled side the slab in the whole
-    /// buffer.
+    /// pairs of (logical side, tiled side) views of the same sizes. With
+    /// `slabs` (at most one per dimension), only the box they cut out of
+    /// the array: `logical` addresses the box (each slab's dimension `len`
+    /// long), the tiled side the box in the whole buffer.
     ///
     /// # Errors
     ///
@@ -214,7 +215,7 @@ impl Tiling {
         &self,
         shape: &Shape,
         logical: &StridedView,
-        slab: Option<Slab>,
+        slabs: &[Slab],
     ) -> Result<Vec<(StridedView, StridedView)>, RelayoutError> {
         let too_many = || RelayoutError::UnsupportedLayout {
             shape: shape.human_string_with_layout(),
@@ -222,7 +223,7 @@ impl Tiling {
         };
         let mut per_dim = Vec::with_capacity(self.roots.len());
         for &(root, dim) in &self.roots {
-            match slab.filter(|slab| Some(slab.dim) == dim) {
+            match slabs.iter().find(|slab| Some(slab.dim) == dim) {
                 Some(slab) => {
                     // The slab starts at a multiple of the top digit's weight:
                     // its boxes are those of [0, len) with the top digit moved.
@@ -366,6 +367,17 @@ impl Tiling {
     pub(crate) fn slab_step(&self, dim: usize) -> Option<i64> {
         let &(root, _) = self.roots.iter().find(|(_, d)| *d == Some(dim))?;
         Some(self.top(root).0)
+    }
+
+    /// The position in the buffer where index `index` of logical
+    /// dimension `dim` starts, `index` a multiple of its
+    /// [`slab_step`](Self::slab_step) (or the dimension's size, where
+    /// `dim` is the most major: then the end of the buffer).
+    pub(crate) fn major_position(&self, dim: usize, index: i64) -> Option<i64> {
+        let &(root, _) = self.roots.iter().find(|(_, d)| *d == Some(dim))?;
+        let (top, leaf) = self.top(root);
+        let tops = index / top + i64::from(index % top != 0);
+        tops.checked_mul(self.strides[leaf])
     }
 
     /// The final dimension of leaf node `id`.

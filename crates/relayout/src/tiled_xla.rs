@@ -8,9 +8,12 @@ use schema::{COMBINE_DIMENSION, Shape};
 use rayon::ThreadPool;
 
 use super::bits::{capacity_in_elements, element_bits};
-use super::tiled::{Slab, Tiling};
+use super::composed::{Composed, wants_composition};
+use super::plan::Plan;
+use super::tiled::Tiling;
 use super::{
-    RelayoutError, check_views, fill_padding, interleave, parallel, relayout_with_tail, sub_byte,
+    RelayoutError, Strategy, check_buffer, check_views, copy_planned, elements_in, fill_padding,
+    interleave, parallel, relayout_with_tail, sub_byte,
 };
 use stride_util::StridedView;
 use stride_util::ViewError;
@@ -35,7 +38,7 @@ pub(crate) fn index_error(error: IndexError) -> RelayoutError {
 }
 
 /// The bytes of `elements` elements of `bits` each, packed.
-fn bytes_of(shape: &Shape, elements: i64, bits: u32) -> Result<usize, RelayoutError> {
+pub(crate) fn bytes_of(shape: &Shape, elements: i64, bits: u32) -> Result<usize, RelayoutError> {
     i128::from(elements)
         .checked_mul(i128::from(bits))
         .map(|total| (total + 7) / 8)
@@ -73,6 +76,9 @@ pub(crate) struct TiledPlan {
     dst_bytes: usize,
     /// `None` where a tile combines dimensions (`*`): element by element.
     tilings: Option<(Option<Tiling>, Option<Tiling>)>,
+    /// The composition through cache-sized intermediates, where one pass
+    /// through the tiles would be slow (see `composed.rs`).
+    composed: Option<Composed>,
 }
 
 impl TiledPlan {
@@ -92,6 +98,14 @@ impl TiledPlan {
         } else {
             Some((Tiling::new(src_shape)?, Tiling::new(dst_shape)?))
         };
+        let composed = match &tilings {
+            Some((from, to)) if wants_composition(src_shape, dst_shape) => Some(Composed::new(
+                (src_shape, from.as_ref()),
+                (dst_shape, to.as_ref()),
+                bits,
+            )?),
+            _ => None,
+        };
         Ok(Self {
             src_shape: src_shape.clone(),
             dst_shape: dst_shape.clone(),
@@ -101,7 +115,29 @@ impl TiledPlan {
             src_bytes,
             dst_bytes,
             tilings,
+            composed,
         })
+    }
+
+    /// The element size in bits.
+    pub(crate) fn bits(&self) -> u32 {
+        self.bits
+    }
+
+    /// How the plan copies: through cache-sized intermediates
+    /// ([`Strategy::Composed`]), in one pass through the tiles
+    /// ([`Strategy::TilePieces`]), or element by element from the index
+    /// function ([`Strategy::Elements`]).
+    pub(crate) fn strategy(&self) -> Strategy {
+        if self.src_shape.dimensions.contains(&0) {
+            Strategy::Empty
+        } else if self.composed.is_some() {
+            Strategy::Composed
+        } else if self.tilings.is_some() {
+            Strategy::TilePieces
+        } else {
+            Strategy::Elements
+        }
     }
 
     /// Copies `src` into `dst`, each strided piece split over `pool` if
@@ -135,10 +171,27 @@ impl TiledPlan {
                 fill_padding(dst, dst_shape)
             };
         };
+        if let (Some(_), Some(to)) = tilings {
+            // The same layout is one copy, unless the source's padding
+            // (whatever it holds) would land on the destination's zeros.
+            let elements = StridedView::row_major(&dst_shape.dimensions)?.num_elements();
+            if src_shape.layout == dst_shape.layout && !has_padding(dst, to, elements, bits) {
+                dst.copy_from_slice(src);
+                return Ok(());
+            }
+        }
+        if let Some(composed) = &self.composed {
+            composed.run(pool, src, dst)?;
+            return if self.dst_layout.is_tiled() {
+                Ok(())
+            } else {
+                fill_padding(dst, dst_shape)
+            };
+        }
         match tilings {
             (Some(from), None) => {
                 let dst_view = StridedView::from_xla_shape(dst_shape)?;
-                for (logical, tiled) in from.pieces(src_shape, &dst_view, None)? {
+                for (logical, tiled) in from.pieces(src_shape, &dst_view, &[])? {
                     copy(pool, src, &tiled, dst, &logical, bits)?;
                 }
                 fill_padding(dst, dst_shape)
@@ -147,16 +200,11 @@ impl TiledPlan {
                 let src_view = StridedView::from_xla_shape(src_shape)?;
                 to_tiled(pool, src, &src_view, dst, dst_shape, to, bits)
             }
-            (Some(from), Some(to)) => {
-                // The same layout is one copy, unless the source's padding
-                // (whatever it holds) would land on the destination's zeros.
-                let elements = StridedView::row_major(&dst_shape.dimensions)?.num_elements();
-                if src_shape.layout == dst_shape.layout && !has_padding(dst, to, elements, bits) {
-                    dst.copy_from_slice(src);
-                    return Ok(());
-                }
-                between_tilings(pool, (src, src_shape, from), (dst, dst_shape, to), bits)
-            }
+            // Two tilings are always composed (see `wants_composition`).
+            (Some(_), Some(_)) => Err(RelayoutError::UnsupportedLayout {
+                shape: src_shape.human_string_with_layout(),
+                reason: "two tilings outside a composition".to_owned(),
+            }),
             // The dispatcher sends only tiled layouts here.
             (None, None) => Err(RelayoutError::UnsupportedLayout {
                 shape: src_shape.human_string_with_layout(),
@@ -178,7 +226,7 @@ fn to_tiled(
     bits: u32,
 ) -> Result<(), RelayoutError> {
     zero_padding(dst, to, src_view.num_elements(), bits);
-    for (logical, tiled) in to.pieces(dst_shape, src_view, None)? {
+    for (logical, tiled) in to.pieces(dst_shape, src_view, &[])? {
         copy(pool, src, &logical, dst, &tiled, bits)?;
     }
     Ok(())
@@ -186,7 +234,7 @@ fn to_tiled(
 
 /// Zeroes the tiled buffer `dst` of `elements` elements of `bits` if some
 /// of its bits are padding.
-fn zero_padding(dst: &mut [u8], to: &Tiling, elements: i64, bits: u32) {
+pub(crate) fn zero_padding(dst: &mut [u8], to: &Tiling, elements: i64, bits: u32) {
     if has_padding(dst, to, elements, bits) {
         dst.fill(0);
     }
@@ -198,73 +246,6 @@ fn has_padding(dst: &[u8], to: &Tiling, elements: i64, bits: u32) -> bool {
     let exact = i128::try_from(dst.len()).unwrap_or(i128::MAX) * 8
         == i128::from(elements) * i128::from(bits);
     to.has_padding() || !exact
-}
-
-/// The most elements of the row-major slab a relayout between two tilings
-/// goes through (256 KiB of 4-byte elements: it stays in cache between
-/// its two copies).
-const SLAB_ELEMENTS: i64 = 1 << 16;
-
-/// Relayout between two tilings through row-major slabs of the array along
-/// one dimension, each starting at a multiple of both tilings' top digit
-/// weight in that dimension (so that a slab is a shifted copy of the
-/// array's first slab in both buffers).
-fn between_tilings(
-    pool: Option<&ThreadPool>,
-    (src, src_shape, from): (&[u8], &Shape, &Tiling),
-    (dst, dst_shape, to): (&mut [u8], &Shape, &Tiling),
-    bits: u32,
-) -> Result<(), RelayoutError> {
-    let dims = &src_shape.dimensions;
-    let elements = StridedView::row_major(dims)?.num_elements();
-    zero_padding(dst, to, elements, bits);
-    // The dimension cut into the most slabs.
-    let choice = (0..dims.len())
-        .filter_map(|j| {
-            let step = lcm(from.slab_step(j)?, to.slab_step(j)?)?;
-            Some((j, step))
-        })
-        .max_by_key(|&(j, step)| dims[j] / step);
-    let Some((dim, step)) = choice.filter(|&(j, _)| dims[j] > 0) else {
-        let row_major = StridedView::row_major(dims)?;
-        let mut middle = vec![0_u8; bytes_of(src_shape, elements, bits)?];
-        for (logical, tiled) in from.pieces(src_shape, &row_major, None)? {
-            copy(pool, src, &tiled, &mut middle, &logical, bits)?;
-        }
-        for (logical, tiled) in to.pieces(dst_shape, &row_major, None)? {
-            copy(pool, &middle, &logical, dst, &tiled, bits)?;
-        }
-        return Ok(());
-    };
-    let per_index = elements / dims[dim];
-    let height = (SLAB_ELEMENTS / per_index.max(1) / step).max(1) * step;
-    let mut middle = Vec::new();
-    let mut start = 0;
-    while start < dims[dim] {
-        let len = height.min(dims[dim] - start);
-        let mut slab_dims = dims.clone();
-        slab_dims[dim] = len;
-        let view = StridedView::row_major(&slab_dims)?;
-        middle.resize(bytes_of(src_shape, view.num_elements(), bits)?, 0);
-        let slab = Some(Slab { dim, start, len });
-        for (logical, tiled) in from.pieces(src_shape, &view, slab)? {
-            copy(pool, src, &tiled, &mut middle, &logical, bits)?;
-        }
-        for (logical, tiled) in to.pieces(dst_shape, &view, slab)? {
-            copy(pool, &middle, &logical, dst, &tiled, bits)?;
-        }
-        start += len;
-    }
-    Ok(())
-}
-
-/// The least common multiple of two positive numbers, if it fits.
-fn lcm(a: i64, b: i64) -> Option<i64> {
-    let (mut x, mut y) = (a, b);
-    while y != 0 {
-        (x, y) = (y, x % y);
-    }
-    (a / x).checked_mul(b)
 }
 
 /// One piece: the interleaving kernel where it applies, else the engine
@@ -294,6 +275,49 @@ fn copy(
         Some(pool) => parallel::sized(Some(pool), src, src_view, dst, dst_view, size),
         None => relayout_with_tail(src, src_view, dst, dst_view, size, None, None).map(|_| ()),
     }
+}
+
+/// One piece of a composed relayout between views the caller built inside
+/// their buffers, writing distinct elements: the interleaving kernel where
+/// it applies, else the engine's kernels, storing as for a copy of
+/// `whole_bytes` (streaming where that is large), or the sub-byte element
+/// loop. Only the bounds are checked.
+pub(crate) fn copy_piece(
+    src: &[u8],
+    src_view: &StridedView,
+    dst: &mut [u8],
+    dst_view: &StridedView,
+    bits: u32,
+    whole_bytes: u64,
+) -> Result<(), RelayoutError> {
+    if interleave::try_copy_part(src, src_view, dst, dst_view, bits, Some(whole_bytes))? {
+        return Ok(());
+    }
+    if bits < 8 {
+        check_buffer("source", src_view, capacity_in_elements(src.len(), bits))?;
+        check_buffer(
+            "destination",
+            dst_view,
+            capacity_in_elements(dst.len(), bits),
+        )?;
+        sub_byte::copy(src, src_view, dst, dst_view, bits);
+        return Ok(());
+    }
+    let size = usize::try_from(bits / 8).unwrap_or(1);
+    check_buffer("source", src_view, elements_in(src.len(), size))?;
+    check_buffer("destination", dst_view, elements_in(dst.len(), size))?;
+    if !src_view.is_empty() {
+        let plan = Plan::new(src_view, dst_view);
+        copy_planned(
+            &plan,
+            (src, src_view),
+            (dst, dst_view),
+            size,
+            None,
+            Some(whole_bytes),
+        );
+    }
+    Ok(())
 }
 
 /// The slow path, for tilings the pieces do not model (a `*` entry): the

@@ -103,7 +103,9 @@ mod forms;
 mod human_string;
 mod maps;
 mod primitive_type;
+pub mod primitive_util;
 mod proto_format;
+mod shape_methods;
 mod text_writer;
 
 pub use generated::*;

@@ -673,49 +673,8 @@ pub fn higher_precision_element_type(lhs: &Shape, rhs: &Shape) -> PrimitiveType 
         element_type(lhs).unwrap_or_default(),
         element_type(rhs).unwrap_or_default(),
     );
-    if precision_rank(r) > precision_rank(l) {
-        r
-    } else {
-        l
-    }
-}
-
-/// XLA's ordering key for `HigherPrecisionType`.
-fn precision_rank(ty: PrimitiveType) -> (bool, i32, i32, u32, bool) {
-    let component = match ty {
-        PrimitiveType::C64 => PrimitiveType::F32,
-        PrimitiveType::C128 => PrimitiveType::F64,
-        other => other,
-    };
-    let (max_exponent, significand) = float_range(component).unwrap_or((-1, -1));
-    (
-        ty.is_complex(),
-        max_exponent,
-        significand,
-        component.bit_width().unwrap_or(0),
-        component.is_signed_integral(),
-    )
-}
-
-/// `(std::numeric_limits<T>::max_exponent, digits)` of a floating type.
-fn float_range(ty: PrimitiveType) -> Option<(i32, i32)> {
-    use PrimitiveType as T;
-    Some(match ty {
-        T::F16 => (16, 11),
-        T::Bf16 => (128, 8),
-        T::F32 => (128, 24),
-        T::F64 => (1024, 53),
-        T::F8e5m2 | T::F8e5m2fnuz => (16, 3),
-        T::F8e4m3 | T::F8e4m3fnuz => (8, 4),
-        T::F8e4m3fn => (9, 4),
-        T::F8e4m3b11fnuz => (5, 4),
-        T::F8e3m4 => (4, 5),
-        T::F4e2m1fn => (3, 2),
-        T::F8e8m0fnu => (128, 1),
-        T::F6e3m2fn => (5, 3),
-        T::F6e2m3fn => (3, 4),
-        _ => return None,
-    })
+    // Two different types of equal rank (where XLA's CHECK fails) give `lhs`'s.
+    schema::primitive_util::higher_precision_type(l, r).unwrap_or(l)
 }
 
 pub(crate) fn expect_array(shape: &Shape, operand: &str) -> Result<(), BroadcastError> {

@@ -71,6 +71,7 @@ mod broadcast;
 mod common_factors;
 mod construct;
 mod edit;
+mod element;
 mod equal;
 mod error;
 mod explain;
@@ -81,8 +82,11 @@ mod numpy;
 mod permutation;
 mod query;
 mod relation;
+mod reshape;
 mod size;
+mod tuple_edit;
 mod validate;
+mod walk;
 
 pub use binary_op::infer_binary_op_shape;
 pub use bitcast::{
@@ -108,6 +112,13 @@ pub use edit::{
     delete_dimensions, drop_degenerate_dimensions, insert_dimension_at_index, permute_dimensions,
     prepend_major_dimension, set_dynamic_dimension,
 };
+pub use element::{
+    array_data_size, byte_size_of_tuple_index_table, complex_component_shape,
+    device_shape_to_host_shape, element_can_upcast, element_has_bit_width, element_is_complex,
+    element_is_floating, element_is_integral, element_is_integral_with_bits, element_is_signed,
+    has_primitive_type, is_initialized, is_scalar_with_element_type, static_extent_product,
+    update_element_size_in_bits,
+};
 pub use equal::{
     ShapeEqual, compatible, compatible_ignoring_element_type, compatible_ignoring_fp_precision,
     equal, equal_ignoring_element_type, equal_ignoring_fp_precision, equal_ignoring_layout,
@@ -130,8 +141,24 @@ pub use query::{
     tuple_element_count,
 };
 pub use relation::Relation;
+pub use reshape::{
+    ShapeEqualityDescriptor, compatible_kind, dynamic_array_shape_is_compatible,
+    dynamic_shape_is_compatible, filter_dimensions, inserted_or_deleted_1_sized_dimensions,
+    is_effectively_most_major_dimension, is_reshape_or_transpose_bitcast,
+    reorder_logical_dimensions, reshape_leaves_dimensions_unmodified,
+};
 pub use size::{
     allocated_size, array_size, byte_size_of, byte_size_of_elements, byte_size_of_primitive_type,
     byte_strides, element_size_in_bits,
 };
+pub use tuple_edit::{
+    append_shape_to_tuple, flatten_tuple_shape, get_leaf_count_tuple, get_tuple_element_shape,
+    is_empty_tuple, is_nested_tuple, slice_tuple, update_tuple_shape,
+};
 pub use validate::{validate_shape, validate_shape_with_optional_layout};
+pub use walk::{
+    for_each_leaf_shape, for_each_mutable_leaf_shape, for_each_mutable_subshape,
+    for_each_mutable_subshape_post_order, for_each_subshape_post_order, try_for_each_leaf_shape,
+    try_for_each_mutable_subshape, try_for_each_mutable_subshape_post_order, try_for_each_subshape,
+    try_for_each_subshape_post_order,
+};

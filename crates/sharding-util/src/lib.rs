@@ -54,6 +54,7 @@ mod named_text;
 mod parse;
 mod print;
 mod proto;
+mod queries;
 mod reduction;
 mod reshard;
 pub mod sdy;
@@ -61,6 +62,8 @@ mod shard_report;
 mod sharding;
 mod table;
 mod tile_assignment;
+mod tiles;
+mod tuple_sharding;
 mod v3_to_v2;
 
 pub use canonical::CanonicalSharding;

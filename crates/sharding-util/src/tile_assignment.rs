@@ -360,14 +360,62 @@ impl TileAssignment {
         index
     }
 
-    /// The device at flat position `flat` (in range).
-    pub(crate) fn device_at_flat(&self, flat: i64) -> i64 {
+    /// The device at flat (row-major) position `flat` of the grid, `0 <=
+    /// flat < num_elements()`: O(rank) on an iota (XLA's `array()[flat]`,
+    /// never materialized). A position outside the grid gives -1.
+    ///
+    /// ```
+    /// use sharding_util::TileAssignment;
+    /// let tiles = TileAssignment::iota(vec![2, 4], vec![4, 2], vec![1, 0]).unwrap();
+    /// assert_eq!((0..8).map(|f| tiles.device_at_flat(f)).collect::<Vec<_>>(), [0, 2, 4, 6, 1, 3, 5, 7]);
+    /// ```
+    pub fn device_at_flat(&self, flat: i64) -> i64 {
+        if !(0..self.num_elements()).contains(&flat) {
+            return -1;
+        }
         match &self.devices {
             Devices::Iota(iota) => iota.device_at_flat(flat),
             Devices::List(list) => usize::try_from(flat)
                 .ok()
                 .and_then(|f| list.get(f).copied())
                 .unwrap_or(-1),
+        }
+    }
+
+    /// Every device in row-major grid order (XLA's `Each`/`array()`, Rust
+    /// form: an iterator, O(rank) per device on an iota).
+    ///
+    /// ```
+    /// use sharding_util::TileAssignment;
+    /// let tiles = TileAssignment::iota(vec![2, 2], vec![2, 2], vec![1, 0]).unwrap();
+    /// assert_eq!(tiles.iter().collect::<Vec<_>>(), [0, 2, 1, 3]);
+    /// ```
+    pub fn iter(&self) -> impl Iterator<Item = i64> + '_ {
+        (0..self.num_elements()).map(|f| self.device_at_flat(f))
+    }
+
+    /// XLA's `TileAssignment::first`: the device of the first tile.
+    ///
+    /// ```
+    /// use sharding_util::TileAssignment;
+    /// assert_eq!(TileAssignment::list(vec![2], vec![5, 4]).unwrap().first(), 5);
+    /// ```
+    pub fn first(&self) -> i64 {
+        self.device_at_flat(0)
+    }
+
+    /// XLA's `TileAssignment::UsesDevice`: whether some tile has `device`
+    /// (O(1) on an iota, a scan of the list otherwise).
+    ///
+    /// ```
+    /// use sharding_util::TileAssignment;
+    /// let tiles = TileAssignment::iota(vec![2, 4], vec![8], vec![0]).unwrap();
+    /// assert!(tiles.uses_device(7) && !tiles.uses_device(8));
+    /// ```
+    pub fn uses_device(&self, device: i64) -> bool {
+        match &self.devices {
+            Devices::Iota(_) => (0..self.num_elements()).contains(&device),
+            Devices::List(list) => list.contains(&device),
         }
     }
 

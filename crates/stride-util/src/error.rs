@@ -250,6 +250,20 @@ pub enum ViewError {
         /// The layout.
         layout: String,
     },
+    /// A view that another library's array description cannot hold, or
+    /// that cannot be located in the buffer given.
+    #[error("cannot convert the view with shape {shape} and strides {strides} {to}: {reason}")]
+    Conversion {
+        /// `"to an ndarray view"`, `"from an ndarray view"`, `"to DLPack"`,
+        /// `"from DLPack"`.
+        to: &'static str,
+        /// The view's shape, as a numpy tuple.
+        shape: String,
+        /// The view's strides, as a numpy tuple.
+        strides: String,
+        /// Why.
+        reason: String,
+    },
     /// Strides that no XLA layout (a dense permutation, possibly padded)
     /// describes.
     #[error("strides {strides} of shape {shape} do not describe an XLA layout: {reason}")]

@@ -26,9 +26,13 @@
 
 mod chain;
 mod classify;
+#[cfg(feature = "dlpack")]
+mod dlpack;
 mod error;
 mod index;
 mod integers;
+#[cfg(feature = "ndarray")]
+mod ndarray_view;
 mod offsets;
 mod ops;
 mod report;
@@ -38,6 +42,8 @@ mod view;
 mod xla_layout;
 
 pub use chain::{ChainError, Op, parse_chain};
+#[cfg(feature = "dlpack")]
+pub use dlpack::DlpackLayout;
 pub use error::{ViewError, numpy_tuple};
 pub use index::{IndexItem, adjust_slice, parse_index_expression};
 pub use integers::{IntegerError, parse_integer, parse_integers};

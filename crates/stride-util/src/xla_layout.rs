@@ -58,7 +58,8 @@ impl StridedView {
     ///
     /// # Errors
     ///
-    /// [`ViewError::NotAnXlaLayout`] if the offset is not 0, a stride is
+    /// [`ViewError::NotAnXlaLayout`] if the offset is not 0 (for a view
+    /// with an offset, [`to_xla_layout_and_offset`](Self::to_xla_layout_and_offset)), a stride is
     /// not positive, the most minor stride is not 1 (and no size-1
     /// dimension is inside it), a stride is not a multiple of the next
     /// smaller one at least its size apart, or the padded extents multiply
@@ -78,14 +79,48 @@ impl StridedView {
     /// # Ok::<(), stride_util::ViewError>(())
     /// ```
     pub fn to_xla_layout(&self) -> Result<Layout, ViewError> {
+        if self.offset() != 0 {
+            return Err(ViewError::NotAnXlaLayout {
+                shape: numpy_tuple(self.sizes()),
+                strides: numpy_tuple(self.strides()),
+                reason: format!(
+                    "offset {} is not 0 (see to_xla_layout_and_offset)",
+                    self.offset()
+                ),
+            });
+        }
+        self.layout_of_strides()
+    }
+
+    /// The XLA layout of the view's strides and the view's offset in
+    /// elements: an array at that offset of a buffer (as a DLPack tensor's
+    /// `byte_offset`, or a view into a larger array) is laid out as the
+    /// layout says from there.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`to_xla_layout`](Self::to_xla_layout) but the offset's.
+    ///
+    /// ```
+    /// use stride_util::StridedView;
+    ///
+    /// // Rows 2.. of a row-major 4×6 array: the layout {1,0} from element 12.
+    /// let rows = StridedView::new(&[2, 6], &[6, 1], 12)?;
+    /// let (layout, offset) = rows.to_xla_layout_and_offset()?;
+    /// assert_eq!((layout.minor_to_major, offset), (vec![1, 0], 12));
+    /// # Ok::<(), stride_util::ViewError>(())
+    /// ```
+    pub fn to_xla_layout_and_offset(&self) -> Result<(Layout, i64), ViewError> {
+        Ok((self.layout_of_strides()?, self.offset()))
+    }
+
+    /// [`to_xla_layout`](Self::to_xla_layout) whatever the offset.
+    fn layout_of_strides(&self) -> Result<Layout, ViewError> {
         let fail = |reason: String| ViewError::NotAnXlaLayout {
             shape: numpy_tuple(self.sizes()),
             strides: numpy_tuple(self.strides()),
             reason,
         };
-        if self.offset() != 0 {
-            return Err(fail(format!("offset {} is not 0", self.offset())));
-        }
         let ndim = self.ndim();
         let mut order: Vec<usize> = (0..ndim).collect();
         order.sort_by_key(|&d| {

@@ -456,7 +456,7 @@ pub struct HloArgs {
     pub timeline: Option<std::path::PathBuf>,
     /// The bytes live at the peak grouped by source line, function, stack,
     /// op_name, jax pass or kind, largest first (implies --peak; repeatable).
-    #[arg(long, value_name = "GROUP", value_parser = crate::commands::hlo_origins::parse_group)]
+    #[arg(long, value_name = "GROUP", value_parser = |s: &str| s.parse::<hlo_util::GroupBy>())]
     pub by: Vec<hlo_util::GroupBy>,
     /// Another program (module text or XLA's dump) whose peak is compared
     /// with this one's, by source line and by op_name (implies --peak).

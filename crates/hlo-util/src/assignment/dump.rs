@@ -67,6 +67,23 @@ impl MemoryDump<'_> {
         Some(path.with_file_name(format!("{stem}live-range.txt")))
     }
 
+    /// The module text XLA dumps beside the buffer-assignment dump
+    /// `path` (`*after_optimizations.txt` for
+    /// `*after_optimizations-buffer-assignment.txt`), whose instructions
+    /// give the buffers their origins; none for another name.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// let beside = hlo_util::MemoryDump::module_text_beside(Path::new("d/m.cpu_after_optimizations-buffer-assignment.txt"));
+    /// assert_eq!(beside.unwrap(), Path::new("d/m.cpu_after_optimizations.txt"));
+    /// assert!(hlo_util::MemoryDump::module_text_beside(Path::new("buffer-assignment.txt")).is_none());
+    /// ```
+    pub fn module_text_beside(path: &Path) -> Option<PathBuf> {
+        let name = path.file_name()?.to_str()?;
+        let stem = name.strip_suffix("-buffer-assignment.txt")?;
+        Some(path.with_file_name(format!("{stem}.txt")))
+    }
+
     /// The peak as XLA computes it.
     ///
     /// # Errors

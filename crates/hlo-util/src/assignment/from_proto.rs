@@ -11,7 +11,7 @@ use schema::Shape;
 use super::AssignmentError;
 use super::baseline::static_baseline;
 use super::bytes::inside;
-use super::heap::{Heap, HeapFault};
+use super::heap::{Event, Heap, HeapFault};
 use super::model::{Allocation, Assignment, Value};
 use super::report::{PeakPoint, PeakReport, StepUnit};
 use super::summary::{allocation_totals, live_buffers};
@@ -20,17 +20,6 @@ use crate::origins::Frame;
 use crate::origins::metadata::{InstOrigin, Origin};
 use crate::origins::tables::Tables;
 use crate::proto::{BufferAssignmentProto, HloModuleProto, HloProto};
-
-/// A heap event with its buffers resolved to value indices.
-#[derive(Debug, Clone, Copy)]
-pub(super) enum Event {
-    /// ALLOC of a value.
-    Alloc(usize),
-    /// FREE of a value.
-    Free(usize),
-    /// SHARE_WITH: a value takes the storage of another.
-    ShareWith(usize, usize),
-}
 
 /// A decoded dump: the assignment, its heap events with the instruction
 /// of each, and the static baseline's bytes and values.

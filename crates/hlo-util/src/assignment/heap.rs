@@ -4,6 +4,17 @@
 
 use super::bytes::add_bytes;
 
+/// A heap event with its buffers resolved to value indices.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Event {
+    /// ALLOC of a value.
+    Alloc(usize),
+    /// FREE of a value.
+    Free(usize),
+    /// SHARE_WITH: a value takes the storage of another.
+    ShareWith(usize, usize),
+}
+
 /// Why an event could not be replayed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum HeapFault {

@@ -4,7 +4,7 @@
 //! freed once.
 
 use super::AssignmentError;
-use super::from_proto::Event;
+use super::heap::Event;
 
 /// Where a buffer stands in the trace being read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

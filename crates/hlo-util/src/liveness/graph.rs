@@ -52,8 +52,10 @@ pub(crate) struct Inst {
     pub aliasing: Vec<Alias>,
     /// How many operands of other instructions name it.
     pub users: usize,
-    /// Its op_name and frame (none in a fusion body).
-    pub origin: InstOrigin,
+    /// Its op_name and frame, when its metadata has either (never in a
+    /// fusion body); boxed, as most instructions of a large module have
+    /// none of their own.
+    pub origin: Option<Box<InstOrigin>>,
 }
 
 /// One computation.
@@ -192,7 +194,7 @@ pub(crate) fn read_graph(text: &str) -> Result<Graph, LivenessError> {
             loop_fusion: false,
             aliasing: Vec::new(),
             users: 0,
-            origin: InstOrigin::default(),
+            origin: None,
         };
         if i.opcode == "parameter" {
             inst.parameter = i.operands.trim().parse().unwrap_or(0);
@@ -225,9 +227,12 @@ pub(crate) fn read_graph(text: &str) -> Result<Graph, LivenessError> {
                 "index" => inst.tuple_index = value.trim().parse().unwrap_or(usize::MAX),
                 "kind" => inst.loop_fusion = matches!(value, "kLoop" | "kInput"),
                 "metadata" if !in_body => {
-                    inst.origin = read_metadata(value, &mut tables);
-                    if let (None, Some(id)) = (&missing_frame, inst.origin.missing_frame) {
+                    let origin = read_metadata(value, &mut tables);
+                    if let (None, Some(id)) = (&missing_frame, origin.missing_frame) {
                         missing_frame = Some((i.name.to_owned(), id));
+                    }
+                    if origin.op_name.is_some() || origin.frame.is_some() {
+                        inst.origin = Some(Box::new(origin));
                     }
                 }
                 "output_to_operand_aliasing" => match aliases(value) {

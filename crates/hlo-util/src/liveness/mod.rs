@@ -13,7 +13,7 @@ mod attributes;
 mod buffers;
 mod dataflow;
 mod error;
-mod graph;
+pub(crate) mod graph;
 mod in_place;
 mod model;
 mod post_order;

@@ -16,6 +16,7 @@ use crate::assignment::baseline::static_baseline;
 use crate::assignment::bytes::add_bytes;
 use crate::assignment::model::{Allocation, Assignment, Value};
 use crate::assignment::summary::{allocation_totals, live_buffers};
+use crate::origins::metadata::Origin;
 use crate::{BufferSizes, PeakPoint, PeakReport, StepUnit};
 
 /// Computes the peak memory of a module and its buffers from its text
@@ -228,7 +229,7 @@ fn to_model(
             bytes: buffer.bytes,
             offset: 0,
             allocation,
-            origin: inst.origin.resolve(graph.frames.as_ref()),
+            origin: origin_of(graph, inst),
         });
     }
     for alloc in &mut allocations {
@@ -261,7 +262,7 @@ fn to_model(
                 bytes,
                 offset: 0,
                 allocation: Some(allocations.len()),
-                origin: inst.origin.resolve(graph.frames.as_ref()),
+                origin: origin_of(graph, inst),
             });
             // A constant of an applied computation is a constant all the same.
             let constant = inst.opcode == "constant";
@@ -276,4 +277,11 @@ fn to_model(
     }
     model.allocations = allocations;
     (model, of_buffer)
+}
+
+/// The op_name and stack of `inst`'s values.
+fn origin_of(graph: &Graph, inst: &super::graph::Inst) -> Origin {
+    inst.origin
+        .as_deref()
+        .map_or_else(Origin::default, |o| o.resolve(graph.frames.as_ref()))
 }

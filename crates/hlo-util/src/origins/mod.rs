@@ -9,6 +9,7 @@ mod escape;
 pub(crate) mod frame;
 mod group;
 pub(crate) mod metadata;
+mod module_origins;
 pub(crate) mod tables;
 mod text;
 
@@ -16,4 +17,5 @@ pub use diff::{DiffRow, PeakDiff};
 pub(crate) use frame::serialize_op_name;
 pub use frame::{Frame, Frames, Stack};
 pub use group::{GroupBy, GroupRow, group_at_peak, pass_of};
+pub use module_origins::ModuleOrigins;
 pub use text::groups_text;

@@ -106,7 +106,8 @@ pub(crate) fn copy<const N: usize>(
     };
     let n = at(inner.size);
     match strategy {
-        Strategy::Empty | Strategy::Elements => {}
+        // Never a kernel's strategy: only whole plans compose or take tiles.
+        Strategy::Empty | Strategy::Elements | Strategy::TilePieces | Strategy::Composed => {}
         Strategy::SingleCopy | Strategy::Runs => {
             if large && runs_stream::<N>(dst, plan, tail.is_some()) {
                 stream_runs(src, dst, plan, n);

@@ -2,10 +2,11 @@
 //! them (`sharding={...}` beside `xla.sdy.sharding` in HLO text).
 
 use crate::error::ShardingError;
-use crate::named::{AxisRef, DimSharding, Mesh, MeshDevices, NamedSharding};
+use crate::named::{DimSharding, NamedSharding};
 use crate::reduction::Reduction;
 use crate::sdy::error::{ShardyError, invalid};
 use crate::sdy::mesh::SdyMesh;
+use crate::sdy::mesh_index::MeshIndex;
 use crate::sdy::sharding::{MeshRef, SdyAxisRef, SdySharding};
 use crate::sharding::{HloSharding, Kind};
 
@@ -53,18 +54,25 @@ impl SdySharding {
     /// messages, or a mesh too large to convert.
     pub fn to_hlo(&self, mesh: Option<&SdyMesh>) -> Result<HloSharding, ShardingError> {
         let mesh = self.resolve_mesh(mesh)?;
-        mesh.verify()?;
-        self.verify(mesh, None)?;
-        if let Some(device) = mesh.maximal_device() {
+        let index = MeshIndex::new(mesh);
+        mesh.verify_indexed(&index)?;
+        self.verify_indexed(&index, None)?;
+        self.to_hlo_verified(&index)
+    }
+
+    /// [`Self::to_hlo`] over the index of `mesh`, which the sharding
+    /// resolves to, both already verified.
+    pub(crate) fn to_hlo_verified(&self, mesh: &MeshIndex) -> Result<HloSharding, ShardingError> {
+        if let Some(device) = mesh.maximal {
             return Ok(HloSharding::new(Kind::Maximal(device)));
         }
-        let index = |r: &SdyAxisRef| AxisRef {
-            axis: mesh.axis_index(&r.name).unwrap_or(0),
-            sub: r.sub,
+        let refs = |list: &[SdyAxisRef]| {
+            list.iter()
+                .filter_map(|r| mesh.split_ref(r))
+                .collect::<Vec<_>>()
         };
-        let refs = |list: &[SdyAxisRef]| list.iter().map(index).collect::<Vec<_>>();
         let named = NamedSharding {
-            mesh: named_mesh(mesh),
+            mesh: mesh.split_mesh(),
             dims: self
                 .dims
                 .iter()
@@ -79,21 +87,6 @@ impl SdySharding {
             reduction: Reduction::Sum,
         };
         Ok(HloSharding::from_named(named, Vec::new())?.v3_to_v2())
-    }
-}
-
-/// The mesh in XLA's named-sharding model (an explicit list of ids in
-/// order is the plain iota there).
-pub(crate) fn named_mesh(mesh: &SdyMesh) -> Mesh {
-    let devices = match &mesh.device_ids {
-        Some(ids) if ids.iter().zip(0..).any(|(&id, k): (&i64, i64)| id != k) => {
-            MeshDevices::List(ids.clone())
-        }
-        _ => MeshDevices::Iota,
-    };
-    Mesh {
-        axes: mesh.axes.clone(),
-        devices,
     }
 }
 

@@ -2,11 +2,14 @@
 //! Shardy attributes): its meshes and the arguments and results of its
 //! public `main` with their tensor types and shardings.
 
+use std::collections::HashMap;
+
 use schema::Shape;
 use serde::Serialize;
 
 use crate::error::ParseError;
 use crate::sdy::error::ShardyError;
+use crate::sdy::lowered_header::{closing_brace, header};
 use crate::sdy::mesh::SdyMesh;
 use crate::sdy::parse::{Cursor, Parsed};
 use crate::sdy::sharding::SdySharding;
@@ -65,6 +68,8 @@ pub struct LoweredModule {
     pub meshes: Vec<SdyMesh>,
     /// The arguments, then the results, of the public `main`.
     pub values: Vec<LoweredValue>,
+    /// Each named mesh's position in `meshes`.
+    names: HashMap<String, usize>,
 }
 
 /// An MLIR tensor type (`tensor<16x8xf32>`, `tensor<bf16>`) as an XLA
@@ -97,8 +102,19 @@ pub fn tensor_shape(ty: &str) -> Result<Shape, String> {
         element = rest;
     }
     if let Some(d) = dims.iter().find(|d| d.parse::<i64>().is_err()) {
+        return Err(if *d == "?" {
+            format!("`{ty}` has dimension `?`: only static shapes are read")
+        } else {
+            format!("`{ty}` has dimension `{d}`, beyond i64")
+        });
+    }
+    // A signed size is no dimension: say so rather than read it as part of
+    // the element type.
+    if let Some(d) = element.split('x').next().filter(|d| {
+        d.len() > 1 && d.starts_with(['-', '+']) && d[1..].bytes().all(|b| b.is_ascii_digit())
+    }) {
         return Err(format!(
-            "`{ty}` has dimension `{d}`: only static shapes are read"
+            "`{ty}` has dimension `{d}`: a dimension is a size of 0 or more"
         ));
     }
     let element = xla_element(element)
@@ -135,41 +151,123 @@ impl LoweredModule {
     ///
     /// # Errors
     ///
-    /// No public `main`, a signature or attribute that does not parse, a
-    /// type that is not a static tensor.
+    /// No public `main`, or two; a mesh defined twice; an
+    /// `mhlo.num_partitions` that is not an integer attribute of 1 or more;
+    /// a signature or attribute that does not parse; a type that is not a
+    /// static tensor; a module or `main` whose braces never close.
     pub fn parse(text: &str) -> Result<Self, ShardyError> {
-        let num_partitions = text.find("mhlo.num_partitions = ").and_then(|k| {
-            let rest = &text[k + "mhlo.num_partitions = ".len()..];
-            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-            digits.parse().ok()
-        });
-        let mut meshes = Vec::new();
+        let mut values = Vec::new();
+        let mut module = Self::read(text, |_, value| {
+            values.push(value);
+            Ok(())
+        })?;
+        module.values = values;
+        Ok(module)
+    }
+
+    /// [`parse`](Self::parse) handing each argument and result to `visit`
+    /// as it is read, with the module read so far (its partitions and
+    /// meshes), instead of keeping them: `values` of the module returned is
+    /// empty. An error of `visit` stops the reading.
+    ///
+    /// ```
+    /// use sharding_util::sdy::LoweredModule;
+    ///
+    /// let text = "module {\n  func.func public @main(%arg0: tensor<4xi8>) -> tensor<4xi8> {\n  }\n}";
+    /// let mut shapes = Vec::new();
+    /// let module = LoweredModule::read(text, |_, value| {
+    ///     shapes.push(value.shape.human_string());
+    ///     Ok(())
+    /// })
+    /// .unwrap();
+    /// assert_eq!(shapes, ["s8[4]", "s8[4]"]);
+    /// assert!(module.values.is_empty());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`parse`](Self::parse), and `visit`'s.
+    pub fn read(
+        text: &str,
+        mut visit: impl FnMut(&Self, LoweredValue) -> Result<(), ShardyError>,
+    ) -> Result<Self, ShardyError> {
+        let header = header(text)?;
+        let mut module = Self {
+            num_partitions: header.as_ref().and_then(|h| h.num_partitions),
+            meshes: Vec::new(),
+            values: Vec::new(),
+            names: HashMap::new(),
+        };
+        let mut mesh_offsets = Vec::new();
         for (offset, line) in line_offsets(text) {
             if line.trim_start().starts_with("sdy.mesh ") {
                 let mesh: SdyMesh = line.parse().map_err(|e: ParseError| shifted(e, offset))?;
-                meshes.push(mesh);
+                if let Some(name) = &mesh.name {
+                    if let Some(&first) = module.names.get(name) {
+                        return Err(ParseError {
+                            message: format!(
+                                "mesh @{name} is defined twice (the first at byte {})",
+                                mesh_offsets[first]
+                            ),
+                            offset,
+                            found: format!("`{}`", line.trim()),
+                        }
+                        .into());
+                    }
+                    module.names.insert(name.clone(), module.meshes.len());
+                }
+                mesh_offsets.push(offset);
+                module.meshes.push(mesh);
             }
         }
-        let start = text
-            .find("func.func public @main(")
-            .ok_or_else(|| ParseError {
-                message: "no `func.func public @main(` in the module".to_string(),
-                offset: 0,
-                found: "end of input".to_string(),
-            })?;
+        const MAIN: &str = "func.func public @main(";
+        let mut mains = text.match_indices(MAIN).map(|(k, _)| k);
+        let start = mains.next().ok_or_else(|| ParseError {
+            message: "no `func.func public @main(` in the module".to_string(),
+            offset: 0,
+            found: "end of input".to_string(),
+        })?;
+        if let Some(second) = mains.next() {
+            return Err(ParseError {
+                message: format!(
+                    "`func.func public @main` is defined twice (the first at byte {start})"
+                ),
+                offset: second,
+                found: "`func.func public @main`".to_string(),
+            }
+            .into());
+        }
         let mut c = Cursor::new(text);
-        c.at = start + "func.func public @main".len();
-        let values = signature(&mut c)?;
-        Ok(Self {
-            num_partitions,
-            meshes,
-            values,
-        })
+        c.at = start + MAIN.len() - 1;
+        signature(&mut c, &mut |value| visit(&module, value))?;
+        // The body of `main`, after its attributes if any, and the module's
+        // end: a module cut short after the signature is refused.
+        if c.eat("attributes") {
+            c.skip_space();
+            if c.peek_byte() != Some(b'{') {
+                return Err(c.error("expected '{'").into());
+            }
+            c.at = closing_brace(text, c.at, "the attributes of @main")?;
+        }
+        c.skip_space();
+        if c.peek_byte() != Some(b'{') {
+            return Err(c.error("expected '{' (the body of @main)").into());
+        }
+        closing_brace(text, c.at, "the body of @main")?;
+        if let Some(h) = &header {
+            closing_brace(text, h.body, "the module")?;
+        }
+        Ok(module)
     }
 
     /// The mesh named `name`.
     pub fn mesh(&self, name: &str) -> Option<&SdyMesh> {
-        self.meshes.iter().find(|m| m.name.as_deref() == Some(name))
+        self.mesh_position(name).and_then(|k| self.meshes.get(k))
+    }
+
+    /// The position in `meshes` of the mesh named `name`.
+    pub(crate) fn mesh_position(&self, name: &str) -> Option<usize> {
+        self.names.get(name).copied()
     }
 }
 
@@ -187,32 +285,36 @@ fn shifted(mut e: ParseError, by: usize) -> ParseError {
     e
 }
 
-/// `(%arg0: type {attrs}, ...) -> (type {attrs}, ...)` or `-> type`.
-fn signature(c: &mut Cursor<'_>) -> Parsed<Vec<LoweredValue>> {
-    let mut values = Vec::new();
+/// `(%arg0: type {attrs}, ...) -> (type {attrs}, ...)` or `-> type`, each
+/// value handed to `visit`.
+fn signature(
+    c: &mut Cursor<'_>,
+    visit: &mut dyn FnMut(LoweredValue) -> Result<(), ShardyError>,
+) -> Result<(), ShardyError> {
     c.expect("(")?;
+    let mut arguments = 0;
     if !c.eat(")") {
         loop {
             c.expect("%")?;
             let name = format!("%{}", c.ident()?);
             c.expect(":")?;
-            let index = values.len();
-            values.push(value(c, ValueKind::Argument, index, Some(name), true)?);
+            visit(value(c, ValueKind::Argument, arguments, Some(name), true)?)?;
+            arguments += 1;
             if c.eat(")") {
                 break;
             }
             c.expect(",")?;
         }
     }
-    let arguments = values.len();
     if !c.eat("->") {
-        return Ok(values);
+        return Ok(());
     }
     if c.eat("(") {
+        let mut results = 0;
         if !c.eat(")") {
             loop {
-                let index = values.len() - arguments;
-                values.push(value(c, ValueKind::Result, index, None, true)?);
+                visit(value(c, ValueKind::Result, results, None, true)?)?;
+                results += 1;
                 if c.eat(")") {
                     break;
                 }
@@ -221,9 +323,9 @@ fn signature(c: &mut Cursor<'_>) -> Parsed<Vec<LoweredValue>> {
         }
     } else {
         // A bare result type has no attributes: `{` opens the body.
-        values.push(value(c, ValueKind::Result, 0, None, false)?);
+        visit(value(c, ValueKind::Result, 0, None, false)?)?;
     }
-    Ok(values)
+    Ok(())
 }
 
 /// `tensor<...> {attr = value, ...}` (the attributes only with
@@ -269,7 +371,7 @@ fn value(
 }
 
 /// Skips one attribute value up to the next top-level `,` or `}`.
-fn skip_attribute_value(c: &mut Cursor<'_>) -> Parsed<()> {
+pub(crate) fn skip_attribute_value(c: &mut Cursor<'_>) -> Parsed<()> {
     loop {
         c.skip_space();
         let next = c.peek_byte();
@@ -312,7 +414,7 @@ mod tests {
 
     #[test]
     fn device_counts_out_of_range_are_errors_not_allocations() {
-        let text = "module attributes {mhlo.num_partitions = 1000000000000 : i32} {\n  func.func public @main(%arg0: tensor<4xi8> {a = \"\u{e9}\", b = \u{e9}}) -> tensor<4xi8> {\n  }\n}";
+        let text = "module attributes {mhlo.num_partitions = 1000000000000 : i64} {\n  func.func public @main(%arg0: tensor<4xi8> {a = \"\u{e9}\", b = \u{e9}}) -> tensor<4xi8> {\n  }\n}";
         let module = LoweredModule::parse(text).unwrap();
         let error = crate::sdy::LoweredReport::new(&module).unwrap_err();
         assert_eq!(
@@ -334,6 +436,18 @@ mod tests {
         assert_eq!(
             shape("tensor<4xindex>").unwrap_err(),
             "`tensor<4xindex>` has element type `index`, which XLA has no name for"
+        );
+        assert_eq!(
+            shape("tensor<-2x2xf32>").unwrap_err(),
+            "`tensor<-2x2xf32>` has dimension `-2`: a dimension is a size of 0 or more"
+        );
+        assert_eq!(
+            shape("tensor<2x-2xf32>").unwrap_err(),
+            "`tensor<2x-2xf32>` has dimension `-2`: a dimension is a size of 0 or more"
+        );
+        assert_eq!(
+            shape("tensor<99999999999999999999x2xf32>").unwrap_err(),
+            "`tensor<99999999999999999999x2xf32>` has dimension `99999999999999999999`, beyond i64"
         );
         assert_eq!(
             shape("memref<4xf32>").unwrap_err(),

@@ -1,13 +1,18 @@
 //! What each device holds of a lowered module's arguments and results (the
 //! report `xla-shape lowered` prints).
 
+use std::collections::HashMap;
 use std::fmt;
 
 use serde::Serialize;
 
 use crate::error::{ErrorKind, ShardingError};
 use crate::sdy::error::ShardyError;
-use crate::sdy::lowered::{LoweredModule, ValueKind};
+use crate::sdy::error::invalid;
+use crate::sdy::lowered::{LoweredModule, LoweredValue, ValueKind};
+use crate::sdy::mesh::SdyMesh;
+use crate::sdy::mesh_index::MeshIndex;
+use crate::sdy::sharding::{MeshRef, SdySharding};
 use crate::shard_report::{MAX_LISTED_DEVICES, ShardReport};
 use crate::sharding::{HloSharding, Kind};
 use crate::table::{header, table};
@@ -70,16 +75,93 @@ impl LoweredReport {
     ///
     /// # Errors
     ///
-    /// A sharding that names an unknown mesh or that Shardy's verifier
-    /// rejects (the message names the value), a sharding that does not fit
-    /// its shape or the device count, sizes beyond `i64`.
+    /// As [`LoweredTotals::new`] and [`LoweredTotals::entry`].
     pub fn new(module: &LoweredModule) -> Result<Self, ShardyError> {
-        let devices = match module.num_partitions {
-            Some(n) => n,
-            None => match module.meshes.first() {
-                Some(m) => m.device_count()?,
-                None => 1,
-            },
+        let mut totals = LoweredTotals::new(module)?;
+        let entries = module
+            .values
+            .iter()
+            .map(|v| totals.entry(module, v))
+            .collect::<Result<_, _>>()?;
+        Ok(Self {
+            devices: totals.devices,
+            entries,
+            argument_bytes: totals.argument_bytes,
+            result_bytes: totals.result_bytes,
+        })
+    }
+}
+
+/// The most device byte counts a report lists (entries times devices):
+/// 2^25, about 300 MB of JSON.
+pub const MAX_LISTED_BYTES: u64 = 1 << 25;
+
+/// A [`LoweredReport`] built one entry at a time (for a module read with
+/// [`LoweredModule::read`]): the device count, checked against the
+/// module's meshes, and each device's totals so far.
+///
+/// ```
+/// use sharding_util::sdy::{LoweredModule, LoweredTotals};
+///
+/// let text = r#"module attributes {mhlo.num_partitions = 2 : i32} {
+///   sdy.mesh @mesh = <["a"=2]>
+///   func.func public @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}]>}) -> tensor<8xf32> {
+///   }
+/// }"#;
+/// let mut totals = None;
+/// let mut hlo = Vec::new();
+/// LoweredModule::read(text, |module, value| {
+///     let t = match &mut totals {
+///         Some(t) => t,
+///         None => totals.insert(LoweredTotals::new(module)?),
+///     };
+///     hlo.push(t.entry(module, &value)?.hlo);
+///     Ok(())
+/// })
+/// .unwrap();
+/// assert_eq!(hlo, ["{devices=[2]<=[2]}", "{replicated}"]);
+/// assert_eq!(totals.unwrap().result_bytes, [32, 32]);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoweredTotals {
+    /// The device count: `mhlo.num_partitions`, else the first mesh's
+    /// with axes, else 1.
+    pub devices: i64,
+    /// Each device's bytes of the arguments so far.
+    pub argument_bytes: Vec<i64>,
+    /// Each device's bytes of the results so far.
+    pub result_bytes: Vec<i64>,
+    /// The device byte counts listed so far.
+    listed: u64,
+    /// Each sharding converted so far, with the rank it was verified for.
+    converted: HashMap<(SdySharding, usize), HloSharding>,
+    /// The index of each of the module's meshes.
+    indexes: Vec<MeshIndex>,
+}
+
+impl LoweredTotals {
+    /// The device count of `module`, its meshes verified once and checked
+    /// against it: a mesh with axes must hold exactly that many devices, a
+    /// maximal mesh's device must be one of them.
+    ///
+    /// # Errors
+    ///
+    /// A device count not between 1 and [`MAX_LISTED_DEVICES`]; a mesh that
+    /// Shardy's verifier rejects or that contradicts the count (or, with
+    /// no `mhlo.num_partitions`, the first mesh).
+    pub fn new(module: &LoweredModule) -> Result<Self, ShardyError> {
+        let named = |mesh: &SdyMesh, e: ShardingError| {
+            let name = mesh.name.as_deref().unwrap_or_default();
+            ShardingError::new(e.kind(), format!("mesh @{name}: {}", e.message()))
+        };
+        let with_axes = module.meshes.iter().find(|m| !m.axes.is_empty());
+        let (devices, from) = match (module.num_partitions, with_axes) {
+            (Some(n), _) => (n, "mhlo.num_partitions is".to_string()),
+            (None, Some(m)) => (
+                m.device_count().map_err(|e| named(m, e))?,
+                format!("mesh @{} holds", m.name.as_deref().unwrap_or_default()),
+            ),
+            (None, None) => (1, "the module has".to_string()),
         };
         if !(1..=MAX_LISTED_DEVICES).contains(&devices) {
             return Err(ShardingError::new(
@@ -88,58 +170,129 @@ impl LoweredReport {
             )
             .into());
         }
-        let width = usize::try_from(devices).unwrap_or(0);
-        let mut argument_bytes = vec![0_i64; width];
-        let mut result_bytes = vec![0_i64; width];
-        let mut entries = Vec::new();
-        for v in &module.values {
-            let what = match (&v.name, v.kind) {
-                (Some(n), _) => n.clone(),
-                (None, ValueKind::Argument) => format!("argument {}", v.index),
-                (None, ValueKind::Result) => format!("result {}", v.index),
-            };
-            let named =
-                |e: ShardingError| ShardingError::new(e.kind(), format!("{what}: {}", e.message()));
-            let hlo = match &v.sharding {
-                Some(s) => {
-                    let mesh = match &s.mesh {
-                        crate::sdy::MeshRef::Symbol(name) => module.mesh(name),
-                        crate::sdy::MeshRef::Inline(_) => None,
-                    };
-                    let resolved = s.resolve_mesh(mesh).map_err(named)?;
-                    s.verify(resolved, Some(v.shape.dimensions.len()))
-                        .map_err(named)?;
-                    s.to_hlo(mesh).map_err(named)?
+        let mut indexes = Vec::with_capacity(module.meshes.len());
+        for mesh in &module.meshes {
+            let index = MeshIndex::new(mesh);
+            mesh.verify_indexed(&index).map_err(|e| named(mesh, e))?;
+            indexes.push(index);
+            let contradiction = match mesh.maximal_device() {
+                Some(id) if id >= devices => Some(format!("names device {id}")),
+                Some(_) => None,
+                None if mesh.axes.is_empty() => None,
+                None => {
+                    let n = mesh.device_count().map_err(|e| named(mesh, e))?;
+                    (n != devices).then(|| format!("holds {n} devices"))
                 }
-                None => HloSharding::new(Kind::Replicated),
             };
-            let report = ShardReport::new(&hlo, &v.shape, Some(devices)).map_err(named)?;
-            let totals = match v.kind {
-                ValueKind::Argument => &mut argument_bytes,
-                ValueKind::Result => &mut result_bytes,
-            };
-            for (total, d) in totals.iter_mut().zip(&report.devices) {
-                *total = total.checked_add(d.bytes).ok_or_else(|| {
-                    ShardingError::new(ErrorKind::TooLarge, "byte total overflows")
-                })?;
+            if let Some(what) = contradiction {
+                return Err(ShardingError::new(
+                    ErrorKind::Invalid,
+                    format!(
+                        "mesh @{} {what}, but {from} {devices}",
+                        mesh.name.as_deref().unwrap_or_default()
+                    ),
+                )
+                .into());
             }
-            entries.push(LoweredEntry {
-                kind: v.kind,
-                index: v.index,
-                name: v.name.clone(),
-                tensor_type: v.tensor_type.clone(),
-                shape: v.shape.human_string(),
-                sdy: v.sharding.as_ref().map(ToString::to_string),
-                hlo: hlo.to_string(),
-                shard_shape: report.shard_shape.human_string(),
-                bytes: report.devices.iter().map(|d| d.bytes).collect(),
-            });
         }
+        let width = usize::try_from(devices).unwrap_or(0);
         Ok(Self {
             devices,
-            entries,
-            argument_bytes,
-            result_bytes,
+            argument_bytes: vec![0; width],
+            result_bytes: vec![0; width],
+            listed: 0,
+            converted: HashMap::new(),
+            indexes,
+        })
+    }
+
+    /// The entry of `value` (of `module`), its bytes added to the totals.
+    ///
+    /// # Errors
+    ///
+    /// A sharding that names an unknown mesh or that Shardy's verifier
+    /// rejects (the message names the value), a sharding that does not fit
+    /// its shape or the device count, sizes beyond `i64`, more than
+    /// [`MAX_LISTED_BYTES`] device byte counts in all.
+    pub fn entry(
+        &mut self,
+        module: &LoweredModule,
+        v: &LoweredValue,
+    ) -> Result<LoweredEntry, ShardyError> {
+        let devices = self.devices;
+        let what = match (&v.name, v.kind) {
+            (Some(n), _) => n.clone(),
+            (None, ValueKind::Argument) => format!("argument {}", v.index),
+            (None, ValueKind::Result) => format!("result {}", v.index),
+        };
+        let named =
+            |e: ShardingError| ShardingError::new(e.kind(), format!("{what}: {}", e.message()));
+        self.listed = self
+            .listed
+            .saturating_add(u64::try_from(devices).unwrap_or(u64::MAX));
+        if self.listed > MAX_LISTED_BYTES {
+            return Err(ShardingError::new(
+                ErrorKind::TooLarge,
+                format!(
+                    "{what}: the report would list more than {MAX_LISTED_BYTES} device byte counts ({devices} devices per value)"
+                ),
+            )
+            .into());
+        }
+        let rank = v.shape.dimensions.len();
+        let hlo = match &v.sharding {
+            Some(s) => match self.converted.get(&(s.clone(), rank)) {
+                Some(hlo) => hlo.clone(),
+                None => {
+                    let mesh = match &s.mesh {
+                        MeshRef::Symbol(name) => module.mesh(name),
+                        MeshRef::Inline(_) => None,
+                    };
+                    // The module's meshes were verified and indexed by
+                    // `new`; an inline one is, here.
+                    let inline;
+                    let index = match (&s.mesh, mesh) {
+                        (MeshRef::Inline(m), _) => {
+                            inline = MeshIndex::new(m);
+                            m.verify_indexed(&inline).map_err(named)?;
+                            &inline
+                        }
+                        (MeshRef::Symbol(name), Some(_)) => module
+                            .mesh_position(name)
+                            .and_then(|k| self.indexes.get(k))
+                            .ok_or_else(|| named(invalid(format!("unknown mesh: @{name}"))))?,
+                        (MeshRef::Symbol(name), None) => {
+                            return Err(named(invalid(format!("unknown mesh: @{name}"))).into());
+                        }
+                    };
+                    s.verify_indexed(index, Some(rank)).map_err(named)?;
+                    let hlo = s.to_hlo_verified(index).map_err(named)?;
+                    self.converted.insert((s.clone(), rank), hlo.clone());
+                    hlo
+                }
+            },
+            None => HloSharding::new(Kind::Replicated),
+        };
+        let report = ShardReport::new(&hlo, &v.shape, Some(devices)).map_err(named)?;
+        let totals = match v.kind {
+            ValueKind::Argument => &mut self.argument_bytes,
+            ValueKind::Result => &mut self.result_bytes,
+        };
+        for (total, d) in totals.iter_mut().zip(&report.devices) {
+            *total = total
+                .checked_add(d.bytes)
+                .ok_or_else(|| ShardingError::new(ErrorKind::TooLarge, "byte total overflows"))?;
+        }
+        Ok(LoweredEntry {
+            kind: v.kind,
+            index: v.index,
+            name: v.name.clone(),
+            tensor_type: v.tensor_type.clone(),
+            shape: v.shape.human_string(),
+            sdy: v.sharding.as_ref().map(ToString::to_string),
+            hlo: hlo.to_string(),
+            shard_shape: report.shard_shape.human_string(),
+            bytes: report.devices.iter().map(|d| d.bytes).collect(),
         })
     }
 }
@@ -155,44 +308,133 @@ fn bytes_text(bytes: &[i64]) -> String {
     }
 }
 
+impl fmt::Display for LoweredEntry {
+    /// The entry's lines in the report: `argument 0 %arg0: TYPE = SHAPE`,
+    /// then its `sdy`, `hlo` and `shard` lines, each ending in a newline.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self.kind {
+            ValueKind::Argument => "argument",
+            ValueKind::Result => "result",
+        };
+        let name = self
+            .name
+            .as_deref()
+            .map(|n| format!(" {n}"))
+            .unwrap_or_default();
+        writeln!(
+            f,
+            "{kind} {}{name}: {} = {}",
+            self.index, self.tensor_type, self.shape
+        )?;
+        if let Some(sdy) = &self.sdy {
+            writeln!(f, "  sdy    {sdy}")?;
+        }
+        writeln!(f, "  hlo    {}", self.hlo)?;
+        writeln!(
+            f,
+            "  shard  {}, {}",
+            self.shard_shape,
+            bytes_text(&self.bytes)
+        )
+    }
+}
+
+/// The report's closing table: each device's argument, result and total
+/// bytes.
+pub(crate) fn totals_table(argument_bytes: &[i64], result_bytes: &[i64]) -> String {
+    let mut rows = vec![header(&["device", "arguments", "results", "total"])];
+    for (d, (a, r)) in argument_bytes.iter().zip(result_bytes).enumerate() {
+        rows.push(vec![
+            d.to_string(),
+            a.to_string(),
+            r.to_string(),
+            a.saturating_add(*r).to_string(),
+        ]);
+    }
+    format!("bytes per device\n{}", table(&rows).trim_end())
+}
+
+impl fmt::Display for LoweredTotals {
+    /// The report's closing table ([`LoweredReport`]'s last lines).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&totals_table(&self.argument_bytes, &self.result_bytes))
+    }
+}
+
 impl fmt::Display for LoweredReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "{} devices", self.devices)?;
         for e in &self.entries {
-            let kind = match e.kind {
-                ValueKind::Argument => "argument",
-                ValueKind::Result => "result",
-            };
-            let name = e
-                .name
-                .as_deref()
-                .map(|n| format!(" {n}"))
-                .unwrap_or_default();
-            writeln!(
-                f,
-                "{kind} {}{name}: {} = {}",
-                e.index, e.tensor_type, e.shape
-            )?;
-            if let Some(sdy) = &e.sdy {
-                writeln!(f, "  sdy    {sdy}")?;
-            }
-            writeln!(f, "  hlo    {}", e.hlo)?;
-            writeln!(f, "  shard  {}, {}", e.shard_shape, bytes_text(&e.bytes))?;
+            write!(f, "{e}")?;
         }
-        let mut rows = vec![header(&["device", "arguments", "results", "total"])];
-        for (d, (a, r)) in self
-            .argument_bytes
-            .iter()
-            .zip(&self.result_bytes)
-            .enumerate()
-        {
-            rows.push(vec![
-                d.to_string(),
-                a.to_string(),
-                r.to_string(),
-                a.saturating_add(*r).to_string(),
-            ]);
-        }
-        write!(f, "bytes per device\n{}", table(&rows).trim_end())
+        f.write_str(&totals_table(&self.argument_bytes, &self.result_bytes))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    /// A module over a mesh of `n` axes of size 1 (and one of 2), its
+    /// argument sharded along the last and replicated on the first.
+    fn many_axes(n: usize) -> String {
+        let mut axes: Vec<String> = (0..n).map(|k| format!("\"a{k}\"=1")).collect();
+        axes.push("\"z\"=2".to_string());
+        let last = n - 1;
+        format!(
+            "module attributes {{mhlo.num_partitions = 2 : i32}} {{\n  sdy.mesh @mesh = <[{}]>\n  func.func public @main(%arg0: tensor<8xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{\"z\", \"a{last}\"}}], replicated={{\"a0\", \"a5\"}}>}}) -> (tensor<8xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{}}]>}}) {{\n    return %arg0 : tensor<8xf32>\n  }}\n}}\n",
+            axes.join(", ")
+        )
+    }
+
+    #[test]
+    fn a_report_too_large_to_list_is_refused_before_the_value_is_laid_out() {
+        let text = "module attributes {mhlo.num_partitions = 4 : i32} {\n  func.func public @main(%arg0: tensor<8xf32>, %arg1: tensor<8xf32>) {\n  }\n}";
+        let module = LoweredModule::parse(text).unwrap();
+        let mut totals = LoweredTotals::new(&module).unwrap();
+        totals.listed = MAX_LISTED_BYTES - 4;
+        assert_eq!(
+            totals.entry(&module, &module.values[0]).unwrap().bytes,
+            [32; 4]
+        );
+        let error = totals.entry(&module, &module.values[1]).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "%arg1: the report would list more than 33554432 device byte counts (4 devices per value)"
+        );
+        assert_eq!(totals.argument_bytes, [32; 4]);
+    }
+
+    #[test]
+    fn a_mesh_of_many_axes_is_read_in_linear_time() {
+        let text = many_axes(100_000);
+        let start = std::time::Instant::now();
+        let module = LoweredModule::parse(&text).unwrap();
+        let report = LoweredReport::new(&module).unwrap();
+        let elapsed = start.elapsed();
+        assert_eq!(report.entries[0].hlo, "{devices=[2]<=[2]}");
+        assert_eq!(report.argument_bytes, [16, 16]);
+        assert_eq!(report.entries[1].hlo, "{replicated}");
+        // 24 s before (a scan of the mesh per axis and per reference).
+        assert!(
+            elapsed.as_secs_f64() < 1.0,
+            "{elapsed:?} for {} bytes",
+            text.len()
+        );
+        // The verifier's errors are found as before, by lookups.
+        let twice = text.replace("\"a7\"=1", "\"a3\"=1");
+        let error = LoweredReport::new(&LoweredModule::parse(&twice).unwrap()).unwrap_err();
+        assert_eq!(error.to_string(), "mesh @mesh: duplicate axis name: \"a3\"");
+        let unknown = text.replace("[{\"z\", ", "[{\"b5\", ");
+        let error = LoweredReport::new(&LoweredModule::parse(&unknown).unwrap()).unwrap_err();
+        assert_eq!(error.to_string(), "%arg0: unknown axis name: \"b5\"");
+        let unordered = text.replace("replicated={\"a0\", \"a5\"}", "replicated={\"a5\", \"a0\"}");
+        let error = LoweredReport::new(&LoweredModule::parse(&unordered).unwrap()).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "%arg0: replicated axes are not ordered w.r.t. mesh"
+        );
     }
 }

@@ -15,8 +15,10 @@ mod convert;
 mod error;
 mod from_hlo;
 mod lowered;
+mod lowered_header;
 mod lowered_report;
 mod mesh;
+mod mesh_index;
 mod parse;
 mod print;
 mod sharding;
@@ -24,6 +26,6 @@ mod verify;
 
 pub use error::ShardyError;
 pub use lowered::{LoweredModule, LoweredValue, ValueKind, tensor_shape};
-pub use lowered_report::{LoweredEntry, LoweredReport};
+pub use lowered_report::{LoweredEntry, LoweredReport, LoweredTotals, MAX_LISTED_BYTES};
 pub use mesh::SdyMesh;
 pub use sharding::{MeshRef, SdyAxisRef, SdyDim, SdySharding, SdyShardingPerValue};

@@ -1,6 +1,10 @@
 //! Shardy's verifier: the checks of `sdy.mesh` and of a tensor sharding
 //! against its mesh, with Shardy's messages.
 
+use std::collections::{HashMap, HashSet};
+
+use crate::sdy::mesh_index::MeshIndex;
+
 use crate::error::ShardingError;
 use crate::sdy::error::invalid;
 use crate::sdy::mesh::SdyMesh;
@@ -50,13 +54,18 @@ impl SdyMesh {
     ///
     /// Shardy's message for the first check that fails.
     pub fn verify(&self) -> Result<(), ShardingError> {
+        self.verify_indexed(&MeshIndex::new(self))
+    }
+
+    /// [`Self::verify`] with the mesh's index.
+    pub(crate) fn verify_indexed(&self, index: &MeshIndex) -> Result<(), ShardingError> {
         for (k, (name, size)) in self.axes.iter().enumerate() {
             if *size < 1 {
                 return Err(invalid(format!(
                     "axis size must be at least 1, got: {size}"
                 )));
             }
-            if self.axes[..k].iter().any(|(n, _)| n == name) {
+            if index.duplicate == Some(k) {
                 return Err(invalid(format!(
                     "duplicate axis name: {}",
                     super::print::quoted(name)
@@ -121,8 +130,16 @@ impl SdySharding {
     ///
     /// Shardy's message for the first check that fails.
     pub fn verify(&self, mesh: &SdyMesh, rank: Option<usize>) -> Result<(), ShardingError> {
-        let maximal = mesh.maximal_device().is_some();
-        if maximal {
+        self.verify_indexed(&MeshIndex::new(mesh), rank)
+    }
+
+    /// [`Self::verify`] over the index of the mesh.
+    pub(crate) fn verify_indexed(
+        &self,
+        axes: &MeshIndex,
+        rank: Option<usize>,
+    ) -> Result<(), ShardingError> {
+        if axes.maximal.is_some() {
             if !self.dims.is_empty() || !self.replicated.is_empty() || !self.unreduced.is_empty() {
                 return Err(invalid(
                     "a single-device sharding can only have a sharding with rank 0 and no replicated or unreduced axes.",
@@ -136,7 +153,7 @@ impl SdySharding {
                 self.dims.len()
             )));
         }
-        let mut seen: Vec<&SdyAxisRef> = Vec::new();
+        let mut seen = Seen::default();
         for (d, dim) in self.dims.iter().enumerate() {
             if let Some(p) = dim.priority {
                 if p < 0 {
@@ -148,32 +165,38 @@ impl SdySharding {
                     )));
                 }
             }
-            axis_list(&dim.axes, mesh, &mut seen)?;
+            axis_list(&dim.axes, axes, &mut seen)?;
         }
         for (word, list) in [
             ("replicated", &self.replicated),
             ("unreduced", &self.unreduced),
         ] {
             let key = |r: &SdyAxisRef| {
-                let size = mesh.axis_size(&r.name).unwrap_or(1);
+                let (index, size) = axes.get(&r.name).map_or((None, 1), |(k, s)| (Some(k), s));
                 let (pre, _) = span(r, size);
-                (mesh.axis_index(&r.name), pre, r.sub.map_or(size, |s| s.1))
+                (index, pre, r.sub.map_or(size, |s| s.1))
             };
             if list.windows(2).any(|w| key(&w[0]) > key(&w[1])) {
                 return Err(invalid(format!("{word} axes are not ordered w.r.t. mesh")));
             }
-            axis_list(list, mesh, &mut seen)?;
+            axis_list(list, axes, &mut seen)?;
         }
-        for (name, size) in &mesh.axes {
-            let mut subs: Vec<&SdyAxisRef> = seen
-                .iter()
-                .copied()
-                .filter(|r| &r.name == name && r.sub.is_some())
-                .collect();
+        // The sub-axes of each axis, in mesh order (the first axis with a
+        // conflict is the one reported).
+        let mut by_axis: Vec<(usize, &str, i64)> = seen
+            .by_name
+            .keys()
+            .filter_map(|name| axes.get(name).map(|(k, size)| (k, *name, size)))
+            .collect();
+        by_axis.sort_unstable();
+        for (_, name, size) in by_axis {
+            let refs = &seen.by_name[name];
+            let mut subs: Vec<&SdyAxisRef> =
+                refs.iter().copied().filter(|r| r.sub.is_some()).collect();
             if subs.is_empty() {
                 continue;
             }
-            if seen.iter().any(|r| &r.name == name && r.sub.is_none()) {
+            if refs.iter().any(|r| r.sub.is_none()) {
                 return Err(invalid(format!(
                     "both sub-axis and full-axis are used for axis name: {}",
                     super::print::quoted(name)
@@ -200,12 +223,12 @@ impl SdySharding {
                         "sub-axis next pre-size {next} doesn't divide the size of the full axis {size}: {r}"
                     )));
                 }
-                if sub == *size {
+                if sub == size {
                     return Err(invalid(format!(
                         "sub-axis size is equal to the full axis size: {r}"
                     )));
                 }
-                if let Some(p) = previous.filter(|p| span(p, *size).1 > pre) {
+                if let Some(p) = previous.filter(|p| span(p, size).1 > pre) {
                     return Err(invalid(format!("overlapping sub-axes: {p}, {r}")));
                 }
                 previous = Some(r);
@@ -215,25 +238,32 @@ impl SdySharding {
     }
 }
 
+/// The references seen so far: each once, grouped by axis name.
+#[derive(Default)]
+struct Seen<'a> {
+    all: HashSet<&'a SdyAxisRef>,
+    by_name: HashMap<&'a str, Vec<&'a SdyAxisRef>>,
+}
+
 /// Shardy's checks of one list of axis references: known names, no
 /// reference seen before, no two consecutive sub-axes that merge.
 fn axis_list<'a>(
     list: &'a [SdyAxisRef],
-    mesh: &SdyMesh,
-    seen: &mut Vec<&'a SdyAxisRef>,
+    axes: &MeshIndex,
+    seen: &mut Seen<'a>,
 ) -> Result<(), ShardingError> {
     let mut previous: Option<&SdyAxisRef> = None;
     for r in list {
-        if mesh.axis_size(&r.name).is_none() {
+        if axes.get(&r.name).is_none() {
             return Err(invalid(format!(
                 "unknown axis name: {}",
                 super::print::quoted(&r.name)
             )));
         }
-        if seen.contains(&r) {
+        if !seen.all.insert(r) {
             return Err(invalid(format!("duplicate axis ref: {r}")));
         }
-        seen.push(r);
+        seen.by_name.entry(r.name.as_str()).or_default().push(r);
         if let (Some(p), Some((pre, _))) = (previous, r.sub) {
             let merges = p.name == r.name
                 && p.sub

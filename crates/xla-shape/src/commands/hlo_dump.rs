@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use hlo_util::{MemoryDump, PeakReport};
+use hlo_util::{MemoryDump, ModuleOrigins, PeakReport};
 
 use super::dump_files::DumpFiles;
 use super::files;
@@ -24,7 +24,11 @@ pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<Option<String>, Str
     else {
         return Ok(None);
     };
-    let (report, svg) = draw(args, read.dump())?;
+    let origins = match read {
+        DumpFiles::Text(..) => origins_beside(Path::new(&args.file)),
+        DumpFiles::Proto(_) => None,
+    };
+    let (report, svg) = draw(args, read.dump(), origins.as_ref())?;
     if let (Some(out), Some(svg)) = (&args.timeline, &svg) {
         files::write_output(out, format!("{svg}\n").as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
@@ -53,12 +57,30 @@ pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<Option<String>, Str
     Ok(Some(text))
 }
 
-/// The dump's peak report, and its timeline picture when asked for.
-fn draw(args: &HloArgs, dump: MemoryDump<'_>) -> Result<(PeakReport, Option<String>), String> {
-    let report = dump.peak().map_err(|e| e.to_string())?;
+/// The origins of the instructions of the module text XLA dumps beside
+/// the buffer-assignment dump `path`, if it is there and reads.
+fn origins_beside(path: &Path) -> Option<ModuleOrigins> {
+    let text = std::fs::read_to_string(MemoryDump::module_text_beside(path)?).ok()?;
+    ModuleOrigins::from_text(&text).ok()
+}
+
+/// The dump's peak report, and its timeline picture when asked for, their
+/// buffers given the `origins` of their instructions.
+fn draw(
+    args: &HloArgs,
+    dump: MemoryDump<'_>,
+    origins: Option<&ModuleOrigins>,
+) -> Result<(PeakReport, Option<String>), String> {
+    let mut report = dump.peak().map_err(|e| e.to_string())?;
+    if let Some(origins) = origins {
+        origins.apply(&mut report);
+    }
     let svg = match &args.timeline {
         Some(_) => {
-            let timeline_data = dump.timeline().map_err(|e| e.to_string())?;
+            let mut timeline_data = dump.timeline().map_err(|e| e.to_string())?;
+            if let Some(origins) = origins {
+                origins.apply_to_timeline(&mut timeline_data);
+            }
             Some(timeline::render(
                 &timeline::title(Some(&args.file)),
                 &report,

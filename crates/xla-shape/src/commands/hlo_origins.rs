@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use hlo_util::{GroupBy, GroupRow, PeakDiff, PeakReport, group_at_peak, groups_text};
+use hlo_util::{GroupRow, PeakDiff, PeakReport, group_at_peak, groups_text};
 use serde::Serialize;
 
 use super::dump_files::DumpFiles;
@@ -78,12 +78,4 @@ fn peak_of_file(path: &str) -> Result<PeakReport, String> {
     module_memory(&input)
         .map(|m| m.peak)
         .map_err(|e| format!("{path}: {e}"))
-}
-
-/// `--by`'s value.
-///
-/// # Errors
-/// The groupings there are, for another word.
-pub fn parse_group(word: &str) -> Result<GroupBy, String> {
-    word.parse()
 }

@@ -116,7 +116,11 @@ pub fn run(command: Command, out: &mut Output) {
         } => each_of(hex_inputs(inputs, hex), out, |s| {
             sharding::run(s, hex, v2, mesh.as_deref(), sdy)
         }),
-        Command::Lowered { file } => single(out, lowered::run(&file)),
+        Command::Lowered { file } => match lowered::run(&file, out.is_json()) {
+            Ok(text) if out.is_json() => out.success_serialized(&text),
+            Ok(text) => out.success(&text, Value::Null),
+            Err(message) => out.failure(None, &message),
+        },
         Command::Shard(args) => single(out, shard::run(&args)),
         Command::Reshard(args) => match reshard::run(&args, out.is_json()) {
             Ok(text) if out.is_json() => out.success_serialized(&text),

@@ -2,8 +2,8 @@
 //! (sharding-util's [`ShardReport`]).
 
 use schema::Shape;
-use sharding_util::sdy::{MeshRef, SdyMesh, SdySharding, ShardyError};
-use sharding_util::{HloSharding, ShardReport};
+use sharding_util::sdy::{MeshRef, SdyMesh, SdySharding, SdyShardingPerValue, ShardyError};
+use sharding_util::{HloSharding, Kind, ShardReport};
 
 use crate::Error;
 
@@ -19,15 +19,26 @@ pub(crate) fn sharding(text: &str) -> Result<HloSharding, sharding_util::ParseEr
 
 /// A sharding in XLA's text or, starting with `#sdy` or `<`, in Shardy's
 /// (with `mesh`, the Shardy mesh it names), converted as XLA's Shardy
-/// export does.
+/// export does; a `#sdy.sharding_per_value<[...]>` (one sharding per
+/// result) is the tuple sharding of its elements.
 pub(crate) fn sharding_in(text: &str, mesh: Option<&str>) -> Result<HloSharding, Error> {
     let text = text.trim();
     if !(text.starts_with("#sdy") || text.starts_with('<')) {
         return Ok(sharding(text)?);
     }
     let converted = (|| -> Result<HloSharding, ShardyError> {
-        let s: SdySharding = text.parse()?;
         let mesh: Option<SdyMesh> = mesh.map(str::parse).transpose()?;
+        if text.starts_with("#sdy.sharding_per_value") {
+            // One sharding per result: XLA's tuple sharding of them.
+            let list: SdyShardingPerValue = text.parse()?;
+            let elements = list
+                .0
+                .iter()
+                .map(|s| s.to_hlo(mesh.as_ref()))
+                .collect::<Result<_, _>>()?;
+            return Ok(HloSharding::new(Kind::Tuple(elements)));
+        }
+        let s: SdySharding = text.parse()?;
         Ok(s.to_hlo(mesh.as_ref())?)
     })();
     converted.map_err(|e| match e {
