@@ -22,6 +22,14 @@ Writes to tests/golden/shardy/:
   lowered module), `indices` jax's `devices_indices_map` per logical device.
 * `mlp.mlir`: `lowered.as_text()` of a sharded two-layer MLP on a 2x4 mesh, and
   `mlp.jsonl`: per argument and result its jax shape, dtype and `devices_indices_map`.
+* `propagated.jsonl`: functions jitted without `out_shardings` (and one with an
+  uncommitted argument), whose lowered module leaves a value's sharding to XLA's
+  propagation: `{"name", "mlir", "values"}` with `mlir` the `lowered.as_text()` and per
+  argument then result its `kind`, `shape`, `dtype`, `lowered` (whether the lowered module
+  gives it a sharding), `hlo` (the sharding of `compiled.input_shardings` /
+  `compiled.output_shardings` as XLA's text, `_to_xla_hlo_sharding`) and `bytes` (what
+  each device holds under it, by the mesh's devices in order, from
+  `devices_indices_map`), and `output_size_in_bytes` (`compiled.memory_analysis()`).
 
 Run with `/work/venv-jax/bin/python build-tools/gen_shardy.py [--check]`.
 """
@@ -323,6 +331,72 @@ def mlp():
     return lowered.as_text(), rows
 
 
+def propagated():
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+    devices = np.array(jax.devices())
+    cases = []
+
+    def case(name, mesh, f, args):
+        lowered = jax.jit(f).lower(*args)
+        compiled = lowered.compile()
+        text = lowered.as_text()
+        signature = text[text.index("func.func public @main(") :]
+        signature = signature[: signature.index("{\n")]
+        results = signature[signature.index(") -> ") :]
+        flat_in = jax.tree_util.tree_leaves(compiled.input_shardings[0])
+        flat_out = jax.tree_util.tree_leaves(compiled.output_shardings)
+        outs = jax.tree_util.tree_leaves(jax.eval_shape(f, *args))
+        order = list(mesh.devices.flat)
+        values = []
+        for kind, items in (("argument", zip(args, flat_in)), ("result", zip(outs, flat_out))):
+            for index, (a, s) in enumerate(items):
+                if kind == "argument":
+                    lowered_has = re.search(rf"%arg{index}: tensor<[^>]*> \{{sdy\.sharding", signature) is not None
+                else:
+                    lowered_has = "sdy.sharding" in results
+                itemsize = np.dtype(a.dtype).itemsize
+                boxes = indices_of(s, a.shape, order)
+                values.append(
+                    {
+                        "kind": kind,
+                        "shape": list(a.shape),
+                        "dtype": str(a.dtype),
+                        "lowered": lowered_has,
+                        "hlo": str(s._to_xla_hlo_sharding(len(a.shape))),
+                        "bytes": [itemsize * int(np.prod([hi - lo for lo, hi in box])) for box in boxes],
+                    }
+                )
+        cases.append(
+            {
+                "name": name,
+                "mlir": text,
+                "values": values,
+                "output_size_in_bytes": compiled.memory_analysis().output_size_in_bytes,
+            }
+        )
+
+    def summed(w, x):
+        return (x @ w).sum(0)
+
+    def product(w, x):
+        return x @ w
+
+    for name, order in (("mesh", devices), ("permuted mesh", devices[[3, 6, 0, 5, 7, 1, 4, 2]])):
+        mesh = Mesh(order.reshape(2, 4), ("data", "model"))
+        w = jax.device_put(jnp.ones((256, 1024), jnp.float32), NamedSharding(mesh, P(None, "model")))
+        x = jax.device_put(jnp.ones((8, 256), jnp.float32), NamedSharding(mesh, P("data")))
+        case(f"sum of x @ w, {name}", mesh, summed, (w, x))
+        case(f"x @ w, {name}", mesh, product, (w, x))
+    mesh = Mesh(devices.reshape(2, 4), ("data", "model"))
+    x = jax.device_put(jnp.ones((8, 256), jnp.float32), NamedSharding(mesh, P("data")))
+    case("uncommitted w", mesh, product, (np.ones((256, 1024), np.float32), x))
+    return cases
+
+
 def main() -> int:
     import argparse
 
@@ -339,6 +413,7 @@ def main() -> int:
         "replicated.jsonl": jsonl_bytes(replicated_cases(random.Random(9))),
         "mlp.mlir": mlp_text.encode("utf-8"),
         "mlp.jsonl": jsonl_bytes(mlp_rows),
+        "propagated.jsonl": jsonl_bytes(propagated()),
     }
     return 1 if write_or_check(files, args.out, args.check) else 0
 

@@ -10,6 +10,10 @@ Writes to tests/golden/:
 * `pack_int_n.jsonl`: `{"type", "values", "packed"}`: the bytes (hex) of a jax array of the
   sub-byte type on the CPU device (read through `unsafe_buffer_pointer`, the packed `E(n)`
   layout XLA's `PackIntN` writes) for the values (their low bits, one per byte).
+* `shape_queries.jsonl`: `{"text", "is_static", "is_dynamic", "is_array", "is_tuple", "is_token",
+  "leaf_count", "rank", "dynamic"}`: `xc.Shape`'s methods for shapes built with `array_shape`,
+  `tuple_shape` and `token_shape` (`text` is `str(shape)`; `rank` and `dynamic`, the
+  `is_dynamic_dimension` of each dimension, for arrays only).
 * `sharding_queries.jsonl`: `{"input", ...}` with `xc.HloSharding`'s queries of the sharding
   (`is_replicated`, `is_maximal`, `is_manual`, `is_tiled`, `is_unknown`, `is_unreduced`,
   `tuple_elements`) and, for a non-tuple tiled sharding, `tile_assignment_dimensions`,
@@ -161,8 +165,45 @@ def shardings() -> list[dict]:
     return rows
 
 
+UNBOUNDED = -(1 << 63)
+
+ARRAYS = [
+    ("float32", (2, 3), (1, 0), (False, False)), ("float32", (2, 3), (0, 1), (True, False)),
+    ("int8", (), None, ()), ("bfloat16", (4, 1, 5), (2, 1, 0), (False, True, True)),
+    ("int4", (8,), (0,), (False,)), ("float32", (UNBOUNDED, 7), (1, 0), (True, False)),
+    ("uint32", (0, 3), (0, 1), (False, False)), ("bool", (3, UNBOUNDED, 2), (2, 1, 0), (False, True, True)),
+    ("complex64", (5,), None, (True,)),
+]
+
+
+def shapes() -> list[dict]:
+    import numpy as np
+    from jax._src.lib import xla_client as xc
+
+    def array(spec):
+        dtype, dims, layout, dynamic = spec
+        return xc.Shape.array_shape(np.dtype(dtype), dims, layout, dynamic)
+
+    built = [array(a) for a in ARRAYS]
+    built += [xc.Shape.token_shape(), xc.Shape.tuple_shape([]),
+              xc.Shape.tuple_shape([array(ARRAYS[1]), xc.Shape.token_shape(), array(ARRAYS[2])]),
+              xc.Shape.tuple_shape([xc.Shape.tuple_shape([array(ARRAYS[5])]), xc.Shape.tuple_shape([])]),
+              xc.Shape.tuple_shape([array(ARRAYS[0]), array(ARRAYS[4])])]
+    rows = []
+    for shape in built:
+        row = {"text": str(shape), "is_static": shape.is_static(), "is_dynamic": shape.is_dynamic(),
+               "is_array": shape.is_array(), "is_tuple": shape.is_tuple(), "is_token": shape.is_token(),
+               "leaf_count": shape.leaf_count()}
+        if shape.is_array():
+            row["rank"] = shape.rank()
+            row["dynamic"] = [shape.is_dynamic_dimension(i) for i in range(shape.rank())]
+        rows.append(row)
+    return rows
+
+
 def generate() -> dict[str, list[dict]]:
     return {
+        "shape_queries.jsonl": shapes(),
         "primitive_float.jsonl": floats(),
         "pack_int_n.jsonl": packs(),
         "sharding_queries.jsonl": shardings(),

@@ -158,4 +158,53 @@ def heldout_programs():
         "concat_many": (lambda a, b, c: jnp.concatenate([a, b, c, a], axis=1), [f32(6, 3), f32(6, 5), f32(6, 1)], {}),
         "iota_select_clamp": (lambda x: jnp.clip(jnp.where(jnp.arange(x.shape[0])[:, None] % 2 == 0, x, -x), -1.0,
                                                  lax.iota(jnp.float32, x.shape[1])), [f32(20, 9)], {}),
+        # Adam's bias corrections: two scalar temporaries live at once, each at an aligned offset.
+        "bias_correction": (lambda x, t: x / (1 - 0.9 ** (t + 1)) + jnp.sqrt(x / (1 - 0.999 ** (t + 1))),
+                            [f32(256, 256), i32()], {}),
+        # An Adam step of an MLP, and scans: the temporaries of loops packed with the tuples' tables.
+        "adam_mlp": (_adam_step, [[f32(64, 128), f32(128, 128), f32(128, 16)]] * 3 + [f32(32, 64), i32()], {}),
+        "scan_remat_grad_carry": (jax.grad(_scan_remat), [f32(12, 64, 64), f32(16, 64)], {}),
+        "nested_scan": (_nested_scan, [f32(16)], {}),
     }
+
+
+def _adam_step(p, m, v, x, t):
+    """One Adam step of a tanh MLP's squared output."""
+    import jax
+    import jax.numpy as jnp
+
+    def loss(p):
+        h = x
+        for w in p:
+            h = jnp.tanh(h @ w)
+        return jnp.sum(h ** 2)
+
+    g = jax.grad(loss)(p)
+    m = [0.9 * a + 0.1 * b for a, b in zip(m, g)]
+    v = [0.999 * a + 0.001 * b * b for a, b in zip(v, g)]
+    p = [w - 1e-3 * (a / (1 - 0.9 ** (t + 1))) / (jnp.sqrt(b / (1 - 0.999 ** (t + 1))) + 1e-8)
+         for w, a, b in zip(p, m, v)]
+    return p, m, v
+
+
+def _scan_remat(ws, x):
+    """A scan of rematerialized tanh layers."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    def body(h, w):
+        return jax.checkpoint(lambda h: jnp.tanh(h @ w))(h), None
+
+    return jnp.sum(lax.scan(body, x, ws)[0])
+
+
+def _nested_scan(x):
+    """A scan whose body is a scan."""
+    import jax.numpy as jnp
+    from jax import lax
+
+    def inner(d, _):
+        return d * 2 + 1, None
+
+    return lax.scan(lambda c, _: (lax.scan(inner, c, None, length=3)[0], jnp.sum(c)), x, None, length=4)

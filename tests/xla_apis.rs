@@ -3,6 +3,7 @@
 //!   `ml_dtypes.finfo` and the special values that survive a cast (numpy);
 //! - `pack_int_n.jsonl`: `pack_int_n`/`unpack_int_n` against the bytes jaxlib 0.12
 //!   keeps on the CPU device for arrays of the sub-byte types;
+//! - `shape_queries.jsonl`: `Shape`'s methods against `xc.Shape`'s;
 //! - `sharding_queries.jsonl`: `HloSharding`'s queries against `xc.HloSharding`'s.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -206,4 +207,34 @@ fn sharding_queries_agree_with_xla() {
         assert_eq!(types, xla_types, "subgroup_types of {input}");
     }
     assert!(tiled_rows >= 14, "{tiled_rows} tiled rows");
+}
+
+#[test]
+fn shape_queries_agree_with_xla() {
+    let rows = load("shape_queries.jsonl").unwrap();
+    assert!(rows.len() >= 14, "{} rows", rows.len());
+    for row in &rows {
+        let text = required(row, "text").unwrap();
+        let shape: schema::Shape = text.parse().unwrap();
+        assert_eq!(shape.to_string(), text);
+        assert_eq!(shape.is_static(), flag(row, "is_static"), "{text}");
+        assert_eq!(shape.is_dynamic(), flag(row, "is_dynamic"), "{text}");
+        assert_eq!(shape.is_array(), flag(row, "is_array"), "{text}");
+        assert_eq!(shape.is_tuple(), flag(row, "is_tuple"), "{text}");
+        assert_eq!(shape.is_token(), flag(row, "is_token"), "{text}");
+        assert_eq!(i64::try_from(shape_util::leaf_count(&shape)).unwrap(), int(row, "leaf_count"), "{text}");
+        if let Some(dynamic) = row.get("dynamic").and_then(Value::as_array) {
+            assert_eq!(i64::try_from(shape.dimensions.len()).unwrap(), int(row, "rank"), "{text}");
+            for (d, xla) in dynamic.iter().enumerate() {
+                let xla = xla.as_bool().unwrap();
+                assert_eq!(shape.is_dynamic_dimension(d), xla, "{text} dimension {d}");
+                assert_eq!(shape.is_static_dimension(d), !xla, "{text} dimension {d}");
+                assert_eq!(
+                    shape.is_bounded_dynamic_dimension(d) || shape.is_unbounded_dynamic_dimension(d),
+                    xla,
+                    "{text} dimension {d}"
+                );
+            }
+        }
+    }
 }

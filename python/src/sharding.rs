@@ -96,19 +96,7 @@ impl HloSharding {
                 sharding_util::MAX_LISTED_DEVICES
             )));
         }
-        let dims = tiles.dimensions();
-        let mut index = vec![0_i64; dims.len()];
-        let mut devices = Vec::new();
-        for _ in 0..count {
-            devices.push(tiles.device_at(&index).map_err(|e| sharding_error(&e))?);
-            for (i, d) in index.iter_mut().zip(dims).rev() {
-                *i += 1;
-                if *i < *d {
-                    break;
-                }
-                *i = 0;
-            }
-        }
+        let devices = tiles.iter().collect();
         Ok(Some(devices))
     }
 

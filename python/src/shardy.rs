@@ -48,14 +48,31 @@ pub fn sharding_to_shardy(sharding: &str, mesh: &str, rank: usize) -> PyResult<O
 }
 
 /// `xla-shape --json lowered` (less `ok`): the report of a lowered
-/// module's text; the GIL is released while it is read.
+/// module's text; `chosen` are the shardings XLA chose (XLA's text, or
+/// `None`), one per argument then result, used where the module gives
+/// none (`LoweredReport::with_chosen`). The GIL is released while it is
+/// read.
 #[pyfunction]
-#[pyo3(signature = (text))]
-pub fn lowered_shardings<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+#[pyo3(signature = (text, chosen = None))]
+pub fn lowered_shardings<'py>(
+    py: Python<'py>,
+    text: &str,
+    chosen: Option<Vec<Option<String>>>,
+) -> PyResult<Bound<'py, PyAny>> {
     let report = py
         .detach(|| -> Result<LoweredReport, String> {
+            let chosen = chosen
+                .unwrap_or_default()
+                .iter()
+                .map(|s| {
+                    s.as_deref()
+                        .map(|s| s.trim().parse::<HloSharding>())
+                        .transpose()
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| e.to_string())?;
             let module = LoweredModule::parse(text).map_err(|e| e.to_string())?;
-            LoweredReport::new(&module).map_err(|e| e.to_string())
+            LoweredReport::with_chosen(&module, &chosen).map_err(|e| e.to_string())
         })
         .map_err(hlo_error)?;
     Ok(pythonize(py, &report)?)

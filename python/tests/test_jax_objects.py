@@ -191,7 +191,10 @@ def test_not_jax_and_bad_rank():
     assert _jax.module_text(b"bytes") is None
     assert _jax.layout_text("{1,0}") is None
     named = NamedSharding(permuted_mesh((2, 4), ("a", "b")), P("a", "b"))
-    with pytest.raises(XlaShapeError, match="does not fit an array of 1 dimensions"):
+    with pytest.raises(
+        XlaShapeError,
+        match=r"^the PartitionSpec P\('a', 'b'\) has 2 entries, more than the 1 dimension of the array \(rank 1\)$",
+    ):
         _jax.sharding(named, 1)
     with pytest.raises(XlaShapeError, match="ndim must not be negative, got -1"):
         _jax.sharding(named, -1)

@@ -124,6 +124,23 @@ def test_a_dtype_that_is_not_the_element_type_is_refused():
         xla_shape.relayout(np.zeros(5, np.int16), "f32[2,3]", "f32[2,3]{0,1}")
 
 
+def test_an_array_of_other_dimensions_is_refused_not_reshaped():
+    message = (
+        "data is {}[2, 3] but the source f32[3,2]{{1,0}} has dimensions [3, 2]: pass an array of"
+        " the source's dimensions, or its buffer as bytes or a 1-D array (it is never reshaped)"
+    )
+    for dtype in (np.float32, np.uint8, np.int64):
+        a = np.arange(6).astype(dtype).reshape(2, 3)
+        with pytest.raises(xla_shape.XlaShapeError, match=re.escape(message.format(np.dtype(dtype)))):
+            xla_shape.relayout(a, "f32[3,2]", "f32[3,2]{0,1}")
+    # The same bytes as a buffer (1-D) are read as the source's layout.
+    a = np.arange(6, dtype=np.float32)
+    b = xla_shape.relayout(a, "f32[3,2]", "f32[3,2]{0,1}")
+    assert b.tolist() == [[0, 1], [2, 3], [4, 5]] and b.flags.f_contiguous
+    b = xla_shape.relayout(a.view(np.uint8), "f32[3,2]", "f32[3,2]{0,1}")
+    assert b.tolist() == [[0, 1], [2, 3], [4, 5]]
+
+
 def test_bad_sizes_and_shapes_raise():
     with pytest.raises(xla_shape.XlaShapeError, match="data has 5 bytes but a buffer of u8"):
         xla_shape.relayout(b"ABCDE", "u8[2,3]", "u8[2,3]{0,1}")

@@ -117,3 +117,32 @@ def test_a_lowered_module_that_is_not_one_is_an_hlo_error():
         lowered_shardings("HloModule m")
     with pytest.raises(TypeError):
         lowered_shardings(3)
+
+
+def test_values_left_to_propagation_are_unspecified_and_take_what_xla_chose(rows):
+    # tests/golden/shardy/propagated.jsonl: jax's lowered modules without
+    # out_shardings (one with an uncommitted argument), and per value the
+    # sharding jax's Compiled gives it with each device's bytes.
+    from xla_shape import _native
+
+    cases = rows("shardy/propagated")
+    assert len(cases) == 5
+    for case in cases:
+        report = lowered_shardings(case["mlir"])
+        values = case["values"]
+        assert [e.kind for e in report.entries] == [v["kind"] for v in values]
+        for entry, value in zip(report.entries, values):
+            if value["lowered"]:
+                assert (entry.source, entry.bytes) == ("lowered", value["bytes"]), case["name"]
+            else:
+                assert (entry.source, entry.hlo, entry.shard_shape, entry.bytes) == (
+                    "unspecified",
+                    None,
+                    None,
+                    None,
+                ), case["name"]
+        chosen = xla_shape.LoweredShardings(
+            _native.lowered_shardings(case["mlir"], [v["hlo"] for v in values])
+        )
+        assert [e.bytes for e in chosen.entries] == [v["bytes"] for v in values], case["name"]
+        assert chosen.result_bytes[0] == case["output_size_in_bytes"], case["name"]

@@ -9,6 +9,7 @@ from typing import Any, Union
 
 from . import _inputs, _native
 from ._guard import call
+from ._native import HloError
 from ._reports import MemoryReport, PeakReport
 from ._svg import Svg
 
@@ -86,6 +87,12 @@ def _dump(dump: Any) -> Union[bytes, str]:
     if isinstance(dump, bytes):
         return dump
     path: str = _os.fspath(dump)
+    if not _os.path.exists(path):
+        shown = path if len(path) <= 80 else path[:60] + "..." + path[-17:]
+        raise HloError(
+            f"{shown!r} is neither a module's text (HloModule ..., compiled.as_text())"
+            " nor an existing file (XLA's dump of a buffer assignment)"
+        )
     return path
 
 
@@ -148,6 +155,13 @@ def peak_memory(x: Any) -> PeakReport:
     Traceback (most recent call last):
     ...
     xla_shape.HloError: HloProto: no hlo_module
+
+    A string that is neither:
+
+    >>> peak_memory("garbage")
+    Traceback (most recent call last):
+    ...
+    xla_shape.HloError: 'garbage' is neither a module's text (HloModule ..., compiled.as_text()) nor an existing file (XLA's dump of a buffer assignment)
     """
     text = _module_text(x)
     if text is not None:
@@ -178,7 +192,7 @@ def memory_timeline(x: Any) -> Svg:
     >>> memory_timeline("module.txt")
     Traceback (most recent call last):
     ...
-    xla_shape.HloError: cannot open module.txt: No such file or directory (os error 2)
+    xla_shape.HloError: 'module.txt' is neither a module's text (HloModule ..., compiled.as_text()) nor an existing file (XLA's dump of a buffer assignment)
     """
     text = _module_text(x)
     if text is not None:

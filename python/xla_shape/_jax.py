@@ -78,6 +78,13 @@ def sharding(obj: object, ndim: int) -> Optional[JaxSharding]:
     to_hlo = getattr(obj, "_to_xla_hlo_sharding", None)
     if not callable(getattr(obj, "devices_indices_map", None)) or not callable(to_hlo):
         return None
+    spec = getattr(obj, "spec", None)
+    if spec is not None and _is_partition_spec(spec) and len(spec) > ndim:
+        # A PartitionSpec names at most one entry per dimension.
+        raise XlaShapeError(
+            f"the PartitionSpec {spec!r} has {len(spec)} entries, more than the"
+            f" {ndim} dimension{'' if ndim == 1 else 's'} of the array (rank {ndim})"
+        )
     # jax 0.12 offers no public route from a Sharding to its HloSharding;
     # `_to_xla_hlo_sharding(ndim)` is the method jax itself lowers with.
     try:
@@ -86,6 +93,12 @@ def sharding(obj: object, ndim: int) -> Optional[JaxSharding]:
         raise XlaShapeError(f"{obj!r} does not fit an array of {ndim} dimensions: {e}") from e
     mesh = getattr(obj, "mesh", None)
     return JaxSharding(text, _device_ids(obj, mesh), _mesh_axes(mesh))
+
+
+def _is_partition_spec(obj: object) -> bool:
+    """Whether ``obj`` is jax's ``PartitionSpec`` (class ``P`` in jax 0.12)."""
+    names = _class_names(obj)
+    return _is_jax(obj) and ("PartitionSpec" in names or "P" in names) and hasattr(obj, "__len__")
 
 
 def _device_ids(obj: Any, mesh: Any) -> Optional[List[int]]:

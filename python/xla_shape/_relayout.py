@@ -61,6 +61,12 @@ def _source(data: Any, shape: Shape) -> Tuple[_np.ndarray, Any]:
             raise XlaShapeError(f"data is {array.dtype} but the source's element type is {want}")
         return _logical_source(array, shape)
     if array is not None:
+        if array.ndim != 1:
+            raise XlaShapeError(
+                f"data is {array.dtype}{list(array.shape)} but the source {shape} has dimensions"
+                f" {shape.dimensions}: pass an array of the source's dimensions, or its buffer"
+                " as bytes or a 1-D array (it is never reshaped)"
+            )
         if array.dtype != _np.uint8 and array.dtype != expected:
             raise XlaShapeError(
                 f"data is {array.dtype}{list(array.shape)}: neither the array {shape} "
@@ -133,7 +139,9 @@ def relayout(
     dtype is refused), read by its own indices whatever its strides
     (C or Fortran order, transposed, sliced: ``src``'s layout does not
     matter then), or a buffer laid out as ``src`` (a bytes-like object, or
-    a 1-D ``uint8`` array, of ``array_size(src)`` bytes).
+    a 1-D ``uint8`` array or array of the element type's dtype, of
+    ``array_size(src)`` bytes). An array of other dimensions is refused,
+    never reshaped.
 
     The result is a numpy array with the input's logical indices whose
     memory is laid out as ``dst`` says (a Fortran-ordered array for
@@ -164,6 +172,10 @@ def relayout(
     Traceback (most recent call last):
     ...
     xla_shape.XlaShapeError: data is float32 but the source's element type is s32 (int32)
+    >>> relayout(a, "f32[3,2]", "f32[3,2]{0,1}")
+    Traceback (most recent call last):
+    ...
+    xla_shape.XlaShapeError: data is float32[2, 3] but the source f32[3,2]{1,0} has dimensions [3, 2]: pass an array of the source's dimensions, or its buffer as bytes or a 1-D array (it is never reshaped)
     """
     threads = _operator.index(threads)
     if threads < 1:

@@ -386,6 +386,9 @@ class PeakReport(Pictured):
     ) -> None:
         super().__init__(fields, draw)
         self._peak = peak
+        if "warnings" not in self._fields:
+            # None to report: an empty list (the JSON leaves the field out).
+            self.warnings = []
 
     def _native(self) -> Peak:
         if self._peak is None:
@@ -500,7 +503,10 @@ class LoweredEntry(Record):
     (``sharding_util::sdy::LoweredEntry``): its ``kind`` (``argument`` or
     ``result``), ``index``, ``name``, MLIR ``tensor_type`` and XLA
     ``shape``, its sharding as Shardy wrote it (``sdy``) and as XLA's text
-    (``hlo``), the ``shard_shape`` and the ``bytes`` each device holds."""
+    (``hlo``), the ``shard_shape`` and the ``bytes`` each device holds, and
+    the ``source`` of the sharding: ``lowered`` (the module's), ``compiled``
+    (the one XLA chose) or ``unspecified`` (left to XLA's sharding
+    propagation: no ``hlo``, ``shard_shape`` or ``bytes``)."""
 
     kind: str
     index: int
@@ -508,16 +514,18 @@ class LoweredEntry(Record):
     tensor_type: str
     shape: str
     sdy: Optional[str]
-    hlo: str
-    shard_shape: str
-    bytes: List[int]
+    hlo: Optional[str]
+    shard_shape: Optional[str]
+    bytes: Optional[List[int]]
+    source: str
 
 
 class LoweredShardings(Record):
     """What each device holds of a lowered function's arguments and
     results (``sharding_util::sdy::LoweredReport``): the ``devices`` count,
     an :class:`LoweredEntry` per argument then result, and the
-    ``argument_bytes`` and ``result_bytes`` of each device."""
+    ``argument_bytes`` and ``result_bytes`` of each device (of the entries
+    whose sharding is known)."""
 
     _entries = {"entries": LoweredEntry}
 

@@ -144,10 +144,11 @@ def _device_count(devices: Optional[int], *shardings: HloSharding) -> Optional[i
     return None
 
 
-def shard(shape: ShapeLike, sharding: Any, *, devices: Optional[int] = None) -> ShardReport:
+def shard(shape: ShapeLike, sharding: Any = None, *, devices: Optional[int] = None) -> ShardReport:
     """What each device holds of an array of ``shape`` under ``sharding``
-    (XLA's sharding text, an :class:`HloSharding`, or a jax sharding):
-    the report ``xla-shape shard`` prints. ``shard_shape`` is XLA's shard
+    (XLA's sharding text, an :class:`HloSharding`, or a jax sharding; for
+    a jax array, its own ``sharding`` when none is given): the report
+    ``xla-shape shard`` prints. ``shard_shape`` is XLA's shard
     shape (uneven dimensions rounded up); ``devices`` lists each device's
     ``tile``, its box of the global array (``offsets`` to ``limits``,
     exclusive; ``index`` as numpy slices) and the ``bytes`` of that box
@@ -158,7 +159,8 @@ def shard(shape: ShapeLike, sharding: Any, *, devices: Optional[int] = None) -> 
     (the ids its tile assignment names, ``0..n-1``). The keyword
     ``devices`` is the device count of a sharding that names none
     (``{replicated}``, ``{maximal device=N}``; a jax sharding's devices
-    otherwise). The GIL is released while the devices are laid out.
+    otherwise); for a sharding that names its devices it must be their
+    count. The GIL is released while the devices are laid out.
 
     >>> report = shard("f32[7,9]", "{devices=[2,4]<=[8]}")
     >>> report.shard_shape
@@ -173,7 +175,18 @@ def shard(shape: ShapeLike, sharding: Any, *, devices: Optional[int] = None) -> 
     Traceback (most recent call last):
     ...
     xla_shape.ShardingError: {replicated} names no device count: give devices=N
+    >>> shard("f32[8]", "{devices=[8]<=[8]}", devices=4)
+    Traceback (most recent call last):
+    ...
+    xla_shape.ShardingError: {devices=[8]<=[8]} has 8 devices, not the 4 given
     """
+    if sharding is None:
+        sharding = getattr(shape, "sharding", None)
+        if sharding is None:
+            raise TypeError(
+                "shard() needs a sharding: XLA's text, an xla_shape.HloSharding or a jax"
+                " sharding (a jax array gives its own)"
+            )
     arg = _inputs.shape(shape)
     s = as_sharding(sharding, arg)
     count = _device_count(devices, s)

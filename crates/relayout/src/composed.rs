@@ -22,8 +22,8 @@ use stride_util::{StridedView, ViewError};
 use super::RelayoutError;
 use super::kernels::SMALL_THRESHOLDS;
 use super::parallel::MIN_BYTES_PER_THREAD;
+use super::piece_copy::{bytes_of, copy_piece, zero_padding};
 use super::tiled::{Slab, Tiling};
-use super::tiled_xla::{bytes_of, copy_piece, zero_padding};
 
 /// The bytes of a box's intermediates together (they stay in a core's L2
 /// cache). 256 bytes in fuzzing and Miri builds, so that small arrays are
@@ -33,6 +33,13 @@ pub(crate) const BOX_BYTES: i64 = if SMALL_THRESHOLDS { 256 } else { 512 << 10 }
 /// The run an untiled side's box rows reach first, in bytes, before the
 /// box grows along other dimensions.
 const RUN_BYTES: i64 = if SMALL_THRESHOLDS { 16 } else { 4 << 10 };
+
+thread_local! {
+    /// The intermediates of each thread's boxes, kept between relayouts
+    /// (up to twice [`BOX_BYTES`]), so that a relayout allocates and
+    /// faults in no pages for them.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
 
 /// One end of a composed relayout.
 #[derive(Debug, Clone)]
@@ -275,14 +282,38 @@ impl Composed {
         group: &Group,
         whole: u64,
     ) -> Result<(), RelayoutError> {
+        let box_elements = self.extents.iter().product::<i64>();
+        let each = bytes_of(&self.src_shape, box_elements, self.bits)?.max(1);
+        let need = each.saturating_mul(self.middles.len());
+        SCRATCH.with(|cell| {
+            let mut scratch = cell.take();
+            if scratch.len() < need {
+                scratch.resize(need, 0);
+            }
+            let middles: Vec<&mut [u8]> = scratch[..need].chunks_mut(each).collect();
+            let result = self.boxes_through(src, dst, group, whole, middles);
+            // Kept unless a tiling's large tiles made the boxes large.
+            if i64::try_from(scratch.len()).is_ok_and(|len| len <= 2 * BOX_BYTES) {
+                cell.replace(scratch);
+            }
+            result
+        })
+    }
+
+    /// [`boxes`](Self::boxes) through the intermediates `middles`, one per
+    /// entry of `self.middles`, each a box long.
+    fn boxes_through(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        group: &Group,
+        whole: u64,
+        mut middles: Vec<&mut [u8]>,
+    ) -> Result<(), RelayoutError> {
         let dims = &self.src_shape.dimensions;
         let major = physical_order(&self.dst_shape);
         let shift = i64::try_from(group.start).unwrap_or(0) * 8 / i64::from(self.bits);
-        let box_elements = self.extents.iter().product::<i64>();
-        let mut middles: Vec<Vec<u8>> = (0..self.middles.len())
-            .map(|_| bytes_of(&self.src_shape, box_elements, self.bits).map(|n| vec![0_u8; n]))
-            .collect::<Result<_, _>>()?;
-        let small = u64::try_from(middles.first().map_or(0, Vec::len)).unwrap_or(0);
+        let small = u64::try_from(middles.first().map_or(0, |m| m.len())).unwrap_or(0);
         // Box starts, odometer over the destination's physical order.
         let mut start = vec![0_i64; dims.len()];
         if let Some(&m) = major.first() {
@@ -305,7 +336,7 @@ impl Composed {
                 .map(|order| middle_view(&lens, order))
                 .collect::<Result<Vec<_>, _>>()?;
             // The source into the first intermediate.
-            let (first, first_view) = (&mut middles[0], &views[0]);
+            let (first, first_view) = (&mut *middles[0], &views[0]);
             match &self.src {
                 End::Tiled(tiling) => {
                     for (logical, tiled) in tiling.pieces(&self.src_shape, first_view, &slabs)? {
@@ -321,16 +352,16 @@ impl Composed {
             for k in 1..middles.len() {
                 let (done, next) = middles.split_at_mut(k);
                 copy_piece(
-                    &done[k - 1],
+                    &*done[k - 1],
                     &views[k - 1],
-                    &mut next[0],
+                    &mut *next[0],
                     &views[k],
                     self.bits,
                     small,
                 )?;
             }
             // The last intermediate into the destination.
-            let (last, last_view) = (&middles[middles.len() - 1], &views[views.len() - 1]);
+            let (last, last_view) = (&*middles[middles.len() - 1], &views[views.len() - 1]);
             match &self.dst {
                 End::Tiled(tiling) => {
                     for (logical, tiled) in tiling.pieces(&self.dst_shape, last_view, &slabs)? {

@@ -53,6 +53,7 @@ mod one_shot;
 mod output_size;
 mod padding;
 mod parallel;
+mod piece_copy;
 mod plan;
 mod relayout_plan;
 mod repack;

@@ -245,6 +245,8 @@ impl RelayoutPlan {
     /// Either buffer is bytes (`&[u8]`, for any plan) or values of any
     /// plain-old-data type ([`bytemuck::Pod`]: `f32`, `u16` for bf16,
     /// `i8`, `[u8; 3]`, ...) of exactly the element's size on that side.
+    /// Name the type of a new buffer (`vec![0_u8; n]`): an untyped
+    /// `vec![0; n]` is a `Vec<i32>`, whose length counts 4-byte values.
     ///
     /// # Errors
     ///

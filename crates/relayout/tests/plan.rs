@@ -126,7 +126,7 @@ fn packed_and_repacked_layouts_on_a_pool() {
         .unwrap();
         // Sub-byte values one per byte keep their low bits only.
         let input: Vec<u8> = pattern(buffer_len(&from)).iter().map(|b| b & 0x7).collect();
-        let mut one = vec![0; buffer_len(&to)];
+        let mut one = vec![0_u8; buffer_len(&to)];
         plan.run(&input, &mut one).unwrap();
         let mut many = vec![0; one.len()];
         plan.run_in(&pool(2), &input, &mut many).unwrap();

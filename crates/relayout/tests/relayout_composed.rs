@@ -13,11 +13,6 @@
     clippy::cast_sign_loss
 )]
 
-// The naive references shared with stride-util's tests.
-#[path = "../../stride-util/tests/common/mod.rs"]
-mod common;
-
-use common::logical_indices;
 use index_util::TiledLayout;
 use relayout::rayon::{ThreadPool, ThreadPoolBuilder};
 use relayout::{FromTo, RelayoutPlan, Strategy};
@@ -36,15 +31,16 @@ fn pool(threads: usize) -> ThreadPool {
 
 /// The buffer of `shape` with element `r` (row-major number) holding a
 /// value distinct from its neighbours (`bits` wide) at its position under
-/// the index function, every other bit zero.
+/// the index function (`TiledLayout::for_each_position`), every other bit
+/// zero.
 fn buffer(shape: &Shape, bits: usize) -> Vec<u8> {
     let layout = TiledLayout::new(shape).unwrap();
     let mut out = vec![0_u8; layout.buffer_size_in_bytes() as usize];
-    let dims = layout.dimensions().to_vec();
-    for index in logical_indices(&dims) {
-        let r = dims.iter().zip(&index).fold(0_i64, |l, (&d, &i)| l * d + i) as u64;
-        let value = r.wrapping_mul(2_654_435_761) % ((1_u64 << bits.min(32)) - 1) + 1;
-        let k = layout.position(&index).unwrap() as usize;
+    layout.for_each_position(|k, element| {
+        let (Some(r), k) = (element, k as usize) else {
+            return;
+        };
+        let value = (r as u64).wrapping_mul(2_654_435_761) % ((1_u64 << bits.min(32)) - 1) + 1;
         if bits < 8 {
             let bit = k * bits;
             out[bit / 8] |= (value as u8) << (bit % 8);
@@ -52,7 +48,7 @@ fn buffer(shape: &Shape, bits: usize) -> Vec<u8> {
             let n = bits / 8;
             out[k * n..(k + 1) * n].copy_from_slice(&value.to_le_bytes()[..n]);
         }
-    }
+    });
     out
 }
 
@@ -194,16 +190,16 @@ fn a_large_composition_equals_two_plans() {
     let middle = shape("f32[2056,1500]{1,0}");
     let to = shape("f32[2056,1500]{1,0:T(8,128)}");
     let source: Vec<u8> = (0..2056 * 1500 * 4).map(|i| (i % 251) as u8).collect();
-    let mut half = vec![0; source.len()];
+    let mut half = vec![0_u8; source.len()];
     plan(&from, &middle).run(&source, &mut half).unwrap();
     let len = TiledLayout::new(&to).unwrap().buffer_size_in_bytes() as usize;
-    let mut two = vec![0; len];
+    let mut two = vec![0_u8; len];
     plan(&middle, &to).run(&half, &mut two).unwrap();
     let one = plan(&from, &to);
-    let mut out = vec![0xFF; len];
+    let mut out = vec![0xFF_u8; len];
     one.run(&source, &mut out).unwrap();
     assert!(out == two);
-    let mut pooled = vec![0xFF; len];
+    let mut pooled = vec![0xFF_u8; len];
     one.run_in(&pool(2), &source, &mut pooled).unwrap();
     assert!(pooled == two);
 }

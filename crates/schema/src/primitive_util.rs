@@ -615,12 +615,26 @@ fn packed_len(elements: usize, bits: u32) -> usize {
     usize::try_from((elements as u128 * u128::from(bits)).div_ceil(8)).unwrap_or(usize::MAX)
 }
 
-fn check_bits(bits: u32) -> Result<(), PrimitiveUtilError> {
-    if matches!(bits, 1 | 2 | 4) {
-        Ok(())
-    } else {
-        Err(PrimitiveUtilError::InvalidBitsPerElement(bits))
+/// Checks a packing of `elements` values of `bits` bits into (or from)
+/// `bytes` bytes: the values per byte and the mask of one value.
+fn check_sizes(
+    bits: u32,
+    elements: usize,
+    bytes: usize,
+) -> Result<(usize, u8), PrimitiveUtilError> {
+    if !matches!(bits, 1 | 2 | 4) {
+        return Err(PrimitiveUtilError::InvalidBitsPerElement(bits));
     }
+    let needed = packed_len(elements, bits);
+    if bytes < needed {
+        return Err(PrimitiveUtilError::OutputTooSmall {
+            elements,
+            bits,
+            needed,
+            actual: bytes,
+        });
+    }
+    Ok(((8 / bits) as usize, (1_u8 << bits) - 1))
 }
 
 /// XLA's `PackIntN` (`xla/util.h`, by bit width): packs `input`, one value
@@ -647,18 +661,7 @@ pub fn pack_int_n_bits(
     input: &[u8],
     output: &mut [u8],
 ) -> Result<(), PrimitiveUtilError> {
-    check_bits(bits)?;
-    let needed = packed_len(input.len(), bits);
-    if output.len() < needed {
-        return Err(PrimitiveUtilError::OutputTooSmall {
-            elements: input.len(),
-            bits,
-            needed,
-            actual: output.len(),
-        });
-    }
-    let per_byte = (8 / bits) as usize;
-    let mask = (1_u8 << bits) - 1;
+    let (per_byte, mask) = check_sizes(bits, input.len(), output.len())?;
     for (out, chunk) in output.iter_mut().zip(input.chunks(per_byte)) {
         let mut byte = 0_u8;
         for (j, &value) in chunk.iter().enumerate() {
@@ -689,18 +692,7 @@ pub fn unpack_int_n_bits(
     input: &[u8],
     output: &mut [u8],
 ) -> Result<(), PrimitiveUtilError> {
-    check_bits(bits)?;
-    let needed = packed_len(output.len(), bits);
-    if input.len() < needed {
-        return Err(PrimitiveUtilError::OutputTooSmall {
-            elements: output.len(),
-            bits,
-            needed,
-            actual: input.len(),
-        });
-    }
-    let per_byte = (8 / bits) as usize;
-    let mask = (1_u8 << bits) - 1;
+    let (per_byte, mask) = check_sizes(bits, output.len(), input.len())?;
     for (chunk, &byte) in output.chunks_mut(per_byte).zip(input) {
         for (j, value) in chunk.iter_mut().enumerate() {
             *value = (byte >> (j as u32 * bits)) & mask;

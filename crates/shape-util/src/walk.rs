@@ -9,80 +9,80 @@ use schema::Shape;
 
 use crate::kind::{is_tuple, to_i64};
 
-/// Visits `shape` and its subshapes in pre-order, the visitor able to stop
-/// the walk with an error (XLA's `ForEachSubshapeWithStatus`).
-///
-/// ```
-/// let shape: schema::Shape = "(f32[2], (s8[], token[]))".parse().unwrap();
-/// let mut seen = Vec::new();
-/// let stop = shape_util::try_for_each_subshape(&shape, |sub, index| {
-///     seen.push(index.to_vec());
-///     if sub.to_string() == "s8[]" { Err(format!("stopped at {index:?}")) } else { Ok(()) }
-/// });
-/// assert_eq!(stop, Err("stopped at [1, 0]".to_owned()));
-/// assert_eq!(seen, [vec![], vec![0], vec![1], vec![1, 0]]);
-/// ```
-///
-/// # Errors
-///
-/// The first error the visitor returns.
-pub fn try_for_each_subshape<'a, E>(
-    shape: &'a Shape,
-    mut visit: impl FnMut(&'a Shape, &[i64]) -> Result<(), E>,
-) -> Result<(), E> {
-    fn go<'a, E>(
-        shape: &'a Shape,
-        index: &mut Vec<i64>,
-        visit: &mut impl FnMut(&'a Shape, &[i64]) -> Result<(), E>,
-    ) -> Result<(), E> {
-        visit(shape, index)?;
-        if is_tuple(shape) {
-            for (i, element) in shape.tuple_shapes.iter().enumerate() {
-                index.push(to_i64(i));
-                go(element, index, visit)?;
-                index.pop();
+/// Generates a subshape walk whose visitor can stop it: the reference type
+/// (`&'a Shape` or `&mut Shape`), the element iterator (`iter` or
+/// `iter_mut`), and whether a tuple is visited after its elements.
+macro_rules! subshape_walk {
+    ($(#[$doc:meta])* $name:ident <$($lt:lifetime)?> ($shape:ty, $iter:ident, post = $post:literal)) => {
+        $(#[$doc])*
+        pub fn $name<$($lt,)? E>(
+            shape: $shape,
+            mut visit: impl FnMut($shape, &[i64]) -> Result<(), E>,
+        ) -> Result<(), E> {
+            fn go<$($lt,)? E>(
+                shape: $shape,
+                index: &mut Vec<i64>,
+                visit: &mut impl FnMut($shape, &[i64]) -> Result<(), E>,
+            ) -> Result<(), E> {
+                if !$post {
+                    visit(shape, index)?;
+                }
+                if is_tuple(shape) {
+                    for (i, element) in shape.tuple_shapes.$iter().enumerate() {
+                        index.push(to_i64(i));
+                        go(element, index, visit)?;
+                        index.pop();
+                    }
+                }
+                if $post {
+                    visit(shape, index)?;
+                }
+                Ok(())
             }
+            go(shape, &mut Vec::new(), &mut visit)
         }
-        Ok(())
-    }
-    go(shape, &mut Vec::new(), &mut visit)
+    };
 }
 
-/// As [`try_for_each_subshape`], in post-order: each tuple after its
-/// elements (XLA's `ForEachSubshapePostOrderWithStatus`).
-///
-/// ```
-/// let shape: schema::Shape = "(f32[2], (s8[]))".parse().unwrap();
-/// let mut seen = Vec::new();
-/// shape_util::try_for_each_subshape_post_order(&shape, |_, index| {
-///     seen.push(index.to_vec());
-///     Ok::<(), ()>(())
-/// }).unwrap();
-/// assert_eq!(seen, [vec![0], vec![1, 0], vec![1], vec![]]);
-/// ```
-///
-/// # Errors
-///
-/// The first error the visitor returns.
-pub fn try_for_each_subshape_post_order<'a, E>(
-    shape: &'a Shape,
-    mut visit: impl FnMut(&'a Shape, &[i64]) -> Result<(), E>,
-) -> Result<(), E> {
-    fn go<'a, E>(
-        shape: &'a Shape,
-        index: &mut Vec<i64>,
-        visit: &mut impl FnMut(&'a Shape, &[i64]) -> Result<(), E>,
-    ) -> Result<(), E> {
-        if is_tuple(shape) {
-            for (i, element) in shape.tuple_shapes.iter().enumerate() {
-                index.push(to_i64(i));
-                go(element, index, visit)?;
-                index.pop();
-            }
-        }
-        visit(shape, index)
-    }
-    go(shape, &mut Vec::new(), &mut visit)
+subshape_walk! {
+    /// Visits `shape` and its subshapes in pre-order, the visitor able to stop
+    /// the walk with an error (XLA's `ForEachSubshapeWithStatus`).
+    ///
+    /// ```
+    /// let shape: schema::Shape = "(f32[2], (s8[], token[]))".parse().unwrap();
+    /// let mut seen = Vec::new();
+    /// let stop = shape_util::try_for_each_subshape(&shape, |sub, index| {
+    ///     seen.push(index.to_vec());
+    ///     if sub.to_string() == "s8[]" { Err(format!("stopped at {index:?}")) } else { Ok(()) }
+    /// });
+    /// assert_eq!(stop, Err("stopped at [1, 0]".to_owned()));
+    /// assert_eq!(seen, [vec![], vec![0], vec![1], vec![1, 0]]);
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The first error the visitor returns.
+    try_for_each_subshape <'a> (&'a Shape, iter, post = false)
+}
+
+subshape_walk! {
+    /// As [`try_for_each_subshape`], in post-order: each tuple after its
+    /// elements (XLA's `ForEachSubshapePostOrderWithStatus`).
+    ///
+    /// ```
+    /// let shape: schema::Shape = "(f32[2], (s8[]))".parse().unwrap();
+    /// let mut seen = Vec::new();
+    /// shape_util::try_for_each_subshape_post_order(&shape, |_, index| {
+    ///     seen.push(index.to_vec());
+    ///     Ok::<(), ()>(())
+    /// }).unwrap();
+    /// assert_eq!(seen, [vec![0], vec![1, 0], vec![1], vec![]]);
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The first error the visitor returns.
+    try_for_each_subshape_post_order <'a> (&'a Shape, iter, post = true)
 }
 
 /// Visits `shape` and its subshapes in post-order (XLA's
@@ -145,43 +145,25 @@ fn is_leaf(shape: &Shape) -> bool {
     !is_tuple(shape) || shape.tuple_shapes.is_empty()
 }
 
-/// Visits `shape` and its subshapes mutably in pre-order, the visitor able
-/// to stop the walk with an error (XLA's `ForEachMutableSubshapeWithStatus`).
-/// A visitor that turns a tuple into an array stops the walk below it; one
-/// that adds elements to a tuple has them visited.
-///
-/// ```
-/// let mut shape: schema::Shape = "(f32[2], s8[3])".parse().unwrap();
-/// shape_util::try_for_each_mutable_subshape(&mut shape, |sub, _| {
-///     if shape_util::is_array(sub) { sub.dimensions[0] += 1 }
-///     Ok::<(), ()>(())
-/// }).unwrap();
-/// assert_eq!(shape.to_string(), "(f32[3]{0}, s8[4]{0})");
-/// ```
-///
-/// # Errors
-///
-/// The first error the visitor returns.
-pub fn try_for_each_mutable_subshape<E>(
-    shape: &mut Shape,
-    mut visit: impl FnMut(&mut Shape, &[i64]) -> Result<(), E>,
-) -> Result<(), E> {
-    fn go<E>(
-        shape: &mut Shape,
-        index: &mut Vec<i64>,
-        visit: &mut impl FnMut(&mut Shape, &[i64]) -> Result<(), E>,
-    ) -> Result<(), E> {
-        visit(shape, index)?;
-        if is_tuple(shape) {
-            for (i, element) in shape.tuple_shapes.iter_mut().enumerate() {
-                index.push(to_i64(i));
-                go(element, index, visit)?;
-                index.pop();
-            }
-        }
-        Ok(())
-    }
-    go(shape, &mut Vec::new(), &mut visit)
+subshape_walk! {
+    /// Visits `shape` and its subshapes mutably in pre-order, the visitor able
+    /// to stop the walk with an error (XLA's `ForEachMutableSubshapeWithStatus`).
+    /// A visitor that turns a tuple into an array stops the walk below it; one
+    /// that adds elements to a tuple has them visited.
+    ///
+    /// ```
+    /// let mut shape: schema::Shape = "(f32[2], s8[3])".parse().unwrap();
+    /// shape_util::try_for_each_mutable_subshape(&mut shape, |sub, _| {
+    ///     if shape_util::is_array(sub) { sub.dimensions[0] += 1 }
+    ///     Ok::<(), ()>(())
+    /// }).unwrap();
+    /// assert_eq!(shape.to_string(), "(f32[3]{0}, s8[4]{0})");
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The first error the visitor returns.
+    try_for_each_mutable_subshape <> (&mut Shape, iter_mut, post = false)
 }
 
 /// Visits `shape` and its subshapes mutably in pre-order (XLA's
@@ -199,41 +181,24 @@ pub fn for_each_mutable_subshape(shape: &mut Shape, mut visit: impl FnMut(&mut S
     });
 }
 
-/// Visits `shape` and its subshapes mutably in post-order, the visitor able
-/// to stop with an error (XLA's `ForEachMutableSubshapePostOrderWithStatus`).
-///
-/// ```
-/// let mut shape: schema::Shape = "((f32[]), s8[])".parse().unwrap();
-/// let mut seen = Vec::new();
-/// shape_util::try_for_each_mutable_subshape_post_order(&mut shape, |_, index| {
-///     seen.push(index.to_vec());
-///     Ok::<(), ()>(())
-/// }).unwrap();
-/// assert_eq!(seen, [vec![0, 0], vec![0], vec![1], vec![]]);
-/// ```
-///
-/// # Errors
-///
-/// The first error the visitor returns.
-pub fn try_for_each_mutable_subshape_post_order<E>(
-    shape: &mut Shape,
-    mut visit: impl FnMut(&mut Shape, &[i64]) -> Result<(), E>,
-) -> Result<(), E> {
-    fn go<E>(
-        shape: &mut Shape,
-        index: &mut Vec<i64>,
-        visit: &mut impl FnMut(&mut Shape, &[i64]) -> Result<(), E>,
-    ) -> Result<(), E> {
-        if is_tuple(shape) {
-            for (i, element) in shape.tuple_shapes.iter_mut().enumerate() {
-                index.push(to_i64(i));
-                go(element, index, visit)?;
-                index.pop();
-            }
-        }
-        visit(shape, index)
-    }
-    go(shape, &mut Vec::new(), &mut visit)
+subshape_walk! {
+    /// Visits `shape` and its subshapes mutably in post-order, the visitor able
+    /// to stop with an error (XLA's `ForEachMutableSubshapePostOrderWithStatus`).
+    ///
+    /// ```
+    /// let mut shape: schema::Shape = "((f32[]), s8[])".parse().unwrap();
+    /// let mut seen = Vec::new();
+    /// shape_util::try_for_each_mutable_subshape_post_order(&mut shape, |_, index| {
+    ///     seen.push(index.to_vec());
+    ///     Ok::<(), ()>(())
+    /// }).unwrap();
+    /// assert_eq!(seen, [vec![0, 0], vec![0], vec![1], vec![]]);
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The first error the visitor returns.
+    try_for_each_mutable_subshape_post_order <> (&mut Shape, iter_mut, post = true)
 }
 
 /// Visits `shape` and its subshapes mutably in post-order (XLA's

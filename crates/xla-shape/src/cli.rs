@@ -404,10 +404,12 @@ pub enum Command {
     /// The pieces that move an array from one XLA sharding to another.
     #[command(after_help = "Examples:\n  \
         xla-shape reshard 'f32[8,8]' '{devices=[2,4]<=[8]}' '{devices=[4,2]<=[2,4]T(1,0)}'\n  \
-        xla-shape reshard 'f32[8]' '{replicated}' '{devices=[4]<=[4]}' --devices 4\n\n\
+        xla-shape reshard 'f32[8]' '{replicated}' '{devices=[4]<=[4]}' --devices 4\n  \
+        xla-shape reshard 'f32[8]' '{devices=[2]<=[2]}' '{devices=[2]<=[2]}' --from-device-ids 0,1 --to-device-ids 1,0\n\n\
         Every destination device's box is covered exactly once; a piece stays on the\n\
         destination device when it holds it already, else comes from one holder of the\n\
-        source tile (holders[to mod count], spread over replicas).\n\
+        source tile (holders[to mod count], spread over replicas). With device ids (jax's\n\
+        mesh.devices.flat of each mesh) the pieces and totals go between device ids.\n\
         JSON fields: ok, pieces (from, to, offsets, limits, bytes), bytes_moved, bytes_kept.")]
     Reshard(ReshardArgs),
 
@@ -531,6 +533,13 @@ pub struct ReshardArgs {
     /// names: `<["a"=2, "b"=4]>` or a whole `sdy.mesh @name = <...>` line.
     #[arg(long, value_name = "MESH")]
     pub mesh: Option<String>,
+    /// The device id of each of the source sharding's device numbers (jax's
+    /// `mesh.devices.flat` ids): pieces and totals go by device id.
+    #[arg(long, value_name = "I,J,...", value_parser = integers)]
+    pub from_device_ids: Option<Integers>,
+    /// The device id of each of the destination sharding's device numbers.
+    #[arg(long, value_name = "I,J,...", value_parser = integers)]
+    pub to_device_ids: Option<Integers>,
 }
 
 /// Arguments of `shard`.
@@ -569,6 +578,10 @@ pub struct DrawArgs {
     /// With --sharding: the Shardy mesh a Shardy sharding names.
     #[arg(long, requires = "sharding", value_name = "MESH")]
     pub mesh: Option<String>,
+    /// With --sharding: the device id of each of the sharding's device
+    /// numbers (jax's `mesh.devices.flat` ids), which the picture names.
+    #[arg(long, requires = "sharding", value_name = "I,J,...", value_parser = integers)]
+    pub device_ids: Option<Integers>,
     /// The shape (with --view: the base array, as for `view`).
     pub shape: String,
     /// With --view: the operations, as for `view`.

@@ -272,6 +272,36 @@ pub fn draw_hlo_sharding(
     commands::draw::draw_hlo_sharding(shape, sharding, devices, mesh_axes)
 }
 
+/// [`draw_hlo_sharding`] with its devices named by their ids: `device_ids`
+/// gives the id of each of the sharding's device numbers (jax's
+/// `mesh.devices.flat` ids, in the order `_to_xla_hlo_sharding` numbers
+/// them); what `xla-shape draw SHAPE --sharding S --device-ids I,J,...`
+/// draws. The device count is the ids' when the sharding names none.
+///
+/// ```
+/// let shape: schema::Shape = "f32[8,8]".parse().unwrap();
+/// let s = xla_shape::read_sharding("{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}", None).unwrap();
+/// let ids = [3, 6, 0, 5, 7, 1, 4, 2];
+/// let svg = xla_shape::draw_hlo_sharding_on_devices(&shape, &s, None, None, &ids).unwrap();
+/// // The first column's devices: positions 0 and 4, devices 3 and 7.
+/// assert!(svg.contains(">3,7<"));
+/// let error = xla_shape::draw_hlo_sharding_on_devices(&shape, &s, None, None, &ids[..4]);
+/// assert_eq!(error.unwrap_err().to_string(), "4 device ids for the sharding's 8 devices");
+/// ```
+///
+/// # Errors
+/// As [`draw_sharding_on_mesh`], and [`Error::Picture`] when the ids are
+/// not one per device.
+pub fn draw_hlo_sharding_on_devices(
+    shape: &Shape,
+    sharding: &sharding_util::HloSharding,
+    devices: Option<i64>,
+    mesh_axes: Option<&[(String, i64)]>,
+    device_ids: &[i64],
+) -> Result<String, Error> {
+    commands::draw::draw_hlo_sharding_on(shape, sharding, devices, (mesh_axes, Some(device_ids)))
+}
+
 /// What `xla-shape shard` prints for `shape` under the sharding `text`:
 /// sharding-util's [`ShardReport`](sharding_util::ShardReport), whose
 /// `Display` is the command's text and whose `Serialize` is its `--json`

@@ -53,6 +53,39 @@ fn every_golden_program_peaks_as_xla_computes_it() {
 }
 
 #[test]
+fn xlas_dumps_of_loops_peak_as_xla_computes_them() {
+    // `--xla_dump_to`'s `*after_optimizations.txt` names elided tuple
+    // elements `%tuple#k`; a scan's dump among them.
+    let dir = golden_dir().join("peak_memory_h100");
+    let rows = std::fs::read_to_string(dir.join("memory_analysis.jsonl")).unwrap();
+    for line in rows.lines() {
+        let row: Value = serde_json::from_str(line).unwrap();
+        let name = row["name"].as_str().unwrap();
+        let file = dir.join(name).join("after_optimizations.txt");
+        let (code, out) = hlo(
+            &[
+                "--json".as_ref(),
+                "hlo".as_ref(),
+                file.as_os_str(),
+                "--peak".as_ref(),
+            ],
+            "",
+        );
+        assert_eq!(code, 0, "{name}: {out}");
+        let report: Value = serde_json::from_str(&out).unwrap();
+        let stats = &row["memory_analysis"];
+        assert_eq!(
+            report["peak_bytes"], stats["peak_memory_in_bytes"],
+            "{name}"
+        );
+        assert_eq!(
+            report["device"]["argument_bytes"], stats["argument_size_in_bytes"],
+            "{name}"
+        );
+    }
+}
+
+#[test]
 fn the_text_and_the_timeline_of_a_module() {
     let dir = golden_dir().join("peak_memory/mlp");
     let scratch = tempfile::tempdir().unwrap();

@@ -131,6 +131,18 @@ fn shard_lists_every_device() {
     assert_eq!(json_line(&out)["replication_groups"], json!([[0, 1, 2, 3]]));
     let (_, code) = run(&["shard", "f32[8]", "{replicated}"], None);
     assert_eq!(code, 1);
+    // A sharding of 8 devices is not laid out over 4 (XLA refuses it too).
+    let args = ["shard", "f32[8]", "{devices=[8]<=[8]}", "--devices", "4"];
+    let (out, code) = run(&args, None);
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            1,
+            "error: {devices=[8]<=[8]} has 8 devices, not the 4 given\n"
+        )
+    );
+    let args = ["shard", "f32[8]", "{devices=[8]<=[8]}", "--devices", "8"];
+    assert_eq!(run(&args, None).1, 0);
 }
 
 #[test]
@@ -153,6 +165,62 @@ fn reshard_covers_each_destination_once() {
             {"from": 0, "to": 1, "offsets": [0], "limits": [2], "bytes": 8}
         ], "bytes_moved": 16, "bytes_kept": 0})
     );
+}
+
+#[test]
+fn reshard_between_device_orders_totals_jaxs_bytes() {
+    // `device_put` between meshes whose devices are in other orders
+    // (tests/golden/reshard_device_ids.jsonl): the bytes each device already
+    // held are kept, by device id.
+    for row in conformance::load("reshard_device_ids.jsonl").unwrap() {
+        let ids = |key: &str| {
+            row[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let dims: Vec<String> = row["dims"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d.to_string())
+            .collect();
+        let ty = match row["dtype"].as_str().unwrap() {
+            "float32" => "f32",
+            "int32" => "s32",
+            "int16" => "s16",
+            other => panic!("{other}"),
+        };
+        let shape = format!("{ty}[{}]", dims.join(","));
+        let (from_ids, to_ids) = (ids("from_ids"), ids("to_ids"));
+        let (out, code) = run(
+            &[
+                "--json",
+                "reshard",
+                &shape,
+                row["from"].as_str().unwrap(),
+                row["to"].as_str().unwrap(),
+                "--from-device-ids",
+                &from_ids,
+                "--to-device-ids",
+                &to_ids,
+            ],
+            None,
+        );
+        assert_eq!(code, 0, "{out}");
+        let plan = json_line(&out);
+        assert_eq!(
+            plan["bytes_kept"], row["bytes_kept"],
+            "{shape} {from_ids} {to_ids}"
+        );
+        assert_eq!(
+            plan["bytes_moved"], row["bytes_moved"],
+            "{shape} {from_ids} {to_ids}"
+        );
+    }
 }
 
 #[test]

@@ -189,6 +189,123 @@ fn lowered_lists_the_mlp_of_jax() {
     assert_eq!(code, 1);
 }
 
+/// The cases of tests/golden/shardy/propagated.jsonl: lowered modules
+/// whose values jax left to XLA's sharding propagation, with what XLA
+/// chose for each value once compiled.
+fn propagated_cases() -> Vec<Value> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/golden/shardy/propagated.jsonl"
+    );
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_value_left_to_propagation_is_unspecified_and_counts_in_no_total() {
+    let cases = propagated_cases();
+    assert_eq!(cases.len(), 5);
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let (out, code) = run(&["--json", "lowered", "-"], case["mlir"].as_str());
+        assert_eq!(code, 0, "{name}: {out}");
+        let report: Value = serde_json::from_str(out.trim()).unwrap();
+        let entries = report["entries"].as_array().unwrap();
+        let values = case["values"].as_array().unwrap();
+        assert_eq!(entries.len(), values.len(), "{name}");
+        let mut totals = [vec![0_i64; 8], vec![0_i64; 8]];
+        for (entry, value) in entries.iter().zip(values) {
+            assert_eq!(entry["kind"], value["kind"], "{name}");
+            if value["lowered"] == true {
+                // Sharded in the lowered module: what XLA kept.
+                assert_eq!(entry["source"], "lowered", "{name}");
+                assert_eq!(entry["bytes"], value["bytes"], "{name}");
+                let total = &mut totals[usize::from(value["kind"] == "result")];
+                for (t, b) in total.iter_mut().zip(value["bytes"].as_array().unwrap()) {
+                    *t += b.as_i64().unwrap();
+                }
+            } else {
+                assert_eq!(entry["source"], "unspecified", "{name}");
+                assert_eq!(
+                    (&entry["hlo"], &entry["shard_shape"], &entry["bytes"]),
+                    (&Value::Null, &Value::Null, &Value::Null),
+                    "{name}"
+                );
+            }
+        }
+        assert_eq!(
+            report["argument_bytes"],
+            serde_json::json!(totals[0]),
+            "{name}"
+        );
+        assert_eq!(
+            report["result_bytes"],
+            serde_json::json!(totals[1]),
+            "{name}"
+        );
+        let (text, code) = run(&["lowered", "-"], case["mlir"].as_str());
+        assert_eq!(code, 0);
+        assert!(
+            text.contains(
+                "result 0 result: tensor<"
+            ) && text.contains(
+                "\n  hlo    unspecified: left to XLA's sharding propagation (not counted below)\n"
+            ),
+            "{name}: {text}"
+        );
+    }
+}
+
+#[test]
+fn the_shardings_xla_chose_give_what_each_device_holds() {
+    use sharding_util::HloSharding;
+    use sharding_util::sdy::{LoweredModule, LoweredReport, ShardingSource};
+
+    for case in propagated_cases() {
+        let name = case["name"].as_str().unwrap();
+        let module = LoweredModule::parse(case["mlir"].as_str().unwrap()).unwrap();
+        let values = case["values"].as_array().unwrap();
+        let chosen: Vec<Option<HloSharding>> = values
+            .iter()
+            .map(|v| Some(v["hlo"].as_str().unwrap().parse().unwrap()))
+            .collect();
+        let report = LoweredReport::with_chosen(&module, &chosen).unwrap();
+        let mut results = vec![0_i64; 8];
+        for (entry, value) in report.entries.iter().zip(values) {
+            let want: Vec<i64> = value["bytes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| b.as_i64().unwrap())
+                .collect();
+            assert_eq!(entry.bytes.as_ref(), Some(&want), "{name}");
+            let source = if value["lowered"] == true {
+                ShardingSource::Lowered
+            } else {
+                ShardingSource::Compiled
+            };
+            assert_eq!(entry.source, source, "{name}");
+            if value["kind"] == "result" {
+                for (r, b) in results.iter_mut().zip(&want) {
+                    *r += b;
+                }
+            }
+        }
+        assert_eq!(report.result_bytes, results, "{name}");
+        // XLA's own figure: the output bytes of one device's program.
+        assert_eq!(
+            Some(report.result_bytes[0]),
+            case["output_size_in_bytes"].as_i64(),
+            "{name}"
+        );
+        let text = report.to_string();
+        assert!(text.contains(" (chosen by XLA)\n"), "{text}");
+    }
+}
+
 /// jax's replicated shardings over meshes of 1 to 8 devices
 /// (tests/golden/shardy/replicated.jsonl, from jax 0.12): `shard` takes
 /// the device count from the mesh, lists every device's box as jax's

@@ -4,15 +4,17 @@
 //! among them), sub-byte `E(4)` included. The reference copies element by
 //! element at the positions `TiledLayout` gives on both sides, then writes
 //! the destination's padding: zeros in tiles, the padding value in a
-//! classic padded layout. Counts the cases per kind of pair and prints
-//! them to stderr at every power of two of cases from 1024.
+//! classic padded layout. Counts the cases per kind of pair and per plan
+//! strategy (`Composed` through boxes of 256 bytes under fuzzing, in
+//! several boxes from 64 elements) and prints them to stderr at every
+//! power of two of cases from 1024.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use arbitrary::Arbitrary;
 use index_util::TiledLayout;
 use layout_util::LayoutBuilder;
-use relayout::{FromTo, RelayoutPlan, padding_pattern, relayout_xla};
+use relayout::{FromTo, RelayoutPlan, Strategy, padding_pattern, relayout_xla};
 use schema::{PrimitiveType, Shape, Tile};
 
 use crate::common::for_each_index;
@@ -56,6 +58,11 @@ const NAMES: [&str; 6] = [
     "untiled",
 ];
 
+/// Plans per strategy: through cache-sized boxes, one pass through the
+/// tiles, element by element, any other (untiled pairs).
+static STRATEGIES: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
+const STRATEGY_NAMES: [&str; 4] = ["composed", "tile pieces", "elements", "other"];
+
 fn count(slot: usize) {
     COUNTS[slot].fetch_add(1, Ordering::Relaxed);
     let total: u64 = COUNTS.iter().map(|c| c.load(Ordering::Relaxed)).sum();
@@ -63,6 +70,7 @@ fn count(slot: usize) {
         let counts: Vec<String> = NAMES
             .iter()
             .zip(&COUNTS)
+            .chain(STRATEGY_NAMES.iter().zip(&STRATEGIES))
             .map(|(name, c)| format!("{name} {}", c.load(Ordering::Relaxed)))
             .collect();
         eprintln!(
@@ -70,6 +78,16 @@ fn count(slot: usize) {
             counts.join(", ")
         );
     }
+}
+
+fn count_strategy(strategy: Option<Strategy>) {
+    let slot = match strategy {
+        Some(Strategy::Composed) => 0,
+        Some(Strategy::TilePieces) => 1,
+        Some(Strategy::Elements) => 2,
+        _ => 3,
+    };
+    STRATEGIES[slot].fetch_add(1, Ordering::Relaxed);
 }
 
 impl Side {
@@ -199,6 +217,7 @@ pub fn check(ty: u8, packed: bool, dims: &[u8], src: &Side, dst: &Side, seed: u6
         to: &dst_shape,
     };
     let pooled = RelayoutPlan::xla(sides).and_then(|plan| {
+        count_strategy(plan.strategy());
         let mut out = initial.clone();
         plan.run_in(crate::parallel::pool(), &src_bytes, &mut out)
             .map(|()| out)

@@ -9,6 +9,7 @@ use schema::Shape;
 
 use super::LivenessError;
 use super::attributes::{Alias, aliases};
+use super::elements::Elements;
 use crate::origins::frame::FrameTable;
 use crate::origins::metadata::{InstOrigin, read_metadata};
 use crate::origins::tables::Tables;
@@ -317,6 +318,7 @@ fn resolve(
 ) -> Result<(), LivenessError> {
     let mut names: HashMap<&str, usize> = HashMap::new();
     let mut resolved = Vec::with_capacity(graph.insts.len());
+    let mut elements = Elements::new(graph.insts.len());
     for id in 0..graph.insts.len() {
         let Some(inst) = graph.insts.get(id) else {
             continue;
@@ -340,6 +342,7 @@ fn resolve(
                 names
                     .get(o)
                     .copied()
+                    .or_else(|| elements.resolve(o, &names, id))
                     .ok_or_else(|| LivenessError::UnknownOperand {
                         instruction: name(),
                         operand: o.to_owned(),
@@ -361,6 +364,7 @@ fn resolve(
         resolved.push((operands, called));
     }
     drop(names);
+    add_elements(graph, &mut resolved, elements.into_list())?;
     let mut users = vec![0_usize; graph.insts.len()];
     for (operands, _) in &resolved {
         for &o in operands {
@@ -381,6 +385,75 @@ fn resolve(
                 message: "a parameter number is missing".to_owned(),
             });
         }
+    }
+    Ok(())
+}
+
+/// Adds the tuple elements named `tuple#k` as operands (`list`: name,
+/// tuple, index, first user) as the `get-tuple-element`s they stand for
+/// (their operand in `resolved`), each just before its first user in its
+/// computation.
+///
+/// # Errors
+///
+/// [`LivenessError::Malformed`] when the tuple has no element `k`.
+fn add_elements(
+    graph: &mut Graph,
+    resolved: &mut Vec<(Vec<usize>, Vec<usize>)>,
+    list: Vec<(String, usize, usize, usize)>,
+) -> Result<(), LivenessError> {
+    let mut before: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (name, tuple, index, user) in list {
+        let id = graph.insts.len();
+        let of = graph.insts.get(tuple);
+        let shape = match of.and_then(|t| t.shape.tuple_shapes.get(index)) {
+            Some(shape) => shape.clone(),
+            // A fusion body's shapes are not kept: nor is this one.
+            None if of.is_some_and(|t| t.shape == Shape::default()) => Shape::default(),
+            None => {
+                return Err(LivenessError::Malformed {
+                    instruction: name,
+                    message: format!(
+                        "`{}` has no tuple element {index}",
+                        of.map_or("", |t| t.name.as_str())
+                    ),
+                });
+            }
+        };
+        let computation = graph.insts.get(user).map_or(0, |u| u.computation);
+        graph.insts.push(Inst {
+            name,
+            opcode: "get-tuple-element".to_owned(),
+            shape,
+            computation,
+            operands: Vec::new(),
+            called: Vec::new(),
+            calls: Calls::None,
+            tuple_index: index,
+            parameter: 0,
+            loop_fusion: false,
+            aliasing: Vec::new(),
+            users: 0,
+            origin: None,
+        });
+        resolved.push((vec![tuple], Vec::new()));
+        before.entry(user).or_default().push(id);
+    }
+    if before.is_empty() {
+        return Ok(());
+    }
+    for comp in &mut graph.comps {
+        if !comp.instructions.iter().any(|i| before.contains_key(i)) {
+            continue;
+        }
+        let mut order = Vec::with_capacity(comp.instructions.len());
+        for &i in &comp.instructions {
+            if let Some(elements) = before.get(&i) {
+                order.extend(elements.iter().copied());
+            }
+            order.push(i);
+        }
+        comp.instructions = order;
     }
     Ok(())
 }

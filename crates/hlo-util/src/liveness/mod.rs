@@ -10,8 +10,11 @@
 
 mod assign;
 mod attributes;
+mod best_fit;
 mod buffers;
+mod combine;
 mod dataflow;
+mod elements;
 mod error;
 pub(crate) mod graph;
 mod in_place;

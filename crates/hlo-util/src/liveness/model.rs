@@ -6,6 +6,7 @@
 use super::LivenessError;
 use super::assign::{Assigned, Place, assign};
 use super::buffers::{Buffers, buffers};
+use super::combine::combine_temps;
 use super::dataflow::{Dataflow, Role, dataflow, sub_shape};
 use super::graph::{Graph, read_graph};
 use super::replay::heap_peak;
@@ -51,9 +52,18 @@ pub fn memory_from_module_text(text: &str) -> Result<ModuleMemory, LivenessError
     let schedule = flatten(&graph)?;
     let buffers = buffers(&graph, &flow, &schedule)?;
     let assigned = assign(&graph, &flow, &buffers);
-    let heap = heap_peak(&graph, &flow, &buffers, &assigned.place, &schedule)?;
-    let (model, of_buffer) = to_model(&graph, &flow, &buffers, &assigned, heap.bytes);
+    let alignment = heap_alignment(text);
+    let heap = heap_peak(
+        &graph,
+        &flow,
+        &buffers,
+        &assigned.place,
+        &schedule,
+        alignment,
+    )?;
     let overflow = |what: &str| LivenessError::Overflow(what.to_owned());
+    let (model, of_buffer) = to_model(&graph, &flow, &buffers, &assigned, (&heap.sizes, alignment))
+        .ok_or_else(|| overflow("the temporary allocations"))?;
     let (static_bytes, mut live) =
         static_baseline(&model).map_err(|_| overflow("the static baseline"))?;
     live.extend(
@@ -144,23 +154,43 @@ pub fn memory_from_module_text(text: &str) -> Result<ModuleMemory, LivenessError
     })
 }
 
+/// The alignment of the heap's offsets on the backend that compiled the
+/// module: 256 bytes on GPU (XLA's `kXlaAllocatedBufferAlignBytes`),
+/// told by the GPU pipeline's marks in the text (the latency-hiding
+/// scheduler's `fingerprint_before_lhs`, the stream assignment's
+/// `operation_queue_id`), else 64 bytes (the CPU backend's `Align()`).
+fn heap_alignment(text: &str) -> u64 {
+    if text.contains("fingerprint_before_lhs") || text.contains("\"operation_queue_id\"") {
+        256
+    } else {
+        64
+    }
+}
+
 /// The analyses' result as an assignment: one value per buffer (its
 /// largest), the first pass's allocations, one temporary allocation for
-/// the heap, one thread-local allocation per value of an applied
-/// computation. Returns the model value of each buffer.
+/// each memory space's heap (its size `heap_sizes`), one thread-local
+/// allocation per value of an applied computation; then each memory
+/// space's temporary allocations combined into one, at offsets aligned to
+/// `alignment`. Returns the model value of each buffer; `None` when a size
+/// overflows.
 fn to_model(
     graph: &Graph,
     flow: &Dataflow,
     buffers: &Buffers,
     assigned: &Assigned,
-    heap_bytes: u64,
-) -> (Assignment, Vec<Option<usize>>) {
+    (heap_sizes, alignment): (&[(i64, u64)], u64),
+) -> Option<(Assignment, Vec<Option<usize>>)> {
     let mut model = Assignment::default();
     let mut of_buffer = vec![None; buffers.list.len()];
-    let mut heap = Allocation {
-        size: heap_bytes,
-        ..Allocation::default()
-    };
+    let mut heaps: Vec<Allocation> = heap_sizes
+        .iter()
+        .map(|&(color, size)| Allocation {
+            size,
+            color,
+            ..Allocation::default()
+        })
+        .collect();
     let mut allocations: Vec<Allocation> = assigned
         .allocations
         .iter()
@@ -210,7 +240,10 @@ fn to_model(
                 Some(a)
             }
             Place::Heap => {
-                heap.values.push(v);
+                let h = heaps.iter().position(|h| h.color == buffer.color);
+                if let Some(heap) = h.and_then(|h| heaps.get_mut(h)) {
+                    heap.values.push(v);
+                }
                 None
             }
             Place::None => continue,
@@ -235,13 +268,15 @@ fn to_model(
     for alloc in &mut allocations {
         alloc.values.sort_by(|&x, &y| keys.get(x).cmp(&keys.get(y)));
     }
-    let heap_index = allocations.len();
-    for &v in &heap.values {
-        if let Some(value) = model.values.get_mut(v) {
-            value.allocation = Some(heap_index);
+    for heap in heaps {
+        let heap_index = allocations.len();
+        for &v in &heap.values {
+            if let Some(value) = model.values.get_mut(v) {
+                value.allocation = Some(heap_index);
+            }
         }
+        allocations.push(heap);
     }
-    allocations.push(heap);
     for (c, comp) in graph.comps.iter().enumerate() {
         if flow.roles.get(c) != Some(&Role::ThreadLocal) {
             continue;
@@ -276,7 +311,11 @@ fn to_model(
         }
     }
     model.allocations = allocations;
-    (model, of_buffer)
+    // In the order XLA creates them: the first pass's, the heaps', then
+    // the thread-local ones.
+    let order: Vec<usize> = (0..model.allocations.len()).collect();
+    combine_temps(&mut model, &order, alignment)?;
+    Some((model, of_buffer))
 }
 
 /// The op_name and stack of `inst`'s values.

@@ -7,6 +7,7 @@
 
 use super::LivenessError;
 use super::assign::{Place, reuses_operand};
+use super::best_fit::{Events, heap_size};
 use super::buffers::Buffers;
 use super::dataflow::Dataflow;
 use super::graph::Graph;
@@ -24,44 +25,62 @@ pub(crate) struct HeapPeak {
     /// Every buffer that takes over the storage of a dying operand's
     /// buffer (`SHARE_WITH`), with that buffer, in every heap.
     pub shares: Vec<(usize, usize)>,
+    /// Each memory space's heap and the bytes it needs with its values
+    /// placed as XLA places them, at offsets aligned to the backend's
+    /// alignment (fragmentation included).
+    pub sizes: Vec<(i64, u64)>,
 }
 
-/// Replays the heaps and returns the highest.
+/// Replays the heaps and returns the highest, and the size of each with
+/// its values placed at multiples of `alignment`.
 pub(crate) fn heap_peak(
     graph: &Graph,
     flow: &Dataflow,
     buffers: &Buffers,
     place: &[Place],
     schedule: &Schedule,
+    alignment: u64,
 ) -> Result<HeapPeak, LivenessError> {
-    let mut colors: Vec<i64> = buffers
-        .list
-        .iter()
-        .zip(place)
-        .filter(|(_, p)| **p == Place::Heap)
-        .map(|(b, _)| b.color)
+    let in_heap = |b: usize| place.get(b) == Some(&Place::Heap);
+    let mut colors: Vec<i64> = (0..buffers.list.len())
+        .filter(|&b| in_heap(b))
+        .map(|b| buffers.list[b].color)
         .collect();
     colors.sort_unstable();
     colors.dedup();
     let mut best = HeapPeak::default();
     let mut shares = Vec::new();
+    let mut sizes = Vec::new();
     for color in colors {
         let heap: Vec<usize> = (0..buffers.list.len())
-            .filter(|&b| place.get(b) == Some(&Place::Heap) && buffers.list[b].color == color)
+            .filter(|&b| in_heap(b) && buffers.list[b].color == color)
             .collect();
-        let ((bytes, step), _, shared) = run(graph, flow, buffers, &heap, schedule, None)?;
+        let mut events = Events::new(buffers.values.len());
+        let ((bytes, step), _, shared) = run(
+            graph,
+            flow,
+            buffers,
+            &heap,
+            schedule,
+            None,
+            Some(&mut events),
+        )?;
         shares.extend(shared);
+        let size = heap_size(&events.finish(), alignment)
+            .ok_or_else(|| LivenessError::Overflow("the heap's offsets".to_owned()))?;
+        sizes.push((color, size));
         if bytes > best.bytes {
-            let live = run(graph, flow, buffers, &heap, schedule, step)?.1;
+            let live = run(graph, flow, buffers, &heap, schedule, step, None)?.1;
             best = HeapPeak {
                 bytes,
                 step,
                 live,
-                shares: Vec::new(),
+                ..HeapPeak::default()
             };
         }
     }
     best.shares = shares;
+    best.sizes = sizes;
     Ok(best)
 }
 
@@ -73,7 +92,11 @@ type Run = ((u64, Option<u64>), Vec<usize>, Vec<(usize, usize)>);
 /// buffers live after the allocations of that step (and the shares made
 /// up to there). A value whose buffer
 /// is allocated shares it; a buffer's storage goes with its last live
-/// value.
+/// value. With `events`, each value's allocation, share and free is
+/// recorded as XLA's heap algorithm receives them (a value shares the
+/// storage of its buffer's first value; an operand whose storage is taken
+/// over is freed just before).
+#[allow(clippy::too_many_lines)]
 fn run(
     graph: &Graph,
     flow: &Dataflow,
@@ -81,6 +104,7 @@ fn run(
     heap: &[usize],
     schedule: &Schedule,
     stop: Option<u64>,
+    mut events: Option<&mut Events>,
 ) -> Result<Run, LivenessError> {
     let overflow = || LivenessError::Overflow("the heap's live bytes".to_owned());
     let mut slot = vec![usize::MAX; buffers.list.len()];
@@ -99,6 +123,7 @@ fn run(
     by_end.sort_by_key(|&v| (buffers.values[v].end, v));
     let mut refs = vec![0_usize; heap.len()];
     let mut taken = vec![false; heap.len()];
+    let mut first = vec![None; heap.len()];
     // Values freed as an operand whose storage a result takes.
     let mut freed = vec![false; buffers.values.len()];
     let (mut s, mut e) = (0, 0);
@@ -109,7 +134,11 @@ fn run(
             s += 1;
             let b = buffers.values[v].buffer;
             let k = slot[b];
+            let bytes = buffers.list[b].bytes;
             refs[k] += 1;
+            if let (Some(events), Some(f)) = (events.as_deref_mut(), first[k]) {
+                events.share(v, f, bytes);
+            }
             if refs[k] > 1 {
                 continue;
             }
@@ -133,6 +162,11 @@ fn run(
                     // XLA frees the dying operand first, then shares its
                     // storage: the storage is then the operand's own.
                     let ob = slot[buffers.values[o].buffer];
+                    if let Some(events) = events.as_deref_mut() {
+                        let size = bytes.max(buffers.list[buffers.values[o].buffer].bytes);
+                        events.free(o);
+                        events.share(v, o, size);
+                    }
                     taken[ob] = true;
                     freed[o] = true;
                     refs[ob] = refs[ob].saturating_sub(1);
@@ -143,6 +177,12 @@ fn run(
                     shares.push((b, buffers.values[o].buffer));
                 }
                 None => {
+                    if first[k].is_none() {
+                        first[k] = Some(v);
+                        if let Some(events) = events.as_deref_mut() {
+                            events.alloc(v, bytes);
+                        }
+                    }
                     memory.alloc(k).map_err(|_| overflow())?;
                 }
             }
@@ -158,6 +198,9 @@ fn run(
             e += 1;
             if freed[v] {
                 continue;
+            }
+            if let Some(events) = events.as_deref_mut() {
+                events.free(v);
             }
             let k = slot[buffers.values[v].buffer];
             refs[k] = refs[k].saturating_sub(1);

@@ -29,8 +29,10 @@ pub struct ModuleBuffer {
 /// every buffer of the module.
 ///
 /// The totals `device` and `host` are XLA's allocation totals as far as
-/// the text tells them: `temp_bytes` counts the heap's live bytes at its
-/// peak (no fragmentation) and the tuples' index tables.
+/// the text tells them: `temp_bytes` is each memory space's heap packed
+/// as XLA packs it, at offsets aligned to the backend's alignment (64
+/// bytes on CPU, 256 on GPU), combined with the tuples' index tables into
+/// one allocation as XLA combines them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ModuleMemory {
     /// The peak, where it is reached, the buffers live there.

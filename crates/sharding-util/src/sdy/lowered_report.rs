@@ -17,8 +17,25 @@ use crate::shard_report::{MAX_LISTED_DEVICES, ShardReport};
 use crate::sharding::{HloSharding, Kind};
 use crate::table::{header, table};
 
+/// Where an argument's or result's sharding comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ShardingSource {
+    /// The lowered module: its `sdy.sharding`, or for a module of one
+    /// device, that device (a value without a sharding is whole there).
+    Lowered,
+    /// None in the lowered module: the sharding XLA chose, read from the
+    /// compiled module ([`LoweredReport::with_chosen`]).
+    Compiled,
+    /// None in the lowered module of more than one device: left to XLA's
+    /// sharding propagation, which chooses it when the module is compiled
+    /// (jax's `jit` without `out_shardings`); no bytes are known.
+    Unspecified,
+}
+
 /// One argument or result: its type, its sharding in Shardy's and XLA's
-/// text, its shard shape and the bytes each device holds.
+/// text, its shard shape and the bytes each device holds (none of these
+/// three for an unspecified sharding).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LoweredEntry {
     /// Argument or result.
@@ -33,12 +50,15 @@ pub struct LoweredEntry {
     pub shape: String,
     /// The `#sdy.sharding`, if it has one.
     pub sdy: Option<String>,
-    /// XLA's sharding (`{replicated}` for a value without one).
-    pub hlo: String,
-    /// The shard shape each device holds.
-    pub shard_shape: String,
-    /// The bytes each device holds, by device.
-    pub bytes: Vec<i64>,
+    /// XLA's sharding (`{replicated}` for a value without one on a single
+    /// device; none where it is unspecified).
+    pub hlo: Option<String>,
+    /// The shard shape each device holds (none where unspecified).
+    pub shard_shape: Option<String>,
+    /// The bytes each device holds, by device (none where unspecified).
+    pub bytes: Option<Vec<i64>>,
+    /// Where the sharding comes from.
+    pub source: ShardingSource,
 }
 
 /// A lowered module's arguments and results over its devices, with each
@@ -49,12 +69,13 @@ pub struct LoweredEntry {
 ///
 /// let text = r#"module @jit_f attributes {mhlo.num_partitions = 2 : i32} {
 ///   sdy.mesh @mesh = <["a"=2]>
-///   func.func public @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}]>}) -> (tensor<8xf32> {jax.result_info = "result"}) {
+///   func.func public @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}]>}) -> (tensor<8xf32> {jax.result_info = "result", sdy.sharding = #sdy.sharding<@mesh, [{}]>}) {
 ///     return %arg0 : tensor<8xf32>
 ///   }
 /// }"#;
 /// let report = LoweredReport::new(&LoweredModule::parse(text).unwrap()).unwrap();
-/// assert_eq!(report.entries[0].hlo, "{devices=[2]<=[2]}");
+/// assert_eq!(report.entries[0].hlo.as_deref(), Some("{devices=[2]<=[2]}"));
+/// assert_eq!(report.entries[1].hlo.as_deref(), Some("{replicated}"));
 /// assert_eq!(report.argument_bytes, [16, 16]);
 /// assert_eq!(report.result_bytes, [32, 32]);
 /// ```
@@ -71,17 +92,61 @@ pub struct LoweredReport {
 }
 
 impl LoweredReport {
-    /// Converts every sharding and lists what each device holds.
+    /// Converts every sharding and lists what each device holds; a value
+    /// without a sharding in a module of more than one device is
+    /// [`ShardingSource::Unspecified`] and counts in no total.
     ///
     /// # Errors
     ///
     /// As [`LoweredTotals::new`] and [`LoweredTotals::entry`].
     pub fn new(module: &LoweredModule) -> Result<Self, ShardyError> {
+        Self::with_chosen(module, &[])
+    }
+
+    /// As [`LoweredReport::new`], with the shardings XLA chose where the
+    /// lowered module gives none: `chosen[i]` for `module.values[i]` (the
+    /// arguments, then the results; what the compiled module's entry
+    /// computation gives its parameters and its root, or jax's
+    /// `compiled.input_shardings` and `compiled.output_shardings`); `None`,
+    /// or a slice shorter than the values, leaves a value as it is. A value
+    /// the lowered module shards keeps its own sharding.
+    ///
+    /// ```
+    /// use sharding_util::HloSharding;
+    /// use sharding_util::sdy::{LoweredModule, LoweredReport, ShardingSource};
+    ///
+    /// let text = r#"module @jit_f attributes {mhlo.num_partitions = 4 : i32} {
+    ///   sdy.mesh @mesh = <["a"=4]>
+    ///   func.func public @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}]>}) -> (tensor<8xf32> {jax.result_info = "result"}) {
+    ///     return %arg0 : tensor<8xf32>
+    ///   }
+    /// }"#;
+    /// let module = LoweredModule::parse(text).unwrap();
+    /// let lowered = LoweredReport::new(&module).unwrap();
+    /// assert_eq!(lowered.entries[1].source, ShardingSource::Unspecified);
+    /// assert_eq!(lowered.entries[1].bytes, None);
+    /// assert_eq!(lowered.result_bytes, [0, 0, 0, 0]);
+    ///
+    /// let chosen: HloSharding = "{devices=[4]<=[4]}".parse().unwrap();
+    /// let compiled = LoweredReport::with_chosen(&module, &[None, Some(chosen)]).unwrap();
+    /// assert_eq!(compiled.entries[1].source, ShardingSource::Compiled);
+    /// assert_eq!(compiled.result_bytes, [8, 8, 8, 8]);
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`LoweredReport::new`]; also a chosen sharding that does not fit
+    /// its value or the device count.
+    pub fn with_chosen(
+        module: &LoweredModule,
+        chosen: &[Option<HloSharding>],
+    ) -> Result<Self, ShardyError> {
         let mut totals = LoweredTotals::new(module)?;
         let entries = module
             .values
             .iter()
-            .map(|v| totals.entry(module, v))
+            .enumerate()
+            .map(|(k, v)| totals.entry_chosen(module, v, chosen.get(k).and_then(Option::as_ref)))
             .collect::<Result<_, _>>()?;
         Ok(Self {
             devices: totals.devices,
@@ -119,8 +184,9 @@ pub const MAX_LISTED_BYTES: u64 = 1 << 25;
 ///     Ok(())
 /// })
 /// .unwrap();
-/// assert_eq!(hlo, ["{devices=[2]<=[2]}", "{replicated}"]);
-/// assert_eq!(totals.unwrap().result_bytes, [32, 32]);
+/// // The result has no sharding: left to XLA's propagation.
+/// assert_eq!(hlo, [Some("{devices=[2]<=[2]}".to_owned()), None]);
+/// assert_eq!(totals.unwrap().result_bytes, [0, 0]);
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoweredTotals {
@@ -206,7 +272,9 @@ impl LoweredTotals {
         })
     }
 
-    /// The entry of `value` (of `module`), its bytes added to the totals.
+    /// The entry of `value` (of `module`), its bytes added to the totals
+    /// (none for a value left to XLA's sharding propagation:
+    /// [`ShardingSource::Unspecified`]).
     ///
     /// # Errors
     ///
@@ -218,6 +286,23 @@ impl LoweredTotals {
         &mut self,
         module: &LoweredModule,
         v: &LoweredValue,
+    ) -> Result<LoweredEntry, ShardyError> {
+        self.entry_chosen(module, v, None)
+    }
+
+    /// As [`LoweredTotals::entry`], with `chosen` the sharding XLA chose
+    /// for a value the lowered module gives none
+    /// ([`ShardingSource::Compiled`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`LoweredTotals::entry`]; also a chosen sharding that does not
+    /// fit the value or the device count.
+    pub fn entry_chosen(
+        &mut self,
+        module: &LoweredModule,
+        v: &LoweredValue,
+        chosen: Option<&HloSharding>,
     ) -> Result<LoweredEntry, ShardyError> {
         let devices = self.devices;
         let what = match (&v.name, v.kind) {
@@ -240,38 +325,58 @@ impl LoweredTotals {
             .into());
         }
         let rank = v.shape.dimensions.len();
-        let hlo = match &v.sharding {
-            Some(s) => match self.converted.get(&(s.clone(), rank)) {
-                Some(hlo) => hlo.clone(),
-                None => {
-                    let mesh = match &s.mesh {
-                        MeshRef::Symbol(name) => module.mesh(name),
-                        MeshRef::Inline(_) => None,
-                    };
-                    // The module's meshes were verified and indexed by
-                    // `new`; an inline one is, here.
-                    let inline;
-                    let index = match (&s.mesh, mesh) {
-                        (MeshRef::Inline(m), _) => {
-                            inline = MeshIndex::new(m);
-                            m.verify_indexed(&inline).map_err(named)?;
-                            &inline
-                        }
-                        (MeshRef::Symbol(name), Some(_)) => module
-                            .mesh_position(name)
-                            .and_then(|k| self.indexes.get(k))
-                            .ok_or_else(|| named(invalid(format!("unknown mesh: @{name}"))))?,
-                        (MeshRef::Symbol(name), None) => {
-                            return Err(named(invalid(format!("unknown mesh: @{name}"))).into());
-                        }
-                    };
-                    s.verify_indexed(index, Some(rank)).map_err(named)?;
-                    let hlo = s.to_hlo_verified(index).map_err(named)?;
-                    self.converted.insert((s.clone(), rank), hlo.clone());
-                    hlo
-                }
-            },
-            None => HloSharding::new(Kind::Replicated),
+        let (hlo, source) = match (&v.sharding, chosen) {
+            (Some(s), _) => (
+                match self.converted.get(&(s.clone(), rank)) {
+                    Some(hlo) => hlo.clone(),
+                    None => {
+                        let mesh = match &s.mesh {
+                            MeshRef::Symbol(name) => module.mesh(name),
+                            MeshRef::Inline(_) => None,
+                        };
+                        // The module's meshes were verified and indexed by
+                        // `new`; an inline one is, here.
+                        let inline;
+                        let index = match (&s.mesh, mesh) {
+                            (MeshRef::Inline(m), _) => {
+                                inline = MeshIndex::new(m);
+                                m.verify_indexed(&inline).map_err(named)?;
+                                &inline
+                            }
+                            (MeshRef::Symbol(name), Some(_)) => module
+                                .mesh_position(name)
+                                .and_then(|k| self.indexes.get(k))
+                                .ok_or_else(|| named(invalid(format!("unknown mesh: @{name}"))))?,
+                            (MeshRef::Symbol(name), None) => {
+                                return Err(named(invalid(format!("unknown mesh: @{name}"))).into());
+                            }
+                        };
+                        s.verify_indexed(index, Some(rank)).map_err(named)?;
+                        let hlo = s.to_hlo_verified(index).map_err(named)?;
+                        self.converted.insert((s.clone(), rank), hlo.clone());
+                        hlo
+                    }
+                },
+                ShardingSource::Lowered,
+            ),
+            (None, Some(hlo)) => (hlo.clone(), ShardingSource::Compiled),
+            (None, None) if devices == 1 => {
+                (HloSharding::new(Kind::Replicated), ShardingSource::Lowered)
+            }
+            (None, None) => {
+                return Ok(LoweredEntry {
+                    kind: v.kind,
+                    index: v.index,
+                    name: v.name.clone(),
+                    tensor_type: v.tensor_type.clone(),
+                    shape: v.shape.human_string(),
+                    sdy: None,
+                    hlo: None,
+                    shard_shape: None,
+                    bytes: None,
+                    source: ShardingSource::Unspecified,
+                });
+            }
         };
         let report = ShardReport::new(&hlo, &v.shape, Some(devices)).map_err(named)?;
         let totals = match v.kind {
@@ -290,9 +395,10 @@ impl LoweredTotals {
             tensor_type: v.tensor_type.clone(),
             shape: v.shape.human_string(),
             sdy: v.sharding.as_ref().map(ToString::to_string),
-            hlo: hlo.to_string(),
-            shard_shape: report.shard_shape.human_string(),
-            bytes: report.devices.iter().map(|d| d.bytes).collect(),
+            hlo: Some(hlo.to_string()),
+            shard_shape: Some(report.shard_shape.human_string()),
+            bytes: Some(report.devices.iter().map(|d| d.bytes).collect()),
+            source,
         })
     }
 }
@@ -329,13 +435,20 @@ impl fmt::Display for LoweredEntry {
         if let Some(sdy) = &self.sdy {
             writeln!(f, "  sdy    {sdy}")?;
         }
-        writeln!(f, "  hlo    {}", self.hlo)?;
-        writeln!(
-            f,
-            "  shard  {}, {}",
-            self.shard_shape,
-            bytes_text(&self.bytes)
-        )
+        match (&self.hlo, &self.shard_shape, &self.bytes) {
+            (Some(hlo), Some(shard_shape), Some(bytes)) => {
+                let chosen = match self.source {
+                    ShardingSource::Compiled => " (chosen by XLA)",
+                    _ => "",
+                };
+                writeln!(f, "  hlo    {hlo}{chosen}")?;
+                writeln!(f, "  shard  {shard_shape}, {}", bytes_text(bytes))
+            }
+            _ => writeln!(
+                f,
+                "  hlo    unspecified: left to XLA's sharding propagation (not counted below)"
+            ),
+        }
     }
 }
 
@@ -395,9 +508,13 @@ mod tests {
         let module = LoweredModule::parse(text).unwrap();
         let mut totals = LoweredTotals::new(&module).unwrap();
         totals.listed = MAX_LISTED_BYTES - 4;
+        let replicated = HloSharding::new(Kind::Replicated);
         assert_eq!(
-            totals.entry(&module, &module.values[0]).unwrap().bytes,
-            [32; 4]
+            totals
+                .entry_chosen(&module, &module.values[0], Some(&replicated))
+                .unwrap()
+                .bytes,
+            Some(vec![32; 4])
         );
         let error = totals.entry(&module, &module.values[1]).unwrap_err();
         assert_eq!(
@@ -414,9 +531,9 @@ mod tests {
         let module = LoweredModule::parse(&text).unwrap();
         let report = LoweredReport::new(&module).unwrap();
         let elapsed = start.elapsed();
-        assert_eq!(report.entries[0].hlo, "{devices=[2]<=[2]}");
+        assert_eq!(report.entries[0].hlo.as_deref(), Some("{devices=[2]<=[2]}"));
         assert_eq!(report.argument_bytes, [16, 16]);
-        assert_eq!(report.entries[1].hlo, "{replicated}");
+        assert_eq!(report.entries[1].hlo.as_deref(), Some("{replicated}"));
         // 24 s before (a scan of the mesh per axis and per reference).
         assert!(
             elapsed.as_secs_f64() < 1.0,

@@ -26,6 +26,8 @@ mod verify;
 
 pub use error::ShardyError;
 pub use lowered::{LoweredModule, LoweredValue, ValueKind, tensor_shape};
-pub use lowered_report::{LoweredEntry, LoweredReport, LoweredTotals, MAX_LISTED_BYTES};
+pub use lowered_report::{
+    LoweredEntry, LoweredReport, LoweredTotals, MAX_LISTED_BYTES, ShardingSource,
+};
 pub use mesh::SdyMesh;
 pub use sharding::{MeshRef, SdyAxisRef, SdyDim, SdySharding, SdyShardingPerValue};

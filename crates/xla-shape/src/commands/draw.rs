@@ -26,7 +26,8 @@ pub fn run(args: &DrawArgs) -> Outcome {
             .map_err(|e| super::shard::message(&e))?;
         let axes = super::shard::shardy_mesh_axes(text, args.mesh.as_deref());
         let devices = super::shard::mesh_device_count(&[text], args.mesh.as_deref(), args.devices)?;
-        draw_hlo_sharding(&shape, &s, devices, axes.as_deref())
+        let ids = args.device_ids.as_ref().map(|ids| ids.0.as_slice());
+        draw_hlo_sharding_on(&shape, &s, devices, (axes.as_deref(), ids))
             .map_err(|e| super::shard::message(&e))?
     } else if args.view {
         draw_view(&args.shape, &args.ops)?
@@ -92,8 +93,22 @@ pub(crate) fn draw_hlo_sharding(
     devices: Option<i64>,
     mesh_axes: Option<&[(String, i64)]>,
 ) -> Result<String, Error> {
-    let n = s.device_count(devices)?;
-    let picture = draw::sharding::picture(shape, s, n, mesh_axes).map_err(Error::picture)?;
+    draw_hlo_sharding_on(shape, s, devices, (mesh_axes, None))
+}
+
+/// [`draw_hlo_sharding`] with the device id of each device number when
+/// `device_ids` is given.
+pub(crate) fn draw_hlo_sharding_on(
+    shape: &Shape,
+    s: &HloSharding,
+    devices: Option<i64>,
+    (mesh_axes, device_ids): (Option<&[(String, i64)]>, Option<&[i64]>),
+) -> Result<String, Error> {
+    let n = s.device_count(
+        devices.or_else(|| device_ids.and_then(|ids| i64::try_from(ids.len()).ok())),
+    )?;
+    let picture =
+        draw::sharding::picture(shape, s, n, (mesh_axes, device_ids)).map_err(Error::picture)?;
     Ok(draw::render(&picture))
 }
 

@@ -26,8 +26,11 @@ pub fn run(args: &ReshardArgs, json: bool) -> Result<String, String> {
         .and_then(|from| Ok((from, sharding_in(&args.to, mesh)?)))
         .map_err(|e| message(&e))?;
     let devices = mesh_device_count(&[&args.from, &args.to], mesh, args.devices)?;
-    let plan = sharding_util::reshard_plan(&shape, &from, &to, devices)
-        .map_err(|e| message(&Error::from(e)))?;
+    let from_ids = args.from_device_ids.as_ref().map(|i| i.0.as_slice());
+    let to_ids = args.to_device_ids.as_ref().map(|i| i.0.as_slice());
+    let plan =
+        sharding_util::reshard_plan_between(&shape, (&from, from_ids), (&to, to_ids), devices)
+            .map_err(|e| message(&Error::from(e)))?;
     if json {
         let success = Success {
             ok: true,

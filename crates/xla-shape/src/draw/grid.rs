@@ -168,10 +168,12 @@ pub fn draw_cell(
         let (px, py) = (x + (side - patch) / 2, y + side / 2 - patch * 3 / 4);
         out.rect("", px, py, (patch, patch), colour::PADDING);
     }
-    let label = TextStyle::plain(fit(&cell.label, side / 3, side))
-        .anchored("middle")
-        .filled(ink);
-    out.text(x + side / 2, y + side / 2 + 1, label, &cell.label);
+    if !cell.label.is_empty() {
+        let label = TextStyle::plain(fit(&cell.label, side / 3, side))
+            .anchored("middle")
+            .filled(ink);
+        out.text(x + side / 2, y + side / 2 + 1, label, &cell.label);
+    }
     if !cell.note.is_empty() {
         let note = TextStyle::plain(fit(&cell.note, side / 5, side))
             .anchored("middle")

@@ -8,6 +8,7 @@
 //! report and timeline with the same helpers, and so is the flame graph of
 //! the peak's bytes by Python stack ([`flame::render`]).
 
+mod blocks;
 mod colour;
 pub mod flame;
 mod flame_tree;

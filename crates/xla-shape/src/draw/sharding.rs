@@ -1,13 +1,17 @@
 //! The picture of a sharded array: its logical grid, each cell labelled with
 //! the devices holding it and coloured by its tile (the devices of one
 //! replication group share a colour), tiles outlined; any rank (slices past
-//! rank 2, as for shapes). The notes name the mesh's axes (a named
-//! sharding's own, or the ones given) and the devices that hold nothing.
+//! rank 2, as for shapes). An array too large for a cell an element is
+//! drawn at the level of its tiles ([`super::blocks`]). Devices are named
+//! by their ids when the device assignment is given (jax's
+//! `mesh.devices.flat`), else by the sharding's device numbers. The notes
+//! name the mesh's axes (a named sharding's own, or the ones given) and the
+//! devices that hold nothing.
 
 use schema::Shape;
 use sharding_util::{HloSharding, Kind, Placement};
 
-use super::{Cell, Fill, Outline, Picture, Strip, grid, window};
+use super::{Cell, Fill, Outline, Picture, Strip, blocks, grid, window};
 
 /// The most device ids a cell lists before it abbreviates.
 const MAX_LABEL: usize = 4;
@@ -18,21 +22,35 @@ const MAX_EMPTY_LISTED: usize = 32;
 const MAX_SCANNED: i64 = 1 << 16;
 
 /// The picture of `shape` under `sharding` over `devices` devices, over a
-/// mesh of `mesh_axes` (names and sizes, major first) when given.
+/// mesh of `mesh_axes` (names and sizes, major first) when given, its
+/// devices named by `device_ids` (the id of each device number) when given.
 ///
 /// # Errors
 /// A message if the sharding does not fit the shape and device count, or
-/// the mesh's axes do not hold `devices` devices.
+/// the mesh's axes or the device ids do not hold `devices` devices.
 pub fn picture(
     shape: &Shape,
     sharding: &HloSharding,
     devices: i64,
-    mesh_axes: Option<&[(String, i64)]>,
+    (mesh_axes, device_ids): (Option<&[(String, i64)]>, Option<&[i64]>),
 ) -> Result<Picture, String> {
     sharding
         .validate(shape, devices)
         .map_err(|e| e.to_string())?;
     let mesh = mesh_note(sharding, devices, mesh_axes)?;
+    if let Some(ids) = device_ids
+        && i64::try_from(ids.len()).ok() != Some(devices)
+    {
+        return Err(format!(
+            "{} device ids for the sharding's {devices} devices",
+            ids.len()
+        ));
+    }
+    let id = |device: i64| -> i64 {
+        device_ids
+            .and_then(|ids| ids.get(usize::try_from(device).ok()?).copied())
+            .unwrap_or(device)
+    };
     let shard = sharding
         .shard_shape(shape)
         .map_err(|e| e.to_string())?
@@ -67,9 +85,10 @@ pub fn picture(
                 .tile_devices(tile)
                 .map_err(|e| e.to_string())?
                 .take(MAX_LABEL + 1)
+                .map(id)
                 .collect()),
-            Kind::Maximal(d) => Ok(vec![*d]),
-            _ => Ok((0..devices.min(8)).take(MAX_LABEL + 1).collect()),
+            Kind::Maximal(d) => Ok(vec![id(*d)]),
+            _ => Ok((0..devices.min(8)).take(MAX_LABEL + 1).map(id).collect()),
         }
     };
     let cell = |index: &[i64]| -> Result<Cell, String> {
@@ -115,14 +134,32 @@ pub fn picture(
         }
         out
     };
-    let (panels, window_notes) = window::panels(dims, &axes, cell, outlines)?;
+    let large = blocks::needed(dims);
+    let (panels, window_notes) = if large {
+        let tile_cell = |tile: &[i64], flat: i64| -> Result<Cell, String> {
+            Ok(Cell {
+                label: label(&holders(tile)?),
+                note: format!("tile {flat}"),
+                fill: Fill::Position(flat),
+                emphasis: false,
+            })
+        };
+        blocks::panels(dims, &shard, &counts, &axes, tile_cell)?
+    } else {
+        window::panels(dims, &axes, cell, outlines)?
+    };
     let mut notes = vec![format!(
         "{devices} devices \u{b7} {tiles} tiles of {}",
         sharding.shard_shape(shape).map_err(|e| e.to_string())?
     )];
     notes.extend(mesh);
-    notes.push("cells: the devices holding them, coloured by tile".to_owned());
-    notes.extend(empty_note(sharding, shape, devices)?);
+    if device_ids.is_some() {
+        notes.push("devices named by their ids".to_owned());
+    }
+    if !large {
+        notes.push("cells: the devices holding them, coloured by tile".to_owned());
+    }
+    notes.extend(empty_note(sharding, shape, devices, &id)?);
     notes.extend(window_notes);
     Ok(Picture {
         legend: "tile",
@@ -224,6 +261,7 @@ fn empty_note(
     sharding: &HloSharding,
     shape: &Shape,
     devices: i64,
+    id: &impl Fn(i64) -> i64,
 ) -> Result<Option<String>, String> {
     if matches!(sharding.kind(), Kind::Unknown) {
         return Ok(None);
@@ -240,7 +278,7 @@ fn empty_note(
         if !held {
             count = count.saturating_add(1);
             if listed.len() < MAX_EMPTY_LISTED {
-                listed.push(device.to_string());
+                listed.push(id(device).to_string());
             }
         }
     }
@@ -271,14 +309,16 @@ mod tests {
     ) -> Vec<String> {
         let shape: Shape = shape.parse().unwrap();
         let sharding: HloSharding = sharding.parse().unwrap();
-        picture(&shape, &sharding, devices, axes).unwrap().notes
+        picture(&shape, &sharding, devices, (axes, None))
+            .unwrap()
+            .notes
     }
 
     #[test]
     fn a_dimension_near_the_largest_size_counts_its_tiles_without_overflow() {
         let shape: Shape = "pred[9223372036854775807]".parse().unwrap();
         let sharding: HloSharding = "{devices=[2]<=[2]}".parse().unwrap();
-        let p = picture(&shape, &sharding, 2, None).unwrap();
+        let p = picture(&shape, &sharding, 2, (None, None)).unwrap();
         assert_eq!(
             p.notes[0],
             "2 devices \u{b7} 2 tiles of pred[4611686018427387904]{0}"
@@ -289,7 +329,7 @@ mod tests {
     fn a_named_sharding_shows_its_mesh_and_the_axes_of_each_dimension() {
         let shape: Shape = "f32[7,8]".parse().unwrap();
         let sharding: HloSharding = "{mesh['x'=2,'y'=4], [{'y','x'}, {}]}".parse().unwrap();
-        let p = picture(&shape, &sharding, 8, None).unwrap();
+        let p = picture(&shape, &sharding, 8, (None, None)).unwrap();
         assert_eq!(
             p.notes,
             [
@@ -321,16 +361,16 @@ mod tests {
         assert_eq!(n.len(), 3, "{n:?}");
         let shape: Shape = "f32[8]".parse().unwrap();
         let sharding: HloSharding = "{devices=[4]<=[4]}".parse().unwrap();
-        let error = picture(&shape, &sharding, 4, Some(&axes)).unwrap_err();
+        let error = picture(&shape, &sharding, 4, (Some(&axes), None)).unwrap_err();
         assert_eq!(
             error,
             "the mesh axes data=2 \u{b7} model=4 hold 8 devices, the sharding 4"
         );
         let bad = [("a".to_owned(), 0)];
-        let error = picture(&shape, &sharding, 4, Some(&bad)).unwrap_err();
+        let error = picture(&shape, &sharding, 4, (Some(&bad), None)).unwrap_err();
         assert_eq!(error, "mesh axis a has size 0: sizes must be positive");
         let huge = [("a".to_owned(), i64::MAX), ("b".to_owned(), 2)];
-        let error = picture(&shape, &sharding, 4, Some(&huge)).unwrap_err();
+        let error = picture(&shape, &sharding, 4, (Some(&huge), None)).unwrap_err();
         assert_eq!(error, format!("the mesh axes' sizes overflow at axis b=2"));
     }
 
