@@ -222,15 +222,24 @@ fn shape_queries_agree_with_xla() {
         assert_eq!(shape.is_array(), flag(row, "is_array"), "{text}");
         assert_eq!(shape.is_tuple(), flag(row, "is_tuple"), "{text}");
         assert_eq!(shape.is_token(), flag(row, "is_token"), "{text}");
-        assert_eq!(i64::try_from(shape_util::leaf_count(&shape)).unwrap(), int(row, "leaf_count"), "{text}");
+        assert_eq!(
+            i64::try_from(shape_util::leaf_count(&shape)).unwrap(),
+            int(row, "leaf_count"),
+            "{text}"
+        );
         if let Some(dynamic) = row.get("dynamic").and_then(Value::as_array) {
-            assert_eq!(i64::try_from(shape.dimensions.len()).unwrap(), int(row, "rank"), "{text}");
+            assert_eq!(
+                i64::try_from(shape.dimensions.len()).unwrap(),
+                int(row, "rank"),
+                "{text}"
+            );
             for (d, xla) in dynamic.iter().enumerate() {
                 let xla = xla.as_bool().unwrap();
                 assert_eq!(shape.is_dynamic_dimension(d), xla, "{text} dimension {d}");
                 assert_eq!(shape.is_static_dimension(d), !xla, "{text} dimension {d}");
                 assert_eq!(
-                    shape.is_bounded_dynamic_dimension(d) || shape.is_unbounded_dynamic_dimension(d),
+                    shape.is_bounded_dynamic_dimension(d)
+                        || shape.is_unbounded_dynamic_dimension(d),
                     xla,
                     "{text} dimension {d}"
                 );
