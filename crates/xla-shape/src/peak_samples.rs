@@ -41,17 +41,24 @@ impl SampleFrame {
         }
     }
 
-    /// `function (file:line)`, as the flame graph labels a frame; a
+    /// `function (file:line)`, as the flame graph's titles say a frame; a
     /// synthetic frame's words alone.
-    ///
-    /// ```ignore
-    /// assert_eq!(frame.label(), "attention (model.py:55)");
-    /// ```
     pub fn label(&self) -> String {
         if self.file.is_empty() {
             return self.function.clone();
         }
         format!("{} ({}:{})", self.function, self.file, self.line)
+    }
+
+    /// [`label`](Self::label) with the file's name alone, without its
+    /// directories (`train (model.py:55)` for `/home/me/model.py`), as
+    /// the flame graph writes it on a frame.
+    pub fn short_label(&self) -> String {
+        if self.file.is_empty() {
+            return self.function.clone();
+        }
+        let name = self.file.rsplit(['/', '\\']).next().unwrap_or(&self.file);
+        format!("{} ({name}:{})", self.function, self.line)
     }
 }
 
@@ -140,4 +147,27 @@ pub fn samples(report: &PeakReport) -> Vec<Sample> {
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_are_labelled_with_the_files_name_and_titled_with_its_path() {
+        let frame = SampleFrame {
+            function: "train".to_owned(),
+            file: "/home/me/src/model.py".to_owned(),
+            line: 55,
+            column: Some(4),
+        };
+        assert_eq!(frame.short_label(), "train (model.py:55)");
+        assert_eq!(frame.label(), "train (/home/me/src/model.py:55)");
+        let windows = SampleFrame {
+            file: "C:\\src\\model.py".to_owned(),
+            ..frame
+        };
+        assert_eq!(windows.short_label(), "train (model.py:55)");
+        assert_eq!(SampleFrame::synthetic(ARGUMENTS).short_label(), ARGUMENTS);
+    }
 }

@@ -1,7 +1,8 @@
 //! The flame graph of the peak (an icicle: the outermost frame on top):
 //! the bytes live at the peak by the Python stack that made them, each
-//! frame as wide as its bytes, labelled `function (file:line)` where the
-//! label fits and saying everything in its `<title>`. The buffers without
+//! frame as wide as its bytes, labelled `function (file:line)` (the file's
+//! name; its whole path in the title) where the label fits and saying
+//! everything in its `<title>`. The buffers without
 //! a stack (those XLA inserted, and arguments) are blocks of their own.
 
 use std::fmt::Write;
@@ -112,7 +113,7 @@ fn tip(node: &Node, samples: &[Sample], total: u64) -> String {
     let tenths = scale(node.bytes, total, 1000);
     let mut tip = format!(
         "{}\n{} ({} bytes, {}.{}% of the peak) \u{b7} {} buffer{}",
-        node.label,
+        node.full,
         human(node.bytes),
         node.bytes,
         tenths / 10,
@@ -176,6 +177,19 @@ mod tests {
                 vec![frame("attention", 55), frame("f", 10)],
             ),
             Sample::new(
+                "dot.4{}".to_owned(),
+                "f32[8]{0}".to_owned(),
+                0,
+                BufferKind::Temporary,
+                None,
+                vec![SampleFrame {
+                    function: "g".to_owned(),
+                    file: "/home/me/src/train.py".to_owned(),
+                    line: 3,
+                    column: None,
+                }],
+            ),
+            Sample::new(
                 "copy.5{}".to_owned(),
                 "f32[256]{0}".to_owned(),
                 1024,
@@ -197,7 +211,7 @@ mod tests {
              dot.3{} f32[256]{0} \u{b7} 3072 bytes \u{b7} temporary \u{b7} jit(f)/dot_general</title>"
         ));
         assert!(svg.contains(&format!(">{}</text>", crate::peak_samples::INSERTED)));
-        assert!(svg.contains("2 buffers live at the peak, 1 with a Python stack"));
+        assert!(svg.contains("3 buffers live at the peak, 2 with a Python stack"));
         assert_eq!(warm("attention"), warm("attention"));
     }
 }

@@ -8,8 +8,11 @@ use crate::peak_samples::Sample;
 /// One frame of the merged stacks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Node {
-    /// `function (file:line)`, or a synthetic frame's words.
+    /// `function (file:line)` with the file's name alone, or a synthetic
+    /// frame's words: what the frame shows.
     pub label: String,
+    /// The same with the file's whole path: what its title says.
+    pub full: String,
     /// Whether it stands for no line of the program.
     pub synthetic: bool,
     /// The function alone (the colour follows it).
@@ -37,6 +40,7 @@ impl Tree {
     pub fn of(samples: &[Sample], root: &str) -> Self {
         let mut nodes = vec![Node {
             label: root.to_owned(),
+            full: root.to_owned(),
             synthetic: true,
             function: String::new(),
             bytes: 0,
@@ -49,12 +53,13 @@ impl Tree {
             let mut at = 0;
             add(&mut nodes[at], sample.bytes);
             for frame in sample.frames.iter().rev() {
-                let label = frame.label();
+                let full = frame.label();
                 let next = nodes.len();
-                let child = *index.entry((at, label.clone())).or_insert(next);
+                let child = *index.entry((at, full.clone())).or_insert(next);
                 if child == next {
                     nodes.push(Node {
-                        label,
+                        label: frame.short_label(),
+                        full,
                         synthetic: frame.file.is_empty(),
                         function: frame.function.clone(),
                         bytes: 0,
@@ -71,7 +76,7 @@ impl Tree {
         }
         let keys: Vec<(bool, u64, String)> = nodes
             .iter()
-            .map(|n| (n.synthetic, n.bytes, n.label.clone()))
+            .map(|n| (n.synthetic, n.bytes, n.full.clone()))
             .collect();
         for node in &mut nodes {
             node.children.sort_by(|&a, &b| {

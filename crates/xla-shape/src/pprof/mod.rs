@@ -5,7 +5,19 @@
 //! jax's, `allocations`/`count` then `space`/`bytes` (the one pprof shows
 //! by default: the last); each buffer is one sample whose locations are
 //! its stack, innermost first, labelled with its `kind`, `shape`, `buffer`
-//! name and `op_name`.
+//! name and `op_name`. [`crate::peak_pprof`] writes one; the message types
+//! here read one back:
+//!
+//! ```
+//! use std::io::Read;
+//! let gz = xla_shape::peak_pprof(None, &hlo_util::PeakReport::default()).unwrap();
+//! let mut raw = Vec::new();
+//! flate2::read::GzDecoder::new(&gz[..]).read_to_end(&mut raw).unwrap();
+//! let profile: xla_shape::pprof::Profile = prost::Message::decode(&raw[..]).unwrap();
+//! let space = &profile.sample_type[1];
+//! assert_eq!(profile.string_table[space.r#type as usize], "space");
+//! assert!(profile.sample.is_empty());
+//! ```
 
 mod proto;
 
@@ -85,11 +97,7 @@ fn next_id(count: usize) -> u64 {
 }
 
 /// The profile of `samples`, with `comment` (a line on what it is of).
-///
-/// ```ignore
-/// let profile = xla_shape::pprof::profile(&samples, "peak of jit_f");
-/// ```
-pub fn profile(samples: &[Sample], comment: &str) -> Profile {
+pub(crate) fn profile(samples: &[Sample], comment: &str) -> Profile {
     let mut b = Builder::default();
     b.string("");
     let value_type = |b: &mut Builder, kind: &str, unit: &str| ValueType {
@@ -129,7 +137,7 @@ pub fn profile(samples: &[Sample], comment: &str) -> Profile {
 ///
 /// # Errors
 /// The compressor's (writing to memory: none in practice).
-pub fn gzipped(samples: &[Sample], comment: &str) -> std::io::Result<Vec<u8>> {
+pub(crate) fn gzipped(samples: &[Sample], comment: &str) -> std::io::Result<Vec<u8>> {
     let bytes = prost::Message::encode_to_vec(&profile(samples, comment));
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     encoder.write_all(&bytes)?;
