@@ -44,13 +44,13 @@ impl ModuleOrigins {
     ///
     /// [`LivenessError`]: text that does not read as a module.
     pub fn from_text(text: &str) -> Result<Self, LivenessError> {
-        let graph = read_graph(text)?;
+        let graph = read_graph(text.as_bytes())?;
         let by_name = graph
             .insts
             .iter()
             .filter_map(|inst| {
                 let origin = inst.origin.as_deref()?.resolve(graph.frames.as_ref());
-                Some((inst.name.clone(), origin))
+                Some((graph.name(inst).to_owned(), origin))
             })
             .collect();
         Ok(Self { by_name })
