@@ -6,18 +6,23 @@ them), else from ``lowered.args_info`` (``args[0]['w1']``,
 
 from __future__ import annotations
 
+import importlib
 from typing import Any, List, Optional
+
+
+def _jax() -> Any:
+    """jax, already imported by whoever made the ``Lowered`` given."""
+    return importlib.import_module("jax")
 
 
 def _path(keys: Any) -> str:
     """``args[i]...`` or ``kwargs['k']...`` for the key path of a leaf of
     ``args_info`` (the pair of the positional arguments and the keyword
     arguments)."""
-    import jax
-
+    jax = _jax()
     head, rest = list(keys[:2]), keys[2:]
     where = "args" if getattr(head[0], "idx", 0) == 0 else "kwargs"
-    return where + jax.tree_util.keystr(tuple(head[1:])) + jax.tree_util.keystr(tuple(rest))
+    return str(where + jax.tree_util.keystr(tuple(head[1:])) + jax.tree_util.keystr(tuple(rest)))
 
 
 def argument_names(lowered: Any) -> Optional[List[str]]:
@@ -29,8 +34,7 @@ def argument_names(lowered: Any) -> Optional[List[str]]:
     info = getattr(lowered, "args_info", None)
     if info is None:
         return None
-    import jax
-
+    jax = _jax()
     leaves = jax.tree_util.tree_flatten_with_path(info)[0]
     names = [_path(keys) for keys, _ in leaves]
     compile_args = getattr(getattr(lowered, "_lowering", None), "compile_args", None)
