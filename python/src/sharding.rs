@@ -149,40 +149,61 @@ pub fn shard<'py>(
     Ok(pythonize(py, &report)?)
 }
 
-/// The reshard plan (`xla-shape --json reshard`, less `ok`) as a dict.
+/// The reshard plan (`xla-shape --json reshard`, less `ok`) as a dict;
+/// `src_ids` and `dst_ids` are the jax device ids of each sharding's
+/// tile-assignment positions: pieces and totals are then by device id.
 #[pyfunction]
-#[pyo3(signature = (shape, src, dst, devices))]
+#[pyo3(signature = (shape, src, dst, devices, src_ids=None, dst_ids=None))]
 pub fn reshard<'py>(
     py: Python<'py>,
     shape: &Bound<'py, PyAny>,
     src: &Bound<'py, PyAny>,
     dst: &Bound<'py, PyAny>,
     devices: Option<i64>,
+    src_ids: Option<Vec<i64>>,
+    dst_ids: Option<Vec<i64>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let shape = shape_arg(shape)?;
     let (src, dst) = (sharding_arg(src)?, sharding_arg(dst)?);
     let plan = py
-        .detach(|| sharding_util::reshard_plan(&shape, &src, &dst, devices))
+        .detach(|| {
+            sharding_util::reshard_plan_between(
+                &shape,
+                (&src, src_ids.as_deref()),
+                (&dst, dst_ids.as_deref()),
+                devices,
+            )
+        })
         .map_err(|e| sharding_error(&e))?;
     Ok(pythonize(py, &plan)?)
 }
 
 /// `xla-shape draw --sharding`: the SVG text; `mesh_axes` (names and
-/// sizes, major first) names the mesh's axes in the picture.
+/// sizes, major first) names the mesh's axes in the picture; `device_ids`
+/// labels each tile by the jax device at its position.
 #[pyfunction]
-#[pyo3(signature = (shape, sharding, devices, mesh_axes=None))]
+#[pyo3(signature = (shape, sharding, devices, mesh_axes=None, device_ids=None))]
 pub fn draw_sharding_svg(
     py: Python<'_>,
     shape: &Bound<'_, PyAny>,
     sharding: &Bound<'_, PyAny>,
     devices: Option<i64>,
     mesh_axes: Option<Vec<(String, i64)>>,
+    device_ids: Option<Vec<i64>>,
 ) -> PyResult<String> {
     let shape = shape_arg(shape)?;
-    let text = sharding_arg(sharding)?.to_string();
-    py.detach(|| match &mesh_axes {
-        Some(axes) => xla_shape::draw_sharding_on_mesh(&shape, &text, devices, axes),
-        None => xla_shape::draw_sharding(&shape, &text, devices),
+    let sharding = sharding_arg(sharding)?;
+    let text = sharding.to_string();
+    py.detach(|| match (&mesh_axes, &device_ids) {
+        (_, Some(ids)) => xla_shape::draw_hlo_sharding_on_devices(
+            &shape,
+            &sharding,
+            devices,
+            mesh_axes.as_deref(),
+            ids,
+        ),
+        (Some(axes), None) => xla_shape::draw_sharding_on_mesh(&shape, &text, devices, axes),
+        (None, None) => xla_shape::draw_sharding(&shape, &text, devices),
     })
     .map_err(library_error)
 }

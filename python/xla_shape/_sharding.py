@@ -221,12 +221,23 @@ def reshard(
     """
     arg = _inputs.shape(shape)
     a, b = as_sharding(src, arg), as_sharding(dst, arg)
-    facts = call(_native.reshard, arg, a, b, _device_count(devices, a, b))
-    return ReshardPlan(facts, src_ids=a.device_ids, dst_ids=b.device_ids)
+    facts = call(
+        _native.reshard, arg, a, b, _device_count(devices, a, b), a.device_ids, b.device_ids
+    )
+    return ReshardPlan(facts)
 
 
 def draw_sharding(shape: ShapeLike, sharding: Any, devices: Optional[int] = None) -> Svg:
     """The picture ``xla-shape draw SHAPE --sharding SHARDING`` draws."""
     arg = _inputs.shape(shape)
     s = as_sharding(sharding, arg)
-    return Svg(call(_native.draw_sharding_svg, arg, s, _device_count(devices, s), s.mesh_axes))
+    return Svg(
+        call(
+            _native.draw_sharding_svg,
+            arg,
+            s,
+            _device_count(devices, s),
+            s.mesh_axes,
+            s.device_ids,
+        )
+    )

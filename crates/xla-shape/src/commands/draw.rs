@@ -105,9 +105,12 @@ pub(crate) fn draw_hlo_sharding_on(
     devices: Option<i64>,
     (mesh_axes, device_ids): draw::sharding::MeshDevices<'_>,
 ) -> Result<String, Error> {
-    let n = s.device_count(
-        devices.or_else(|| device_ids.and_then(|ids| i64::try_from(ids.len()).ok())),
-    )?;
+    // The sharding's own count before the ids', so that ids of another
+    // count are refused as such.
+    let n = s.device_count(devices.or_else(|| {
+        s.num_devices()
+            .or_else(|| device_ids.and_then(|ids| i64::try_from(ids.len()).ok()))
+    }))?;
     let picture =
         draw::sharding::picture(shape, s, n, (mesh_axes, device_ids)).map_err(Error::picture)?;
     Ok(draw::render(&picture))
