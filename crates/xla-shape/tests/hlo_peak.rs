@@ -30,18 +30,7 @@ fn every_golden_program_peaks_as_xla_computes_it() {
             .join("peak_memory")
             .join(name)
             .join("compiled.txt");
-        let (code, out) = hlo(
-            &[
-                "--json".as_ref(),
-                "hlo".as_ref(),
-                file.as_os_str(),
-                "--peak".as_ref(),
-            ],
-            "",
-        );
-        assert_eq!(code, 0, "{name}: {out}");
-        assert!(out.starts_with("{\"ok\":true,\"peak_bytes\":"), "{out}");
-        let report: Value = serde_json::from_str(&out).unwrap();
+        let report = peak_json(&file, name);
         assert_eq!(
             report["peak_bytes"], row["expected"]["peak_bytes"],
             "{name}"
@@ -62,17 +51,7 @@ fn xlas_dumps_of_loops_peak_as_xla_computes_them() {
         let row: Value = serde_json::from_str(line).unwrap();
         let name = row["name"].as_str().unwrap();
         let file = dir.join(name).join("after_optimizations.txt");
-        let (code, out) = hlo(
-            &[
-                "--json".as_ref(),
-                "hlo".as_ref(),
-                file.as_os_str(),
-                "--peak".as_ref(),
-            ],
-            "",
-        );
-        assert_eq!(code, 0, "{name}: {out}");
-        let report: Value = serde_json::from_str(&out).unwrap();
+        let report = peak_json(&file, name);
         let stats = &row["memory_analysis"];
         assert_eq!(
             report["peak_bytes"], stats["peak_memory_in_bytes"],
@@ -250,4 +229,20 @@ warning: {warning}
     let report = json(&known, true);
     assert_eq!(report.get("warnings"), None);
     assert_eq!(report["peak_bytes"], 6144);
+}
+
+/// `xla-shape --json hlo FILE --peak`'s report of `file` (program `name`).
+fn peak_json(file: &std::path::Path, name: &str) -> Value {
+    let (code, out) = hlo(
+        &[
+            "--json".as_ref(),
+            "hlo".as_ref(),
+            file.as_os_str(),
+            "--peak".as_ref(),
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{name}: {out}");
+    assert!(out.starts_with("{\"ok\":true,\"peak_bytes\":"), "{out}");
+    serde_json::from_str(&out).unwrap()
 }
