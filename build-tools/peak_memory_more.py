@@ -18,13 +18,14 @@ records none.
 from __future__ import annotations
 
 from peak_memory_heldout import heldout_programs
+from peak_memory_host import host_programs
 from peak_origins_programs import origin_programs
 
 
 def extra_programs():
-    """The programs after the first set: the held-out ones, then those of
-    the origins."""
-    return {**heldout_programs(), **origin_programs()}
+    """The programs after the first set: the held-out ones, those of the
+    origins, then those with host memory."""
+    return {**heldout_programs(), **origin_programs(), **host_programs()}
 
 
 def frames(index, frame_id: int) -> list:
