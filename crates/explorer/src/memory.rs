@@ -64,7 +64,7 @@ pub fn module_memory(bytes: &[u8], file: Option<String>) -> String {
     if MemoryDump::is_hlo_proto(bytes) {
         return dump_memory(MemoryDump::Proto(bytes), file);
     }
-    let memory = match xla_shape::module_peak_memory(bytes) {
+    let memory = match xla_shape_front::module_peak_memory(bytes) {
         Ok(memory) => memory,
         Err(error) => return reply::error(error),
     };
@@ -74,9 +74,9 @@ pub fn module_memory(bytes: &[u8], file: Option<String>) -> String {
         peak_is_estimate: Some(memory.peak_is_estimate),
         steps: Some(memory.steps),
         warnings: &memory.warnings,
-        svg: xla_shape::module_memory_timeline(file, &memory),
+        svg: xla_shape_front::module_memory_timeline(file, &memory),
         by_source: group_at_peak(&memory.peak, GroupBy::Source),
-        flame: xla_shape::peak_flame_graph(file, &memory.peak),
+        flame: xla_shape_front::peak_flame_graph(file, &memory.peak),
     })
 }
 
@@ -108,7 +108,7 @@ fn dump_memory(dump: MemoryDump<'_>, file: Option<&str>) -> String {
         Ok(peak) => peak,
         Err(error) => return reply::error(error),
     };
-    match xla_shape::memory_timeline(file, dump) {
+    match xla_shape_front::memory_timeline(file, dump) {
         Ok(svg) => reply::ok(&MemoryReply {
             source: "dump",
             peak: &peak,
@@ -117,7 +117,7 @@ fn dump_memory(dump: MemoryDump<'_>, file: Option<&str>) -> String {
             warnings: &[],
             svg,
             by_source: group_at_peak(&peak, GroupBy::Source),
-            flame: xla_shape::peak_flame_graph(file, &peak),
+            flame: xla_shape_front::peak_flame_graph(file, &peak),
         }),
         Err(error) => reply::error(error),
     }

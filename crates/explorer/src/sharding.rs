@@ -61,8 +61,8 @@ pub fn shard(shape: &str, sharding: &str, mesh: Option<String>, devices: Option<
     };
     let mesh = mesh.as_deref();
     let mut devices = devices.map(i64::from);
-    let report = xla_shape::read_sharding(sharding, mesh).and_then(|s| {
-        devices = xla_shape::shardy_device_count(&[sharding], mesh, devices)?;
+    let report = xla_shape_front::read_sharding(sharding, mesh).and_then(|s| {
+        devices = xla_shape_front::shardy_device_count(&[sharding], mesh, devices)?;
         let report = ShardReport::new(&s, &shape, devices)?;
         Ok((s, report))
     });
@@ -70,12 +70,12 @@ pub fn shard(shape: &str, sharding: &str, mesh: Option<String>, devices: Option<
         Ok(read) => read,
         Err(error) => return reply::error(error),
     };
-    let axes = xla_shape::shardy_mesh_axes(sharding, mesh);
-    let (svg, svg_error) = match xla_shape::draw_hlo_sharding(&shape, &s, devices, axes.as_deref())
-    {
-        Ok(svg) => (Some(svg), None),
-        Err(error) => (None, Some(error.to_string())),
-    };
+    let axes = xla_shape_front::shardy_mesh_axes(sharding, mesh);
+    let (svg, svg_error) =
+        match xla_shape_front::draw_hlo_sharding(&shape, &s, devices, axes.as_deref()) {
+            Ok(svg) => (Some(svg), None),
+            Err(error) => (None, Some(error.to_string())),
+        };
     reply::ok(&ShardReply {
         sharding: s.to_string(),
         report: &report,
@@ -108,9 +108,10 @@ pub fn reshard(
         Err(error) => return reply::error(error),
     };
     let mesh = mesh.as_deref();
-    let plan = xla_shape::read_sharding(from, mesh).and_then(|from_sharding| {
-        let to_sharding = xla_shape::read_sharding(to, mesh)?;
-        let devices = xla_shape::shardy_device_count(&[from, to], mesh, devices.map(i64::from))?;
+    let plan = xla_shape_front::read_sharding(from, mesh).and_then(|from_sharding| {
+        let to_sharding = xla_shape_front::read_sharding(to, mesh)?;
+        let devices =
+            xla_shape_front::shardy_device_count(&[from, to], mesh, devices.map(i64::from))?;
         Ok(sharding_util::reshard_plan(
             &shape,
             &from_sharding,
@@ -189,7 +190,7 @@ mod tests {
         let reply = parsed(&shard("f32[4]", "{devices=[2}", None, None));
         assert_eq!(reply["ok"], false);
         let shape: schema::Shape = "f32[4]".parse().unwrap();
-        let error = xla_shape::shard(&shape, "{devices=[2}", None).unwrap_err();
+        let error = xla_shape_front::shard(&shape, "{devices=[2}", None).unwrap_err();
         assert_eq!(reply["error"], error.to_string());
     }
 

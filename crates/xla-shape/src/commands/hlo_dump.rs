@@ -6,13 +6,12 @@ use std::path::Path;
 
 use hlo_util::{MemoryDump, ModuleOrigins, PeakReport};
 
-use super::dump_files::DumpFiles;
 use super::files;
 use super::hlo_json::Success;
 use super::hlo_origins::Origins;
 use super::peak_outputs;
 use crate::cli::HloArgs;
-use crate::draw::timeline;
+use xla_shape_front::DumpFiles;
 
 /// The report of `args.file` when it is one of XLA's dumps (the text, or
 /// with `json` one JSON object, `ok` first); none for anything else, which
@@ -81,8 +80,8 @@ fn draw(
             if let Some(origins) = origins {
                 origins.apply_to_timeline(&mut timeline_data);
             }
-            Some(timeline::render(
-                &timeline::title(Some(&args.file)),
+            Some(xla_shape_front::timeline_picture(
+                Some(&args.file),
                 &report,
                 &timeline_data,
             ))

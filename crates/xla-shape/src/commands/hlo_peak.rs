@@ -5,10 +5,9 @@
 use super::files;
 use super::hlo_json::Success;
 use super::hlo_origins::Origins;
-use super::module_peak::{module_memory_read, picture};
 use super::peak_outputs;
-use crate::Error;
 use crate::cli::HloArgs;
+use xla_shape_front::{Error, module_memory_timeline, module_peak_memory_read};
 
 /// The line that says the peak is an estimate, and how to get XLA's.
 pub const ESTIMATE_NOTE: &str = "estimate: the module is not scheduled (no is_scheduled=true), \
@@ -22,7 +21,7 @@ pub const ESTIMATE_NOTE: &str = "estimate: the module is not scheduled (no is_sc
 pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<String, String> {
     // Read a line at a time: the text is not held, only the module's graph.
     let memory = if args.file == "-" {
-        module_memory_read(std::io::stdin().lock(), "standard input")
+        module_peak_memory_read(std::io::stdin().lock(), "standard input")
     } else {
         let file = std::fs::File::open(&args.file).map_err(|source| {
             Error::Open {
@@ -31,11 +30,11 @@ pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<String, String> {
             }
             .to_string()
         })?;
-        module_memory_read(std::io::BufReader::with_capacity(1 << 16, file), &args.file)
+        module_peak_memory_read(std::io::BufReader::with_capacity(1 << 16, file), &args.file)
     }
     .map_err(|e| e.to_string())?;
     if let Some(out) = &args.timeline {
-        let svg = picture(Some(&args.file), &memory);
+        let svg = module_memory_timeline(Some(&args.file), &memory);
         files::write_output(out, format!("{svg}\n").as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     }

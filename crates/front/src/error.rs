@@ -15,11 +15,11 @@ use thiserror::Error;
 ///
 /// ```
 /// use stride_util::{ViewError, ViewSpecError};
-/// use xla_shape::Error;
+/// use xla_shape_front::Error;
 ///
-/// let error = xla_shape::view("[3,4]", &[".T.reshape(12)".to_owned()]).unwrap_err();
+/// let error = xla_shape_front::view("[3,4]", &[".T.reshape(12)".to_owned()]).unwrap_err();
 /// assert!(matches!(error, Error::View(ViewSpecError::View(ViewError::ReshapeNeedsCopy { .. }))));
-/// let error = xla_shape::broadcast(&["[2]".to_owned()], None, false, false).unwrap_err();
+/// let error = xla_shape_front::broadcast(&["[2]".to_owned()], None, false, false).unwrap_err();
 /// assert!(matches!(error, Error::OperandCount { count: 1 }));
 /// assert_eq!(error.to_string(), "XLA broadcasting takes two shapes, got 1");
 /// ```
@@ -147,7 +147,7 @@ impl Error {
     ///
     /// ```
     /// let shape: schema::Shape = "f32[8]".parse().unwrap();
-    /// let error = xla_shape::shard(&shape, "{replicated}", None).unwrap_err();
+    /// let error = xla_shape_front::shard(&shape, "{replicated}", None).unwrap_err();
     /// assert_eq!(error.to_string(), "{replicated} names no device count");
     /// assert_eq!(
     ///     error.with_device_count_hint("devices=N"),
