@@ -81,7 +81,8 @@ pub fn view<'py>(py: Python<'py>, base: &str, ops: Vec<String>) -> PyResult<Boun
 #[pyfunction]
 pub fn draw_svg(py: Python<'_>, shape: &Bound<'_, PyAny>) -> PyResult<String> {
     let shape = shape_arg(shape)?;
-    py.detach(|| xla_shape_front::draw(&shape)).map_err(library_error)
+    py.detach(|| xla_shape_front::draw(&shape))
+        .map_err(library_error)
 }
 
 /// `xla-shape draw --view`: the SVG text of the view after `ops` on

@@ -83,11 +83,8 @@ pub enum Error {
     #[error(transparent)]
     Sharding(#[from] sharding_util::ShardingError),
     /// A device count that a Shardy sharding's mesh contradicts.
-    #[error("{message}")]
-    MeshDevices {
-        /// Which mesh holds how many devices, and what says otherwise.
-        message: String,
-    },
+    #[error(transparent)]
+    MeshDevices(sharding_util::sdy::DeviceCountError),
     /// A picture that cannot be drawn.
     #[error("{message}")]
     Picture {
@@ -167,5 +164,26 @@ impl Error {
     /// A picture's error from the drawing code's message.
     pub(crate) fn picture(message: String) -> Self {
         Self::Picture { message }
+    }
+}
+
+/// A sharding text that does not read: the parser's error, or Shardy's
+/// verifier's.
+impl From<sharding_util::sdy::ShardyError> for Error {
+    fn from(error: sharding_util::sdy::ShardyError) -> Self {
+        match error {
+            sharding_util::sdy::ShardyError::Parse(e) => Self::ShardingText(e),
+            sharding_util::sdy::ShardyError::Sharding(e) => Self::Sharding(e),
+        }
+    }
+}
+
+/// A device count that the shardings' meshes contradict.
+impl From<sharding_util::sdy::DeviceCountError> for Error {
+    fn from(error: sharding_util::sdy::DeviceCountError) -> Self {
+        match error {
+            sharding_util::sdy::DeviceCountError::Sharding(e) => Self::Sharding(e),
+            other => Self::MeshDevices(other),
+        }
     }
 }

@@ -191,80 +191,16 @@ pub fn draw_sharding_on_mesh(
     pictures::draw_sharding(shape, text, devices, Some(mesh_axes))
 }
 
-/// A sharding as `xla-shape shard`, `reshard` and `draw --sharding` read
-/// it: XLA's text, or Shardy's (`#sdy.sharding<@mesh, [...]>`, or `<...>`)
-/// converted to an `HloSharding` as XLA's Shardy export converts it;
-/// `mesh` is the Shardy mesh a `@name` refers to, as the commands' `--mesh`
-/// takes it (`<["a"=2, "b"=4]>`, `#sdy.mesh<...>` or a whole
-/// `sdy.mesh @mesh = <...>` line).
-///
-/// ```
-/// let mesh = Some(r#"sdy.mesh @mesh = <["a"=2, "b"=4]>"#);
-/// let s = xla_shape_front::read_sharding(r#"#sdy.sharding<@mesh, [{"b"}, {"a"}]>"#, mesh).unwrap();
-/// assert_eq!(s.to_string(), "{devices=[4,2]<=[2,4]T(1,0)}");
-/// let error = xla_shape_front::read_sharding(r#"#sdy.sharding<@mesh, [{"a"}, {"a"}]>"#, mesh);
-/// assert_eq!(error.unwrap_err().to_string(), r#"duplicate axis ref: "a""#);
-/// ```
-///
-/// # Errors
-/// The parser's message for a text (sharding or mesh) it rejects; Shardy's
-/// verifier's for a Shardy sharding that does not fit its mesh.
-pub fn read_sharding(text: &str, mesh: Option<&str>) -> Result<sharding_util::HloSharding, Error> {
-    shard::sharding_in(text, mesh)
-}
-
-/// The axes (names and sizes, major first) of the mesh a Shardy sharding
-/// `text` is over, which `draw --sharding SDY --mesh MESH` names in its
-/// picture: its inline mesh, or `mesh`. `None` for XLA's text, a mesh
-/// without axes, or text that does not read ([`read_sharding`] says why).
-///
-/// ```
-/// let axes = xla_shape_front::shardy_mesh_axes(r#"#sdy.sharding<@mesh, [{"a"}]>"#, Some(r#"<["a"=2, "b"=4]>"#));
-/// assert_eq!(axes, Some(vec![("a".to_owned(), 2), ("b".to_owned(), 4)]));
-/// assert_eq!(xla_shape_front::shardy_mesh_axes("{devices=[2]<=[2]}", None), None);
-/// ```
-#[must_use]
-pub fn shardy_mesh_axes(text: &str, mesh: Option<&str>) -> Option<Vec<(String, i64)>> {
-    shard::shardy_mesh_axes(text, mesh)
-}
-
-/// The device count of the shardings `texts` as `shard`, `reshard` and
-/// `draw` take it with `--mesh`: a Shardy sharding over a mesh with axes
-/// takes the mesh's count (its `{replicated}` names none), else `devices`,
-/// else 1 for jax's one-device empty mesh (`<[]>`).
-///
-/// ```
-/// let mesh = Some(r#"sdy.mesh @mesh = <["m"=4]>"#);
-/// let replicated = "#sdy.sharding<@mesh, [{}]>";
-/// assert_eq!(xla_shape_front::shardy_device_count(&[replicated], mesh, None).unwrap(), Some(4));
-/// assert_eq!(xla_shape_front::shardy_device_count(&["{replicated}"], None, Some(2)).unwrap(), Some(2));
-/// let error = xla_shape_front::shardy_device_count(&[replicated], mesh, Some(8)).unwrap_err();
-/// assert_eq!(
-///     error.to_string(),
-///     "the mesh of #sdy.sharding<@mesh, [{}]> holds 4 devices, but --devices says 8"
-/// );
-/// ```
-///
-/// # Errors
-/// [`Error::MeshDevices`] for a `devices` the mesh contradicts, or two
-/// meshes of different counts.
-pub fn shardy_device_count(
-    texts: &[&str],
-    mesh: Option<&str>,
-    devices: Option<i64>,
-) -> Result<Option<i64>, Error> {
-    shard::mesh_device_count(texts, mesh, devices)
-}
-
-/// [`draw_sharding`] of a sharding already read ([`read_sharding`]), over
-/// a mesh of `mesh_axes` when given ([`shardy_mesh_axes`]): what
+/// [`draw_sharding`] of a sharding already read
+/// ([`sharding_util::sdy::read_sharding`]), over a mesh of `mesh_axes` when
+/// given ([`sharding_util::sdy::mesh_axes`]): what
 /// `xla-shape draw SHAPE --sharding SDY --mesh MESH` draws.
 ///
 /// ```
 /// let shape: schema::Shape = "f32[8,16]".parse().unwrap();
 /// let (text, mesh) = (r#"#sdy.sharding<@mesh, [{"b"}, {"a"}]>"#, Some(r#"<["a"=2, "b"=4]>"#));
-/// let s = xla_shape_front::read_sharding(text, mesh).unwrap();
-/// let axes = xla_shape_front::shardy_mesh_axes(text, mesh);
+/// let s = sharding_util::sdy::read_sharding(text, mesh).unwrap();
+/// let axes = sharding_util::sdy::mesh_axes(text, mesh);
 /// let svg = xla_shape_front::draw_hlo_sharding(&shape, &s, None, axes.as_deref()).unwrap();
 /// assert!(svg.contains("mesh a=2 \u{b7} b=4"));
 /// ```
@@ -288,7 +224,7 @@ pub fn draw_hlo_sharding(
 ///
 /// ```
 /// let shape: schema::Shape = "f32[8,8]".parse().unwrap();
-/// let s = xla_shape_front::read_sharding("{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}", None).unwrap();
+/// let s = sharding_util::sdy::read_sharding("{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}", None).unwrap();
 /// let ids = [3, 6, 0, 5, 7, 1, 4, 2];
 /// let svg = xla_shape_front::draw_hlo_sharding_on_devices(&shape, &s, None, None, &ids).unwrap();
 /// // The first column's devices: positions 0 and 4, devices 3 and 7.

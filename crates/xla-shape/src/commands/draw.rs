@@ -14,10 +14,9 @@ pub fn run(args: &DrawArgs) -> Outcome {
     let svg = if let Some(text) = &args.sharding {
         let shape = shape(&args.shape)?;
         let mesh = args.mesh.as_deref();
-        let s =
-            xla_shape_front::read_sharding(text, mesh).map_err(|e| super::shard::message(&e))?;
-        let axes = xla_shape_front::shardy_mesh_axes(text, mesh);
-        let devices = xla_shape_front::shardy_device_count(&[text], mesh, args.devices)
+        let s = sharding_util::sdy::read_sharding(text, mesh).map_err(super::shard::message)?;
+        let axes = sharding_util::sdy::mesh_axes(text, mesh);
+        let devices = sharding_util::sdy::device_count(&[text], mesh, args.devices)
             .map_err(|e| e.to_string())?;
         let drawn = match &args.device_ids {
             Some(ids) => xla_shape_front::draw_hlo_sharding_on_devices(
@@ -29,7 +28,7 @@ pub fn run(args: &DrawArgs) -> Outcome {
             ),
             None => xla_shape_front::draw_hlo_sharding(&shape, &s, devices, axes.as_deref()),
         };
-        drawn.map_err(|e| super::shard::message(&e))?
+        drawn.map_err(super::shard::message)?
     } else if args.view {
         xla_shape_front::draw_view(&args.shape, &args.ops).map_err(|e| e.to_string())?
     } else {

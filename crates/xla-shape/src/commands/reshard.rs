@@ -1,7 +1,7 @@
 //! `reshard`: the pieces that move an array from one sharding to another
 //! (sharding-util's [`ReshardPlan`]).
 
-use xla_shape_front::{Error, read_sharding, shardy_device_count};
+use sharding_util::sdy::{device_count, read_sharding};
 
 use super::hlo_json::Success;
 use super::shape;
@@ -16,14 +16,14 @@ pub fn run(args: &ReshardArgs, json: bool) -> Result<String, String> {
     let mesh = args.mesh.as_deref();
     let (from, to) = read_sharding(&args.from, mesh)
         .and_then(|from| Ok((from, read_sharding(&args.to, mesh)?)))
-        .map_err(|e| message(&e))?;
-    let devices = shardy_device_count(&[&args.from, &args.to], mesh, args.devices)
-        .map_err(|e| e.to_string())?;
+        .map_err(message)?;
+    let devices =
+        device_count(&[&args.from, &args.to], mesh, args.devices).map_err(|e| e.to_string())?;
     let from_ids = args.from_device_ids.as_ref().map(|i| i.0.as_slice());
     let to_ids = args.to_device_ids.as_ref().map(|i| i.0.as_slice());
     let plan =
         sharding_util::reshard_plan_between(&shape, (&from, from_ids), (&to, to_ids), devices)
-            .map_err(|e| message(&Error::from(e)))?;
+            .map_err(message)?;
     if json {
         let success = Success {
             ok: true,

@@ -9,17 +9,16 @@ use crate::cli::ShardArgs;
 
 /// The command line's message for `error`: how to give a device count
 /// where the sharding lacks one.
-pub(crate) fn message(error: &Error) -> String {
-    error.with_device_count_hint("--devices N")
+pub(crate) fn message(error: impl Into<Error>) -> String {
+    error.into().with_device_count_hint("--devices N")
 }
 
 /// The per-device table (plain) and its JSON.
 pub fn run(args: &ShardArgs) -> Outcome {
     let shape = shape(&args.shape)?;
     let mesh = args.mesh.as_deref();
-    let s = xla_shape_front::read_sharding(&args.sharding, mesh).map_err(|e| message(&e))?;
-    let devices = xla_shape_front::shardy_device_count(&[&args.sharding], mesh, args.devices)
+    let s = sharding_util::sdy::read_sharding(&args.sharding, mesh).map_err(message)?;
+    let devices = sharding_util::sdy::device_count(&[&args.sharding], mesh, args.devices)
         .map_err(|e| e.to_string())?;
-    let report: Result<_, Error> = ShardReport::new(&s, &shape, devices).map_err(Error::from);
-    reported(&report.map_err(|e| message(&e))?)
+    reported(&ShardReport::new(&s, &shape, devices).map_err(message)?)
 }

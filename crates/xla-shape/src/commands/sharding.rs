@@ -19,7 +19,7 @@ pub fn run(input: &str, hex: bool, v2: bool, mesh: Option<&str>, sdy: bool) -> O
             .map_err(|e| format!("invalid OpSharding message: {e}"))?;
         HloSharding::from_proto(&proto).map_err(|e| e.to_string())?
     } else {
-        xla_shape_front::read_sharding(input, mesh).map_err(|e| e.to_string())?
+        sharding_util::sdy::read_sharding(input, mesh).map_err(|e| e.to_string())?
     };
     if let (true, Some(mesh)) = (sdy, mesh) {
         return as_shardy(&s, mesh);
