@@ -90,8 +90,8 @@ pub(crate) fn library_error(e: xla_shape_front::Error) -> PyErr {
         E::Open { .. }
         | E::Read { .. }
         | E::NoLiveRange { .. }
-        | E::StableHlo
-        | E::SerializedModule
+        | E::NotModuleText(_)
+        | E::Module(_)
         | E::Assignment(_)
         | E::Liveness(_) => hlo_error(e),
         _ => error(e),

@@ -98,3 +98,15 @@ pub fn memory_timeline_text_svg(py: Python<'_>, text: &str) -> PyResult<String> 
     })
     .map_err(library_error)
 }
+
+/// Whether `text` is StableHLO (jax's `lowered.as_text()`), which the HLO
+/// functions refuse with the message `STABLEHLO`: hlo-util's `InputKind`.
+#[pyfunction]
+pub fn is_stablehlo(text: &str) -> bool {
+    hlo_util::InputKind::of(text.as_bytes()) == hlo_util::InputKind::StableHlo
+}
+
+/// hlo-util's message refusing StableHLO where a module's text is wanted.
+pub fn stablehlo_message() -> String {
+    hlo_util::NotModuleText::StableHlo.to_string()
+}

@@ -117,18 +117,13 @@ pub enum Error {
         /// The buffer-assignment text.
         path: PathBuf,
     },
-    /// StableHLO given where the module's text is wanted.
-    #[error(
-        "this is StableHLO (jax's lowered.as_text()), whose buffers are not \
-         assigned yet: compile it and pass compiled.as_text()"
-    )]
-    StableHlo,
-    /// A serialized module given where the module's text is wanted.
-    #[error(
-        "the peak is computed from the module's text, not a serialized \
-         HloModuleProto: pass compiled.as_text() (or XLA's *after_optimizations.txt dump)"
-    )]
-    SerializedModule,
+    /// StableHLO or a serialized module given where the module's text is
+    /// wanted (hlo-util's message, naming the fix).
+    #[error(transparent)]
+    NotModuleText(#[from] hlo_util::NotModuleText),
+    /// A module (text or serialized) that cannot be read: where and why.
+    #[error(transparent)]
+    Module(#[from] hlo_util::ReadError),
     /// A dump whose buffer assignment cannot be replayed.
     #[error(transparent)]
     Assignment(#[from] AssignmentError),

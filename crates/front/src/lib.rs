@@ -29,6 +29,7 @@ pub use error::Error;
 pub use hlo_util::{AssignmentError, MemoryDump, MemoryTimeline, ModuleMemory, PeakReport};
 /// The HLO memory report of hlo-util, and the errors of reading a module.
 pub use hlo_util::{HloError, MemoryReport, ReadError};
+use hlo_util::{InputKind, NotModuleText};
 
 pub use dump_files::DumpFiles;
 
@@ -306,7 +307,8 @@ pub fn reshard(
 /// largest first, and every computation's total; printed as the command's
 /// table (`Display`) or serialized as its `--json` object less `ok`.
 /// `module` is module text or a serialized `HloModuleProto`, told apart by
-/// their content as the command does.
+/// their content ([`hlo_util::InputKind`]) as the command does; StableHLO
+/// is refused with the fix.
 ///
 /// ```
 /// let text = "HloModule m\nENTRY e {\n  ROOT p = bf16[10,200]{1,0:T(8,128)(2,1)} parameter(0)\n}\n";
@@ -315,13 +317,39 @@ pub fn reshard(
 /// assert_eq!(report.module.parameter_bytes.allocated, 8192);
 /// assert_eq!(report.instructions[0].sizes.padding_bytes(), 4192);
 /// assert!(report.to_string().starts_with("module m: 1 instructions in 1 computation\n"));
+/// let error = xla_shape_front::hlo_memory(b"module @jit_f {}").unwrap_err();
+/// assert!(error.to_string().ends_with("compile it and pass compiled.as_text()"));
 /// ```
 ///
 /// # Errors
-/// [`ReadError`]: where the module cannot be read (line and column of the
-/// text, or the field of the message) and why.
-pub fn hlo_memory(module: &[u8]) -> Result<MemoryReport, ReadError> {
-    MemoryReport::read(module, usize::MAX)
+/// [`Error::NotModuleText`] for StableHLO; [`Error::Module`]: where the
+/// module cannot be read (line and column of the text, or the field of the
+/// message) and why.
+pub fn hlo_memory(module: &[u8]) -> Result<MemoryReport, Error> {
+    hlo_memory_read(module, usize::MAX)
+}
+
+/// [`hlo_memory`] of the module read from `input` (a line at a time for
+/// text), with at most `top` instructions listed: what `xla-shape hlo
+/// FILE` reads.
+///
+/// ```
+/// let text = "HloModule m\nENTRY e {\n  ROOT p = s8[3] parameter(0)\n}\n";
+/// let report = xla_shape_front::hlo_memory_read(text.as_bytes(), 1).unwrap();
+/// assert_eq!(report.module.parameter_bytes.logical, 3);
+/// ```
+///
+/// # Errors
+/// As [`hlo_memory`].
+pub fn hlo_memory_read(
+    mut input: impl std::io::BufRead,
+    top: usize,
+) -> Result<MemoryReport, Error> {
+    let kind = InputKind::of(input.fill_buf().map_err(ReadError::from)?);
+    if kind == InputKind::StableHlo {
+        return Err(NotModuleText::StableHlo.into());
+    }
+    Ok(MemoryReport::read(input, top)?)
 }
 
 /// [`hlo_memory`] of module text, never read as a serialized module: text
@@ -330,14 +358,16 @@ pub fn hlo_memory(module: &[u8]) -> Result<MemoryReport, ReadError> {
 /// ```
 /// let error = xla_shape_front::hlo_memory_text("\u{1}HloModule m").unwrap_err();
 /// assert_eq!(error.to_string(), "line 1, column 1: expected `HloModule` first");
-/// assert_eq!((error.line, error.column), (1, 1));
 /// ```
 ///
 /// # Errors
-/// [`HloError`]: the line and column where the text cannot be read, and
-/// why.
-pub fn hlo_memory_text(text: &str) -> Result<MemoryReport, HloError> {
-    MemoryReport::read_text(text.as_bytes(), usize::MAX)
+/// As [`hlo_memory`].
+pub fn hlo_memory_text(text: &str) -> Result<MemoryReport, Error> {
+    if InputKind::of(text.as_bytes()) == InputKind::StableHlo {
+        return Err(NotModuleText::StableHlo.into());
+    }
+    let report = MemoryReport::read_text(text.as_bytes(), usize::MAX).map_err(ReadError::from)?;
+    Ok(report)
 }
 
 /// The peak memory report of XLA's dump in `path` (`xla-shape hlo DUMP`):
@@ -375,12 +405,12 @@ pub fn peak_memory(path: &std::path::Path) -> Result<Option<PeakReport>, Error> 
 /// assert_eq!(memory.peak.peak_bytes, 98304);
 /// assert!(!memory.peak_is_estimate);
 /// let error = xla_shape_front::module_peak_memory(b"module @jit_f {}").unwrap_err();
-/// assert!(matches!(error, xla_shape_front::Error::StableHlo));
+/// assert!(matches!(error, xla_shape_front::Error::NotModuleText(hlo_util::NotModuleText::StableHlo)));
 /// assert!(error.to_string().ends_with("compile it and pass compiled.as_text()"));
 /// ```
 ///
 /// # Errors
-/// [`Error::StableHlo`] or [`Error::SerializedModule`]: not the module's
+/// [`Error::NotModuleText`]: StableHLO or a serialized module, not the module's
 /// text (naming the fix); [`Error::Liveness`]: why it cannot be analysed.
 pub fn module_peak_memory(module: &[u8]) -> Result<ModuleMemory, Error> {
     module_peak::module_memory(module)
@@ -439,8 +469,7 @@ pub fn memory_timeline(
     file: Option<&str>,
     dump: MemoryDump<'_>,
 ) -> Result<String, AssignmentError> {
-    let report = dump.peak()?;
-    let timeline = dump.timeline()?;
+    let (report, timeline) = dump.peak_and_timeline()?;
     Ok(draw::timeline::render(
         &draw::timeline::title(file),
         &report,

@@ -12,7 +12,7 @@ use super::AssignmentError;
 use super::assignment_text::read_assignment_text;
 use super::baseline::static_baseline;
 use super::bytes::add_bytes;
-use super::live_range::read_live_ranges;
+use super::live_range::{LiveRanges, read_live_ranges};
 use super::model::Assignment;
 use super::report::{PeakPoint, PeakReport, StepUnit};
 use super::summary::{allocation_totals, live_buffers};
@@ -73,7 +73,15 @@ pub fn peak_from_text_dumps(
 ) -> Result<PeakReport, AssignmentError> {
     let assignment = read_assignment_text(buffer_assignment)?;
     let ranges = read_live_ranges(live_range)?;
-    let (static_bytes, counted) = static_baseline(&assignment)?;
+    peak_of_text(&assignment, &ranges)
+}
+
+/// [`peak_from_text_dumps`] of the dumps already read.
+pub(crate) fn peak_of_text(
+    assignment: &Assignment,
+    ranges: &LiveRanges,
+) -> Result<PeakReport, AssignmentError> {
+    let (static_bytes, counted) = static_baseline(assignment)?;
     let heap = heap_values(&assignment, &ranges.ranges)?;
     let mut heap_peak = 0;
     let mut at = None;

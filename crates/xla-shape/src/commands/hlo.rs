@@ -54,5 +54,5 @@ pub fn run(args: &HloArgs, json: bool) -> Result<String, String> {
 }
 
 fn read(input: impl BufRead, top: usize) -> Result<MemoryReport, String> {
-    MemoryReport::read(input, top).map_err(|e| e.to_string())
+    xla_shape_front::hlo_memory_read(input, top).map_err(|e| e.to_string())
 }
