@@ -115,7 +115,8 @@ pub use entry_layout::EntryLayout;
 pub use error::{HloError, HloErrorKind, ProtoError, ProtoErrorKind, ReadError};
 pub use input::{HEAD_BYTES, InputKind, NotModuleText};
 pub use liveness::{
-    LivenessError, ModuleBuffer, ModuleMemory, memory_from_module_reader, memory_from_module_text,
+    ESTIMATE_NOTE, LivenessError, ModuleBuffer, ModuleMemory, ModuleMemoryText,
+    memory_from_module_reader, memory_from_module_text,
 };
 pub use opcodes::{OPCODES, is_opcode};
 pub use origins::{

@@ -9,11 +9,6 @@ use super::peak_outputs;
 use crate::cli::HloArgs;
 use xla_shape_front::{Error, module_memory_timeline, module_peak_memory_read};
 
-/// The line that says the peak is an estimate, and how to get XLA's.
-pub const ESTIMATE_NOTE: &str = "estimate: the module is not scheduled (no is_scheduled=true), \
-     so its instructions were taken in the order of the text; compile it and pass \
-     compiled.as_text() for the peak XLA computes";
-
 /// The peak report of the module in `args.file` (`-`: standard input):
 /// the text with at most `top` live buffers listed and the reader's
 /// warnings last (as `hlo` prints them), or (`json`) the whole memory as
@@ -51,12 +46,7 @@ pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<String, String> {
         })
         .map_err(|e| e.to_string());
     }
-    let mut text = String::new();
-    if memory.peak_is_estimate {
-        text.push_str(ESTIMATE_NOTE);
-        text.push('\n');
-    }
-    text.push_str(&memory.peak.text(top).to_string());
+    let mut text = memory.text(top).to_string();
     text.push_str(&origins.text(args));
     if let Some(out) = written {
         text.push_str(&format!("\nwrote {out}"));
