@@ -82,7 +82,7 @@ pub(crate) fn peak_of_text(
     ranges: &LiveRanges,
 ) -> Result<PeakReport, AssignmentError> {
     let (static_bytes, counted) = static_baseline(assignment)?;
-    let heap = heap_values(&assignment, &ranges.ranges)?;
+    let heap = heap_values(assignment, &ranges.ranges)?;
     let mut heap_peak = 0;
     let mut at = None;
     let mut peak_heap = Vec::new();
@@ -101,7 +101,7 @@ pub(crate) fn peak_of_text(
     if let Some(t) = at {
         live.extend(live_at(&peak_heap, t));
     }
-    let (device, host) = allocation_totals(&assignment)?;
+    let (device, host) = allocation_totals(assignment)?;
     Ok(PeakReport {
         peak_bytes,
         static_bytes,
@@ -115,7 +115,7 @@ pub(crate) fn peak_of_text(
                 .cloned()
                 .unwrap_or_default(),
         }),
-        live_at_peak: live_buffers(&assignment, &live),
+        live_at_peak: live_buffers(assignment, &live),
         device,
         host,
     })

@@ -117,7 +117,7 @@ pub(crate) fn timeline_of_text(
     ranges: &LiveRanges,
 ) -> Result<MemoryTimeline, AssignmentError> {
     let (_, counted) = static_baseline(assignment)?;
-    let heap = heap_values(&assignment, &ranges.ranges)?;
+    let heap = heap_values(assignment, &ranges.ranges)?;
     let ends = heap
         .iter()
         .map(|l| l.end)
@@ -130,7 +130,7 @@ pub(crate) fn timeline_of_text(
     let last = steps.saturating_sub(1);
     let mut buffers: Vec<TimelineBuffer> = counted
         .iter()
-        .filter_map(|&v| block(&assignment, v, 0, last))
+        .filter_map(|&v| block(assignment, v, 0, last))
         .collect();
     let mut groups: BTreeMap<usize, Vec<Live>> = BTreeMap::new();
     for live in heap {
@@ -154,14 +154,14 @@ pub(crate) fn timeline_of_text(
                 }
                 done => {
                     if let Some((largest, end)) = done {
-                        buffers.extend(block(&assignment, largest.value, largest.start, end));
+                        buffers.extend(block(assignment, largest.value, largest.start, end));
                     }
                     Some((live, live.end))
                 }
             };
         }
         if let Some((largest, end)) = stretch {
-            buffers.extend(block(&assignment, largest.value, largest.start, end));
+            buffers.extend(block(assignment, largest.value, largest.start, end));
         }
     }
     buffers.sort_by_key(|b| b.first);
