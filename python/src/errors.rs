@@ -80,8 +80,8 @@ pub(crate) fn sharding_error(e: &sharding_util::ShardingError) -> PyErr {
 }
 
 /// The error of the `xla-shape` library by kind.
-pub(crate) fn library_error(e: xla_shape::Error) -> PyErr {
-    use xla_shape::Error as E;
+pub(crate) fn library_error(e: xla_shape_front::Error) -> PyErr {
+    use xla_shape_front::Error as E;
     match e {
         E::Parse(e) => parse_error(e),
         E::Explain(_) | E::Layout(_) | E::Order(_) => invalid_shape(e),
@@ -90,8 +90,8 @@ pub(crate) fn library_error(e: xla_shape::Error) -> PyErr {
         E::Open { .. }
         | E::Read { .. }
         | E::NoLiveRange { .. }
-        | E::StableHlo
-        | E::SerializedModule
+        | E::NotModuleText(_)
+        | E::Module(_)
         | E::Assignment(_)
         | E::Liveness(_) => hlo_error(e),
         _ => error(e),

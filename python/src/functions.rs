@@ -25,7 +25,7 @@ pub fn array_size(shape: &Bound<'_, PyAny>) -> PyResult<i64> {
 /// `shape_util::Explanation`).
 #[pyfunction]
 pub fn explain<'py>(shape: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    let report = xla_shape::explain(&shape_arg(shape)?).map_err(library_error)?;
+    let report = xla_shape_front::explain(&shape_arg(shape)?).map_err(library_error)?;
     Ok(pythonize(shape.py(), &report)?)
 }
 
@@ -34,7 +34,7 @@ pub fn explain<'py>(shape: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
 #[pyfunction]
 pub fn memory_order(py: Python<'_>, shape: &Bound<'_, PyAny>) -> PyResult<Vec<Option<i64>>> {
     let shape = shape_arg(shape)?;
-    py.detach(|| xla_shape::memory_order(&shape))
+    py.detach(|| xla_shape_front::memory_order(&shape))
         .map_err(library_error)
 }
 
@@ -67,13 +67,13 @@ pub fn broadcast(
     in_dim: bool,
     numpy: bool,
 ) -> PyResult<String> {
-    xla_shape::broadcast(&shapes, dims.as_deref(), in_dim, numpy).map_err(library_error)
+    xla_shape_front::broadcast(&shapes, dims.as_deref(), in_dim, numpy).map_err(library_error)
 }
 
 /// The view `xla-shape --json view` prints, as a dict.
 #[pyfunction]
 pub fn view<'py>(py: Python<'py>, base: &str, ops: Vec<String>) -> PyResult<Bound<'py, PyAny>> {
-    let report = xla_shape::view(base, &ops).map_err(library_error)?;
+    let report = xla_shape_front::view(base, &ops).map_err(library_error)?;
     Ok(pythonize(py, &report)?)
 }
 
@@ -81,13 +81,14 @@ pub fn view<'py>(py: Python<'py>, base: &str, ops: Vec<String>) -> PyResult<Boun
 #[pyfunction]
 pub fn draw_svg(py: Python<'_>, shape: &Bound<'_, PyAny>) -> PyResult<String> {
     let shape = shape_arg(shape)?;
-    py.detach(|| xla_shape::draw(&shape)).map_err(library_error)
+    py.detach(|| xla_shape_front::draw(&shape))
+        .map_err(library_error)
 }
 
 /// `xla-shape draw --view`: the SVG text of the view after `ops` on
 /// `base`, drawn with the GIL released.
 #[pyfunction]
 pub fn draw_view_svg(py: Python<'_>, base: &str, ops: Vec<String>) -> PyResult<String> {
-    py.detach(|| xla_shape::draw_view(base, &ops))
+    py.detach(|| xla_shape_front::draw_view(base, &ops))
         .map_err(library_error)
 }

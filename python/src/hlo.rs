@@ -14,10 +14,10 @@ use crate::errors::{hlo_error, library_error};
 pub fn hlo_memory<'py>(py: Python<'py>, module: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let report = if let Ok(text) = module.cast::<PyString>() {
         let text = text.to_cow()?;
-        py.detach(|| xla_shape::hlo_memory_text(&text).map_err(|e| e.to_string()))
+        py.detach(|| xla_shape_front::hlo_memory_text(&text).map_err(|e| e.to_string()))
     } else if let Ok(bytes) = module.cast::<PyBytes>() {
         let bytes = bytes.as_bytes();
-        py.detach(|| xla_shape::hlo_memory(bytes).map_err(|e| e.to_string()))
+        py.detach(|| xla_shape_front::hlo_memory(bytes).map_err(|e| e.to_string()))
     } else {
         return Err(pyo3::exceptions::PyTypeError::new_err(format!(
             "a module is a str (its text) or bytes (a serialized HloModuleProto), not {}",
@@ -33,12 +33,12 @@ pub fn hlo_memory<'py>(py: Python<'py>, module: &Bound<'py, PyAny>) -> PyResult<
 pub(crate) fn with_dump<T: Send>(
     py: Python<'_>,
     dump: &Bound<'_, PyAny>,
-    f: impl FnOnce(xla_shape::MemoryDump<'_>, Option<&str>) -> Result<T, String> + Send,
+    f: impl FnOnce(xla_shape_front::MemoryDump<'_>, Option<&str>) -> Result<T, String> + Send,
 ) -> PyResult<T> {
     if let Ok(bytes) = dump.cast::<PyBytes>() {
         let bytes = bytes.as_bytes();
         return py
-            .detach(|| f(xla_shape::MemoryDump::Proto(bytes), None))
+            .detach(|| f(xla_shape_front::MemoryDump::Proto(bytes), None))
             .map_err(hlo_error);
     }
     let Ok(path) = dump.cast::<PyString>() else {
@@ -49,7 +49,7 @@ pub(crate) fn with_dump<T: Send>(
     };
     let path = path.to_cow()?.into_owned();
     py.detach(|| {
-        let files = xla_shape::DumpFiles::read(std::path::Path::new(&path), None)
+        let files = xla_shape_front::DumpFiles::read(std::path::Path::new(&path), None)
             .map_err(|e| e.to_string())?
             .ok_or_else(|| {
                 format!(
@@ -74,7 +74,7 @@ pub fn peak_memory<'py>(py: Python<'py>, dump: &Bound<'py, PyAny>) -> PyResult<B
 #[pyfunction]
 pub fn memory_timeline_svg(py: Python<'_>, dump: &Bound<'_, PyAny>) -> PyResult<String> {
     with_dump(py, dump, |d, file| {
-        xla_shape::memory_timeline(file, d).map_err(|e| e.to_string())
+        xla_shape_front::memory_timeline(file, d).map_err(|e| e.to_string())
     })
 }
 
@@ -83,7 +83,7 @@ pub fn memory_timeline_svg(py: Python<'_>, dump: &Bound<'_, PyAny>) -> PyResult<
 #[pyfunction]
 pub fn peak_memory_text<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
     let memory = py
-        .detach(|| xla_shape::module_peak_memory(text.as_bytes()))
+        .detach(|| xla_shape_front::module_peak_memory(text.as_bytes()))
         .map_err(library_error)?;
     Ok(pythonize::pythonize(py, &memory)?)
 }
@@ -93,8 +93,20 @@ pub fn peak_memory_text<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py,
 #[pyfunction]
 pub fn memory_timeline_text_svg(py: Python<'_>, text: &str) -> PyResult<String> {
     py.detach(|| {
-        xla_shape::module_peak_memory(text.as_bytes())
-            .map(|memory| xla_shape::module_memory_timeline(None, &memory))
+        xla_shape_front::module_peak_memory(text.as_bytes())
+            .map(|memory| xla_shape_front::module_memory_timeline(None, &memory))
     })
     .map_err(library_error)
+}
+
+/// Whether `text` is StableHLO (jax's `lowered.as_text()`), which the HLO
+/// functions refuse with the message `STABLEHLO`: hlo-util's `InputKind`.
+#[pyfunction]
+pub fn is_stablehlo(text: &str) -> bool {
+    hlo_util::InputKind::of(text.as_bytes()) == hlo_util::InputKind::StableHlo
+}
+
+/// hlo-util's message refusing StableHLO where a module's text is wanted.
+pub fn stablehlo_message() -> String {
+    hlo_util::NotModuleText::StableHlo.to_string()
 }

@@ -43,6 +43,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hlo::memory_timeline_svg, m)?)?;
     m.add_function(wrap_pyfunction!(hlo::peak_memory_text, m)?)?;
     m.add_function(wrap_pyfunction!(hlo::memory_timeline_text_svg, m)?)?;
+    m.add_function(wrap_pyfunction!(hlo::is_stablehlo, m)?)?;
+    m.add("STABLEHLO", hlo::stablehlo_message())?;
     m.add_class::<peak::Peak>()?;
     m.add_function(wrap_pyfunction!(peak::peak_report, m)?)?;
     m.add_function(wrap_pyfunction!(relayout::relayout_into, m)?)?;

@@ -33,13 +33,13 @@ impl Peak {
     /// The flame graph (`xla-shape hlo FILE --peak --flame OUT.svg`, less
     /// the final newline).
     fn flame_svg(&self, py: Python<'_>) -> String {
-        py.detach(|| xla_shape::peak_flame_graph(self.file.as_deref(), &self.report))
+        py.detach(|| xla_shape_front::peak_flame_graph(self.file.as_deref(), &self.report))
     }
 
     /// The gzipped pprof profile (`--pprof OUT`).
     fn pprof<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         let bytes = py
-            .detach(|| xla_shape::peak_pprof(self.file.as_deref(), &self.report))
+            .detach(|| xla_shape_front::peak_pprof(self.file.as_deref(), &self.report))
             .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
         Ok(PyBytes::new(py, &bytes))
     }
@@ -66,7 +66,7 @@ pub fn peak_report<'py>(
     if text {
         let text = x.cast::<PyString>()?.to_cow()?;
         let memory = py
-            .detach(|| xla_shape::module_peak_memory(text.as_bytes()))
+            .detach(|| xla_shape_front::module_peak_memory(text.as_bytes()))
             .map_err(library_error)?;
         let dict = pythonize::pythonize(py, &memory)?;
         let peak = Peak {

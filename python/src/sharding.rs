@@ -195,15 +195,15 @@ pub fn draw_sharding_svg(
     let sharding = sharding_arg(sharding)?;
     let text = sharding.to_string();
     py.detach(|| match (&mesh_axes, &device_ids) {
-        (_, Some(ids)) => xla_shape::draw_hlo_sharding_on_devices(
+        (_, Some(ids)) => xla_shape_front::draw_hlo_sharding_on_devices(
             &shape,
             &sharding,
             devices,
             mesh_axes.as_deref(),
             ids,
         ),
-        (Some(axes), None) => xla_shape::draw_sharding_on_mesh(&shape, &text, devices, axes),
-        (None, None) => xla_shape::draw_sharding(&shape, &text, devices),
+        (Some(axes), None) => xla_shape_front::draw_sharding_on_mesh(&shape, &text, devices, axes),
+        (None, None) => xla_shape_front::draw_sharding(&shape, &text, devices),
     })
     .map_err(library_error)
 }

@@ -5,7 +5,7 @@
 use pyo3::prelude::*;
 use pythonize::pythonize;
 use sharding_util::HloSharding;
-use sharding_util::sdy::{LoweredModule, LoweredReport, MeshRef, SdyMesh, SdySharding};
+use sharding_util::sdy::{self, LoweredModule, LoweredReport, SdyMesh, SdySharding};
 
 use crate::errors::{ShardingError, hlo_error};
 
@@ -17,23 +17,15 @@ fn shardy_error(e: impl ToString) -> PyErr {
     ShardingError::new_err(e.to_string())
 }
 
-/// XLA's sharding text of a Shardy sharding over `mesh` (needed unless the
-/// sharding has its mesh inline), and the axes of that mesh (`None` for a
-/// mesh without axes).
+/// XLA's sharding text of a sharding given as XLA's text or Shardy's over
+/// `mesh` (needed unless a Shardy sharding has its mesh inline), and the
+/// axes of that mesh (`None` for XLA's text or a mesh without axes):
+/// sharding-util's `sdy::read_sharding` and `sdy::mesh_axes`.
 #[pyfunction]
 #[pyo3(signature = (sharding, mesh))]
-pub fn sharding_from_shardy(
-    sharding: &str,
-    mesh: Option<&str>,
-) -> PyResult<(String, Option<MeshAxes>)> {
-    let sharding: SdySharding = sharding.trim().parse().map_err(shardy_error)?;
-    let mesh: Option<SdyMesh> = mesh.map(str::parse).transpose().map_err(shardy_error)?;
-    let hlo = sharding.to_hlo(mesh.as_ref()).map_err(shardy_error)?;
-    let axes = match &sharding.mesh {
-        MeshRef::Inline(inline) => Some(inline.axes.clone()),
-        MeshRef::Symbol(_) => mesh.map(|m| m.axes),
-    };
-    Ok((hlo.to_string(), axes.filter(|a| !a.is_empty())))
+pub fn read_sharding(sharding: &str, mesh: Option<&str>) -> PyResult<(String, Option<MeshAxes>)> {
+    let hlo = sdy::read_sharding(sharding, mesh).map_err(shardy_error)?;
+    Ok((hlo.to_string(), sdy::mesh_axes(sharding, mesh)))
 }
 
 /// The Shardy text of whole axes of `mesh` that converts to the XLA
@@ -80,7 +72,7 @@ pub fn lowered_shardings<'py>(
 
 /// Adds the functions to the native module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(sharding_from_shardy, m)?)?;
+    m.add_function(wrap_pyfunction!(read_sharding, m)?)?;
     m.add_function(wrap_pyfunction!(sharding_to_shardy, m)?)?;
     m.add_function(wrap_pyfunction!(lowered_shardings, m)?)?;
     Ok(())

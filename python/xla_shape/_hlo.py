@@ -51,20 +51,7 @@ def hlo_memory(module: Any) -> MemoryReport:
     ...
     xla_shape.HloError: this is StableHLO (jax's lowered.as_text()), whose buffers are not assigned yet: compile it and pass compiled.as_text()
     """
-    arg = _inputs.module(module)
-    if isinstance(arg, str) and _is_stablehlo(arg):
-        raise _native.HloError(_STABLEHLO)
-    return MemoryReport(call(_native.hlo_memory, arg))
-
-
-_STABLEHLO = (
-    "this is StableHLO (jax's lowered.as_text()), whose buffers are not assigned yet: "
-    "compile it and pass compiled.as_text()"
-)
-
-
-def _is_stablehlo(text: str) -> bool:
-    return text.lstrip().startswith(("module @", "module {", "module attributes"))
+    return MemoryReport(call(_native.hlo_memory, _inputs.module(module)))
 
 
 def _module_text(x: Any) -> Any:
@@ -74,8 +61,7 @@ def _module_text(x: Any) -> Any:
     x = _inputs.module(x) if not isinstance(x, (bytes, _os.PathLike)) else x
     if not isinstance(x, str):
         return None
-    head = x.lstrip()
-    if head.startswith(("HloModule", "module @", "module {")) or "\n" in x:
+    if x.lstrip().startswith("HloModule") or _native.is_stablehlo(x) or "\n" in x:
         return x
     return None
 

@@ -13,6 +13,7 @@ import operator
 import sys
 from typing import Any, List, NamedTuple, Optional, Sequence, Tuple
 
+from . import _native
 from ._native import XlaShapeError
 
 
@@ -26,14 +27,6 @@ class JaxSharding(NamedTuple):
     where the sharding names no devices)."""
     mesh_axes: Optional[List[Tuple[str, int]]]
     """The mesh's axis names and sizes, for a sharding over a mesh."""
-
-
-_STABLEHLO = (
-    "this is StableHLO (jax's lowered.as_text()), whose buffers are not"
-    " assigned yet: pass the jax Compiled (lowered.compile()) or its"
-    " as_text(), or lowered.as_text(dialect='hlo') for the module before"
-    " XLA's passes"
-)
 
 
 def _is_jax(obj: object) -> bool:
@@ -140,8 +133,8 @@ def module_text(obj: object) -> Optional[str]:
     given no arguments are refused with an ``XlaShapeError`` that says what
     to pass instead, as is a ``Traced``."""
     if isinstance(obj, str):
-        if obj.lstrip().startswith(("module @", "module {")):
-            raise XlaShapeError(_STABLEHLO)
+        if _native.is_stablehlo(obj):
+            raise XlaShapeError(_native.STABLEHLO)
         return None
     if not _is_jax(obj):
         return None
@@ -158,7 +151,7 @@ def module_text(obj: object) -> Optional[str]:
     if callable(as_hlo_text):
         return str(as_hlo_text())
     if "Module" in names and type(obj).__module__.startswith("jaxlib.mlir"):
-        raise XlaShapeError(_STABLEHLO)
+        raise XlaShapeError(_native.STABLEHLO)
     if "Traced" in names:
         raise XlaShapeError("a jax Traced is not a module yet: pass traced.lower().compile()")
     if callable(getattr(obj, "lower", None)):

@@ -315,8 +315,9 @@ class Frame(Record):
 
 
 class LiveBuffer(Record):
-    """A buffer live at the peak (or, with ``first_step`` and
-    ``last_step``, any buffer of a module's text): its ``name``,
+    """A buffer live at the peak (or, with ``first_step``, ``last_step``
+    and ``storage_of``, the position in ``buffers`` of the buffer whose
+    storage it takes over, any buffer of a module's text): its ``name``,
     ``shape_index``, ``shape``, ``bytes`` and ``kind``; where it comes
     from, its defining instruction's ``op_name`` (an entry parameter's is
     its pytree path; ``None`` when the module records none) and ``stack``
@@ -332,6 +333,9 @@ class LiveBuffer(Record):
     kind: str
     op_name: Optional[str]
     stack: List[Frame]
+    first_step: Optional[int]
+    last_step: Optional[int]
+    storage_of: Optional[int]
 
     @property
     def source(self) -> Optional[str]:
@@ -377,6 +381,9 @@ class PeakReport(Pictured):
     device: AllocationTotals
     host: AllocationTotals
     warnings: List[str]
+    peak_is_estimate: Optional[bool]
+    steps: Optional[int]
+    buffers: Optional[List[LiveBuffer]]
 
     def __init__(
         self,

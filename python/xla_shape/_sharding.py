@@ -57,7 +57,8 @@ class HloSharding(_native.HloSharding):
         ``#sdy.sharding<@mesh, [{"a"}, {}]>``), as XLA's Shardy export
         converts it; ``mesh`` is the mesh it names (``<["a"=2, "b"=4]>``,
         ``#sdy.mesh<...>`` or a whole ``sdy.mesh @mesh = <...>`` line), not
-        needed for an inline mesh. ``mesh_axes`` are the mesh's axes.
+        needed for an inline mesh. ``mesh_axes`` are the mesh's axes. XLA's
+        sharding text is read as it is, as every sharding argument is.
         Shardy's verifier's errors raise ``ShardingError`` with its message.
 
         >>> s = HloSharding.from_shardy('#sdy.sharding<@mesh, [{"b", "a"}, {}]>', '<["a"=2, "b"=4]>')
@@ -66,7 +67,7 @@ class HloSharding(_native.HloSharding):
         >>> HloSharding.from_shardy('#sdy.sharding<mesh<["x"=4]>, [{}, {"x"}]>')
         HloSharding('{devices=[1,4]<=[4]}')
         """
-        text, axes = call(_native.sharding_from_shardy, sharding, mesh)
+        text, axes = call(_native.read_sharding, sharding, mesh)
         return cls(text, mesh_axes=axes)
 
     def __reduce__(self) -> Any:
@@ -114,9 +115,8 @@ def as_sharding(sharding: Any, shape: ShapeLike) -> HloSharding:
     if isinstance(sharding, _native.HloSharding):
         return HloSharding(str(sharding))
     if isinstance(sharding, str):
-        if sharding.lstrip().startswith(("#sdy", "<")):
-            return HloSharding.from_shardy(sharding)
-        return call(HloSharding, sharding)
+        # XLA's text or Shardy's: the native reader tells them apart.
+        return HloSharding.from_shardy(sharding)
     ndim = _inputs.rank(_inputs.shape(shape))
     found = _inputs.jax_sharding(sharding, ndim)
     if found is None:

@@ -1,5 +1,6 @@
-//! The explorer page's WebAssembly: thin functions over the `xla-shape`
-//! library (built without its command line) that hand the page the same
+//! The explorer page's WebAssembly: thin functions over the front ends'
+//! shared library (`xla-shape-front`, which links no argument parser) that
+//! hand the page the same
 //! typed reports and SVG pictures the CLI prints and draws, as JSON.
 //!
 //! Every function returns one JSON object: `{"ok":true,...}` with the

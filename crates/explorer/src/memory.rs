@@ -2,7 +2,7 @@
 //! buffers live at the peak, the bytes there by source line, and the
 //! timeline and flame graph pictures.
 
-use hlo_util::{GroupBy, GroupRow, MemoryDump, PeakReport, group_at_peak};
+use hlo_util::{GroupBy, GroupRow, InputKind, MemoryDump, PeakReport, group_at_peak};
 use serde::Serialize;
 use wasm_bindgen::prelude::wasm_bindgen;
 
@@ -61,10 +61,10 @@ struct MemoryReply<'a> {
 #[wasm_bindgen]
 pub fn module_memory(bytes: &[u8], file: Option<String>) -> String {
     let file = file.as_deref();
-    if MemoryDump::is_hlo_proto(bytes) {
+    if InputKind::of_whole(bytes) == InputKind::HloProto {
         return dump_memory(MemoryDump::Proto(bytes), file);
     }
-    let memory = match xla_shape::module_peak_memory(bytes) {
+    let memory = match xla_shape_front::module_peak_memory(bytes) {
         Ok(memory) => memory,
         Err(error) => return reply::error(error),
     };
@@ -74,9 +74,9 @@ pub fn module_memory(bytes: &[u8], file: Option<String>) -> String {
         peak_is_estimate: Some(memory.peak_is_estimate),
         steps: Some(memory.steps),
         warnings: &memory.warnings,
-        svg: xla_shape::module_memory_timeline(file, &memory),
+        svg: xla_shape_front::module_memory_timeline(file, &memory),
         by_source: group_at_peak(&memory.peak, GroupBy::Source),
-        flame: xla_shape::peak_flame_graph(file, &memory.peak),
+        flame: xla_shape_front::peak_flame_graph(file, &memory.peak),
     })
 }
 
@@ -104,23 +104,21 @@ pub fn assignment_memory(
 
 /// The reply for a dump of a buffer assignment.
 fn dump_memory(dump: MemoryDump<'_>, file: Option<&str>) -> String {
-    let peak = match dump.peak() {
-        Ok(peak) => peak,
+    // One reading of the dump gives both.
+    let (peak, timeline) = match dump.peak_and_timeline() {
+        Ok(read) => read,
         Err(error) => return reply::error(error),
     };
-    match xla_shape::memory_timeline(file, dump) {
-        Ok(svg) => reply::ok(&MemoryReply {
-            source: "dump",
-            peak: &peak,
-            peak_is_estimate: None,
-            steps: None,
-            warnings: &[],
-            svg,
-            by_source: group_at_peak(&peak, GroupBy::Source),
-            flame: xla_shape::peak_flame_graph(file, &peak),
-        }),
-        Err(error) => reply::error(error),
-    }
+    reply::ok(&MemoryReply {
+        source: "dump",
+        peak: &peak,
+        peak_is_estimate: None,
+        steps: None,
+        warnings: &[],
+        svg: xla_shape_front::timeline_picture(file, &peak, &timeline),
+        by_source: group_at_peak(&peak, GroupBy::Source),
+        flame: xla_shape_front::peak_flame_graph(file, &peak),
+    })
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 use wasm_bindgen::prelude::wasm_bindgen;
-use xla_shape::Explanation;
+use xla_shape_front::Explanation;
 
 use crate::reply;
 
@@ -52,12 +52,12 @@ pub fn shape(text: &str) -> String {
         Ok(shape) => shape,
         Err(error) => return reply::error(error),
     };
-    let explanation = match xla_shape::explain(&shape) {
+    let explanation = match xla_shape_front::explain(&shape) {
         Ok(explanation) => explanation,
         Err(error) => return reply::error(error),
     };
-    let (order, order_error) = split(xla_shape::memory_order(&shape));
-    let (svg, svg_error) = split(xla_shape::draw(&shape));
+    let (order, order_error) = split(xla_shape_front::memory_order(&shape));
+    let (svg, svg_error) = split(xla_shape_front::draw(&shape));
     reply::ok(&ShapeReply {
         shape: &explanation.shape,
         text: explanation.to_string(),
@@ -73,7 +73,7 @@ pub fn shape(text: &str) -> String {
 }
 
 /// A result as its value or its error's message.
-fn split<T>(result: Result<T, xla_shape::Error>) -> (Option<T>, Option<String>) {
+fn split<T>(result: Result<T, xla_shape_front::Error>) -> (Option<T>, Option<String>) {
     match result {
         Ok(value) => (Some(value), None),
         Err(error) => (None, Some(error.to_string())),

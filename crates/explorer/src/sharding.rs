@@ -61,21 +61,22 @@ pub fn shard(shape: &str, sharding: &str, mesh: Option<String>, devices: Option<
     };
     let mesh = mesh.as_deref();
     let mut devices = devices.map(i64::from);
-    let report = xla_shape::read_sharding(sharding, mesh).and_then(|s| {
-        devices = xla_shape::shardy_device_count(&[sharding], mesh, devices)?;
+    let report = (|| -> Result<_, xla_shape_front::Error> {
+        let s = sharding_util::sdy::read_sharding(sharding, mesh)?;
+        devices = sharding_util::sdy::device_count(&[sharding], mesh, devices)?;
         let report = ShardReport::new(&s, &shape, devices)?;
         Ok((s, report))
-    });
+    })();
     let (s, report) = match report {
         Ok(read) => read,
         Err(error) => return reply::error(error),
     };
-    let axes = xla_shape::shardy_mesh_axes(sharding, mesh);
-    let (svg, svg_error) = match xla_shape::draw_hlo_sharding(&shape, &s, devices, axes.as_deref())
-    {
-        Ok(svg) => (Some(svg), None),
-        Err(error) => (None, Some(error.to_string())),
-    };
+    let axes = sharding_util::sdy::mesh_axes(sharding, mesh);
+    let (svg, svg_error) =
+        match xla_shape_front::draw_hlo_sharding(&shape, &s, devices, axes.as_deref()) {
+            Ok(svg) => (Some(svg), None),
+            Err(error) => (None, Some(error.to_string())),
+        };
     reply::ok(&ShardReply {
         sharding: s.to_string(),
         report: &report,
@@ -108,16 +109,17 @@ pub fn reshard(
         Err(error) => return reply::error(error),
     };
     let mesh = mesh.as_deref();
-    let plan = xla_shape::read_sharding(from, mesh).and_then(|from_sharding| {
-        let to_sharding = xla_shape::read_sharding(to, mesh)?;
-        let devices = xla_shape::shardy_device_count(&[from, to], mesh, devices.map(i64::from))?;
+    let plan = (|| -> Result<_, xla_shape_front::Error> {
+        let from_sharding = sharding_util::sdy::read_sharding(from, mesh)?;
+        let to_sharding = sharding_util::sdy::read_sharding(to, mesh)?;
+        let devices = sharding_util::sdy::device_count(&[from, to], mesh, devices.map(i64::from))?;
         Ok(sharding_util::reshard_plan(
             &shape,
             &from_sharding,
             &to_sharding,
             devices,
         )?)
-    });
+    })();
     match plan {
         Ok(plan) => reply::ok(&ReshardReply { plan: &plan }),
         Err(error) => reply::error(error),
@@ -189,7 +191,7 @@ mod tests {
         let reply = parsed(&shard("f32[4]", "{devices=[2}", None, None));
         assert_eq!(reply["ok"], false);
         let shape: schema::Shape = "f32[4]".parse().unwrap();
-        let error = xla_shape::shard(&shape, "{devices=[2}", None).unwrap_err();
+        let error = xla_shape_front::shard(&shape, "{devices=[2}", None).unwrap_err();
         assert_eq!(reply["error"], error.to_string());
     }
 

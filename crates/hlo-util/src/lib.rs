@@ -87,6 +87,7 @@ mod assignment;
 mod binary;
 mod entry_layout;
 mod error;
+mod input;
 mod liveness;
 mod names;
 mod opcodes;
@@ -112,8 +113,10 @@ pub use assignment::{
 pub use binary::{read_module, read_proto};
 pub use entry_layout::EntryLayout;
 pub use error::{HloError, HloErrorKind, ProtoError, ProtoErrorKind, ReadError};
+pub use input::{HEAD_BYTES, InputKind, NotModuleText};
 pub use liveness::{
-    LivenessError, ModuleBuffer, ModuleMemory, memory_from_module_reader, memory_from_module_text,
+    ESTIMATE_NOTE, LivenessError, ModuleBuffer, ModuleMemory, ModuleMemoryText,
+    memory_from_module_reader, memory_from_module_text,
 };
 pub use opcodes::{OPCODES, is_opcode};
 pub use origins::{

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::cargo::cargo_bin_cmd;
 use resvg::{tiny_skia, usvg};
-use xla_shape::pprof::Profile;
-use xla_shape::{MemoryDump, PeakReport};
+use xla_shape_front::pprof::Profile;
+use xla_shape_front::{MemoryDump, PeakReport};
 
 fn golden() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/peak_memory")
@@ -44,7 +44,7 @@ fn files(profile: &Profile) -> Vec<&str> {
 /// Checks `report`'s profile: a sample per live buffer, its bytes and
 /// labels; the bytes add up to the peak.
 fn check(program: &str, report: &PeakReport) -> Profile {
-    let profile = decode(&xla_shape::peak_pprof(Some(program), report).unwrap());
+    let profile = decode(&xla_shape_front::peak_pprof(Some(program), report).unwrap());
     assert_eq!(profile.sample.len(), report.live_at_peak.len(), "{program}");
     let total: i64 = profile.sample.iter().map(|s| s.value[1]).sum();
     assert_eq!(
@@ -83,7 +83,7 @@ fn every_golden_programs_profile_adds_up_to_its_peak_from_text_and_dump() {
         let dir = entry.unwrap().path();
         let program = dir.file_name().unwrap().to_string_lossy().into_owned();
         let text = std::fs::read(dir.join("compiled.txt")).unwrap();
-        let memory = xla_shape::module_peak_memory(&text).unwrap();
+        let memory = xla_shape_front::module_peak_memory(&text).unwrap();
         let from_text = check(&program, &memory.peak);
         let proto = std::fs::read(dir.join("after_optimizations.hlo.pb")).unwrap();
         let dump = MemoryDump::Proto(&proto).peak().unwrap();

@@ -77,9 +77,10 @@ fn tiles_are_labelled_by_the_devices_jax_gives_them() {
         let ids: Vec<i64> = serde_json::from_value(row["device_ids"].clone()).unwrap();
         let text = row["sharding"].as_str().unwrap();
         let shape = shape_util::make_shape(schema::PrimitiveType::F32, &dims).unwrap();
-        let sharding = xla_shape::read_sharding(text, None).unwrap();
+        let sharding = sharding_util::sdy::read_sharding(text, None).unwrap();
         let svg =
-            xla_shape::draw_hlo_sharding_on_devices(&shape, &sharding, None, None, &ids).unwrap();
+            xla_shape_front::draw_hlo_sharding_on_devices(&shape, &sharding, None, None, &ids)
+                .unwrap();
         let blocks = svg.contains("blocks: one a shard");
         blocks_seen += usize::from(blocks);
         assert_eq!(
@@ -101,14 +102,19 @@ fn the_issue_weight_names_devices_3_and_7_first() {
     // `devs[[3,6,0,5,7,1,4,2]].reshape(2, 4)`, `P(None, "model")`: the
     // first column's tile is on devices 3 and 7 (positions 0 and 4).
     let shape: schema::Shape = "f32[512,1024]".parse().unwrap();
-    let s = xla_shape::read_sharding(
+    let s = sharding_util::sdy::read_sharding(
         "{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}",
         None,
     )
     .unwrap();
-    let svg =
-        xla_shape::draw_hlo_sharding_on_devices(&shape, &s, None, None, &[3, 6, 0, 5, 7, 1, 4, 2])
-            .unwrap();
+    let svg = xla_shape_front::draw_hlo_sharding_on_devices(
+        &shape,
+        &s,
+        None,
+        None,
+        &[3, 6, 0, 5, 7, 1, 4, 2],
+    )
+    .unwrap();
     let first = svg.find(">3,7</text>").unwrap();
     // Devices 0 and 4 hold the third column (positions 2 and 6).
     assert!(svg.find(">0,4</text>").unwrap() > first);

@@ -5,11 +5,15 @@ use std::path::{Path, PathBuf};
 use prost::Message;
 
 use super::AssignmentError;
-use super::from_proto::peak_from_hlo_proto;
-use super::from_text::peak_from_text_dumps;
+use super::assignment_text::read_assignment_text;
+use super::from_proto::{Dump, peak_from_hlo_proto, peak_of_dump};
+use super::from_text::{peak_from_text_dumps, peak_of_text};
+use super::live_range::read_live_ranges;
 use super::report::PeakReport;
 use super::timeline::MemoryTimeline;
-use super::timeline_build::{timeline_from_hlo_proto, timeline_from_text_dumps};
+use super::timeline_build::{
+    timeline_from_hlo_proto, timeline_from_text_dumps, timeline_of_dump, timeline_of_text,
+};
 use crate::proto::HloProto;
 
 /// The first line of a `*-buffer-assignment.txt` dump.
@@ -111,6 +115,42 @@ impl MemoryDump<'_> {
                 buffer_assignment,
                 live_range,
             } => timeline_from_text_dumps(buffer_assignment, live_range),
+        }
+    }
+
+    /// The peak ([`MemoryDump::peak`]) and the memory timeline
+    /// ([`MemoryDump::timeline`]) of one reading of the dump: the message
+    /// is decoded, or the texts read, once for both.
+    ///
+    /// ```
+    /// let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/peak_memory/attention");
+    /// let bytes = std::fs::read(dir.join("after_optimizations.hlo.pb")).unwrap();
+    /// let dump = hlo_util::MemoryDump::Proto(&bytes);
+    /// let (peak, timeline) = dump.peak_and_timeline().unwrap();
+    /// assert_eq!(peak, dump.peak().unwrap());
+    /// assert_eq!(timeline, dump.timeline().unwrap());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`MemoryDump::peak`] and [`MemoryDump::timeline`].
+    pub fn peak_and_timeline(&self) -> Result<(PeakReport, MemoryTimeline), AssignmentError> {
+        match *self {
+            Self::Proto(bytes) => {
+                let dump = Dump::decode(bytes)?;
+                Ok((peak_of_dump(&dump)?, timeline_of_dump(&dump)?))
+            }
+            Self::Text {
+                buffer_assignment,
+                live_range,
+            } => {
+                let assignment = read_assignment_text(buffer_assignment)?;
+                let ranges = read_live_ranges(live_range)?;
+                Ok((
+                    peak_of_text(&assignment, &ranges)?,
+                    timeline_of_text(&assignment, &ranges)?,
+                ))
+            }
         }
     }
 }

@@ -110,7 +110,11 @@ impl Dump {
 /// or buffer assignment, ids the module or the assignment lacks, negative
 /// sizes, sums that overflow, a FREE of what is not allocated.
 pub fn peak_from_hlo_proto(bytes: &[u8]) -> Result<PeakReport, AssignmentError> {
-    let dump = Dump::decode(bytes)?;
+    peak_of_dump(&Dump::decode(bytes)?)
+}
+
+/// [`peak_from_hlo_proto`] of a dump already decoded.
+pub(crate) fn peak_of_dump(dump: &Dump) -> Result<PeakReport, AssignmentError> {
     let static_bytes = dump.static_bytes;
 
     // First pass: the peak and the first event that reaches it.

@@ -12,7 +12,7 @@ use super::AssignmentError;
 use super::assignment_text::read_assignment_text;
 use super::baseline::static_baseline;
 use super::bytes::add_bytes;
-use super::live_range::read_live_ranges;
+use super::live_range::{LiveRanges, read_live_ranges};
 use super::model::Assignment;
 use super::report::{PeakPoint, PeakReport, StepUnit};
 use super::summary::{allocation_totals, live_buffers};
@@ -73,8 +73,16 @@ pub fn peak_from_text_dumps(
 ) -> Result<PeakReport, AssignmentError> {
     let assignment = read_assignment_text(buffer_assignment)?;
     let ranges = read_live_ranges(live_range)?;
-    let (static_bytes, counted) = static_baseline(&assignment)?;
-    let heap = heap_values(&assignment, &ranges.ranges)?;
+    peak_of_text(&assignment, &ranges)
+}
+
+/// [`peak_from_text_dumps`] of the dumps already read.
+pub(crate) fn peak_of_text(
+    assignment: &Assignment,
+    ranges: &LiveRanges,
+) -> Result<PeakReport, AssignmentError> {
+    let (static_bytes, counted) = static_baseline(assignment)?;
+    let heap = heap_values(assignment, &ranges.ranges)?;
     let mut heap_peak = 0;
     let mut at = None;
     let mut peak_heap = Vec::new();
@@ -93,7 +101,7 @@ pub fn peak_from_text_dumps(
     if let Some(t) = at {
         live.extend(live_at(&peak_heap, t));
     }
-    let (device, host) = allocation_totals(&assignment)?;
+    let (device, host) = allocation_totals(assignment)?;
     Ok(PeakReport {
         peak_bytes,
         static_bytes,
@@ -107,7 +115,7 @@ pub fn peak_from_text_dumps(
                 .cloned()
                 .unwrap_or_default(),
         }),
-        live_at_peak: live_buffers(&assignment, &live),
+        live_at_peak: live_buffers(assignment, &live),
         device,
         host,
     })

@@ -8,7 +8,7 @@ use super::assignment_text::read_assignment_text;
 use super::baseline::static_baseline;
 use super::from_proto::Dump;
 use super::from_text::{Live, heap_values};
-use super::live_range::read_live_ranges;
+use super::live_range::{LiveRanges, read_live_ranges};
 use super::model::Assignment;
 use super::report::{BufferKind, LiveBuffer, StepUnit};
 use super::timeline::{MemoryTimeline, TimelineBuffer};
@@ -29,7 +29,11 @@ use crate::liveness::ModuleMemory;
 ///
 /// As [`super::peak_from_hlo_proto`].
 pub fn timeline_from_hlo_proto(bytes: &[u8]) -> Result<MemoryTimeline, AssignmentError> {
-    let dump = Dump::decode(bytes)?;
+    timeline_of_dump(&Dump::decode(bytes)?)
+}
+
+/// [`timeline_from_hlo_proto`] of a dump already decoded.
+pub(crate) fn timeline_of_dump(dump: &Dump) -> Result<MemoryTimeline, AssignmentError> {
     let steps = u64::try_from(dump.events.len()).unwrap_or(u64::MAX).max(1);
     let last = steps.saturating_sub(1);
     let mut buffers: Vec<TimelineBuffer> = dump
@@ -104,8 +108,16 @@ pub fn timeline_from_text_dumps(
 ) -> Result<MemoryTimeline, AssignmentError> {
     let assignment = read_assignment_text(buffer_assignment)?;
     let ranges = read_live_ranges(live_range)?;
-    let (_, counted) = static_baseline(&assignment)?;
-    let heap = heap_values(&assignment, &ranges.ranges)?;
+    timeline_of_text(&assignment, &ranges)
+}
+
+/// [`timeline_from_text_dumps`] of the dumps already read.
+pub(crate) fn timeline_of_text(
+    assignment: &Assignment,
+    ranges: &LiveRanges,
+) -> Result<MemoryTimeline, AssignmentError> {
+    let (_, counted) = static_baseline(assignment)?;
+    let heap = heap_values(assignment, &ranges.ranges)?;
     let ends = heap
         .iter()
         .map(|l| l.end)
@@ -118,7 +130,7 @@ pub fn timeline_from_text_dumps(
     let last = steps.saturating_sub(1);
     let mut buffers: Vec<TimelineBuffer> = counted
         .iter()
-        .filter_map(|&v| block(&assignment, v, 0, last))
+        .filter_map(|&v| block(assignment, v, 0, last))
         .collect();
     let mut groups: BTreeMap<usize, Vec<Live>> = BTreeMap::new();
     for live in heap {
@@ -142,14 +154,14 @@ pub fn timeline_from_text_dumps(
                 }
                 done => {
                     if let Some((largest, end)) = done {
-                        buffers.extend(block(&assignment, largest.value, largest.start, end));
+                        buffers.extend(block(assignment, largest.value, largest.start, end));
                     }
                     Some((live, live.end))
                 }
             };
         }
         if let Some((largest, end)) = stretch {
-            buffers.extend(block(&assignment, largest.value, largest.start, end));
+            buffers.extend(block(assignment, largest.value, largest.start, end));
         }
     }
     buffers.sort_by_key(|b| b.first);

@@ -21,6 +21,7 @@ mod mesh;
 mod mesh_index;
 mod parse;
 mod print;
+mod read;
 mod sharding;
 mod verify;
 
@@ -30,4 +31,5 @@ pub use lowered_report::{
     LoweredEntry, LoweredReport, LoweredTotals, MAX_LISTED_BYTES, ShardingSource,
 };
 pub use mesh::SdyMesh;
+pub use read::{CountSource, DeviceCountError, device_count, is_shardy, mesh_axes, read_sharding};
 pub use sharding::{MeshRef, SdyAxisRef, SdyDim, SdySharding, SdyShardingPerValue};

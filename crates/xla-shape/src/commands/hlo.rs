@@ -2,21 +2,17 @@
 //! (hlo-util's [`MemoryReport`]); XLA's dumps of a buffer assignment go to
 //! `hlo_dump`, the peak of a module's text (`--peak`) to `hlo_peak`.
 
-#[cfg(feature = "cli")]
 use std::fs::File;
 use std::io::BufRead;
-#[cfg(feature = "cli")]
 use std::io::BufReader;
 
 use super::hlo_json::Success;
 use hlo_util::MemoryReport;
 
-#[cfg(feature = "cli")]
 use crate::cli::HloArgs;
 
 /// Reads the module in `args.file` (`-`: standard input) and reports its
 /// largest buffers: the table, or (`json`) one JSON object, `ok` first.
-#[cfg(feature = "cli")]
 pub fn run(args: &HloArgs, json: bool) -> Result<String, String> {
     let top = if args.all { usize::MAX } else { args.top };
     if args.file != "-" {
@@ -58,5 +54,5 @@ pub fn run(args: &HloArgs, json: bool) -> Result<String, String> {
 }
 
 fn read(input: impl BufRead, top: usize) -> Result<MemoryReport, String> {
-    MemoryReport::read(input, top).map_err(|e| e.to_string())
+    xla_shape_front::hlo_memory_read(input, top).map_err(|e| e.to_string())
 }

@@ -6,13 +6,12 @@ use std::path::Path;
 
 use hlo_util::{MemoryDump, ModuleOrigins, PeakReport};
 
-use super::dump_files::DumpFiles;
 use super::files;
 use super::hlo_json::Success;
 use super::hlo_origins::Origins;
 use super::peak_outputs;
 use crate::cli::HloArgs;
-use crate::draw::timeline;
+use xla_shape_front::DumpFiles;
 
 /// The report of `args.file` when it is one of XLA's dumps (the text, or
 /// with `json` one JSON object, `ok` first); none for anything else, which
@@ -71,23 +70,22 @@ fn draw(
     dump: MemoryDump<'_>,
     origins: Option<&ModuleOrigins>,
 ) -> Result<(PeakReport, Option<String>), String> {
-    let mut report = dump.peak().map_err(|e| e.to_string())?;
+    // One reading of the dump gives the peak and, when asked for, the
+    // timeline.
+    let (mut report, timeline) = if args.timeline.is_some() {
+        let (report, timeline) = dump.peak_and_timeline().map_err(|e| e.to_string())?;
+        (report, Some(timeline))
+    } else {
+        (dump.peak().map_err(|e| e.to_string())?, None)
+    };
     if let Some(origins) = origins {
         origins.apply(&mut report);
     }
-    let svg = match &args.timeline {
-        Some(_) => {
-            let mut timeline_data = dump.timeline().map_err(|e| e.to_string())?;
-            if let Some(origins) = origins {
-                origins.apply_to_timeline(&mut timeline_data);
-            }
-            Some(timeline::render(
-                &timeline::title(Some(&args.file)),
-                &report,
-                &timeline_data,
-            ))
+    let svg = timeline.map(|mut timeline| {
+        if let Some(origins) = origins {
+            origins.apply_to_timeline(&mut timeline);
         }
-        None => None,
-    };
+        xla_shape_front::timeline_picture(Some(&args.file), &report, &timeline)
+    });
     Ok((report, svg))
 }

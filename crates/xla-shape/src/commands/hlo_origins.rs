@@ -8,10 +8,8 @@ use std::path::Path;
 use hlo_util::{GroupRow, PeakDiff, PeakReport, group_at_peak, groups_text};
 use serde::Serialize;
 
-use super::dump_files::DumpFiles;
-use super::module_peak::module_memory;
-use crate::Error;
 use crate::cli::HloArgs;
+use xla_shape_front::{DumpFiles, Error, module_peak_memory};
 
 /// The groupings and the diff asked for, as the JSON object has them.
 #[derive(Debug, Default, Serialize)]
@@ -75,7 +73,7 @@ fn peak_of_file(path: &str) -> Result<PeakReport, String> {
         }
         .to_string()
     })?;
-    module_memory(&input)
+    module_peak_memory(&input)
         .map(|m| m.peak)
         .map_err(|e| format!("{path}: {e}"))
 }

@@ -5,15 +5,9 @@
 use super::files;
 use super::hlo_json::Success;
 use super::hlo_origins::Origins;
-use super::module_peak::{module_memory_read, picture};
 use super::peak_outputs;
-use crate::Error;
 use crate::cli::HloArgs;
-
-/// The line that says the peak is an estimate, and how to get XLA's.
-pub const ESTIMATE_NOTE: &str = "estimate: the module is not scheduled (no is_scheduled=true), \
-     so its instructions were taken in the order of the text; compile it and pass \
-     compiled.as_text() for the peak XLA computes";
+use xla_shape_front::{Error, module_memory_timeline, module_peak_memory_read};
 
 /// The peak report of the module in `args.file` (`-`: standard input):
 /// the text with at most `top` live buffers listed and the reader's
@@ -22,7 +16,7 @@ pub const ESTIMATE_NOTE: &str = "estimate: the module is not scheduled (no is_sc
 pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<String, String> {
     // Read a line at a time: the text is not held, only the module's graph.
     let memory = if args.file == "-" {
-        module_memory_read(std::io::stdin().lock(), "standard input")
+        module_peak_memory_read(std::io::stdin().lock(), "standard input")
     } else {
         let file = std::fs::File::open(&args.file).map_err(|source| {
             Error::Open {
@@ -31,11 +25,11 @@ pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<String, String> {
             }
             .to_string()
         })?;
-        module_memory_read(std::io::BufReader::with_capacity(1 << 16, file), &args.file)
+        module_peak_memory_read(std::io::BufReader::with_capacity(1 << 16, file), &args.file)
     }
     .map_err(|e| e.to_string())?;
     if let Some(out) = &args.timeline {
-        let svg = picture(Some(&args.file), &memory);
+        let svg = module_memory_timeline(Some(&args.file), &memory);
         files::write_output(out, format!("{svg}\n").as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     }
@@ -52,12 +46,7 @@ pub fn run(args: &HloArgs, json: bool, top: usize) -> Result<String, String> {
         })
         .map_err(|e| e.to_string());
     }
-    let mut text = String::new();
-    if memory.peak_is_estimate {
-        text.push_str(ESTIMATE_NOTE);
-        text.push('\n');
-    }
-    text.push_str(&memory.peak.text(top).to_string());
+    let mut text = memory.text(top).to_string();
     text.push_str(&origins.text(args));
     if let Some(out) = written {
         text.push_str(&format!("\nwrote {out}"));

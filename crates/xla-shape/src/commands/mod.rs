@@ -1,69 +1,39 @@
 //! One module per subcommand; each turns an input into a plain line and a
-//! JSON object, or an error message. Without the `cli` feature only the
-//! pieces the library functions use are built.
+//! JSON object, or an error message.
 
-pub(crate) mod broadcast;
-#[cfg(feature = "cli")]
+mod broadcast;
 mod compare;
-#[cfg(feature = "cli")]
 mod decode;
-pub(crate) mod draw;
-pub(crate) mod dump_files;
-#[cfg(feature = "cli")]
+mod draw;
 mod encode;
-#[cfg(feature = "cli")]
 mod explain;
-#[cfg(feature = "cli")]
 mod files;
-#[cfg(feature = "cli")]
 mod hlo;
-#[cfg(feature = "cli")]
 mod hlo_dump;
-#[cfg(feature = "cli")]
 mod hlo_json;
-#[cfg(feature = "cli")]
-pub(crate) mod hlo_origins;
-#[cfg(feature = "cli")]
+mod hlo_origins;
 mod hlo_peak;
-#[cfg(feature = "cli")]
 mod index;
-#[cfg(feature = "cli")]
 mod literal;
-#[cfg(feature = "cli")]
 mod lowered;
-#[cfg(feature = "cli")]
 mod message;
-pub(crate) mod module_peak;
-#[cfg(feature = "cli")]
 mod order;
-#[cfg(feature = "cli")]
 mod parse;
-pub(crate) mod peak_outputs;
-#[cfg(feature = "cli")]
+mod peak_outputs;
 mod relayout;
-pub(crate) mod reshard;
-pub(crate) mod shard;
-#[cfg(feature = "cli")]
+mod reshard;
+mod shard;
 mod sharding;
-#[cfg(feature = "cli")]
 mod validate;
-#[cfg(feature = "cli")]
 mod view;
 
-// `[a,b,c]`, as XLA prints dimension lists.
-use index_util::dimension_list as list;
-#[cfg(feature = "cli")]
 use serde_json::Value;
 
-#[cfg(feature = "cli")]
 use crate::cli::Command;
-#[cfg(feature = "cli")]
 use crate::inputs::{inputs, inputs_with_blank_lines};
-#[cfg(feature = "cli")]
 use crate::output::Output;
 
 /// Runs one subcommand, writing its results to `out`.
-#[cfg(feature = "cli")]
 pub fn run(command: Command, out: &mut Output) {
     match command {
         Command::Parse { no_layout, shapes } => each(shapes, out, |s| parse::run(s, no_layout)),
@@ -156,12 +126,10 @@ pub fn run(command: Command, out: &mut Output) {
 }
 
 /// What a command makes of one input: the plain line(s) and the JSON fields.
-#[cfg(feature = "cli")]
 type Outcome = Result<(String, Value), String>;
 
 /// A typed report of a library crate as a command's outcome: its text form
 /// (`Display`) and its JSON fields (`Serialize`).
-#[cfg(feature = "cli")]
 fn reported<R: std::fmt::Display + serde::Serialize>(report: &R) -> Outcome {
     let fields = serde_json::to_value(report).map_err(|e| e.to_string())?;
     Ok((report.to_string(), fields))
@@ -170,7 +138,6 @@ fn reported<R: std::fmt::Display + serde::Serialize>(report: &R) -> Outcome {
 /// Runs `f` on every input (arguments, or lines of standard input), one
 /// output line each; a failure is reported and processing goes on. JSON
 /// objects carry the input.
-#[cfg(feature = "cli")]
 fn each(args: Vec<String>, out: &mut Output, f: impl FnMut(&str) -> Outcome) {
     each_of(inputs(args), out, f);
 }
@@ -178,7 +145,6 @@ fn each(args: Vec<String>, out: &mut Output, f: impl FnMut(&str) -> Outcome) {
 /// The inputs of a command that takes text, or hex with `hex`: for hex, a
 /// blank line of standard input is the empty message (as an empty argument
 /// is); for text, it is an error.
-#[cfg(feature = "cli")]
 fn hex_inputs(args: Vec<String>, hex: bool) -> Box<dyn Iterator<Item = Result<String, String>>> {
     if hex {
         inputs_with_blank_lines(args)
@@ -188,7 +154,6 @@ fn hex_inputs(args: Vec<String>, hex: bool) -> Box<dyn Iterator<Item = Result<St
 }
 
 /// [`each`] over inputs already gathered.
-#[cfg(feature = "cli")]
 fn each_of(
     inputs: impl Iterator<Item = Result<String, String>>,
     out: &mut Output,
@@ -209,7 +174,6 @@ fn each_of(
 }
 
 /// Reports the outcome of a command that takes its arguments directly.
-#[cfg(feature = "cli")]
 fn single(out: &mut Output, outcome: Outcome) {
     match outcome {
         Ok((plain, fields)) => out.success(&plain, fields),
@@ -218,25 +182,21 @@ fn single(out: &mut Output, outcome: Outcome) {
 }
 
 /// Parses an XLA shape string, filling in XLA's default layout.
-#[cfg(feature = "cli")]
 fn shape(text: &str) -> Result<schema::Shape, String> {
-    crate::operand::shape(text).map_err(|e| e.to_string())
+    xla_shape_front::operand::shape(text).map_err(|e| e.to_string())
 }
 
-/// [`crate::operand::shape_or_dims`] with the message as the error.
-#[cfg(feature = "cli")]
+/// [`xla_shape_front::operand::shape_or_dims`] with the message as the error.
 fn shape_or_dims(text: &str) -> Result<(schema::Shape, bool), String> {
-    crate::operand::shape_or_dims(text).map_err(|e| e.to_string())
+    xla_shape_front::operand::shape_or_dims(text).map_err(|e| e.to_string())
 }
 
 /// Lowercase hex of `bytes`.
-#[cfg(feature = "cli")]
 fn to_hex(bytes: &[u8]) -> String {
     hex::encode(bytes)
 }
 
 /// Bytes from hex (either case, surrounding whitespace ignored).
-#[cfg(feature = "cli")]
 fn from_hex(text: &str) -> Result<Vec<u8>, String> {
     let text = text.trim();
     hex::decode(text).map_err(|e| match e {
@@ -252,11 +212,11 @@ fn from_hex(text: &str) -> Result<Vec<u8>, String> {
     })
 }
 
-#[cfg(all(test, feature = "cli"))]
+#[cfg(test)]
 #[path = "deep_rank_tests.rs"]
 mod deep_rank_tests;
 
-#[cfg(all(test, feature = "cli"))]
+#[cfg(test)]
 mod tests {
     use super::*;
 

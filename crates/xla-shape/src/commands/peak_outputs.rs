@@ -1,52 +1,13 @@
-//! The peak's other pictures and formats, of a module's text or of XLA's
-//! dump alike: the flame graph (`--flame OUT.svg`) and the pprof profile
-//! (`--pprof OUT`) of the buffers live at the peak.
+//! `hlo --flame OUT.svg` and `--pprof OUT`: the peak's flame graph and
+//! pprof profile written to their files.
 
 use hlo_util::PeakReport;
-
-use crate::draw::flame;
-use crate::peak_samples::samples;
-use crate::pprof;
-
-/// `file`'s name, without its directories.
-fn file_name(file: &str) -> String {
-    std::path::Path::new(file)
-        .file_name()
-        .map_or_else(|| file.to_owned(), |n| n.to_string_lossy().into_owned())
-}
-
-/// The flame graph of `report`'s peak, titled with `file`'s name when
-/// given.
-pub fn flame_graph(file: Option<&str>, report: &PeakReport) -> String {
-    let title = match file {
-        Some(file) => format!("peak memory by Python stack: {}", file_name(file)),
-        None => "peak memory by Python stack".to_owned(),
-    };
-    flame::render(&title, &samples(report), report.peak_bytes)
-}
-
-/// The gzipped pprof profile of `report`'s peak, its comment naming
-/// `file` when given.
-///
-/// # Errors
-/// The compressor's.
-pub fn profile(file: Option<&str>, report: &PeakReport) -> std::io::Result<Vec<u8>> {
-    let mut comment = format!("buffers live at the peak: {} bytes", report.peak_bytes);
-    if let Some(at) = &report.peak_at {
-        comment.push_str(&format!(" at {}", at.instruction));
-    }
-    if let Some(file) = file {
-        comment.push_str(&format!(" of {}", file_name(file)));
-    }
-    pprof::gzipped(&samples(report), &comment)
-}
 
 /// Writes the flame graph and the pprof profile `args` asks for (of the
 /// module or dump `args.file`), and says where.
 ///
 /// # Errors
 /// Which file could not be written, and why.
-#[cfg(feature = "cli")]
 pub fn write(
     args: &crate::cli::HloArgs,
     report: &PeakReport,
@@ -57,12 +18,12 @@ pub fn write(
     let failed =
         |out: &std::path::Path, e: std::io::Error| format!("cannot write {}: {e}", out.display());
     if let Some(out) = &args.flame {
-        let svg = flame_graph(file, report);
+        let svg = xla_shape_front::peak_flame_graph(file, report);
         write_output(out, format!("{svg}\n").as_bytes()).map_err(|e| failed(out, e))?;
         written.flame = Some(out.display().to_string());
     }
     if let Some(out) = &args.pprof {
-        let bytes = profile(file, report).map_err(|e| failed(out, e))?;
+        let bytes = xla_shape_front::peak_pprof(file, report).map_err(|e| failed(out, e))?;
         write_output(out, &bytes).map_err(|e| failed(out, e))?;
         written.pprof = Some(out.display().to_string());
     }

@@ -8,7 +8,7 @@ use serde_json::json;
 use sharding_util::sdy::{SdyMesh, SdySharding};
 use sharding_util::{CanonicalSharding, HloSharding};
 
-use super::{Outcome, from_hex, reported, shard};
+use super::{Outcome, from_hex, reported};
 
 /// The canonical text (plain) and `{"sharding", "hex"}`; with `v2`, of the
 /// tile-assignment form; a Shardy sharding converted over `mesh`; with
@@ -19,7 +19,7 @@ pub fn run(input: &str, hex: bool, v2: bool, mesh: Option<&str>, sdy: bool) -> O
             .map_err(|e| format!("invalid OpSharding message: {e}"))?;
         HloSharding::from_proto(&proto).map_err(|e| e.to_string())?
     } else {
-        shard::sharding_in(input, mesh).map_err(|e| e.to_string())?
+        sharding_util::sdy::read_sharding(input, mesh).map_err(|e| e.to_string())?
     };
     if let (true, Some(mesh)) = (sdy, mesh) {
         return as_shardy(&s, mesh);

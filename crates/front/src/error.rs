@@ -15,11 +15,11 @@ use thiserror::Error;
 ///
 /// ```
 /// use stride_util::{ViewError, ViewSpecError};
-/// use xla_shape::Error;
+/// use xla_shape_front::Error;
 ///
-/// let error = xla_shape::view("[3,4]", &[".T.reshape(12)".to_owned()]).unwrap_err();
+/// let error = xla_shape_front::view("[3,4]", &[".T.reshape(12)".to_owned()]).unwrap_err();
 /// assert!(matches!(error, Error::View(ViewSpecError::View(ViewError::ReshapeNeedsCopy { .. }))));
-/// let error = xla_shape::broadcast(&["[2]".to_owned()], None, false, false).unwrap_err();
+/// let error = xla_shape_front::broadcast(&["[2]".to_owned()], None, false, false).unwrap_err();
 /// assert!(matches!(error, Error::OperandCount { count: 1 }));
 /// assert_eq!(error.to_string(), "XLA broadcasting takes two shapes, got 1");
 /// ```
@@ -83,11 +83,8 @@ pub enum Error {
     #[error(transparent)]
     Sharding(#[from] sharding_util::ShardingError),
     /// A device count that a Shardy sharding's mesh contradicts.
-    #[error("{message}")]
-    MeshDevices {
-        /// Which mesh holds how many devices, and what says otherwise.
-        message: String,
-    },
+    #[error(transparent)]
+    MeshDevices(sharding_util::sdy::DeviceCountError),
     /// A picture that cannot be drawn.
     #[error("{message}")]
     Picture {
@@ -120,18 +117,13 @@ pub enum Error {
         /// The buffer-assignment text.
         path: PathBuf,
     },
-    /// StableHLO given where the module's text is wanted.
-    #[error(
-        "this is StableHLO (jax's lowered.as_text()), whose buffers are not \
-         assigned yet: compile it and pass compiled.as_text()"
-    )]
-    StableHlo,
-    /// A serialized module given where the module's text is wanted.
-    #[error(
-        "the peak is computed from the module's text, not a serialized \
-         HloModuleProto: pass compiled.as_text() (or XLA's *after_optimizations.txt dump)"
-    )]
-    SerializedModule,
+    /// StableHLO or a serialized module given where the module's text is
+    /// wanted (hlo-util's message, naming the fix).
+    #[error(transparent)]
+    NotModuleText(#[from] hlo_util::NotModuleText),
+    /// A module (text or serialized) that cannot be read: where and why.
+    #[error(transparent)]
+    Module(#[from] hlo_util::ReadError),
     /// A dump whose buffer assignment cannot be replayed.
     #[error(transparent)]
     Assignment(#[from] AssignmentError),
@@ -147,7 +139,7 @@ impl Error {
     ///
     /// ```
     /// let shape: schema::Shape = "f32[8]".parse().unwrap();
-    /// let error = xla_shape::shard(&shape, "{replicated}", None).unwrap_err();
+    /// let error = xla_shape_front::shard(&shape, "{replicated}", None).unwrap_err();
     /// assert_eq!(error.to_string(), "{replicated} names no device count");
     /// assert_eq!(
     ///     error.with_device_count_hint("devices=N"),
@@ -167,5 +159,26 @@ impl Error {
     /// A picture's error from the drawing code's message.
     pub(crate) fn picture(message: String) -> Self {
         Self::Picture { message }
+    }
+}
+
+/// A sharding text that does not read: the parser's error, or Shardy's
+/// verifier's.
+impl From<sharding_util::sdy::ShardyError> for Error {
+    fn from(error: sharding_util::sdy::ShardyError) -> Self {
+        match error {
+            sharding_util::sdy::ShardyError::Parse(e) => Self::ShardingText(e),
+            sharding_util::sdy::ShardyError::Sharding(e) => Self::Sharding(e),
+        }
+    }
+}
+
+/// A device count that the shardings' meshes contradict.
+impl From<sharding_util::sdy::DeviceCountError> for Error {
+    fn from(error: sharding_util::sdy::DeviceCountError) -> Self {
+        match error {
+            sharding_util::sdy::DeviceCountError::Sharding(e) => Self::Sharding(e),
+            other => Self::MeshDevices(other),
+        }
     }
 }

@@ -5,7 +5,9 @@
 
 use std::io::{BufRead, Read};
 
-use hlo_util::{ModuleMemory, memory_from_module_reader, timeline_from_module_memory};
+use hlo_util::{
+    HEAD_BYTES, InputKind, ModuleMemory, memory_from_module_reader, timeline_from_module_memory,
+};
 
 use crate::Error;
 use crate::draw::timeline;
@@ -14,7 +16,7 @@ use crate::draw::timeline;
 /// live there, and every buffer over the steps of its schedule.
 ///
 /// # Errors
-/// [`Error::StableHlo`] or [`Error::SerializedModule`] instead of the
+/// [`Error::NotModuleText`] for StableHLO or a serialized module instead of the
 /// module's text (naming the fix); [`Error::Liveness`]: why the text cannot
 /// be analysed.
 pub fn module_memory(input: &[u8]) -> Result<ModuleMemory, Error> {
@@ -31,34 +33,15 @@ pub fn module_memory(input: &[u8]) -> Result<ModuleMemory, Error> {
 pub fn module_memory_read(mut input: impl BufRead, name: &str) -> Result<ModuleMemory, Error> {
     let mut head = Vec::new();
     (&mut input)
-        .take(HEAD_BYTES)
+        .take(HEAD_BYTES as u64)
         .read_to_end(&mut head)
         .map_err(|source| Error::Read {
             path: name.into(),
             source,
         })?;
-    let start = head
-        .iter()
-        .position(|b| !b.is_ascii_whitespace())
-        .unwrap_or(head.len());
-    let rest = head.get(start..).unwrap_or_default();
-    if rest.starts_with(b"module @") || rest.starts_with(b"module {") {
-        return Err(Error::StableHlo);
-    }
-    let printable = |b: &u8| b.is_ascii_graphic() || matches!(b, b' ' | b'\n' | b'\r' | b'\t');
-    let text =
-        rest.first().is_none_or(u8::is_ascii_alphabetic) && rest.iter().take(256).all(printable);
-    // A serialized module is not UTF-8 as a rule; text is checked a line at
-    // a time as it is read.
-    let first_line = rest.split(|&b| b == b'\n').next().unwrap_or_default();
-    if !(text || rest.starts_with(b"HloModule")) || std::str::from_utf8(first_line).is_err() {
-        return Err(Error::SerializedModule);
-    }
+    InputKind::of(&head).module_text()?;
     Ok(memory_from_module_reader(head.as_slice().chain(input))?)
 }
-
-/// How much of the input is read to tell what it is.
-const HEAD_BYTES: u64 = 1 << 16;
 
 /// The timeline picture of `memory`, titled with `file`'s name when given.
 pub fn picture(file: Option<&str>, memory: &ModuleMemory) -> String {
@@ -71,19 +54,27 @@ pub fn picture(file: Option<&str>, memory: &ModuleMemory) -> String {
 
 #[cfg(test)]
 mod tests {
+    use hlo_util::NotModuleText;
+
     use super::module_memory;
     use crate::Error;
 
     #[test]
     fn stablehlo_and_protos_are_refused_with_the_fix() {
         let error = module_memory(b"  module @jit_f attributes {}").unwrap_err();
-        assert!(matches!(error, Error::StableHlo));
+        assert!(matches!(
+            error,
+            Error::NotModuleText(NotModuleText::StableHlo)
+        ));
         assert!(
             error.to_string().ends_with("pass compiled.as_text()"),
             "{error}"
         );
         let error = module_memory(&[0x0a, 0x05, 0xff, 0x00]).unwrap_err();
-        assert!(matches!(error, Error::SerializedModule));
+        assert!(matches!(
+            error,
+            Error::NotModuleText(NotModuleText::Serialized)
+        ));
         let message = error.to_string();
         assert!(
             message.contains("not a serialized HloModuleProto"),

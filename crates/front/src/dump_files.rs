@@ -26,8 +26,8 @@ impl DumpFiles {
     /// file is not one of XLA's dumps, nor `live_range` given.
     ///
     /// ```
-    /// let error = xla_shape::DumpFiles::read("no such dump".as_ref(), None).unwrap_err();
-    /// assert!(matches!(error, xla_shape::Error::Open { .. }));
+    /// let error = xla_shape_front::DumpFiles::read("no such dump".as_ref(), None).unwrap_err();
+    /// assert!(matches!(error, xla_shape_front::Error::Open { .. }));
     /// assert!(error.to_string().starts_with("cannot open no such dump: "));
     /// ```
     ///

@@ -10,10 +10,10 @@
 //!
 //! ```
 //! use std::io::Read;
-//! let gz = xla_shape::peak_pprof(None, &hlo_util::PeakReport::default()).unwrap();
+//! let gz = xla_shape_front::peak_pprof(None, &hlo_util::PeakReport::default()).unwrap();
 //! let mut raw = Vec::new();
 //! flate2::read::GzDecoder::new(&gz[..]).read_to_end(&mut raw).unwrap();
-//! let profile: xla_shape::pprof::Profile = prost::Message::decode(&raw[..]).unwrap();
+//! let profile: xla_shape_front::pprof::Profile = prost::Message::decode(&raw[..]).unwrap();
 //! let space = &profile.sample_type[1];
 //! assert_eq!(profile.string_table[space.r#type as usize], "space");
 //! assert!(profile.sample.is_empty());
