@@ -12,7 +12,7 @@ use super::AssignmentError;
 use super::baseline::static_baseline;
 use super::bytes::inside;
 use super::dump_proto::{BufferAssignmentProto, HloProto};
-use super::heap::{Event, Heap, HeapFault};
+use super::heap::{Event, Heap, HeapFault, index};
 use super::heap_events::HeapTraces;
 use super::model::{Allocation, Assignment, Value};
 use super::report::{PeakPoint, PeakReport, StepUnit};
@@ -168,14 +168,14 @@ fn apply(
     ids: &[i64],
 ) -> Result<Option<usize>, AssignmentError> {
     let result = match event {
-        Event::Alloc(b) => heap.alloc(b),
-        Event::Free(b) => heap.free(b),
-        Event::ShareWith(b, canonical) => heap.share(b, canonical),
+        Event::Alloc(b) => heap.alloc(index(b)),
+        Event::Free(b) => heap.free(index(b)),
+        Event::ShareWith(b, canonical) => heap.share(index(b), index(canonical)),
     };
     result.map_err(|fault| {
         let field = format!("heap event {e}");
         let (Event::Alloc(b) | Event::Free(b) | Event::ShareWith(b, _)) = event;
-        let id = ids.get(b).copied().unwrap_or(-1);
+        let id = ids.get(index(b)).copied().unwrap_or(-1);
         match fault {
             HeapFault::Overflow => AssignmentError::Overflow(field),
             HeapFault::FreeUnallocated => AssignmentError::FreeUnallocated { field, id },

@@ -54,9 +54,9 @@ impl HeapTraces {
                     message: format!("{index}, but the assignment has {allocations} allocations"),
                 });
             }
-            events
-                .try_reserve(ranges.len())
-                .map_err(|_| AssignmentError::Overflow(format!("heap_simulator_traces[{t}]")))?;
+            // At least two bytes of the trace an event: the events take at
+            // most six times the trace.
+            events.reserve(ranges.len());
             for (e, range) in ranges.into_iter().enumerate() {
                 let event = EventProto::decode(bytes.get(range).unwrap_or_default())
                     .map_err(AssignmentError::Decode)?;
@@ -115,12 +115,17 @@ fn resolve(
     field: impl Fn(&str) -> String,
 ) -> Result<Event, AssignmentError> {
     let buffer = |id: i64, name: &str| {
-        ids.get(&id)
+        let v = ids
+            .get(&id)
             .copied()
             .ok_or_else(|| AssignmentError::UnknownBuffer {
                 field: field(name),
                 id,
-            })
+            })?;
+        u32::try_from(v).map_err(|_| AssignmentError::Contradiction {
+            field: field(name),
+            message: format!("logical buffer {id} is value {v}, past the 2^32 a dump numbers"),
+        })
     };
     if !event.instruction_name.is_empty() && !known.contains(event.instruction_name.as_str()) {
         return Err(AssignmentError::UnknownInstruction {
