@@ -4,8 +4,6 @@
 //! (`heap_events`): prost would build every event at once, with its names,
 //! about ten times the event's bytes.
 
-#![allow(missing_docs, clippy::all, clippy::pedantic)]
-
 use crate::proto::{BufferAllocationProto, HloModuleProto, LogicalBufferProto};
 
 /// `xla.HloProto`: its module and buffer assignment.
