@@ -105,8 +105,8 @@ mod text;
 mod wire;
 
 pub use assignment::{
-    AllocationTotals, AssignmentError, BufferKind, LiveBuffer, MemoryDump, MemoryTimeline,
-    PeakPoint, PeakReport, PeakText, StepUnit, TimelineBuffer, peak_from_hlo_proto,
+    AllocationTotals, AssignmentError, BufferKind, LiveBuffer, MAX_TIMELINE_BLOCKS, MemoryDump,
+    MemoryTimeline, PeakPoint, PeakReport, PeakText, StepUnit, TimelineBuffer, peak_from_hlo_proto,
     peak_from_text_dumps, timeline_from_hlo_proto, timeline_from_module_memory,
     timeline_from_text_dumps,
 };

@@ -8,7 +8,11 @@
 use std::fmt::Write;
 use std::time::Instant;
 
-use hlo_util::memory_from_module_text;
+use hlo_util::{ModuleMemory, memory_from_module_text};
+
+mod memory;
+
+use memory::peak_memory;
 
 const HEAD: &str = "HloModule m, is_scheduled=true\n\n";
 
@@ -134,12 +138,10 @@ fn many_buffers_live_at_once() {
     assert_eq!(memory.steps, u64::try_from(2 * n).unwrap());
 }
 
-#[test]
-#[ignore = "10^5 buffers live at once: run in release with --ignored"]
-fn a_hundred_thousand_buffers_live_at_once_in_under_2_s() {
-    let text = wide_module(100_000);
+/// The memory of `text` and the seconds it took, printed with its size.
+fn timed(text: &str) -> (ModuleMemory, f64) {
     let start = Instant::now();
-    let memory = memory_from_module_text(&text).unwrap();
+    let memory = memory_from_module_text(text).unwrap();
     let seconds = start.elapsed().as_secs_f64();
     println!(
         "{} bytes: peak {} bytes, {} buffers, in {seconds:.2} s",
@@ -147,23 +149,34 @@ fn a_hundred_thousand_buffers_live_at_once_in_under_2_s() {
         memory.peak.peak_bytes,
         memory.buffers.len()
     );
+    (memory, seconds)
+}
+
+#[test]
+#[ignore = "10^5 buffers live at once: run in release with --ignored"]
+fn a_hundred_thousand_buffers_live_at_once_in_under_2_s() {
+    let (_, seconds) = timed(&wide_module(100_000));
     assert!(seconds < 2.0, "{seconds:.2} s");
 }
 
 #[test]
 #[ignore = "a 10^6-instruction chain: run in release with --ignored"]
 fn a_million_instruction_chain() {
-    let text = chain_module(1_000_000);
-    let start = Instant::now();
-    let memory = memory_from_module_text(&text).unwrap();
-    let seconds = start.elapsed().as_secs_f64();
-    println!(
-        "{} bytes: peak {} bytes, {} buffers, in {seconds:.2} s",
-        text.len(),
-        memory.peak.peak_bytes,
-        memory.buffers.len()
-    );
+    let (memory, _) = timed(&chain_module(1_000_000));
     assert_eq!(memory.steps, 1_000_000);
+}
+
+#[test]
+#[ignore = "measures peak memory: run alone, in release"]
+fn a_million_instruction_chain_takes_a_small_multiple_of_its_text() {
+    let text = chain_module(1_000_000);
+    let before = peak_memory();
+    let (memory, _) = timed(&text);
+    let added = peak_memory().saturating_sub(before) as f64 + text.len() as f64;
+    let multiple = added / text.len() as f64;
+    println!("{multiple:.1}x");
+    assert_eq!(memory.steps, 1_000_000);
+    assert!(multiple <= 20.0, "{multiple:.1}x");
 }
 
 /// Writes the wide and the chained modules to `HOSTILE_MODULES_DIR` (for
@@ -173,14 +186,9 @@ fn a_million_instruction_chain() {
 #[ignore = "writes 50 MB of modules"]
 fn write_the_large_modules() {
     let dir = std::env::var_os("HOSTILE_MODULES_DIR").map_or_else(std::env::temp_dir, Into::into);
-    std::fs::write(
-        std::path::Path::new(&dir).join("wide.hlo"),
-        wide_module(100_000),
-    )
-    .unwrap();
-    std::fs::write(
-        std::path::Path::new(&dir).join("chain.hlo"),
-        chain_module(1_000_000),
-    )
-    .unwrap();
+    let write = |name: &str, text: String| {
+        std::fs::write(std::path::Path::new(&dir).join(name), text).unwrap();
+    };
+    write("wide.hlo", wide_module(100_000));
+    write("chain.hlo", chain_module(1_000_000));
 }

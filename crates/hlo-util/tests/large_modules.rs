@@ -11,25 +11,11 @@
 
 use hlo_util::{read_module, read_text};
 
-/// The protobuf wire format of what the tests need.
-fn varint(mut n: u64, out: &mut Vec<u8>) {
-    while n >= 0x80 {
-        out.push((n as u8) | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
-}
+mod memory;
+mod wire;
 
-fn bytes_field(number: u64, payload: &[u8], out: &mut Vec<u8>) {
-    varint((number << 3) | 2, out);
-    varint(payload.len() as u64, out);
-    out.extend_from_slice(payload);
-}
-
-fn int_field(number: u64, value: u64, out: &mut Vec<u8>) {
-    varint(number << 3, out);
-    varint(value, out);
-}
+use memory::peak_memory;
+use wire::{bytes_field, int_field, varint};
 
 /// An `HloInstructionProto` of shape `f32[]{}` (name 1, opcode 2, shape 3,
 /// parameter_number 9, id 35, operand_ids 36).
@@ -201,14 +187,6 @@ fn a_large_serialized_tuple_reads_an_element_at_a_time() {
         let module = read_module(bytes.as_slice(), |i| shapes.push(i.shape.len())).unwrap();
         check_large_tuple(&shapes, &module, layout);
     }
-}
-
-/// The process's peak resident memory (`VmHWM`), in bytes.
-fn peak_memory() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
-    let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
-    kib * 1024
 }
 
 /// Reads `input` and checks that the peak memory it added, with the

@@ -95,7 +95,6 @@ fn area(out: &mut Svg, report: &PeakReport, timeline: &MemoryTimeline, top: i64)
     let steps = timeline.steps.max(1);
     let columns = steps.min(PLOT_SPAN);
     let totals = timeline.live_bytes();
-    let kinds: Vec<Vec<u64>> = STACK.iter().map(|&k| timeline.live_bytes_of(k)).collect();
     let highest = totals
         .iter()
         .copied()
@@ -117,7 +116,10 @@ fn area(out: &mut Svg, report: &PeakReport, timeline: &MemoryTimeline, top: i64)
         .collect();
     let x_of_column = |c: u64| PLOT_X + scale(c, columns, PLOT_SPAN);
     let mut below = vec![0_u64; chosen.len()];
-    for (kind, live) in STACK.iter().zip(&kinds) {
+    // One kind's live bytes at a time: a timeline of many steps holds two
+    // sums at once, not five.
+    for kind in &STACK {
+        let live = timeline.live_bytes_of(*kind);
         let above: Vec<u64> = chosen
             .iter()
             .zip(&below)
@@ -305,15 +307,12 @@ fn bands(out: &mut Svg, timeline: &MemoryTimeline, top: i64, label_w: i64) -> i6
         );
         y += ROW.0 + ROW.1;
     }
-    let rest: Vec<TimelineBuffer> = order.iter().skip(SHOWN).map(|&b| b.clone()).collect();
-    if !rest.is_empty() {
-        let largest = rest.iter().map(|b| b.bytes).max().unwrap_or(0);
-        let others = MemoryTimeline {
-            unit: timeline.unit,
-            steps: timeline.steps,
-            buffers: rest,
-        };
-        let live = others.live_bytes();
+    let rest = order.len().saturating_sub(SHOWN);
+    if rest > 0 {
+        let largest = order.iter().skip(SHOWN).map(|b| b.bytes).max().unwrap_or(0);
+        // The others' live bytes, summed where they are, never copied.
+        let shown = order.get(..SHOWN).unwrap_or_default();
+        let live = timeline.live_bytes_where(|b| !shown.iter().any(|&s| std::ptr::eq(s, b)));
         let most = live.iter().copied().max().unwrap_or(0).max(1);
         let columns = steps.min(PLOT_SPAN);
         let mut d = format!("M{},{} ", PLOT_X, y + ROW.0);
@@ -342,7 +341,7 @@ fn bands(out: &mut Svg, timeline: &MemoryTimeline, top: i64, label_w: i64) -> i6
         );
         let words = format!(
             "{} smaller blocks of {} or less, together",
-            others.buffers.len(),
+            rest,
             human(largest)
         );
         out.text(

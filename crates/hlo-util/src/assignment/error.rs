@@ -100,6 +100,10 @@ pub enum AssignmentError {
     /// does not list (the two dumps are of different modules).
     #[error("live-range: no live range for {0}")]
     NoLiveRange(String),
+    /// A memory timeline of more blocks of storage than a picture draws
+    /// (the most, [`crate::MAX_TIMELINE_BLOCKS`]); the peak reads such a dump.
+    #[error("the memory timeline has more than {0} blocks of storage, the most it draws")]
+    TooManyBlocks(usize),
     /// A line of a text dump that does not read.
     #[error("{file}, line {line}: {message}")]
     Text {

@@ -3,7 +3,7 @@
 //! `*after_optimizations.hlo.pb`): the static baseline, then every heap
 //! trace's events replayed, trace after trace.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use prost::Message;
 use schema::Shape;
@@ -11,7 +11,9 @@ use schema::Shape;
 use super::AssignmentError;
 use super::baseline::static_baseline;
 use super::bytes::inside;
-use super::heap::{Event, Heap, HeapFault};
+use super::dump_proto::{BufferAssignmentProto, HloProto};
+use super::heap::{Event, Heap, HeapFault, index};
+use super::heap_events::HeapTraces;
 use super::model::{Allocation, Assignment, Value};
 use super::report::{PeakPoint, PeakReport, StepUnit};
 use super::summary::{allocation_totals, live_buffers};
@@ -19,19 +21,20 @@ use super::trace_order::check_trace_order;
 use crate::origins::Frame;
 use crate::origins::metadata::{InstOrigin, Origin};
 use crate::origins::tables::Tables;
-use crate::proto::{BufferAssignmentProto, HloModuleProto, HloProto};
+use crate::proto::HloModuleProto;
 
-/// A decoded dump: the assignment, its heap events with the instruction
-/// of each, and the static baseline's bytes and values.
+/// A decoded dump: the assignment, its heap events (their traces kept as
+/// bytes for the instruction of each), and the static baseline's bytes and
+/// values.
 pub(super) struct Dump {
-    /// The buffer assignment as read.
-    pub proto: BufferAssignmentProto,
+    /// Each logical buffer's id, by value index.
+    ids: Vec<i64>,
     /// Its allocations and values.
     pub assignment: Assignment,
     /// Every trace's events, trace after trace.
     pub events: Vec<Event>,
-    /// The instruction of each event.
-    pub names: Vec<String>,
+    /// The traces they are read from.
+    traces: HeapTraces,
     /// The static baseline's bytes.
     pub static_bytes: u64,
     /// The values the baseline counts.
@@ -52,28 +55,39 @@ impl Dump {
             .ok_or(AssignmentError::NoAssignment)?;
         let instructions = instructions(&module)?;
         let (assignment, ids) = assignment(&assignment_proto, &instructions)?;
-        let (events, names) = events(&assignment_proto, &ids, &instructions)?;
-        let lengths: Vec<usize> = assignment_proto
-            .heap_simulator_traces
+        let known: HashSet<&str> = instructions.values().map(|&(name, _, _)| name).collect();
+        let (traces, events) = HeapTraces::read(
+            assignment_proto.heap_simulator_traces,
+            assignment_proto.buffer_allocations.len(),
+            &ids,
+            &known,
+        )?;
+        drop(known);
+        let ids: Vec<i64> = assignment_proto
+            .logical_buffers
             .iter()
-            .map(|t| t.events.len())
+            .map(|b| b.id)
             .collect();
-        check_trace_order(&events, &lengths, assignment.values.len(), |b| {
-            assignment_proto
-                .logical_buffers
-                .get(b)
-                .map_or(-1, |buffer| buffer.id)
-        })?;
-        let names = names.into_iter().map(str::to_owned).collect();
+        check_trace_order(
+            &events,
+            &traces.lengths(events.len()),
+            assignment.values.len(),
+            |b| ids.get(b).copied().unwrap_or(-1),
+        )?;
         let (static_bytes, counted) = static_baseline(&assignment)?;
         Ok(Self {
-            proto: assignment_proto,
+            ids,
             assignment,
             events,
-            names,
+            traces,
             static_bytes,
             counted,
         })
+    }
+
+    /// The instruction of event `e` (counted over all traces).
+    pub fn instruction(&self, e: usize) -> String {
+        self.traces.instruction(e)
     }
 
     /// A heap with the static baseline allocated, before the first event.
@@ -92,7 +106,7 @@ impl Dump {
         let Some(&event) = self.events.get(e) else {
             return Ok(None);
         };
-        apply(heap, event, e, &self.proto)
+        apply(heap, event, e, &self.ids)
     }
 }
 
@@ -142,7 +156,7 @@ pub(crate) fn peak_of_dump(dump: &Dump) -> Result<PeakReport, AssignmentError> {
         peak_at: peak.1.map(|e| PeakPoint {
             step: u64::try_from(e).unwrap_or(u64::MAX),
             unit: StepUnit::HeapEvent,
-            instruction: dump.names.get(e).cloned().unwrap_or_default(),
+            instruction: dump.instruction(e),
         }),
         live_at_peak: live_buffers(&dump.assignment, &live),
         device,
@@ -155,17 +169,17 @@ fn apply(
     heap: &mut Heap,
     event: Event,
     e: usize,
-    proto: &BufferAssignmentProto,
+    ids: &[i64],
 ) -> Result<Option<usize>, AssignmentError> {
     let result = match event {
-        Event::Alloc(b) => heap.alloc(b),
-        Event::Free(b) => heap.free(b),
-        Event::ShareWith(b, canonical) => heap.share(b, canonical),
+        Event::Alloc(b) => heap.alloc(index(b)),
+        Event::Free(b) => heap.free(index(b)),
+        Event::ShareWith(b, canonical) => heap.share(index(b), index(canonical)),
     };
     result.map_err(|fault| {
         let field = format!("heap event {e}");
         let (Event::Alloc(b) | Event::Free(b) | Event::ShareWith(b, _)) = event;
-        let id = proto.logical_buffers.get(b).map_or(-1, |buffer| buffer.id);
+        let id = ids.get(index(b)).copied().unwrap_or(-1);
         match fault {
             HeapFault::Overflow => AssignmentError::Overflow(field),
             HeapFault::FreeUnallocated => AssignmentError::FreeUnallocated { field, id },
@@ -336,71 +350,6 @@ fn assignment(
         },
         ids,
     ))
-}
-
-/// Every trace's events in order, resolved, with each event's instruction.
-fn events<'p>(
-    proto: &'p BufferAssignmentProto,
-    ids: &HashMap<i64, usize>,
-    instructions: &HashMap<i64, Inst<'_>>,
-) -> Result<(Vec<Event>, Vec<&'p str>), AssignmentError> {
-    let known: std::collections::HashSet<&str> =
-        instructions.values().map(|&(name, _, _)| name).collect();
-    let total = proto
-        .heap_simulator_traces
-        .iter()
-        .map(|t| t.events.len())
-        .sum();
-    let mut events = Vec::with_capacity(total);
-    let mut names = Vec::with_capacity(total);
-    for (t, trace) in proto.heap_simulator_traces.iter().enumerate() {
-        let index = trace.buffer_allocation_index;
-        if usize::try_from(index).map_or(true, |a| a >= proto.buffer_allocations.len()) {
-            return Err(AssignmentError::Contradiction {
-                field: format!("heap_simulator_traces[{t}].buffer_allocation_index"),
-                message: format!(
-                    "{index}, but the assignment has {} allocations",
-                    proto.buffer_allocations.len()
-                ),
-            });
-        }
-        for (e, event) in trace.events.iter().enumerate() {
-            let field = |name: &str| format!("heap_simulator_traces[{t}].events[{e}].{name}");
-            let buffer = |id: i64, name: &str| {
-                ids.get(&id)
-                    .copied()
-                    .ok_or_else(|| AssignmentError::UnknownBuffer {
-                        field: field(name),
-                        id,
-                    })
-            };
-            if !event.instruction_name.is_empty()
-                && !known.contains(event.instruction_name.as_str())
-            {
-                return Err(AssignmentError::UnknownInstruction {
-                    field: field("instruction_name"),
-                    instruction: event.instruction_name.clone(),
-                });
-            }
-            let b = buffer(event.buffer_id, "buffer_id")?;
-            events.push(match event.kind {
-                0 => Event::Alloc(b),
-                1 => Event::Free(b),
-                2 => Event::ShareWith(
-                    b,
-                    buffer(event.share_with_canonical_id, "share_with_canonical_id")?,
-                ),
-                kind => {
-                    return Err(AssignmentError::UnknownEventKind {
-                        field: field("kind"),
-                        kind,
-                    });
-                }
-            });
-            names.push(event.instruction_name.as_str());
-        }
-    }
-    Ok((events, names))
 }
 
 /// The shape at `index` of `shape`, walked without recursion.

@@ -21,12 +21,14 @@ mod assignment_text;
 pub(crate) mod baseline;
 pub(crate) mod bytes;
 mod dump;
+mod dump_proto;
 mod error;
 mod from_proto;
 #[cfg(test)]
 mod from_proto_tests;
 mod from_text;
 pub(crate) mod heap;
+mod heap_events;
 mod live_range;
 pub(crate) mod model;
 mod report;
@@ -44,5 +46,6 @@ pub use report::{AllocationTotals, BufferKind, LiveBuffer, PeakPoint, PeakReport
 pub use report_text::PeakText;
 pub use timeline::{MemoryTimeline, TimelineBuffer};
 pub use timeline_build::{
-    timeline_from_hlo_proto, timeline_from_module_memory, timeline_from_text_dumps,
+    MAX_TIMELINE_BLOCKS, timeline_from_hlo_proto, timeline_from_module_memory,
+    timeline_from_text_dumps,
 };

@@ -101,6 +101,16 @@ impl MemoryTimeline {
         self.sum(|b| b.kind == kind)
     }
 
+    /// The live bytes of the blocks that `keep` at each step.
+    ///
+    /// ```
+    /// let timeline = hlo_util::MemoryTimeline::default();
+    /// assert!(timeline.live_bytes_where(|b| b.bytes > 4).is_empty());
+    /// ```
+    pub fn live_bytes_where(&self, keep: impl Fn(&TimelineBuffer) -> bool) -> Vec<u64> {
+        self.sum(keep)
+    }
+
     /// The bytes of the blocks that `keep` at each step: a sweep over
     /// where they start and end.
     /// A timeline of more steps than memory holds (built by hand: the

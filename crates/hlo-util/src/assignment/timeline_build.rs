@@ -3,6 +3,14 @@
 
 use std::collections::BTreeMap;
 
+/// The most blocks of storage a dump's timeline holds (2^20): a picture
+/// draws the largest few and the others as one row, and a dump of more
+/// blocks is refused before their names and shapes are copied.
+pub const MAX_TIMELINE_BLOCKS: usize = 1 << 20;
+
+/// A block before it is drawn: its first step, value and last step.
+type Block = (u64, usize, u64);
+
 use super::AssignmentError;
 use super::assignment_text::read_assignment_text;
 use super::baseline::static_baseline;
@@ -36,36 +44,43 @@ pub fn timeline_from_hlo_proto(bytes: &[u8]) -> Result<MemoryTimeline, Assignmen
 pub(crate) fn timeline_of_dump(dump: &Dump) -> Result<MemoryTimeline, AssignmentError> {
     let steps = u64::try_from(dump.events.len()).unwrap_or(u64::MAX).max(1);
     let last = steps.saturating_sub(1);
-    let mut buffers: Vec<TimelineBuffer> = dump
-        .counted
-        .iter()
-        .filter_map(|&v| block(&dump.assignment, v, 0, last))
-        .collect();
+    // Each block as its value and steps until the picture is drawn: the
+    // names and shapes are copied only for the blocks kept.
+    let mut blocks: Vec<Block> = dump.counted.iter().map(|&v| (0, v, last)).collect();
     let mut heap = dump.heap();
-    let mut open: BTreeMap<usize, u64> = BTreeMap::new();
+    // The step each value's storage was allocated at, while it is.
+    let mut open: Vec<Option<u64>> = vec![None; dump.assignment.values.len()];
     for e in 0..dump.events.len() {
         let step = u64::try_from(e).unwrap_or(u64::MAX);
         let Some(b) = dump.apply(&mut heap, e)? else {
             continue;
         };
-        match open.remove(&b) {
+        let Some(slot) = open.get_mut(b) else {
+            continue;
+        };
+        match slot.take() {
             // Freed: live up to the event before.
-            Some(first) => buffers.extend(block(
-                &dump.assignment,
-                b,
-                first,
-                step.saturating_sub(1).max(first),
-            )),
-            None => {
-                open.insert(b, step);
-            }
+            Some(first) => blocks.push((first, b, step.saturating_sub(1).max(first))),
+            None => *slot = Some(step),
+        }
+        if blocks.len() > MAX_TIMELINE_BLOCKS {
+            return Err(AssignmentError::TooManyBlocks(MAX_TIMELINE_BLOCKS));
         }
     }
-    buffers.extend(
-        open.into_iter()
-            .filter_map(|(b, first)| block(&dump.assignment, b, first, last)),
+    blocks.extend(
+        open.iter()
+            .enumerate()
+            .filter_map(|(b, first)| Some(((*first)?, b, last))),
     );
-    buffers.sort_by_key(|b| b.first);
+    if blocks.len() > MAX_TIMELINE_BLOCKS {
+        return Err(AssignmentError::TooManyBlocks(MAX_TIMELINE_BLOCKS));
+    }
+    drop(open);
+    blocks.sort_by_key(|&(first, _, _)| first);
+    let buffers = blocks
+        .into_iter()
+        .filter_map(|(first, v, last)| block(&dump.assignment, v, first, last))
+        .collect();
     Ok(MemoryTimeline {
         unit: StepUnit::HeapEvent,
         steps,
@@ -162,6 +177,9 @@ pub(crate) fn timeline_of_text(
         }
         if let Some((largest, end)) = stretch {
             buffers.extend(block(assignment, largest.value, largest.start, end));
+        }
+        if buffers.len() > MAX_TIMELINE_BLOCKS {
+            return Err(AssignmentError::TooManyBlocks(MAX_TIMELINE_BLOCKS));
         }
     }
     buffers.sort_by_key(|b| b.first);

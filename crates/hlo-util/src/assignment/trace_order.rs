@@ -4,7 +4,7 @@
 //! freed once.
 
 use super::AssignmentError;
-use super::heap::Event;
+use super::heap::{Event, index};
 
 /// Where a buffer stands in the trace being read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,8 +73,9 @@ fn check_event(
         )),
     };
     let (b, next) = match event {
-        Event::Alloc(b) => born(b, "ALLOC")?,
+        Event::Alloc(b) => born(index(b), "ALLOC")?,
         Event::ShareWith(b, canonical) => {
+            let (b, canonical) = (index(b), index(canonical));
             // The canonical buffer may be freed just before, at the
             // instruction that reuses it.
             if at(canonical) == State::Unborn {
@@ -86,16 +87,19 @@ fn check_event(
             }
             born(b, "SHARE_WITH")?
         }
-        Event::Free(b) => match at(b) {
-            State::Live(_) => (b, State::Freed(e)),
-            State::Unborn => return Err(format!("FREE of buffer {}, never allocated", id(b))),
-            State::Freed(first) => {
-                return Err(format!(
-                    "FREE of buffer {}, already freed at event {first}",
-                    id(b)
-                ));
+        Event::Free(b) => {
+            let b = index(b);
+            match at(b) {
+                State::Live(_) => (b, State::Freed(e)),
+                State::Unborn => return Err(format!("FREE of buffer {}, never allocated", id(b))),
+                State::Freed(first) => {
+                    return Err(format!(
+                        "FREE of buffer {}, already freed at event {first}",
+                        id(b)
+                    ));
+                }
             }
-        },
+        }
     };
     if let Some(s) = state.get_mut(b) {
         *s = next;

@@ -4,7 +4,7 @@
 //! of an earlier result whose live range it does not overlap, or else left
 //! to the heap simulator (temporaries).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::buffers::Buffers;
 use super::dataflow::Dataflow;
@@ -37,10 +37,11 @@ pub(crate) struct Alloc {
     /// The union of its buffers' live ranges, as disjoint closed ranges
     /// (start to end): a buffer outside it interferes with none of them.
     cover: BTreeMap<u64, u64>,
-    /// Its buffers by the start of their live ranges, with their ends.
-    starts: BTreeMap<u64, Vec<(usize, u64)>>,
-    /// Its buffers by the end of their live ranges, with their starts.
-    ends: BTreeMap<u64, Vec<(usize, u64)>>,
+    /// Its buffers by the start of their live ranges: (start, buffer,
+    /// end), one entry each (no list per step).
+    starts: BTreeSet<(u64, usize, u64)>,
+    /// Its buffers by the end of their live ranges: (end, buffer, start).
+    ends: BTreeSet<(u64, usize, u64)>,
     /// The longest of its buffers' live ranges (end less start).
     longest: u64,
 }
@@ -67,22 +68,29 @@ impl Alloc {
     fn near(&self, start: u64, end: u64) -> impl Iterator<Item = usize> + '_ {
         let inside = self
             .starts
-            .range(start..=end)
-            .flat_map(|(_, b)| b.iter().map(|&(b, _)| b));
+            .range((start, 0, 0)..=(end, usize::MAX, u64::MAX))
+            .map(|&(_, b, _)| b);
         let reach = start.saturating_add(self.longest);
         let before = self
             .ends
-            .range(start..=reach)
-            .flat_map(move |(_, b)| b.iter().filter(move |&&(_, s)| s < start))
-            .map(|&(b, _)| b);
+            .range((start, 0, 0)..=(reach, usize::MAX, u64::MAX))
+            .filter(move |&&(_, _, s)| s < start)
+            .map(|&(_, b, _)| b);
         inside.chain(before)
+    }
+
+    /// Drops the lookups of its buffers' live ranges.
+    fn forget_ranges(&mut self) {
+        self.cover = BTreeMap::new();
+        self.starts = BTreeSet::new();
+        self.ends = BTreeSet::new();
     }
 
     /// Adds a buffer live over `start..=end`.
     fn add(&mut self, b: usize, start: u64, end: u64) {
         self.buffers.push(b);
-        self.starts.entry(start).or_default().push((b, end));
-        self.ends.entry(end).or_default().push((b, start));
+        self.starts.insert((start, b, end));
+        self.ends.insert((end, b, start));
         self.longest = self.longest.max(end.saturating_sub(start));
         let (mut start, mut end) = (start, end);
         while let Some((&a, &z)) = self
@@ -195,6 +203,11 @@ pub(crate) fn assign(graph: &Graph, flow: &Dataflow, buffers: &Buffers) -> Assig
         } else {
             out.place[b] = Place::Heap;
         }
+    }
+    // The lookups are done with: what is read of an allocation from here
+    // on is its buffers and flags.
+    for alloc in &mut out.allocations {
+        alloc.forget_ranges();
     }
     out
 }

@@ -205,6 +205,10 @@ pub(crate) fn buffers(
             buffer.end = buffer.end.max(value.end);
         }
     }
+    // Grown a push at a time: the spare capacity (up to as much again)
+    // goes back before the analyses that follow.
+    out.list.shrink_to_fit();
+    out.values.shrink_to_fit();
     Ok(out)
 }
 

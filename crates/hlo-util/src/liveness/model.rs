@@ -16,11 +16,9 @@ use super::value_order::ValueOrder;
 use crate::assignment::baseline::static_baseline;
 use crate::assignment::bytes::add_bytes;
 use crate::assignment::model::{Allocation, Assignment, Value};
-use crate::assignment::summary::{
-    allocation_totals, live_buffer, live_buffers, sort_largest_first,
-};
+use crate::assignment::summary::{allocation_totals, live_buffers, sort_largest_first};
 use crate::origins::metadata::Origin;
-use crate::{BufferSizes, PeakPoint, PeakReport, StepUnit};
+use crate::{BufferSizes, LiveBuffer, PeakPoint, PeakReport, StepUnit};
 
 /// Computes the peak memory of a module and its buffers from its text
 /// (`compiled.as_text()`), as XLA's buffer assignment would.
@@ -69,7 +67,8 @@ pub fn memory_from_module_text(text: &str) -> Result<ModuleMemory, LivenessError
 pub fn memory_from_module_reader(
     input: impl std::io::BufRead,
 ) -> Result<ModuleMemory, LivenessError> {
-    let graph = read_graph(input)?;
+    let mut graph = read_graph(input)?;
+    graph.insts.shrink_to_fit();
     let flow = dataflow(&graph)?;
     let schedule = flatten(&graph)?;
     let buffers = buffers(&graph, &flow, &schedule)?;
@@ -89,8 +88,9 @@ pub fn memory_from_module_reader(
         alignment,
     )?;
     let overflow = |what: &str| LivenessError::Overflow(what.to_owned());
-    let (model, of_buffer) = to_model(&graph, &flow, &buffers, &assigned, (&heap.sizes, alignment))
-        .ok_or_else(|| overflow("the temporary allocations"))?;
+    let (mut model, of_buffer) =
+        to_model(&graph, &flow, &buffers, &assigned, (&heap.sizes, alignment))
+            .ok_or_else(|| overflow("the temporary allocations"))?;
     let (static_bytes, mut live) =
         static_baseline(&model).map_err(|_| overflow("the static baseline"))?;
     live.extend(
@@ -128,6 +128,14 @@ pub fn memory_from_module_reader(
             *slot = Some((buffer.start, buffer.end));
         }
     }
+    // The analyses are done with: only the model and what is listed of it
+    // stay for the report.
+    let (scheduled, steps, warnings) = (
+        graph.scheduled,
+        schedule.end(),
+        std::mem::take(&mut graph.warnings),
+    );
+    drop((graph, flow, schedule, buffers, assigned));
     let mut order: Vec<usize> = (0..model.values.len()).collect();
     sort_largest_first(&model, &mut order);
     order.sort_by_key(|&v| model.kind_of(v) == crate::BufferKind::ThreadLocal);
@@ -150,26 +158,41 @@ pub fn memory_from_module_reader(
         }
     }
     drop(position);
-    let buffers_out = order
-        .iter()
-        .zip(storage_of)
-        .filter_map(|(&v, storage_of)| {
-            let range = steps_of.get(v).copied().flatten();
-            Some(ModuleBuffer {
-                first_step: range.map(|r| r.0),
-                last_step: range.map(|r| r.1),
-                storage_of,
-                buffer: live_buffer(&model, v)?,
-            })
-        })
-        .collect();
+    // Each value's names are moved, not copied, into its buffer.
+    let mut kinds: Vec<_> = order.iter().map(|&v| model.kind_of(v)).collect();
+    let mut buffers_out = Vec::with_capacity(order.len());
+    for ((&v, storage_of), kind) in order.iter().zip(storage_of).zip(kinds.drain(..)) {
+        let range = steps_of.get(v).copied().flatten();
+        let Some(value) = model.values.get_mut(v) else {
+            continue;
+        };
+        buffers_out.push(ModuleBuffer {
+            first_step: range.map(|r| r.0),
+            last_step: range.map(|r| r.1),
+            storage_of,
+            buffer: take_buffer(value, kind),
+        });
+    }
     Ok(ModuleMemory {
         peak,
-        peak_is_estimate: !graph.scheduled,
-        steps: schedule.end(),
+        peak_is_estimate: !scheduled,
+        steps,
         buffers: buffers_out,
-        warnings: graph.warnings,
+        warnings,
     })
+}
+
+/// The buffer of `value`, of `kind`, its names moved out of it.
+fn take_buffer(value: &mut Value, kind: crate::BufferKind) -> LiveBuffer {
+    LiveBuffer {
+        name: std::mem::take(&mut value.instruction),
+        shape_index: std::mem::take(&mut value.shape_index),
+        shape: std::mem::take(&mut value.shape),
+        bytes: value.bytes,
+        kind,
+        op_name: value.origin.op_name.take(),
+        stack: std::mem::take(&mut value.origin.stack),
+    }
 }
 
 /// The analyses' result as an assignment: one value per buffer (its
@@ -213,7 +236,8 @@ fn to_model(
     let order = ValueOrder::new(graph);
     // The order key of each model value, to list an allocation's values in
     // XLA's order (the static baseline counts the first of the largest).
-    let mut keys = Vec::new();
+    let mut keys = Vec::with_capacity(buffers.list.len());
+    model.values.reserve_exact(buffers.list.len());
     for (b, buffer) in buffers.list.iter().enumerate() {
         let place = assigned.place.get(b).copied().unwrap_or(Place::None);
         let values = buffer.values.iter().filter_map(|&v| buffers.values.get(v));
