@@ -123,3 +123,27 @@ def test_each_live_buffer_has_its_op_name_stack_and_source():
     assert parameter.op_name.startswith("args[") and parameter.stack == [] and parameter.source is None
     sourced = next(b for b in report.live_at_peak if b.stack)
     assert isinstance(sourced.stack[0], xla_shape.Frame) and sourced.stack[0].column is not None
+
+
+@pytest.mark.parametrize("name", ["scan_cumulative", "fori_loop", "host_result"])
+def test_a_file_of_module_text_is_read_as_its_text(name, tmp_path):
+    # compiled.as_text() saved to a file, and the same path as a pathlib.Path
+    path = GOLDEN / "peak_memory" / name / "compiled.txt"
+    from_text = xla_shape.peak_memory(path.read_text())
+    for given in (str(path), path):
+        report = xla_shape.peak_memory(given)
+        assert report.peak_bytes == from_text.peak_bytes
+        assert [b.name for b in report.live_at_peak] == [b.name for b in from_text.live_at_peak]
+    assert "<svg" in xla_shape.memory_timeline(path)._repr_svg_()
+    stablehlo = tmp_path / "lowered.mlir"
+    stablehlo.write_text("module @jit_f {\n}\n")
+    with pytest.raises(xla_shape.HloError, match="StableHLO"):
+        xla_shape.peak_memory(stablehlo)
+
+
+def test_xlas_text_dump_of_a_loop_is_read_from_its_path():
+    # XLA's *after_optimizations.txt (--xla_dump_to) of a scan on an H100
+    path = GOLDEN / "peak_memory_h100" / "big_scan_layers_remat" / "after_optimizations.txt"
+    expected = {r["name"]: r for r in golden("peak_memory_h100/memory_analysis")}
+    report = xla_shape.peak_memory(path)
+    assert report.peak_bytes == expected["big_scan_layers_remat"]["memory_analysis"]["peak_memory_in_bytes"]

@@ -54,15 +54,27 @@ def hlo_memory(module: Any) -> MemoryReport:
     return MemoryReport(call(_native.hlo_memory, _inputs.module(module)))
 
 
+def _is_module_text(text: str) -> bool:
+    """Whether ``text`` (or its first bytes) is a module's text: HLO, or
+    StableHLO (which the native functions refuse with their message)."""
+    return text.lstrip().startswith("HloModule") or _native.is_stablehlo(text)
+
+
 def _module_text(x: Any) -> Any:
     """The module text ``x`` is or gives, or ``None`` for a dump (bytes, a
     path): a ``str`` is text when it starts with ``HloModule`` or
-    ``module`` (StableHLO, refused natively) or spans lines."""
+    ``module`` (StableHLO, refused natively) or spans lines; a path is read
+    as text when its file holds a module's text (``compiled.as_text()``
+    saved, or XLA's ``*after_optimizations.txt`` dump)."""
     x = _inputs.module(x) if not isinstance(x, (bytes, _os.PathLike)) else x
-    if not isinstance(x, str):
-        return None
-    if x.lstrip().startswith("HloModule") or _native.is_stablehlo(x) or "\n" in x:
+    if isinstance(x, str) and (_is_module_text(x) or "\n" in x):
         return x
+    if isinstance(x, (str, _os.PathLike)) and _os.path.isfile(x):
+        with open(x, "rb") as f:
+            head = f.read(256).decode("utf-8", errors="replace")
+        if _is_module_text(head):
+            with open(x, encoding="utf-8") as f:
+                return f.read()
     return None
 
 
