@@ -99,9 +99,10 @@ def peak_memory(x: Any) -> PeakReport:
     ``peak_memory_in_bytes``: the report ``xla-shape hlo FILE --peak``
     prints. ``x`` is one of:
 
-    - the module's text (a ``str``: ``compiled.as_text()``), a jax
-      ``Compiled``, or any object with an ``as_text()`` method giving the
-      text: the peak computed from the scheduled module alone, as XLA's
+    - the module's text (a ``str``: ``compiled.as_text()``), the path of
+      a file holding it (XLA's ``*after_optimizations.txt`` dump too), a
+      jax ``Compiled``, or any object with an ``as_text()`` method giving
+      the text: the peak computed from the scheduled module alone, as XLA's
       buffer assignment would place its buffers; the report adds
       ``peak_is_estimate`` (true for a module without a schedule, taken in
       the order of its text), ``steps`` and ``buffers`` (every buffer with
