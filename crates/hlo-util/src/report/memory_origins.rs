@@ -77,3 +77,58 @@ impl RowOrigins {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use prost::Message;
+
+    use crate::MemoryReport;
+    use crate::proto::HloModuleProto;
+
+    /// The golden `dot.pb` module, its `stack_frame_index` changed by `edit`.
+    fn dot(edit: impl FnOnce(&mut HloModuleProto)) -> Vec<u8> {
+        let bytes = std::fs::read(conformance::golden_dir().join("hlo/dot.pb")).unwrap();
+        let mut module = HloModuleProto::decode(bytes.as_slice()).unwrap();
+        edit(&mut module);
+        module.encode_to_vec()
+    }
+
+    #[test]
+    fn a_serialized_modules_bad_frames_are_warnings() {
+        let fine = MemoryReport::read(dot(|_| {}).as_slice(), 3).unwrap();
+        assert!(fine.instructions.iter().any(|r| !r.stack.is_empty()));
+        assert!(fine.module.warnings.is_empty());
+        let circle = dot(|m| {
+            let frames = &mut m.stack_frame_index.as_mut().unwrap().stack_frames;
+            frames[0].parent_frame_id = 2;
+            frames[1].parent_frame_id = 1;
+        });
+        let report = MemoryReport::read(circle.as_slice(), usize::MAX).unwrap();
+        assert!(report.instructions.iter().all(|r| r.stack.is_empty()));
+        let fusion = report
+            .instructions
+            .iter()
+            .find(|r| r.name == "ynn_fusion")
+            .unwrap();
+        assert_eq!(fusion.op_name.as_deref(), Some("jit(<lambda>)/dot_general"));
+        assert_eq!(
+            report.module.warnings.len(),
+            1,
+            "{:?}",
+            report.module.warnings
+        );
+        assert!(
+            report.module.warnings[0]
+                .ends_with("(the parent frames go round in a circle); the stacks are left out")
+        );
+        let none = dot(|m| m.stack_frame_index = None);
+        let report = MemoryReport::read(none.as_slice(), usize::MAX).unwrap();
+        assert!(report.instructions.iter().all(|r| r.stack.is_empty()));
+        assert_eq!(
+            report.module.warnings,
+            [
+                "instruction dot_general.0 names stack frame 4, which the module lacks; its stack is left out"
+            ]
+        );
+    }
+}
