@@ -53,3 +53,24 @@ def test_bytes_like_inputs_and_errors():
         xla_shape.hlo_memory("\x01 not a module")
     with pytest.raises(TypeError):
         xla_shape.hlo_memory(42)
+
+
+def test_each_buffer_has_its_origin_from_the_text_and_the_serialized_module():
+    report = xla_shape.hlo_memory((HLO / "dot.txt").read_text(encoding="utf-8"))
+    serialized = xla_shape.hlo_memory((HLO / "dot.pb").read_bytes())
+    fusion = next(i for i in report.instructions if i.name == "ynn_fusion")
+    assert fusion.op_name == "jit(<lambda>)/dot_general"
+    assert fusion.source == "gen_hlo_memory.py:83"
+    assert isinstance(fusion.stack[0], xla_shape.Frame)
+    assert (fusion.stack[0].function, fusion.stack[0].column, fusion.stack[-1].function) == (
+        "programs.<locals>.<lambda>",
+        29,
+        "<module>",
+    )
+    parameter = next(i for i in report.instructions if i.name == "a.1")
+    assert (parameter.op_name, parameter.stack, parameter.source) == ("a", [], None)
+
+    def origins(r):
+        return sorted((i.computation, i.name, i.op_name, repr(i.to_dict()["stack"])) for i in r.instructions)
+
+    assert origins(serialized) == origins(report)

@@ -229,12 +229,49 @@ class ReshardPlan(Record):
         super().__init__(fields)
 
 
-class InstructionBuffer(Record):
+class Frame(Record):
+    """A frame of a buffer's Python stack: the ``file``, ``line`` and
+    ``function``, and where the module records them ``end_line``,
+    ``column`` and ``end_column`` (else ``None``)."""
+
+    file: str
+    line: int
+    function: str
+    end_line: Optional[int]
+    column: Optional[int]
+    end_column: Optional[int]
+
+    def __init__(self, fields: Mapping[str, Any]) -> None:
+        keys = ("file", "line", "function", "end_line", "column", "end_column")
+        full = {key: fields.get(key) for key in keys}
+        full.update(fields)
+        super().__init__(full)
+
+
+class Sourced(Record):
+    """A record of a buffer with an origin: its defining instruction's
+    ``op_name`` and ``stack`` (:class:`Frame`, innermost first), and
+    ``source``, the innermost frame's ``"file:line"``."""
+
+    _entries = {"stack": Frame}
+
+    op_name: Optional[str]
+    stack: List[Frame]
+
+    @property
+    def source(self) -> Optional[str]:
+        """``"file:line"`` of the innermost frame, ``None`` without a stack."""
+        stack = self._fields.get("stack") or []
+        return "%s:%d" % (stack[0].file, stack[0].line) if stack else None
+
+
+class InstructionBuffer(Sourced):
     """An instruction's buffer in an HLO module: ``computation``, ``name``,
     ``opcode``, ``shape``, logical ``bytes``, ``allocated_bytes`` (tiles
-    included), ``padding_bytes`` and ``padding_ratio``, ``memory_space``
-    and, for a sharded module, the ``per_device_shape`` and
-    ``per_device_bytes``."""
+    included), ``padding_bytes`` and ``padding_ratio``, ``memory_space``,
+    for a sharded module the ``per_device_shape`` and
+    ``per_device_bytes``; and where it comes from, as a
+    :class:`LiveBuffer`: ``op_name``, ``stack`` and ``source``."""
 
     computation: str
     name: str
@@ -295,26 +332,7 @@ class PeakAt(Record):
     instruction: str
 
 
-class Frame(Record):
-    """A frame of a buffer's Python stack: the ``file``, ``line`` and
-    ``function``, and where the module records them ``end_line``,
-    ``column`` and ``end_column`` (else ``None``)."""
-
-    file: str
-    line: int
-    function: str
-    end_line: Optional[int]
-    column: Optional[int]
-    end_column: Optional[int]
-
-    def __init__(self, fields: Mapping[str, Any]) -> None:
-        keys = ("file", "line", "function", "end_line", "column", "end_column")
-        full = {key: fields.get(key) for key in keys}
-        full.update(fields)
-        super().__init__(full)
-
-
-class LiveBuffer(Record):
+class LiveBuffer(Sourced):
     """A buffer live at the peak (or, with ``first_step``, ``last_step``
     and ``storage_of``, the position in ``buffers`` of the buffer whose
     storage it takes over, any buffer of a module's text): its ``name``,
@@ -324,24 +342,14 @@ class LiveBuffer(Record):
     (:class:`Frame`, innermost first; empty when none); and ``source``,
     the innermost frame's ``"file:line"``."""
 
-    _entries = {"stack": Frame}
-
     name: str
     shape_index: List[int]
     shape: str
     bytes: int
     kind: str
-    op_name: Optional[str]
-    stack: List[Frame]
     first_step: Optional[int]
     last_step: Optional[int]
     storage_of: Optional[int]
-
-    @property
-    def source(self) -> Optional[str]:
-        """``"file:line"`` of the innermost frame, ``None`` without a stack."""
-        stack = self._fields.get("stack") or []
-        return "%s:%d" % (stack[0].file, stack[0].line) if stack else None
 
 
 class AllocationTotals(Record):

@@ -10,7 +10,10 @@ use schema::MAX_DEPTH;
 use sharding_util::HloSharding;
 
 use crate::entry_layout::{Compared, EntryLayout, check_entry_layout, write_key};
-use crate::proto::{HloComputationProto, HloInstructionProto, HloModuleProto};
+use crate::origins::metadata::ProtoMetadata;
+use crate::proto::{
+    HloComputationProto, HloInstructionProto, HloModuleProto, StackFrameIndexProto,
+};
 use crate::proto_shape::{ShapeBytesError, field_bytes, shape_events};
 use crate::shape_facts::{EntryTotals, FactsBuilder, ShapeFacts};
 use crate::text::warn_unknown_opcode;
@@ -41,6 +44,20 @@ pub fn read_module<R: BufRead>(
     mut input: R,
     visit: impl FnMut(&Instruction<'_>),
 ) -> Result<ModuleSummary, ReadError> {
+    if is_text(&mut input)? {
+        return Ok(read_text(input, visit)?);
+    }
+    let bytes = read_message(input).map_err(|e| wire_error("HloModuleProto", &e))?;
+    Ok(read_proto(&bytes, visit)?)
+}
+
+/// Whether `input` is to be read as module text ([`read_module`]), told
+/// by its first bytes, which are left unread.
+///
+/// # Errors
+///
+/// The error reading `input`.
+pub(crate) fn is_text(input: &mut impl BufRead) -> std::io::Result<bool> {
     let head = input.fill_buf()?;
     let head = head.strip_prefix(BOM).unwrap_or(head);
     let start = head
@@ -53,11 +70,7 @@ pub fn read_module<R: BufRead>(
     let printable = |b: &u8| b.is_ascii_graphic() || matches!(b, b' ' | b'\n' | b'\r' | b'\t');
     let text = head[start..].first().is_none_or(u8::is_ascii_alphabetic)
         && head.iter().take(256).all(printable);
-    if text || head[start..].starts_with(b"HloModule") {
-        return Ok(read_text(input, visit)?);
-    }
-    let bytes = read_message(input).map_err(|e| wire_error("HloModuleProto", &e))?;
-    Ok(read_proto(&bytes, visit)?)
+    Ok(text || head[start..].starts_with(b"HloModule"))
 }
 
 /// The byte order mark some editors write first.
@@ -111,7 +124,13 @@ pub fn read_proto(
     let mut sharded = false;
     for (c, range) in computations.iter().enumerate() {
         let is_entry = c == entry_index;
-        let read = instructions(&bytes[range.clone()], c, is_entry, &mut summary, &mut visit)?;
+        let read = instructions(
+            &bytes[range.clone()],
+            (c, is_entry),
+            module.stack_frame_index.as_ref(),
+            &mut summary,
+            &mut visit,
+        )?;
         sharded |= read.sharded;
         if is_entry {
             entry = Some(read);
@@ -318,12 +337,13 @@ struct Computation {
     sharded: bool,
 }
 
-/// Visits the instructions of computation `c` (the message `bytes`), one
-/// decoded at a time, its shape a tuple element at a time.
+/// Visits the instructions of computation `c` (the message `bytes`; the
+/// entry if `is_entry`), one decoded at a time, its shape a tuple element
+/// at a time, each with the module's stack `frames`.
 fn instructions(
     bytes: &[u8],
-    c: usize,
-    is_entry: bool,
+    (c, is_entry): (usize, bool),
+    frames: Option<&StackFrameIndexProto>,
     summary: &mut ModuleSummary,
     visit: &mut impl FnMut(&Instruction<'_>),
 ) -> Result<Computation, ProtoError> {
@@ -378,6 +398,10 @@ fn instructions(
             line: 0,
             operands: "",
             attributes: "",
+            proto: Some(ProtoMetadata {
+                metadata: instruction.metadata.as_ref(),
+                frames,
+            }),
         });
         // Kept only where the summary needs it.
         let parameter = is_entry && instruction.opcode == "parameter";

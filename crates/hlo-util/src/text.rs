@@ -16,6 +16,7 @@ use sharding_util::HloSharding;
 
 use crate::entry_layout::{Compared, EntryLayout, check_entry_layout, element_texts};
 use crate::names::Names;
+use crate::origins::metadata::ProtoMetadata;
 use crate::scan::scan;
 use crate::shape_facts::{EntryTotals, facts_of, facts_of_text};
 use crate::sizes::{BufferSizes, EntryBytes};
@@ -55,6 +56,10 @@ pub struct Instruction<'a> {
     /// attributes (`calls=%f, kind=kLoop`; empty when none and in a
     /// serialized module).
     pub attributes: &'a str,
+    /// A serialized module's metadata of the instruction, with the module's
+    /// stack frames (none in text, whose `metadata={...}` is among the
+    /// attributes).
+    pub(crate) proto: Option<ProtoMetadata<'a>>,
 }
 
 /// What the reader learns about a whole module.
@@ -512,6 +517,7 @@ impl Reader {
             line: self.line,
             operands: &line[opcode_end + 1..operands_end],
             attributes,
+            proto: None,
         };
         visit(&instruction);
         // The shape is kept only where the summary needs it, moved rather

@@ -34,7 +34,8 @@ fn the_json_object_has_the_commands_keys_in_order() {
             r#""computations":2,"instruction_count":5,"instructions":[{"computation":"e","#,
             r#""name":"p","opcode":"parameter","shape":"bf16[10,200]{1,0:T(8,128)(2,1)}","#,
             r#""bytes":4000,"allocated_bytes":8192,"padding_bytes":4192,"padding_ratio":2.048,"#,
-            r#""memory_space":0,"per_device_shape":null,"per_device_bytes":null}],"#,
+            r#""memory_space":0,"per_device_shape":null,"per_device_bytes":null,"op_name":null,"#,
+            r#""stack":[]}],"#,
             r#""computation_totals":[{"computation":"e","instructions":4,"bytes":8032,"#,
             r#""allocated_bytes":16416,"padding_bytes":8384}]}"#
         )

@@ -193,7 +193,8 @@ fn a_text_dump_takes_its_origins_from_the_module_text_beside_it() {
             sourced += 1;
         }
     }
-    assert!(sourced >= 5, "{sourced} buffers with a stack");
+    // XLA's trace names the loop's state by its copies, which have none.
+    assert!(sourced >= 4, "{sourced} buffers with a stack");
     // The groups add up to the peak.
     let total: u64 = with["groups"]["source"]
         .as_array()

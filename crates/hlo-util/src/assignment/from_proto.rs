@@ -18,8 +18,7 @@ use super::model::{Allocation, Assignment, Value};
 use super::report::{PeakPoint, PeakReport, StepUnit};
 use super::summary::{allocation_totals, live_buffers};
 use super::trace_order::check_trace_order;
-use crate::origins::Frame;
-use crate::origins::metadata::{InstOrigin, Origin};
+use crate::origins::metadata::{InstOrigin, Origin, read_proto_metadata};
 use crate::origins::tables::Tables;
 use crate::proto::HloModuleProto;
 
@@ -212,24 +211,11 @@ fn instructions(module: &HloModuleProto) -> Result<HashMap<i64, Inst<'_>>, Assig
         .collect();
     let origins: Vec<InstOrigin> = all
         .iter()
-        .map(|i| match &i.metadata {
-            Some(m) => {
-                let source = Frame {
-                    file: m.source_file.clone(),
-                    line: u64::try_from(m.source_line).unwrap_or(0),
-                    function: String::new(),
-                    end_line: u64::try_from(m.source_end_line).ok().filter(|&n| n > 0),
-                    column: u64::try_from(m.source_column).ok().filter(|&n| n > 0),
-                    end_column: u64::try_from(m.source_end_column).ok().filter(|&n| n > 0),
-                };
-                InstOrigin::of(
-                    &m.op_name,
-                    m.stack_frame_id.into(),
-                    Some(source),
-                    &mut tables,
-                )
-            }
-            None => InstOrigin::default(),
+        .map(|i| {
+            i.metadata
+                .as_ref()
+                .map(|m| read_proto_metadata(m, &mut tables))
+                .unwrap_or_default()
         })
         .collect();
     let table = tables.build().map_err(AssignmentError::StackFrames)?;

@@ -230,8 +230,17 @@ fn change(
         .ok_or_else(overflow)
 }
 
-/// The value standing for each group live at step `t`: its largest, the
-/// first of equals.
+/// The value standing for each group live at step `t`: the one whose
+/// allocation XLA's heap trace makes, where the dumps show it, else the
+/// group's largest (the first of equals).
+///
+/// Values of one group whose live ranges overlap or meet at a step share
+/// their storage at that step (they are at one offset of one allocation):
+/// XLA's trace allocates it for the first of them and the others take it
+/// (`SHARE_WITH`, a loop's state or a value reusing a dying operand's
+/// storage). The storage live at `t` is that of the run of such values
+/// around `t`, named by the run's first value (earliest start, then the
+/// dump's value order) when it has the bytes the group counts.
 fn live_at(heap: &[Live], t: u64) -> Vec<usize> {
     let mut largest: BTreeMap<usize, (u64, usize)> = BTreeMap::new();
     for live in heap.iter().filter(|l| l.start <= t && t <= l.end) {
@@ -242,5 +251,36 @@ fn live_at(heap: &[Live], t: u64) -> Vec<usize> {
             *entry = (live.bytes, live.value);
         }
     }
-    largest.into_values().map(|(_, v)| v).collect()
+    let mut members: HashMap<usize, Vec<&Live>> = HashMap::new();
+    for live in heap.iter().filter(|l| largest.contains_key(&l.group)) {
+        members.entry(live.group).or_default().push(live);
+    }
+    largest
+        .into_iter()
+        .map(|(group, (bytes, value))| {
+            let mut values = members.remove(&group).unwrap_or_default();
+            match first_of_run(&mut values, t) {
+                Some(first) if first.bytes == bytes => first.value,
+                _ => value,
+            }
+        })
+        .collect()
+}
+
+/// The first value of the run of `values` (one group's) whose live ranges
+/// overlap or meet, one after the other, around step `t`.
+fn first_of_run<'l>(values: &mut [&'l Live], t: u64) -> Option<&'l Live> {
+    // A stable sort: equal starts keep the dump's value order.
+    values.sort_by_key(|l| l.start);
+    let mut run: Option<(&Live, u64)> = None;
+    for &live in values.iter() {
+        if live.start > t {
+            break;
+        }
+        run = match run {
+            Some((first, end)) if live.start <= end => Some((first, end.max(live.end))),
+            _ => Some((live, live.end)),
+        };
+    }
+    run.filter(|&(_, end)| end >= t).map(|(first, _)| first)
 }

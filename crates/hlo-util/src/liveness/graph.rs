@@ -3,7 +3,7 @@
 //! by the crate's streaming text reader.
 
 use std::borrow::Cow;
-use std::io::{BufRead, Read};
+use std::io::Read;
 use std::sync::Arc;
 
 use foldhash::HashMap;
@@ -13,8 +13,9 @@ use schema::Shape;
 use super::LivenessError;
 use super::attributes::{Alias, aliases};
 use crate::origins::frame::FrameTable;
+use crate::origins::head::{head_tables, read_head};
 use crate::origins::metadata::{InstOrigin, read_metadata};
-use crate::origins::tables::Tables;
+use crate::origins::tables::{Tables, missing_frame_warning};
 use crate::read_text;
 use crate::scan::{computation_names, split_top};
 
@@ -266,43 +267,6 @@ const GPU_MARKS: [&str; 2] = ["fingerprint_before_lhs", "\"operation_queue_id\""
 /// first outside a fusion body.
 const MISSING_FRAMES: usize = 4096;
 
-/// The module's first lines, up to its first computation: the header and
-/// the stack-frame tables (`FileNames`, ... `StackFrames`), read before
-/// the instructions that name their frames.
-fn read_head(input: &mut impl BufRead) -> Result<Vec<u8>, LivenessError> {
-    let mut head = Vec::new();
-    let mut header = false;
-    let mut line = 1_u64;
-    loop {
-        let start = head.len();
-        let read = input
-            .by_ref()
-            .take(u64::try_from(crate::MAX_LINE_BYTES).unwrap_or(u64::MAX))
-            .read_until(b'\n', &mut head)
-            .map_err(|e| crate::HloError::at(line, 0, crate::HloErrorKind::Io(e)))?;
-        let text = String::from_utf8_lossy(head.get(start..).unwrap_or_default());
-        let text = text.trim();
-        let more = if text.is_empty() {
-            read > 0
-        } else if header {
-            table_line(text)
-        } else {
-            text.starts_with("HloModule")
-        };
-        if !more {
-            return Ok(head);
-        }
-        header |= !text.is_empty();
-        line = line.saturating_add(1);
-    }
-}
-
-/// A line of the stack-frame tables: a table's name or a row (`1 "f.py"`).
-fn table_line(line: &str) -> bool {
-    line.starts_with(|c: char| c.is_ascii_digit())
-        || ["FileNames", "FunctionNames", "FileLocations", "StackFrames"].contains(&line)
-}
-
 /// A fusion's body: no buffer of the module is its instructions', so
 /// their names and shapes are dropped as soon as a fusion calls it (in a
 /// large module most instructions are in fusion bodies).
@@ -329,12 +293,7 @@ pub(crate) fn read_graph(input: impl std::io::BufRead) -> Result<Graph, Liveness
     let mut input = input;
     let head = read_head(&mut input)?;
     let mut warnings = Vec::new();
-    let tables = std::str::from_utf8(&head)
-        .map_or_else(|_| Ok(Tables::default()), Tables::from_text)
-        .unwrap_or_else(|m| {
-            warnings.push(format!("{m}; the stacks are left out"));
-            Tables::default()
-        });
+    let tables = head_tables(&head, &mut warnings);
     let mut r = Reading {
         tables,
         ..Reading::default()
@@ -362,14 +321,9 @@ pub(crate) fn read_graph(input: impl std::io::BufRead) -> Result<Graph, Liveness
         (!name.is_empty()).then(|| (name.to_owned(), id))
     });
     if let Some((name, id)) = missing {
-        graph.warnings.push(format!(
-            "instruction {name} names stack frame {id}, which the module lacks; its stack is left out"
-        ));
+        graph.warnings.push(missing_frame_warning(&name, id));
     }
-    graph.frames = std::mem::take(&mut r.tables).build().unwrap_or_else(|m| {
-        graph.warnings.push(format!("{m}; the stacks are left out"));
-        None
-    });
+    graph.frames = std::mem::take(&mut r.tables).build_or_warn(&mut graph.warnings);
     graph.entry = *r
         .computations
         .get(&summary.entry_computation)

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use super::escape::quoted;
 use super::frame::{Frame, FrameTable, Stack};
 use super::tables::Tables;
-use crate::scan::scan;
+use crate::proto::StackFrameIndexProto;
+use crate::scan::{scan, split_top};
 
 /// What an instruction's metadata says of its origin.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -113,6 +114,38 @@ pub(crate) fn read_metadata(value: &str, tables: &mut Tables) -> InstOrigin {
         rest = next;
     }
     InstOrigin::of(&op_name, stack_frame_id, Some(source), tables)
+}
+
+/// Where a serialized module's instruction comes from: its `metadata`,
+/// and the module's `stack_frame_index` its frames are in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct ProtoMetadata<'a> {
+    pub metadata: Option<&'a schema::OpMetadata>,
+    pub frames: Option<&'a StackFrameIndexProto>,
+}
+
+/// Reads a serialized module's `OpMetadata`: its `op_name`, and its
+/// `stack_frame_id` or `source_file` and `source_line` (the newer form
+/// first), with frames from `tables` (the module's `stack_frame_index`).
+pub(crate) fn read_proto_metadata(m: &schema::OpMetadata, tables: &mut Tables) -> InstOrigin {
+    let positive = |n: i32| u64::try_from(n).ok().filter(|&n| n > 0);
+    let source = Frame {
+        file: m.source_file.clone(),
+        line: positive(m.source_line).unwrap_or(0),
+        function: String::new(),
+        end_line: positive(m.source_end_line),
+        column: positive(m.source_column),
+        end_column: positive(m.source_end_column),
+    };
+    InstOrigin::of(&m.op_name, m.stack_frame_id.into(), Some(source), tables)
+}
+
+/// The value of the `metadata={...}` attribute among an instruction's
+/// `attributes` (as the text reader hands them over), if it has one.
+pub(crate) fn metadata_attribute(attributes: &str) -> Option<&str> {
+    split_top(attributes)
+        .into_iter()
+        .find_map(|a| a.strip_prefix("metadata="))
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ mod diff;
 mod escape;
 pub(crate) mod frame;
 mod group;
+pub(crate) mod head;
 pub(crate) mod metadata;
 mod module_origins;
 pub(crate) mod tables;

@@ -254,6 +254,23 @@ impl Tables {
         }
         FrameTable::new(locations, frames).map(|table| Some(Arc::new(table)))
     }
+
+    /// [`Tables::build`]; none, with a warning in `warnings`, where the
+    /// tables name what they lack or go round in a circle.
+    pub fn build_or_warn(self, warnings: &mut Vec<String>) -> Option<Arc<FrameTable>> {
+        self.build().unwrap_or_else(|m| {
+            warnings.push(format!("{m}; the stacks are left out"));
+            None
+        })
+    }
+}
+
+/// The warning of instruction `name`, whose metadata names stack frame
+/// `id`, which the module lacks.
+pub(crate) fn missing_frame_warning(name: &str, id: i64) -> String {
+    format!(
+        "instruction {name} names stack frame {id}, which the module lacks; its stack is left out"
+    )
 }
 
 #[cfg(test)]

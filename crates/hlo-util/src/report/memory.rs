@@ -1,10 +1,12 @@
 //! The memory report: a module's entry bytes, its largest buffers and its
 //! computations' totals, and their JSON form.
 
+use std::sync::Arc;
+
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
-use crate::ModuleSummary;
 use crate::sizes::BufferSizes;
+use crate::{ModuleSummary, Stack};
 
 /// Every buffer of a module, as `xla-shape hlo` prints it: the module's
 /// entry parameter and output bytes, its largest instructions' buffers
@@ -51,7 +53,9 @@ pub struct MemoryReport {
     pub top: usize,
 }
 
-/// One instruction's buffer in a [`MemoryReport`].
+/// One instruction's buffer in a [`MemoryReport`]. Serialized, its origin
+/// comes last, as a peak report's buffers have it: `op_name` (a string or
+/// null) and `stack` (its frames, innermost first; `[]` when none).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BufferRow {
     /// The computation it belongs to.
@@ -66,6 +70,31 @@ pub struct BufferRow {
     pub sizes: BufferSizes,
     /// What one device holds of it under its sharding, if that says.
     pub per_device: Option<DeviceBuffer>,
+    /// Its `op_name` (an entry parameter's is its pytree path), none when
+    /// the module records none.
+    pub op_name: Option<Arc<str>>,
+    /// Its Python stack, innermost first, as the module's stack-frame
+    /// tables (or its older `source_file`/`source_line` metadata) say.
+    pub stack: Stack,
+}
+
+impl BufferRow {
+    /// `file:line` of the innermost frame of its stack, the source line
+    /// of the instruction; none without a stack.
+    ///
+    /// ```
+    /// let text = "HloModule m
+    /// ENTRY %e (p: f32[4]) -> f32[4] {
+    ///   ROOT %p = f32[4]{0} parameter(0), metadata={op_name=\"x\" source_file=\"m.py\" source_line=3}
+    /// }
+    /// ";
+    /// let report = hlo_util::MemoryReport::read(text.as_bytes(), 1).unwrap();
+    /// assert_eq!(report.instructions[0].op_name.as_deref(), Some("x"));
+    /// assert_eq!(report.instructions[0].source().as_deref(), Some("m.py:3"));
+    /// ```
+    pub fn source(&self) -> Option<String> {
+        self.stack.innermost().map(crate::Frame::source)
+    }
 }
 
 /// What one device holds of a buffer (see [`crate::PerDevice`]).
@@ -138,7 +167,7 @@ impl Serialize for MemoryReport {
 
 impl Serialize for BufferRow {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("BufferRow", 11)?;
+        let mut s = serializer.serialize_struct("BufferRow", 13)?;
         s.serialize_field("computation", &self.computation)?;
         s.serialize_field("name", &self.name)?;
         s.serialize_field("opcode", &self.opcode)?;
@@ -156,6 +185,8 @@ impl Serialize for BufferRow {
             "per_device_bytes",
             &self.per_device.as_ref().map(|d| d.bytes),
         )?;
+        s.serialize_field("op_name", &self.op_name.as_deref())?;
+        s.serialize_field("stack", &self.stack)?;
         s.end()
     }
 }

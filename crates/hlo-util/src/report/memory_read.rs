@@ -3,10 +3,14 @@
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap};
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 use super::memory::{BufferRow, ComputationTotal, DeviceBuffer, MemoryReport};
-use crate::{HloError, Instruction, ModuleSummary, ReadError, read_module, read_text};
+use super::memory_origins::RowOrigins;
+use crate::binary::is_text;
+use crate::origins::head::{head_tables, read_head};
+use crate::origins::metadata::InstOrigin;
+use crate::{HloError, Instruction, ModuleSummary, ReadError, Stack, read_module, read_text};
 
 /// Largest allocation first, then the order of the module.
 type Key = (i64, Reverse<u64>);
@@ -16,6 +20,7 @@ type Key = (i64, Reverse<u64>);
 struct Kept {
     key: Key,
     row: BufferRow,
+    origin: InstOrigin,
 }
 
 impl PartialEq for Kept {
@@ -48,8 +53,11 @@ impl MemoryReport {
     /// # Errors
     ///
     /// [`ReadError`]: where the module cannot be read, and why.
-    pub fn read(input: impl BufRead, top: usize) -> Result<Self, ReadError> {
-        let mut collector = Collector::new(top);
+    pub fn read(mut input: impl BufRead, top: usize) -> Result<Self, ReadError> {
+        if is_text(&mut input)? {
+            return Ok(Self::read_text(input, top)?);
+        }
+        let mut collector = Collector::new(top, RowOrigins::default());
         let module = read_module(input, |i| collector.visit(i))?;
         Ok(collector.finish(module))
     }
@@ -66,9 +74,12 @@ impl MemoryReport {
     ///
     /// [`HloError`]: the line and column where the text cannot be read, and
     /// why.
-    pub fn read_text(input: impl BufRead, top: usize) -> Result<Self, HloError> {
-        let mut collector = Collector::new(top);
-        let module = read_text(input, |i| collector.visit(i))?;
+    pub fn read_text(mut input: impl BufRead, top: usize) -> Result<Self, HloError> {
+        let head = read_head(&mut input)?;
+        let mut warnings = Vec::new();
+        let tables = head_tables(&head, &mut warnings);
+        let mut collector = Collector::new(top, RowOrigins::new(tables, warnings));
+        let module = read_text(head.as_slice().chain(input), |i| collector.visit(i))?;
         Ok(collector.finish(module))
     }
 }
@@ -85,17 +96,20 @@ struct Collector {
     totals: Vec<ComputationTotal>,
     /// Where each computation's total is in `totals`.
     index: HashMap<String, usize>,
+    /// The origins of the rows kept.
+    origins: RowOrigins,
 }
 
 impl Collector {
-    /// A collector keeping the `top` largest rows.
-    fn new(top: usize) -> Self {
+    /// A collector keeping the `top` largest rows, with their `origins`.
+    fn new(top: usize, origins: RowOrigins) -> Self {
         Self {
             top,
             kept: BinaryHeap::new(),
             order: 0,
             totals: Vec::new(),
             index: HashMap::new(),
+            origins,
         }
     }
 
@@ -116,7 +130,12 @@ impl Collector {
                 _ => return,
             }
         }
-        self.kept.push(Reverse(Kept { key, row: row(i) }));
+        let origin = self.origins.read(i);
+        self.kept.push(Reverse(Kept {
+            key,
+            row: row(i),
+            origin,
+        }));
     }
 
     fn add_to_total(&mut self, i: &Instruction<'_>) {
@@ -144,14 +163,15 @@ impl Collector {
     }
 
     /// The report of `module`, whose instructions were all visited.
-    fn finish(self, module: ModuleSummary) -> MemoryReport {
+    fn finish(self, mut module: ModuleSummary) -> MemoryReport {
         // Ascending `Reverse`s: the largest row first.
-        let instructions = self
+        let rows = self
             .kept
             .into_sorted_vec()
             .into_iter()
-            .map(|Reverse(k)| k.row)
+            .map(|Reverse(k)| (k.row, k.origin))
             .collect();
+        let instructions = self.origins.finish(rows, &mut module.warnings);
         let mut computation_totals = self.totals;
         // Largest allocation first, then the order of the module (a stable sort).
         computation_totals.sort_by_key(|t| Reverse(t.allocated_bytes));
@@ -176,5 +196,7 @@ fn row(i: &Instruction<'_>) -> BufferRow {
             shape: d.shape.to_string(),
             bytes: d.sizes.bytes,
         }),
+        op_name: None,
+        stack: Stack::default(),
     }
 }

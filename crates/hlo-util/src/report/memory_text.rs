@@ -7,8 +7,9 @@ use super::table::aligned;
 use crate::EntryBytes;
 use crate::printable::printable;
 
-/// The columns of the instructions' table (and `per device` for a module
-/// with shardings); the first four are numbers.
+/// The columns of the instructions' table (then `per device` for a module
+/// with shardings, and `source`, the source line, when a row listed has
+/// one); the first four are numbers.
 const COLUMNS: [&str; 9] = [
     "allocated",
     "bytes",
@@ -66,14 +67,18 @@ impl fmt::Display for MemoryReport {
                 bytes(m.per_device_output_bytes)
             )?;
         }
+        let sources = self.instructions.iter().any(|r| !r.stack.is_empty());
         let mut header = COLUMNS.to_vec();
         if sharded {
             header.push("per device");
         }
+        if sources {
+            header.push("source");
+        }
         let rows: Vec<Vec<String>> = self
             .instructions
             .iter()
-            .map(|r| cells(r, sharded))
+            .map(|r| cells(r, sharded, sources))
             .collect();
         write_lines(f, &aligned(&header, &rows, 4))?;
         let shown = u64::try_from(self.instructions.len()).unwrap_or(u64::MAX);
@@ -130,8 +135,9 @@ fn computation_table(totals: &[ComputationTotal], shown: usize) -> Vec<String> {
     lines
 }
 
-/// The table's cells of one row (with the per-device shape if `sharded`).
-fn cells(r: &BufferRow, sharded: bool) -> Vec<String> {
+/// The table's cells of one row (with the per-device shape if `sharded`,
+/// the source line if `sources`).
+fn cells(r: &BufferRow, sharded: bool, sources: bool) -> Vec<String> {
     let mut cells = vec![
         r.sizes.allocated_bytes.to_string(),
         r.sizes.bytes.to_string(),
@@ -155,6 +161,9 @@ fn cells(r: &BufferRow, sharded: bool) -> Vec<String> {
                 .as_ref()
                 .map_or_else(|| "-".to_owned(), |d| d.shape.clone()),
         );
+    }
+    if sources {
+        cells.push(r.source().unwrap_or_else(|| "-".to_owned()));
     }
     cells
 }
