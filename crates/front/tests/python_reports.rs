@@ -12,12 +12,13 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-/// A Python report class: its declared fields, and the classes of the
-/// fields whose values are records of their own.
+/// A Python report class: its declared fields, the classes of the
+/// fields whose values are records of their own, and its base class.
 #[derive(Debug, Default)]
 struct PyClass {
     fields: BTreeSet<String>,
     entries: BTreeMap<String, String>,
+    base: Option<String>,
 }
 
 fn root() -> PathBuf {
@@ -26,8 +27,33 @@ fn root() -> PathBuf {
 
 /// The classes of `_reports.py`, read from its text: the annotated
 /// attributes of each class body (`    name: Type`, a trailing `_` of a
-/// Python keyword dropped, as the key has none) and its `_entries` map.
+/// Python keyword dropped, as the key has none) and its `_entries` map,
+/// with those its base classes declare (a class overriding an entry keeps
+/// its own).
 fn python_classes() -> BTreeMap<String, PyClass> {
+    let mut classes = declared_classes();
+    let names: Vec<String> = classes.keys().cloned().collect();
+    for name in names {
+        let mut base = classes[&name].base.clone();
+        // A chain of bases, bounded by the number of classes.
+        for _ in 0..classes.len() {
+            let Some(parent) = base.and_then(|b| classes.get(&b)) else {
+                break;
+            };
+            let (fields, entries) = (parent.fields.clone(), parent.entries.clone());
+            base = parent.base.clone();
+            let class = classes.get_mut(&name).unwrap();
+            class.fields.extend(fields);
+            for (key, value) in entries {
+                class.entries.entry(key).or_insert(value);
+            }
+        }
+    }
+    classes
+}
+
+/// The classes of `_reports.py` as each class body declares them.
+fn declared_classes() -> BTreeMap<String, PyClass> {
     let text = std::fs::read_to_string(root().join("python/xla_shape/_reports.py")).unwrap();
     let mut classes: BTreeMap<String, PyClass> = BTreeMap::new();
     let mut current: Option<String> = None;
@@ -35,7 +61,11 @@ fn python_classes() -> BTreeMap<String, PyClass> {
     for line in text.lines() {
         if let Some(rest) = line.strip_prefix("class ") {
             let name = rest.split(['(', ':']).next().unwrap().to_owned();
-            classes.entry(name.clone()).or_default();
+            let base = rest
+                .split_once('(')
+                .and_then(|(_, b)| b.split_once(')'))
+                .map(|(b, _)| b.trim().to_owned());
+            classes.entry(name.clone()).or_default().base = base;
             current = Some(name);
             continue;
         }
