@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::TiledLayout;
@@ -51,7 +51,7 @@ pub fn memory_order(layout: &TiledLayout) -> Result<Vec<Option<i64>>, TooManyPos
 /// let order = index_util::MemoryOrder::of(&layout).unwrap();
 /// assert_eq!(order.to_string(), "0 3 pad 1 4 pad 2 5 pad pad pad pad");
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemoryOrder {
     /// What [`memory_order`] gives.
     pub order: Vec<Option<i64>>,

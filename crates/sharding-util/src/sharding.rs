@@ -1,5 +1,7 @@
 //! The sharding model (XLA's `HloSharding`) and its normal forms.
 
+use std::fmt;
+
 use schema::OpMetadata;
 
 use crate::error::{ErrorKind, ShardingError};
@@ -19,6 +21,13 @@ pub enum SubgroupType {
     Unreduced,
     /// `replicated`: the devices along it hold copies.
     Replicated,
+}
+
+impl fmt::Display for SubgroupType {
+    /// The name XLA prints ([`SubgroupType::name`]).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 impl SubgroupType {

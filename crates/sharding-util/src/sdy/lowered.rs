@@ -2,10 +2,12 @@
 //! Shardy attributes): its meshes and the arguments and results of its
 //! public `main` with their tensor types and shardings.
 
+use std::fmt;
+
 use std::collections::HashMap;
 
 use schema::Shape;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::ParseError;
 use crate::sdy::error::ShardyError;
@@ -15,13 +17,23 @@ use crate::sdy::parse::{Cursor, Parsed};
 use crate::sdy::sharding::SdySharding;
 
 /// Whether a value is an argument or a result of `main`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ValueKind {
     /// A function argument (`%arg0`).
     Argument,
     /// A function result.
     Result,
+}
+
+impl fmt::Display for ValueKind {
+    /// `argument` or `result`, as the JSON form spells it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Argument => "argument",
+            Self::Result => "result",
+        })
+    }
 }
 
 /// One argument or result of `main`.
