@@ -14,6 +14,7 @@ pub const MAX_ORDER_POSITIONS: i64 = 1 << 20;
 /// A buffer too long for [`memory_order`] to list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
 #[error("the buffer has {positions} positions; order lists at most {MAX_ORDER_POSITIONS}")]
+#[non_exhaustive]
 pub struct TooManyPositions {
     /// The positions of the buffer.
     pub positions: i64,

@@ -14,6 +14,7 @@ use crate::error::{ErrorKind, ParseError, ShardingError};
 /// assert_eq!(error.to_string(), r#"unknown axis name: "c""#);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ShardyError {
     /// The text does not parse.
     #[error(transparent)]

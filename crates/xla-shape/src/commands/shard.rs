@@ -44,6 +44,7 @@ pub(crate) fn sharding_in(text: &str, mesh: Option<&str>) -> Result<HloSharding,
     converted.map_err(|e| match e {
         ShardyError::Parse(e) => Error::from(e),
         ShardyError::Sharding(e) => Error::from(e),
+        other => Error::Shardy(other),
     })
 }
 
