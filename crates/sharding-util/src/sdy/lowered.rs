@@ -10,7 +10,7 @@ use schema::Shape;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ParseError;
-use crate::sdy::error::ShardyError;
+use crate::sdy::error::{ShardyError, TensorTypeError};
 use crate::sdy::lowered_header::{closing_brace, header, skip_attribute_value};
 use crate::sdy::mesh::SdyMesh;
 use crate::sdy::parse::{Cursor, Parsed};
@@ -95,8 +95,14 @@ pub struct LoweredModule {
 ///
 /// # Errors
 ///
-/// Not a ranked, static tensor type of an element type XLA has.
-pub fn tensor_shape(ty: &str) -> Result<Shape, String> {
+/// [`TensorTypeError`]: not a ranked, static tensor type of an element type
+/// XLA has.
+pub fn tensor_shape(ty: &str) -> Result<Shape, TensorTypeError> {
+    tensor_shape_text(ty).map_err(|message| TensorTypeError::new(ty, message))
+}
+
+/// [`tensor_shape`], its error the message.
+fn tensor_shape_text(ty: &str) -> Result<Shape, String> {
     let body = ty
         .trim()
         .strip_prefix("tensor<")
@@ -352,7 +358,7 @@ fn value(
     let at = c.at;
     c.expect("tensor")?;
     let tensor_type = format!("tensor{}", c.balanced()?);
-    let shape = tensor_shape(&tensor_type).map_err(|message| {
+    let shape = tensor_shape_text(&tensor_type).map_err(|message| {
         c.at = at;
         c.error(message)
     })?;
@@ -418,7 +424,11 @@ mod tests {
 
     #[test]
     fn tensor_types_name_xla_shapes_or_say_why_not() {
-        let shape = |t| tensor_shape(t).map(|s| s.to_string());
+        let shape = |t| {
+            tensor_shape(t)
+                .map(|s| s.to_string())
+                .map_err(|e| e.to_string())
+        };
         assert_eq!(shape("tensor<2xcomplex<f32>>").unwrap(), "c64[2]{0}");
         assert_eq!(shape("tensor<3xf8E4M3FN>").unwrap(), "f8e4m3fn[3]{0}");
         assert_eq!(shape("tensor<si32>").unwrap(), "s32[]");

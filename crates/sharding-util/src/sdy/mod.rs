@@ -24,7 +24,7 @@ mod print;
 mod sharding;
 mod verify;
 
-pub use error::ShardyError;
+pub use error::{ShardyError, TensorTypeError};
 pub use lowered::{LoweredModule, LoweredValue, ValueKind, tensor_shape};
 pub use lowered_report::{
     LoweredEntry, LoweredReport, LoweredTotals, MAX_LISTED_BYTES, ShardingSource,
