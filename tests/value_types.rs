@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashMap;
+use std::error::Error;
 use std::fmt::Debug;
 
 use serde::Serialize;
@@ -146,4 +147,132 @@ fn the_enums_a_user_prints_say_their_names() {
     // The JSON and the text agree.
     let kind = serde_json::to_string(&hlo_util::BufferKind::ThreadLocal).unwrap();
     assert_eq!(kind, format!("\"{}\"", hlo_util::BufferKind::ThreadLocal));
+}
+
+/// Every message of `error`'s chain, outermost first.
+fn chain(error: &dyn Error) -> Vec<String> {
+    let mut messages = vec![error.to_string()];
+    let mut source = error.source();
+    while let Some(inner) = source {
+        messages.push(inner.to_string());
+        source = inner.source();
+    }
+    messages
+}
+
+/// The chain as anyhow's `{:#}` prints it, checked to say nothing twice: no
+/// message of the chain holds the message of its source.
+fn said_once(error: &dyn Error) -> String {
+    let messages = chain(error);
+    for pair in messages.windows(2) {
+        assert!(!pair[0].contains(&pair[1]), "said twice: {messages:?}");
+    }
+    messages.join(": ")
+}
+
+/// Runs `f`, whose `?`s turn each crate's error into a `Box<dyn Error>`,
+/// and gives that error.
+fn boxed(f: impl FnOnce() -> Result<(), Box<dyn Error>>) -> Box<dyn Error> {
+    f().expect_err("the input is bad")
+}
+
+#[test]
+fn each_crates_error_goes_through_question_mark_and_says_itself_once() {
+    let errors = [
+        boxed(|| {
+            let _: Shape = "f32[2".parse()?;
+            Ok(())
+        }),
+        boxed(|| {
+            let s = shape("f32[2,3]");
+            layout_util::validate_layout_for_shape(&layout_util::make_layout(&[0]), &s)?;
+            Ok(())
+        }),
+        boxed(|| {
+            index_util::TiledLayout::new(&shape("(f32[2])"))?;
+            Ok(())
+        }),
+        boxed(|| {
+            let negative = Shape {
+                element_type: schema::PrimitiveType::F32 as i32,
+                dimensions: vec![2, -3],
+                ..Shape::default()
+            };
+            shape_util::validate_shape(&negative)?;
+            Ok(())
+        }),
+        boxed(|| {
+            stride_util::resolve_view("[3,4]", &[".reshape(5)"])?;
+            Ok(())
+        }),
+        boxed(|| {
+            let mut dst = [0_u8; 4];
+            relayout::relayout_xla(&[0; 8], &shape("f32[2]{0}"), &mut dst, &shape("f32[2]{0}"))?;
+            Ok(())
+        }),
+        boxed(|| {
+            let _: HloSharding = "{devices=[2]0}".parse()?;
+            Ok(())
+        }),
+        boxed(|| {
+            HloSharding::from_shardy(r#"#sdy.sharding<@mesh, [{"c"}]>"#, r#"<["a"=2]>"#)?;
+            Ok(())
+        }),
+        boxed(|| {
+            sharding_util::sdy::tensor_shape("tensor<4xindex>")?;
+            Ok(())
+        }),
+        boxed(|| {
+            literal_util::to_text(&schema::LiteralProto::default())?;
+            Ok(())
+        }),
+        boxed(|| {
+            hlo_util::peak_from_hlo_proto(&[0x0a, 0x05, 0x12])?;
+            Ok(())
+        }),
+        boxed(|| {
+            hlo_util::memory_from_module_text(
+                "HloModule m\nENTRY e {\n  ROOT p = f32[2 parameter(0)\n}\n",
+            )?;
+            Ok(())
+        }),
+        boxed(|| {
+            hlo_util::read_module(
+                &b"HloModule m\nENTRY e {\n  ROOT p = f32[2 parameter(0)\n}\n"[..],
+                |_| {},
+            )?;
+            Ok(())
+        }),
+    ];
+    for error in &errors {
+        let text = said_once(error.as_ref());
+        assert!(!text.is_empty());
+    }
+    // The text error of a module: its place once, then what is wrong.
+    for module in &errors[11..] {
+        assert_eq!(
+            said_once(module.as_ref()),
+            "line 3, column 15: `[` is never closed"
+        );
+    }
+}
+
+#[test]
+fn an_unknown_element_type_is_named_by_its_number() {
+    let mut unknown = shape("f32[2,3]{1,0}");
+    unknown.element_type = 9999;
+    let messages = [
+        shape_util::validate_shape(&unknown)
+            .unwrap_err()
+            .to_string(),
+        index_util::TiledLayout::new(&unknown)
+            .unwrap_err()
+            .to_string(),
+        shape_util::byte_size_of(&unknown, None)
+            .unwrap_err()
+            .to_string(),
+    ];
+    for message in messages {
+        assert!(message.contains("9999"), "{message}");
+    }
 }
