@@ -87,6 +87,7 @@ mod assignment;
 mod binary;
 mod entry_layout;
 mod error;
+mod limit;
 mod liveness;
 mod names;
 mod opcodes;
@@ -99,6 +100,7 @@ mod proto_shape;
 mod report;
 mod scan;
 mod shape_facts;
+mod shape_text;
 mod sizes;
 mod text;
 mod wire;
@@ -112,6 +114,7 @@ pub use assignment::{
 pub use binary::{read_module, read_proto};
 pub use entry_layout::EntryLayout;
 pub use error::{HloError, HloErrorKind, ProtoError, ProtoErrorKind, ReadError};
+pub use limit::Limit;
 pub use liveness::{
     LivenessError, ModuleBuffer, ModuleMemory, memory_from_module_reader, memory_from_module_text,
 };

@@ -3,8 +3,8 @@
 
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
-use crate::ModuleSummary;
 use crate::sizes::BufferSizes;
+use crate::{Limit, ModuleSummary};
 
 /// Every buffer of a module, as `xla-shape hlo` prints it: the module's
 /// entry parameter and output bytes, its largest instructions' buffers
@@ -47,8 +47,8 @@ pub struct MemoryReport {
     /// in the order of the module.
     pub computation_totals: Vec<ComputationTotal>,
     /// How many of the largest instructions and computations the report
-    /// shows (`usize::MAX`: all of them).
-    pub top: usize,
+    /// shows.
+    pub top: Limit,
 }
 
 /// One instruction's buffer in a [`MemoryReport`].
@@ -101,7 +101,7 @@ impl MemoryReport {
     /// The computation totals the serialized form lists: the first
     /// [`MemoryReport::top`].
     fn shown_totals(&self) -> &[ComputationTotal] {
-        let shown = self.computation_totals.len().min(self.top);
+        let shown = self.top.of(self.computation_totals.len());
         self.computation_totals.get(..shown).unwrap_or_default()
     }
 }

@@ -6,7 +6,7 @@ use std::collections::{BinaryHeap, HashMap};
 use std::io::BufRead;
 
 use super::memory::{BufferRow, ComputationTotal, DeviceBuffer, MemoryReport};
-use crate::{HloError, Instruction, ModuleSummary, ReadError, read_module, read_text};
+use crate::{HloError, Instruction, Limit, ModuleSummary, ReadError, read_module, read_text};
 
 /// Largest allocation first, then the order of the module.
 type Key = (i64, Reverse<u64>);
@@ -41,15 +41,15 @@ impl Ord for Kept {
 impl MemoryReport {
     /// Reads a module from `input`, text or a serialized `HloModuleProto`
     /// told apart by their content ([`read_module`]), and reports its `top`
-    /// largest buffers (`usize::MAX`: every one) and computations. Text is
+    /// largest buffers and computations (a count, or [`Limit::All`]). Text is
     /// streamed: memory is the `top` rows kept, one total per computation
     /// and the reader's own.
     ///
     /// # Errors
     ///
     /// [`ReadError`]: where the module cannot be read, and why.
-    pub fn read(input: impl BufRead, top: usize) -> Result<Self, ReadError> {
-        let mut collector = Collector::new(top);
+    pub fn read(input: impl BufRead, top: impl Into<Limit>) -> Result<Self, ReadError> {
+        let mut collector = Collector::new(top.into());
         let module = read_module(input, |i| collector.visit(i))?;
         Ok(collector.finish(module))
     }
@@ -66,8 +66,8 @@ impl MemoryReport {
     ///
     /// [`HloError`]: the line and column where the text cannot be read, and
     /// why.
-    pub fn read_text(input: impl BufRead, top: usize) -> Result<Self, HloError> {
-        let mut collector = Collector::new(top);
+    pub fn read_text(input: impl BufRead, top: impl Into<Limit>) -> Result<Self, HloError> {
+        let mut collector = Collector::new(top.into());
         let module = read_text(input, |i| collector.visit(i))?;
         Ok(collector.finish(module))
     }
@@ -76,6 +76,9 @@ impl MemoryReport {
 /// What is kept of the instructions read so far.
 #[derive(Debug)]
 struct Collector {
+    /// How many rows the report lists.
+    limit: Limit,
+    /// `limit` as a count.
     top: usize,
     /// The `top` largest rows, the smallest on top of the heap.
     kept: BinaryHeap<Reverse<Kept>>,
@@ -89,9 +92,10 @@ struct Collector {
 
 impl Collector {
     /// A collector keeping the `top` largest rows.
-    fn new(top: usize) -> Self {
+    fn new(limit: Limit) -> Self {
         Self {
-            top,
+            limit,
+            top: limit.of(usize::MAX),
             kept: BinaryHeap::new(),
             order: 0,
             totals: Vec::new(),
@@ -159,7 +163,7 @@ impl Collector {
             module,
             instructions,
             computation_totals,
-            top: self.top,
+            top: self.limit,
         }
     }
 }
