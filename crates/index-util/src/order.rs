@@ -53,6 +53,7 @@ pub fn memory_order(layout: &TiledLayout) -> Result<Vec<Option<i64>>, TooManyPos
 /// assert_eq!(order.to_string(), "0 3 pad 1 4 pad 2 5 pad pad pad pad");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct MemoryOrder {
     /// What [`memory_order`] gives.
     pub order: Vec<Option<i64>>,

@@ -20,6 +20,7 @@ use crate::{LiteralError, to_text};
 /// assert_eq!(text.to_string(), "{1, 2, 3}");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct LiteralText {
     /// XLA's `HumanStringWithLayout` of the literal's shape.
     pub shape: String,

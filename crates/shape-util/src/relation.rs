@@ -24,6 +24,7 @@ use crate::{
 /// assert!(relation.to_string().ends_with("transpose_is_bitcast_dims: [1,0]"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Relation {
     /// XLA's `ShapeUtil::Equal`.
     pub equal: bool,

@@ -20,6 +20,7 @@ use crate::HloSharding;
 /// assert_eq!(canonical.hex, "08031a02020122020001");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CanonicalSharding {
     /// XLA's text of the sharding.
     pub sharding: String,

@@ -55,6 +55,7 @@ pub struct Piece {
 /// );
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ReshardPlan {
     /// The pieces, by destination device, then by source tile (row-major).
     pub pieces: Vec<Piece>,

@@ -108,6 +108,7 @@ impl Serialize for DeviceShard {
 /// );
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ShardReport {
     /// XLA's shard shape: each dimension divided by its tile count,
     /// rounded up.

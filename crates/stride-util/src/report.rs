@@ -21,6 +21,7 @@ use crate::view::StridedView;
 /// );
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ViewReport {
     /// The sizes.
     pub shape: Vec<i64>,

@@ -34,6 +34,7 @@ pub struct ModuleBuffer {
 /// bytes on CPU, 256 on GPU), combined with the tuples' index tables into
 /// one allocation as XLA combines them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ModuleMemory {
     /// The peak, where it is reached, the buffers live there.
     #[serde(flatten)]

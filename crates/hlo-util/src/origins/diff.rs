@@ -33,6 +33,7 @@ pub struct DiffRow {
 /// assert!(diff.by_source.is_empty());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PeakDiff {
     /// A's peak.
     pub a_peak_bytes: u64,

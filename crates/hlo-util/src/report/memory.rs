@@ -36,6 +36,7 @@ use crate::{Limit, ModuleSummary};
 /// );
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MemoryReport {
     /// What the reader learnt about the module: its name, counts and entry
     /// bytes.

@@ -91,6 +91,7 @@ pub struct LoweredEntry {
 /// assert_eq!(report.result_bytes, [32, 32]);
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct LoweredReport {
     /// The device count: `mhlo.num_partitions`, else the first mesh's.
     pub devices: i64,
