@@ -117,6 +117,28 @@ fn memory_reports_round_trip() {
 }
 
 #[test]
+fn lowered_and_diff_reports_round_trip() {
+    let text = String::from_utf8(golden("shardy/mlp.mlir")).unwrap();
+    let module = sharding_util::sdy::LoweredModule::parse(&text).unwrap();
+    let report = sharding_util::sdy::LoweredReport::new(&module).unwrap();
+    assert!(!report.entries.is_empty());
+    round_trip(&report);
+    let a =
+        hlo_util::peak_from_hlo_proto(&golden("peak_memory/attention/after_optimizations.hlo.pb"))
+            .unwrap();
+    let b =
+        hlo_util::peak_from_hlo_proto(&golden("peak_memory/adam_mlp/after_optimizations.hlo.pb"))
+            .unwrap();
+    round_trip(&hlo_util::PeakDiff::new(&a, &b));
+    let literal = schema::LiteralProto {
+        shape: Some(shape("s32[3]{0}")),
+        s32s: vec![1, 2, 3],
+        ..Default::default()
+    };
+    round_trip(&literal_util::LiteralText::new(&literal).unwrap());
+}
+
+#[test]
 fn shape_and_view_reports_round_trip() {
     round_trip(&shape_util::Relation::of(
         &shape("f32[2,3]{1,0}"),
