@@ -118,7 +118,7 @@ pub use limit::Limit;
 pub use liveness::{
     LivenessError, ModuleBuffer, ModuleMemory, memory_from_module_reader, memory_from_module_text,
 };
-pub use opcodes::{OPCODES, is_opcode};
+pub use opcodes::{OPCODES, Opcode, is_opcode};
 pub use origins::{
     DiffRow, Frame, Frames, GroupBy, GroupRow, ModuleOrigins, PeakDiff, Stack, group_at_peak,
     groups_text, pass_of,

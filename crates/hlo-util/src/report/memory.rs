@@ -4,7 +4,7 @@
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use crate::sizes::BufferSizes;
-use crate::{Limit, ModuleSummary};
+use crate::{Limit, ModuleSummary, Opcode};
 
 /// Every buffer of a module, as `xla-shape hlo` prints it: the module's
 /// entry parameter and output bytes, its largest instructions' buffers
@@ -89,6 +89,20 @@ pub struct ComputationTotal {
     pub bytes: i64,
     /// Their allocated bytes (saturating at `i64::MAX`).
     pub allocated_bytes: i64,
+}
+
+impl BufferRow {
+    /// The `opcode` field as an [`Opcode`] (any word reads as one).
+    ///
+    /// ```
+    /// let text = "HloModule m\nENTRY %e (p: f32[4]) -> f32[4] {\n  ROOT %p = f32[4]{0} parameter(0)\n}\n";
+    /// let report = hlo_util::MemoryReport::read(text.as_bytes(), 20).unwrap();
+    /// assert_eq!(report.instructions[0].to_opcode(), hlo_util::Opcode::Parameter);
+    /// ```
+    pub fn to_opcode(&self) -> Opcode {
+        let Ok(opcode) = self.opcode.parse();
+        opcode
+    }
 }
 
 impl ComputationTotal {
