@@ -206,9 +206,12 @@ opcodes! {
     Xor = "xor",
 }
 
+/// The variant of one async stage, from the opcode it is of.
+type AsyncForm = fn(Box<Opcode>) -> Opcode;
+
 /// The async stages XLA's parser reads after any opcode, with the variant
 /// of each.
-const ASYNC_FORMS: [(&str, fn(Box<Opcode>) -> Opcode); 3] = [
+const ASYNC_FORMS: [(&str, AsyncForm); 3] = [
     ("-start", Opcode::Start),
     ("-update", Opcode::Update),
     ("-done", Opcode::Done),
