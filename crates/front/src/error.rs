@@ -82,6 +82,9 @@ pub enum Error {
     /// message), or that names no device count when none is given.
     #[error(transparent)]
     Sharding(#[from] sharding_util::ShardingError),
+    /// A Shardy error of a kind added after these (its own words).
+    #[error(transparent)]
+    Shardy(sharding_util::sdy::ShardyError),
     /// A device count that a Shardy sharding's mesh contradicts.
     #[error(transparent)]
     MeshDevices(sharding_util::sdy::DeviceCountError),
@@ -169,6 +172,7 @@ impl From<sharding_util::sdy::ShardyError> for Error {
         match error {
             sharding_util::sdy::ShardyError::Parse(e) => Self::ShardingText(e),
             sharding_util::sdy::ShardyError::Sharding(e) => Self::Sharding(e),
+            other => Self::Shardy(other),
         }
     }
 }

@@ -1,6 +1,10 @@
 //! The errors of the HLO readers: where in the input (a line and column of
-//! the text, a field of the serialized module) and what kind of error, with
-//! the error it comes from as its source.
+//! the text, a field of the serialized module) and what kind of error.
+//!
+//! A wrapped error is said once: where the message prints it (an I/O error,
+//! a shape's, prost's), the variant holds it and `source()` is `None`;
+//! where the message does not (a line that is not UTF-8), it is the
+//! `source()`. A chain printer (anyhow's `{:#}`) so prints no text twice.
 
 use std::error::Error;
 use std::fmt;
@@ -34,7 +38,7 @@ pub struct HloError {
 pub enum HloErrorKind {
     /// The input could not be read.
     #[error("cannot read: {0}")]
-    Io(#[source] std::io::Error),
+    Io(std::io::Error),
     /// A line longer than the reader takes (the cap, in bytes).
     #[error("the line is longer than {0} bytes")]
     LineTooLong(usize),
@@ -43,11 +47,11 @@ pub enum HloErrorKind {
     NotUtf8(#[source] std::str::Utf8Error),
     /// A shape XLA's parser refuses (its message).
     #[error("invalid shape: {}", .0.to_string().replace("Syntax error:\n", ""))]
-    Shape(#[source] schema::ParseError),
+    Shape(schema::ParseError),
     /// A shape that cannot be sized: a layout XLA refuses, sizes that
     /// overflow.
     #[error("{0}")]
-    Size(#[source] shape_util::ShapeError),
+    Size(shape_util::ShapeError),
     /// The entry parameters' bytes add up beyond `i64`.
     #[error("the parameters' bytes overflow")]
     Overflow,
@@ -104,7 +108,7 @@ pub enum ProtoErrorKind {
     /// The bytes are not a message of this type (a truncated file,
     /// garbage).
     #[error("{0}")]
-    Decode(#[source] prost::DecodeError),
+    Decode(prost::DecodeError),
     /// Bytes that are no protobuf message: a key that is no field's, a
     /// length past the end (found before the message is decoded).
     #[error("at byte {offset}: {message}")]
@@ -125,7 +129,7 @@ pub enum ProtoErrorKind {
     /// A shape that cannot be sized: a layout XLA refuses, sizes that
     /// overflow.
     #[error("{0}")]
-    Size(#[source] shape_util::ShapeError),
+    Size(shape_util::ShapeError),
     /// The entry parameters' bytes add up beyond `i64`.
     #[error("the parameters' bytes overflow")]
     Overflow,
@@ -162,6 +166,7 @@ impl ProtoError {
 /// assert!(matches!(error, hlo_util::ReadError::Proto(_)));
 /// ```
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ReadError {
     /// The text form, at a line and column.
     #[error(transparent)]
@@ -171,7 +176,13 @@ pub enum ReadError {
     Proto(#[from] ProtoError),
     /// The input could not be read.
     #[error("cannot read: {0}")]
-    Io(#[from] std::io::Error),
+    Io(std::io::Error),
+}
+
+impl From<std::io::Error> for ReadError {
+    fn from(error: std::io::Error) -> Self {
+        Self::Io(error)
+    }
 }
 
 impl fmt::Display for HloError {
@@ -184,7 +195,8 @@ impl fmt::Display for HloError {
     }
 }
 
-/// The source is the kind's: the I/O, UTF-8, shape or size error.
+/// The source is the kind's: the UTF-8 error of a line that is not UTF-8
+/// (the other wrapped errors are in the message).
 impl Error for HloError {
     fn source(&self) -> Option<&(dyn Error + 'static)> {
         self.kind.source()
@@ -197,7 +209,8 @@ impl fmt::Display for ProtoError {
     }
 }
 
-/// The source is the kind's: prost's decode error or the size error.
+/// The source is the kind's (none: prost's decode error and the size error
+/// are in the message).
 impl Error for ProtoError {
     fn source(&self) -> Option<&(dyn Error + 'static)> {
         self.kind.source()

@@ -88,6 +88,7 @@ mod binary;
 mod entry_layout;
 mod error;
 mod input;
+mod limit;
 mod liveness;
 mod names;
 mod opcodes;
@@ -100,6 +101,7 @@ mod proto_shape;
 mod report;
 mod scan;
 mod shape_facts;
+mod shape_text;
 mod sizes;
 mod text;
 mod wire;
@@ -114,11 +116,12 @@ pub use binary::{read_module, read_proto};
 pub use entry_layout::EntryLayout;
 pub use error::{HloError, HloErrorKind, ProtoError, ProtoErrorKind, ReadError};
 pub use input::{HEAD_BYTES, InputKind, NotModuleText};
+pub use limit::Limit;
 pub use liveness::{
     ESTIMATE_NOTE, LivenessError, ModuleBuffer, ModuleMemory, ModuleMemoryText,
     memory_from_module_reader, memory_from_module_text,
 };
-pub use opcodes::{OPCODES, is_opcode};
+pub use opcodes::{OPCODES, Opcode, is_opcode};
 pub use origins::{
     DiffRow, Frame, Frames, GroupBy, GroupRow, ModuleOrigins, PeakDiff, Stack, group_at_peak,
     groups_text, pass_of,

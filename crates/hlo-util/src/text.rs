@@ -64,6 +64,7 @@ pub struct Instruction<'a> {
 
 /// What the reader learns about a whole module.
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct ModuleSummary {
     /// The module's name (`HloModule jit_f, ...`).
     pub name: String,

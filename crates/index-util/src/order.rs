@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::TiledLayout;
@@ -14,6 +14,7 @@ pub const MAX_ORDER_POSITIONS: i64 = 1 << 20;
 /// A buffer too long for [`memory_order`] to list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
 #[error("the buffer has {positions} positions; order lists at most {MAX_ORDER_POSITIONS}")]
+#[non_exhaustive]
 pub struct TooManyPositions {
     /// The positions of the buffer.
     pub positions: i64,
@@ -51,7 +52,8 @@ pub fn memory_order(layout: &TiledLayout) -> Result<Vec<Option<i64>>, TooManyPos
 /// let order = index_util::MemoryOrder::of(&layout).unwrap();
 /// assert_eq!(order.to_string(), "0 3 pad 1 4 pad 2 5 pad pad pad pad");
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct MemoryOrder {
     /// What [`memory_order`] gives.
     pub order: Vec<Option<i64>>,

@@ -55,7 +55,7 @@ impl PhysicalLayout {
     pub fn new(shape: &Shape) -> Result<Self, IndexError> {
         if !is_array(shape) {
             return Err(IndexError::NotAnArray {
-                shape: shape.human_string(),
+                shape: shape.human_string_naming_type(),
             });
         }
         let m2m = layout_util::minor_to_major(shape)?;

@@ -13,7 +13,7 @@ fn expect_array(shape: &Shape) -> Result<(), LayoutError> {
         Ok(())
     } else {
         Err(LayoutError::NotAnArray {
-            shape: shape.human_string(),
+            shape: shape.human_string_naming_type(),
         })
     }
 }

@@ -3,7 +3,7 @@
 use std::fmt;
 
 use schema::LiteralProto;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::{LiteralError, to_text};
 
@@ -19,7 +19,8 @@ use crate::{LiteralError, to_text};
 /// assert_eq!(text.shape, "s32[3]{0}");
 /// assert_eq!(text.to_string(), "{1, 2, 3}");
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct LiteralText {
     /// XLA's `HumanStringWithLayout` of the literal's shape.
     pub shape: String,

@@ -3,6 +3,8 @@
 //! largest destination stride to the smallest, and neighbours merged where
 //! both sides are contiguous across them. Then a [`Strategy`] per layout.
 
+use std::fmt;
+
 use stride_util::StridedView;
 
 /// One dimension of a relayout: its size and the stride on each side.
@@ -77,6 +79,23 @@ pub enum Strategy {
     /// (column-major into `{1,0:T(8,128)}`, row-major into
     /// `{0,1:T(8,128)}`), and between two different tilings.
     Composed,
+}
+
+impl fmt::Display for Strategy {
+    /// The strategy in snake case, as its variant reads: `single_copy`, `tile_pieces`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Empty => "empty",
+            Self::SingleCopy => "single_copy",
+            Self::Runs => "runs",
+            Self::Tiled => "tiled",
+            Self::Streaming => "streaming",
+            Self::Strided => "strided",
+            Self::Elements => "elements",
+            Self::TilePieces => "tile_pieces",
+            Self::Composed => "composed",
+        })
+    }
 }
 
 /// Tiles need at least this many elements along both dimensions to pay off.

@@ -5,6 +5,8 @@
 //! element. Tests may lower the level
 //! (never raise it past what the CPU has) to keep every path under test.
 
+use std::fmt;
+
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -26,6 +28,18 @@ pub enum SimdLevel {
     /// CPUs with AVX-512 F, BW and VBMI: Ice Lake, Zen 4 and later); the
     /// AVX2 and SSE2 ones for the edges and short rows.
     Avx512,
+}
+
+impl fmt::Display for SimdLevel {
+    /// The level in lowercase: `scalar`, `sse2`, `avx2`, `avx512`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Scalar => "scalar",
+            Self::Sse2 => "sse2",
+            Self::Avx2 => "avx2",
+            Self::Avx512 => "avx512",
+        })
+    }
 }
 
 impl SimdLevel {

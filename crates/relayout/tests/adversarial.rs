@@ -115,7 +115,8 @@ fn relayouts_of_enum_numbers_outside_their_enums() {
             "layout has unknown padding_value 77"
         );
     }
-    // An unknown element type is PRIMITIVE_TYPE_INVALID: not an array.
+    // An unknown element type is PRIMITIVE_TYPE_INVALID, not an array: the
+    // message names the number.
     for padded in [vec![2, 4], vec![]] {
         let mut unknown = padded_f32(&[2, 3], &padded);
         unknown.element_type = 9999;
@@ -123,7 +124,7 @@ fn relayouts_of_enum_numbers_outside_their_enums() {
             relayout_xla(&[0; 64], &unknown, &mut dst, &unknown)
                 .unwrap_err()
                 .to_string(),
-            "shape primitive_type_invalid[] is not an array"
+            "shape primitive_type_invalid[] (element type 9999) is not an array"
         );
     }
 }

@@ -9,19 +9,10 @@ use prost_reflect::{
     DescriptorPool, DynamicMessage, FieldDescriptor, Kind, MessageDescriptor, ReflectMessage,
 };
 
-use crate::FormatError;
-use crate::proto_format::{MAX_TEXT_FORMAT_DEPTH, pool, too_deep};
-
-/// The messages this crate calls by their classic names, with XLA's current
-/// name of each (full names): `xla.Shape` is XLA's `xla.ShapeProto`, field
-/// for field, and so on.
-pub const CLASSIC_NAMES: [(&str, &str); 5] = [
-    ("xla.Shape", "xla.ShapeProto"),
-    ("xla.Layout", "xla.LayoutProto"),
-    ("xla.Tile", "xla.TileProto"),
-    ("xla.SplitConfig", "xla.SplitConfigProto"),
-    ("xla.ProgramShape", "xla.ProgramShapeProto"),
-];
+use crate::proto_format::pool;
+#[cfg(feature = "text-format")]
+use crate::proto_format::{MAX_TEXT_FORMAT_DEPTH, too_deep};
+use crate::{CLASSIC_NAMES, FormatError};
 
 /// The deepest nesting of messages that [`decode_message`] and
 /// [`encode_message`] follow: protobuf's own recursion limit, which prost
@@ -166,6 +157,7 @@ pub fn encode_message(message: &DynamicMessage) -> Vec<u8> {
 ///
 /// [`FormatError::TooDeep`] beyond [`MAX_TEXT_FORMAT_DEPTH`] levels, and
 /// [`FormatError::TextFormat`] for what the parser rejects.
+#[cfg(feature = "text-format")]
 pub fn parse_text_format(
     descriptor: &MessageDescriptor,
     text: &str,

@@ -85,6 +85,20 @@
 //! # }
 //! ```
 //!
+//! # Features
+//!
+//! Without default features the crate is the prost types, XLA's human
+//! string format and [`primitive_util`], over prost and thiserror alone (a
+//! service that only exchanges messages: `default-features = false`). On by
+//! default:
+//! - `text-format`: protobuf text format ([`ProtoFormat::to_text_format`],
+//!   [`parse_text_format`]) and the forms a person reads
+//!   ([`ShapeStrings`], [`DecodedShape`], ...);
+//! - `json`: proto3 JSON ([`ProtoFormat::to_json`], [`ProtoFormat::from_json`]);
+//! - `reflect` (with either): any message by name as a prost-reflect
+//!   `DynamicMessage` ([`decode_message`], [`encode_message`],
+//!   [`message_descriptor`]).
+//!
 //! [`FILE_DESCRIPTOR_SET`] is the same schema compiled, for reflection
 //! (prost-reflect's `DescriptorPool::decode`) or protox's
 //! `DescriptorSetFileResolver`.
@@ -98,22 +112,29 @@ mod generated {
     include!(concat!(env!("OUT_DIR"), "/xla.rs"));
 }
 
+#[cfg(feature = "reflect")]
 mod dynamic;
+#[cfg(feature = "text-format")]
 mod forms;
 mod human_string;
 mod maps;
 mod primitive_type;
 pub mod primitive_util;
+#[cfg(feature = "reflect")]
 mod proto_format;
 mod shape_methods;
+#[cfg(feature = "text-format")]
 mod text_writer;
 
 pub use generated::*;
 
+#[cfg(feature = "text-format")]
+pub use dynamic::parse_text_format;
+#[cfg(feature = "reflect")]
 pub use dynamic::{
-    CLASSIC_NAMES, decode_message, descriptor_pool, encode_message, message_descriptor,
-    message_names, parse_text_format,
+    decode_message, descriptor_pool, encode_message, message_descriptor, message_names,
 };
+#[cfg(feature = "text-format")]
 pub use forms::{DecodedMessage, DecodedShape, EncodedMessage, ShapeStrings};
 pub use human_string::{MAX_DEPTH, ParseError, ShapeEvent, ShapeTextWriter};
 pub use maps::{FrontendAttributes, GemmPerfTable, GemmPerfTableEntry};
@@ -126,8 +147,14 @@ pub use prost;
 pub use prost::Message;
 /// The prost-reflect crate that [`decode_message`] and its siblings use, so
 /// that callers name the same `DynamicMessage` and `MessageDescriptor`.
+#[cfg(feature = "reflect")]
 pub use prost_reflect;
-pub use proto_format::{FormatError, MAX_TEXT_FORMAT_DEPTH, ProtoFormat};
+#[cfg(feature = "reflect")]
+pub use proto_format::FormatError;
+#[cfg(feature = "text-format")]
+pub use proto_format::MAX_TEXT_FORMAT_DEPTH;
+#[cfg(any(feature = "text-format", feature = "json"))]
+pub use proto_format::ProtoFormat;
 
 /// The directory holding `xla_data.proto`, the schema's source, as an
 /// include directory for a build script that compiles a `.proto` importing
@@ -145,6 +172,17 @@ pub const PROTO_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/proto");
 /// ```
 pub const FILE_DESCRIPTOR_SET: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/xla_data.fds.bin"));
+
+/// The messages this crate calls by their classic names, with XLA's current
+/// name of each (full names): `xla.Shape` is XLA's `xla.ShapeProto`, field
+/// for field, and so on.
+pub const CLASSIC_NAMES: [(&str, &str); 5] = [
+    ("xla.Shape", "xla.ShapeProto"),
+    ("xla.Layout", "xla.LayoutProto"),
+    ("xla.Tile", "xla.TileProto"),
+    ("xla.SplitConfig", "xla.SplitConfigProto"),
+    ("xla.ProgramShape", "xla.ProgramShapeProto"),
+];
 
 /// The size XLA uses for an unbounded dynamic dimension (`?`): `i64::MIN`.
 pub const UNBOUNDED_SIZE: i64 = i64::MIN;

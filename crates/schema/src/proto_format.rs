@@ -2,14 +2,20 @@
 //! messages, through prost-reflect and the descriptor set compiled from
 //! `proto/xla_data.proto` at build time.
 
-use std::any::Any;
 use std::sync::OnceLock;
 
-use crate::text_writer;
-use crate::{Layout, Shape};
-use prost::{Message, Name};
-use prost_reflect::{
-    DescriptorPool, DynamicMessage, MessageDescriptor, text_format::FormatOptions,
+use prost_reflect::DescriptorPool;
+#[cfg(feature = "text-format")]
+use {
+    crate::text_writer,
+    crate::{Layout, Shape},
+    prost_reflect::text_format::FormatOptions,
+    std::any::Any,
+};
+#[cfg(any(feature = "text-format", feature = "json"))]
+use {
+    prost::{Message, Name},
+    prost_reflect::{DynamicMessage, MessageDescriptor},
 };
 
 /// The deepest nesting of messages (`{`/`<` inside one another) that
@@ -19,6 +25,7 @@ use prost_reflect::{
 /// large frames: about 80 levels exhaust a 2 MiB thread stack in a debug
 /// build. JSON has a similar bound: serde_json stops at 128 levels of
 /// objects and arrays, which is 64 levels of `tuple_shapes`.
+#[cfg(feature = "text-format")]
 pub const MAX_TEXT_FORMAT_DEPTH: usize = 64;
 
 /// Errors converting a message to or from text format or JSON.
@@ -111,21 +118,29 @@ fn not_a_message_hint(suggestion: Option<&str>) -> String {
 /// assert!(json.contains(r#""elementType":"F32""#));
 /// assert_eq!(Shape::from_json(&json).unwrap(), shape);
 /// ```
+#[cfg(any(feature = "text-format", feature = "json"))]
 pub trait ProtoFormat: Sized {
+    #[cfg(feature = "text-format")]
     /// The message in protobuf text format, on one line.
     fn to_text_format(&self) -> Result<String, FormatError>;
+    #[cfg(feature = "text-format")]
     /// The message in protobuf text format, one field per line.
     fn to_text_format_pretty(&self) -> Result<String, FormatError>;
+    #[cfg(feature = "text-format")]
     /// Parses protobuf text format.
     fn from_text_format(text: &str) -> Result<Self, FormatError>;
+    #[cfg(feature = "json")]
     /// The message in proto3 canonical JSON (camelCase names, enum names,
     /// 64-bit integers as strings).
     fn to_json(&self) -> Result<String, FormatError>;
+    #[cfg(feature = "json")]
     /// Parses proto3 JSON (either field-name spelling).
     fn from_json(json: &str) -> Result<Self, FormatError>;
 }
 
+#[cfg(any(feature = "text-format", feature = "json"))]
 impl<M: Message + Name + Default + 'static> ProtoFormat for M {
+    #[cfg(feature = "text-format")]
     fn to_text_format(&self) -> Result<String, FormatError> {
         // Shapes and layouts (tuples of any size) have a direct writer that
         // writes the same bytes without building a dynamic message.
@@ -139,10 +154,12 @@ impl<M: Message + Name + Default + 'static> ProtoFormat for M {
         dynamic_text_format(self)
     }
 
+    #[cfg(feature = "text-format")]
     fn to_text_format_pretty(&self) -> Result<String, FormatError> {
         Ok(to_dynamic(self)?.to_text_format_with_options(&FormatOptions::new().pretty(true)))
     }
 
+    #[cfg(feature = "text-format")]
     fn from_text_format(text: &str) -> Result<Self, FormatError> {
         if let Some(offset) = too_deep(text) {
             return Err(FormatError::TooDeep {
@@ -161,6 +178,7 @@ impl<M: Message + Name + Default + 'static> ProtoFormat for M {
         from_dynamic(&dynamic)
     }
 
+    #[cfg(feature = "json")]
     fn to_json(&self) -> Result<String, FormatError> {
         serde_json::to_string(&to_dynamic(self)?).map_err(|e| FormatError::Convert {
             message: M::full_name(),
@@ -168,6 +186,7 @@ impl<M: Message + Name + Default + 'static> ProtoFormat for M {
         })
     }
 
+    #[cfg(feature = "json")]
     fn from_json(json: &str) -> Result<Self, FormatError> {
         let descriptor = descriptor::<M>()?;
         let json_error = |e: serde_json::Error| FormatError::Json {
@@ -185,6 +204,7 @@ impl<M: Message + Name + Default + 'static> ProtoFormat for M {
 /// The byte offset of the first `{` or `<` nested deeper than
 /// [`MAX_TEXT_FORMAT_DEPTH`] in protobuf text format, skipping quoted
 /// strings and `#` comments; `None` if the nesting stays within the limit.
+#[cfg(feature = "text-format")]
 pub(crate) fn too_deep(text: &str) -> Option<usize> {
     let mut depth = 0_usize;
     let mut quote = None;
@@ -214,6 +234,7 @@ pub(crate) fn too_deep(text: &str) -> Option<usize> {
 
 /// Compact text format through prost-reflect, for any message (the
 /// reference the direct writer matches).
+#[cfg(feature = "text-format")]
 pub(crate) fn dynamic_text_format<M: Message + Name>(message: &M) -> Result<String, FormatError> {
     Ok(to_dynamic(message)?.to_text_format())
 }
@@ -227,6 +248,7 @@ pub(crate) fn pool() -> Result<&'static DescriptorPool, FormatError> {
     .map_err(|e| FormatError::Descriptor(e.clone()))
 }
 
+#[cfg(any(feature = "text-format", feature = "json"))]
 fn descriptor<M: Name>() -> Result<MessageDescriptor, FormatError> {
     let name = M::full_name();
     pool()?
@@ -234,6 +256,7 @@ fn descriptor<M: Name>() -> Result<MessageDescriptor, FormatError> {
         .ok_or(FormatError::UnknownMessage(name))
 }
 
+#[cfg(any(feature = "text-format", feature = "json"))]
 fn to_dynamic<M: Message + Name>(message: &M) -> Result<DynamicMessage, FormatError> {
     DynamicMessage::decode(descriptor::<M>()?, message.encode_to_vec().as_slice()).map_err(|e| {
         FormatError::Convert {
@@ -243,6 +266,7 @@ fn to_dynamic<M: Message + Name>(message: &M) -> Result<DynamicMessage, FormatEr
     })
 }
 
+#[cfg(any(feature = "text-format", feature = "json"))]
 fn from_dynamic<M: Message + Name + Default>(dynamic: &DynamicMessage) -> Result<M, FormatError> {
     dynamic
         .transcode_to::<M>()

@@ -141,11 +141,17 @@ pub enum ShapeError {
 
     /// A tuple, token, opaque or invalid shape carries a layout (XLA's
     /// `Shape::FromProto`).
-    #[error("Malformed shape proto: element_type {element_type} should not have a layout.")]
+    #[error(
+        "Malformed shape proto: element_type {element_type} should not have a layout.{}",
+        unknown_type_number(.number)
+    )]
     LayoutOnNonArray {
         /// The proto enum name of the element type (`TUPLE`;
         /// `PRIMITIVE_TYPE_INVALID` for unknown numbers, as XLA).
         element_type: String,
+        /// The element type's number in the message (`9999`): the message
+        /// ends with it where the name hides it.
+        number: i32,
     },
 
     /// A layout check failed (see [`LayoutError`]).
@@ -333,5 +339,15 @@ impl ShapeError {
         Self::NotAnArray {
             shape: shape.human_string(),
         }
+    }
+}
+
+/// The end of [`ShapeError::LayoutOnNonArray`]'s text: the element type's
+/// number where it names no type (XLA's `PRIMITIVE_TYPE_INVALID` hides it).
+fn unknown_type_number(number: &i32) -> String {
+    if *number != 0 && schema::PrimitiveType::try_from(*number).is_err() {
+        format!(" (element type {number})")
+    } else {
+        String::new()
     }
 }

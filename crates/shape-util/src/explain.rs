@@ -87,6 +87,7 @@ impl Serialize for TileSize {
 /// assert!(report.to_string().contains("memory: a d b e c f"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Explanation {
     /// The shape, as XLA prints it with its layout.
     #[serde(skip)]

@@ -5,7 +5,7 @@ use std::fmt;
 
 use index_util::dimension_list;
 use schema::Shape;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::{
     compatible, deduce_transpose_dimensions_for_bitcast, equal, equal_ignoring_layout, is_array,
@@ -23,7 +23,8 @@ use crate::{
 /// assert_eq!(relation.transpose_is_bitcast_dims, Some(vec![1, 0]));
 /// assert!(relation.to_string().ends_with("transpose_is_bitcast_dims: [1,0]"));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Relation {
     /// XLA's `ShapeUtil::Equal`.
     pub equal: bool,

@@ -132,6 +132,7 @@ fn validate_proto_structure(shape: &Shape) -> Result<(), ShapeError> {
         let name = element_type(shape).unwrap_or(PrimitiveType::Invalid);
         return Err(ShapeError::LayoutOnNonArray {
             element_type: name.as_str_name().to_owned(),
+            number: shape.element_type,
         });
     }
     Ok(())

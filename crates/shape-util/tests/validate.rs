@@ -140,12 +140,19 @@ fn malformed_protos_are_rejected_as_xlas_from_proto_does() {
         assert_eq!(
             validate_shape_with_optional_layout(&with_layout),
             Err(ShapeError::LayoutOnNonArray {
-                element_type: name.to_owned()
+                element_type: name.to_owned(),
+                number: element_type,
             })
         );
+        // XLA's words; an unknown number is named after them.
+        let number = if element_type == 99 {
+            " (element type 99)"
+        } else {
+            ""
+        };
         assert_eq!(
             message(&with_layout),
-            format!("Malformed shape proto: element_type {name} should not have a layout.")
+            format!("Malformed shape proto: element_type {name} should not have a layout.{number}")
         );
     }
     // A tuple's elements are read before its own layout.

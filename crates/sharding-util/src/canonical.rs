@@ -4,7 +4,7 @@
 use std::fmt;
 
 use schema::Message;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::HloSharding;
 
@@ -19,7 +19,8 @@ use crate::HloSharding;
 /// assert_eq!(canonical.to_string(), "{devices=[2,1]0,1}");
 /// assert_eq!(canonical.hex, "08031a02020122020001");
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CanonicalSharding {
     /// XLA's text of the sharding.
     pub sharding: String,

@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use schema::Shape;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorKind, ShardingError};
 use crate::sharding::{HloSharding, Kind, SubgroupType};
@@ -12,7 +13,7 @@ use crate::tile_assignment::{Devices, MAX_DEVICES};
 
 /// The block of the global array a device holds: `[offsets, limits)` per
 /// dimension (empty where `offsets == limits`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct DeviceBox {
     /// The device.
     pub device: i64,

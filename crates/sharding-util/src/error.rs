@@ -75,6 +75,7 @@ impl ShardingError {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("Syntax error:\n{message} (at byte {offset}: {found})")]
+#[non_exhaustive]
 pub struct ParseError {
     /// What is wrong, in XLA's words where XLA has them.
     pub message: String,
@@ -82,4 +83,21 @@ pub struct ParseError {
     pub offset: usize,
     /// The offending token, quoted, or `end of input`.
     pub found: String,
+}
+
+impl ParseError {
+    /// The error `message`, at byte `offset` of the text, where `found` is
+    /// (the token quoted, or `end of input`).
+    ///
+    /// ```
+    /// let error = sharding_util::ParseError::new("expected `}`", 3, "end of input");
+    /// assert_eq!(error.to_string(), "Syntax error:\nexpected `}` (at byte 3: end of input)");
+    /// ```
+    pub fn new(message: impl Into<String>, offset: usize, found: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            offset,
+            found: found.into(),
+        }
+    }
 }

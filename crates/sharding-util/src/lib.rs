@@ -65,6 +65,7 @@ mod tile_assignment;
 mod tiles;
 mod tuple_sharding;
 mod v3_to_v2;
+mod value;
 
 pub use canonical::CanonicalSharding;
 pub use device::{DeviceBox, Placement, data_bytes};

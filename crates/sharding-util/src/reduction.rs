@@ -4,6 +4,8 @@
 //! metadata, as an entry of `op_type` `sdy::reduction_op` whose `op_name`
 //! is `SUM`, `MAX` or `MIN`.
 
+use std::fmt;
+
 use schema::OpMetadata;
 
 /// How the partial results of an unreduced sharding combine (XLA's
@@ -26,6 +28,13 @@ pub enum Reduction {
     Max,
     /// Their minimum.
     Min,
+}
+
+impl fmt::Display for Reduction {
+    /// The word of XLA's text ([`Reduction::text`]).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.text())
+    }
 }
 
 impl Reduction {

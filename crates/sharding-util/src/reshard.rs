@@ -4,7 +4,7 @@
 use std::fmt;
 
 use schema::Shape;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::device::{Placement, box_elements, data_bytes};
 use crate::error::{ErrorKind, ShardingError};
@@ -18,7 +18,7 @@ use crate::table::{header, list, table};
 pub const MAX_PIECES: i64 = 1 << 20;
 
 /// One block copied from a source device to a destination device.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Piece {
     /// The device that sends the block (under the source sharding).
     pub from: i64,
@@ -54,7 +54,8 @@ pub struct Piece {
 ///      bytes moved 0, bytes kept 32"
 /// );
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ReshardPlan {
     /// The pieces, by destination device, then by source tile (row-major).
     pub pieces: Vec<Piece>,

@@ -5,8 +5,9 @@
 use std::fmt;
 
 use schema::Shape;
-use serde::Serialize;
+use serde::de::{Deserializer, Error as _};
 use serde::ser::{SerializeStruct, Serializer};
+use serde::{Deserialize, Serialize};
 
 use crate::device::{DeviceBox, Placement, data_bytes};
 use crate::error::{ErrorKind, ShardingError};
@@ -29,6 +30,44 @@ pub struct DeviceShard {
     pub held: Option<DeviceBox>,
     /// The bytes of its box (0 when it holds nothing).
     pub bytes: i64,
+}
+
+/// [`DeviceShard`]'s serialized fields, read back.
+#[derive(Deserialize)]
+struct DeviceShardFields {
+    device: i64,
+    tile: Option<Vec<i64>>,
+    offsets: Option<Vec<i64>>,
+    limits: Option<Vec<i64>>,
+    bytes: i64,
+}
+
+impl<'de> Deserialize<'de> for DeviceShard {
+    /// Reads the fields [`Serialize`] writes: a device holding nothing has
+    /// `null` tile, offsets and limits; one holding a box has all three.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let f = DeviceShardFields::deserialize(deserializer)?;
+        let held = match (f.tile, f.offsets, f.limits) {
+            (None, None, None) => None,
+            (Some(tile), Some(offsets), Some(limits)) => Some(DeviceBox {
+                device: f.device,
+                tile,
+                offsets,
+                limits,
+            }),
+            _ => {
+                return Err(D::Error::custom(format!(
+                    "device {}: tile, offsets and limits are all null or none is",
+                    f.device
+                )));
+            }
+        };
+        Ok(Self {
+            device: f.device,
+            held,
+            bytes: f.bytes,
+        })
+    }
 }
 
 impl Serialize for DeviceShard {
@@ -68,11 +107,12 @@ impl Serialize for DeviceShard {
 ///      replication groups [0,1] [2,3]"
 /// );
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ShardReport {
     /// XLA's shard shape: each dimension divided by its tile count,
     /// rounded up.
-    #[serde(serialize_with = "shape_text")]
+    #[serde(serialize_with = "shape_text", deserialize_with = "text_shape")]
     pub shard_shape: Shape,
     /// Every device, in order.
     pub devices: Vec<DeviceShard>,
@@ -170,6 +210,13 @@ impl fmt::Display for ShardReport {
             groups.join(" ")
         )
     }
+}
+
+/// A shape read back from XLA's text.
+fn text_shape<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Shape, D::Error> {
+    String::deserialize(deserializer)?
+        .parse()
+        .map_err(D::Error::custom)
 }
 
 /// A shape as XLA's text.

@@ -1,5 +1,7 @@
 //! The sharding model (XLA's `HloSharding`) and its normal forms.
 
+use std::fmt;
+
 use schema::OpMetadata;
 
 use crate::error::{ErrorKind, ShardingError};
@@ -19,6 +21,13 @@ pub enum SubgroupType {
     Unreduced,
     /// `replicated`: the devices along it hold copies.
     Replicated,
+}
+
+impl fmt::Display for SubgroupType {
+    /// The name XLA prints ([`SubgroupType::name`]).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 impl SubgroupType {
@@ -64,7 +73,7 @@ pub enum ShardGroup {
 }
 
 /// What kind of sharding, with its tile assignment when tiled.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Kind {
     /// `{replicated}`: every device holds the whole array.
     Replicated,
@@ -93,7 +102,8 @@ pub enum Kind {
 ///
 /// Build one by parsing XLA's text ([`std::str::FromStr`]) or decoding an
 /// `OpSharding`; print it with [`std::fmt::Display`] as XLA's
-/// `HloSharding::ToString` does.
+/// `HloSharding::ToString` does. Shardings are values: `Eq` and `Hash`
+/// (metadata compared bit for bit), so one keys a `HashMap`.
 ///
 /// ```
 /// use sharding_util::HloSharding;
@@ -101,7 +111,7 @@ pub enum Kind {
 /// let s: HloSharding = "{devices=[2,4]<=[2,4]T(0,1)}".parse().unwrap();
 /// assert_eq!(s.to_string(), "{devices=[2,4]<=[8]}");
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct HloSharding {
     pub(crate) kind: Kind,
     pub(crate) metadata: Vec<OpMetadata>,

@@ -11,6 +11,7 @@ use crate::reshape::NumpyOrder;
 /// its byte offset, or the operation and what it lacks.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("{message}")]
+#[non_exhaustive]
 pub struct ChainError {
     /// The message.
     pub message: String,

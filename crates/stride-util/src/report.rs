@@ -3,7 +3,7 @@
 use std::fmt;
 
 use index_util::dimension_list as list;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::view::StridedView;
 
@@ -20,7 +20,8 @@ use crate::view::StridedView;
 ///     "shape: [4,3]\nstrides: [1,4]\noffset: 0\nc_contiguous: false\nf_contiguous: true"
 /// );
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ViewReport {
     /// The sizes.
     pub shape: Vec<i64>,

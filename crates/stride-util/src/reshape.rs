@@ -2,6 +2,8 @@
 //! `_attempt_nocopy_reshape`), otherwise [`ViewError::ReshapeNeedsCopy`];
 //! and numpy's `ravel`, a view exactly where numpy's is one.
 
+use std::fmt;
+
 use crate::error::{ViewError, numpy_tuple, overflow};
 use crate::view::{StridedView, check_ndim};
 
@@ -13,6 +15,16 @@ pub enum Order {
     C,
     /// Column-major: the first index changes fastest (numpy's `order='F'`).
     F,
+}
+
+impl fmt::Display for Order {
+    /// `C` or `F`, as numpy spells the order.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::C => "C",
+            Self::F => "F",
+        })
+    }
 }
 
 /// The orders numpy's `ravel` (and, but for `K`, `reshape`) take.
@@ -28,6 +40,18 @@ pub enum NumpyOrder {
     A,
     /// `'K'`: the order of the elements in memory.
     K,
+}
+
+impl fmt::Display for NumpyOrder {
+    /// The order's letter, as numpy spells it ([`NumpyOrder::letter`]).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::C => "C",
+            Self::F => "F",
+            Self::A => "A",
+            Self::K => "K",
+        })
+    }
 }
 
 impl NumpyOrder {

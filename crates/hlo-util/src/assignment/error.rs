@@ -7,10 +7,11 @@
 /// assert!(matches!(error, hlo_util::AssignmentError::Decode(_)));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum AssignmentError {
     /// The bytes are not a serialized `HloProto` (truncated, or not a proto).
     #[error("HloProto: {0}")]
-    Decode(#[source] prost::DecodeError),
+    Decode(prost::DecodeError),
     /// The `HloProto` has no `hlo_module`.
     #[error("HloProto: no hlo_module")]
     NoModule,

@@ -1,15 +1,17 @@
 //! The peak memory report: XLA's `peak_memory_in_bytes`, where it is
 //! reached, the buffers live there, and XLA's other allocation totals.
 
+use std::fmt;
+
 use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use crate::origins::frame::{Stack, serialize_op_name};
+use crate::origins::frame::{Stack, deserialize_op_name, serialize_op_name};
 
 /// What a buffer holds, as XLA's buffer assignment classifies its
 /// allocation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BufferKind {
     /// An entry computation parameter (donated ones included).
@@ -24,8 +26,21 @@ pub enum BufferKind {
     Temporary,
 }
 
+impl fmt::Display for BufferKind {
+    /// The kind as its JSON form spells it: `parameter`, `thread_local`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Parameter => "parameter",
+            Self::Constant => "constant",
+            Self::Output => "output",
+            Self::ThreadLocal => "thread_local",
+            Self::Temporary => "temporary",
+        })
+    }
+}
+
 /// One buffer live at the peak.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LiveBuffer {
     /// The instruction that defines it.
     pub name: String,
@@ -40,7 +55,10 @@ pub struct LiveBuffer {
     /// The `op_name` of the instruction that defines it (an entry
     /// parameter's is its pytree path, `args[0]['w1']`); none when the
     /// module records none.
-    #[serde(serialize_with = "serialize_op_name")]
+    #[serde(
+        serialize_with = "serialize_op_name",
+        deserialize_with = "deserialize_op_name"
+    )]
     pub op_name: Option<Arc<str>>,
     /// The Python stack of the instruction that defines it, innermost
     /// first; empty when the module records none.
@@ -68,7 +86,7 @@ impl LiveBuffer {
 }
 
 /// What a [`PeakPoint`]'s `step` counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StepUnit {
     /// Events of the heap traces, 0-based, trace after trace (an `HloProto`).
@@ -77,8 +95,18 @@ pub enum StepUnit {
     ScheduleStep,
 }
 
+impl fmt::Display for StepUnit {
+    /// The unit as its JSON form spells it: `heap_event`, `schedule_step`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::HeapEvent => "heap_event",
+            Self::ScheduleStep => "schedule_step",
+        })
+    }
+}
+
 /// Where the peak is first reached.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PeakPoint {
     /// The position, in `unit`s.
     pub step: u64,
@@ -90,7 +118,7 @@ pub struct PeakPoint {
 
 /// XLA's `CompiledMemoryStats` totals of one memory (device or host): sums
 /// of allocation sizes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AllocationTotals {
     /// Entry parameters (`argument_size_in_bytes`).
     pub argument_bytes: u64,
@@ -110,7 +138,7 @@ pub struct AllocationTotals {
 /// let report = hlo_util::PeakReport::default();
 /// assert_eq!(report.peak_bytes, report.static_bytes + report.heap_peak_bytes);
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PeakReport {
     /// The peak: `static_bytes + heap_peak_bytes`.
     pub peak_bytes: u64,

@@ -4,6 +4,7 @@
 use std::fmt;
 
 use super::report::{AllocationTotals, BufferKind, LiveBuffer, PeakReport, StepUnit};
+use crate::Limit;
 use crate::printable::printable;
 use crate::report::table::aligned;
 
@@ -16,25 +17,29 @@ const COLUMNS: [&str; 5] = ["bytes", "kind", "buffer", "shape", "source"];
 #[derive(Debug, Clone, Copy)]
 pub struct PeakText<'r> {
     report: &'r PeakReport,
-    top: usize,
+    top: Limit,
 }
 
 impl PeakReport {
-    /// The report as text with at most `top` buffers listed.
+    /// The report as text with at most `top` buffers listed (a count, or
+    /// [`Limit::All`]).
     ///
     /// ```
     /// let report = hlo_util::PeakReport::default();
     /// assert!(report.text(5).to_string().starts_with("peak: 0 bytes"));
     /// ```
-    pub fn text(&self, top: usize) -> PeakText<'_> {
-        PeakText { report: self, top }
+    pub fn text(&self, top: impl Into<Limit>) -> PeakText<'_> {
+        PeakText {
+            report: self,
+            top: top.into(),
+        }
     }
 }
 
 impl fmt::Display for PeakReport {
     /// Every live buffer listed.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.text(usize::MAX).fmt(f)
+        self.text(Limit::All).fmt(f)
     }
 }
 
@@ -67,10 +72,7 @@ impl fmt::Display for PeakText<'_> {
             "\nlive at the peak: {count} buffer{}",
             if count == 1 { "" } else { "s" }
         )?;
-        let listed = r
-            .live_at_peak
-            .get(..self.top.min(count))
-            .unwrap_or_default();
+        let listed = r.live_at_peak.get(..self.top.of(count)).unwrap_or_default();
         let sources = listed.iter().any(|b| !b.stack.is_empty());
         let columns = if sources { &COLUMNS[..] } else { &COLUMNS[..4] };
         let rows: Vec<Vec<String>> = listed.iter().map(|b| cells(b, sources)).collect();

@@ -3,15 +3,15 @@
 
 use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use crate::origins::frame::{Stack, serialize_op_name};
+use crate::origins::frame::{Stack, deserialize_op_name, serialize_op_name};
 
 use super::report::{BufferKind, StepUnit};
 
 /// One block of storage over its live range: a value and whatever shares
 /// its storage.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimelineBuffer {
     /// The instruction that defines it.
     pub name: String,
@@ -25,7 +25,10 @@ pub struct TimelineBuffer {
     pub kind: BufferKind,
     /// The `op_name` of the instruction that defines it; none when the
     /// module records none.
-    #[serde(serialize_with = "serialize_op_name")]
+    #[serde(
+        serialize_with = "serialize_op_name",
+        deserialize_with = "deserialize_op_name"
+    )]
     pub op_name: Option<Arc<str>>,
     /// The Python stack of the instruction that defines it, innermost
     /// first; empty when the module records none.
@@ -46,7 +49,7 @@ pub struct TimelineBuffer {
 /// let timeline = hlo_util::MemoryTimeline::default();
 /// assert!(timeline.live_bytes().is_empty());
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemoryTimeline {
     /// What a step counts.
     pub unit: StepUnit,

@@ -9,9 +9,10 @@ use crate::HloError;
 /// assert!(matches!(error, hlo_util::LivenessError::Read(_)));
 /// ```
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum LivenessError {
     /// The text does not read as an HLO module.
-    #[error("{0}")]
+    #[error(transparent)]
     Read(#[from] HloError),
     /// An operand names an instruction the module does not have.
     #[error("instruction `{instruction}`: no operand `{operand}` in the module")]

@@ -1,12 +1,12 @@
 //! The memory report of a module read from its text alone.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::{LiveBuffer, PeakReport};
 
 /// One buffer of the module, with the steps of the flattened schedule it
 /// is live from and to.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModuleBuffer {
     /// Its largest value: instruction, shape index, shape, bytes, kind.
     #[serde(flatten)]
@@ -33,7 +33,8 @@ pub struct ModuleBuffer {
 /// as XLA packs it, at offsets aligned to the backend's alignment (64
 /// bytes on CPU, 256 on GPU), combined with the tuples' index tables into
 /// one allocation as XLA combines them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ModuleMemory {
     /// The peak, where it is reached, the buffers live there.
     #[serde(flatten)]
@@ -51,6 +52,6 @@ pub struct ModuleMemory {
     /// does not know, its buffer sized as any other's), as
     /// [`crate::ModuleSummary::warnings`] words it; left out of the JSON
     /// when there is none.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
 }

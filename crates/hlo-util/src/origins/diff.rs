@@ -3,13 +3,13 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::group::{GroupBy, group_at_peak};
 use crate::PeakReport;
 
 /// One group's bytes at the peaks of programs A and B.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DiffRow {
     /// The group (a source line, an op_name); none for the buffers whose
     /// module records nothing of them.
@@ -32,7 +32,8 @@ pub struct DiffRow {
 /// assert_eq!(diff.peak_bytes_delta, -40);
 /// assert!(diff.by_source.is_empty());
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PeakDiff {
     /// A's peak.
     pub a_peak_bytes: u64,

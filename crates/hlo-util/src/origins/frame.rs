@@ -5,6 +5,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use serde::de::{Deserialize, Deserializer};
 use serde::ser::{Serialize, SerializeSeq, Serializer};
 
 /// One frame of a Python stack: where a call or an operation is in the
@@ -15,7 +16,18 @@ use serde::ser::{Serialize, SerializeSeq, Serializer};
 /// assert_eq!(frame.source(), "model.py:12");
 /// assert_eq!(frame.to_string(), "attention (model.py:12)");
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub struct Frame {
     /// The file, as the module names it.
     pub file: String,
@@ -257,6 +269,20 @@ impl Serialize for Stack {
         }
         seq.end()
     }
+}
+
+impl<'de> Deserialize<'de> for Stack {
+    /// The frames, innermost first, from a JSON array.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Vec::<Frame>::deserialize(deserializer).map(Stack::from_frames)
+    }
+}
+
+/// Reads an `op_name` back from a JSON string, or null.
+pub(crate) fn deserialize_op_name<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Arc<str>>, D::Error> {
+    Ok(Option::<String>::deserialize(deserializer)?.map(Arc::from))
 }
 
 /// Serializes an `op_name` as a JSON string, or null.

@@ -5,12 +5,12 @@ use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::{BufferKind, LiveBuffer, PeakReport};
 
 /// What the buffers live at the peak are grouped by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GroupBy {
     /// The innermost frame's `file:line`: the line of the operation.
@@ -129,7 +129,7 @@ pub fn pass_of(op_name: &str) -> &'static str {
 }
 
 /// One group of buffers live at the peak.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GroupRow {
     /// The group ([`GroupBy::key`]); none for the buffers whose module
     /// records nothing of them.

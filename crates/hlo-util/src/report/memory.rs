@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use crate::sizes::BufferSizes;
-use crate::{ModuleSummary, Stack};
+use crate::{Limit, ModuleSummary, Opcode, Stack};
 
 /// Every buffer of a module, as `xla-shape hlo` prints it: the module's
 /// entry parameter and output bytes, its largest instructions' buffers
@@ -38,6 +38,7 @@ use crate::{ModuleSummary, Stack};
 /// );
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MemoryReport {
     /// What the reader learnt about the module: its name, counts and entry
     /// bytes.
@@ -49,8 +50,8 @@ pub struct MemoryReport {
     /// in the order of the module.
     pub computation_totals: Vec<ComputationTotal>,
     /// How many of the largest instructions and computations the report
-    /// shows (`usize::MAX`: all of them).
-    pub top: usize,
+    /// shows.
+    pub top: Limit,
 }
 
 /// One instruction's buffer in a [`MemoryReport`]. Serialized, its origin
@@ -119,6 +120,20 @@ pub struct ComputationTotal {
     pub allocated_bytes: i64,
 }
 
+impl BufferRow {
+    /// The `opcode` field as an [`Opcode`] (any word reads as one).
+    ///
+    /// ```
+    /// let text = "HloModule m\nENTRY %e (p: f32[4]) -> f32[4] {\n  ROOT %p = f32[4]{0} parameter(0)\n}\n";
+    /// let report = hlo_util::MemoryReport::read(text.as_bytes(), 20).unwrap();
+    /// assert_eq!(report.instructions[0].to_opcode(), hlo_util::Opcode::Parameter);
+    /// ```
+    pub fn to_opcode(&self) -> Opcode {
+        let Ok(opcode) = self.opcode.parse();
+        opcode
+    }
+}
+
 impl ComputationTotal {
     /// The bytes allocated beyond the logical bytes.
     pub fn padding_bytes(&self) -> i64 {
@@ -130,7 +145,7 @@ impl MemoryReport {
     /// The computation totals the serialized form lists: the first
     /// [`MemoryReport::top`].
     fn shown_totals(&self) -> &[ComputationTotal] {
-        let shown = self.computation_totals.len().min(self.top);
+        let shown = self.top.of(self.computation_totals.len());
         self.computation_totals.get(..shown).unwrap_or_default()
     }
 }

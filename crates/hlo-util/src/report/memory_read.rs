@@ -10,7 +10,7 @@ use super::memory_origins::RowOrigins;
 use crate::binary::is_text;
 use crate::origins::head::{head_tables, read_head};
 use crate::origins::metadata::InstOrigin;
-use crate::{HloError, Instruction, ModuleSummary, ReadError, Stack, read_module, read_text};
+use crate::{HloError, Instruction, Limit, ModuleSummary, ReadError, Stack, read_module, read_text};
 
 /// Largest allocation first, then the order of the module.
 type Key = (i64, Reverse<u64>);
@@ -46,14 +46,15 @@ impl Ord for Kept {
 impl MemoryReport {
     /// Reads a module from `input`, text or a serialized `HloModuleProto`
     /// told apart by their content ([`read_module`]), and reports its `top`
-    /// largest buffers (`usize::MAX`: every one) and computations. Text is
+    /// largest buffers and computations (a count, or [`Limit::All`]). Text is
     /// streamed: memory is the `top` rows kept, one total per computation
     /// and the reader's own.
     ///
     /// # Errors
     ///
     /// [`ReadError`]: where the module cannot be read, and why.
-    pub fn read(mut input: impl BufRead, top: usize) -> Result<Self, ReadError> {
+    pub fn read(mut input: impl BufRead, top: impl Into<Limit>) -> Result<Self, ReadError> {
+        let top = top.into();
         if is_text(&mut input)? {
             return Ok(Self::read_text(input, top)?);
         }
@@ -74,11 +75,11 @@ impl MemoryReport {
     ///
     /// [`HloError`]: the line and column where the text cannot be read, and
     /// why.
-    pub fn read_text(mut input: impl BufRead, top: usize) -> Result<Self, HloError> {
+    pub fn read_text(mut input: impl BufRead, top: impl Into<Limit>) -> Result<Self, HloError> {
         let head = read_head(&mut input)?;
         let mut warnings = Vec::new();
         let tables = head_tables(&head, &mut warnings);
-        let mut collector = Collector::new(top, RowOrigins::new(tables, warnings));
+        let mut collector = Collector::new(top.into(), RowOrigins::new(tables, warnings));
         let module = read_text(head.as_slice().chain(input), |i| collector.visit(i))?;
         Ok(collector.finish(module))
     }
@@ -87,6 +88,9 @@ impl MemoryReport {
 /// What is kept of the instructions read so far.
 #[derive(Debug)]
 struct Collector {
+    /// How many rows the report lists.
+    limit: Limit,
+    /// `limit` as a count.
     top: usize,
     /// The `top` largest rows, the smallest on top of the heap.
     kept: BinaryHeap<Reverse<Kept>>,
@@ -101,10 +105,11 @@ struct Collector {
 }
 
 impl Collector {
-    /// A collector keeping the `top` largest rows, with their `origins`.
-    fn new(top: usize, origins: RowOrigins) -> Self {
+    /// A collector keeping the `limit` largest rows, with their `origins`.
+    fn new(limit: Limit, origins: RowOrigins) -> Self {
         Self {
-            top,
+            limit,
+            top: limit.of(usize::MAX),
             kept: BinaryHeap::new(),
             order: 0,
             totals: Vec::new(),
@@ -179,7 +184,7 @@ impl Collector {
             module,
             instructions,
             computation_totals,
-            top: self.top,
+            top: self.limit,
         }
     }
 }

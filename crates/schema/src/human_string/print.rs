@@ -22,6 +22,26 @@ impl Shape {
         out
     }
 
+    /// [`Self::human_string`], followed by the element type's number where
+    /// it names no type of the schema (XLA prints those as
+    /// `primitive_type_invalid`): the shape as an error quotes it, keeping
+    /// the offending value.
+    ///
+    /// ```
+    /// let mut shape: schema::Shape = "f32[2]".parse().unwrap();
+    /// assert_eq!(shape.human_string_naming_type(), "f32[2]");
+    /// shape.element_type = 9999;
+    /// assert_eq!(shape.human_string_naming_type(), "primitive_type_invalid[] (element type 9999)");
+    /// ```
+    pub fn human_string_naming_type(&self) -> String {
+        let mut out = self.human_string();
+        if PrimitiveType::try_from(self.element_type).is_err() {
+            // Writing into a String cannot fail.
+            let _ = write!(out, " (element type {})", self.element_type);
+        }
+        out
+    }
+
     /// The shape with its layout (XLA's `ShapeUtil::HumanStringWithLayout`);
     /// the same text as [`Display`].
     pub fn human_string_with_layout(&self) -> String {

@@ -2,26 +2,38 @@
 //! Shardy attributes): its meshes and the arguments and results of its
 //! public `main` with their tensor types and shardings.
 
+use std::fmt;
+
 use std::collections::HashMap;
 
 use schema::Shape;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::ParseError;
-use crate::sdy::error::ShardyError;
+use crate::sdy::error::{ShardyError, TensorTypeError};
 use crate::sdy::lowered_header::{closing_brace, header, skip_attribute_value};
 use crate::sdy::mesh::SdyMesh;
 use crate::sdy::parse::{Cursor, Parsed};
 use crate::sdy::sharding::SdySharding;
 
 /// Whether a value is an argument or a result of `main`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ValueKind {
     /// A function argument (`%arg0`).
     Argument,
     /// A function result.
     Result,
+}
+
+impl fmt::Display for ValueKind {
+    /// `argument` or `result`, as the JSON form spells it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Argument => "argument",
+            Self::Result => "result",
+        })
+    }
 }
 
 /// One argument or result of `main`.
@@ -83,8 +95,14 @@ pub struct LoweredModule {
 ///
 /// # Errors
 ///
-/// Not a ranked, static tensor type of an element type XLA has.
-pub fn tensor_shape(ty: &str) -> Result<Shape, String> {
+/// [`TensorTypeError`]: not a ranked, static tensor type of an element type
+/// XLA has.
+pub fn tensor_shape(ty: &str) -> Result<Shape, TensorTypeError> {
+    tensor_shape_text(ty).map_err(|message| TensorTypeError::new(ty, message))
+}
+
+/// [`tensor_shape`], its error the message.
+fn tensor_shape_text(ty: &str) -> Result<Shape, String> {
     let body = ty
         .trim()
         .strip_prefix("tensor<")
@@ -340,7 +358,7 @@ fn value(
     let at = c.at;
     c.expect("tensor")?;
     let tensor_type = format!("tensor{}", c.balanced()?);
-    let shape = tensor_shape(&tensor_type).map_err(|message| {
+    let shape = tensor_shape_text(&tensor_type).map_err(|message| {
         c.at = at;
         c.error(message)
     })?;
@@ -406,7 +424,11 @@ mod tests {
 
     #[test]
     fn tensor_types_name_xla_shapes_or_say_why_not() {
-        let shape = |t| tensor_shape(t).map(|s| s.to_string());
+        let shape = |t| {
+            tensor_shape(t)
+                .map(|s| s.to_string())
+                .map_err(|e| e.to_string())
+        };
         assert_eq!(shape("tensor<2xcomplex<f32>>").unwrap(), "c64[2]{0}");
         assert_eq!(shape("tensor<3xf8E4M3FN>").unwrap(), "f8e4m3fn[3]{0}");
         assert_eq!(shape("tensor<si32>").unwrap(), "s32[]");

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorKind, ShardingError};
 use crate::sdy::error::ShardyError;
@@ -18,7 +18,7 @@ use crate::sharding::{HloSharding, Kind};
 use crate::table::{header, table};
 
 /// Where an argument's or result's sharding comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ShardingSource {
     /// The lowered module: its `sdy.sharding`, or for a module of one
@@ -33,10 +33,21 @@ pub enum ShardingSource {
     Unspecified,
 }
 
+impl fmt::Display for ShardingSource {
+    /// `lowered`, `compiled` or `unspecified`, as the JSON form spells it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Lowered => "lowered",
+            Self::Compiled => "compiled",
+            Self::Unspecified => "unspecified",
+        })
+    }
+}
+
 /// One argument or result: its type, its sharding in Shardy's and XLA's
 /// text, its shard shape and the bytes each device holds (none of these
 /// three for an unspecified sharding).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LoweredEntry {
     /// Argument or result.
     pub kind: ValueKind,
@@ -79,7 +90,8 @@ pub struct LoweredEntry {
 /// assert_eq!(report.argument_bytes, [16, 16]);
 /// assert_eq!(report.result_bytes, [32, 32]);
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct LoweredReport {
     /// The device count: `mhlo.num_partitions`, else the first mesh's.
     pub devices: i64,

@@ -25,7 +25,7 @@ mod read;
 mod sharding;
 mod verify;
 
-pub use error::ShardyError;
+pub use error::{ShardyError, TensorTypeError};
 pub use lowered::{LoweredModule, LoweredValue, ValueKind, tensor_shape};
 pub use lowered_report::{
     LoweredEntry, LoweredReport, LoweredTotals, MAX_LISTED_BYTES, ShardingSource,

@@ -47,11 +47,8 @@ pub fn run(file: &str, json: bool) -> Result<String, String> {
             if !first {
                 out.push(',');
             }
-            let object = serde_json::to_string(&entry).map_err(|e| ParseError {
-                message: e.to_string(),
-                offset: 0,
-                found: String::new(),
-            })?;
+            let object = serde_json::to_string(&entry)
+                .map_err(|e| ParseError::new(e.to_string(), 0, String::new()))?;
             out.push_str(&object);
         } else {
             // Writing to a String cannot fail.
