@@ -10,7 +10,9 @@ use super::memory_origins::RowOrigins;
 use crate::binary::is_text;
 use crate::origins::head::{head_tables, read_head};
 use crate::origins::metadata::InstOrigin;
-use crate::{HloError, Instruction, Limit, ModuleSummary, ReadError, Stack, read_module, read_text};
+use crate::{
+    HloError, Instruction, Limit, ModuleSummary, ReadError, Stack, read_module, read_text,
+};
 
 /// Largest allocation first, then the order of the module.
 type Key = (i64, Reverse<u64>);
