@@ -33,9 +33,13 @@ def test_the_timeline_is_a_picture():
     assert "<title>memory timeline</title>" in str(plain)
 
 
-def test_what_is_no_dump_is_refused():
+def test_what_is_no_dump_is_refused(tmp_path):
+    # A file that is neither a dump nor a module's text (which is read as
+    # the module: test_peak_from_text.py).
+    other = tmp_path / "notes.json"
+    other.write_text('{"peak": 1}')
     with pytest.raises(xla_shape.XlaShapeError, match="not one of XLA's dumps"):
-        xla_shape.peak_memory(PEAK / "attention" / "compiled.txt")
+        xla_shape.peak_memory(other)
     with pytest.raises(xla_shape.XlaShapeError, match="HloProto"):
         xla_shape.peak_memory(b"\x0a\x05\x12")
     with pytest.raises(TypeError):
