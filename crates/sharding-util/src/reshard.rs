@@ -10,7 +10,7 @@ use crate::device::{Placement, box_elements, data_bytes};
 use crate::error::{ErrorKind, ShardingError};
 use crate::shard_report::MAX_LISTED_DEVICES;
 use crate::sharding::{HloSharding, Kind, SubgroupType};
-use crate::table::{header, list, table};
+use crate::table::{header, list, write_table};
 
 /// The most pieces a [`ReshardPlan`] holds; a plan of more is refused
 /// before it is built (each piece costs about 100 bytes plus its offsets
@@ -407,22 +407,23 @@ fn count_pieces(
 
 impl fmt::Display for ReshardPlan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut rows = vec![header(&["from", "to", "offsets", "limits", "bytes"])];
-        rows.extend(self.pieces.iter().map(|p| {
-            vec![
+        write_table(f, self.pieces.len() + 1, |i, cells| {
+            let Some(p) = i.checked_sub(1).map(|i| &self.pieces[i]) else {
+                cells.extend(header(&["from", "to", "offsets", "limits", "bytes"]));
+                return;
+            };
+            cells.extend([
                 p.from.to_string(),
                 p.to.to_string(),
                 list(&p.offsets),
                 list(&p.limits),
                 p.bytes.to_string(),
-            ]
-        }));
+            ]);
+        })?;
         write!(
             f,
-            "{}bytes moved {}, bytes kept {}",
-            table(&rows),
-            self.bytes_moved,
-            self.bytes_kept
+            "bytes moved {}, bytes kept {}",
+            self.bytes_moved, self.bytes_kept
         )
     }
 }

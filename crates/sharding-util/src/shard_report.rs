@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::device::{DeviceBox, Placement, data_bytes};
 use crate::error::{ErrorKind, ShardingError};
 use crate::sharding::HloSharding;
-use crate::table::{header, list, table};
+use crate::table::{header, list, write_table};
 
 /// The most devices a [`ShardReport`] lists (one row each).
 pub const MAX_LISTED_DEVICES: i64 = 1 << 20;
@@ -184,31 +184,24 @@ impl ShardReport {
 
 impl fmt::Display for ShardReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut rows = vec![header(&["device", "tile", "offsets", "limits", "bytes"])];
-        rows.extend(self.devices.iter().map(|d| match &d.held {
-            Some(b) => vec![
-                d.device.to_string(),
-                list(&b.tile),
-                list(&b.offsets),
-                list(&b.limits),
-                d.bytes.to_string(),
-            ],
-            None => vec![
-                d.device.to_string(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                d.bytes.to_string(),
-            ],
-        }));
-        let groups: Vec<String> = self.replication_groups.iter().map(|g| list(g)).collect();
-        write!(
-            f,
-            "shard shape {}\n{}replication groups {}",
-            self.shard_shape,
-            table(&rows),
-            groups.join(" ")
-        )
+        writeln!(f, "shard shape {}", self.shard_shape)?;
+        write_table(f, self.devices.len() + 1, |i, cells| {
+            let Some(d) = i.checked_sub(1).map(|i| &self.devices[i]) else {
+                cells.extend(header(&["device", "tile", "offsets", "limits", "bytes"]));
+                return;
+            };
+            cells.push(d.device.to_string());
+            match &d.held {
+                Some(b) => cells.extend([list(&b.tile), list(&b.offsets), list(&b.limits)]),
+                None => cells.extend(["-".into(), "-".into(), "-".into()]),
+            }
+            cells.push(d.bytes.to_string());
+        })?;
+        f.write_str("replication groups")?;
+        for group in &self.replication_groups {
+            write!(f, " {}", list(group))?;
+        }
+        Ok(())
     }
 }
 

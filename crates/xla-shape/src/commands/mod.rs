@@ -91,7 +91,11 @@ pub fn run(command: Command, out: &mut Output) {
             Ok(text) => out.success(&text, Value::Null),
             Err(message) => out.failure(None, &message),
         },
-        Command::Shard(args) => single(out, shard::run(&args)),
+        Command::Shard(args) => match shard::run(&args, out.is_json()) {
+            Ok(text) if out.is_json() => out.success_serialized(&text),
+            Ok(text) => out.success(&text, Value::Null),
+            Err(message) => out.failure(None, &message),
+        },
         Command::Reshard(args) => match reshard::run(&args, out.is_json()) {
             Ok(text) if out.is_json() => out.success_serialized(&text),
             Ok(text) => out.success(&text, Value::Null),

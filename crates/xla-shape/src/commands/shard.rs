@@ -4,7 +4,8 @@
 use sharding_util::ShardReport;
 use xla_shape_front::Error;
 
-use super::{Outcome, reported, shape};
+use super::hlo_json::Success;
+use super::shape;
 use crate::cli::ShardArgs;
 
 /// The command line's message for `error`: how to give a device count
@@ -13,12 +14,26 @@ pub(crate) fn message(error: impl Into<Error>) -> String {
     error.into().with_device_count_hint("--devices N")
 }
 
-/// The per-device table (plain) and its JSON.
-pub fn run(args: &ShardArgs) -> Outcome {
+/// The per-device table, or its JSON object (`"ok": true` first) when
+/// `json`: only the one asked for is built, as a report may list a million
+/// devices.
+pub fn run(args: &ShardArgs, json: bool) -> Result<String, String> {
     let shape = shape(&args.shape)?;
     let mesh = args.mesh.as_deref();
     let s = sharding_util::sdy::read_sharding(&args.sharding, mesh).map_err(message)?;
     let devices = sharding_util::sdy::device_count(&[&args.sharding], mesh, args.devices)
         .map_err(|e| e.to_string())?;
-    reported(&ShardReport::new(&s, &shape, devices).map_err(message)?)
+    let report = ShardReport::new(&s, &shape, devices).map_err(message)?;
+    if json {
+        let success = Success {
+            ok: true,
+            report: &report,
+            origins: super::hlo_origins::Origins::default(),
+            timeline: None,
+            outputs: Default::default(),
+        };
+        serde_json::to_string(&success).map_err(|e| e.to_string())
+    } else {
+        Ok(report.to_string())
+    }
 }
