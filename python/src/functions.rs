@@ -67,7 +67,17 @@ pub fn broadcast(
     in_dim: bool,
     numpy: bool,
 ) -> PyResult<String> {
-    xla_shape_front::broadcast(&shapes, dims.as_deref(), in_dim, numpy).map_err(library_error)
+    let dims = dims.unwrap_or_default();
+    let rule = if numpy {
+        xla_shape_front::BroadcastRule::Numpy
+    } else if in_dim {
+        xla_shape_front::BroadcastRule::InDim { dims }
+    } else {
+        xla_shape_front::BroadcastRule::Elementwise { dims }
+    };
+    xla_shape_front::broadcast(&shapes, &rule)
+        .map(|result| result.to_string())
+        .map_err(library_error)
 }
 
 /// The view `xla-shape --json view` prints, as a dict.

@@ -31,27 +31,77 @@ impl Operand {
     }
 }
 
-/// The broadcast of `shapes` (XLA shape strings or bare `[d0,...]` lists):
-/// numpy's rules with `numpy`, else XLA's for an elementwise binary op, or
-/// with `in_dim` BroadcastInDim of the first into the second.
-pub fn broadcast(
-    shapes: &[String],
-    dims: Option<&[i64]>,
-    in_dim: bool,
-    numpy: bool,
-) -> Result<String, Error> {
+/// Which broadcasting rules [`broadcast`] applies.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum BroadcastRule {
+    /// numpy's implicit broadcasting, of any number of shapes.
+    Numpy,
+    /// XLA's for an elementwise binary op of two shapes: `dims` maps the
+    /// lower-rank operand's dimensions into the other's (empty: none).
+    Elementwise {
+        /// The broadcast dimensions.
+        dims: Vec<i64>,
+    },
+    /// XLA's BroadcastInDim of the first shape into the second: `dims`
+    /// are the operand's dimensions in the result.
+    InDim {
+        /// The broadcast dimensions.
+        dims: Vec<i64>,
+    },
+}
+
+/// The result of [`broadcast`]: a shape, or, under numpy's rules or for
+/// bare `[d0,...]` lists, its dimensions alone. `Display` prints it as
+/// `xla-shape broadcast` does: XLA's shape text, or `[d0,d1,...]`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Broadcasted {
+    /// XLA's result shape.
+    Shape(Shape),
+    /// The result's dimensions.
+    Dimensions(Vec<i64>),
+}
+
+impl Broadcasted {
+    /// The result's dimensions.
+    pub fn dimensions(&self) -> &[i64] {
+        match self {
+            Self::Shape(shape) => &shape.dimensions,
+            Self::Dimensions(dims) => dims,
+        }
+    }
+}
+
+impl std::fmt::Display for Broadcasted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Shape(shape) => f.write_str(&shape.human_string()),
+            Self::Dimensions(dims) => f.write_str(&list(dims)),
+        }
+    }
+}
+
+/// The broadcast of `shapes` (XLA shape strings or bare `[d0,...]` lists)
+/// under `rule`.
+pub fn broadcast(shapes: &[String], rule: &BroadcastRule) -> Result<Broadcasted, Error> {
     let operands = shapes
         .iter()
         .map(|text| Operand::parse(text))
         .collect::<Result<Vec<_>, _>>()?;
-    let dims = dims.unwrap_or_default();
-    if numpy {
-        let shapes = operands
-            .iter()
-            .map(Operand::dimensions)
-            .collect::<Result<Vec<_>, _>>()?;
-        return Ok(list(&shape_util::numpy_broadcast_shapes(&shapes)?));
-    }
+    let (in_dim, dims) = match rule {
+        BroadcastRule::Numpy => {
+            let shapes = operands
+                .iter()
+                .map(Operand::dimensions)
+                .collect::<Result<Vec<_>, _>>()?;
+            return Ok(Broadcasted::Dimensions(shape_util::numpy_broadcast_shapes(
+                &shapes,
+            )?));
+        }
+        BroadcastRule::Elementwise { dims } => (false, dims),
+        BroadcastRule::InDim { dims } => (true, dims),
+    };
     // The CLI checks for two before it calls; other callers get this error.
     let [lhs, rhs] = operands.as_slice() else {
         return Err(Error::OperandCount {
@@ -64,8 +114,8 @@ pub fn broadcast(
         shape_util::infer_binary_op_shape("add", &lhs.shape, &rhs.shape, dims)
     }?;
     Ok(if lhs.bare && rhs.bare {
-        list(&result.dimensions)
+        Broadcasted::Dimensions(result.dimensions)
     } else {
-        result.human_string()
+        Broadcasted::Shape(result)
     })
 }

@@ -19,7 +19,8 @@ use thiserror::Error;
 ///
 /// let error = xla_shape_front::view("[3,4]", &[".T.reshape(12)".to_owned()]).unwrap_err();
 /// assert!(matches!(error, Error::View(ViewSpecError::View(ViewError::ReshapeNeedsCopy { .. }))));
-/// let error = xla_shape_front::broadcast(&["[2]".to_owned()], None, false, false).unwrap_err();
+/// let rule = xla_shape_front::BroadcastRule::Elementwise { dims: vec![] };
+/// let error = xla_shape_front::broadcast(&["[2]".to_owned()], &rule).unwrap_err();
 /// assert!(matches!(error, Error::OperandCount { count: 1 }));
 /// assert_eq!(error.to_string(), "XLA broadcasting takes two shapes, got 1");
 /// ```

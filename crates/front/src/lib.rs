@@ -23,6 +23,7 @@ use schema::Shape;
 pub use shape_util::Explanation;
 pub use stride_util::ViewReport;
 
+pub use broadcast::{BroadcastRule, Broadcasted};
 pub use error::Error;
 
 /// The peak memory and timeline of XLA's dumps of a buffer assignment.
@@ -51,26 +52,31 @@ pub fn explain(shape: &Shape) -> Result<Explanation, Error> {
 
 /// What `xla-shape broadcast` prints: the broadcast of `shapes` (XLA shape
 /// strings, or bare `[d0,...]` lists standing for `f32` arrays) under
-/// numpy's rules with `numpy` (any number of shapes), else under XLA's for
-/// two: an elementwise binary op, or with `in_dim` BroadcastInDim of the
-/// first into the second; `dims` are the broadcast dimensions.
+/// `rule`: numpy's (any number of shapes), or XLA's for two, an elementwise
+/// binary op or BroadcastInDim of the first into the second.
 ///
 /// ```
+/// use xla_shape_front::{BroadcastRule, Broadcasted};
+///
 /// let shapes = ["[4]".to_owned(), "[1,2]".to_owned()];
-/// assert_eq!(xla_shape_front::broadcast(&shapes, Some(&[0]), false, false).unwrap(), "[4,2]");
+/// let rule = BroadcastRule::Elementwise { dims: vec![0] };
+/// let result = xla_shape_front::broadcast(&shapes, &rule).unwrap();
+/// assert_eq!(result, Broadcasted::Dimensions(vec![4, 2]));
+/// assert_eq!(result.to_string(), "[4,2]");
+///
+/// let shapes = ["f32[3]".to_owned(), "f32[2,3]".to_owned()];
+/// let rule = BroadcastRule::InDim { dims: vec![1] };
+/// let result = xla_shape_front::broadcast(&shapes, &rule).unwrap();
+/// assert_eq!(result, Broadcasted::Shape("f32[2,3]".parse().unwrap()));
 /// ```
 ///
 /// # Errors
 /// XLA's (or numpy's) message when the shapes do not broadcast
-/// ([`Error::Broadcast`], [`Error::NumpyBroadcast`]), or the parsers'
-/// for a shape that does not parse.
-pub fn broadcast(
-    shapes: &[String],
-    dims: Option<&[i64]>,
-    in_dim: bool,
-    numpy: bool,
-) -> Result<String, Error> {
-    broadcast::broadcast(shapes, dims, in_dim, numpy)
+/// ([`Error::Broadcast`], [`Error::NumpyBroadcast`]), the parsers' for a
+/// shape that does not parse, [`Error::OperandCount`] for XLA's rules on
+/// other than two shapes.
+pub fn broadcast(shapes: &[String], rule: &BroadcastRule) -> Result<Broadcasted, Error> {
+    broadcast::broadcast(shapes, rule)
 }
 
 /// The report `xla-shape view BASE OPS...` prints: the strided view

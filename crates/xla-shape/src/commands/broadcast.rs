@@ -3,13 +3,23 @@
 
 use serde_json::json;
 
+use xla_shape_front::BroadcastRule;
+
 use super::Outcome;
 use crate::cli::BroadcastArgs;
 
 /// The broadcast result (or XLA's / numpy's error).
 pub fn run(args: &BroadcastArgs) -> Outcome {
-    let dims = args.dims.as_ref().map(|d| d.0.as_slice());
-    let text = xla_shape_front::broadcast(&args.shapes, dims, args.in_dim, args.numpy)
-        .map_err(|e| e.to_string())?;
+    let dims = args.dims.as_ref().map(|d| d.0.clone()).unwrap_or_default();
+    let rule = if args.numpy {
+        BroadcastRule::Numpy
+    } else if args.in_dim {
+        BroadcastRule::InDim { dims }
+    } else {
+        BroadcastRule::Elementwise { dims }
+    };
+    let text = xla_shape_front::broadcast(&args.shapes, &rule)
+        .map_err(|e| e.to_string())?
+        .to_string();
     Ok((text.clone(), json!({"shape": text, "error": null})))
 }
