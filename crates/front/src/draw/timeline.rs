@@ -492,12 +492,10 @@ mod tests {
         let mut buffers = vec![live(long.clone(), 1000, frame)];
         buffers.extend((0..11).map(|i| live(format!("big.{i}"), 1000, Stack::default())));
         buffers.extend((0..1280).map(|i| live(format!("small.{i}"), 100, Stack::default())));
-        let report = PeakReport {
-            peak_bytes: 140_000,
-            heap_peak_bytes: 140_000,
-            live_at_peak: buffers,
-            ..PeakReport::default()
-        };
+        let mut report = PeakReport::default();
+        report.peak_bytes = 140_000;
+        report.heap_peak_bytes = 140_000;
+        report.live_at_peak = buffers;
         let svg = render("t", &report, &MemoryTimeline::default());
         // The twelve largest are as wide as the plot, and so is the sum of
         // the others, broken.

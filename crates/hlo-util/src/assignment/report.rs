@@ -139,6 +139,7 @@ pub struct AllocationTotals {
 /// assert_eq!(report.peak_bytes, report.static_bytes + report.heap_peak_bytes);
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PeakReport {
     /// The peak: `static_bytes + heap_peak_bytes`.
     pub peak_bytes: u64,

@@ -50,6 +50,7 @@ pub struct TimelineBuffer {
 /// assert!(timeline.live_bytes().is_empty());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct MemoryTimeline {
     /// What a step counts.
     pub unit: StepUnit,
@@ -70,6 +71,16 @@ impl Default for MemoryTimeline {
 }
 
 impl MemoryTimeline {
+    /// A timeline of `steps` steps counted in `unit`, of `buffers` (each
+    /// block's `first` and `last` steps inside them), as a picture draws it.
+    pub fn new(unit: StepUnit, steps: u64, buffers: Vec<TimelineBuffer>) -> Self {
+        Self {
+            unit,
+            steps,
+            buffers,
+        }
+    }
+
     /// The live bytes at each step, summed with saturation.
     ///
     /// ```
@@ -85,14 +96,14 @@ impl MemoryTimeline {
     ///     first,
     ///     last,
     /// };
-    /// let timeline = MemoryTimeline {
-    ///     unit: StepUnit::ScheduleStep,
-    ///     steps: 3,
-    ///     buffers: vec![block(16, 0, 2), block(4, 1, 1)],
-    /// };
+    /// let timeline = MemoryTimeline::new(
+    ///     StepUnit::ScheduleStep,
+    ///     3,
+    ///     vec![block(16, 0, 2), block(4, 1, 1)],
+    /// );
     /// assert_eq!(timeline.live_bytes(), [16, 20, 16]);
     /// assert_eq!(timeline.live_bytes_of(BufferKind::Parameter), [0, 0, 0]);
-    /// let huge = MemoryTimeline { steps: u64::MAX, ..timeline };
+    /// let huge = MemoryTimeline::new(timeline.unit, u64::MAX, timeline.buffers);
     /// assert!(huge.live_bytes().is_empty());
     /// ```
     pub fn live_bytes(&self) -> Vec<u64> {

@@ -26,8 +26,10 @@ pub struct DiffRow {
 ///
 /// ```
 /// use hlo_util::{PeakDiff, PeakReport};
-/// let a = PeakReport { peak_bytes: 100, ..PeakReport::default() };
-/// let b = PeakReport { peak_bytes: 60, ..PeakReport::default() };
+/// let mut a = PeakReport::default();
+/// a.peak_bytes = 100;
+/// let mut b = PeakReport::default();
+/// b.peak_bytes = 60;
 /// let diff = PeakDiff::new(&a, &b);
 /// assert_eq!(diff.peak_bytes_delta, -40);
 /// assert!(diff.by_source.is_empty());

@@ -82,8 +82,10 @@ impl fmt::Display for PeakDiff {
     ///
     /// ```
     /// use hlo_util::{PeakDiff, PeakReport};
-    /// let a = PeakReport { peak_bytes: 100, ..PeakReport::default() };
-    /// let b = PeakReport { peak_bytes: 160, ..PeakReport::default() };
+    /// let mut a = PeakReport::default();
+    /// a.peak_bytes = 100;
+    /// let mut b = PeakReport::default();
+    /// b.peak_bytes = 160;
     /// assert!(PeakDiff::new(&a, &b).to_string().starts_with("peak: a 100 bytes   b 160 bytes   delta +60 bytes"));
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
