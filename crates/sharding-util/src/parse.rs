@@ -22,18 +22,38 @@ impl Parser {
             return self.named();
         }
         let loc = self.at;
-        let mut flags = Flags::default();
-        let mut devices: Vec<i64> = Vec::new();
-        let mut dims: Vec<i64> = Vec::new();
-        let mut iota: Option<(Vec<i64>, Vec<i64>)> = None;
-        let mut subgroups: Vec<SubgroupType> = Vec::new();
-        let mut last_tile_dims = false;
-        let mut metadata: Vec<OpMetadata> = Vec::new();
-        let mut group_id: i64 = -1;
+        let mut attributes = self.attributes()?;
+        let mut sharding = self.kind_of(&mut attributes, loc)?;
+        let Attributes {
+            flags,
+            mut metadata,
+            group_id,
+            ..
+        } = attributes;
+        let reduction = reduction_of(&metadata);
+        push_reduction(&mut metadata, reduction, sharding.has_unreduced());
+        sharding.metadata = metadata;
+        if flags.shard_as {
+            sharding.shard_group = Some(ShardGroup::As(group_id));
+        } else if flags.shard_like {
+            sharding.shard_group = Some(ShardGroup::Like(group_id));
+        }
+        self.bump();
+        Ok(sharding)
+    }
+
+    /// The words and attributes of a sharding up to its closing brace
+    /// (left unread).
+    fn attributes(&mut self) -> Parsed<Attributes> {
+        let mut a = Attributes {
+            group_id: -1,
+            ..Attributes::default()
+        };
         loop {
             match self.peek().clone() {
-                Token::Punct(b'}') => break,
+                Token::Punct(b'}') => return Ok(a),
                 Token::Ident(word) => {
+                    let flags = &mut a.flags;
                     match word.as_str() {
                         "maximal" => flags.maximal = true,
                         "replicated" => flags.replicated = true,
@@ -48,139 +68,147 @@ impl Parser {
                                 flags.shard_like = true;
                             }
                             self.bump();
-                            group_id = self.int()?;
+                            a.group_id = self.int()?;
                             continue;
                         }
                         _ => return Err(self.error("unexpected token")),
                     }
                     self.bump();
                 }
-                Token::Attr(name) => match name.as_str() {
-                    "device" => {
-                        self.bump();
-                        match *self.peek() {
-                            Token::Int(v) => devices = vec![v],
-                            _ => return Err(self.error("device= attribute must be an integer")),
-                        }
-                        self.bump();
-                    }
-                    "devices" => {
-                        self.bump();
-                        self.expect(b'[', "expected '[' to start sharding devices shape")?;
-                        dims = self.int_list()?;
-                        self.expect(b']', "expected ']' to end sharding devices shape")?;
-                        if *self.peek() == Token::Leq {
-                            self.bump();
-                            iota = Some(self.iota()?);
-                        } else {
-                            devices = self.int_list()?;
-                        }
-                    }
-                    "metadata" => {
-                        self.bump();
-                        metadata = self.metadata_list()?;
-                    }
-                    "last_tile_dims" => {
-                        self.bump();
-                        last_tile_dims = true;
-                        subgroups = self.subgroup_types()?;
-                    }
-                    _ => {
-                        return Err(self.error(
-                            "unknown attribute in sharding: expected device=, devices= metadata= or last_tile_dims= ",
-                        ));
-                    }
-                },
+                Token::Attr(name) => self.attribute(&name, &mut a)?,
                 _ => return Err(self.error("unexpected token")),
             }
         }
-        let at_loc = |parser: &Self, e: ShardingError| parser.error_at(loc, e.message());
-        let no_devices = |parser: &Self, what: &str| -> Parsed<()> {
-            if devices.is_empty() {
+    }
+
+    /// The attribute `name=` (its token next) into `a`.
+    fn attribute(&mut self, name: &str, a: &mut Attributes) -> Parsed<()> {
+        match name {
+            "device" => {
+                self.bump();
+                match *self.peek() {
+                    Token::Int(v) => a.devices = vec![v],
+                    _ => return Err(self.error("device= attribute must be an integer")),
+                }
+                self.bump();
+            }
+            "devices" => {
+                self.bump();
+                self.expect(b'[', "expected '[' to start sharding devices shape")?;
+                a.dims = self.int_list()?;
+                self.expect(b']', "expected ']' to end sharding devices shape")?;
+                if *self.peek() == Token::Leq {
+                    self.bump();
+                    a.iota = Some(self.iota()?);
+                } else {
+                    a.devices = self.int_list()?;
+                }
+            }
+            "metadata" => {
+                self.bump();
+                a.metadata = self.metadata_list()?;
+            }
+            "last_tile_dims" => {
+                self.bump();
+                a.last_tile_dims = true;
+                a.subgroups = self.subgroup_types()?;
+            }
+            _ => {
+                return Err(self.error(
+                    "unknown attribute in sharding: expected device=, devices= metadata= or last_tile_dims= ",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The sharding the attributes say, without its metadata and shard
+    /// group; errors at `loc`, the sharding's start.
+    fn kind_of(&self, a: &mut Attributes, loc: usize) -> Parsed<HloSharding> {
+        let no_devices = |what: &str| -> Parsed<()> {
+            if a.devices.is_empty() {
                 Ok(())
             } else {
-                Err(parser.error_at(
+                Err(self.error_at(
                     loc,
                     format!("{what} shardings should not have any devices assigned"),
                 ))
             }
         };
-        let mut sharding = if flags.replicated {
-            no_devices(self, "replicated")?;
-            HloSharding::new(Kind::Replicated)
+        let flags = &a.flags;
+        if flags.replicated {
+            no_devices("replicated")?;
+            Ok(HloSharding::new(Kind::Replicated))
         } else if flags.maximal {
-            if devices.len() != 1 {
+            if a.devices.len() != 1 {
                 return Err(self.error_at(
                     loc,
                     "maximal shardings should have exactly one device assigned",
                 ));
             }
-            HloSharding::new(Kind::Maximal(devices[0]))
+            Ok(HloSharding::new(Kind::Maximal(a.devices[0])))
         } else if flags.manual {
-            no_devices(self, "manual")?;
-            HloSharding::new(Kind::Manual)
+            no_devices("manual")?;
+            Ok(HloSharding::new(Kind::Manual))
         } else if flags.unknown {
-            no_devices(self, "unknown")?;
-            HloSharding::new(Kind::Unknown)
+            no_devices("unknown")?;
+            Ok(HloSharding::new(Kind::Unknown))
         } else if flags.unreduced {
-            no_devices(self, "unreduced")?;
-            HloSharding::new(Kind::Unreduced)
+            no_devices("unreduced")?;
+            Ok(HloSharding::new(Kind::Unreduced))
         } else {
-            if dims.is_empty() {
+            self.tiled(a, loc)
+        }
+    }
+
+    /// A tiled sharding of the attributes' `devices=` (a list or an iota).
+    fn tiled(&self, a: &mut Attributes, loc: usize) -> Parsed<HloSharding> {
+        let at_loc = |e: ShardingError| self.error_at(loc, e.message());
+        if a.dims.is_empty() {
+            return Err(self.error_at(
+                loc,
+                "non-maximal shardings must have a tile assignment list including dimensions",
+            ));
+        }
+        if a.flags.last_tile_dim_replicate {
+            if a.last_tile_dims && !a.subgroups.is_empty() {
                 return Err(self.error_at(
                     loc,
-                    "non-maximal shardings must have a tile assignment list including dimensions",
+                    "last_tile_dim_replicate and last_tile_dims= cannot be given together (XLA aborts)",
                 ));
             }
-            if flags.last_tile_dim_replicate {
-                if last_tile_dims && !subgroups.is_empty() {
+            a.subgroups = vec![SubgroupType::Replicated];
+        }
+        let dims = std::mem::take(&mut a.dims);
+        let tiles = match a.iota.take() {
+            Some((reshape, perm)) => {
+                if perm.len() != reshape.len() {
                     return Err(self.error_at(
                         loc,
-                        "last_tile_dim_replicate and last_tile_dims= cannot be given together (XLA aborts)",
+                        format!(
+                            "iota_transpose_perm should have the same rank as iota_reshape_dims : expected {}, saw {}.",
+                            reshape.len(),
+                            perm.len()
+                        ),
                     ));
                 }
-                subgroups = vec![SubgroupType::Replicated];
+                let perm = perm
+                    .iter()
+                    .map(|&p| usize::try_from(p).unwrap_or(usize::MAX))
+                    .collect();
+                TileAssignment::iota(dims, reshape, perm).map_err(at_loc)?
             }
-            let tiles = match iota {
-                Some((reshape, perm)) => {
-                    if perm.len() != reshape.len() {
-                        return Err(self.error_at(
-                            loc,
-                            format!(
-                                "iota_transpose_perm should have the same rank as iota_reshape_dims : expected {}, saw {}.",
-                                reshape.len(),
-                                perm.len()
-                            ),
-                        ));
-                    }
-                    let perm = perm
-                        .iter()
-                        .map(|&p| usize::try_from(p).unwrap_or(usize::MAX))
-                        .collect();
-                    TileAssignment::iota(dims, reshape, perm).map_err(|e| at_loc(self, e))?
+            None => {
+                if a.devices.len() <= 1 {
+                    return Err(self.error_at(
+                        loc,
+                        "non-maximal shardings must have more than one device assigned",
+                    ));
                 }
-                None => {
-                    if devices.len() <= 1 {
-                        return Err(self.error_at(
-                            loc,
-                            "non-maximal shardings must have more than one device assigned",
-                        ));
-                    }
-                    TileAssignment::list(dims, devices).map_err(|e| at_loc(self, e))?
-                }
-            };
-            HloSharding::subgroup(tiles, &subgroups).map_err(|e| at_loc(self, e))?
+                TileAssignment::list(dims, std::mem::take(&mut a.devices)).map_err(at_loc)?
+            }
         };
-        let reduction = reduction_of(&metadata);
-        push_reduction(&mut metadata, reduction, sharding.has_unreduced());
-        sharding.metadata = metadata;
-        if flags.shard_as {
-            sharding.shard_group = Some(ShardGroup::As(group_id));
-        } else if flags.shard_like {
-            sharding.shard_group = Some(ShardGroup::Like(group_id));
-        }
-        self.bump();
-        Ok(sharding)
+        HloSharding::subgroup(tiles, &a.subgroups).map_err(at_loc)
     }
 
     /// `{manual, replicated}` after `last_tile_dims=`.
@@ -210,6 +238,19 @@ impl Parser {
         self.expect(b'}', "expected '}' to end sharding type list")?;
         Ok(out)
     }
+}
+
+/// What a sharding's braces hold, read before it is built.
+#[derive(Default)]
+struct Attributes {
+    flags: Flags,
+    devices: Vec<i64>,
+    dims: Vec<i64>,
+    iota: Option<(Vec<i64>, Vec<i64>)>,
+    subgroups: Vec<SubgroupType>,
+    last_tile_dims: bool,
+    metadata: Vec<OpMetadata>,
+    group_id: i64,
 }
 
 #[derive(Default)]
