@@ -132,6 +132,30 @@ impl Parser {
     pub(crate) fn named(&mut self) -> Parsed<HloSharding> {
         let start = self.at;
         self.bump();
+        let axes = self.mesh_axes()?;
+        let comma = self.eat(b',');
+        let mut devices = MeshDevices::Iota;
+        if comma && *self.peek() == Token::Attr("device_ids".to_string()) {
+            self.bump();
+            devices = self.mesh_device_ids(&axes, start)?;
+            self.eat(b',');
+        }
+        let mut named = NamedSharding {
+            mesh: Mesh { axes, devices },
+            dims: Vec::new(),
+            replicated: Vec::new(),
+            unreduced: Vec::new(),
+            manual: Vec::new(),
+            reduction: Reduction::Sum,
+        };
+        let keyword = self.named_body(&mut named)?;
+        let metadata = self.named_attributes(&mut named, keyword)?;
+        self.bump();
+        HloSharding::from_named(named, metadata).map_err(|e| self.error_at(start, e.message()))
+    }
+
+    /// `["x"=2, ...]`: the mesh's axes, names and sizes.
+    fn mesh_axes(&mut self) -> Parsed<Vec<(String, i64)>> {
         self.expect(b'[', "expected '[' after mesh")?;
         let mut axes: Vec<(String, i64)> = Vec::new();
         if *self.peek() != Token::Punct(b']') {
@@ -148,71 +172,68 @@ impl Parser {
             }
         }
         self.expect(b']', "expected ']' to end mesh axes")?;
-        let comma = self.eat(b',');
-        let mut devices = MeshDevices::Iota;
-        if comma && *self.peek() == Token::Attr("device_ids".to_string()) {
-            self.bump();
-            self.expect(b'(', "expected '(' for device_ids")?;
-            let mut reshape_perm = None;
-            let mut ids = Vec::new();
-            if *self.peek() == Token::Punct(b'[') {
-                reshape_perm = Some(self.iota()?);
-            } else {
-                ids = self.int_list()?;
-            }
-            self.expect(b')', "expected ')' to end device_ids")?;
-            let total = axes
-                .iter()
-                .try_fold(1i64, |acc, (_, s)| acc.checked_mul(*s))
-                .unwrap_or(i64::MAX);
-            devices = match reshape_perm {
-                Some((reshape, perm)) => {
-                    let perm = perm
-                        .iter()
-                        .map(|&p| usize::try_from(p).unwrap_or(usize::MAX))
-                        .collect();
-                    let size = reshape
-                        .iter()
-                        .try_fold(1i64, |acc, &d| acc.checked_mul(d))
-                        .unwrap_or(i64::MAX);
-                    if size != total {
-                        return Err(self.error(format!(
+        Ok(axes)
+    }
+
+    /// `(ids...)` or `([reshape]T(perm))` after `device_ids=`: the mesh's
+    /// devices, as many as its `axes` hold (errors of the iota at `start`).
+    fn mesh_device_ids(&mut self, axes: &[(String, i64)], start: usize) -> Parsed<MeshDevices> {
+        self.expect(b'(', "expected '(' for device_ids")?;
+        let mut reshape_perm = None;
+        let mut ids = Vec::new();
+        if *self.peek() == Token::Punct(b'[') {
+            reshape_perm = Some(self.iota()?);
+        } else {
+            ids = self.int_list()?;
+        }
+        self.expect(b')', "expected ')' to end device_ids")?;
+        let total = axes
+            .iter()
+            .try_fold(1i64, |acc, (_, s)| acc.checked_mul(*s))
+            .unwrap_or(i64::MAX);
+        let devices = match reshape_perm {
+            Some((reshape, perm)) => {
+                let perm = perm
+                    .iter()
+                    .map(|&p| usize::try_from(p).unwrap_or(usize::MAX))
+                    .collect();
+                let size = reshape
+                    .iter()
+                    .try_fold(1i64, |acc, &d| acc.checked_mul(d))
+                    .unwrap_or(i64::MAX);
+                if size != total {
+                    return Err(self.error(format!(
                             "mesh device_ids iota size {size} does not match the product of the mesh axis sizes {total}"
                         )));
-                    }
-                    let tiles = TileAssignment::iota(vec![total.max(1)], reshape, perm)
-                        .map_err(|e| self.error_at(start, e.message()))?;
-                    match tiles.devices() {
-                        Devices::Iota(iota) if iota.reshape_dims().len() > 1 => {
-                            MeshDevices::Transposed {
-                                reshape: iota.reshape_dims().to_vec(),
-                                perm: iota.transpose_perm().to_vec(),
-                            }
+                }
+                let tiles = TileAssignment::iota(vec![total.max(1)], reshape, perm)
+                    .map_err(|e| self.error_at(start, e.message()))?;
+                match tiles.devices() {
+                    Devices::Iota(iota) if iota.reshape_dims().len() > 1 => {
+                        MeshDevices::Transposed {
+                            reshape: iota.reshape_dims().to_vec(),
+                            perm: iota.transpose_perm().to_vec(),
                         }
-                        _ => MeshDevices::Iota,
                     }
+                    _ => MeshDevices::Iota,
                 }
-                None => {
-                    if i64::try_from(ids.len()).ok() != Some(total) {
-                        return Err(self.error(format!(
-                            "Expected {total} device_ids based on mesh axes, but got {}",
-                            ids.len()
-                        )));
-                    }
-                    MeshDevices::List(ids)
+            }
+            None => {
+                if i64::try_from(ids.len()).ok() != Some(total) {
+                    return Err(self.error(format!(
+                        "Expected {total} device_ids based on mesh axes, but got {}",
+                        ids.len()
+                    )));
                 }
-            };
-            self.eat(b',');
-        }
-        let mesh = Mesh { axes, devices };
-        let mut named = NamedSharding {
-            mesh,
-            dims: Vec::new(),
-            replicated: Vec::new(),
-            unreduced: Vec::new(),
-            manual: Vec::new(),
-            reduction: Reduction::Sum,
+                MeshDevices::List(ids)
+            }
         };
+        Ok(devices)
+    }
+
+    /// The sharding's body after its mesh: a one-word form (`replicated`,
+    /// `unreduced`, `manual`; true) or the list of dimension shardings.
+    fn named_body(&mut self, named: &mut NamedSharding) -> Parsed<bool> {
         let word = match self.peek() {
             Token::Ident(w) if ["replicated", "unreduced", "manual"].contains(&w.as_str()) => {
                 Some(w.clone())
@@ -255,6 +276,18 @@ impl Parser {
             }
             self.expect(b']', "expects a list to end with kRsquare")?;
         }
+        Ok(keyword)
+    }
+
+    /// The attributes after the body, through (not past) the closing
+    /// brace: the axes `replicated`, `unreduced` or `manual` add to
+    /// `named`, and the metadata returned (all that may follow a one-word
+    /// form, `keyword`).
+    fn named_attributes(
+        &mut self,
+        named: &mut NamedSharding,
+        keyword: bool,
+    ) -> Parsed<Vec<OpMetadata>> {
         let mut metadata: Vec<OpMetadata> = Vec::new();
         while *self.peek() != Token::Punct(b'}') {
             self.expect(b',', "expected ',' before next attribute")?;
@@ -296,8 +329,7 @@ impl Parser {
                 }
             }
         }
-        self.bump();
-        HloSharding::from_named(named, metadata).map_err(|e| self.error_at(start, e.message()))
+        Ok(metadata)
     }
 
     /// `sum`, `max` or `min` after `unreduced=`.
