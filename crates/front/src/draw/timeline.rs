@@ -90,6 +90,32 @@ fn legend(out: &mut Svg, timeline: &MemoryTimeline, top: i64) -> i64 {
     top + FONT + 6
 }
 
+/// The scales of the stacked area: `steps` drawn in `columns`, bytes up
+/// to `axis_max` over the plot's height down to `bottom`.
+struct AreaScale {
+    steps: u64,
+    columns: u64,
+    axis_max: u64,
+    bottom: i64,
+}
+
+impl AreaScale {
+    /// The height of `bytes`.
+    fn y_of(&self, bytes: u64) -> i64 {
+        self.bottom - scale(bytes, self.axis_max, AREA_H.unsigned_abs())
+    }
+
+    /// The left edge of column `c`.
+    fn x_of_column(&self, c: u64) -> i64 {
+        PLOT_X + scale(c, self.columns, PLOT_SPAN)
+    }
+
+    /// The left edge of step `s`.
+    fn x_of_step(&self, s: u64) -> i64 {
+        PLOT_X + scale(s, self.steps, PLOT_SPAN)
+    }
+}
+
 /// The stacked live bytes with the peak marked; the bottom of its axis.
 fn area(out: &mut Svg, report: &PeakReport, timeline: &MemoryTimeline, top: i64) -> i64 {
     let steps = timeline.steps.max(1);
@@ -102,8 +128,12 @@ fn area(out: &mut Svg, report: &PeakReport, timeline: &MemoryTimeline, top: i64)
         .unwrap_or(0)
         .max(report.peak_bytes);
     let (tick, axis_max) = byte_ticks(highest);
-    let bottom = top + AREA_H;
-    let y_of = |bytes: u64| bottom - scale(bytes, axis_max, AREA_H.unsigned_abs());
+    let plot = AreaScale {
+        steps,
+        columns,
+        axis_max,
+        bottom: top + AREA_H,
+    };
     // The step standing for each column: its highest.
     let chosen: Vec<usize> = (0..columns)
         .map(|c| {
@@ -114,7 +144,16 @@ fn area(out: &mut Svg, report: &PeakReport, timeline: &MemoryTimeline, top: i64)
                 .unwrap_or(from)
         })
         .collect();
-    let x_of_column = |c: u64| PLOT_X + scale(c, columns, PLOT_SPAN);
+    stacked_kinds(out, timeline, &chosen, &plot);
+    byte_axis(out, tick, &plot);
+    step_axis(out, timeline.unit, &plot);
+    peak_mark(out, report, top, &plot);
+    plot.bottom + 40
+}
+
+/// The live bytes of each kind, stacked, at the `chosen` step of each
+/// column.
+fn stacked_kinds(out: &mut Svg, timeline: &MemoryTimeline, chosen: &[usize], plot: &AreaScale) {
     let mut below = vec![0_u64; chosen.len()];
     // One kind's live bytes at a time: a timeline of many steps holds two
     // sums at once, not five.
@@ -132,20 +171,20 @@ fn area(out: &mut Svg, report: &PeakReport, timeline: &MemoryTimeline, top: i64)
                 let op = if c == 0 { 'M' } else { 'L' };
                 d.push_str(&format!(
                     "{op}{},{} L{},{} ",
-                    x_of_column(c),
-                    y_of(bytes),
-                    x_of_column(c + 1),
-                    y_of(bytes)
+                    plot.x_of_column(c),
+                    plot.y_of(bytes),
+                    plot.x_of_column(c + 1),
+                    plot.y_of(bytes)
                 ));
             }
             for (c, &bytes) in below.iter().enumerate().rev() {
                 let c = c as u64;
                 d.push_str(&format!(
                     "L{},{} L{},{} ",
-                    x_of_column(c + 1),
-                    y_of(bytes),
-                    x_of_column(c),
-                    y_of(bytes)
+                    plot.x_of_column(c + 1),
+                    plot.y_of(bytes),
+                    plot.x_of_column(c),
+                    plot.y_of(bytes)
                 ));
             }
             d.push('Z');
@@ -153,10 +192,13 @@ fn area(out: &mut Svg, report: &PeakReport, timeline: &MemoryTimeline, top: i64)
         }
         below = above;
     }
-    // The byte axis.
+}
+
+/// The byte axis, a line every `tick` bytes.
+fn byte_axis(out: &mut Svg, tick: u64, plot: &AreaScale) {
     let mut at = 0;
-    while at <= axis_max {
-        let y = y_of(at);
+    while at <= plot.axis_max {
+        let y = plot.y_of(at);
         out.line(
             (PLOT_X - 4, y),
             (PLOT_X + PLOT_W, y),
@@ -173,10 +215,13 @@ fn area(out: &mut Svg, report: &PeakReport, timeline: &MemoryTimeline, top: i64)
             _ => break,
         };
     }
-    // The step axis.
-    let x_of_step = |s: u64| PLOT_X + scale(s, steps, PLOT_SPAN);
-    for s in step_ticks(steps) {
-        let x = x_of_step(s);
+}
+
+/// The step axis, its ticks and what a step counts.
+fn step_axis(out: &mut Svg, unit: StepUnit, plot: &AreaScale) {
+    let bottom = plot.bottom;
+    for s in step_ticks(plot.steps) {
+        let x = plot.x_of_step(s);
         out.line((x, bottom), (x, bottom + 4), colour::INK);
         out.text(
             x,
@@ -185,7 +230,7 @@ fn area(out: &mut Svg, report: &PeakReport, timeline: &MemoryTimeline, top: i64)
             &s.to_string(),
         );
     }
-    let words = match timeline.unit {
+    let words = match unit {
         StepUnit::HeapEvent => "heap event (XLA's heap simulator traces, one after the other)",
         StepUnit::ScheduleStep => "time step of the flattened schedule (XLA's HloLiveRange)",
     };
@@ -195,13 +240,17 @@ fn area(out: &mut Svg, report: &PeakReport, timeline: &MemoryTimeline, top: i64)
         TextStyle::plain(FONT).anchored("middle"),
         words,
     );
-    // The peak.
-    let peak_y = y_of(report.peak_bytes);
+}
+
+/// The peak: a dashed line at its bytes, one down from `top` at its step,
+/// and its label.
+fn peak_mark(out: &mut Svg, report: &PeakReport, top: i64, plot: &AreaScale) {
+    let peak_y = plot.y_of(report.peak_bytes);
     out.dashed_line((PLOT_X, peak_y), (PLOT_X + PLOT_W, peak_y), colour::PEAK);
     let mut label = format!("peak {}", human(report.peak_bytes));
     let x = match &report.peak_at {
         Some(at) => {
-            let x = (x_of_step(at.step) + x_of_step(at.step.saturating_add(1))) / 2;
+            let x = (plot.x_of_step(at.step) + plot.x_of_step(at.step.saturating_add(1))) / 2;
             // Down to the peak, not over the area: a one-step peak stays
             // visible.
             out.dashed_line((x, top - 4), (x, peak_y - 3), colour::PEAK);
@@ -222,7 +271,6 @@ fn area(out: &mut Svg, report: &PeakReport, timeline: &MemoryTimeline, top: i64)
         TextStyle::plain(FONT).anchored(anchor).filled(colour::PEAK),
         &label,
     );
-    bottom + 40
 }
 
 /// The blocks of `timeline`, largest first (ties by first step, then
