@@ -24,6 +24,25 @@ pub struct Success<'a, R> {
     pub outputs: PeakOutputs,
 }
 
+/// `report`'s text, or its JSON object (`"ok": true` first) when `json`:
+/// only the one asked for is built, as a report may list a million rows.
+pub fn text_or_json<R: Serialize + std::fmt::Display>(
+    report: &R,
+    json: bool,
+) -> Result<String, String> {
+    if !json {
+        return Ok(report.to_string());
+    }
+    let success = Success {
+        ok: true,
+        report,
+        origins: Origins::default(),
+        timeline: None,
+        outputs: PeakOutputs::default(),
+    };
+    serde_json::to_string(&success).map_err(|e| e.to_string())
+}
+
 /// Where `--flame` and `--pprof` wrote (absent when not asked for).
 #[derive(Serialize, Default)]
 pub struct PeakOutputs {

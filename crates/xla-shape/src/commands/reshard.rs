@@ -3,7 +3,7 @@
 
 use sharding_util::sdy::{device_count, read_sharding};
 
-use super::hlo_json::Success;
+use super::hlo_json::text_or_json;
 use super::shape;
 use super::shard::message;
 use crate::cli::ReshardArgs;
@@ -24,16 +24,5 @@ pub fn run(args: &ReshardArgs, json: bool) -> Result<String, String> {
     let plan =
         sharding_util::reshard_plan_between(&shape, (&from, from_ids), (&to, to_ids), devices)
             .map_err(message)?;
-    if json {
-        let success = Success {
-            ok: true,
-            report: &plan,
-            origins: super::hlo_origins::Origins::default(),
-            timeline: None,
-            outputs: Default::default(),
-        };
-        serde_json::to_string(&success).map_err(|e| e.to_string())
-    } else {
-        Ok(plan.to_string())
-    }
+    text_or_json(&plan, json)
 }

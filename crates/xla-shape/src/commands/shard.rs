@@ -4,7 +4,7 @@
 use sharding_util::ShardReport;
 use xla_shape_front::Error;
 
-use super::hlo_json::Success;
+use super::hlo_json::text_or_json;
 use super::shape;
 use crate::cli::ShardArgs;
 
@@ -24,16 +24,5 @@ pub fn run(args: &ShardArgs, json: bool) -> Result<String, String> {
     let devices = sharding_util::sdy::device_count(&[&args.sharding], mesh, args.devices)
         .map_err(|e| e.to_string())?;
     let report = ShardReport::new(&s, &shape, devices).map_err(message)?;
-    if json {
-        let success = Success {
-            ok: true,
-            report: &report,
-            origins: super::hlo_origins::Origins::default(),
-            timeline: None,
-            outputs: Default::default(),
-        };
-        serde_json::to_string(&success).map_err(|e| e.to_string())
-    } else {
-        Ok(report.to_string())
-    }
+    text_or_json(&report, json)
 }
