@@ -31,7 +31,7 @@ impl Operand {
     }
 }
 
-/// Which broadcasting rules [`broadcast`] applies.
+/// Which broadcasting rules [`broadcast`](crate::broadcast()) applies.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum BroadcastRule {
@@ -51,7 +51,7 @@ pub enum BroadcastRule {
     },
 }
 
-/// The result of [`broadcast`]: a shape, or, under numpy's rules or for
+/// The result of [`broadcast`](crate::broadcast()): a shape, or, under numpy's rules or for
 /// bare `[d0,...]` lists, its dimensions alone. `Display` prints it as
 /// `xla-shape broadcast` does: XLA's shape text, or `[d0,d1,...]`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
