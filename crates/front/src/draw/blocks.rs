@@ -5,7 +5,7 @@
 //! coloured by its tile and labelled once, at its first cell, by its
 //! devices. Past rank 2, one panel per tile along the leading dimensions.
 
-use super::window::{MAX_CELLS, MAX_PANELS, MAX_SIDE, panel_dims};
+use super::window::{MAX_CELLS, MAX_PANELS, MAX_SIDE, next_row_major, panel_dims};
 use super::{Axis, Cell, Outline, Panel};
 
 /// Whether an array of `dims` needs the block view: a panel's side is
@@ -153,13 +153,7 @@ pub fn panels(
             cells,
             outlines: outlines.clone(),
         });
-        for d in (0..lead.len()).rev() {
-            lead[d] += 1;
-            if lead[d] < leading[d] {
-                break;
-            }
-            lead[d] = 0;
-        }
+        next_row_major(&mut lead, &leading);
     }
     Ok((result, notes))
 }

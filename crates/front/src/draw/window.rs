@@ -113,16 +113,21 @@ pub fn panels(
             cells,
             outlines: panel_outlines.clone(),
         });
-        // The next leading index, row-major.
-        for d in (0..lead.len()).rev() {
-            lead[d] += 1;
-            if lead[d] < leading[d] {
-                break;
-            }
-            lead[d] = 0;
-        }
+        next_row_major(&mut lead, leading);
     }
     Ok((result, notes))
+}
+
+/// Steps `index` to the next index of `dims` in row-major order (back to
+/// all zeros after the last).
+pub(super) fn next_row_major(index: &mut [i64], dims: &[i64]) {
+    for d in (0..index.len()).rev() {
+        index[d] += 1;
+        if index[d] < dims[d] {
+            return;
+        }
+        index[d] = 0;
+    }
 }
 
 #[cfg(test)]
