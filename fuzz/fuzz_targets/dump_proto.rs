@@ -10,6 +10,8 @@
 
 #![no_main]
 
+mod dumps;
+
 use hlo_util::{MAX_TIMELINE_BLOCKS, MemoryDump};
 use libfuzzer_sys::fuzz_target;
 
@@ -19,19 +21,8 @@ fuzz_target!(|data: &[u8]| {
     let timeline = dump.timeline();
     match (&peak, &timeline) {
         (Ok(report), Ok(timeline)) => {
-            assert_eq!(
-                Some(report.peak_bytes),
-                report.static_bytes.checked_add(report.heap_peak_bytes)
-            );
-            assert!(i64::try_from(report.peak_bytes).is_ok());
-            let live: u64 = report.live_at_peak.iter().map(|b| b.bytes).sum();
-            assert_eq!(live, report.peak_bytes);
-            assert!(timeline.steps >= 1);
+            dumps::check(report, timeline);
             assert!(timeline.buffers.len() <= MAX_TIMELINE_BLOCKS);
-            for block in &timeline.buffers {
-                assert!(block.first <= block.last && block.last < timeline.steps);
-            }
-            let _ = timeline.live_bytes();
             let (both_peak, both_timeline) = dump.peak_and_timeline().unwrap();
             assert_eq!(&both_peak, report);
             assert_eq!(&both_timeline, timeline);

@@ -9,6 +9,8 @@
 
 #![no_main]
 
+mod dumps;
+
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -25,19 +27,9 @@ fuzz_target!(|data: &[u8]| {
     let timeline = hlo_util::timeline_from_text_dumps(assignment, live_range);
     match (&peak, &timeline) {
         (Ok(report), Ok(timeline)) => {
-            assert_eq!(
-                Some(report.peak_bytes),
-                report.static_bytes.checked_add(report.heap_peak_bytes)
-            );
-            assert!(i64::try_from(report.peak_bytes).is_ok());
-            let live: u64 = report.live_at_peak.iter().map(|b| b.bytes).sum();
-            assert_eq!(live, report.peak_bytes);
+            dumps::check(report, timeline);
             let lines = u64::try_from(live_range.lines().count()).unwrap_or(u64::MAX);
-            assert!(timeline.steps >= 1 && timeline.steps <= lines.saturating_add(1));
-            for block in &timeline.buffers {
-                assert!(block.first <= block.last && block.last < timeline.steps);
-            }
-            let _ = timeline.live_bytes();
+            assert!(timeline.steps <= lines.saturating_add(1));
         }
         (Err(a), Err(b)) => assert_eq!(a, b),
         // The peak checks its totals too.
