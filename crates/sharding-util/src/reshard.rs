@@ -171,116 +171,208 @@ pub fn reshard_plan_between(
     to.validate(shape, num_devices)?;
     let source = Placement::new(from, shape)?;
     let destination = Placement::new(to, shape)?;
-    let shard = source.shard_dims().to_vec();
-    let bits = shape_util::element_size_in_bits(shape)
-        .map_err(|e| ShardingError::new(ErrorKind::Unsupported, e.to_string()))?;
-    let dims = &shape.dimensions;
-    let rank = dims.len();
-    // Holders of a source tile: its flat grid position plus 0..per_tile
-    // (the subgroup dimensions are the trailing, fastest ones).
-    let (per_tile, inner): (i64, Vec<i64>) = match from.tile_assignment() {
-        Some(tiles) => {
-            let grid = tiles.dimensions();
-            (
-                grid[rank..].iter().product(),
-                (0..rank).map(|i| grid[i + 1..].iter().product()).collect(),
-            )
-        }
-        None => (1, vec![0; rank]),
+    let pieces = count_pieces(&source, &destination, num_devices)?;
+    let mut walk = Walk {
+        shape,
+        bits: shape_util::element_size_in_bits(shape)
+            .map_err(|e| ShardingError::new(ErrorKind::Unsupported, e.to_string()))?,
+        holders: Holders::new(from, shape.dimensions.len(), num_devices),
+        shard: source.shard_dims().to_vec(),
+        source,
+        destination,
+        from_ids: DeviceIds::new(from_ids, num_devices, "source")?,
+        to_ids: DeviceIds::new(to_ids, num_devices, "destination")?,
+        plan: ReshardPlan {
+            pieces: Vec::with_capacity(usize::try_from(pieces).unwrap_or(0)),
+            ..ReshardPlan::default()
+        },
     };
-    let holder = |tile: &[i64], k: i64| -> i64 {
-        match &from.kind {
+    let mut scratch = Scratch::new(shape.dimensions.len());
+    for position in 0..num_devices {
+        walk.pieces_to(position, &mut scratch)?;
+    }
+    Ok(walk.plan)
+}
+
+/// Who holds each source tile: its flat grid position plus `0..per_tile`
+/// (the subgroup dimensions are the trailing, fastest ones).
+struct Holders<'a> {
+    from: &'a HloSharding,
+    /// The flat grid stride of each data dimension.
+    inner: Vec<i64>,
+    /// How many devices a piece's sender is chosen among.
+    count: i64,
+}
+
+impl<'a> Holders<'a> {
+    fn new(from: &'a HloSharding, rank: usize, num_devices: i64) -> Self {
+        let (per_tile, inner): (i64, Vec<i64>) = match from.tile_assignment() {
+            Some(tiles) => {
+                let grid = tiles.dimensions();
+                (
+                    grid[rank..].iter().product(),
+                    (0..rank).map(|i| grid[i + 1..].iter().product()).collect(),
+                )
+            }
+            None => (1, vec![0; rank]),
+        };
+        let count = match from.kind {
+            Kind::Replicated => num_devices,
+            _ => per_tile,
+        };
+        Self { from, inner, count }
+    }
+
+    /// The position of the `k`-th holder of source tile `tile`.
+    fn holder(&self, tile: &[i64], k: i64) -> i64 {
+        match &self.from.kind {
             Kind::Maximal(d) => *d,
             Kind::Tiled { tiles, .. } => {
-                let flat: i64 = tile.iter().zip(&inner).map(|(t, s)| t * s).sum();
+                let flat: i64 = tile.iter().zip(&self.inner).map(|(t, s)| t * s).sum();
                 tiles.device_at_flat(flat + k)
             }
             _ => k,
         }
-    };
-    let holders = match from.kind {
-        Kind::Replicated => num_devices,
-        _ => per_tile,
-    };
-    let pieces = count_pieces(&source, &destination, num_devices)?;
-    let from_ids = DeviceIds::new(from_ids, num_devices, "source")?;
-    let to_ids = DeviceIds::new(to_ids, num_devices, "destination")?;
-    let mut plan = ReshardPlan {
-        pieces: Vec::with_capacity(usize::try_from(pieces).unwrap_or(0)),
-        ..ReshardPlan::default()
-    };
-    let (mut dst_tile, mut dst_off, mut dst_lim) = (vec![0; rank], vec![0; rank], vec![0; rank]);
-    let (mut own_tile, mut own_off, mut own_lim) = (vec![0; rank], vec![0; rank], vec![0; rank]);
-    let (mut lo, mut hi, mut tile) = (vec![0; rank], vec![0; rank], vec![0; rank]);
-    for position in 0..num_devices {
-        if !destination.box_into(position, &mut dst_tile, &mut dst_off, &mut dst_lim)? {
-            continue;
+    }
+
+    /// The position sending source tile `tile` to destination `position`.
+    fn sender(&self, tile: &[i64], position: i64) -> i64 {
+        self.holder(tile, position % self.count)
+    }
+}
+
+/// The plan being built, destination position by destination position.
+struct Walk<'a> {
+    shape: &'a Shape,
+    bits: i64,
+    source: Placement<'a>,
+    destination: Placement<'a>,
+    /// The source shard's dimensions.
+    shard: Vec<i64>,
+    holders: Holders<'a>,
+    from_ids: DeviceIds<'a>,
+    to_ids: DeviceIds<'a>,
+    plan: ReshardPlan,
+}
+
+/// The boxes a [`Walk`] fills for each destination position, reused from
+/// position to position.
+struct Scratch {
+    dst: [Vec<i64>; 3],
+    own: [Vec<i64>; 3],
+    lo: Vec<i64>,
+    hi: Vec<i64>,
+    tile: Vec<i64>,
+}
+
+impl Scratch {
+    fn new(rank: usize) -> Self {
+        let v = || vec![0; rank];
+        Self {
+            dst: [v(), v(), v()],
+            own: [v(), v(), v()],
+            lo: v(),
+            hi: v(),
+            tile: v(),
         }
-        let Some(total) = overlapped(&shard, &dst_off, &dst_lim, &mut lo, &mut hi) else {
-            continue;
+    }
+}
+
+impl Walk<'_> {
+    /// Adds the pieces of destination `position`'s box: one per source tile
+    /// it overlaps, row-major.
+    fn pieces_to(&mut self, position: i64, s: &mut Scratch) -> Result<(), ShardingError> {
+        let rank = self.shard.len();
+        let [dst_tile, dst_off, dst_lim] = &mut s.dst;
+        if !self
+            .destination
+            .box_into(position, dst_tile, dst_off, dst_lim)?
+        {
+            return Ok(());
+        }
+        let Some(total) = overlapped(&self.shard, dst_off, dst_lim, &mut s.lo, &mut s.hi) else {
+            return Ok(());
         };
-        let device = to_ids.id(position);
-        // The destination device's own position in the source's devices.
-        let own = from_ids.position(device);
-        let holds = match own {
-            Some(p) => source.box_into(p, &mut own_tile, &mut own_off, &mut own_lim)?,
+        let device = self.to_ids.id(position);
+        // The source tile the destination device holds itself, if any.
+        let [own_tile, own_off, own_lim] = &mut s.own;
+        let holds = match self.from_ids.position(device) {
+            Some(p) => self.source.box_into(p, own_tile, own_off, own_lim)?,
             None => false,
         };
+        let tile = &mut s.tile;
         for k in 0..total {
             let mut rest = k;
             for i in (0..rank).rev() {
-                let span = hi[i] - lo[i];
-                tile[i] = lo[i] + rest % span;
+                let span = s.hi[i] - s.lo[i];
+                tile[i] = s.lo[i] + rest % span;
                 rest /= span;
             }
-            let mut offsets = Vec::with_capacity(rank);
-            let mut limits = Vec::with_capacity(rank);
-            for i in 0..rank {
-                let s = shard[i];
-                offsets.push(tile[i].saturating_mul(s).max(dst_off[i]));
-                limits.push(tile[i].saturating_add(1).saturating_mul(s).min(dst_lim[i]));
-            }
-            let from_device = if holds && (from.tile_assignment().is_none() || own_tile == tile) {
-                device
-            } else {
-                from_ids.id(holder(&tile, position % holders))
-            };
-            let bytes = box_elements(&offsets, &limits)
-                .and_then(|elements| data_bytes(elements, bits))
-                .ok_or_else(|| {
-                    ShardingError::new(
-                        ErrorKind::TooLarge,
-                        format!(
-                            "the bytes of the piece {} to {} of {} are beyond i64",
-                            list(&offsets),
-                            list(&limits),
-                            shape.human_string()
-                        ),
+            let (offsets, limits): (Vec<i64>, Vec<i64>) = (0..rank)
+                .map(|i| {
+                    let size = self.shard[i];
+                    (
+                        tile[i].saturating_mul(size).max(dst_off[i]),
+                        tile[i]
+                            .saturating_add(1)
+                            .saturating_mul(size)
+                            .min(dst_lim[i]),
                     )
-                })?;
-            let (what, total) = if from_device == device {
-                ("kept", &mut plan.bytes_kept)
-            } else {
-                ("moved", &mut plan.bytes_moved)
-            };
-            *total = total.checked_add(bytes).ok_or_else(|| {
+                })
+                .unzip();
+            let from_device =
+                if holds && (self.holders.from.tile_assignment().is_none() || own_tile == tile) {
+                    device
+                } else {
+                    self.from_ids.id(self.holders.sender(tile, position))
+                };
+            self.push(from_device, device, offsets, limits)?;
+        }
+        Ok(())
+    }
+
+    /// Adds the piece `[offsets, limits)` from `from` to `to`, counting its
+    /// bytes as kept or moved.
+    fn push(
+        &mut self,
+        from: i64,
+        to: i64,
+        offsets: Vec<i64>,
+        limits: Vec<i64>,
+    ) -> Result<(), ShardingError> {
+        let bytes = box_elements(&offsets, &limits)
+            .and_then(|elements| data_bytes(elements, self.bits))
+            .ok_or_else(|| {
                 ShardingError::new(
                     ErrorKind::TooLarge,
                     format!(
-                        "the bytes {what} are beyond i64: {total} + {bytes} for device {device}"
+                        "the bytes of the piece {} to {} of {} are beyond i64",
+                        list(&offsets),
+                        list(&limits),
+                        self.shape.human_string()
                     ),
                 )
             })?;
-            plan.pieces.push(Piece {
-                from: from_device,
-                to: device,
-                offsets,
-                limits,
-                bytes,
-            });
-        }
+        let (what, total) = if from == to {
+            ("kept", &mut self.plan.bytes_kept)
+        } else {
+            ("moved", &mut self.plan.bytes_moved)
+        };
+        *total = total.checked_add(bytes).ok_or_else(|| {
+            ShardingError::new(
+                ErrorKind::TooLarge,
+                format!("the bytes {what} are beyond i64: {total} + {bytes} for device {to}"),
+            )
+        })?;
+        self.plan.pieces.push(Piece {
+            from,
+            to,
+            offsets,
+            limits,
+            bytes,
+        });
+        Ok(())
     }
-    Ok(plan)
 }
 
 /// A device assignment: the device id of each position (`None`: the
