@@ -339,36 +339,7 @@ impl LoweredTotals {
         let rank = v.shape.dimensions.len();
         let (hlo, source) = match (&v.sharding, chosen) {
             (Some(s), _) => (
-                match self.converted.get(&(s.clone(), rank)) {
-                    Some(hlo) => hlo.clone(),
-                    None => {
-                        let mesh = match &s.mesh {
-                            MeshRef::Symbol(name) => module.mesh(name),
-                            MeshRef::Inline(_) => None,
-                        };
-                        // The module's meshes were verified and indexed by
-                        // `new`; an inline one is, here.
-                        let inline;
-                        let index = match (&s.mesh, mesh) {
-                            (MeshRef::Inline(m), _) => {
-                                inline = MeshIndex::new(m);
-                                m.verify_indexed(&inline).map_err(named)?;
-                                &inline
-                            }
-                            (MeshRef::Symbol(name), Some(_)) => module
-                                .mesh_position(name)
-                                .and_then(|k| self.indexes.get(k))
-                                .ok_or_else(|| named(invalid(format!("unknown mesh: @{name}"))))?,
-                            (MeshRef::Symbol(name), None) => {
-                                return Err(named(invalid(format!("unknown mesh: @{name}"))).into());
-                            }
-                        };
-                        s.verify_indexed(index, Some(rank)).map_err(named)?;
-                        let hlo = s.to_hlo_verified(index).map_err(named)?;
-                        self.converted.insert((s.clone(), rank), hlo.clone());
-                        hlo
-                    }
-                },
+                self.converted(module, s, rank).map_err(named)?,
                 ShardingSource::Lowered,
             ),
             (None, Some(hlo)) => (hlo.clone(), ShardingSource::Compiled),
@@ -412,6 +383,36 @@ impl LoweredTotals {
             bytes: Some(report.devices.iter().map(|d| d.bytes).collect()),
             source,
         })
+    }
+
+    /// The XLA sharding of `s` for a value of rank `rank`, verified once per
+    /// sharding and rank (a module mesh by `new`, an inline one here).
+    fn converted(
+        &mut self,
+        module: &LoweredModule,
+        s: &SdySharding,
+        rank: usize,
+    ) -> Result<HloSharding, ShardingError> {
+        if let Some(hlo) = self.converted.get(&(s.clone(), rank)) {
+            return Ok(hlo.clone());
+        }
+        let inline;
+        let index = match &s.mesh {
+            MeshRef::Inline(m) => {
+                inline = MeshIndex::new(m);
+                m.verify_indexed(&inline)?;
+                &inline
+            }
+            MeshRef::Symbol(name) => module
+                .mesh(name)
+                .and_then(|_| module.mesh_position(name))
+                .and_then(|k| self.indexes.get(k))
+                .ok_or_else(|| invalid(format!("unknown mesh: @{name}")))?,
+        };
+        s.verify_indexed(index, Some(rank))?;
+        let hlo = s.to_hlo_verified(index)?;
+        self.converted.insert((s.clone(), rank), hlo.clone());
+        Ok(hlo)
     }
 }
 

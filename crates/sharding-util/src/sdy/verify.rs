@@ -181,61 +181,73 @@ impl SdySharding {
             }
             axis_list(list, axes, &mut seen)?;
         }
-        // The sub-axes of each axis, in mesh order (the first axis with a
-        // conflict is the one reported).
-        let mut by_axis: Vec<(usize, &str, i64)> = seen
-            .by_name
-            .keys()
-            .filter_map(|name| axes.get(name).map(|(k, size)| (k, *name, size)))
-            .collect();
-        by_axis.sort_unstable();
-        for (_, name, size) in by_axis {
-            let refs = &seen.by_name[name];
-            let mut subs: Vec<&SdyAxisRef> =
-                refs.iter().copied().filter(|r| r.sub.is_some()).collect();
-            if subs.is_empty() {
-                continue;
-            }
-            if refs.iter().any(|r| r.sub.is_none()) {
-                return Err(invalid(format!(
-                    "both sub-axis and full-axis are used for axis name: {}",
-                    super::print::quoted(name)
-                )));
-            }
-            subs.sort_by_key(|r| r.sub);
-            let mut previous: Option<&SdyAxisRef> = None;
-            for r in subs {
-                let Some((pre, sub)) = r.sub else { continue };
-                if pre < 1 {
-                    return Err(invalid(format!(
-                        "sub-axis pre-size must be at least 1: {r}"
-                    )));
-                }
-                if sub <= 1 {
-                    return Err(invalid(format!(
-                        "sub-axis sizes must be greater than 1: {r}"
-                    )));
-                }
-                let next = pre.checked_mul(sub);
-                if next.is_none_or(|n| size % n != 0) {
-                    let next = next.map_or_else(|| format!("{pre}*{sub}"), |n| n.to_string());
-                    return Err(invalid(format!(
-                        "sub-axis next pre-size {next} doesn't divide the size of the full axis {size}: {r}"
-                    )));
-                }
-                if sub == size {
-                    return Err(invalid(format!(
-                        "sub-axis size is equal to the full axis size: {r}"
-                    )));
-                }
-                if let Some(p) = previous.filter(|p| span(p, size).1 > pre) {
-                    return Err(invalid(format!("overlapping sub-axes: {p}, {r}")));
-                }
-                previous = Some(r);
-            }
-        }
-        Ok(())
+        sub_axes(&seen, axes)
     }
+}
+
+/// The sub-axes of each axis, in mesh order (the first axis with a
+/// conflict is the one reported): never beside the full axis, and each
+/// axis's sub-axes within it and apart.
+fn sub_axes(seen: &Seen<'_>, axes: &MeshIndex) -> Result<(), ShardingError> {
+    let mut by_axis: Vec<(usize, &str, i64)> = seen
+        .by_name
+        .keys()
+        .filter_map(|name| axes.get(name).map(|(k, size)| (k, *name, size)))
+        .collect();
+    by_axis.sort_unstable();
+    for (_, name, size) in by_axis {
+        let refs = &seen.by_name[name];
+        let mut subs: Vec<&SdyAxisRef> = refs.iter().copied().filter(|r| r.sub.is_some()).collect();
+        if subs.is_empty() {
+            continue;
+        }
+        if refs.iter().any(|r| r.sub.is_none()) {
+            return Err(invalid(format!(
+                "both sub-axis and full-axis are used for axis name: {}",
+                super::print::quoted(name)
+            )));
+        }
+        subs.sort_by_key(|r| r.sub);
+        let mut previous: Option<&SdyAxisRef> = None;
+        for r in subs {
+            sub_axis(r, size)?;
+            if let Some(p) = previous.filter(|p| span(p, size).1 > r.sub.map_or(0, |s| s.0)) {
+                return Err(invalid(format!("overlapping sub-axes: {p}, {r}")));
+            }
+            previous = Some(r);
+        }
+    }
+    Ok(())
+}
+
+/// One sub-axis `r` of an axis of `size` devices: its sizes fit the axis.
+fn sub_axis(r: &SdyAxisRef, size: i64) -> Result<(), ShardingError> {
+    let Some((pre, sub)) = r.sub else {
+        return Ok(());
+    };
+    if pre < 1 {
+        return Err(invalid(format!(
+            "sub-axis pre-size must be at least 1: {r}"
+        )));
+    }
+    if sub <= 1 {
+        return Err(invalid(format!(
+            "sub-axis sizes must be greater than 1: {r}"
+        )));
+    }
+    let next = pre.checked_mul(sub);
+    if next.is_none_or(|n| size % n != 0) {
+        let next = next.map_or_else(|| format!("{pre}*{sub}"), |n| n.to_string());
+        return Err(invalid(format!(
+            "sub-axis next pre-size {next} doesn't divide the size of the full axis {size}: {r}"
+        )));
+    }
+    if sub == size {
+        return Err(invalid(format!(
+            "sub-axis size is equal to the full axis size: {r}"
+        )));
+    }
+    Ok(())
 }
 
 /// The references seen so far: each once, grouped by axis name.
