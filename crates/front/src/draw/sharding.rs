@@ -42,58 +42,26 @@ pub fn picture(
         .validate(shape, devices)
         .map_err(|e| e.to_string())?;
     let mesh = mesh_note(sharding, devices, mesh_axes)?;
-    if let Some(ids) = device_ids
-        && i64::try_from(ids.len()).ok() != Some(devices)
-    {
-        return Err(format!(
-            "{} device ids for the sharding's {devices} devices",
-            ids.len()
-        ));
-    }
-    let id = |device: i64| -> i64 {
-        device_ids
-            .and_then(|ids| ids.get(usize::try_from(device).ok()?).copied())
-            .unwrap_or(device)
-    };
+    let id = device_namer(device_ids, devices)?;
     let shard = sharding
         .shard_shape(shape)
         .map_err(|e| e.to_string())?
         .dimensions;
     let dims = &shape.dimensions;
-    let counts: Vec<i64> = dims
-        .iter()
-        .zip(&shard)
-        .map(|(&d, &s)| match (d, s) {
-            (_, 0) => 1,
-            (0, _) => 0,
-            // `d.div_ceil(s)` without the overflow of `d + s - 1`.
-            _ => (d - 1) / s + 1,
-        })
-        .collect();
+    let counts = tile_counts(dims, &shard);
     let tiles = counts
         .iter()
         .try_fold(1i64, |acc, &c| acc.checked_mul(c))
         .ok_or("the sharding's tile count overflows a 64-bit integer")?;
-    let axes: Vec<String> = (0..dims.len())
-        .map(|d| {
-            let mut words = format!("dim {d} \u{b7} size {} \u{b7} shard {}", dims[d], shard[d]);
-            if let Some(split) = split_by(sharding, d) {
-                words.push_str(&format!(" \u{b7} split by {split}"));
-            }
-            words
+    let axes = axis_captions(sharding, dims, &shard);
+    // A tile's cell: the devices holding it, coloured by the tile.
+    let tile_cell = |tile: &[i64], flat: i64| -> Result<Cell, String> {
+        Ok(Cell {
+            label: label(&tile_holders(sharding, devices, tile, &id)?),
+            note: format!("tile {flat}"),
+            fill: Fill::Position(flat),
+            emphasis: false,
         })
-        .collect();
-    let holders = |tile: &[i64]| -> Result<Vec<i64>, String> {
-        match sharding.kind() {
-            Kind::Tiled { .. } => Ok(sharding
-                .tile_devices(tile)
-                .map_err(|e| e.to_string())?
-                .take(MAX_LABEL + 1)
-                .map(id)
-                .collect()),
-            Kind::Maximal(d) => Ok(vec![id(*d)]),
-            _ => Ok((0..devices.min(8)).take(MAX_LABEL + 1).map(id).collect()),
-        }
     };
     let cell = |index: &[i64]| -> Result<Cell, String> {
         let tile: Vec<i64> = index
@@ -105,49 +73,12 @@ pub fn picture(
             .iter()
             .zip(&counts)
             .fold(0, |acc, (&t, &c)| acc * c + t);
-        Ok(Cell {
-            label: label(&holders(&tile)?),
-            note: format!("tile {flat}"),
-            fill: Fill::Position(flat),
-            emphasis: false,
-        })
+        tile_cell(&tile, flat)
     };
     let panel_dims = window::panel_dims(dims.len());
-    let outlines = |rows: usize, cols: usize| -> Vec<Outline> {
-        let side = |dim: Option<usize>, shown: usize| -> Vec<(usize, usize)> {
-            let Some(d) = dim else {
-                return vec![(0, shown)];
-            };
-            let step = usize::try_from(shard[d].max(1)).unwrap_or(usize::MAX);
-            (0..shown)
-                .step_by(step)
-                .map(|start| (start, step.min(shown - start)))
-                .collect()
-        };
-        let mut out = Vec::new();
-        for (row, rows) in side(panel_dims.0, rows) {
-            for &(col, cols) in &side(panel_dims.1, cols) {
-                out.push(Outline {
-                    row,
-                    col,
-                    rows,
-                    cols,
-                    level: 0,
-                });
-            }
-        }
-        out
-    };
+    let outlines = |rows: usize, cols: usize| tile_outlines(panel_dims, &shard, rows, cols);
     let large = blocks::needed(dims);
     let (panels, window_notes) = if large {
-        let tile_cell = |tile: &[i64], flat: i64| -> Result<Cell, String> {
-            Ok(Cell {
-                label: label(&holders(tile)?),
-                note: format!("tile {flat}"),
-                fill: Fill::Position(flat),
-                emphasis: false,
-            })
-        };
         blocks::panels(dims, &shard, &counts, &axes, tile_cell)?
     } else {
         window::panels(dims, &axes, cell, outlines)?
@@ -178,6 +109,107 @@ pub fn picture(
             element_bits: 8,
         },
     })
+}
+
+/// The id of each device number: `device_ids[number]`, or the number
+/// itself when no ids are given.
+///
+/// # Errors
+/// A message if the ids are not `devices` long.
+fn device_namer(device_ids: Option<&[i64]>, devices: i64) -> Result<impl Fn(i64) -> i64, String> {
+    if let Some(ids) = device_ids
+        && i64::try_from(ids.len()).ok() != Some(devices)
+    {
+        return Err(format!(
+            "{} device ids for the sharding's {devices} devices",
+            ids.len()
+        ));
+    }
+    Ok(move |device: i64| -> i64 {
+        device_ids
+            .and_then(|ids| ids.get(usize::try_from(device).ok()?).copied())
+            .unwrap_or(device)
+    })
+}
+
+/// The first devices (by id, at most one more than a label lists) holding
+/// source tile `tile` of `sharding` over `devices` devices.
+fn tile_holders(
+    sharding: &HloSharding,
+    devices: i64,
+    tile: &[i64],
+    id: &impl Fn(i64) -> i64,
+) -> Result<Vec<i64>, String> {
+    match sharding.kind() {
+        Kind::Tiled { .. } => Ok(sharding
+            .tile_devices(tile)
+            .map_err(|e| e.to_string())?
+            .take(MAX_LABEL + 1)
+            .map(id)
+            .collect()),
+        Kind::Maximal(d) => Ok(vec![id(*d)]),
+        _ => Ok((0..devices.min(8)).take(MAX_LABEL + 1).map(id).collect()),
+    }
+}
+
+/// The tiles along each dimension of `dims` cut into shards of `shard`.
+fn tile_counts(dims: &[i64], shard: &[i64]) -> Vec<i64> {
+    dims.iter()
+        .zip(shard)
+        .map(|(&d, &s)| match (d, s) {
+            (_, 0) => 1,
+            (0, _) => 0,
+            // `d.div_ceil(s)` without the overflow of `d + s - 1`.
+            _ => (d - 1) / s + 1,
+        })
+        .collect()
+}
+
+/// Each dimension's caption: its size, its shard and the mesh axes that
+/// split it.
+fn axis_captions(sharding: &HloSharding, dims: &[i64], shard: &[i64]) -> Vec<String> {
+    (0..dims.len())
+        .map(|d| {
+            let mut words = format!("dim {d} \u{b7} size {} \u{b7} shard {}", dims[d], shard[d]);
+            if let Some(split) = split_by(sharding, d) {
+                words.push_str(&format!(" \u{b7} split by {split}"));
+            }
+            words
+        })
+        .collect()
+}
+
+/// The outlines of the tiles in a panel of `rows` by `cols` cells whose
+/// rows and columns are the dimensions `panel_dims` (none: one cell wide).
+fn tile_outlines(
+    (row_dim, col_dim): (Option<usize>, Option<usize>),
+    shard: &[i64],
+    rows: usize,
+    cols: usize,
+) -> Vec<Outline> {
+    let side = |dim: Option<usize>, shown: usize| -> Vec<(usize, usize)> {
+        let Some(d) = dim else {
+            return vec![(0, shown)];
+        };
+        let step = usize::try_from(shard[d].max(1)).unwrap_or(usize::MAX);
+        (0..shown)
+            .step_by(step)
+            .map(|start| (start, step.min(shown - start)))
+            .collect()
+    };
+    let mut out = Vec::new();
+    for (row, rows) in side(row_dim, rows) {
+        for &(col, cols) in &side(col_dim, cols) {
+            out.push(Outline {
+                row,
+                col,
+                rows,
+                cols,
+                level: 0,
+            });
+        }
+    }
+    out
 }
 
 /// A cell's label: the first of the devices `who` holding it, as many as
