@@ -65,21 +65,8 @@ pub fn panels(
     let step = steps(dims, shard);
     let (row_dim, col_dim) = panel_dims(rank);
     let mut notes = Vec::new();
-    // The first element of each cell shown along a panel dimension.
-    let starts = |dim: Option<usize>, what: &str, notes: &mut Vec<String>| -> Vec<i64> {
-        let Some(d) = dim else { return vec![0] };
-        let cells = ceil_div(dims[d], step[d]);
-        if cells > MAX_SIDE {
-            notes.push(format!(
-                "window: {what} 0-{} of {} of dim {d} shown",
-                MAX_SIDE * step[d] - 1,
-                dims[d]
-            ));
-        }
-        (0..cells.min(MAX_SIDE)).map(|k| k * step[d]).collect()
-    };
-    let rows = starts(row_dim, "rows", &mut notes);
-    let cols = starts(col_dim, "columns", &mut notes);
+    let rows = cell_starts(dims, &step, row_dim, "rows", &mut notes);
+    let cols = cell_starts(dims, &step, col_dim, "columns", &mut notes);
     let (row_step, col_step) = (
         row_dim.map_or(1, |d| step[d]),
         col_dim.map_or(1, |d| step[d]),
@@ -113,15 +100,7 @@ pub fn panels(
     for _ in 0..panel_count {
         let mut tile = lead.clone();
         tile.resize(rank, 0);
-        let caption = if lead.is_empty() {
-            String::new()
-        } else {
-            let mut parts: Vec<String> = (0..lead.len())
-                .map(|d| (lead[d] * shard[d]).to_string())
-                .collect();
-            parts.extend([":".to_owned(), ":".to_owned()]);
-            format!("[{}]", parts.join(","))
-        };
+        let caption = lead_caption(&lead, shard);
         let mut cells = Vec::with_capacity(rows.len() * cols.len());
         for &r in &rows {
             for &c in &cols {
@@ -156,6 +135,40 @@ pub fn panels(
         next_row_major(&mut lead, &leading);
     }
     Ok((result, notes))
+}
+
+/// The first element of each cell shown along panel dimension `dim` (cells
+/// of `step` elements), noting in `notes` what a window leaves out.
+fn cell_starts(
+    dims: &[i64],
+    step: &[i64],
+    dim: Option<usize>,
+    what: &str,
+    notes: &mut Vec<String>,
+) -> Vec<i64> {
+    let Some(d) = dim else { return vec![0] };
+    let cells = ceil_div(dims[d], step[d]);
+    if cells > MAX_SIDE {
+        notes.push(format!(
+            "window: {what} 0-{} of {} of dim {d} shown",
+            MAX_SIDE * step[d] - 1,
+            dims[d]
+        ));
+    }
+    (0..cells.min(MAX_SIDE)).map(|k| k * step[d]).collect()
+}
+
+/// A panel's caption: the first index of its leading tiles `lead` (tiles of
+/// `shard`), `[i,j,:,:]`; none for an array of rank 2 or less.
+fn lead_caption(lead: &[i64], shard: &[i64]) -> String {
+    if lead.is_empty() {
+        return String::new();
+    }
+    let mut parts: Vec<String> = (0..lead.len())
+        .map(|d| (lead[d] * shard[d]).to_string())
+        .collect();
+    parts.extend([":".to_owned(), ":".to_owned()]);
+    format!("[{}]", parts.join(","))
 }
 
 /// The outline of each tile: the run of cells whose first elements fall in
