@@ -34,35 +34,8 @@ pub fn picture(
         ));
     }
     let len = layout.buffer_len();
-    // Which of the strip's positions the view reads.
-    let mut in_view = vec![false; usize::try_from(len).unwrap_or(usize::MAX).min(MAX_STRIP)];
-    let mut outside = None;
-    view.for_each_offset(|p| {
-        if p < 0 || p >= len {
-            outside = outside.or(Some(p));
-        } else if let Some(hit) = usize::try_from(p).ok().and_then(|p| in_view.get_mut(p)) {
-            *hit = true;
-        }
-    });
-    if let Some(p) = outside {
-        return Err(format!(
-            "the view reads buffer position {p}, outside the base's {len} positions"
-        ));
-    }
-    let axes: Vec<String> = view
-        .sizes()
-        .iter()
-        .zip(view.strides())
-        .enumerate()
-        .map(|(axis, (&size, &stride))| {
-            let how = match stride {
-                0 => " (repeats one element)",
-                s if s < 0 => " (reversed)",
-                _ => "",
-            };
-            format!("axis {axis} \u{b7} size {size} \u{b7} stride {stride}{how}")
-        })
-        .collect();
+    let in_view = read_positions(view, len)?;
+    let axes = axis_captions(view);
     let label =
         |element: Option<i64>| element.map_or_else(|| pad.to_owned(), |e| element_label(e, count));
     let cell = |index: &[i64]| -> Result<Cell, String> {
@@ -113,4 +86,44 @@ pub fn picture(
         panels,
         strip,
     })
+}
+
+/// Which of the strip's first [`MAX_STRIP`] positions of a buffer of `len`
+/// positions `view` reads.
+///
+/// # Errors
+/// A message naming the first position the view reads outside the buffer.
+fn read_positions(view: &StridedView, len: i64) -> Result<Vec<bool>, String> {
+    let mut in_view = vec![false; usize::try_from(len).unwrap_or(usize::MAX).min(MAX_STRIP)];
+    let mut outside = None;
+    view.for_each_offset(|p| {
+        if p < 0 || p >= len {
+            outside = outside.or(Some(p));
+        } else if let Some(hit) = usize::try_from(p).ok().and_then(|p| in_view.get_mut(p)) {
+            *hit = true;
+        }
+    });
+    match outside {
+        Some(p) => Err(format!(
+            "the view reads buffer position {p}, outside the base's {len} positions"
+        )),
+        None => Ok(in_view),
+    }
+}
+
+/// Each view axis's caption: its size and stride, and what the stride does.
+fn axis_captions(view: &StridedView) -> Vec<String> {
+    view.sizes()
+        .iter()
+        .zip(view.strides())
+        .enumerate()
+        .map(|(axis, (&size, &stride))| {
+            let how = match stride {
+                0 => " (repeats one element)",
+                s if s < 0 => " (reversed)",
+                _ => "",
+            };
+            format!("axis {axis} \u{b7} size {size} \u{b7} stride {stride}{how}")
+        })
+        .collect()
 }
