@@ -38,19 +38,7 @@ pub fn picture(shape: &Shape, layout: &TiledLayout) -> Result<Picture, String> {
         .map(|(d, &size)| levels.extent(d, size))
         .collect();
     let tiled = layout.is_tiled();
-    let axes: Vec<String> = (0..dims.len())
-        .map(|d| {
-            let mut words = format!("dim {d} \u{b7} size {}", dims[d]);
-            if extents[d] != dims[d] {
-                let how = if tiled { "tiles pad to" } else { "padded to" };
-                words.push_str(&format!(" \u{b7} {how} {}", extents[d]));
-            }
-            if !tiled {
-                words.push_str(&format!(" \u{b7} stride {}", physical.strides()[d]));
-            }
-            words
-        })
-        .collect();
+    let axes = axis_captions(&physical, &extents, tiled);
     let cell = |index: &[i64]| -> Result<Cell, String> {
         if index.iter().zip(dims).any(|(&i, &d)| i >= d) {
             return Ok(padding(pad, String::new()));
@@ -71,18 +59,7 @@ pub fn picture(shape: &Shape, layout: &TiledLayout) -> Result<Picture, String> {
     })?;
     let mut notes = levels.notes.clone();
     if !tiled && rank > 0 {
-        let strides: Vec<String> = physical.strides().iter().map(i64::to_string).collect();
-        let major_to_minor: Vec<String> = physical
-            .minor_to_major()
-            .iter()
-            .rev()
-            .map(usize::to_string)
-            .collect();
-        notes.push(format!(
-            "dims major to minor: {} \u{b7} strides [{}] (elements)",
-            major_to_minor.join(","),
-            strides.join(",")
-        ));
+        notes.push(strides_note(&physical));
     }
     if count == 0 {
         notes.push("the array has no elements".to_owned());
@@ -105,6 +82,42 @@ pub fn picture(shape: &Shape, layout: &TiledLayout) -> Result<Picture, String> {
         panels,
         strip,
     })
+}
+
+/// Each dimension's caption: its size, what its tiles or padding pad it
+/// to (`extents`), and its stride when the layout is not tiled.
+fn axis_captions(physical: &PhysicalLayout, extents: &[i64], tiled: bool) -> Vec<String> {
+    let dims = physical.dimensions();
+    (0..dims.len())
+        .map(|d| {
+            let mut words = format!("dim {d} \u{b7} size {}", dims[d]);
+            if extents[d] != dims[d] {
+                let how = if tiled { "tiles pad to" } else { "padded to" };
+                words.push_str(&format!(" \u{b7} {how} {}", extents[d]));
+            }
+            if !tiled {
+                words.push_str(&format!(" \u{b7} stride {}", physical.strides()[d]));
+            }
+            words
+        })
+        .collect()
+}
+
+/// The note of an untiled layout: its dimensions major to minor and their
+/// strides.
+fn strides_note(physical: &PhysicalLayout) -> String {
+    let strides: Vec<String> = physical.strides().iter().map(i64::to_string).collect();
+    let major_to_minor: Vec<String> = physical
+        .minor_to_major()
+        .iter()
+        .rev()
+        .map(usize::to_string)
+        .collect();
+    format!(
+        "dims major to minor: {} \u{b7} strides [{}] (elements)",
+        major_to_minor.join(","),
+        strides.join(",")
+    )
 }
 
 /// How the padding of `shape` is written (see [`padding_label`]).
