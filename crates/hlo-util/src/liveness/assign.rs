@@ -240,7 +240,11 @@ fn operand_allocations(
         if !value.index.is_empty() {
             continue;
         }
-        for &o in graph.insts.get(value.inst).map_or(&[][..], |i| &i.operands) {
+        for &o in graph
+            .insts
+            .get(value.inst)
+            .map_or(&[][..], |i| graph.operands(i))
+        {
             let place = flow
                 .pos(graph, o, &[])
                 .and_then(|p| buffers.of_position.get(p))
@@ -331,11 +335,11 @@ pub(crate) fn reuses_operand(
     let Some(inst) = graph.insts.get(value.inst) else {
         return false;
     };
-    if inst.opcode == "copy" {
+    if graph.opcode(inst) == "copy" {
         return false;
     }
-    inst.operands.iter().enumerate().any(|(k, &o)| {
-        let shape = graph.insts.get(o).map(|x| &*x.shape);
+    graph.operands(inst).iter().enumerate().any(|(k, &o)| {
+        let shape = graph.insts.get(o).map(|x| graph.shape(x));
         flow.positions(graph, o)
             .zip(shape.map(super::shapes::subshapes).unwrap_or_default())
             .any(|(p, (index, _))| {
@@ -357,8 +361,8 @@ fn copied_from<'a>(
         .values
         .iter()
         .filter_map(|&v| buffers.values.get(v).and_then(|x| graph.insts.get(x.inst)))
-        .filter(|inst| inst.opcode == "copy")
-        .flat_map(|inst| inst.operands.iter())
+        .filter(|inst| graph.opcode(inst) == "copy")
+        .flat_map(|inst| graph.operands(inst).iter())
         .flat_map(|&o| flow.positions(graph, o))
         .filter_map(|p| buffers.of_position.get(p).copied())
 }

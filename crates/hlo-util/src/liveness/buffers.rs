@@ -82,8 +82,9 @@ pub(crate) fn buffers(
         if range.is_empty() {
             continue;
         }
-        let entry_parameter = inst.opcode == "parameter" && inst.computation == graph.entry;
-        for (p, (index, shape)) in range.zip(subshapes(&inst.shape)) {
+        let entry_parameter =
+            graph.opcode(inst) == "parameter" && inst.computation() == graph.entry;
+        for (p, (index, shape)) in range.zip(subshapes(graph.shape(inst))) {
             if flow.defines.get(p) != Some(&true) {
                 continue;
             }
@@ -106,7 +107,7 @@ pub(crate) fn buffers(
             let buffer = out.list.get_mut(b).ok_or_else(overflow)?;
             buffer.bytes = buffer.bytes.max(bytes);
             buffer.tuple |= is_tuple(shape);
-            buffer.constant |= inst.opcode == "constant";
+            buffer.constant |= graph.opcode(inst) == "constant";
             buffer.parameter |= entry_parameter;
             buffer.values.push(out.values.len());
             let start = if entry_parameter { 0 } else { step(i) };
@@ -143,17 +144,18 @@ pub(crate) fn buffers(
         }
         out.extend(flow.positions(graph, i), t);
         let first_of = |k: usize| {
-            inst.called
+            graph
+                .called(inst)
                 .get(k)
                 .and_then(|&c| graph.comps.get(c))
                 .and_then(|c| c.parameters.first().copied())
         };
-        match inst.opcode.as_ref() {
+        match graph.opcode(inst) {
             "get-tuple-element" | "tuple" => continue,
             "while" => {
                 // The body's result lives until the while; the condition's
                 // parameter until the body starts.
-                let body = inst.called.get(1).and_then(|&c| graph.comps.get(c));
+                let body = graph.called(inst).get(1).and_then(|&c| graph.comps.get(c));
                 if let Some(root) = body.and_then(|c| c.root) {
                     out.extend(flow.positions(graph, root), t);
                 }
@@ -162,7 +164,7 @@ pub(crate) fn buffers(
                 }
             }
             "conditional" => {
-                for &c in &inst.called {
+                for &c in graph.called(inst) {
                     if let Some(root) = graph.comps.get(c).and_then(|c| c.root) {
                         out.extend(flow.positions(graph, root), t);
                     }
@@ -174,13 +176,20 @@ pub(crate) fn buffers(
         // operands and a conditional's branch operands are its
         // computations' parameters, read there (those of a computation
         // called twice are values of their own: the call reads its operands).
-        let (used_at, read) = match (inst.opcode.as_ref(), first_of(0)) {
-            ("while", Some(p)) => (step(p), inst.operands.len()),
-            ("call", _) if !inst.called.first().is_some_and(|&c| flow.shared_callee(c)) => (t, 0),
+        let (used_at, read) = match (graph.opcode(inst), first_of(0)) {
+            ("while", Some(p)) => (step(p), graph.operands(inst).len()),
+            ("call", _)
+                if !graph
+                    .called(inst)
+                    .first()
+                    .is_some_and(|&c| flow.shared_callee(c)) =>
+            {
+                (t, 0)
+            }
             ("conditional", _) => (t, 1),
-            _ => (t, inst.operands.len()),
+            _ => (t, graph.operands(inst).len()),
         };
-        for &o in inst.operands.iter().take(read) {
+        for &o in graph.operands(inst).iter().take(read) {
             out.extend(flow.positions(graph, o), used_at);
         }
     }

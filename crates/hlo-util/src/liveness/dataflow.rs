@@ -61,13 +61,13 @@ impl Dataflow {
     /// The position of `inst`'s output at `index`.
     pub fn pos(&self, graph: &Graph, inst: usize, index: &[usize]) -> Option<usize> {
         let base = *self.base.get(inst).filter(|b| **b != usize::MAX)?;
-        base.checked_add(offset(&graph.insts.get(inst)?.shape, index)?)
+        base.checked_add(offset(graph.shape(graph.insts.get(inst)?), index)?)
     }
 
     /// All positions of `inst`.
     pub fn positions(&self, graph: &Graph, inst: usize) -> std::ops::Range<usize> {
         match (self.base.get(inst), graph.insts.get(inst)) {
-            (Some(&b), Some(i)) if b != usize::MAX => b..b.saturating_add(count(&i.shape)),
+            (Some(&b), Some(i)) if b != usize::MAX => b..b.saturating_add(count(graph.shape(i))),
             _ => 0..0,
         }
     }
@@ -133,11 +133,11 @@ fn halve(parent: &mut [usize], mut p: usize) -> usize {
 }
 
 /// Opcodes whose output is (part of) an operand's: they define no value.
-fn passes_through(inst: &Inst) -> bool {
+fn passes_through(graph: &Graph, inst: &Inst) -> bool {
     matches!(
-        inst.opcode.as_ref(),
+        graph.opcode(inst),
         "get-tuple-element" | "bitcast" | "call" | "opt-barrier" | "domain" | "add-dependency"
-    ) || inst.opcode.ends_with("-done")
+    ) || graph.opcode(inst).ends_with("-done")
 }
 
 /// The roles of the computations, from the entry down: the global ones
@@ -155,7 +155,7 @@ fn roles(graph: &Graph) -> Vec<Role> {
             Some(slot) if *slot == Role::Unused => *slot = role,
             _ => continue,
         }
-        for &i in graph.comps.get(c).map_or(&[][..], |c| &c.instructions) {
+        for i in graph.comps.get(c).map_or(0..0, |c| c.instructions()) {
             let Some(inst) = graph.insts.get(i) else {
                 continue;
             };
@@ -165,7 +165,7 @@ fn roles(graph: &Graph) -> Vec<Role> {
                 (Calls::Fused, _) => Role::Fused,
                 _ => Role::ThreadLocal,
             };
-            for &callee_comp in &inst.called {
+            for &callee_comp in graph.called(inst) {
                 if callee == Role::Global {
                     global.push(callee_comp);
                 } else {
@@ -180,8 +180,8 @@ fn roles(graph: &Graph) -> Vec<Role> {
 /// Which computations two or more `call`s call.
 fn shared_callees(graph: &Graph) -> Vec<bool> {
     let mut sites = vec![0_u8; graph.comps.len()];
-    for inst in graph.insts.iter().filter(|i| i.opcode == "call") {
-        for &c in &inst.called {
+    for inst in graph.insts.iter().filter(|i| graph.opcode(i) == "call") {
+        for &c in graph.called(inst) {
             if let Some(n) = sites.get_mut(c) {
                 *n = n.saturating_add(1);
             }
@@ -195,8 +195,8 @@ pub(crate) fn dataflow(graph: &Graph) -> Result<Dataflow, LivenessError> {
     let roles = roles(graph);
     // The parameters of a while's condition and body are phi values.
     let mut loop_computation = vec![false; graph.comps.len()];
-    for inst in graph.insts.iter().filter(|i| i.opcode == "while") {
-        for &c in &inst.called {
+    for inst in graph.insts.iter().filter(|i| graph.opcode(i) == "while") {
+        for &c in graph.called(inst) {
             if let Some(slot) = loop_computation.get_mut(c) {
                 *slot = true;
             }
@@ -210,24 +210,24 @@ pub(crate) fn dataflow(graph: &Graph) -> Result<Dataflow, LivenessError> {
     let mut inst_of = Vec::new();
     let mut defines = Vec::new();
     for (i, inst) in graph.insts.iter().enumerate() {
-        if roles.get(inst.computation) != Some(&Role::Global) {
+        if roles.get(inst.computation()) != Some(&Role::Global) {
             continue;
         }
         if let Some(slot) = base.get_mut(i) {
             *slot = inst_of.len();
         }
-        let n = count(&inst.shape);
-        let defining = match inst.opcode.as_ref() {
+        let n = count(graph.shape(inst));
+        let defining = match graph.opcode(inst) {
             "parameter" => {
-                inst.computation == graph.entry
-                    || loop_computation.get(inst.computation) == Some(&true)
-                    || shared_callee.get(inst.computation) == Some(&true)
+                inst.computation() == graph.entry
+                    || loop_computation.get(inst.computation()) == Some(&true)
+                    || shared_callee.get(inst.computation()) == Some(&true)
             }
-            _ => !passes_through(inst),
+            _ => !passes_through(graph, inst),
         };
         for k in 0..n {
             inst_of.push(i);
-            defines.push(defining && (k == 0 || inst.opcode != "tuple"));
+            defines.push(defining && (k == 0 || graph.opcode(inst) != "tuple"));
         }
     }
     let mut flow = Dataflow {
@@ -302,7 +302,7 @@ fn join_trees(
     let shape = graph
         .insts
         .get(inst)
-        .map(|i| &i.shape)
+        .map(|i| graph.shape(i))
         .ok_or_else(malformed)?;
     let Some(sub) = sub_shape(shape, index) else {
         return Err(malformed());
@@ -333,19 +333,25 @@ fn join_instruction(
     i: usize,
     inst: &Inst,
 ) -> Result<(), LivenessError> {
-    let op = |k: usize| inst.operands.get(k).copied();
-    let comp = |k: usize| inst.called.get(k).and_then(|&c| graph.comps.get(c));
+    let op = |k: usize| graph.operands(inst).get(k).copied();
+    let comp = |k: usize| graph.called(inst).get(k).and_then(|&c| graph.comps.get(c));
     let malformed = |message: &str| LivenessError::Malformed {
         instruction: graph.name(inst).to_owned(),
         message: message.to_owned(),
     };
-    match inst.opcode.as_ref() {
+    match graph.opcode(inst) {
         "get-tuple-element" => {
             let o = op(0).ok_or_else(|| malformed("no operand"))?;
-            join_trees(graph, flow, (i, &[]), (o, &[inst.tuple_index]), Join::Value)?;
+            join_trees(
+                graph,
+                flow,
+                (i, &[]),
+                (o, &[inst.tuple_index()]),
+                Join::Value,
+            )?;
         }
         "tuple" => {
-            for (k, &o) in inst.operands.iter().enumerate() {
+            for (k, &o) in graph.operands(inst).iter().enumerate() {
                 join_trees(graph, flow, (i, &[k]), (o, &[]), Join::Value)?;
             }
         }
@@ -366,7 +372,7 @@ fn join_instruction(
             }
         }
         "conditional" => {
-            for k in 0..inst.called.len() {
+            for k in 0..graph.called(inst).len() {
                 let c = comp(k).ok_or_else(|| malformed("no branch"))?;
                 if let (Some(&p), Some(o)) = (c.parameters.first(), op(k.saturating_add(1))) {
                     join_trees(graph, flow, (p, &[]), (o, &[]), Join::Value)?;
@@ -378,7 +384,10 @@ fn join_instruction(
         }
         "call" => {
             let c = comp(0).ok_or_else(|| malformed("no computation"))?;
-            let shared = inst.called.first().is_some_and(|&c| flow.shared_callee(c));
+            let shared = graph
+                .called(inst)
+                .first()
+                .is_some_and(|&c| flow.shared_callee(c));
             let join = if shared { Join::Buffer } else { Join::Value };
             for (k, &p) in c.parameters.iter().enumerate() {
                 let o = op(k).ok_or_else(|| malformed("too few operands"))?;
@@ -395,18 +404,18 @@ fn join_instruction(
         }
         start if start.ends_with("-start") => {
             // ((operands...), outputs, context): the operands as they are.
-            let operands = inst.shape.tuple_shapes.first();
+            let operands = graph.shape(inst).tuple_shapes.first();
             if operands.is_some_and(|s| {
-                super::shapes::is_tuple(s) && s.tuple_shapes.len() == inst.operands.len()
+                super::shapes::is_tuple(s) && s.tuple_shapes.len() == graph.operands(inst).len()
             }) {
-                for (k, &o) in inst.operands.iter().enumerate() {
+                for (k, &o) in graph.operands(inst).iter().enumerate() {
                     join_trees(graph, flow, (i, &[0, k]), (o, &[]), Join::Value)?;
                 }
             }
         }
         done if done.ends_with("-done") => {
             let o = op(0).ok_or_else(|| malformed("no operand"))?;
-            let operand = graph.insts.get(o).map(|x| &x.shape);
+            let operand = graph.insts.get(o).map(|x| graph.shape(x));
             let from: &[usize] = match (done, operand) {
                 ("copy-done", _) => &[0],
                 (_, Some(s)) if super::shapes::is_tuple(s) => &[1],

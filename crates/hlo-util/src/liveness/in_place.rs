@@ -9,11 +9,11 @@ use super::graph::{Graph, Inst};
 /// `(output index, operand number, operand index)` for each output of
 /// `inst` that shares an operand's buffer.
 pub(crate) fn in_place_pairs(graph: &Graph, inst: &Inst) -> Vec<(Vec<usize>, usize, Vec<usize>)> {
-    match inst.opcode.as_ref() {
+    match graph.opcode(inst) {
         "dynamic-update-slice" => vec![(Vec::new(), 0, Vec::new())],
-        "scatter" => scatter_pairs(inst),
-        "custom-call" => inst
-            .aliasing
+        "scatter" => scatter_pairs(graph, inst),
+        "custom-call" => graph
+            .aliasing(inst)
             .iter()
             .map(|a| (a.output.clone(), a.operand, a.operand_index.clone()))
             .collect(),
@@ -22,8 +22,8 @@ pub(crate) fn in_place_pairs(graph: &Graph, inst: &Inst) -> Vec<(Vec<usize>, usi
     }
 }
 
-fn scatter_pairs(inst: &Inst) -> Vec<(Vec<usize>, usize, Vec<usize>)> {
-    let n = inst.operands.len().saturating_sub(1) / 2;
+fn scatter_pairs(graph: &Graph, inst: &Inst) -> Vec<(Vec<usize>, usize, Vec<usize>)> {
+    let n = graph.operands(inst).len().saturating_sub(1) / 2;
     if n <= 1 {
         return vec![(Vec::new(), 0, Vec::new())];
     }
@@ -33,14 +33,15 @@ fn scatter_pairs(inst: &Inst) -> Vec<(Vec<usize>, usize, Vec<usize>)> {
 /// The fusion parameter an in-place instruction of the fused body updates,
 /// for each output of the fusion.
 fn fusion_pairs(graph: &Graph, inst: &Inst) -> Vec<(Vec<usize>, usize, Vec<usize>)> {
-    let Some(body) = inst.called.first().and_then(|&c| graph.comps.get(c)) else {
+    let Some(body) = graph.called(inst).first().and_then(|&c| graph.comps.get(c)) else {
         return Vec::new();
     };
     let Some(root) = body.root.and_then(|r| graph.insts.get(r)) else {
         return Vec::new();
     };
-    let outputs: Vec<(Vec<usize>, usize)> = if root.opcode == "tuple" {
-        root.operands
+    let outputs: Vec<(Vec<usize>, usize)> = if graph.opcode(root) == "tuple" {
+        graph
+            .operands(root)
             .iter()
             .enumerate()
             .map(|(k, &o)| (vec![k], o))
@@ -53,15 +54,19 @@ fn fusion_pairs(graph: &Graph, inst: &Inst) -> Vec<(Vec<usize>, usize, Vec<usize
         let Some(x) = graph.insts.get(skip_bitcasts(graph, x)) else {
             continue;
         };
-        if !matches!(x.opcode.as_ref(), "dynamic-update-slice" | "scatter") {
+        if !matches!(graph.opcode(x), "dynamic-update-slice" | "scatter") {
             continue;
         }
-        let Some(&updated) = x.operands.first() else {
+        let Some(&updated) = graph.operands(x).first() else {
             continue;
         };
         let source = skip_bitcasts(graph, updated);
-        if let Some(p) = graph.insts.get(source).filter(|p| p.opcode == "parameter") {
-            pairs.push((output, p.parameter, Vec::new()));
+        if let Some(p) = graph
+            .insts
+            .get(source)
+            .filter(|p| graph.opcode(p) == "parameter")
+        {
+            pairs.push((output, p.parameter(), Vec::new()));
         }
     }
     pairs
@@ -71,7 +76,7 @@ fn fusion_pairs(graph: &Graph, inst: &Inst) -> Vec<(Vec<usize>, usize, Vec<usize
 pub(crate) fn skip_bitcasts(graph: &Graph, mut i: usize) -> usize {
     for _ in 0..graph.insts.len() {
         match graph.insts.get(i) {
-            Some(x) if x.opcode == "bitcast" => match x.operands.first() {
+            Some(x) if graph.opcode(x) == "bitcast" => match graph.operands(x).first() {
                 Some(&o) => i = o,
                 None => break,
             },

@@ -286,7 +286,7 @@ fn to_model(
                 .iter()
                 .map(|&k| i64::try_from(k).unwrap_or(i64::MAX))
                 .collect(),
-            shape: sub_shape(&inst.shape, &value.index)
+            shape: sub_shape(graph.shape(inst), &value.index)
                 .map_or_else(String::new, ToString::to_string),
             bytes: buffer.bytes,
             offset: 0,
@@ -310,11 +310,11 @@ fn to_model(
         if flow.roles.get(c) != Some(&Role::ThreadLocal) {
             continue;
         }
-        for &i in &comp.instructions {
+        for i in comp.instructions() {
             let Some(inst) = graph.insts.get(i) else {
                 continue;
             };
-            let bytes = BufferSizes::of(&inst.shape)
+            let bytes = BufferSizes::of(graph.shape(inst))
                 .ok()
                 .and_then(|s| u64::try_from(s.allocated_bytes).ok())
                 .unwrap_or(0);
@@ -322,14 +322,14 @@ fn to_model(
             model.values.push(Value {
                 instruction: graph.name(inst).to_owned(),
                 shape_index: Vec::new(),
-                shape: inst.shape.to_string(),
+                shape: graph.shape(inst).to_string(),
                 bytes,
                 offset: 0,
                 allocation: Some(allocations.len()),
                 origin: origin_of(graph, inst),
             });
             // A constant of an applied computation is a constant all the same.
-            let constant = inst.opcode == "constant";
+            let constant = graph.opcode(inst) == "constant";
             allocations.push(Allocation {
                 size: bytes,
                 thread_local: !constant,
@@ -349,7 +349,7 @@ fn to_model(
 
 /// The op_name and stack of `inst`'s values.
 fn origin_of(graph: &Graph, inst: &super::graph::Inst) -> Origin {
-    inst.origin
-        .as_deref()
+    graph
+        .origin(inst)
         .map_or_else(Origin::default, |o| o.resolve(graph.frames.as_ref()))
 }

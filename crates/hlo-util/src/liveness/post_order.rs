@@ -15,8 +15,8 @@ pub(crate) fn post_order_positions(graph: &Graph) -> Vec<usize> {
     let mut next = 0_usize;
     let mut stack: Vec<usize> = Vec::new();
     for comp in graph.comps.iter().rev() {
-        for &start in &comp.instructions {
-            if graph.insts.get(start).is_none_or(|i| i.users != 0) {
+        for start in comp.instructions() {
+            if graph.insts.get(start).is_none_or(|i| i.users() != 0) {
                 continue;
             }
             stack.push(start);
@@ -37,7 +37,7 @@ pub(crate) fn post_order_positions(graph: &Graph) -> Vec<usize> {
                 }
                 *seen = true;
                 if let Some(inst) = graph.insts.get(current) {
-                    stack.extend(inst.operands.iter().rev());
+                    stack.extend(graph.operands(inst).iter().rev());
                 }
             }
         }

@@ -43,7 +43,11 @@ pub(crate) fn flatten(graph: &Graph) -> Result<Schedule, LivenessError> {
     }
     while let Some(frame) = stack.last_mut() {
         let (c, k, expanded) = *frame;
-        let Some(&i) = graph.comps.get(c).and_then(|comp| comp.instructions.get(k)) else {
+        let Some(i) = graph
+            .comps
+            .get(c)
+            .and_then(|comp| comp.instructions().nth(k))
+        else {
             if let Some(v) = on_stack.get_mut(c) {
                 *v = false;
             }
@@ -53,7 +57,7 @@ pub(crate) fn flatten(graph: &Graph) -> Result<Schedule, LivenessError> {
         let inst = graph.insts.get(i);
         if !expanded && inst.is_some_and(|x| x.calls == Calls::Control) {
             frame.2 = true;
-            let called = inst.map_or(&[][..], |x| &x.called);
+            let called = inst.map_or(&[][..], |x| graph.called(x));
             for &callee in called.iter().rev() {
                 if on_stack.get(callee) == Some(&true) {
                     return Err(LivenessError::Malformed {

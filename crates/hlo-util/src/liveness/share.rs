@@ -78,14 +78,18 @@ pub(crate) fn can_share(
     operand: usize,
     operand_index: &[usize],
 ) -> bool {
-    let Some(operand_inst) = user.operands.get(operand).and_then(|&o| graph.insts.get(o)) else {
+    let Some(operand_inst) = graph
+        .operands(user)
+        .get(operand)
+        .and_then(|&o| graph.insts.get(o))
+    else {
         return false;
     };
-    if user.opcode == "copy" || operand_inst.opcode == "constant" {
+    if graph.opcode(user) == "copy" || graph.opcode(operand_inst) == "constant" {
         return false;
     }
-    let same = sub_shape(&user.shape, user_index)
-        .zip(sub_shape(&operand_inst.shape, operand_index))
+    let same = sub_shape(graph.shape(user), user_index)
+        .zip(sub_shape(graph.shape(operand_inst), operand_index))
         .is_some_and(|(a, b)| a == b);
     if !same {
         return false;
@@ -97,15 +101,15 @@ pub(crate) fn can_share(
     {
         return true;
     }
-    match user.opcode.as_ref() {
+    match graph.opcode(user) {
         "fusion" => {
             user.loop_fusion && in_place.is_empty() && fused_elementwise(graph, user, operand)
         }
         // A sort writes each sorted operand over itself, if nothing else
         // reads it.
         "sort" => {
-            operand_inst.users == 1
-                && (user.operands.len() == 1 || user_index.first() == Some(&operand))
+            operand_inst.users() == 1
+                && (graph.operands(user).len() == 1 || user_index.first() == Some(&operand))
         }
         "dynamic-update-slice" | "scatter" | "custom-call" => false,
         opcode => elementwise(opcode),
@@ -116,19 +120,23 @@ pub(crate) fn can_share(
 /// turn, is elementwise (or a tuple): one pass over the body, whose text
 /// lists each instruction after its operands.
 fn fused_elementwise(graph: &Graph, fusion: &Inst, number: usize) -> bool {
-    let Some(body) = fusion.called.first().and_then(|&c| graph.comps.get(c)) else {
+    let Some(body) = graph
+        .called(fusion)
+        .first()
+        .and_then(|&c| graph.comps.get(c))
+    else {
         return false;
     };
     let Some(&param) = body.parameters.get(number) else {
         return false;
     };
     let mut reached = HashSet::from([param]);
-    for &i in &body.instructions {
+    for i in body.instructions() {
         let Some(inst) = graph.insts.get(i) else {
             continue;
         };
-        if inst.operands.iter().any(|o| reached.contains(o)) {
-            if !(elementwise(&inst.opcode) || inst.opcode == "tuple") {
+        if graph.operands(inst).iter().any(|o| reached.contains(o)) {
+            if !(elementwise(graph.opcode(inst)) || graph.opcode(inst) == "tuple") {
                 return false;
             }
             reached.insert(i);

@@ -26,17 +26,21 @@ impl ValueOrder {
     /// The order of `graph`'s values.
     pub fn new(graph: &Graph) -> Self {
         let position = post_order_positions(graph);
-        // Each computation's instructions in post order: the order its
-        // callees are visited in.
-        let ordered: Vec<Vec<usize>> = graph
-            .comps
-            .iter()
-            .map(|comp| {
-                let mut insts = comp.instructions.clone();
-                insts.sort_by_key(|&i| position.get(i).copied().unwrap_or(usize::MAX));
-                insts
-            })
-            .collect();
+        // Each computation's instructions that call computations, in post
+        // order: the order its callees are visited in (the others have
+        // none to visit).
+        let mut ordered: Vec<Vec<usize>> = vec![Vec::new(); graph.comps.len()];
+        for (i, inst) in graph.insts.iter().enumerate() {
+            if let Some(callers) = ordered
+                .get_mut(inst.computation())
+                .filter(|_| !graph.called(inst).is_empty())
+            {
+                callers.push(i);
+            }
+        }
+        for callers in &mut ordered {
+            callers.sort_by_key(|&i| position.get(i).copied().unwrap_or(usize::MAX));
+        }
         let mut comp_rank = vec![usize::MAX; graph.comps.len()];
         let mut entered = vec![false; graph.comps.len()];
         let mut next = 0_usize;
@@ -60,7 +64,7 @@ impl ValueOrder {
                 }
                 continue;
             };
-            match inst.called.get(k) {
+            match graph.called(inst).get(k) {
                 None => *top = (c, i + 1, 0),
                 Some(&callee) => {
                     *top = (c, i, k + 1);
@@ -72,8 +76,8 @@ impl ValueOrder {
             }
         }
         let mut loop_comps = vec![false; graph.comps.len()];
-        for inst in graph.insts.iter().filter(|i| i.opcode == "while") {
-            for &c in &inst.called {
+        for inst in graph.insts.iter().filter(|i| graph.opcode(i) == "while") {
+            for &c in graph.called(inst) {
                 if let Some(slot) = loop_comps.get_mut(c) {
                     *slot = true;
                 }
@@ -83,8 +87,9 @@ impl ValueOrder {
             .insts
             .iter()
             .map(|i| {
-                matches!(i.opcode.as_ref(), "while" | "conditional")
-                    || (i.opcode == "parameter" && loop_comps.get(i.computation) == Some(&true))
+                matches!(graph.opcode(i), "while" | "conditional")
+                    || (graph.opcode(i) == "parameter"
+                        && loop_comps.get(i.computation()) == Some(&true))
             })
             .collect();
         Self {
@@ -99,7 +104,7 @@ impl ValueOrder {
         let comp = graph
             .insts
             .get(v.inst)
-            .map_or(usize::MAX, |i| i.computation);
+            .map_or(usize::MAX, |i| i.computation());
         (
             self.phi.get(v.inst).copied().unwrap_or(true),
             self.comp_rank.get(comp).copied().unwrap_or(usize::MAX),

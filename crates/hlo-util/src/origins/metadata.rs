@@ -11,7 +11,7 @@ use crate::proto::StackFrameIndexProto;
 use crate::scan::{scan, split_top};
 
 /// What an instruction's metadata says of its origin.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub(crate) struct InstOrigin {
     /// Its `op_name`, none when empty or absent.
     pub op_name: Option<Arc<str>>,

@@ -49,7 +49,7 @@ impl ModuleOrigins {
             .insts
             .iter()
             .filter_map(|inst| {
-                let origin = inst.origin.as_deref()?.resolve(graph.frames.as_ref());
+                let origin = graph.origin(inst)?.resolve(graph.frames.as_ref());
                 Some((graph.name(inst).to_owned(), origin))
             })
             .collect();
