@@ -109,12 +109,55 @@ impl Events {
 /// `alignment`: the smaller of XLA's two orders (`kSpatial`: largest
 /// first; `kTemporal`: longest span first). `None` when an offset
 /// overflows.
-pub(crate) fn heap_size(intervals: &[Interval], alignment: u64) -> Option<u64> {
+pub(crate) fn heap_size(intervals: &[Interval], alignment: u64) -> Option<Placed> {
+    let overlaps = overlap_count(intervals);
+    if overlaps > visit_budget(intervals.len()) {
+        return Some(Placed::TooCrowded { overlaps });
+    }
     let alignment = alignment.max(1);
     let groups = colocation_groups(intervals);
     let spatial = place(intervals, &groups, alignment, Order::Spatial)?;
     let temporal = place(intervals, &groups, alignment, Order::Temporal)?;
-    Some(spatial.min(temporal))
+    Some(Placed::Size(spatial.min(temporal)))
+}
+
+/// What placing a heap's intervals gave.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Placed {
+    /// The heap's bytes with every interval placed.
+    Size(u64),
+    /// Not placed: XLA's best fit looks at every chunk live beside each one
+    /// it places, and these intervals overlap in `overlaps` pairs, more
+    /// than [`visit_budget`] allows (quadratic when many are live at once).
+    TooCrowded {
+        /// The pairs of overlapping intervals (each counted from both
+        /// sides, itself included).
+        overlaps: u64,
+    },
+}
+
+/// The most overlapping pairs of `intervals` intervals that are placed: a
+/// small multiple of the intervals, and at least enough for thousands of
+/// temporaries live at once.
+fn visit_budget(intervals: usize) -> u64 {
+    let n = u64::try_from(intervals).unwrap_or(u64::MAX);
+    n.saturating_mul(128).max(1 << 24)
+}
+
+/// How many (interval, interval it overlaps) pairs there are, itself
+/// included: the chunks the placements look at, at most. `O(n log n)`.
+fn overlap_count(intervals: &[Interval]) -> u64 {
+    let mut starts: Vec<u64> = intervals.iter().map(|i| i.start).collect();
+    let mut ends: Vec<u64> = intervals.iter().map(|i| i.end).collect();
+    starts.sort_unstable();
+    ends.sort_unstable();
+    intervals.iter().fold(0_u64, |total, i| {
+        // Those starting by its end, less those ended before its start.
+        let started = starts.partition_point(|&s| s <= i.end);
+        let ended = ends.partition_point(|&e| e < i.start);
+        let pairs = u64::try_from(started.saturating_sub(ended)).unwrap_or(u64::MAX);
+        total.saturating_add(pairs)
+    })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -338,14 +381,39 @@ mod tests {
     }
 
     #[test]
+    fn overlapping_pairs_are_counted_from_both_sides() {
+        let intervals = [interval(4, 0, 2), interval(4, 1, 3), interval(4, 4, 5)];
+        // 0 and 1 overlap each other and themselves; 2 only itself. An end
+        // meets a start at the same event.
+        assert_eq!(overlap_count(&intervals), 5);
+        let touching = [interval(4, 0, 2), interval(4, 2, 3)];
+        assert_eq!(overlap_count(&touching), 4);
+    }
+
+    #[test]
+    fn thousands_live_at_once_are_refused_before_any_is_placed() {
+        // 5,000 temporaries all live together: 25 million pairs.
+        let n = 5_000_u64;
+        let crowded: Vec<Interval> = (0..n).map(|k| interval(64, k, 2 * n - k)).collect();
+        assert_eq!(
+            heap_size(&crowded, 64),
+            Some(Placed::TooCrowded { overlaps: n * n })
+        );
+        // 4,000 (16 million pairs) are placed, each beside all the others.
+        let n = 4_000_u64;
+        let placed: Vec<Interval> = (0..n).map(|k| interval(64, k, 2 * n - k)).collect();
+        assert_eq!(heap_size(&placed, 64), Some(Placed::Size(64 * n)));
+    }
+
+    #[test]
     fn live_together_each_at_an_aligned_offset() {
         // Two 4-byte scalars live at once: at 0 and 64.
         let both = [interval(4, 0, 2), interval(4, 1, 3)];
-        assert_eq!(heap_size(&both, 64), Some(68));
-        assert_eq!(heap_size(&both, 1), Some(8));
+        assert_eq!(heap_size(&both, 64), Some(Placed::Size(68)));
+        assert_eq!(heap_size(&both, 1), Some(Placed::Size(8)));
         // One after the other: the same bytes.
         let apart = [interval(4, 0, 1), interval(4, 2, 3)];
-        assert_eq!(heap_size(&apart, 64), Some(4));
+        assert_eq!(heap_size(&apart, 64), Some(Placed::Size(4)));
     }
 
     #[test]
@@ -358,7 +426,7 @@ mod tests {
             interval(40, 2, 10),
             interval(30, 4, 10),
         ];
-        assert_eq!(heap_size(&intervals, 1), Some(190));
+        assert_eq!(heap_size(&intervals, 1), Some(Placed::Size(190)));
     }
 
     #[test]
@@ -375,7 +443,7 @@ mod tests {
         assert_eq!(intervals[1].colocations, vec![2]);
         assert!(!intervals[2].need_allocation);
         // The 16 bytes and their sharer at 0, the 8 bytes live beside them at 64.
-        assert_eq!(heap_size(&intervals, 64), Some(64 + 8));
+        assert_eq!(heap_size(&intervals, 64), Some(Placed::Size(64 + 8)));
     }
 
     #[test]

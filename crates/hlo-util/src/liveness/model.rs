@@ -130,11 +130,9 @@ pub fn memory_from_module_reader(
     }
     // The analyses are done with: only the model and what is listed of it
     // stay for the report.
-    let (scheduled, steps, warnings) = (
-        graph.scheduled,
-        schedule.end(),
-        std::mem::take(&mut graph.warnings),
-    );
+    let mut warnings = std::mem::take(&mut graph.warnings);
+    warnings.extend(heap.warnings);
+    let (scheduled, steps) = (graph.scheduled, schedule.end());
     drop((graph, flow, schedule, buffers, assigned));
     let mut order: Vec<usize> = (0..model.values.len()).collect();
     sort_largest_first(&model, &mut order);

@@ -7,7 +7,7 @@
 
 use super::LivenessError;
 use super::assign::{Place, reuses_operand};
-use super::best_fit::{Events, heap_size};
+use super::best_fit::{Events, Placed, heap_size};
 use super::buffers::Buffers;
 use super::dataflow::Dataflow;
 use super::graph::Graph;
@@ -29,6 +29,8 @@ pub(crate) struct HeapPeak {
     /// placed as XLA places them, at offsets aligned to the backend's
     /// alignment (fragmentation included).
     pub sizes: Vec<(i64, u64)>,
+    /// What the sizes could not give exactly.
+    pub warnings: Vec<String>,
 }
 
 /// Replays the heaps and returns the highest, and the size of each with
@@ -51,6 +53,7 @@ pub(crate) fn heap_peak(
     let mut best = HeapPeak::default();
     let mut shares = Vec::new();
     let mut sizes = Vec::new();
+    let mut warnings = Vec::new();
     for color in colors {
         let heap: Vec<usize> = (0..buffers.list.len())
             .filter(|&b| in_heap(b) && buffers.list[b].color == color)
@@ -66,8 +69,17 @@ pub(crate) fn heap_peak(
             Some(&mut events),
         )?;
         shares.extend(shared);
-        let size = heap_size(&events.finish(), alignment)
-            .ok_or_else(|| LivenessError::Overflow("the heap's offsets".to_owned()))?;
+        let size = match heap_size(&events.finish(), alignment)
+            .ok_or_else(|| LivenessError::Overflow("the heap's offsets".to_owned()))?
+        {
+            Placed::Size(size) => size,
+            Placed::TooCrowded { overlaps } => {
+                warnings.push(format!(
+                    "the temporaries of memory space {color} overlap in {overlaps} pairs, too many to place as XLA's best-fit heap does: their allocation is given as the peak of their live bytes ({bytes}), a lower bound of XLA's"
+                ));
+                bytes
+            }
+        };
         sizes.push((color, size));
         if bytes > best.bytes {
             let live = run(graph, flow, buffers, &heap, schedule, step, None)?.1;
@@ -80,6 +92,7 @@ pub(crate) fn heap_peak(
         }
     }
     best.shares = shares;
+    best.warnings = warnings;
     best.sizes = sizes;
     Ok(best)
 }
