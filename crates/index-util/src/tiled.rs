@@ -193,7 +193,7 @@ impl TiledLayout {
     pub fn buffer_bytes(shape: &Shape) -> Result<usize, IndexError> {
         let bytes = Self::array_size_in_bytes(shape)?;
         usize::try_from(bytes).map_err(|_| IndexError::Overflow {
-            shape: shape.human_string(),
+            shape: Box::new(shape.clone()),
         })
     }
 
@@ -202,11 +202,11 @@ impl TiledLayout {
     fn resolve(shape: &Shape, positions: Positions) -> Result<Self, IndexError> {
         let physical = PhysicalLayout::new(shape)?;
         let unsupported = |reason: String| IndexError::UnsupportedTiledLayout {
-            shape: shape.to_string(),
+            shape: Box::new(shape.clone()),
             reason,
         };
         let overflow = || IndexError::Overflow {
-            shape: shape.human_string(),
+            shape: Box::new(shape.clone()),
         };
         let layout = shape
             .layout
@@ -278,7 +278,7 @@ impl TiledLayout {
         // count of `s8[2^60]` passes `i64::MAX` while its bytes fit.
         if i64::try_from(packed_bytes(buffer_len, element_bits)).is_err() {
             return Err(IndexError::ByteOverflow {
-                shape: shape.human_string(),
+                shape: Box::new(shape.clone()),
             });
         }
         let mut tiled = Self {

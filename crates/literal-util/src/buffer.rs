@@ -27,7 +27,7 @@ pub(crate) fn check_array(shape: &Shape) -> Result<(PrimitiveType, u64), Literal
     shape_util::validate_shape_with_optional_layout(shape)
         .map_err(|e| LiteralError::InvalidShape(e.to_string()))?;
     let unsupported = |what: &str| LiteralError::Unsupported {
-        shape: shape.human_string_with_layout(),
+        shape: Box::new(shape.clone()),
         what: what.to_string(),
     };
     if layout.element_size_in_bits != 0 {
@@ -112,7 +112,7 @@ pub fn to_buffer(literal: &LiteralProto, layout: Option<&Layout>) -> Result<Vec<
     let data = array.data.len() as u64;
     if bytes > data.saturating_mul(MAX_GROWTH).saturating_add(1 << 20) {
         return Err(LiteralError::BufferTooLarge {
-            shape: target.human_string_with_layout(),
+            shape: Box::new(target.clone()),
             bytes,
             data,
         });
@@ -153,7 +153,7 @@ pub fn from_buffer(shape: &Shape, buffer: &[u8]) -> Result<LiteralProto, Literal
     let expected = buffer_size(&shape)?;
     if buffer.len() as u64 != expected {
         return Err(LiteralError::BufferSize {
-            shape: shape.human_string_with_layout(),
+            shape: Box::new(shape.clone()),
             expected,
             actual: buffer.len() as u64,
         });
@@ -195,14 +195,14 @@ pub fn element<'a>(
         let shape = shape_of(current)?;
         if PrimitiveType::try_from(shape.element_type) != Ok(PrimitiveType::Tuple) {
             return Err(LiteralError::NotAnArray {
-                shape: shape.human_string_with_layout(),
+                shape: Box::new(shape.clone()),
                 what: "only tuples have elements",
             });
         }
         if i >= shape.tuple_shapes.len() {
             return Err(LiteralError::BadIndex {
                 index: i,
-                shape: shape.human_string_with_layout(),
+                shape: Box::new(shape.clone()),
             });
         }
         check_tuple(current, shape)?;
@@ -230,8 +230,8 @@ pub(crate) fn check_tuple(literal: &LiteralProto, shape: &Shape) -> Result<(), L
         if actual != expected {
             return Err(LiteralError::TupleElementShape {
                 index,
-                expected: expected.human_string_with_layout(),
-                actual: actual.human_string_with_layout(),
+                expected: Box::new(expected.clone()),
+                actual: Box::new(actual.clone()),
             });
         }
     }

@@ -48,7 +48,7 @@ pub fn output_bytes(shapes: FromTo<'_, Shape>, src_len: usize) -> Result<usize, 
     let expected = TiledLayout::buffer_bytes(shapes.from).map_err(index_error)?;
     if src_len != expected {
         return Err(RelayoutError::SourceLength {
-            shape: shapes.from.human_string_with_layout(),
+            shape: Box::new(shapes.from.clone()),
             expected,
             actual: src_len,
         });
@@ -59,7 +59,7 @@ pub fn output_bytes(shapes: FromTo<'_, Shape>, src_len: usize) -> Result<usize, 
         .saturating_add(OUTPUT_SLACK_BYTES);
     if bytes > cap {
         return Err(RelayoutError::OutputTooLarge {
-            shape: shapes.to.human_string_with_layout(),
+            shape: Box::new(shapes.to.clone()),
             bytes,
             cap,
         });
@@ -93,7 +93,7 @@ pub fn output_buffer(shapes: FromTo<'_, Shape>, src_len: usize) -> Result<Vec<u8
     buffer
         .try_reserve_exact(bytes)
         .map_err(|_| RelayoutError::OutputTooLarge {
-            shape: shapes.to.human_string_with_layout(),
+            shape: Box::new(shapes.to.clone()),
             bytes,
             cap: 0,
         })?;

@@ -142,7 +142,7 @@ impl TiledPlan {
             if len < need {
                 return Err(RelayoutError::BufferTooSmall {
                     side,
-                    shape: shape.human_string_with_layout(),
+                    shape: Box::new(shape.clone()),
                     expected: need,
                     actual: len,
                 });
@@ -188,12 +188,12 @@ impl TiledPlan {
             }
             // Two tilings are always composed (see `wants_composition`).
             (Some(_), Some(_)) => Err(RelayoutError::UnsupportedLayout {
-                shape: src_shape.human_string_with_layout(),
+                shape: Box::new(src_shape.clone()),
                 reason: "two tilings outside a composition".to_owned(),
             }),
             // The dispatcher sends only tiled layouts here.
             (None, None) => Err(RelayoutError::UnsupportedLayout {
-                shape: src_shape.human_string_with_layout(),
+                shape: Box::new(src_shape.clone()),
                 reason: "a relayout without tiles on the tiled path".to_owned(),
             }),
         }

@@ -105,7 +105,7 @@ pub fn element_size_in_bits(shape: &Shape) -> Result<i64, ShapeError> {
 pub fn byte_size_of_elements(shape: &Shape) -> Result<i64, ShapeError> {
     let array = expect_array(shape)?;
     let overflow = || ShapeError::ByteSizeOverflow {
-        shape: array.human_string(),
+        shape: Box::new(array.clone()),
     };
     let extents = layout_util::padded_dimensions(array)?;
     let count = checked_product(array, extents)?;
@@ -154,20 +154,20 @@ pub fn byte_size_of(shape: &Shape, pointer_size: Option<i64>) -> Result<i64, Sha
         pointer_size
             .filter(|&p| p > 0)
             .ok_or_else(|| ShapeError::PointerSizeRequired {
-                shape: shape.human_string(),
+                shape: Box::new(shape.clone()),
             })
     };
     match element_type(shape) {
         Some(PrimitiveType::Tuple) => {
             let count = i64::try_from(shape.tuple_shapes.len()).map_err(|_| {
                 ShapeError::ByteSizeOverflow {
-                    shape: shape.human_string(),
+                    shape: Box::new(shape.clone()),
                 }
             })?;
             pointer()?
                 .checked_mul(count)
                 .ok_or_else(|| ShapeError::ByteSizeOverflow {
-                    shape: shape.human_string(),
+                    shape: Box::new(shape.clone()),
                 })
         }
         Some(PrimitiveType::Token) => Ok(0),
@@ -286,7 +286,7 @@ pub fn byte_strides(shape: &Shape) -> Result<Vec<i64>, ShapeError> {
                 stride
                     .checked_mul(extents[d])
                     .ok_or_else(|| ShapeError::ByteSizeOverflow {
-                        shape: array.human_string(),
+                        shape: Box::new(array.clone()),
                     })?;
         }
     }
