@@ -7,7 +7,7 @@ use std::error::Error;
 use std::io::{self, BufRead, Read};
 
 use hlo_util::{
-    EntryBytes, HloErrorKind, Limit, MemoryReport, ModuleSummary, ProtoErrorKind, ReadError,
+    EntryBytes, HloErrorKind, Limit, MemoryReport, ModuleSummary, Opcode, ProtoErrorKind, ReadError,
 };
 
 const TWO_COMPUTATIONS: &str = "HloModule m
@@ -221,4 +221,58 @@ fn a_row_with_half_a_per_device_buffer_is_an_error() {
         ),
         "{error}"
     );
+}
+
+#[test]
+fn opcodes_are_typed_and_written_as_the_module_spells_them() {
+    let text = "HloModule m
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %sum = f32[] add(%a, %b)
+}
+
+ENTRY %e (p: f32[4]) -> f32[4] {
+  %p = f32[4]{0} parameter(0)
+  %s = f32[4]{0} all-reduce-start(%p), to_apply=%add
+  %d = f32[4]{0} all-reduce-done(%s)
+  ROOT %f = f32[4]{0} frobnicate(%d)
+}
+";
+    let report = MemoryReport::read(text.as_bytes(), Limit::All).unwrap();
+    let opcodes: Vec<&Opcode> = report
+        .instructions
+        .iter()
+        .filter(|r| r.computation == "e")
+        .map(|r| &r.opcode)
+        .collect();
+    assert_eq!(
+        opcodes,
+        [
+            &Opcode::Parameter,
+            &Opcode::Start(Box::new(Opcode::AllReduce)),
+            &Opcode::Done(Box::new(Opcode::AllReduce)),
+            &Opcode::Other("frobnicate".to_owned()),
+        ]
+    );
+    let json = serde_json::to_value(&report).unwrap();
+    let words: Vec<&str> = json["instructions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|row| row["computation"] == "e")
+        .map(|row| row["opcode"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        words,
+        [
+            "parameter",
+            "all-reduce-start",
+            "all-reduce-done",
+            "frobnicate"
+        ]
+    );
+    let back: MemoryReport = serde_json::from_value(json).unwrap();
+    assert_eq!(back.instructions, report.instructions);
+    assert!(report.to_string().contains("all-reduce-start"));
 }

@@ -72,8 +72,8 @@ pub struct BufferRow {
     pub computation: String,
     /// The instruction's name.
     pub name: String,
-    /// Its opcode.
-    pub opcode: String,
+    /// Its opcode (serialized as XLA spells it: `get-tuple-element`).
+    pub opcode: Opcode,
     /// Its shape as XLA prints it, layout included.
     pub shape: String,
     /// The bytes of its buffer.
@@ -127,20 +127,6 @@ pub struct ComputationTotal {
     pub bytes: i64,
     /// Their allocated bytes (saturating at `i64::MAX`).
     pub allocated_bytes: i64,
-}
-
-impl BufferRow {
-    /// The `opcode` field as an [`Opcode`] (any word reads as one).
-    ///
-    /// ```
-    /// let text = "HloModule m\nENTRY %e (p: f32[4]) -> f32[4] {\n  ROOT %p = f32[4]{0} parameter(0)\n}\n";
-    /// let report = hlo_util::MemoryReport::read(text.as_bytes(), 20).unwrap();
-    /// assert_eq!(report.instructions[0].to_opcode(), hlo_util::Opcode::Parameter);
-    /// ```
-    pub fn to_opcode(&self) -> Opcode {
-        let Ok(opcode) = self.opcode.parse();
-        opcode
-    }
 }
 
 impl ComputationTotal {

@@ -9,7 +9,7 @@ use serde::ser::{Serialize, SerializeStruct, Serializer};
 use super::memory::{BufferRow, ComputationTotal, DeviceBuffer, MemoryReport};
 use crate::origins::frame::deserialize_op_name;
 use crate::sizes::BufferSizes;
-use crate::{EntryBytes, Limit, ModuleSummary, Stack};
+use crate::{EntryBytes, Limit, ModuleSummary, Opcode, Stack};
 
 impl Serialize for MemoryReport {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -138,7 +138,7 @@ impl<'de> Deserialize<'de> for MemoryReport {
 struct RowFields {
     computation: String,
     name: String,
-    opcode: String,
+    opcode: Opcode,
     shape: String,
     bytes: i64,
     allocated_bytes: i64,
