@@ -70,9 +70,10 @@ pub(crate) fn storage_shape(shape: &Shape) -> Shape {
 /// The bytes of the buffer of an array shape in its layout (XLA's
 /// `ShapeUtil::ArraySize`, classic padding and tiles included).
 fn buffer_size(shape: &Shape) -> Result<u64, LiteralError> {
-    let bytes = index_util::TiledLayout::buffer_bytes(shape)
+    let bytes = index_util::TiledLayout::array_size(shape)
         .map_err(|e| LiteralError::InvalidShape(e.to_string()))?;
-    Ok(u64::try_from(bytes).unwrap_or(u64::MAX))
+    // A size is never negative.
+    Ok(bytes.unsigned_abs())
 }
 
 /// The array `literal` as a raw buffer in `layout`, or in the layout of its

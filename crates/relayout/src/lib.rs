@@ -166,9 +166,9 @@ pub enum RelayoutError {
         /// The source shape (its message prints it with its layout).
         shape: Box<Shape>,
         /// The buffer size of the shape in bytes.
-        expected: usize,
+        expected: i64,
         /// The length of the buffer given.
-        actual: usize,
+        actual: i64,
     },
     /// A destination buffer larger than [`output_bytes`] allows (`cap`),
     /// or than the system could allocate (`cap` 0).
@@ -177,10 +177,10 @@ pub enum RelayoutError {
         /// The destination shape (its message prints it with its layout).
         shape: Box<Shape>,
         /// Its buffer size in bytes.
-        bytes: usize,
+        bytes: i64,
         /// The most bytes allowed for the source given; 0 when the
         /// allocation itself failed.
-        cap: usize,
+        cap: i64,
     },
     /// A typed buffer whose values are neither bytes nor one element each.
     #[error(
@@ -201,7 +201,7 @@ pub enum RelayoutError {
 }
 
 /// The message of [`RelayoutError::OutputTooLarge`].
-fn output_too_large(shape: &Shape, bytes: usize, cap: usize) -> String {
+fn output_too_large(shape: &Shape, bytes: i64, cap: i64) -> String {
     if cap == 0 {
         format!("cannot allocate the {bytes} bytes of a buffer of {shape}")
     } else {

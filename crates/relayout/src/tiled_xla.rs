@@ -19,11 +19,27 @@ use stride_util::StridedView;
 use stride_util::ViewError;
 
 /// The buffer of `shape` ([`TiledLayout`]) and its size in bytes: for a
-/// tiled layout what XLA allocates ([`TiledLayout::buffer_len`]).
+/// tiled layout what XLA allocates ([`TiledLayout::array_size`]).
 pub(crate) fn buffer_of(shape: &Shape) -> Result<(TiledLayout, usize), RelayoutError> {
     let layout = TiledLayout::new(shape).map_err(index_error)?;
-    let bytes = TiledLayout::buffer_bytes(shape).map_err(index_error)?;
-    Ok((layout, bytes))
+    Ok((layout, slice_len(shape)?))
+}
+
+/// The length of a byte slice holding a buffer of `shape`: its
+/// [`TiledLayout::array_size`] as a `usize`.
+///
+/// # Errors
+///
+/// The index-util error of a layout that cannot be sized;
+/// [`RelayoutError::OutputTooLarge`] (with no cap) for a size beyond
+/// `usize`.
+pub(crate) fn slice_len(shape: &Shape) -> Result<usize, RelayoutError> {
+    let bytes = TiledLayout::array_size(shape).map_err(index_error)?;
+    usize::try_from(bytes).map_err(|_| RelayoutError::OutputTooLarge {
+        shape: Box::new(shape.clone()),
+        bytes,
+        cap: 0,
+    })
 }
 
 /// An index-util error as the relayout error it is: a layout the engine

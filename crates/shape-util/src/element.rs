@@ -183,7 +183,8 @@ pub fn static_extent_product(shape: &Shape) -> Result<i64, ShapeError> {
     Ok(product)
 }
 
-/// XLA's `ByteSizeOfTupleIndexTable`: one pointer per element of a tuple.
+/// XLA's `ByteSizeOfTupleIndexTable`: one pointer per element of a tuple,
+/// what [`byte_size_of`](crate::byte_size_of) counts for a tuple.
 ///
 /// ```
 /// assert_eq!(shape_util::byte_size_of_tuple_index_table(&"(f32[], s8[])".parse().unwrap(), 8).unwrap(), 16);
