@@ -158,16 +158,15 @@ fn opcodes_are_typed_and_written_as_their_names() {
     let report = hlo_util::MemoryReport::read(text.as_bytes(), hlo_util::Limit::All).unwrap();
     assert!(!report.instructions.is_empty());
     for row in &report.instructions {
-        let opcode = row.to_opcode();
-        assert!(opcode.is_known(), "{}", row.opcode);
-        assert_eq!(opcode.to_string(), row.opcode);
-        assert_eq!(round_trip(&opcode), format!("\"{}\"", row.opcode));
+        let opcode = &row.opcode;
+        assert!(opcode.is_known(), "{opcode}");
+        assert_eq!(round_trip(opcode), format!("\"{opcode}\""));
         assert_eq!(row.to_shape().unwrap().to_string(), row.shape);
     }
     let kinds: HashMap<hlo_util::Opcode, usize> = report
         .instructions
         .iter()
-        .map(|row| (row.to_opcode(), 0))
+        .map(|row| (row.opcode.clone(), 0))
         .collect();
     assert!(kinds.contains_key(&hlo_util::Opcode::Parameter));
 }

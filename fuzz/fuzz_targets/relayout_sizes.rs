@@ -28,15 +28,16 @@ fuzz_target!(|data: &[u8]| {
         from: &from,
         to: &to,
     };
-    let Ok(bytes) = output_bytes(shapes, src.len()) else {
+    let src_len = i64::try_from(src.len()).expect("a fuzz input fits in i64");
+    let Ok(bytes) = output_bytes(shapes, src_len) else {
         return;
     };
-    assert!(bytes <= src.len() * MAX_OUTPUT_GROWTH + OUTPUT_SLACK_BYTES);
+    assert!(bytes <= src_len * MAX_OUTPUT_GROWTH + OUTPUT_SLACK_BYTES);
     if bytes > 1 << 16 || !relayout::same_array(&from, &to) {
         return;
     }
-    let mut dst = relayout::output_buffer(shapes, src.len()).expect("sized above");
-    assert_eq!(dst.len(), bytes);
+    let mut dst = relayout::output_buffer(shapes, src_len).expect("sized above");
+    assert_eq!(i64::try_from(dst.len()).ok(), Some(bytes));
     if let Ok(plan) = RelayoutPlan::xla(shapes) {
         plan.run(src, &mut dst).unwrap_or_else(|e| {
             panic!(

@@ -8,7 +8,7 @@
 //! `for_each_position` visits every position once in order, every logical
 //! element exactly once, and agrees with `position` and `logical` both
 //! ways. The buffer size agrees with XLA's `ShapeUtil::ArraySize` formula
-//! written out (`array_size`, `stride_util::buffer_bytes`, and, untiled,
+//! written out (`array_size`, `TiledLayout::buffer_size_in_bytes`, and, untiled,
 //! `byte_size_of_elements`).
 
 #![no_main]

@@ -25,8 +25,15 @@ fn plan(
             dst.human_string_with_layout()
         )));
     }
-    let size =
-        |shape: &schema::Shape| index_util::TiledLayout::buffer_bytes(shape).map_err(invalid_shape);
+    // What XLA allocates (`ArraySize`), as the length of a byte slice.
+    let size = |shape: &schema::Shape| -> PyResult<usize> {
+        let bytes = index_util::TiledLayout::array_size(shape).map_err(invalid_shape)?;
+        usize::try_from(bytes).map_err(|_| {
+            error(format!(
+                "a buffer of {shape} has {bytes} bytes, more than this machine addresses"
+            ))
+        })
+    };
     let expected = size(&src)?;
     if len != expected {
         return Err(error(format!(

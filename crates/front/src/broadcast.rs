@@ -25,7 +25,7 @@ impl Operand {
             Ok(&self.shape.dimensions)
         } else {
             Err(Error::NotAnArray {
-                shape: self.shape.human_string(),
+                shape: Box::new(self.shape.clone()),
             })
         }
     }

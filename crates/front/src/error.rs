@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use hlo_util::{AssignmentError, LivenessError};
-use schema::ParseError;
+use schema::{ParseError, Shape};
 use shape_util::{BroadcastError, ExplainError, NumpyBroadcastError, ShapeError};
 use stride_util::{IntegerError, ViewSpecError};
 use thiserror::Error;
@@ -47,10 +47,11 @@ pub enum Error {
         source: ShapeError,
     },
     /// An operand of `broadcast` that is no array.
-    #[error("{shape} is not an array")]
+    #[error("{shape} is not an array", shape = .shape.human_string())]
     NotAnArray {
-        /// The operand, as XLA prints it without layout.
-        shape: String,
+        /// The operand (its message prints it as XLA does, without
+        /// layout).
+        shape: Box<Shape>,
     },
     /// XLA's broadcasting takes two shapes.
     #[error("XLA broadcasting takes two shapes, got {count}")]

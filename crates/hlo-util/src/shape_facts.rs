@@ -129,11 +129,16 @@ impl Tally {
         }
         if let Ok(total) = &self.entry {
             self.entry = own.and_then(|own| {
-                total.plus(own.bytes, own.allocated_bytes).ok_or_else(|| {
-                    ShapeError::ByteSizeOverflow {
-                        shape: name.map_or_else(|| "a tuple".to_owned(), Shape::human_string),
-                    }
-                })
+                total
+                    .plus(own.bytes, own.allocated_bytes)
+                    .ok_or_else(|| match name {
+                        Some(shape) => ShapeError::ByteSizeOverflow {
+                            shape: Box::new(shape.clone()),
+                        },
+                        None => ShapeError::ByteTotalOverflow {
+                            what: "a tuple".to_owned(),
+                        },
+                    })
             });
         }
     }

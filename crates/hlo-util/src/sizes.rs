@@ -66,13 +66,13 @@ impl BufferSizes {
     ///
     /// # Errors
     ///
-    /// [`ShapeError::ByteSizeOverflow`] if the table's bytes pass `i64`.
+    /// [`ShapeError::ByteTotalOverflow`] if the table's bytes pass `i64`.
     pub(crate) fn of_tuple(count: usize) -> Result<Self, ShapeError> {
         let bytes = i64::try_from(count)
             .ok()
             .and_then(|count| count.checked_mul(POINTER_SIZE))
-            .ok_or_else(|| ShapeError::ByteSizeOverflow {
-                shape: format!("a tuple of {count} elements"),
+            .ok_or_else(|| ShapeError::ByteTotalOverflow {
+                what: format!("a tuple of {count} elements"),
             })?;
         Ok(Self {
             bytes,

@@ -6,7 +6,9 @@
 use std::error::Error;
 use std::io::{self, BufRead, Read};
 
-use hlo_util::{HloErrorKind, MemoryReport, ProtoErrorKind, ReadError};
+use hlo_util::{
+    EntryBytes, HloErrorKind, Limit, MemoryReport, ModuleSummary, Opcode, ProtoErrorKind, ReadError,
+};
 
 const TWO_COMPUTATIONS: &str = "HloModule m
 %f (a: f32[4]) -> f32[4] {
@@ -136,4 +138,141 @@ fn io_errors_are_kept_in_the_variant_and_said_once() {
     };
     assert_eq!(io.to_string(), "disk on fire");
     assert!(error.source().is_none());
+}
+
+/// `report` as its JSON carries it: the module's summary down to the
+/// serialized fields (a per-device total's allocated bytes as its logical
+/// ones), the totals listed and no `top` limit.
+fn as_serialized(report: &MemoryReport) -> MemoryReport {
+    let mut expected = report.clone();
+    let m = &report.module;
+    let logical = |b: Option<EntryBytes>| {
+        b.map(|b| EntryBytes {
+            logical: b.logical,
+            allocated: b.logical,
+        })
+    };
+    let mut module = ModuleSummary::default();
+    module.name.clone_from(&m.name);
+    module.parameter_bytes = m.parameter_bytes;
+    module.output_bytes = m.output_bytes;
+    module.per_device_parameter_bytes = logical(m.per_device_parameter_bytes);
+    module.per_device_output_bytes = logical(m.per_device_output_bytes);
+    module.computations = m.computations;
+    module.instructions = m.instructions;
+    module.warnings.clone_from(&m.warnings);
+    expected.module = module;
+    let shown = report.top.of(report.computation_totals.len());
+    expected.computation_totals.truncate(shown);
+    expected.top = Limit::All;
+    expected
+}
+
+#[test]
+fn every_golden_modules_report_reads_back_from_its_json() {
+    let dir = conformance::golden_dir().join("hlo");
+    let mut read = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let bytes = std::fs::read(&path).unwrap();
+        let Ok(report) = MemoryReport::read(bytes.as_slice(), 3) else {
+            continue;
+        };
+        let json = serde_json::to_string(&report).unwrap();
+        let back: MemoryReport = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, as_serialized(&report), "{}", path.display());
+        assert_eq!(
+            serde_json::to_string(&back).unwrap(),
+            json,
+            "{}",
+            path.display()
+        );
+        read += 1;
+    }
+    assert!(read >= 70, "{read} modules read in {}", dir.display());
+}
+
+#[test]
+fn a_sharded_rows_per_device_buffer_and_stack_read_back() {
+    let text = std::fs::read(conformance::golden_dir().join("hlo/sharded_columns.txt")).unwrap();
+    let report = MemoryReport::read(text.as_slice(), usize::MAX).unwrap();
+    let back: MemoryReport =
+        serde_json::from_str(&serde_json::to_string(&report).unwrap()).unwrap();
+    assert!(back.instructions.iter().any(|r| r.per_device.is_some()));
+    assert_eq!(back.instructions, report.instructions);
+    let text = std::fs::read(conformance::golden_dir().join("hlo/column_major.txt")).unwrap();
+    let report = MemoryReport::read(text.as_slice(), usize::MAX).unwrap();
+    let back: MemoryReport =
+        serde_json::from_str(&serde_json::to_string(&report).unwrap()).unwrap();
+    assert!(back.instructions.iter().any(|r| !r.stack.is_empty()));
+    assert_eq!(back.instructions, report.instructions);
+}
+
+#[test]
+fn a_row_with_half_a_per_device_buffer_is_an_error() {
+    let report = MemoryReport::read(TWO_COMPUTATIONS.as_bytes(), 1).unwrap();
+    let json = serde_json::to_string(&report)
+        .unwrap()
+        .replace(r#""per_device_bytes":null"#, r#""per_device_bytes":8"#);
+    let error = serde_json::from_str::<MemoryReport>(&json).unwrap_err();
+    assert!(
+        error.to_string().contains(
+            "buffer p: per_device_shape and per_device_bytes are both null or neither is"
+        ),
+        "{error}"
+    );
+}
+
+#[test]
+fn opcodes_are_typed_and_written_as_the_module_spells_them() {
+    let text = "HloModule m
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %sum = f32[] add(%a, %b)
+}
+
+ENTRY %e (p: f32[4]) -> f32[4] {
+  %p = f32[4]{0} parameter(0)
+  %s = f32[4]{0} all-reduce-start(%p), to_apply=%add
+  %d = f32[4]{0} all-reduce-done(%s)
+  ROOT %f = f32[4]{0} frobnicate(%d)
+}
+";
+    let report = MemoryReport::read(text.as_bytes(), Limit::All).unwrap();
+    let opcodes: Vec<&Opcode> = report
+        .instructions
+        .iter()
+        .filter(|r| r.computation == "e")
+        .map(|r| &r.opcode)
+        .collect();
+    assert_eq!(
+        opcodes,
+        [
+            &Opcode::Parameter,
+            &Opcode::Start(Box::new(Opcode::AllReduce)),
+            &Opcode::Done(Box::new(Opcode::AllReduce)),
+            &Opcode::Other("frobnicate".to_owned()),
+        ]
+    );
+    let json = serde_json::to_value(&report).unwrap();
+    let words: Vec<&str> = json["instructions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|row| row["computation"] == "e")
+        .map(|row| row["opcode"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        words,
+        [
+            "parameter",
+            "all-reduce-start",
+            "all-reduce-done",
+            "frobnicate"
+        ]
+    );
+    let back: MemoryReport = serde_json::from_value(json).unwrap();
+    assert_eq!(back.instructions, report.instructions);
+    assert!(report.to_string().contains("all-reduce-start"));
 }

@@ -1,6 +1,7 @@
 //! [`IndexError`]: every way an index operation can fail.
 
 use layout_util::LayoutError;
+use schema::Shape;
 use thiserror::Error;
 
 /// Joins `values` as XLA does in messages (`absl::StrJoin(values, ", ")`).
@@ -18,10 +19,11 @@ pub(crate) fn join(values: &[i64]) -> String {
 #[non_exhaustive]
 pub enum IndexError {
     /// The shape is not an array (a tuple, token, opaque or buffer shape).
-    #[error("shape {shape} is not an array")]
+    #[error("shape {shape} is not an array", shape = .shape.human_string_naming_type())]
     NotAnArray {
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout, with the
+        /// number of an element type the schema does not name).
+        shape: Box<Shape>,
     },
 
     /// The shape has no layout, or its layout is invalid for it.
@@ -30,34 +32,36 @@ pub enum IndexError {
 
     /// A dimension (or its padded extent) is negative, e.g. an unbounded
     /// dynamic dimension `?`.
-    #[error("dimension {dimension} of shape {shape} has no size: {size}")]
+    #[error("dimension {dimension} of shape {shape} has no size: {size}", shape = .shape.human_string())]
     NegativeDimension {
         /// The dimension number.
         dimension: usize,
         /// Its (padded) size.
         size: i64,
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// The number of elements in the buffer (with padding or tiles)
     /// overflows `i64`.
     #[error(
-        "the buffer of shape {shape} (padding and tiles included) has more than i64::MAX elements"
+        "the buffer of shape {shape} (padding and tiles included) has more than i64::MAX elements",
+        shape = .shape.human_string()
     )]
     Overflow {
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// The bytes of the buffer (with padding or tiles) overflow `i64`,
     /// XLA's bound (`ShapeUtil::ValidateShape`: bytes, not bits).
     #[error(
-        "the buffer of shape {shape} (padding and tiles included) has more than i64::MAX bytes"
+        "the buffer of shape {shape} (padding and tiles included) has more than i64::MAX bytes",
+        shape = .shape.human_string()
     )]
     ByteOverflow {
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// An index does not have one entry per dimension.
@@ -159,8 +163,8 @@ pub enum IndexError {
     /// A layout whose buffer this crate does not model (it says why).
     #[error("unsupported tiled layout {shape}: {reason}")]
     UnsupportedTiledLayout {
-        /// The shape with its layout.
-        shape: String,
+        /// The shape (its message prints it with its layout).
+        shape: Box<Shape>,
         /// What is unsupported.
         reason: String,
     },

@@ -3,14 +3,16 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::{IndexError, TiledLayout, dimension_list};
 
 /// An element of an array: its position in the buffer (`linear`, tiles and
 /// padding counted) and its multi-dimensional index (`multi`), found from
 /// one or the other. `Display` shows the one that was looked up: the index
-/// of a position, or the position of an index.
+/// of a position, or the position of an index. `Serialize` writes `linear`
+/// and `multi`; `Deserialize` reads them back, as an element looked up by
+/// its index (which way it was looked up is not serialized).
 ///
 /// ```
 /// use index_util::{ElementIndex, TiledLayout};
@@ -23,7 +25,7 @@ use crate::{IndexError, TiledLayout, dimension_list};
 /// // Position 22 falls in row 3, past the 3 rows: padding.
 /// assert!(ElementIndex::of_position(&layout, 22).is_err());
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ElementIndex {
     /// The element's position in the buffer.
     pub linear: i64,
@@ -75,5 +77,39 @@ impl fmt::Display for ElementIndex {
         } else {
             write!(f, "{}", self.linear)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn layout(text: &str) -> TiledLayout {
+        TiledLayout::new(&text.parse().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn an_element_reads_back_from_its_json() {
+        let tiled = layout("f32[3,5]{1,0:T(2,2)}");
+        // [2,4] is the first element of the last of the 2x3 tiles of 4.
+        let found = ElementIndex::of_index(&tiled, &[2, 4]).unwrap();
+        let json = serde_json::to_string(&found).unwrap();
+        assert_eq!(json, r#"{"linear":20,"multi":[2,4]}"#);
+        let back: ElementIndex = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, found);
+        assert_eq!(back.to_string(), "20");
+        // Looked up by position, it reads back as looked up by index.
+        let found = ElementIndex::of_position(&tiled, 5).unwrap();
+        let back: ElementIndex =
+            serde_json::from_str(&serde_json::to_string(&found).unwrap()).unwrap();
+        assert_eq!(
+            back,
+            ElementIndex {
+                from_position: false,
+                ..found
+            }
+        );
     }
 }

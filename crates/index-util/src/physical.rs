@@ -55,7 +55,7 @@ impl PhysicalLayout {
     pub fn new(shape: &Shape) -> Result<Self, IndexError> {
         if !is_array(shape) {
             return Err(IndexError::NotAnArray {
-                shape: shape.human_string_naming_type(),
+                shape: Box::new(shape.clone()),
             });
         }
         let m2m = layout_util::minor_to_major(shape)?;
@@ -70,7 +70,7 @@ impl PhysicalLayout {
             return Err(IndexError::NegativeDimension {
                 dimension,
                 size,
-                shape: shape.human_string(),
+                shape: Box::new(shape.clone()),
             });
         }
         // A valid layout is a permutation of 0..rank, so these fit.
@@ -85,7 +85,7 @@ impl PhysicalLayout {
             stride = stride
                 .checked_mul(padded[d])
                 .ok_or_else(|| IndexError::Overflow {
-                    shape: shape.human_string(),
+                    shape: Box::new(shape.clone()),
                 })?;
         }
         Ok(Self {

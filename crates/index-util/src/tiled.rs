@@ -158,6 +158,12 @@ impl TiledLayout {
     /// which [`new`](Self::new) refuses because their positions would lie
     /// past that allocation; XLA sizes them by the first tile alone.
     ///
+    /// `shape_util::array_size` is this function for crates above
+    /// index-util (shape-util's crate documentation lists every size
+    /// function and what it counts). A buffer of `shape` as a Rust slice
+    /// has this many bytes: convert it with `usize::try_from` where the
+    /// slice is allocated or checked.
+    ///
     /// # Errors
     ///
     /// As [`new`](Self::new), except for later tiles that pad further.
@@ -169,32 +175,12 @@ impl TiledLayout {
     /// // (3) would pad each 2x2 tile to 6 positions; XLA allocates 2x3
     /// // tiles of 4 f32.
     /// assert!(TiledLayout::new(&shape).is_err());
-    /// assert_eq!(TiledLayout::array_size_in_bytes(&shape).unwrap(), 96);
+    /// assert_eq!(TiledLayout::array_size(&shape).unwrap(), 96);
+    /// let packed = "s4[10,200]{1,0:T(8,128)(4,1)E(4)}".parse().unwrap();
+    /// assert_eq!(TiledLayout::array_size(&packed).unwrap(), 2048);
     /// ```
-    pub fn array_size_in_bytes(shape: &Shape) -> Result<i64, IndexError> {
+    pub fn array_size(shape: &Shape) -> Result<i64, IndexError> {
         Self::resolve(shape, Positions::Unchecked).map(|layout| layout.buffer_size_in_bytes())
-    }
-
-    /// [`array_size_in_bytes`](Self::array_size_in_bytes) as the length of
-    /// a byte buffer: the size a buffer of `shape` is allocated and checked
-    /// with (classic padding, tiles and `E(n)` packing included).
-    ///
-    /// # Errors
-    ///
-    /// As [`array_size_in_bytes`](Self::array_size_in_bytes);
-    /// [`IndexError::Overflow`] if the size does not fit in `usize`.
-    ///
-    /// ```
-    /// use index_util::TiledLayout;
-    ///
-    /// let shape = "s4[10,200]{1,0:T(8,128)(4,1)E(4)}".parse().unwrap();
-    /// assert_eq!(TiledLayout::buffer_bytes(&shape).unwrap(), 2048);
-    /// ```
-    pub fn buffer_bytes(shape: &Shape) -> Result<usize, IndexError> {
-        let bytes = Self::array_size_in_bytes(shape)?;
-        usize::try_from(bytes).map_err(|_| IndexError::Overflow {
-            shape: shape.human_string(),
-        })
     }
 
     /// [`new`](Self::new), or with `Positions::Unchecked` only the sizes
@@ -202,11 +188,11 @@ impl TiledLayout {
     fn resolve(shape: &Shape, positions: Positions) -> Result<Self, IndexError> {
         let physical = PhysicalLayout::new(shape)?;
         let unsupported = |reason: String| IndexError::UnsupportedTiledLayout {
-            shape: shape.to_string(),
+            shape: Box::new(shape.clone()),
             reason,
         };
         let overflow = || IndexError::Overflow {
-            shape: shape.human_string(),
+            shape: Box::new(shape.clone()),
         };
         let layout = shape
             .layout
@@ -278,7 +264,7 @@ impl TiledLayout {
         // count of `s8[2^60]` passes `i64::MAX` while its bytes fit.
         if i64::try_from(packed_bytes(buffer_len, element_bits)).is_err() {
             return Err(IndexError::ByteOverflow {
-                shape: shape.human_string(),
+                shape: Box::new(shape.clone()),
             });
         }
         let mut tiled = Self {
@@ -342,7 +328,8 @@ impl TiledLayout {
     }
 
     /// The number of element positions in the buffer, tile padding and
-    /// tail padding included (XLA's `ShapeUtil::ArraySize` in elements).
+    /// tail padding included (XLA's `ShapeUtil::ArraySize` in elements;
+    /// [`buffer_size_in_bytes`](Self::buffer_size_in_bytes) in bytes).
     pub fn buffer_len(&self) -> i64 {
         self.buffer_len
     }
@@ -355,7 +342,8 @@ impl TiledLayout {
 
     /// The bytes of the buffer: `ceil(buffer_len × bits / 8)`, exactly XLA's
     /// `ShapeUtil::ArraySize` for a tiled layout (and the classic padded
-    /// buffer, per element size, otherwise).
+    /// buffer, per element size, otherwise): [`array_size`](Self::array_size)
+    /// of the shape, for a layout already resolved.
     ///
     /// ```
     /// use index_util::TiledLayout;

@@ -40,7 +40,7 @@ pub fn linear_index_for_nested_tiling(shape: &Shape, index: &[i64]) -> Result<i6
     let layout = PhysicalLayout::new(shape)?;
     layout.linear_index(index)?;
     let overflow = || IndexError::Overflow {
-        shape: shape.human_string(),
+        shape: Box::new(shape.clone()),
     };
     // Physical order, most major first.
     let mut dims: Vec<i64> = Vec::with_capacity(layout.rank());

@@ -196,7 +196,7 @@ fn shapes_that_cannot_be_indexed() {
     assert_eq!(
         multidimensional_index_to_linear_index(&bare, &[0, 0]),
         Err(IndexError::Layout(LayoutError::MissingLayout {
-            shape: "f32[2,3]".to_owned()
+            shape: Box::new(bare.clone())
         }))
     );
     assert_eq!(

@@ -1,5 +1,6 @@
 //! [`LayoutError`]: every way a layout operation can fail, with XLA's texts.
 
+use schema::{PrimitiveType, Shape};
 use thiserror::Error;
 
 /// Joins `values` as XLA's `absl::StrJoin(values, ", ")`.
@@ -34,16 +35,17 @@ pub enum LayoutError {
     },
 
     /// An array shape has no layout where one is required.
-    #[error("shape {shape} does not have a layout")]
+    #[error("shape {shape} does not have a layout", shape = .shape.human_string())]
     MissingLayout {
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// `minor_to_major` does not have one entry per dimension.
     #[error(
         "layout minor_to_major field contains {len} elements, but shape has {rank} dimensions: {{{}}}; shape: {shape}",
-        join(.minor_to_major)
+        join(.minor_to_major),
+        shape = .shape.human_string()
     )]
     MinorToMajorLength {
         /// The number of `minor_to_major` entries.
@@ -52,32 +54,34 @@ pub enum LayoutError {
         rank: usize,
         /// The offending `minor_to_major`.
         minor_to_major: Vec<i64>,
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// A `minor_to_major` entry is not a dimension number of the shape.
     #[error(
         "layout minor_to_major field has out-of-bounds value: {{{}}}; shape: {shape}",
-        join(.minor_to_major)
+        join(.minor_to_major),
+        shape = .shape.human_string()
     )]
     MinorToMajorOutOfBounds {
         /// The offending `minor_to_major`.
         minor_to_major: Vec<i64>,
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// A dimension appears twice in `minor_to_major`.
     #[error(
         "layout minor_to_major field has duplicate values: {{{}}}; shape: {shape}",
-        join(.minor_to_major)
+        join(.minor_to_major),
+        shape = .shape.human_string()
     )]
     MinorToMajorDuplicate {
         /// The offending `minor_to_major`.
         minor_to_major: Vec<i64>,
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// A bare `minor_to_major` (with no shape to check against) is not a
@@ -125,42 +129,43 @@ pub enum LayoutError {
     },
 
     /// `index_primitive_type` is set (sparse arrays no longer exist).
-    #[error("layout has a index_primitive_type, but is not a sparse array: {shape}")]
+    #[error("layout has a index_primitive_type, but is not a sparse array: {shape}", shape = .shape.human_string())]
     IndexPrimitiveType {
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// `pointer_primitive_type` is set (sparse arrays no longer exist).
-    #[error("layout has a pointer_primitive_type, but is not a sparse array: {shape}")]
+    #[error("layout has a pointer_primitive_type, but is not a sparse array: {shape}", shape = .shape.human_string())]
     PointerPrimitiveType {
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// `physical_shape` is set (sparse arrays no longer exist).
-    #[error("layout has a physical_shape, but is not a sparse array: {shape}")]
+    #[error("layout has a physical_shape, but is not a sparse array: {shape}", shape = .shape.human_string())]
     PhysicalShape {
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// A tile has no dimensions.
-    #[error("layout has invalid tiles: {shape}")]
+    #[error("layout has invalid tiles: {shape}", shape = .shape.human_string())]
     EmptyTile {
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// A tile dimension is `<= 0` and not `*` (`COMBINE_DIMENSION`).
     #[error(
-        "layout has invalid tiles: tile dimension {dimension} must be positive or kCombineDimension: {shape}"
+        "layout has invalid tiles: tile dimension {dimension} must be positive or kCombineDimension: {shape}",
+        shape = .shape.human_string()
     )]
     InvalidTileDimension {
         /// The offending tile dimension.
         dimension: i64,
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// `element_size_in_bits` is negative.
@@ -171,46 +176,48 @@ pub enum LayoutError {
     },
 
     /// A split config names a physical dimension outside `[0, rank)`.
-    #[error("split config has out-of-bounds physical dimension: {dimension}; shape: {shape}")]
+    #[error("split config has out-of-bounds physical dimension: {dimension}; shape: {shape}", shape = .shape.human_string())]
     SplitConfigDimensionOutOfBounds {
         /// The offending physical dimension.
         dimension: i64,
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// Two split configs name the same physical dimension.
-    #[error("split config has duplicate physical dimension: {dimension}; shape: {shape}")]
+    #[error("split config has duplicate physical dimension: {dimension}; shape: {shape}", shape = .shape.human_string())]
     SplitConfigDuplicateDimension {
         /// The repeated physical dimension.
         dimension: i64,
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// Split indices are not strictly increasing and positive.
     #[error(
         "split config split indices must be strictly increasing and positive: {{{}}}; shape: {shape}",
-        join(.split_indices)
+        join(.split_indices),
+        shape = .shape.human_string()
     )]
     SplitIndicesNotIncreasing {
         /// The offending split indices.
         split_indices: Vec<i64>,
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// A split index is not less than the size of the split dimension.
     #[error(
-        "split config split index is out of bounds: {index} (dim size {dim_size}); shape: {shape}"
+        "split config split index is out of bounds: {index} (dim size {dim_size}); shape: {shape}",
+        shape = .shape.human_string()
     )]
     SplitIndexOutOfBounds {
         /// The offending split index.
         index: i64,
         /// The size of the (logical) dimension it splits.
         dim_size: i64,
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// `copy_layout_between_shapes`: one side is a tuple and the other not.
@@ -227,10 +234,19 @@ pub enum LayoutError {
 
     /// An operation that needs an array (where XLA CHECK-fails) got another
     /// kind of shape.
-    #[error("expected an array shape, got {shape}")]
+    #[error("expected an array shape, got {shape}", shape = .shape.human_string_naming_type())]
     NotAnArray {
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout, with the
+        /// number of an element type the schema does not name).
+        shape: Box<Shape>,
+    },
+
+    /// An operation on an array's elements got a type that is no array
+    /// element type (it has no byte width).
+    #[error("expected an array shape, got {}", .element_type.lowercase_name())]
+    NotAnArrayType {
+        /// The type given.
+        element_type: PrimitiveType,
     },
 
     /// A dimension number is outside the shape's rank.
@@ -244,12 +260,12 @@ pub enum LayoutError {
 
     /// An index has another number of entries than the shape has
     /// dimensions, or an entry outside its dimension.
-    #[error("index {{{}}} is not an index of {shape}", join(.index))]
+    #[error("index {{{}}} is not an index of {shape}", join(.index), shape = .shape.human_string())]
     IndexOutOfRange {
         /// The index.
         index: Vec<i64>,
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// Strides and dimensions of different lengths.
@@ -266,15 +282,15 @@ pub enum LayoutError {
     SplitConfigCount {
         /// The split configs of the layout.
         count: usize,
-        /// The shape (with its layout).
-        shape: String,
+        /// The shape (its message prints it with its layout).
+        shape: Box<Shape>,
     },
 
     /// A size computed from the layout overflows `i64`.
-    #[error("a size of {shape} overflows int64_t")]
+    #[error("a size of {shape} overflows int64_t", shape = .shape.human_string())]
     Overflow {
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// A dimension to move is not in the layout.

@@ -29,7 +29,7 @@ pub fn minor_to_major(shape: &Shape) -> Result<&[i64], LayoutError> {
         .as_deref()
         .map(|layout| layout.minor_to_major.as_slice())
         .ok_or_else(|| LayoutError::MissingLayout {
-            shape: shape.human_string(),
+            shape: Box::new(shape.clone()),
         })
 }
 

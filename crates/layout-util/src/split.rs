@@ -13,7 +13,7 @@ fn expect_array(shape: &Shape) -> Result<(), LayoutError> {
         Ok(())
     } else {
         Err(LayoutError::NotAnArray {
-            shape: shape.human_string_naming_type(),
+            shape: Box::new(shape.clone()),
         })
     }
 }
@@ -117,9 +117,7 @@ pub fn byte_strides_is_major_to_minor(
     }
     let mut stride = element_type
         .byte_width()
-        .ok_or_else(|| LayoutError::NotAnArray {
-            shape: element_type.lowercase_name().to_owned(),
-        })?;
+        .ok_or(LayoutError::NotAnArrayType { element_type })?;
     for (&s, &d) in byte_strides.iter().zip(dims).rev() {
         if s != stride {
             return Ok(false);
@@ -197,7 +195,7 @@ pub fn max_elements_in_per_split(shape: &Shape) -> Result<i64, LayoutError> {
         product = product
             .checked_mul(size)
             .ok_or_else(|| LayoutError::Overflow {
-                shape: shape.human_string(),
+                shape: Box::new(shape.clone()),
             })?;
     }
     Ok(product)
@@ -222,7 +220,7 @@ pub fn get_split_config(shape: &Shape) -> Result<Option<&SplitConfig>, LayoutErr
     if configs.len() > 1 {
         return Err(LayoutError::SplitConfigCount {
             count: configs.len(),
-            shape: shape.human_string_with_layout(),
+            shape: Box::new(shape.clone()),
         });
     }
     Ok(configs.first())
@@ -251,12 +249,12 @@ pub fn linear_index(shape: &Shape, indices: &[i64]) -> Result<i64, LayoutError> 
         .layout
         .as_deref()
         .ok_or_else(|| LayoutError::MissingLayout {
-            shape: shape.human_string(),
+            shape: Box::new(shape.clone()),
         })?;
     let rank = shape.dimensions.len();
     let bad_index = || LayoutError::IndexOutOfRange {
         index: indices.to_vec(),
-        shape: shape.human_string(),
+        shape: Box::new(shape.clone()),
     };
     if indices.len() != rank
         || layout.minor_to_major.len() != rank
@@ -274,12 +272,12 @@ pub fn linear_index(shape: &Shape, indices: &[i64]) -> Result<i64, LayoutError> 
         .first()
         .map_or(&[], |t| t.dimensions.as_slice());
     let overflow = || LayoutError::Overflow {
-        shape: shape.human_string(),
+        shape: Box::new(shape.clone()),
     };
     if tile.iter().any(|&t| t <= 0) {
         return Err(LayoutError::InvalidTileDimension {
             dimension: tile.iter().copied().find(|&t| t <= 0).unwrap_or(0),
-            shape: shape.human_string(),
+            shape: Box::new(shape.clone()),
         });
     }
     // A multiplier is `None` once it overflows: an error only if an index

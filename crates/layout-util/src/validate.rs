@@ -135,7 +135,7 @@ fn validate_array_in_shape(
         Some(layout) if is_array(array) => validate_array_layout(layout, array, named),
         Some(layout) => validate_layout_for_shape(layout, array),
         None if is_array(array) && !allow_missing_layouts => Err(LayoutError::MissingLayout {
-            shape: named.human_string(),
+            shape: Box::new(named.clone()),
         }),
         None => Ok(()),
     }
@@ -154,7 +154,7 @@ fn validate_minor_to_major(
             len: m2m.len(),
             rank,
             minor_to_major: m2m.clone(),
-            shape: named.human_string(),
+            shape: Box::new(named.clone()),
         });
     }
     let mut seen = vec![false; rank];
@@ -162,13 +162,13 @@ fn validate_minor_to_major(
         let Some(slot) = usize::try_from(dim).ok().and_then(|d| seen.get_mut(d)) else {
             return Err(LayoutError::MinorToMajorOutOfBounds {
                 minor_to_major: m2m.clone(),
-                shape: named.human_string(),
+                shape: Box::new(named.clone()),
             });
         };
         if *slot {
             return Err(LayoutError::MinorToMajorDuplicate {
                 minor_to_major: m2m.clone(),
-                shape: named.human_string(),
+                shape: Box::new(named.clone()),
             });
         }
         *slot = true;
@@ -210,23 +210,23 @@ fn validate_scalar_fields(layout: &Layout, named: &Shape) -> Result<(), LayoutEr
     }
     if layout.index_primitive_type != 0 {
         return Err(LayoutError::IndexPrimitiveType {
-            shape: named.human_string(),
+            shape: Box::new(named.clone()),
         });
     }
     if layout.pointer_primitive_type != 0 {
         return Err(LayoutError::PointerPrimitiveType {
-            shape: named.human_string(),
+            shape: Box::new(named.clone()),
         });
     }
     if layout.physical_shape.is_some() {
         return Err(LayoutError::PhysicalShape {
-            shape: named.human_string(),
+            shape: Box::new(named.clone()),
         });
     }
     for tile in &layout.tiles {
         if tile.dimensions.is_empty() {
             return Err(LayoutError::EmptyTile {
-                shape: named.human_string(),
+                shape: Box::new(named.clone()),
             });
         }
         if let Some(&dimension) = tile
@@ -236,7 +236,7 @@ fn validate_scalar_fields(layout: &Layout, named: &Shape) -> Result<(), LayoutEr
         {
             return Err(LayoutError::InvalidTileDimension {
                 dimension,
-                shape: named.human_string(),
+                shape: Box::new(named.clone()),
             });
         }
     }
@@ -264,13 +264,13 @@ fn validate_split_configs(
         let Some(physical) = usize::try_from(dimension).ok().filter(|&p| p < rank) else {
             return Err(LayoutError::SplitConfigDimensionOutOfBounds {
                 dimension,
-                shape: named.human_string(),
+                shape: Box::new(named.clone()),
             });
         };
         if seen[physical] {
             return Err(LayoutError::SplitConfigDuplicateDimension {
                 dimension,
-                shape: named.human_string(),
+                shape: Box::new(named.clone()),
             });
         }
         seen[physical] = true;
@@ -285,14 +285,14 @@ fn validate_split_configs(
             if index <= previous {
                 return Err(LayoutError::SplitIndicesNotIncreasing {
                     split_indices: config.split_indices.clone(),
-                    shape: named.human_string(),
+                    shape: Box::new(named.clone()),
                 });
             }
             if index >= dim_size {
                 return Err(LayoutError::SplitIndexOutOfBounds {
                     index,
                     dim_size,
-                    shape: named.human_string(),
+                    shape: Box::new(named.clone()),
                 });
             }
             previous = index;

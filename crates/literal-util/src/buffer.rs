@@ -27,7 +27,7 @@ pub(crate) fn check_array(shape: &Shape) -> Result<(PrimitiveType, u64), Literal
     shape_util::validate_shape_with_optional_layout(shape)
         .map_err(|e| LiteralError::InvalidShape(e.to_string()))?;
     let unsupported = |what: &str| LiteralError::Unsupported {
-        shape: shape.human_string_with_layout(),
+        shape: Box::new(shape.clone()),
         what: what.to_string(),
     };
     if layout.element_size_in_bits != 0 {
@@ -70,9 +70,10 @@ pub(crate) fn storage_shape(shape: &Shape) -> Shape {
 /// The bytes of the buffer of an array shape in its layout (XLA's
 /// `ShapeUtil::ArraySize`, classic padding and tiles included).
 fn buffer_size(shape: &Shape) -> Result<u64, LiteralError> {
-    let bytes = index_util::TiledLayout::buffer_bytes(shape)
+    let bytes = index_util::TiledLayout::array_size(shape)
         .map_err(|e| LiteralError::InvalidShape(e.to_string()))?;
-    Ok(u64::try_from(bytes).unwrap_or(u64::MAX))
+    // A size is never negative.
+    Ok(bytes.unsigned_abs())
 }
 
 /// The array `literal` as a raw buffer in `layout`, or in the layout of its
@@ -112,7 +113,7 @@ pub fn to_buffer(literal: &LiteralProto, layout: Option<&Layout>) -> Result<Vec<
     let data = array.data.len() as u64;
     if bytes > data.saturating_mul(MAX_GROWTH).saturating_add(1 << 20) {
         return Err(LiteralError::BufferTooLarge {
-            shape: target.human_string_with_layout(),
+            shape: Box::new(target.clone()),
             bytes,
             data,
         });
@@ -153,7 +154,7 @@ pub fn from_buffer(shape: &Shape, buffer: &[u8]) -> Result<LiteralProto, Literal
     let expected = buffer_size(&shape)?;
     if buffer.len() as u64 != expected {
         return Err(LiteralError::BufferSize {
-            shape: shape.human_string_with_layout(),
+            shape: Box::new(shape.clone()),
             expected,
             actual: buffer.len() as u64,
         });
@@ -195,14 +196,14 @@ pub fn element<'a>(
         let shape = shape_of(current)?;
         if PrimitiveType::try_from(shape.element_type) != Ok(PrimitiveType::Tuple) {
             return Err(LiteralError::NotAnArray {
-                shape: shape.human_string_with_layout(),
+                shape: Box::new(shape.clone()),
                 what: "only tuples have elements",
             });
         }
         if i >= shape.tuple_shapes.len() {
             return Err(LiteralError::BadIndex {
                 index: i,
-                shape: shape.human_string_with_layout(),
+                shape: Box::new(shape.clone()),
             });
         }
         check_tuple(current, shape)?;
@@ -230,8 +231,8 @@ pub(crate) fn check_tuple(literal: &LiteralProto, shape: &Shape) -> Result<(), L
         if actual != expected {
             return Err(LiteralError::TupleElementShape {
                 index,
-                expected: expected.human_string_with_layout(),
-                actual: actual.human_string_with_layout(),
+                expected: Box::new(expected.clone()),
+                actual: Box::new(actual.clone()),
             });
         }
     }

@@ -1,5 +1,6 @@
 //! [`LiteralError`]: every way reading, writing or printing a literal fails.
 
+use schema::Shape;
 use thiserror::Error;
 
 /// An error from a literal operation.
@@ -18,16 +19,16 @@ pub enum LiteralError {
     /// What the crate does not support, as XLA does not.
     #[error("{shape}: {what} is not supported")]
     Unsupported {
-        /// The shape with its layout.
-        shape: String,
+        /// The shape (its message prints it with its layout).
+        shape: Box<Shape>,
         /// What is not supported, and why.
         what: String,
     },
     /// The data field holds more or fewer values than the shape needs.
     #[error("{shape} needs {expected} {unit} in {field}, the LiteralProto has {actual}")]
     DataSize {
-        /// The shape with its layout.
-        shape: String,
+        /// The shape (its message prints it with its layout).
+        shape: Box<Shape>,
         /// The LiteralProto field (`f32s`, `s4s`, ...).
         field: &'static str,
         /// `"values"` or `"bytes"`.
@@ -51,15 +52,15 @@ pub enum LiteralError {
         /// The element's position.
         index: usize,
         /// The shape in the tuple's shape.
-        expected: String,
+        expected: Box<Shape>,
         /// The element literal's shape.
-        actual: String,
+        actual: Box<Shape>,
     },
     /// An operation on arrays given a tuple or token (or the reverse).
     #[error("{shape} is not an array: {what}")]
     NotAnArray {
         /// The shape.
-        shape: String,
+        shape: Box<Shape>,
         /// What was asked.
         what: &'static str,
     },
@@ -69,13 +70,13 @@ pub enum LiteralError {
         /// The offending index.
         index: usize,
         /// The shape indexed.
-        shape: String,
+        shape: Box<Shape>,
     },
     /// A raw buffer longer or shorter than its layout's buffer.
     #[error("{shape} takes a buffer of {expected} bytes, the buffer has {actual}")]
     BufferSize {
-        /// The shape with its layout.
-        shape: String,
+        /// The shape (its message prints it with its layout).
+        shape: Box<Shape>,
         /// The layout's buffer size in bytes.
         expected: u64,
         /// The buffer's length.
@@ -86,8 +87,8 @@ pub enum LiteralError {
         "{shape} takes a buffer of {bytes} bytes for {data} bytes of data (more than {MAX_GROWTH} times the data plus 1 MiB)"
     )]
     BufferTooLarge {
-        /// The shape with its layout.
-        shape: String,
+        /// The shape (its message prints it with its layout).
+        shape: Box<Shape>,
         /// The layout's buffer size in bytes.
         bytes: u64,
         /// The literal's data in bytes.

@@ -65,7 +65,7 @@ pub(crate) fn element_type(shape: &Shape) -> Result<PrimitiveType, LiteralError>
     let ty = PrimitiveType::try_from(shape.element_type).unwrap_or(PrimitiveType::Invalid);
     if matches!(ty, PrimitiveType::F6e2m3fn | PrimitiveType::F6e3m2fn) {
         return Err(LiteralError::Unsupported {
-            shape: shape.human_string_with_layout(),
+            shape: Box::new(shape.clone()),
             what: format!(
                 "{} (XLA's Literal::ToProto aborts on it: no LiteralProto of it exists)",
                 ty.as_str_name()
@@ -74,7 +74,7 @@ pub(crate) fn element_type(shape: &Shape) -> Result<PrimitiveType, LiteralError>
     }
     if field(&LiteralProto::default(), ty).is_none() {
         return Err(LiteralError::NotAnArray {
-            shape: shape.human_string_with_layout(),
+            shape: Box::new(shape.clone()),
             what: "a literal array needs an array element type",
         });
     }
@@ -98,7 +98,7 @@ pub(crate) fn read(
 ) -> Result<Vec<u8>, LiteralError> {
     let Some((name, data)) = field(literal, ty) else {
         return Err(LiteralError::NotAnArray {
-            shape: shape.human_string_with_layout(),
+            shape: Box::new(shape.clone()),
             what: "a literal array needs an array element type",
         });
     };
@@ -128,7 +128,7 @@ pub(crate) fn read(
     let actual = actual as u64;
     if expected != Some(actual) {
         return Err(LiteralError::DataSize {
-            shape: shape.human_string_with_layout(),
+            shape: Box::new(shape.clone()),
             field: name,
             unit,
             expected: expected.unwrap_or(u64::MAX),

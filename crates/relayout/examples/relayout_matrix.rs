@@ -257,8 +257,8 @@ fn main() -> Result<(), Box<dyn Error>> {
             from: &case.from,
             to: &case.to,
         })?;
-        let src_len = TiledLayout::buffer_bytes(&case.from)?;
-        let dst_len = TiledLayout::buffer_bytes(&case.to)?;
+        let src_len = usize::try_from(TiledLayout::array_size(&case.from)?)?;
+        let dst_len = usize::try_from(TiledLayout::array_size(&case.to)?)?;
         let src = Buffer::new(src_len, true);
         let mut dst = Buffer::new(dst_len, false);
         let copy_src = Buffer::new(dst_len, true);

@@ -23,8 +23,8 @@ fn main() -> Result<(), Box<dyn Error>> {
     let runs: usize = rest.first().map_or(Ok(20), |r| r.parse())?;
     let (src_shape, dst_shape): (Shape, Shape) = (src.parse()?, dst.parse()?);
     let (src_len, dst_len) = (
-        TiledLayout::buffer_bytes(&src_shape)?,
-        TiledLayout::buffer_bytes(&dst_shape)?,
+        usize::try_from(TiledLayout::array_size(&src_shape)?)?,
+        usize::try_from(TiledLayout::array_size(&dst_shape)?)?,
     );
     // Every byte different from its neighbours, so nothing is all zeros.
     let source: Vec<u8> = (0..src_len).map(|i| (i % 251) as u8).collect();

@@ -85,6 +85,7 @@ pub use simd::{SimdLevel, detected_simd_level, simd_level};
 pub use stride_util::StridedView;
 pub use xla::same_array;
 
+use schema::Shape;
 use thiserror::Error;
 
 // The README's examples run as doctests.
@@ -142,8 +143,8 @@ pub enum RelayoutError {
     /// A layout whose element order the engine cannot produce.
     #[error("cannot relayout {shape}: {reason} is not supported")]
     UnsupportedLayout {
-        /// The shape with its layout.
-        shape: String,
+        /// The shape (its message prints it with its layout).
+        shape: Box<Shape>,
         /// What is not supported.
         reason: String,
     },
@@ -152,8 +153,8 @@ pub enum RelayoutError {
     BufferTooSmall {
         /// `"source"` or `"destination"`.
         side: &'static str,
-        /// The shape with its layout.
-        shape: String,
+        /// The shape (its message prints it with its layout).
+        shape: Box<Shape>,
         /// The buffer size of the shape in bytes.
         expected: usize,
         /// The length of the buffer given.
@@ -162,24 +163,24 @@ pub enum RelayoutError {
     /// A source buffer whose length is not its shape's buffer size.
     #[error("source buffer has {actual} bytes but {shape} has {expected}")]
     SourceLength {
-        /// The source shape with its layout.
-        shape: String,
+        /// The source shape (its message prints it with its layout).
+        shape: Box<Shape>,
         /// The buffer size of the shape in bytes.
-        expected: usize,
+        expected: i64,
         /// The length of the buffer given.
-        actual: usize,
+        actual: i64,
     },
     /// A destination buffer larger than [`output_bytes`] allows (`cap`),
     /// or than the system could allocate (`cap` 0).
     #[error("{}", output_too_large(shape, *bytes, *cap))]
     OutputTooLarge {
-        /// The destination shape with its layout.
-        shape: String,
+        /// The destination shape (its message prints it with its layout).
+        shape: Box<Shape>,
         /// Its buffer size in bytes.
-        bytes: usize,
+        bytes: i64,
         /// The most bytes allowed for the source given; 0 when the
         /// allocation itself failed.
-        cap: usize,
+        cap: i64,
     },
     /// A typed buffer whose values are neither bytes nor one element each.
     #[error(
@@ -200,7 +201,7 @@ pub enum RelayoutError {
 }
 
 /// The message of [`RelayoutError::OutputTooLarge`].
-fn output_too_large(shape: &str, bytes: usize, cap: usize) -> String {
+fn output_too_large(shape: &Shape, bytes: i64, cap: i64) -> String {
     if cap == 0 {
         format!("cannot allocate the {bytes} bytes of a buffer of {shape}")
     } else {

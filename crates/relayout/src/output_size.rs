@@ -13,18 +13,19 @@ use super::tiled_xla::index_error;
 /// destination buffer may have: padded tiles such as `T(8,128)` on a
 /// dimension of 1 grow a buffer 128 times. The rule of literal-util's
 /// `MAX_GROWTH`.
-pub const MAX_OUTPUT_GROWTH: usize = 1024;
+pub const MAX_OUTPUT_GROWTH: i64 = 1024;
 
 /// The bytes a destination buffer may have beyond [`MAX_OUTPUT_GROWTH`]
 /// times the source's, so that tiny arrays take whole tiles.
-pub const OUTPUT_SLACK_BYTES: usize = 1 << 20;
+pub const OUTPUT_SLACK_BYTES: i64 = 1 << 20;
 
 /// The byte size of the destination buffer of a relayout of `src_len`
 /// bytes laid out as `shapes.from` into `shapes.to`
-/// ([`TiledLayout::buffer_bytes`] of `shapes.to`), checked before any
-/// allocation: `src_len` must be the source shape's buffer size, and the
-/// destination at most [`MAX_OUTPUT_GROWTH`] times `src_len` plus
-/// [`OUTPUT_SLACK_BYTES`].
+/// ([`TiledLayout::array_size`] of `shapes.to`, XLA's `ArraySize`, an
+/// `i64` as every size function's: shape-util's crate documentation lists
+/// them), checked before any allocation: `src_len` must be the source
+/// shape's buffer size, and the destination at most [`MAX_OUTPUT_GROWTH`]
+/// times `src_len` plus [`OUTPUT_SLACK_BYTES`].
 ///
 /// ```
 /// use relayout::{FromTo, output_bytes};
@@ -44,22 +45,22 @@ pub const OUTPUT_SLACK_BYTES: usize = 1 << 20;
 /// [`RelayoutError::SourceLength`] when `src_len` is not the source's
 /// buffer size; [`RelayoutError::OutputTooLarge`] beyond the cap; a layout
 /// whose buffer size cannot be computed or overflows.
-pub fn output_bytes(shapes: FromTo<'_, Shape>, src_len: usize) -> Result<usize, RelayoutError> {
-    let expected = TiledLayout::buffer_bytes(shapes.from).map_err(index_error)?;
+pub fn output_bytes(shapes: FromTo<'_, Shape>, src_len: i64) -> Result<i64, RelayoutError> {
+    let expected = TiledLayout::array_size(shapes.from).map_err(index_error)?;
     if src_len != expected {
         return Err(RelayoutError::SourceLength {
-            shape: shapes.from.human_string_with_layout(),
+            shape: Box::new(shapes.from.clone()),
             expected,
             actual: src_len,
         });
     }
-    let bytes = TiledLayout::buffer_bytes(shapes.to).map_err(index_error)?;
+    let bytes = TiledLayout::array_size(shapes.to).map_err(index_error)?;
     let cap = src_len
         .saturating_mul(MAX_OUTPUT_GROWTH)
         .saturating_add(OUTPUT_SLACK_BYTES);
     if bytes > cap {
         return Err(RelayoutError::OutputTooLarge {
-            shape: shapes.to.human_string_with_layout(),
+            shape: Box::new(shapes.to.clone()),
             bytes,
             cap,
         });
@@ -87,17 +88,17 @@ pub fn output_bytes(shapes: FromTo<'_, Shape>, src_len: usize) -> Result<usize, 
 ///
 /// As [`output_bytes`]; [`RelayoutError::OutputTooLarge`] also when the
 /// allocation fails.
-pub fn output_buffer(shapes: FromTo<'_, Shape>, src_len: usize) -> Result<Vec<u8>, RelayoutError> {
+pub fn output_buffer(shapes: FromTo<'_, Shape>, src_len: i64) -> Result<Vec<u8>, RelayoutError> {
     let bytes = output_bytes(shapes, src_len)?;
+    let unallocated = || RelayoutError::OutputTooLarge {
+        shape: Box::new(shapes.to.clone()),
+        bytes,
+        cap: 0,
+    };
+    let len = usize::try_from(bytes).map_err(|_| unallocated())?;
     let mut buffer = Vec::new();
-    buffer
-        .try_reserve_exact(bytes)
-        .map_err(|_| RelayoutError::OutputTooLarge {
-            shape: shapes.to.human_string_with_layout(),
-            bytes,
-            cap: 0,
-        })?;
-    buffer.resize(bytes, 0);
+    buffer.try_reserve_exact(len).map_err(|_| unallocated())?;
+    buffer.resize(len, 0);
     Ok(buffer)
 }
 
@@ -107,7 +108,7 @@ mod tests {
 
     use super::*;
 
-    fn bytes(from: &str, to: &str, src_len: usize) -> Result<usize, RelayoutError> {
+    fn bytes(from: &str, to: &str, src_len: i64) -> Result<i64, RelayoutError> {
         let (from, to): (Shape, Shape) = (from.parse().unwrap(), to.parse().unwrap());
         output_bytes(
             FromTo {

@@ -145,7 +145,7 @@ fn packing(shape: &Shape, error: &PrimitiveUtilError) -> RelayoutError {
 fn too_small(side: &'static str, shape: &Shape, expected: usize, actual: usize) -> RelayoutError {
     RelayoutError::BufferTooSmall {
         side,
-        shape: shape.human_string_with_layout(),
+        shape: Box::new(shape.clone()),
         expected,
         actual,
     }

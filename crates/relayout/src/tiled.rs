@@ -102,7 +102,7 @@ impl Tiling {
             return Ok(None);
         };
         let unsupported = |reason: &str| RelayoutError::UnsupportedLayout {
-            shape: shape.human_string_with_layout(),
+            shape: Box::new(shape.clone()),
             reason: reason.to_owned(),
         };
         let physical = PhysicalLayout::new(shape).map_err(ViewError::from)?;
@@ -218,7 +218,7 @@ impl Tiling {
         slabs: &[Slab],
     ) -> Result<Vec<(StridedView, StridedView)>, RelayoutError> {
         let too_many = || RelayoutError::UnsupportedLayout {
-            shape: shape.human_string_with_layout(),
+            shape: Box::new(shape.clone()),
             reason: format!("its tiles split a copy into more than {MAX_PIECES} pieces"),
         };
         let mut per_dim = Vec::with_capacity(self.roots.len());

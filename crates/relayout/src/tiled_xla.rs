@@ -19,11 +19,27 @@ use stride_util::StridedView;
 use stride_util::ViewError;
 
 /// The buffer of `shape` ([`TiledLayout`]) and its size in bytes: for a
-/// tiled layout what XLA allocates ([`TiledLayout::buffer_len`]).
+/// tiled layout what XLA allocates ([`TiledLayout::array_size`]).
 pub(crate) fn buffer_of(shape: &Shape) -> Result<(TiledLayout, usize), RelayoutError> {
     let layout = TiledLayout::new(shape).map_err(index_error)?;
-    let bytes = TiledLayout::buffer_bytes(shape).map_err(index_error)?;
-    Ok((layout, bytes))
+    Ok((layout, slice_len(shape)?))
+}
+
+/// The length of a byte slice holding a buffer of `shape`: its
+/// [`TiledLayout::array_size`] as a `usize`.
+///
+/// # Errors
+///
+/// The index-util error of a layout that cannot be sized;
+/// [`RelayoutError::OutputTooLarge`] (with no cap) for a size beyond
+/// `usize`.
+pub(crate) fn slice_len(shape: &Shape) -> Result<usize, RelayoutError> {
+    let bytes = TiledLayout::array_size(shape).map_err(index_error)?;
+    usize::try_from(bytes).map_err(|_| RelayoutError::OutputTooLarge {
+        shape: Box::new(shape.clone()),
+        bytes,
+        cap: 0,
+    })
 }
 
 /// An index-util error as the relayout error it is: a layout the engine
@@ -142,7 +158,7 @@ impl TiledPlan {
             if len < need {
                 return Err(RelayoutError::BufferTooSmall {
                     side,
-                    shape: shape.human_string_with_layout(),
+                    shape: Box::new(shape.clone()),
                     expected: need,
                     actual: len,
                 });
@@ -188,12 +204,12 @@ impl TiledPlan {
             }
             // Two tilings are always composed (see `wants_composition`).
             (Some(_), Some(_)) => Err(RelayoutError::UnsupportedLayout {
-                shape: src_shape.human_string_with_layout(),
+                shape: Box::new(src_shape.clone()),
                 reason: "two tilings outside a composition".to_owned(),
             }),
             // The dispatcher sends only tiled layouts here.
             (None, None) => Err(RelayoutError::UnsupportedLayout {
-                shape: src_shape.human_string_with_layout(),
+                shape: Box::new(src_shape.clone()),
                 reason: "a relayout without tiles on the tiled path".to_owned(),
             }),
         }

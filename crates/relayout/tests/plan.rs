@@ -23,7 +23,7 @@ fn pool(threads: usize) -> rayon::ThreadPool {
 }
 
 fn buffer_len(shape: &Shape) -> usize {
-    index_util::TiledLayout::buffer_bytes(shape).unwrap()
+    usize::try_from(index_util::TiledLayout::array_size(shape).unwrap()).unwrap()
 }
 
 #[test]

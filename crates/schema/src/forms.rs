@@ -1,12 +1,13 @@
 //! A message in the forms a person or a program reads: XLA's human string,
 //! its serialized bytes in hex, and protobuf text format. `Serialize` gives
-//! the fields in the order listed; `Display` the form a person reads first.
+//! the fields in the order listed (`Deserialize` reads them back); `Display`
+//! the form a person reads first.
 
 use std::fmt;
 
 use prost::Message;
 use prost_reflect::DynamicMessage;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::{FormatError, ProtoFormat, Shape, encode_message};
 
@@ -19,7 +20,7 @@ use crate::{FormatError, ProtoFormat, Shape, encode_message};
 /// assert_eq!(forms.to_string(), "f32[2]");
 /// assert_eq!(forms.hex, "100b1a01022a060a0100800101320100");
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShapeStrings {
     /// XLA's `HumanStringWithLayout`, or `HumanString` without the layout.
     pub shape: String,
@@ -60,7 +61,7 @@ impl fmt::Display for ShapeStrings {
 /// assert_eq!(decoded.to_string(), "f32[2]{0}");
 /// assert!(decoded.text.starts_with("element_type:F32"));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DecodedShape {
     /// XLA's `HumanStringWithLayout`.
     pub shape: String,
@@ -103,7 +104,7 @@ impl fmt::Display for DecodedShape {
 /// assert_eq!(decoded.to_string(), "dimensions:[2]");
 /// assert_eq!(decoded.hex, "0a0102");
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DecodedMessage {
     /// Protobuf text format, on one line.
     pub text: String,
@@ -138,7 +139,7 @@ impl fmt::Display for DecodedMessage {
 /// assert_eq!(encoded.to_string(), "0a03088001");
 /// assert_eq!(encoded.text, "dimensions:[8,128]");
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EncodedMessage {
     /// Lowercase hex of the encoded message.
     pub hex: String,

@@ -107,15 +107,15 @@ pub fn transpose_is_bitcast_ignoring_element_type(
     let (input, output) = (LaidOut::new(input)?, LaidOut::new(output)?);
     if input.rank() != output.rank() {
         return Err(ShapeError::RankMismatch {
-            lhs: input.shape.human_string(),
-            rhs: output.shape.human_string(),
+            lhs: Box::new(input.shape.clone()),
+            rhs: Box::new(output.shape.clone()),
         });
     }
     let mapping = as_permutation(dimension_mapping, input.rank()).ok_or_else(|| {
         ShapeError::InvalidPermutation {
             permutation: dimension_mapping.to_vec(),
             rank: input.rank(),
-            shape: input.shape.human_string(),
+            shape: Box::new(input.shape.clone()),
         }
     })?;
     if layout_util::is_padded(input.shape) || layout_util::is_padded(output.shape) {
@@ -438,8 +438,8 @@ pub fn align_layouts(input: &Shape, output: &Shape) -> Result<Option<Shape>, Sha
     }
     if elements_in(input)? != elements_in(output)? {
         return Err(ShapeError::ElementCountMismatch {
-            lhs: input.human_string(),
-            rhs: output.human_string(),
+            lhs: Box::new(input.clone()),
+            rhs: Box::new(output.clone()),
         });
     }
     let has_degenerate = |s: &Shape| s.dimensions.contains(&1);
@@ -548,8 +548,8 @@ pub fn dimensions_unmodified_by_reshape(
     output: &Shape,
 ) -> Result<Vec<(i64, i64)>, ShapeError> {
     let mismatch = || ShapeError::ElementCountMismatch {
-        lhs: input.human_string(),
-        rhs: output.human_string(),
+        lhs: Box::new(input.clone()),
+        rhs: Box::new(output.clone()),
     };
     if elements_in(input)? != elements_in(output)? {
         return Err(mismatch());

@@ -59,23 +59,23 @@ use crate::query::is_unbounded_dynamic;
 #[non_exhaustive]
 pub enum BroadcastError {
     /// An operand is not an array (XLA's `ExpectArray`).
-    #[error("Expected array argument for {operand}, but got {shape}.")]
+    #[error("Expected array argument for {operand}, but got {shape}.", shape = .shape.human_string())]
     ExpectedArray {
         /// Which operand (`lhs of elementwise binary operation`).
         operand: String,
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// The element types differ (any two floating-point types are fine).
-    #[error("Binary op {op} with different element types: {lhs} and {rhs}.")]
+    #[error("Binary op {op} with different element types: {lhs} and {rhs}.", lhs = .lhs.human_string(), rhs = .rhs.human_string())]
     DifferentElementTypes {
         /// The operation name (`add`).
         op: String,
-        /// The left shape (without layout).
-        lhs: String,
-        /// The right shape (without layout).
-        rhs: String,
+        /// The left shape (its message prints it without layout).
+        lhs: Box<Shape>,
+        /// The right shape (its message prints it without layout).
+        rhs: Box<Shape>,
     },
 
     /// Equal ranks with `broadcast_dimensions` other than the identity
@@ -133,21 +133,21 @@ pub enum BroadcastError {
     ComplexComponentUnimplemented,
 
     /// Degenerate broadcasting: two sizes differ and neither is 1 or `?`.
-    #[error("Binary op with incompatible shapes: {lhs} and {rhs}.")]
+    #[error("Binary op with incompatible shapes: {lhs} and {rhs}.", lhs = .lhs.human_string(), rhs = .rhs.human_string())]
     IncompatibleShapes {
-        /// The left shape (without layout).
-        lhs: String,
-        /// The right shape (without layout).
-        rhs: String,
+        /// The left shape (its message prints it without layout).
+        lhs: Box<Shape>,
+        /// The right shape (its message prints it without layout).
+        rhs: Box<Shape>,
     },
 
     /// Different ranks without `broadcast_dimensions` (and not a scalar).
-    #[error("Shapes must be equal rank, but are {smaller} and {larger}")]
+    #[error("Shapes must be equal rank, but are {smaller} and {larger}", smaller = .smaller.human_string(), larger = .larger.human_string())]
     RankMismatch {
-        /// The lower-rank shape (without layout).
-        smaller: String,
-        /// The higher-rank shape (without layout).
-        larger: String,
+        /// The lower-rank shape (its message prints it without layout).
+        smaller: Box<Shape>,
+        /// The higher-rank shape (its message prints it without layout).
+        larger: Box<Shape>,
     },
 
     /// `broadcast_dimensions` does not have one entry per lower-rank dimension.
@@ -180,7 +180,7 @@ pub enum BroadcastError {
     },
 
     /// InDim broadcasting: sizes differ and neither is 1.
-    #[error("Broadcast dimension {index} mismatch: {small} != {large}; {smaller} and {larger}.")]
+    #[error("Broadcast dimension {index} mismatch: {small} != {large}; {smaller} and {larger}.", smaller = .smaller.human_string(), larger = .larger.human_string())]
     BroadcastDimensionMismatch {
         /// The lower-rank operand's dimension number.
         index: usize,
@@ -188,21 +188,21 @@ pub enum BroadcastError {
         small: i64,
         /// The size of the dimension it is matched with.
         large: i64,
-        /// The lower-rank shape (without layout).
-        smaller: String,
-        /// The higher-rank shape (without layout).
-        larger: String,
+        /// The lower-rank shape (its message prints it without layout).
+        smaller: Box<Shape>,
+        /// The higher-rank shape (its message prints it without layout).
+        larger: Box<Shape>,
     },
 
     /// InDim broadcasting: a static and a dynamic dimension that cannot meet.
-    #[error("Broadcast dimension {index} dynamism mismatch: {smaller} and {larger}.")]
+    #[error("Broadcast dimension {index} dynamism mismatch: {smaller} and {larger}.", smaller = .smaller.human_string(), larger = .larger.human_string())]
     BroadcastDimensionDynamismMismatch {
         /// The lower-rank operand's dimension number.
         index: usize,
-        /// The lower-rank shape (without layout).
-        smaller: String,
-        /// The higher-rank shape (without layout).
-        larger: String,
+        /// The lower-rank shape (its message prints it without layout).
+        smaller: Box<Shape>,
+        /// The higher-rank shape (its message prints it without layout).
+        larger: Box<Shape>,
     },
 
     /// Broadcast dimensions not strictly increasing.
@@ -334,8 +334,8 @@ pub fn infer_elementwise_binary_op_shape(
     if !same_element_type_ignoring_fp_precision(lhs, rhs) {
         return Err(BroadcastError::DifferentElementTypes {
             op: op.to_owned(),
-            lhs: lhs.human_string(),
-            rhs: rhs.human_string(),
+            lhs: Box::new(lhs.clone()),
+            rhs: Box::new(rhs.clone()),
         });
     }
     let (lhs_rank, rhs_rank) = (lhs.dimensions.len(), rhs.dimensions.len());
@@ -418,8 +418,8 @@ pub fn infer_degenerate_dimension_broadcast_shape(
     let rank = lhs.dimensions.len();
     if rank != rhs.dimensions.len() {
         return Err(ShapeError::RankMismatch {
-            lhs: lhs.human_string(),
-            rhs: rhs.human_string(),
+            lhs: Box::new(lhs.clone()),
+            rhs: Box::new(rhs.clone()),
         }
         .into());
     }
@@ -440,8 +440,8 @@ pub fn infer_degenerate_dimension_broadcast_shape(
             }
         } else {
             return Err(BroadcastError::IncompatibleShapes {
-                lhs: lhs.human_string(),
-                rhs: rhs.human_string(),
+                lhs: Box::new(lhs.clone()),
+                rhs: Box::new(rhs.clone()),
             });
         };
         dimensions.push(size);
@@ -498,8 +498,8 @@ pub fn infer_in_dim_broadcast_shape(
 ) -> Result<Shape, BroadcastError> {
     if broadcast_dimensions.is_empty() && !crate::is_scalar(smaller) {
         return Err(BroadcastError::RankMismatch {
-            smaller: smaller.human_string(),
-            larger: larger.human_string(),
+            smaller: Box::new(smaller.clone()),
+            larger: Box::new(larger.clone()),
         });
     }
     let small_rank = smaller.dimensions.len();
@@ -535,8 +535,8 @@ pub fn infer_in_dim_broadcast_shape(
                 index: i,
                 small,
                 large,
-                smaller: smaller.human_string(),
-                larger: larger.human_string(),
+                smaller: Box::new(smaller.clone()),
+                larger: Box::new(larger.clone()),
             });
         }
         if small_dyn != large_dyn
@@ -544,8 +544,8 @@ pub fn infer_in_dim_broadcast_shape(
         {
             return Err(BroadcastError::BroadcastDimensionDynamismMismatch {
                 index: i,
-                smaller: smaller.human_string(),
-                larger: larger.human_string(),
+                smaller: Box::new(smaller.clone()),
+                larger: Box::new(larger.clone()),
             });
         }
         if let Some(&previous) = i.checked_sub(1).and_then(|p| broadcast_dimensions.get(p))
@@ -683,7 +683,7 @@ pub(crate) fn expect_array(shape: &Shape, operand: &str) -> Result<(), Broadcast
     } else {
         Err(BroadcastError::ExpectedArray {
             operand: operand.to_owned(),
-            shape: shape.human_string(),
+            shape: Box::new(shape.clone()),
         })
     }
 }

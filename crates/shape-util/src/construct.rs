@@ -332,7 +332,7 @@ pub fn make_buffer_shape(
     let array = make_shape(element_type, dimensions)?;
     if !is_array(&array) {
         return Err(ShapeError::BufferNotArray {
-            shape: array.human_string(),
+            shape: Box::new(array.clone()),
         });
     }
     Ok(Shape {

@@ -117,7 +117,7 @@ pub fn permute_dimensions(shape: &Shape, permutation: &[i64]) -> Result<Shape, S
     let p = as_permutation(permutation, rank).ok_or_else(|| ShapeError::InvalidPermutation {
         permutation: permutation.to_vec(),
         rank,
-        shape: shape.human_string(),
+        shape: Box::new(shape.clone()),
     })?;
     let mut result = shape.clone();
     result.dimensions = permute(&shape.dimensions, &p);

@@ -183,7 +183,8 @@ pub fn static_extent_product(shape: &Shape) -> Result<i64, ShapeError> {
     Ok(product)
 }
 
-/// XLA's `ByteSizeOfTupleIndexTable`: one pointer per element of a tuple.
+/// XLA's `ByteSizeOfTupleIndexTable`: one pointer per element of a tuple,
+/// what [`byte_size_of`](crate::byte_size_of) counts for a tuple.
 ///
 /// ```
 /// assert_eq!(shape_util::byte_size_of_tuple_index_table(&"(f32[], s8[])".parse().unwrap(), 8).unwrap(), 16);
@@ -196,19 +197,19 @@ pub fn static_extent_product(shape: &Shape) -> Result<i64, ShapeError> {
 pub fn byte_size_of_tuple_index_table(shape: &Shape, pointer_size: i64) -> Result<i64, ShapeError> {
     if !is_tuple(shape) {
         return Err(ShapeError::NotATuple {
-            shape: shape.human_string(),
+            shape: Box::new(shape.clone()),
         });
     }
     if pointer_size <= 0 {
         return Err(ShapeError::PointerSizeRequired {
-            shape: shape.human_string(),
+            shape: Box::new(shape.clone()),
         });
     }
     i64::try_from(shape.tuple_shapes.len())
         .ok()
         .and_then(|n| n.checked_mul(pointer_size))
         .ok_or_else(|| ShapeError::ByteSizeOverflow {
-            shape: shape.human_string(),
+            shape: Box::new(shape.clone()),
         })
 }
 
@@ -297,7 +298,7 @@ pub fn array_data_size(shape: &Shape) -> Result<i64, ShapeError> {
     let last: Vec<i64> = array.dimensions.iter().map(|&d| d - 1).collect();
     let elements = layout_util::linear_index(laid_out, &last)? + 1;
     let overflow = || ShapeError::ByteSizeOverflow {
-        shape: array.human_string(),
+        shape: Box::new(array.clone()),
     };
     let bits = array
         .layout

@@ -2,6 +2,7 @@
 //! fail, with XLA's message texts where XLA has one.
 
 use layout_util::LayoutError;
+use schema::Shape;
 use thiserror::Error;
 
 /// Joins `values` with `sep` (XLA's `absl::StrJoin`).
@@ -80,34 +81,35 @@ pub enum InvalidShape {
 #[non_exhaustive]
 pub enum ShapeError {
     /// XLA's `ShapeError`: the shape breaks a non-layout rule.
-    #[error("Shape Error: {reason} Shape({element_type}): {shape}")]
+    #[error("Shape Error: {reason} Shape({element_type}): {shape}", shape = .shape.human_string())]
     Invalid {
         /// What is wrong.
         reason: InvalidShape,
         /// The lowercase element type name, or its number if unknown.
         element_type: String,
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// The element count times the element byte size overflows `i64`.
-    #[error("Shape {shape} size may overflow int64_t.")]
+    #[error("Shape {shape} size may overflow int64_t.", shape = .shape.human_string())]
     SizeMayOverflow {
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// A classic padded layout whose padded element count, or its byte size,
     /// overflows `i64` (the layout and the logical shape may be valid).
     #[error(
         "the padded {what} of {shape} (padded_dimensions [{}]) overflows int64_t",
-        join(.padded_dimensions, ",")
+        join(.padded_dimensions, ","),
+        shape = .shape.human_string()
     )]
     PaddedSizeOverflow {
         /// `element count` or `byte size`.
         what: &'static str,
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
         /// The layout's padded extents.
         padded_dimensions: Vec<i64>,
     },
@@ -135,8 +137,8 @@ pub enum ShapeError {
     /// not name it; the field does).
     #[error("Buffer shape must have array shape.")]
     BufferNotArray {
-        /// The held shape (without layout).
-        shape: String,
+        /// The held shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// A tuple, token, opaque or invalid shape carries a layout (XLA's
@@ -226,58 +228,66 @@ pub enum ShapeError {
     },
 
     /// A shape index does not name a subshape.
-    #[error("Shape index {} not a valid subshape index for tuple with shape {shape}", shape_index_string(.index))]
+    #[error("Shape index {} not a valid subshape index for tuple with shape {shape}", shape_index_string(.index), shape = .shape.human_string())]
     InvalidShapeIndex {
         /// The offending index.
         index: Vec<i64>,
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// An operation that needs an array (where XLA CHECK-fails) got a
     /// tuple, token, opaque, buffer or invalid shape.
-    #[error("expected an array shape, got {shape}")]
+    #[error("expected an array shape, got {shape}", shape = .shape.human_string())]
     NotAnArray {
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// An operation that needs a tuple got something else.
-    #[error("expected a tuple shape, got {shape}")]
+    #[error("expected a tuple shape, got {shape}", shape = .shape.human_string())]
     NotATuple {
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// The element count of an array overflows `i64`.
-    #[error("the number of elements of {shape} overflows int64_t")]
+    #[error("the number of elements of {shape} overflows int64_t", shape = .shape.human_string())]
     ElementCountOverflow {
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// A size or stride computation overflows `i64`.
-    #[error("the byte size of {shape} overflows int64_t")]
+    #[error("the byte size of {shape} overflows int64_t", shape = .shape.human_string())]
     ByteSizeOverflow {
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
+    },
+
+    /// A total of byte sizes overflows `i64` where no one shape holds
+    /// what was counted (a tuple's index table counted as a module is read).
+    #[error("the byte size of {what} overflows int64_t")]
+    ByteTotalOverflow {
+        /// What was counted (`a tuple of 3 elements`).
+        what: String,
     },
 
     /// An element count was asked of an array with an unbounded (`?`)
     /// dimension, which has no size.
-    #[error("shape {shape} has an unbounded dynamic dimension")]
+    #[error("shape {shape} has an unbounded dynamic dimension", shape = .shape.human_string())]
     UnboundedDimension {
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// A dimension size is negative where a size is needed.
-    #[error("shape {shape} has a negative dimension size {size}")]
+    #[error("shape {shape} has a negative dimension size {size}", shape = .shape.human_string())]
     NegativeDimensionSize {
         /// The offending size.
         size: i64,
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// A dimension number is out of range for the shape's rank.
@@ -290,10 +300,10 @@ pub enum ShapeError {
     },
 
     /// `byte_size_of` on a tuple or opaque shape without a pointer size.
-    #[error("a positive pointer size is needed for the byte size of {shape}")]
+    #[error("a positive pointer size is needed for the byte size of {shape}", shape = .shape.human_string())]
     PointerSizeRequired {
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// A non-array primitive type where an element type is needed.
@@ -304,32 +314,32 @@ pub enum ShapeError {
     },
 
     /// A permutation is not a permutation of `0..rank`.
-    #[error("{{{}}} is not a permutation of the {rank} dimensions of {shape}", join(.permutation, ","))]
+    #[error("{{{}}} is not a permutation of the {rank} dimensions of {shape}", join(.permutation, ","), shape = .shape.human_string())]
     InvalidPermutation {
         /// The offending permutation.
         permutation: Vec<i64>,
         /// The rank it should permute.
         rank: usize,
-        /// The shape (without layout).
-        shape: String,
+        /// The shape (its message prints it without layout).
+        shape: Box<Shape>,
     },
 
     /// Two shapes that must have the same number of elements do not.
-    #[error("element counts differ: {lhs} and {rhs}")]
+    #[error("element counts differ: {lhs} and {rhs}", lhs = .lhs.human_string(), rhs = .rhs.human_string())]
     ElementCountMismatch {
-        /// The first shape (without layout).
-        lhs: String,
-        /// The second shape (without layout).
-        rhs: String,
+        /// The first shape (its message prints it without layout).
+        lhs: Box<Shape>,
+        /// The second shape (its message prints it without layout).
+        rhs: Box<Shape>,
     },
 
     /// Two shapes that must have the same rank do not.
-    #[error("ranks differ: {lhs} and {rhs}")]
+    #[error("ranks differ: {lhs} and {rhs}", lhs = .lhs.human_string(), rhs = .rhs.human_string())]
     RankMismatch {
-        /// The first shape (without layout).
-        lhs: String,
-        /// The second shape (without layout).
-        rhs: String,
+        /// The first shape (its message prints it without layout).
+        lhs: Box<Shape>,
+        /// The second shape (its message prints it without layout).
+        rhs: Box<Shape>,
     },
 }
 
@@ -337,7 +347,7 @@ impl ShapeError {
     /// [`ShapeError::NotAnArray`] for `shape`.
     pub(crate) fn not_an_array(shape: &schema::Shape) -> Self {
         Self::NotAnArray {
-            shape: shape.human_string(),
+            shape: Box::new(shape.clone()),
         }
     }
 }

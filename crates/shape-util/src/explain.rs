@@ -1,17 +1,24 @@
 //! [`Explanation`]: the facts of a shape a person asks about first (sizes,
 //! layout, tiles, strides, padding, the buffer in memory order), built by
-//! [`explain`]. Its JSON form (`Serialize`) holds the facts; its text form
-//! (`Display`, in `explain_text.rs`) says them in words.
+//! [`explain`]. Its JSON form (`Serialize`, read back by `Deserialize`)
+//! holds the facts; its text form (`Display`, in `explain_text.rs`) says
+//! them in words.
 
 use index_util::{PhysicalLayout, TiledLayout, TooManyPositions};
 use schema::{COMBINE_DIMENSION, PaddingValue, PrimitiveType, Shape};
-use serde::{Serialize, Serializer};
+use serde::de::{Deserializer, Error as _};
+use serde::{Deserialize, Serialize, Serializer};
 use thiserror::Error;
 
 use crate::labels::{element_label, padding_label};
 use crate::{
     ShapeError, byte_size_of, byte_strides, elements_in, is_array, is_tuple, rank, true_rank,
 };
+
+/// An element type's lowercase name. Spelled as an alias so that serde's
+/// derive does not borrow the field from the input (it would for a
+/// `&'static str` written out); [`element_type_name`] reads it.
+type LowercaseName = &'static str;
 
 /// The memory picture is drawn for buffers of at most this many positions.
 pub const MAX_PICTURE_POSITIONS: i64 = 64;
@@ -47,7 +54,7 @@ impl From<layout_util::LayoutError> for ExplainError {
 }
 
 /// One entry of a tile: a size, or `*` (XLA's combined dimension), which
-/// JSON writes as the string `"*"`.
+/// JSON writes as the string `"*"` (and reads back from it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TileSize {
     /// Elements along the dimension.
@@ -75,9 +82,45 @@ impl Serialize for TileSize {
     }
 }
 
+/// A tile entry as JSON has it: a number or the string `"*"`.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum TileEntry {
+    Size(i64),
+    Word(String),
+}
+
+impl<'de> Deserialize<'de> for TileSize {
+    /// A number, or `"*"` for a combined dimension.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match TileEntry::deserialize(deserializer)? {
+            TileEntry::Size(d) => Ok(Self::Size(d)),
+            TileEntry::Word(word) if word == "*" => Ok(Self::Combined),
+            TileEntry::Word(word) => Err(D::Error::custom(format!(
+                "tile entry {word:?} is neither a size nor \"*\""
+            ))),
+        }
+    }
+}
+
+/// An element type's lowercase name read back as the name
+/// [`PrimitiveType::lowercase_name`] gives.
+fn element_type_name<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<LowercaseName, D::Error> {
+    let name = String::deserialize(deserializer)?;
+    PrimitiveType::from_lowercase_name(&name)
+        .map(PrimitiveType::lowercase_name)
+        .ok_or_else(|| D::Error::custom(format!("unknown element type {name:?}")))
+}
+
 /// What a shape is and how its buffer is laid out: `xla-shape explain`'s
 /// report. The serialized fields are the facts (`null` where a tuple,
 /// token, opaque or buffer shape has none); the rest serve the text.
+///
+/// `Deserialize` reads the facts back. The text's own fields, `shape` and
+/// `details`, are not serialized: a report read back has an empty `shape`
+/// and [`Details::default`] (explain the shape again for its text).
 ///
 /// ```
 /// let shape: schema::Shape = "f32[2,3]{0,1}".parse().unwrap();
@@ -85,15 +128,22 @@ impl Serialize for TileSize {
 /// assert_eq!(report.buffer_size, Some(24));
 /// assert_eq!(report.strides.as_deref(), Some(&[1, 2][..]));
 /// assert!(report.to_string().contains("memory: a d b e c f"));
+///
+/// let json = serde_json::to_string(&report).unwrap();
+/// let back: shape_util::Explanation = serde_json::from_str(&json).unwrap();
+/// assert_eq!((back.buffer_size, back.strides), (report.buffer_size, report.strides));
+/// assert_eq!(back.shape, "");
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Explanation {
-    /// The shape, as XLA prints it with its layout.
+    /// The shape, as XLA prints it with its layout (not serialized: empty
+    /// in a report read back).
     #[serde(skip)]
     pub shape: String,
     /// The element type's lowercase name (`f32`, `tuple`, `token`).
-    pub element_type: &'static str,
+    #[serde(deserialize_with = "element_type_name")]
+    pub element_type: LowercaseName,
     /// The number of dimensions.
     pub rank: Option<usize>,
     /// The number of dimensions of size other than 1.
@@ -114,7 +164,8 @@ pub struct Explanation {
     pub major_to_minor: Option<Vec<i64>>,
     /// The padded extents of a classic (`PAD(..)`) padded layout.
     pub padded_dimensions: Option<Vec<i64>>,
-    /// What only the text says.
+    /// What only the text says (not serialized: [`Details::default`] in a
+    /// report read back).
     #[serde(skip)]
     pub details: Details,
 }
@@ -129,6 +180,16 @@ pub enum Details {
         /// A tuple's element count.
         tuple_elements: Option<usize>,
     },
+}
+
+impl Default for Details {
+    /// What a report read back from JSON has: no text-only facts
+    /// (`Other` with no tuple element count).
+    fn default() -> Self {
+        Self::Other {
+            tuple_elements: None,
+        }
+    }
 }
 
 /// An array's facts that only the text form says.

@@ -29,13 +29,45 @@
 //! | kinds | [`is_array`], [`is_tuple`], [`is_token`], [`is_opaque`], [`is_buffer`] |
 //! | queries | [`rank`], [`true_rank`], [`elements_in`], [`elements_in_recursive`], [`is_scalar`], [`is_effective_scalar`], [`is_zero_element_array`], [`has_degenerate_dimensions`], [`is_static`], [`is_dynamic`], [`is_unbounded_dynamic`], [`get_dimension`], [`dimension_number`] |
 //! | tuples and indices | [`tuple_element_count`], [`index_is_valid`], [`is_leaf_index`], [`get_subshape`], [`get_mutable_subshape`], [`leaf_count`], [`leaf_shapes`], [`subshape_count`], [`for_each_subshape`] |
-//! | sizes | [`byte_size_of_primitive_type`], [`element_size_in_bits`], [`byte_size_of_elements`], [`byte_size_of`], [`array_size`], [`allocated_size`], [`byte_strides`] |
+//! | sizes (see [Sizes](#sizes)) | [`byte_size_of_primitive_type`], [`element_size_in_bits`], [`byte_size_of_elements`], [`byte_size_of`], [`byte_size_of_tuple_index_table`], [`array_size`], [`array_data_size`], [`allocated_size`], [`byte_strides`] |
 //! | validation | [`validate_shape`], [`validate_shape_with_optional_layout`], [`validate_program_shape`] |
 //! | equality | [`equal`](fn@equal), [`compatible`], [`compatible_ignoring_element_type`], [`compatible_ignoring_fp_precision`], [`equal_ignoring_layout`], [`equal_ignoring_element_type`], [`equal_ignoring_fp_precision`], [`equal_structure`], [`same_dimensions`], [`same_rank`], [`same_element_type`], [`same_element_type_ignoring_fp_precision`], [`ShapeEqual`] |
 //! | dimension edits | [`permute_dimensions`], [`delete_dimension`], [`delete_dimensions`], [`drop_degenerate_dimensions`], [`insert_dimension_at_index`], [`append_major_dimension`], [`prepend_major_dimension`], [`append_minor_dimension`], [`set_dynamic_dimension`], [`change_element_type`] |
 //! | bitcasts | [`transpose_is_bitcast`], [`transpose_is_bitcast_ignoring_element_type`], [`reshape_is_bitcast`], [`reshape_is_bitcast_ignoring_element_type`], [`deduce_transpose_dimensions_for_bitcast`], [`decompose_bitcast`], [`align_layouts`], [`dimensions_unmodified_by_reshape`], [`make_shape_with_descending_layout_and_same_physical_layout`] |
 //! | XLA broadcasting (seed 001) | [`infer_binary_op_shape`], [`infer_elementwise_binary_op_shape`], [`infer_degenerate_dimension_broadcast_shape`], [`infer_in_dim_broadcast_shape`], [`infer_broadcast_in_dim_shape`], [`higher_precision_element_type`] |
 //! | numpy broadcasting | [`numpy_broadcast_shapes`] |
+//!
+//! # Sizes
+//!
+//! Every size is an `i64` count of bytes (of bits for
+//! [`element_size_in_bits`]), as in XLA's `ShapeUtil`; convert it with
+//! `usize::try_from` only where a Rust slice is allocated or indexed. Each
+//! function counts one thing:
+//!
+//! | function | XLA | counts |
+//! |---|---|---|
+//! | [`byte_size_of_primitive_type`] | `ByteSizeOfPrimitiveType` | one unpacked element of a type |
+//! | [`element_size_in_bits`] | `ElementSizeInBits` | one element of an array in memory (`E(n)`, else the unpacked size) |
+//! | [`byte_size_of_elements`] | `ByteSizeOfElements` | an array's elements: padded extents, `E(n)` packing; tiles ignored |
+//! | [`byte_size_of`] | `ByteSizeOf` | [`byte_size_of_elements`] for an array; a tuple's index table, an opaque pointer, 0 for a token |
+//! | [`byte_size_of_tuple_index_table`] | `ByteSizeOfTupleIndexTable` | a tuple's index table: one pointer per element |
+//! | [`array_size`] | `ArraySize` | the buffer XLA allocates for an array: tiles, tail padding `L(n)`, `E(n)` included |
+//! | [`array_data_size`] | `ArrayDataSize` | an array's buffer up to and including its last element |
+//! | [`allocated_size`] | (buffer assignment) | [`array_size`] for an array or buffer shape, [`byte_size_of`] for the rest |
+//! | [`index_util::TiledLayout::array_size`] | `ArraySize` | [`array_size`], for the crates below this one |
+//! | [`index_util::TiledLayout::buffer_size_in_bytes`] | `ArraySize` | a resolved layout's buffer ([`buffer_len`](index_util::TiledLayout::buffer_len) counts its positions) |
+//! | `relayout::output_bytes` | | the [`array_size`] of a relayout's destination, checked against the source's and a cap |
+//! | `stride_util::StridedView::dml_buffer_tensor_size` | DirectML's `DMLCalcBufferTensorSize` | a strided view's buffer, rounded up to 4 bytes |
+//!
+//! ```
+//! let size = |text: &str| text.parse::<schema::Shape>().unwrap();
+//! let tiled = size("bf16[10,200]{1,0:T(8,128)(2,1)}");
+//! assert_eq!(shape_util::byte_size_of(&tiled, None).unwrap(), 4000);
+//! assert_eq!(shape_util::array_size(&tiled).unwrap(), 8192);
+//! assert_eq!(index_util::TiledLayout::array_size(&tiled).unwrap(), 8192);
+//! let tuple = size("(bf16[10,200]{1,0:T(8,128)(2,1)}, s8[3])");
+//! assert_eq!(shape_util::allocated_size(&tuple, Some(8)).unwrap(), 16);
+//! ```
 //!
 //! The text form (`f32[2,3]{0,1}`, XLA's `HumanString`/`ParseShape`) is
 //! [`Display`](std::fmt::Display)/[`FromStr`](std::str::FromStr) on the

@@ -72,19 +72,19 @@ pub(crate) fn checked_product(shape: &Shape, extents: &[i64]) -> Result<i64, Sha
     for (i, &size) in extents.iter().enumerate() {
         if size == UNBOUNDED_SIZE && is_dynamic_dimension(shape, i) {
             return Err(ShapeError::UnboundedDimension {
-                shape: shape.human_string(),
+                shape: Box::new(shape.clone()),
             });
         }
         if size < 0 {
             return Err(ShapeError::NegativeDimensionSize {
                 size,
-                shape: shape.human_string(),
+                shape: Box::new(shape.clone()),
             });
         }
         product = product
             .checked_mul(size)
             .ok_or_else(|| ShapeError::ElementCountOverflow {
-                shape: shape.human_string(),
+                shape: Box::new(shape.clone()),
             })?;
     }
     Ok(product)
@@ -112,7 +112,7 @@ pub fn elements_in_recursive(shape: &Shape) -> Result<i64, ShapeError> {
         return shape.tuple_shapes.iter().try_fold(0_i64, |sum, element| {
             sum.checked_add(elements_in_recursive(element)?)
                 .ok_or_else(|| ShapeError::ElementCountOverflow {
-                    shape: shape.human_string(),
+                    shape: Box::new(shape.clone()),
                 })
         });
     }
@@ -277,7 +277,7 @@ pub fn tuple_element_count(shape: &Shape) -> Result<usize, ShapeError> {
         Ok(shape.tuple_shapes.len())
     } else {
         Err(ShapeError::NotATuple {
-            shape: shape.human_string(),
+            shape: Box::new(shape.clone()),
         })
     }
 }
@@ -324,7 +324,7 @@ pub fn get_subshape<'a>(shape: &'a Shape, index: &[i64]) -> Result<&'a Shape, Sh
             .and_then(|i| current.tuple_shapes.get(i))
             .ok_or_else(|| ShapeError::InvalidShapeIndex {
                 index: index.to_vec(),
-                shape: shape.human_string(),
+                shape: Box::new(shape.clone()),
             })?;
     }
     Ok(current)
@@ -349,13 +349,14 @@ pub fn get_mutable_subshape<'a>(
     if !index_is_valid(shape, index) {
         return Err(ShapeError::InvalidShapeIndex {
             index: index.to_vec(),
-            shape: shape.human_string(),
+            shape: Box::new(shape.clone()),
         });
     }
-    // The index was just checked, so the walk below always succeeds.
+    // The index was just checked, so the walk below always succeeds (the
+    // shape, borrowed by the walk, cannot be named in this error).
     subshape_mut(shape, index).ok_or_else(|| ShapeError::InvalidShapeIndex {
         index: index.to_vec(),
-        shape: String::new(),
+        shape: Box::default(),
     })
 }
 

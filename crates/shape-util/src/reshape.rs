@@ -256,7 +256,7 @@ pub fn reorder_logical_dimensions(shape: &Shape, permutation: &[i64]) -> Result<
         ShapeError::InvalidPermutation {
             permutation: permutation.to_vec(),
             rank,
-            shape: array.human_string(),
+            shape: Box::new(array.clone()),
         }
     })?;
     let mut out = array.clone();

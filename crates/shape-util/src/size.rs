@@ -4,7 +4,9 @@
 //! Element widths come from [`PrimitiveType::bit_width`] and
 //! [`PrimitiveType::byte_width`] (`s4` is 4 bits wide but takes a whole
 //! byte unless the layout packs it with `E(4)`). A classic padded layout
-//! stores its padded extents, so sizes and strides use those.
+//! stores its padded extents, so sizes and strides use those. The crate
+//! documentation's [Sizes](crate#sizes) table says what each size function
+//! counts.
 
 use schema::{PrimitiveType, Shape};
 
@@ -105,7 +107,7 @@ pub fn element_size_in_bits(shape: &Shape) -> Result<i64, ShapeError> {
 pub fn byte_size_of_elements(shape: &Shape) -> Result<i64, ShapeError> {
     let array = expect_array(shape)?;
     let overflow = || ShapeError::ByteSizeOverflow {
-        shape: array.human_string(),
+        shape: Box::new(array.clone()),
     };
     let extents = layout_util::padded_dimensions(array)?;
     let count = checked_product(array, extents)?;
@@ -154,20 +156,20 @@ pub fn byte_size_of(shape: &Shape, pointer_size: Option<i64>) -> Result<i64, Sha
         pointer_size
             .filter(|&p| p > 0)
             .ok_or_else(|| ShapeError::PointerSizeRequired {
-                shape: shape.human_string(),
+                shape: Box::new(shape.clone()),
             })
     };
     match element_type(shape) {
         Some(PrimitiveType::Tuple) => {
             let count = i64::try_from(shape.tuple_shapes.len()).map_err(|_| {
                 ShapeError::ByteSizeOverflow {
-                    shape: shape.human_string(),
+                    shape: Box::new(shape.clone()),
                 }
             })?;
             pointer()?
                 .checked_mul(count)
                 .ok_or_else(|| ShapeError::ByteSizeOverflow {
-                    shape: shape.human_string(),
+                    shape: Box::new(shape.clone()),
                 })
         }
         Some(PrimitiveType::Token) => Ok(0),
@@ -184,8 +186,10 @@ pub fn byte_size_of(shape: &Shape, pointer_size: Option<i64>) -> Result<i64, Sha
 /// `ShapeUtil::ArraySize`): tile padding, tail padding (`L(n)`), classic
 /// padding and sub-byte packing (`E(n)`) included. For a tiled layout this
 /// is exactly what XLA allocates; without tiles it is
-/// [`byte_size_of_elements`] (XLA ignores `L(n)` then). See
-/// [`index_util::TiledLayout`] for the positions in that buffer.
+/// [`byte_size_of_elements`] (XLA ignores `L(n)` then). It is
+/// [`index_util::TiledLayout::array_size`]; see [`index_util::TiledLayout`]
+/// for the positions in that buffer, and [`array_data_size`](crate::array_data_size)
+/// for the bytes up to the last element.
 ///
 /// Where XLA's formula is silent this follows XLA's tiled-layout document:
 /// a `*` tile entry combines dimensions before rounding up (XLA's
@@ -214,7 +218,7 @@ pub fn byte_size_of(shape: &Shape, pointer_size: Option<i64>) -> Result<i64, Sha
 /// ```
 pub fn array_size(shape: &Shape) -> Result<i64, ShapeError> {
     let array = expect_array(shape)?;
-    Ok(index_util::TiledLayout::array_size_in_bytes(array)?)
+    Ok(index_util::TiledLayout::array_size(array)?)
 }
 
 /// The bytes a buffer of any shape occupies, one call for arrays and the
@@ -286,7 +290,7 @@ pub fn byte_strides(shape: &Shape) -> Result<Vec<i64>, ShapeError> {
                 stride
                     .checked_mul(extents[d])
                     .ok_or_else(|| ShapeError::ByteSizeOverflow {
-                        shape: array.human_string(),
+                        shape: Box::new(array.clone()),
                     })?;
         }
     }

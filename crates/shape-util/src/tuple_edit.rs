@@ -14,7 +14,7 @@ fn expect_tuple(shape: &Shape) -> Result<(), ShapeError> {
         Ok(())
     } else {
         Err(ShapeError::NotATuple {
-            shape: shape.human_string(),
+            shape: Box::new(shape.clone()),
         })
     }
 }
@@ -25,7 +25,7 @@ fn element_index(tuple: &Shape, index: i64) -> Result<usize, ShapeError> {
         .filter(|&i| i < tuple.tuple_shapes.len())
         .ok_or_else(|| ShapeError::InvalidShapeIndex {
             index: vec![index],
-            shape: tuple.human_string(),
+            shape: Box::new(tuple.clone()),
         })
 }
 
@@ -88,7 +88,7 @@ pub fn slice_tuple(tuple: &Shape, start: i64, limit: i64) -> Result<Shape, Shape
     let count = tuple.tuple_shapes.len();
     let bad = |at: i64| ShapeError::InvalidShapeIndex {
         index: vec![at],
-        shape: tuple.human_string(),
+        shape: Box::new(tuple.clone()),
     };
     let s = usize::try_from(start)
         .ok()

@@ -103,7 +103,7 @@ fn validate_padded_sizes(shape: &Shape) -> Result<(), ShapeError> {
     }
     let overflow = |what| ShapeError::PaddedSizeOverflow {
         what,
-        shape: shape.human_string(),
+        shape: Box::new(shape.clone()),
         padded_dimensions: padded.clone(),
     };
     // Valid padding has no negative extent (each is at least its size).
@@ -156,7 +156,7 @@ fn validate_proto_contents(shape: &Shape) -> Result<(), ShapeError> {
                 Ok(())
             } else {
                 Err(ShapeError::BufferNotArray {
-                    shape: inner.human_string(),
+                    shape: Box::new(inner.clone()),
                 })
             }
         }
@@ -179,7 +179,7 @@ fn validate_states(shape: &Shape) -> Result<(), ShapeError> {
     let invalid = |reason| ShapeError::Invalid {
         reason,
         element_type: lowercase_type_name(shape.element_type),
-        shape: shape.human_string(),
+        shape: Box::new(shape.clone()),
     };
     let has_dimensions = !shape.dimensions.is_empty() || !shape.is_dynamic_dimension.is_empty();
     let has_elements = !shape.tuple_shapes.is_empty();
@@ -248,6 +248,6 @@ fn validate_shape_size(shape: &Shape, array_type: PrimitiveType) -> Result<(), S
         .and_then(|elements| elements.checked_mul(byte_width))
         .map(drop)
         .ok_or_else(|| ShapeError::SizeMayOverflow {
-            shape: shape.human_string(),
+            shape: Box::new(shape.clone()),
         })
 }

@@ -227,18 +227,22 @@ impl StridedView {
     /// rounded up to whole bytes first. An empty view needs 0 bytes
     /// (DirectML's unsigned arithmetic would wrap around there).
     ///
+    /// A DirectML size, not XLA's: an XLA layout's buffer is
+    /// `index_util::TiledLayout::array_size` (shape-util's crate
+    /// documentation lists every size function and what it counts).
+    ///
     /// # Errors
     ///
     /// As [`StridedView::min_buffer_len`].
     ///
     /// ```
     /// let padded = stride_util::StridedView::from_dml(&[2, 3], Some(&[5, 1]))?;
-    /// assert_eq!(padded.buffer_size_in_bytes(8)?, 8);
-    /// assert_eq!(padded.buffer_size_in_bytes(16)?, 16);
-    /// assert_eq!(stride_util::StridedView::row_major(&[3])?.buffer_size_in_bytes(8)?, 4);
+    /// assert_eq!(padded.dml_buffer_tensor_size(8)?, 8);
+    /// assert_eq!(padded.dml_buffer_tensor_size(16)?, 16);
+    /// assert_eq!(stride_util::StridedView::row_major(&[3])?.dml_buffer_tensor_size(8)?, 4);
     /// # Ok::<(), stride_util::ViewError>(())
     /// ```
-    pub fn buffer_size_in_bytes(&self, element_size_in_bits: u32) -> Result<i64, ViewError> {
+    pub fn dml_buffer_tensor_size(&self, element_size_in_bits: u32) -> Result<i64, ViewError> {
         // In i128: the bit count may pass i64::MAX while the bytes fit.
         let len = self.min_buffer_len()?;
         let bytes = (i128::from(len) * i128::from(element_size_in_bits) + 7) / 8;

@@ -166,20 +166,20 @@ fn minimal_buffers_just_over_i64_max() {
     // The last element at i64::MAX: the buffer needs i64::MAX + 1 elements.
     let far = StridedView::new(&[2], &[i64::MAX], 0).unwrap();
     assert_overflow(far.min_buffer_len(), "the buffer length");
-    assert_overflow(far.buffer_size_in_bytes(8), "the buffer length");
+    assert_overflow(far.dml_buffer_tensor_size(8), "the buffer length");
     let far = StridedView::new(&[2, 2], &[i64::MAX - 1, 1], 0).unwrap();
     assert_overflow(far.min_buffer_len(), "the buffer length");
     // 2^60 elements fit; their bytes at 64 bits do not, at 32 they do.
     let long = StridedView::row_major(&[1 << 60]).unwrap();
-    assert_overflow(long.buffer_size_in_bytes(64), "the buffer size in bytes");
-    assert_eq!(long.buffer_size_in_bytes(32).unwrap(), 1 << 62);
+    assert_overflow(long.dml_buffer_tensor_size(64), "the buffer size in bytes");
+    assert_eq!(long.dml_buffer_tensor_size(32).unwrap(), 1 << 62);
     assert_overflow(
-        long.buffer_size_in_bytes(u32::MAX),
+        long.dml_buffer_tensor_size(u32::MAX),
         "the buffer size in bytes",
     );
     // Sub-byte elements: i64::MAX 4-bit elements take 2^62 bytes.
     let longest = StridedView::row_major(&[i64::MAX]).unwrap();
-    assert_eq!(longest.buffer_size_in_bytes(4).unwrap(), 1 << 62);
+    assert_eq!(longest.dml_buffer_tensor_size(4).unwrap(), 1 << 62);
     // An element below 0 has no buffer.
     let below = StridedView::new(&[2], &[i64::MIN], 0).unwrap();
     assert_eq!(

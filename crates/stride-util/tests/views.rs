@@ -45,7 +45,7 @@ fn seed_directml_broadcast_and_padding() {
     assert!(!padded.is_packed().unwrap());
     assert_eq!(padded.offsets().collect::<Vec<_>>(), [0, 1, 2, 5, 6, 7]);
     assert_eq!(padded.min_buffer_len().unwrap(), 8);
-    assert_eq!(padded.buffer_size_in_bytes(32).unwrap(), 32);
+    assert_eq!(padded.dml_buffer_tensor_size(32).unwrap(), 32);
 }
 
 #[test]
@@ -161,7 +161,7 @@ fn classification_edge_cases() {
     let empty = StridedView::new(&[3, 0, 2], &[5, 7, -1], 4).unwrap();
     assert!(empty.is_c_contiguous() && empty.is_f_contiguous());
     assert_eq!(empty.min_buffer_len().unwrap(), 0);
-    assert_eq!(empty.buffer_size_in_bytes(32).unwrap(), 0);
+    assert_eq!(empty.dml_buffer_tensor_size(32).unwrap(), 0);
     assert!(empty.is_packed().unwrap());
     assert_eq!(empty.offsets().count(), 0);
     let scalar = StridedView::row_major(&[]).unwrap();
@@ -169,12 +169,12 @@ fn classification_edge_cases() {
     assert_eq!(scalar.min_buffer_len().unwrap(), 1);
     // DirectML rounds buffer sizes up to 4 bytes; sub-byte elements pack.
     let seven = StridedView::row_major(&[7]).unwrap();
-    assert_eq!(seven.buffer_size_in_bytes(8).unwrap(), 8);
-    assert_eq!(seven.buffer_size_in_bytes(4).unwrap(), 4);
+    assert_eq!(seven.dml_buffer_tensor_size(8).unwrap(), 8);
+    assert_eq!(seven.dml_buffer_tensor_size(4).unwrap(), 4);
     assert_eq!(
         StridedView::row_major(&[9])
             .unwrap()
-            .buffer_size_in_bytes(4)
+            .dml_buffer_tensor_size(4)
             .unwrap(),
         8
     );
@@ -196,7 +196,7 @@ fn classification_edge_cases() {
     let far = StridedView::new(&[2], &[i64::MAX - 1], 0).unwrap();
     assert_eq!(far.min_buffer_len().unwrap(), i64::MAX);
     assert_eq!(
-        far.buffer_size_in_bytes(32).unwrap_err().to_string(),
+        far.dml_buffer_tensor_size(32).unwrap_err().to_string(),
         "integer overflow computing the buffer size in bytes of 9223372036854775807 elements of 32 bits"
     );
     assert!(

@@ -3,8 +3,6 @@
 
 use std::sync::Arc;
 
-use serde::ser::{Serialize, SerializeStruct, Serializer};
-
 use crate::sizes::BufferSizes;
 use crate::{Limit, ModuleSummary, Opcode, Stack};
 
@@ -14,7 +12,8 @@ use crate::{Limit, ModuleSummary, Opcode, Stack};
 /// computation's buffers added up (largest first).
 ///
 /// Its text form (`Display`) is the command's table; its serialized form
-/// (`Serialize`) the object of `xla-shape --json hlo` less `ok`: `module`,
+/// (`Serialize`, in `memory_json.rs`) the object of `xla-shape --json hlo`
+/// less `ok`: `module`,
 /// `parameter_bytes`, `output_bytes` (logical, as XLA's
 /// `CompiledMemoryStats`), `parameter_allocated_bytes`,
 /// `output_allocated_bytes`, `per_device_parameter_bytes`,
@@ -22,6 +21,12 @@ use crate::{Limit, ModuleSummary, Opcode, Stack};
 /// `instructions` (each a [`BufferRow`]) and `computation_totals` (each a
 /// [`ComputationTotal`], as many as [`MemoryReport::top`]). It is built by
 /// [`MemoryReport::read`] and [`MemoryReport::read_text`].
+///
+/// `Deserialize` reads that object back (`ok` and the fields computed from
+/// others, such as `padding_bytes`, are ignored). What it does not carry
+/// comes back empty: of the [`ModuleSummary`] only the fields above (a
+/// per-device total's allocated bytes read as its logical ones), and
+/// [`MemoryReport::top`] as [`Limit::All`] over the totals listed.
 ///
 /// ```
 /// let text = "HloModule tiled
@@ -36,6 +41,10 @@ use crate::{Limit, ModuleSummary, Opcode, Stack};
 ///     report.to_string().lines().next(),
 ///     Some("module tiled: 1 instructions in 1 computation")
 /// );
+/// let json = serde_json::to_string(&report).unwrap();
+/// let back: hlo_util::MemoryReport = serde_json::from_str(&json).unwrap();
+/// assert_eq!(back.instructions, report.instructions);
+/// assert_eq!(serde_json::to_string(&back).unwrap(), json);
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -63,8 +72,8 @@ pub struct BufferRow {
     pub computation: String,
     /// The instruction's name.
     pub name: String,
-    /// Its opcode.
-    pub opcode: String,
+    /// Its opcode (serialized as XLA spells it: `get-tuple-element`).
+    pub opcode: Opcode,
     /// Its shape as XLA prints it, layout included.
     pub shape: String,
     /// The bytes of its buffer.
@@ -120,20 +129,6 @@ pub struct ComputationTotal {
     pub allocated_bytes: i64,
 }
 
-impl BufferRow {
-    /// The `opcode` field as an [`Opcode`] (any word reads as one).
-    ///
-    /// ```
-    /// let text = "HloModule m\nENTRY %e (p: f32[4]) -> f32[4] {\n  ROOT %p = f32[4]{0} parameter(0)\n}\n";
-    /// let report = hlo_util::MemoryReport::read(text.as_bytes(), 20).unwrap();
-    /// assert_eq!(report.instructions[0].to_opcode(), hlo_util::Opcode::Parameter);
-    /// ```
-    pub fn to_opcode(&self) -> Opcode {
-        let Ok(opcode) = self.opcode.parse();
-        opcode
-    }
-}
-
 impl ComputationTotal {
     /// The bytes allocated beyond the logical bytes.
     pub fn padding_bytes(&self) -> i64 {
@@ -144,76 +139,8 @@ impl ComputationTotal {
 impl MemoryReport {
     /// The computation totals the serialized form lists: the first
     /// [`MemoryReport::top`].
-    fn shown_totals(&self) -> &[ComputationTotal] {
+    pub(super) fn shown_totals(&self) -> &[ComputationTotal] {
         let shown = self.top.of(self.computation_totals.len());
         self.computation_totals.get(..shown).unwrap_or_default()
-    }
-}
-
-impl Serialize for MemoryReport {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let m = &self.module;
-        let mut s = serializer.serialize_struct("MemoryReport", 11)?;
-        s.serialize_field("module", &m.name)?;
-        // XLA's CompiledMemoryStats as real XLA reports them: logical bytes,
-        // even for tiled arrays; the buffers' allocated sizes beside them.
-        s.serialize_field("parameter_bytes", &m.parameter_bytes.logical)?;
-        s.serialize_field("output_bytes", &m.output_bytes.logical)?;
-        s.serialize_field("parameter_allocated_bytes", &m.parameter_bytes.allocated)?;
-        s.serialize_field("output_allocated_bytes", &m.output_bytes.allocated)?;
-        s.serialize_field(
-            "per_device_parameter_bytes",
-            &m.per_device_parameter_bytes.map(|b| b.logical),
-        )?;
-        s.serialize_field(
-            "per_device_output_bytes",
-            &m.per_device_output_bytes.map(|b| b.logical),
-        )?;
-        s.serialize_field("computations", &m.computations)?;
-        s.serialize_field("instruction_count", &m.instructions)?;
-        s.serialize_field("instructions", &self.instructions)?;
-        s.serialize_field("computation_totals", self.shown_totals())?;
-        if !m.warnings.is_empty() {
-            s.serialize_field("warnings", &m.warnings)?;
-        }
-        s.end()
-    }
-}
-
-impl Serialize for BufferRow {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("BufferRow", 13)?;
-        s.serialize_field("computation", &self.computation)?;
-        s.serialize_field("name", &self.name)?;
-        s.serialize_field("opcode", &self.opcode)?;
-        s.serialize_field("shape", &self.shape)?;
-        s.serialize_field("bytes", &self.sizes.bytes)?;
-        s.serialize_field("allocated_bytes", &self.sizes.allocated_bytes)?;
-        s.serialize_field("padding_bytes", &self.sizes.padding_bytes())?;
-        s.serialize_field("padding_ratio", &self.sizes.padding_ratio())?;
-        s.serialize_field("memory_space", &self.sizes.memory_space)?;
-        s.serialize_field(
-            "per_device_shape",
-            &self.per_device.as_ref().map(|d| &d.shape),
-        )?;
-        s.serialize_field(
-            "per_device_bytes",
-            &self.per_device.as_ref().map(|d| d.bytes),
-        )?;
-        s.serialize_field("op_name", &self.op_name.as_deref())?;
-        s.serialize_field("stack", &self.stack)?;
-        s.end()
-    }
-}
-
-impl Serialize for ComputationTotal {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("ComputationTotal", 5)?;
-        s.serialize_field("computation", &self.computation)?;
-        s.serialize_field("instructions", &self.instructions)?;
-        s.serialize_field("bytes", &self.bytes)?;
-        s.serialize_field("allocated_bytes", &self.allocated_bytes)?;
-        s.serialize_field("padding_bytes", &self.padding_bytes())?;
-        s.end()
     }
 }

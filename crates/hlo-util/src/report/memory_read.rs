@@ -193,10 +193,11 @@ impl Collector {
 
 /// The row of `i`.
 fn row(i: &Instruction<'_>) -> BufferRow {
+    let Ok(opcode) = i.opcode.parse();
     BufferRow {
         computation: i.computation.to_owned(),
         name: i.name.to_owned(),
-        opcode: i.opcode.to_owned(),
+        opcode,
         shape: i.shape.to_string(),
         sizes: i.sizes,
         per_device: i.per_device.as_ref().map(|d| DeviceBuffer {

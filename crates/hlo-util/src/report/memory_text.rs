@@ -152,7 +152,7 @@ fn cells(r: &BufferRow, sharded: bool, sources: bool) -> Vec<String> {
         },
         r.computation.clone(),
         r.name.clone(),
-        r.opcode.clone(),
+        r.opcode.to_string(),
         r.shape.clone(),
     ];
     if sharded {

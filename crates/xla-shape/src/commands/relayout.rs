@@ -14,9 +14,17 @@ use super::{Outcome, shape};
 use crate::cli::RelayoutArgs;
 
 /// The bytes of a buffer of `shape`: what XLA allocates
-/// ([`index_util::TiledLayout::buffer_bytes`]).
-fn buffer_size(shape: &Shape) -> Result<usize, String> {
-    index_util::TiledLayout::buffer_bytes(shape).map_err(|e| e.to_string())
+/// ([`index_util::TiledLayout::array_size`]), and that size as the length
+/// of the slice that holds it.
+fn buffer_size(shape: &Shape) -> Result<(i64, usize), String> {
+    let bytes = index_util::TiledLayout::array_size(shape).map_err(|e| e.to_string())?;
+    let len = usize::try_from(bytes).map_err(|_| {
+        format!(
+            "a buffer of {} has {bytes} bytes, more than this machine addresses",
+            shape.human_string_with_layout()
+        )
+    })?;
+    Ok((bytes, len))
 }
 
 /// Reads the source buffer, relayouts it (on `--threads` threads) and
@@ -34,14 +42,14 @@ pub fn run(args: &RelayoutArgs) -> Outcome {
         ));
     }
     let err = |e: RelayoutError| e.to_string();
-    let src_bytes = buffer_size(&src_shape)?;
-    let src = read_input(args.input.as_deref(), src_bytes, &args.src)?;
+    let (src_bytes, src_len) = buffer_size(&src_shape)?;
+    let src = read_input(args.input.as_deref(), src_len, &args.src)?;
     let shapes = FromTo {
         from: &src_shape,
         to: &dst_shape,
     };
     // Sized and checked against the input (and a cap) before it is allocated.
-    let mut dst = output_buffer(shapes, src.len()).map_err(err)?;
+    let mut dst = output_buffer(shapes, src_bytes).map_err(err)?;
     let dst_bytes = dst.len();
     let plan = RelayoutPlan::xla(shapes).map_err(err)?;
     match args.threads.get().min(max_threads()) {
