@@ -1,0 +1,91 @@
+//! ndarray views into TPU's tiles: a transposed array (a column-major
+//! weight) and one with its rows reversed (a negative stride), each as a
+//! `StridedView` over the array's elements, relaid into `{1,0:T(8,128)}`.
+
+use anyhow::Context;
+use index_util::TiledLayout;
+use ndarray::{Array2, ArrayView2, s};
+use relayout::{FromTo, RelayoutPlan, StridedView};
+use schema::Shape;
+
+fn main() -> anyhow::Result<()> {
+    let weight = Array2::from_shape_fn((256, 40), |(i, j)| (i * 40 + j) as f32);
+
+    // Transposed: [40, 256], column-major in memory, an XLA layout as it is.
+    let transposed = weight.t();
+    let (view, elements) = StridedView::from_ndarray(&transposed)?;
+    let (layout, offset) = view.to_xla_layout_and_offset()?;
+    assert_eq!(
+        (layout.minor_to_major.as_slice(), offset),
+        (&[0_i64, 1][..], 0)
+    );
+    let to: Shape = "f32[40,256]{1,0:T(8,128)}".parse()?;
+    let from = Shape {
+        layout: Some(Box::new(layout)),
+        ..to.clone()
+    };
+    let mut tiled = vec![0.0_f32; TiledLayout::buffer_bytes(&to)? / 4];
+    RelayoutPlan::xla(FromTo {
+        from: &from,
+        to: &to,
+    })?
+    .run(elements, &mut tiled)?;
+    check(&tiled, &to, transposed)?;
+    println!("{} -> {to}: {} positions", from, tiled.len());
+
+    // Rows reversed: stride -40. No XLA layout runs backwards, so the view
+    // is first copied row-major, then tiled.
+    let reversed = weight.slice(s![..;-1, ..]);
+    let (view, elements) = StridedView::from_ndarray(&reversed)?;
+    assert_eq!(
+        (view.strides(), view.offset()),
+        (&[-40_i64, 1][..], 255 * 40)
+    );
+    assert!(view.to_xla_layout().is_err());
+    let row_major = StridedView::row_major(view.sizes())?;
+    let mut rows = vec![0.0_f32; elements.len()];
+    RelayoutPlan::new(
+        FromTo {
+            from: &view,
+            to: &row_major,
+        },
+        4,
+    )?
+    .run(elements, &mut rows)?;
+    let from: Shape = "f32[256,40]{1,0}".parse()?;
+    let to: Shape = "f32[256,40]{1,0:T(8,128)}".parse()?;
+    let mut tiled = vec![0.0_f32; TiledLayout::buffer_bytes(&to)? / 4];
+    RelayoutPlan::xla(FromTo {
+        from: &from,
+        to: &to,
+    })?
+    .run(&rows, &mut tiled)?;
+    check(&tiled, &to, reversed)?;
+    println!(
+        "{} (rows reversed) -> {to}: {} positions",
+        from,
+        tiled.len()
+    );
+    // The first row of the first tile is the original's last row.
+    assert_eq!(tiled[..40], weight.row(255).to_vec()[..]);
+    Ok(())
+}
+
+/// Checks that every element of `array` is at its position of `shape`'s
+/// buffer `tiled`.
+fn check(tiled: &[f32], shape: &Shape, array: ArrayView2<'_, f32>) -> anyhow::Result<()> {
+    let layout = TiledLayout::new(shape)?;
+    for ((i, j), &value) in array.indexed_iter() {
+        let index = [i64::try_from(i)?, i64::try_from(j)?];
+        let at = usize::try_from(layout.position(&index)?)?;
+        let found = tiled.get(at).context("a position outside the buffer")?;
+        assert_eq!(
+            found.to_bits(),
+            value.to_bits(),
+            "element {index:?} of {shape}"
+        );
+    }
+    Ok(())
+}
+
+rust_user::test_main!();
