@@ -24,7 +24,7 @@ fn main() -> anyhow::Result<()> {
         layout: Some(Box::new(layout)),
         ..to.clone()
     };
-    let mut tiled = vec![0.0_f32; TiledLayout::buffer_bytes(&to)? / 4];
+    let mut tiled = vec![0.0_f32; usize::try_from(TiledLayout::array_size(&to)? / 4)?];
     RelayoutPlan::xla(FromTo {
         from: &from,
         to: &to,
@@ -54,7 +54,7 @@ fn main() -> anyhow::Result<()> {
     .run(elements, &mut rows)?;
     let from: Shape = "f32[256,40]{1,0}".parse()?;
     let to: Shape = "f32[256,40]{1,0:T(8,128)}".parse()?;
-    let mut tiled = vec![0.0_f32; TiledLayout::buffer_bytes(&to)? / 4];
+    let mut tiled = vec![0.0_f32; usize::try_from(TiledLayout::array_size(&to)? / 4)?];
     RelayoutPlan::xla(FromTo {
         from: &from,
         to: &to,
