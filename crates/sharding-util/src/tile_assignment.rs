@@ -46,10 +46,54 @@ pub enum Devices {
 /// assert_eq!(tiles.device_at(&[1, 0]).unwrap(), 1);
 /// assert_eq!(tiles.tile_of(6).unwrap(), Some(vec![0, 3]));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+///
+/// Two tile assignments are equal when their grids and devices are, as
+/// XLA's `TileAssignment::operator==` has it: an iota equals the explicit
+/// list of its devices (two iotas compare by their canonical form).
+///
+/// ```
+/// use sharding_util::TileAssignment;
+///
+/// let iota = TileAssignment::iota(vec![2, 2], vec![2, 2], vec![1, 0]).unwrap();
+/// let list = TileAssignment::list(vec![2, 2], vec![0, 2, 1, 3]).unwrap();
+/// assert_eq!(iota, list);
+/// assert_ne!(iota.to_string(), list.to_string());
+/// ```
+#[derive(Debug, Clone)]
 pub struct TileAssignment {
     dims: Vec<i64>,
     devices: Devices,
+}
+
+impl PartialEq for TileAssignment {
+    fn eq(&self, other: &Self) -> bool {
+        if self.dims != other.dims {
+            return false;
+        }
+        match (&self.devices, &other.devices) {
+            (Devices::Iota(a), Devices::Iota(b)) => a == b,
+            (Devices::List(a), Devices::List(b)) => a == b,
+            // An explicit list is in memory: comparing it is linear in its
+            // length.
+            _ => self.iter().eq(other.iter()),
+        }
+    }
+}
+
+impl Eq for TileAssignment {}
+
+/// The devices an equal assignment also has first.
+const HASHED_DEVICES: i64 = 16;
+
+impl std::hash::Hash for TileAssignment {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        // Equal assignments have the same grid and the same devices, in
+        // whatever form: the grid and the first devices, never a whole iota.
+        self.dims.hash(state);
+        for flat in 0..self.num_elements().min(HASHED_DEVICES) {
+            self.device_at_flat(flat).hash(state);
+        }
+    }
 }
 
 /// The product of `dims`, every one positive, at most [`MAX_DEVICES`].

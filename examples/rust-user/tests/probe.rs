@@ -65,6 +65,10 @@ fn shardings_are_set_members() -> anyhow::Result<()> {
         HashSet::from(["{devices=[2,4]<=[8]}".to_owned(), "{replicated}".to_owned()])
     );
     assert_eq!(set.len(), 2);
+    // The explicit list of the iota's devices is the same sharding, as XLA
+    // compares them.
+    let listed: HloSharding = "{devices=[2,4]0,1,2,3,4,5,6,7}".parse()?;
+    assert!(set.contains(&listed));
     Ok(())
 }
 
