@@ -121,7 +121,7 @@ impl TileTranspose {
             src_rows.extend(src_p.iter().map(|&o| at(s + o)));
             dst_rows.clear();
             dst_rows.extend(dst_q.iter().map(|&o| at(d + o)));
-            transpose(src, dst, &src_rows, &dst_rows, large);
+            transpose(src, dst, (&src_rows, &dst_rows), large);
         });
     }
 }
@@ -133,8 +133,7 @@ impl TileTranspose {
 fn transpose(
     src: &[[u8; UNIT]],
     dst: &mut [[u8; UNIT]],
-    src_rows: &[usize],
-    dst_rows: &[usize],
+    (src_rows, dst_rows): (&[usize], &[usize]),
     large: bool,
 ) {
     let (p_len, q_len) = (src_rows.len(), dst_rows.len());
