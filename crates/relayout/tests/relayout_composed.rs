@@ -153,6 +153,13 @@ fn tile_transposes_at_odd_sizes() {
             "f32[37,70,131]{2,1,0:T(8,128)}",
             32,
         ),
+        // The destination-side axis split in two levels of a tile's rows
+        // and columns (as long as a block or longer).
+        (
+            "f32[20,130,40]{2,1,0}",
+            "f32[20,130,40]{1,0,2:T(8,128)}",
+            32,
+        ),
         (
             "f32[3,37,70,131]{2,3,0,1}",
             "f32[3,37,70,131]{3,2,1,0:T(8,128)}",
