@@ -13,14 +13,15 @@
 //! are written front to back. Large relayouts prefetch the source lines
 //! of the block [`AHEAD`] blocks on and write with streaming stores where
 //! every destination row starts on 32 bytes (AVX2) or its pieces on 16
-//! (SSE2). Measured on the 2-vCPU AMD EPYC (Zen 3, AVX2), f32[4096,4096]
+//! (SSE2). Measured on a 2-vCPU AMD EPYC (Zen 3, AVX2), f32[4096,4096]
 //! column-major into `{1,0:T(8,128)}` and back, times a plain copy in the
-//! same run (medians of 4 alternating runs of `relayout_matrix --reps 5`,
-//! under load): 1.18 and 1.36 as here; the blocks two along `p` at a time
-//! for each along `q` (each column's two lines in turn) 1.54 and 1.71–1.90;
-//! two along `q` for each along `p` 1.52 and 1.83; prefetching 4 blocks
-//! ahead 1.39–1.66 and 1.40–1.46, 16 ahead 1.45 and 1.77; into L2 (`T1`)
-//! 1.67 and 1.44. Raw-pointer loads and stores inside one bounds check
+//! same run (medians of 3 or 4 alternating runs of `relayout_matrix
+//! --reps 5`, under load): 1.18 and 1.36 as here; out of the tiles, two
+//! blocks along `p` for each along `q` (each column's two lines in turn)
+//! 1.71–1.90 against 1.41; two along `q` for each along `p` 1.52 and 1.83;
+//! prefetching 4 blocks ahead, into the tiles 1.39–1.66 against 1.24–1.25
+//! (out of them within the noise); into L2 (`T1`), into the tiles 1.67
+//! against 1.21. Raw-pointer loads and stores inside one bounds check
 //! (`inside`) against slice accesses: in cache (f32[256,256]) 2.2 against
 //! 3.1–3.5, large 1.28 and 1.41 against 1.37 and 1.72.
 //!
