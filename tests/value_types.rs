@@ -179,6 +179,10 @@ fn the_enums_a_user_prints_say_their_names() {
     );
     assert_eq!(hlo_util::StepUnit::HeapEvent.to_string(), "heap_event");
     assert_eq!(relayout::Strategy::TilePieces.to_string(), "tile_pieces");
+    assert_eq!(
+        relayout::Strategy::TileTranspose.to_string(),
+        "tile_transpose"
+    );
     assert_eq!(relayout::SimdLevel::Avx512.to_string(), "avx512");
     assert_eq!(
         sharding_util::SubgroupType::Replicated.to_string(),

@@ -1,8 +1,9 @@
 //! A relayout composed of fast steps through cache-sized intermediates,
 //! for the pairs that one pass through tiles copies slowly: a tiled side
 //! whose element order transposes the other's (column-major into
-//! `{1,0:T(8,128)}`, row-major into `{0,1:T(8,128)}`), and tiled into
-//! differently tiled.
+//! `{1,0:T(8,128)}`, row-major into `{0,1:T(8,128)}`) where no tile
+//! transpose takes it in one pass (see `kernels/tile_transpose.rs`), and
+//! tiled into differently tiled.
 //!
 //! The array is cut into boxes of at most [`BOX_BYTES`] (each box a multiple
 //! of both tilings' top digit weight along every dimension, so that it is

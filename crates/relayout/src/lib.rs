@@ -42,7 +42,7 @@
 
 // Denied, not forbidden: the measured SIMD kernels allow it where they use
 // it (kernels/x86/: sse2.rs, stream.rs, avx2.rs, avx512.rs,
-// avx512_interleave.rs).
+// avx512_interleave.rs, tile_blocks.rs).
 #![deny(unsafe_code)]
 
 mod bits;
@@ -268,6 +268,11 @@ pub(crate) fn copy_planned(
             })
     });
     let large = whole_bytes.map(kernels::is_large_bytes);
+    if let Some(transpose) = kernels::TileTranspose::find(plan, element_size) {
+        let large = large.unwrap_or_else(|| kernels::is_large_plan(plan, element_size));
+        transpose.copy(src, dst, large);
+        return false;
+    }
     match element_size {
         1 => run::<1>(plan, src, dst, tail, large),
         2 => run::<2>(plan, src, dst, tail, large),
@@ -321,6 +326,9 @@ pub(crate) fn strategy_of(
 /// The strategy of the canonical `plan` with elements of `element_size`
 /// bytes.
 pub(crate) fn strategy_of_plan(plan: &Plan, element_size: usize) -> Strategy {
+    if kernels::TileTranspose::find(plan, element_size).is_some() {
+        return Strategy::TileTranspose;
+    }
     match element_size {
         1 => kernels::strategy::<1>(plan, kernels::is_large::<1>(plan)).0,
         2 => kernels::strategy::<2>(plan, kernels::is_large::<2>(plan)).0,

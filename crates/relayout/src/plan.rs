@@ -68,7 +68,9 @@ pub enum Strategy {
     /// taken as a few strided pieces (all full tiles, then the partial
     /// ones), each copied by the kernel of its own strategy. Chosen where
     /// the tiled side's physical order is the other side's, so that the
-    /// pieces are runs along the tiles' rows.
+    /// pieces are runs along the tiles' rows, and where the tiles are as
+    /// wide as their rows (one tile across: the pieces are then plain
+    /// transposes).
     TilePieces,
     /// Through cache-sized intermediates: the array cut into boxes of at
     /// most 512 KiB, each taken out of the source's tiles into an
@@ -77,8 +79,19 @@ pub enum Strategy {
     /// tiles, skipping the steps between the same order. Chosen where a
     /// tiled side's physical order is not the other side's
     /// (column-major into `{1,0:T(8,128)}`, row-major into
-    /// `{0,1:T(8,128)}`), and between two different tilings.
+    /// `{0,1:T(8,128)}`, where [`Strategy::TileTranspose`] does not
+    /// apply), and between two different tilings.
     Composed,
+    /// A transpose whose rows on one side are not evenly spaced but split
+    /// in two levels, such as the rows of XLA's tiles in the order that
+    /// transposes the other side's (column-major into `{1,0:T(8,128)}`,
+    /// row-major into `{0,1:T(8,128)}`, and back), in one pass: blocks of
+    /// 16 × 16 four-byte units (elements, or the pairs and quads of rows
+    /// that packing tiles such as `(2,1)` and `(4,1)` interleave), each
+    /// 16 source row pieces of 64 bytes transposed in registers straight
+    /// into 16 destination row pieces of 64 bytes, wherever each row
+    /// starts; large ones written with streaming stores.
+    TileTranspose,
 }
 
 impl fmt::Display for Strategy {
@@ -94,6 +107,7 @@ impl fmt::Display for Strategy {
             Self::Elements => "elements",
             Self::TilePieces => "tile_pieces",
             Self::Composed => "composed",
+            Self::TileTranspose => "tile_transpose",
         })
     }
 }
@@ -156,6 +170,49 @@ impl Plan {
             src_offset,
             dst_offset,
         }
+    }
+
+    /// This plan in units of `unit` bytes, for elements of `element_size`:
+    /// itself where they are the same size, else its innermost dimension,
+    /// where it is a run of `unit / element_size` elements contiguous on
+    /// both sides, taken as one unit (every other stride and both offsets
+    /// divided by its length); `None` where some is not a multiple of it.
+    /// The pairs and quads of rows that XLA's packing tiles (`(2,1)`,
+    /// `(4,1)`) interleave are such runs.
+    pub(crate) fn in_units(&self, element_size: usize, unit: usize) -> Option<Self> {
+        if element_size == unit {
+            return Some(self.clone());
+        }
+        let (inner, outer) = self.dims.split_last()?;
+        let k = i64::try_from(unit / element_size.max(1)).ok()?;
+        let exact = element_size.checked_mul(unit / element_size.max(1)) == Some(unit);
+        if !exact
+            || k < 2
+            || *inner
+                != (Dim {
+                    size: k,
+                    src: 1,
+                    dst: 1,
+                })
+        {
+            return None;
+        }
+        let divided = |x: i64| (x % k == 0).then_some(x / k);
+        let dims = outer
+            .iter()
+            .map(|d| {
+                Some(Dim {
+                    size: d.size,
+                    src: divided(d.src)?,
+                    dst: divided(d.dst)?,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Self {
+            dims,
+            src_offset: divided(self.src_offset)?,
+            dst_offset: divided(self.dst_offset)?,
+        })
     }
 
     /// The strategy for this plan, and for [`Strategy::Tiled`] the index of

@@ -366,9 +366,9 @@ impl RelayoutPlan {
 
     /// How the plan copies (see [`Strategy`]): for views and untiled XLA
     /// layouts of whole-byte elements, the kernel's strategy; into, out of
-    /// or between tiles, [`Strategy::TilePieces`] or
-    /// [`Strategy::Composed`]; packed sub-byte elements between views,
-    /// [`Strategy::Elements`]; a repack between sub-byte elements one per
+    /// or between tiles, [`Strategy::TilePieces`],
+    /// [`Strategy::TileTranspose`] or [`Strategy::Composed`]; packed
+    /// sub-byte elements between views, [`Strategy::Elements`]; a repack between sub-byte elements one per
     /// byte and packed, the strategy of its relayout between the packed
     /// side's layout and the other. Always `Some`.
     ///
@@ -379,10 +379,15 @@ impl RelayoutPlan {
     /// let a = StridedView::row_major(&[64, 64])?;
     /// let plan = RelayoutPlan::new(FromTo { from: &a.transpose(), to: &a }, 4)?;
     /// assert_eq!(plan.strategy(), Some(Strategy::Tiled));
-    /// // Column-major into TPU tiles goes through cache-sized intermediates.
+    /// // Column-major into TPU tiles: one pass of tile transposes.
     /// let from: Shape = "f32[1024,1024]{0,1}".parse()?;
     /// let to: Shape = "f32[1024,1024]{1,0:T(8,128)}".parse()?;
     /// let plan = RelayoutPlan::xla(FromTo { from: &from, to: &to })?;
+    /// assert_eq!(plan.strategy(), Some(Strategy::TileTranspose));
+    /// // Tiles into tiles of another order go through cache-sized
+    /// // intermediates.
+    /// let other: Shape = "f32[1024,1024]{0,1:T(8,128)}".parse()?;
+    /// let plan = RelayoutPlan::xla(FromTo { from: &to, to: &other })?;
     /// assert_eq!(plan.strategy(), Some(Strategy::Composed));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

@@ -10,10 +10,11 @@ use rayon::ThreadPool;
 use super::bits::{capacity_in_elements, element_bits};
 use super::composed::{Composed, wants_composition};
 use super::piece_copy::{has_padding, zero_padding};
+use super::plan::Plan;
 use super::tiled::Tiling;
 use super::{
     RelayoutError, Strategy, check_views, fill_padding, interleave, parallel, relayout_with_tail,
-    sub_byte,
+    strategy_of_plan, sub_byte,
 };
 use stride_util::StridedView;
 use stride_util::ViewError;
@@ -81,6 +82,9 @@ pub(crate) struct TiledPlan {
     /// The composition through cache-sized intermediates, where one pass
     /// through the tiles would be slow (see `composed.rs`).
     composed: Option<Composed>,
+    /// The strategy of a relayout that goes in one pass of pieces where
+    /// the physical orders differ (see [`transposes_in_one_pass`]).
+    one_pass: Option<Strategy>,
 }
 
 impl TiledPlan {
@@ -100,12 +104,20 @@ impl TiledPlan {
         } else {
             Some((Tiling::new(src_shape)?, Tiling::new(dst_shape)?))
         };
+        let one_pass = match &tilings {
+            Some((from, to)) => {
+                transposes_in_one_pass((src_shape, from.as_ref()), (dst_shape, to.as_ref()), bits)
+            }
+            None => None,
+        };
         let composed = match &tilings {
-            Some((from, to)) if wants_composition(src_shape, dst_shape) => Some(Composed::new(
-                (src_shape, from.as_ref()),
-                (dst_shape, to.as_ref()),
-                bits,
-            )?),
+            Some((from, to)) if one_pass.is_none() && wants_composition(src_shape, dst_shape) => {
+                Some(Composed::new(
+                    (src_shape, from.as_ref()),
+                    (dst_shape, to.as_ref()),
+                    bits,
+                )?)
+            }
             _ => None,
         };
         Ok(Self {
@@ -118,6 +130,7 @@ impl TiledPlan {
             dst_bytes,
             tilings,
             composed,
+            one_pass,
         })
     }
 
@@ -128,13 +141,16 @@ impl TiledPlan {
 
     /// How the plan copies: through cache-sized intermediates
     /// ([`Strategy::Composed`]), in one pass through the tiles
-    /// ([`Strategy::TilePieces`]), or element by element from the index
-    /// function ([`Strategy::Elements`]).
+    /// ([`Strategy::TileTranspose`] where the tiles transpose the other
+    /// side's order, else [`Strategy::TilePieces`]), or element by element
+    /// from the index function ([`Strategy::Elements`]).
     pub(crate) fn strategy(&self) -> Strategy {
         if self.src_shape.dimensions.contains(&0) {
             Strategy::Empty
         } else if self.composed.is_some() {
             Strategy::Composed
+        } else if let Some(strategy) = self.one_pass {
+            strategy
         } else if self.tilings.is_some() {
             Strategy::TilePieces
         } else {
@@ -213,6 +229,48 @@ impl TiledPlan {
                 reason: "a relayout without tiles on the tiled path".to_owned(),
             }),
         }
+    }
+}
+
+/// How the relayout from `src_shape` into `dst_shape`, one of them tiled
+/// (`Some` tiling) and the other not, goes in one pass through the tiles
+/// where their physical orders differ, judged by its largest piece (whose
+/// tiles are full; the other pieces take whatever kernel suits them):
+/// [`Strategy::TileTranspose`] where that piece is one, or
+/// [`Strategy::TilePieces`] where it is a plain transpose of two
+/// dimensions (tiles as wide as their rows: every row of the tiled side
+/// equally far from the next); `None` (compose instead) otherwise, for
+/// packed sub-byte elements, and where the pieces cannot be made.
+fn transposes_in_one_pass(
+    (src_shape, from): (&Shape, Option<&Tiling>),
+    (dst_shape, to): (&Shape, Option<&Tiling>),
+    bits: u32,
+) -> Option<Strategy> {
+    let size = usize::try_from(bits / 8).ok().filter(|&n| n > 0)?;
+    if !bits.is_multiple_of(8) {
+        return None;
+    }
+    let pieces = match (from, to) {
+        (None, Some(to)) => {
+            let view = StridedView::from_xla_shape(src_shape).ok()?;
+            to.pieces(dst_shape, &view, &[]).ok()?
+        }
+        (Some(from), None) => {
+            let view = StridedView::from_xla_shape(dst_shape).ok()?;
+            let pieces = from.pieces(src_shape, &view, &[]).ok()?;
+            pieces.into_iter().map(|(to, from)| (from, to)).collect()
+        }
+        _ => return None,
+    };
+    let (from, to) = pieces.iter().max_by_key(|(from, _)| from.num_elements())?;
+    if from.is_empty() {
+        return None;
+    }
+    let plan = Plan::new(from, to);
+    match strategy_of_plan(&plan, size) {
+        Strategy::TileTranspose => Some(Strategy::TileTranspose),
+        Strategy::Tiled | Strategy::Streaming if plan.dims.len() == 2 => Some(Strategy::TilePieces),
+        _ => None,
     }
 }
 

@@ -1,10 +1,11 @@
-//! The relayouts composed through cache-sized intermediates
-//! (`Strategy::Composed`: a tiled side whose physical order is not the
-//! other's, two different tilings) against the element positions of
+//! The relayouts between a tiled side and a side in another physical
+//! order, and between two different tilings: composed through cache-sized
+//! intermediates (`Strategy::Composed`) or in one pass of tile transposes
+//! (`Strategy::TileTranspose`), against the element positions of
 //! `index_util::TiledLayout`, on sizes that are not multiples of the
-//! tiles and span many boxes, on pools of 2 and 3 threads, and on a large
-//! array against the same relayout made of two plans through a full-size
-//! untiled buffer.
+//! tiles and span many boxes and blocks, on pools of 2 and 3 threads, on
+//! random shapes and tiles (proptest), and on large arrays against the
+//! same relayout made of two plans through a full-size untiled buffer.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -14,6 +15,8 @@
 )]
 
 use index_util::TiledLayout;
+use proptest::prelude::*;
+use proptest::strategy::Strategy as _;
 use relayout::rayon::{ThreadPool, ThreadPoolBuilder};
 use relayout::{FromTo, RelayoutPlan, Strategy};
 use schema::Shape;
@@ -86,18 +89,9 @@ fn check(from: &str, to: &str, bits: usize) -> Strategy {
 #[test]
 fn transposing_into_and_out_of_tiles_at_odd_sizes() {
     let pairs = [
-        ("f32[1030,771]{0,1}", "f32[1030,771]{1,0:T(8,128)}", 32),
-        ("f32[1030,771]{1,0}", "f32[1030,771]{0,1:T(8,128)}", 32),
-        (
-            "f32[1030,771]{0,1:PAD(1030,800)PV(zero)}",
-            "f32[1030,771]{1,0:T(8,128)}",
-            32,
-        ),
-        (
-            "bf16[1030,771]{0,1}",
-            "bf16[1030,771]{1,0:T(8,128)(2,1)}",
-            16,
-        ),
+        // Narrow elements whose packed pairs or quads do not start every
+        // source row (771 or 1030 is no multiple of them), a source-side
+        // axis of 5, packed sub-byte elements.
         (
             "bf16[1030,771]{1,0}",
             "bf16[1030,771]{0,1:T(8,128)(2,1)}",
@@ -105,11 +99,6 @@ fn transposing_into_and_out_of_tiles_at_odd_sizes() {
         ),
         ("u8[1030,771]{0,1}", "u8[1030,771]{1,0:T(32,128)(4,1)}", 8),
         ("u8[1030,771]{1,0}", "u8[1030,771]{0,1:T(32,128)(4,1)}", 8),
-        (
-            "f32[37,70,131]{1,0,2}",
-            "f32[37,70,131]{2,1,0:T(8,128)}",
-            32,
-        ),
         (
             "f32[3,5,70,131]{1,3,2,0}",
             "f32[3,5,70,131]{3,2,1,0:T(8,128)}",
@@ -123,6 +112,66 @@ fn transposing_into_and_out_of_tiles_at_odd_sizes() {
     ];
     for (from, to, bits) in pairs {
         assert_eq!(check(from, to, bits), Strategy::Composed, "{from} -> {to}");
+    }
+}
+
+#[test]
+fn tile_transposes_at_odd_sizes() {
+    let pairs = [
+        ("f32[1030,771]{0,1}", "f32[1030,771]{1,0:T(8,128)}", 32),
+        ("f32[1030,771]{1,0}", "f32[1030,771]{0,1:T(8,128)}", 32),
+        // Partial tiles along both dimensions, and blocks past them.
+        ("f32[1031,777]{0,1}", "f32[1031,777]{1,0:T(8,128)}", 32),
+        ("f32[17,129]{0,1}", "f32[17,129]{1,0:T(8,128)}", 32),
+        ("f32[40,300]{1,0}", "f32[40,300]{0,1:T(4,16)}", 32),
+        ("f32[100,300]{0,1}", "f32[100,300]{1,0:T(2,128)}", 32),
+        ("u32[100,60]{0,1}", "u32[100,60]{1,0:T(12,20)}", 32),
+        (
+            "f32[1030,771]{0,1:PAD(1030,800)PV(zero)}",
+            "f32[1030,771]{1,0:T(8,128)}",
+            32,
+        ),
+        (
+            "f32[1030,771]{1,0:PAD(1032,780)PV(zero)}",
+            "f32[1030,771]{0,1:T(8,128)}",
+            32,
+        ),
+        (
+            "bf16[1030,771]{0,1}",
+            "bf16[1030,771]{1,0:T(8,128)(2,1)}",
+            16,
+        ),
+        (
+            "bf16[1030,772]{1,0}",
+            "bf16[1030,772]{0,1:T(8,128)(2,1)}",
+            16,
+        ),
+        ("u8[1032,771]{0,1}", "u8[1032,771]{1,0:T(32,128)(4,1)}", 8),
+        ("u8[200,772]{1,0}", "u8[200,772]{0,1:T(32,128)(4,1)}", 8),
+        (
+            "f32[37,70,131]{1,0,2}",
+            "f32[37,70,131]{2,1,0:T(8,128)}",
+            32,
+        ),
+        // The destination-side axis split in two levels of a tile's rows
+        // and columns (as long as a block or longer).
+        (
+            "f32[20,130,40]{2,1,0}",
+            "f32[20,130,40]{1,0,2:T(8,128)}",
+            32,
+        ),
+        (
+            "f32[3,37,70,131]{2,3,0,1}",
+            "f32[3,37,70,131]{3,2,1,0:T(8,128)}",
+            32,
+        ),
+    ];
+    for (from, to, bits) in pairs {
+        assert_eq!(
+            check(from, to, bits),
+            Strategy::TileTranspose,
+            "{from} -> {to}"
+        );
     }
 }
 
@@ -174,6 +223,15 @@ fn tiles_in_the_other_sides_order_take_one_pass() {
             "bf16[1030,771]{0,1:T(8,128)(2,1)}",
             16,
         ),
+        // Tiles as wide as their rows: every row of the tiles as far from
+        // the next, a plain transpose.
+        ("f32[16,16]{0,1}", "f32[16,16]{1,0:T(8,128)}", 32),
+        ("f32[100,128]{0,1}", "f32[100,128]{1,0:T(8,128)}", 32),
+        (
+            "f32[16,64,128]{1,0,2}",
+            "f32[16,64,128]{2,1,0:T(8,128)}",
+            32,
+        ),
     ] {
         assert_eq!(
             check(from, to, bits),
@@ -183,23 +241,147 @@ fn tiles_in_the_other_sides_order_take_one_pass() {
     }
 }
 
+/// The relayout from `from` into `to` equals the two plans from `from`
+/// into `middle` and from there into `to` (each one pass of another
+/// kind), on one thread and on a pool of 2; returns its strategy.
+fn equals_two_plans(from: &str, middle: &str, to: &str) -> Strategy {
+    let (from, middle, to) = (shape(from), shape(middle), shape(to));
+    let len = |shape: &Shape| TiledLayout::new(shape).unwrap().buffer_size_in_bytes() as usize;
+    let source: Vec<u8> = (0..len(&from)).map(|i| (i % 251) as u8).collect();
+    let mut half = vec![0_u8; len(&middle)];
+    plan(&from, &middle).run(&source, &mut half).unwrap();
+    let mut two = vec![0_u8; len(&to)];
+    plan(&middle, &to).run(&half, &mut two).unwrap();
+    let one = plan(&from, &to);
+    let mut out = vec![0xFF_u8; two.len()];
+    one.run(&source, &mut out).unwrap();
+    let name = format!(
+        "{} -> {}",
+        from.human_string_with_layout(),
+        to.human_string_with_layout()
+    );
+    assert!(out == two, "{name}");
+    let mut pooled = vec![0xFF_u8; two.len()];
+    one.run_in(&pool(2), &source, &mut pooled).unwrap();
+    assert!(pooled == two, "{name} on 2 threads");
+    one.strategy().unwrap()
+}
+
 #[test]
 fn a_large_composition_equals_two_plans() {
     // 12 MiB: the boxes also split over the pool.
-    let from = shape("f32[2056,1500]{0,1}");
-    let middle = shape("f32[2056,1500]{1,0}");
-    let to = shape("f32[2056,1500]{1,0:T(8,128)}");
-    let source: Vec<u8> = (0..2056 * 1500 * 4).map(|i| (i % 251) as u8).collect();
-    let mut half = vec![0_u8; source.len()];
-    plan(&from, &middle).run(&source, &mut half).unwrap();
-    let len = TiledLayout::new(&to).unwrap().buffer_size_in_bytes() as usize;
-    let mut two = vec![0_u8; len];
-    plan(&middle, &to).run(&half, &mut two).unwrap();
-    let one = plan(&from, &to);
-    let mut out = vec![0xFF_u8; len];
-    one.run(&source, &mut out).unwrap();
-    assert!(out == two);
-    let mut pooled = vec![0xFF_u8; len];
-    one.run_in(&pool(2), &source, &mut pooled).unwrap();
-    assert!(pooled == two);
+    let strategy = equals_two_plans(
+        "f32[2056,1500]{1,0:T(8,128)}",
+        "f32[2056,1500]{1,0}",
+        "f32[2056,1500]{0,1:T(8,128)}",
+    );
+    assert_eq!(strategy, Strategy::Composed);
+}
+
+#[test]
+fn large_tile_transposes_equal_two_plans() {
+    // 12 and 6 MiB and more (streaming stores from 8 MiB, on one thread),
+    // partial tiles along both dimensions.
+    let cases = [
+        (
+            "f32[2056,1500]{0,1}",
+            "f32[2056,1500]{1,0}",
+            "f32[2056,1500]{1,0:T(8,128)}",
+        ),
+        (
+            "f32[2056,1500]{1,0:T(8,128)}",
+            "f32[2056,1500]{1,0}",
+            "f32[2056,1500]{0,1}",
+        ),
+        (
+            "f32[2051,1500]{1,0}",
+            "f32[2051,1500]{0,1}",
+            "f32[2051,1500]{0,1:T(8,128)}",
+        ),
+        (
+            "bf16[2056,2300]{0,1}",
+            "bf16[2056,2300]{1,0}",
+            "bf16[2056,2300]{1,0:T(8,128)(2,1)}",
+        ),
+        (
+            "bf16[2056,2300]{1,0:T(8,128)(2,1)}",
+            "bf16[2056,2300]{1,0}",
+            "bf16[2056,2300]{0,1}",
+        ),
+        (
+            "u8[4100,3000]{0,1}",
+            "u8[4100,3000]{1,0}",
+            "u8[4100,3000]{1,0:T(32,128)(4,1)}",
+        ),
+        (
+            "f32[40,256,300]{1,0,2}",
+            "f32[40,256,300]{2,1,0}",
+            "f32[40,256,300]{2,1,0:T(8,128)}",
+        ),
+    ];
+    for (from, middle, to) in cases {
+        let strategy = equals_two_plans(from, middle, to);
+        assert_eq!(strategy, Strategy::TileTranspose, "{from} -> {to}");
+    }
+}
+
+/// A random 2-D or 3-D array of a 4-, 2- or 1-byte type, its layout on
+/// the untiled side (column-major, or the other order of the last two
+/// dimensions), and tiles whose rows are few (some narrower than a
+/// register block) in the other order, packing pairs or quads of rows of
+/// narrow types as XLA does.
+fn tile_transpose_case() -> impl proptest::strategy::Strategy<Value = (String, String, usize)> {
+    (
+        prop::sample::select(vec![("f32", 32, 1), ("bf16", 16, 2), ("u8", 8, 4)]),
+        0_i64..4,
+        8_i64..300,
+        8_i64..300,
+        prop::sample::select(vec![1_i64, 2, 3, 4, 8, 12]),
+        prop::sample::select(vec![16_i64, 32, 100, 128]),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(
+            |((ty, bits, pack), outer, rows, cols, tile_rows, tile_cols, three, flip)| {
+                let (dims, untiled, tiled) = if three {
+                    (format!("{},{rows},{cols}", outer + 1), "1,0,2", "2,1,0")
+                } else {
+                    (format!("{rows},{cols}"), "0,1", "1,0")
+                };
+                let (untiled, tiled) = if flip && !three {
+                    (tiled, untiled)
+                } else {
+                    (untiled, tiled)
+                };
+                let tiles = if pack > 1 {
+                    format!("T({},{tile_cols})({pack},1)", tile_rows * pack)
+                } else {
+                    format!("T({tile_rows},{tile_cols})")
+                };
+                (
+                    format!("{ty}[{dims}]{{{untiled}}}"),
+                    format!("{ty}[{dims}]{{{tiled}:{tiles}}}"),
+                    bits,
+                )
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Whatever strategy takes them, relayouts into and out of such tiles
+    /// equal the index function; those whose rows and columns allow it are
+    /// tile transposes.
+    #[test]
+    fn tile_transposes_match_the_index_function((from, to, bits) in tile_transpose_case()) {
+        let strategy = check(&from, &to, bits);
+        prop_assert!(
+            matches!(
+                strategy,
+                Strategy::TileTranspose | Strategy::TilePieces | Strategy::Composed
+            ),
+            "{} -> {}: {:?}", from, to, strategy
+        );
+    }
 }

@@ -771,3 +771,124 @@ fn avx512_blocks_and_their_edges() {
         }
     }
 }
+
+/// The views of a tile transpose (`Strategy::TileTranspose`): an array of
+/// `tiles · rows · pack` rows and `tile_cols · cols` columns, column-major
+/// with `src_pad` elements after each column, and the same array in tiles
+/// of `rows · pack` rows and `cols` columns in row-major order, `pack`
+/// rows interleaved as XLA's `(pack,1)` tiles do (`T(8,128)(2,1)` for
+/// bf16), the first element `offset` elements into the buffer; swapped if
+/// `back`. If `flipped`, the source is flipped along the axis contiguous
+/// in the destination (the columns, or the rows if `back`).
+#[allow(clippy::too_many_arguments)]
+fn tile_views(
+    (tiles, rows, pack): (i64, i64, i64),
+    (tile_cols, cols): (i64, i64),
+    src_pad: i64,
+    offset: i64,
+    flipped: bool,
+    back: bool,
+) -> (StridedView, StridedView) {
+    let column = tiles * rows * pack + src_pad;
+    // (tile row, row in the tile, tile column, column in the tile, packed row)
+    let sizes = [tiles, rows, tile_cols, cols, pack];
+    let src = [rows * pack, pack, cols * column, column, 1];
+    let dst = [
+        tile_cols * rows * cols * pack,
+        cols * pack,
+        rows * cols * pack,
+        pack,
+        1,
+    ];
+    let untiled = StridedView::new(&sizes, &src, 0).unwrap();
+    let tiled = StridedView::new(&sizes, &dst, offset).unwrap();
+    let (src, dst) = if back {
+        (
+            tiled
+                .flip_axes(if flipped { &[0, 1] } else { &[] })
+                .unwrap(),
+            untiled,
+        )
+    } else {
+        (
+            untiled
+                .flip_axes(if flipped { &[2, 3] } else { &[] })
+                .unwrap(),
+            tiled,
+        )
+    };
+    (src, dst)
+}
+
+/// (tiles, rows in a tile), (tile columns, columns in a tile), source
+/// padding, destination offset: one shape of [`tile_views`].
+type TileShape = ((i64, i64), (i64, i64), i64, i64);
+
+/// Tile transposes of 4-byte elements and of packed pairs and quads of 2
+/// and 1-byte ones, into and out of tiles, with whole blocks and edges
+/// along both axes, flipped sources, buffers on a line and off it, at
+/// every SIMD level up to this CPU's; small (the thresholds lowered under
+/// Miri: streaming stores from 1 KiB) and from 8 MiB (streaming stores).
+#[test]
+fn tile_transposes_at_every_level() {
+    let _level = Level::lock();
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for level in detected_simd_level().and_below() {
+        assert_eq!(force_simd_level(Some(level)), level);
+        for (n, pack) in [(4_usize, 1_i64), (2, 2), (1, 4)] {
+            let shapes: &[TileShape] = if cfg!(miri) {
+                &[((2, 8), (2, 16), 0, 0), ((11, 3), (2, 19), 1, 4)]
+            } else {
+                &[
+                    ((2, 8), (2, 16), 0, 0),
+                    ((11, 3), (2, 19), 1, 4),
+                    ((9, 8), (3, 40), 4, 0),
+                    ((33, 4), (2, 128), 0, 16),
+                    ((9, 2), (5, 17), 3, 1),
+                ]
+            };
+            for &((tiles, rows), (tile_cols, cols), src_pad, offset) in shapes {
+                for (flipped, back, offsets) in [
+                    (false, false, (0, 0)),
+                    (true, false, (16, 48)),
+                    (false, true, (48, 0)),
+                    (true, true, (0, 16)),
+                ] {
+                    let (src, dst) = tile_views(
+                        (tiles, rows, pack),
+                        (tile_cols, cols),
+                        // Whole packed groups: every column starts one.
+                        src_pad * pack,
+                        offset * pack,
+                        flipped,
+                        back,
+                    );
+                    let strategy = check_on_lines(&src, &dst, n, offsets);
+                    assert_eq!(strategy, Strategy::TileTranspose, "{src:?} -> {dst:?}");
+                    *counts
+                        .entry(format!("{strategy:?} {level:?} {n}-byte"))
+                        .or_default() += 1;
+                }
+            }
+        }
+        if !cfg!(miri) {
+            // 8 MiB and more: 1040 × 2050 elements of 4 bytes, in tiles of
+            // 8 × 128 (partial ones at the end of both dimensions).
+            for back in [false, true] {
+                let (src, dst) = tile_views((130, 8, 1), (16, 128), 2, 0, back, back);
+                let strategy = check_on_lines(&src, &dst, 4, (0, 0));
+                *counts
+                    .entry(format!("{strategy:?} {level:?} 4-byte 8 MiB"))
+                    .or_default() += 1;
+            }
+        }
+    }
+    force_simd_level(None);
+    println!("tile transposes per strategy, SIMD level and element size: {counts:?}");
+    for level in detected_simd_level().and_below() {
+        for n in [4, 2, 1] {
+            let key = format!("TileTranspose {level:?} {n}-byte");
+            assert!(counts.contains_key(&key), "no case of {key}: {counts:?}");
+        }
+    }
+}

@@ -40,6 +40,10 @@ enum Kind {
     /// `T(r,c)(m,1)`: `m` of 2, 4, 8; `r` of `m`, `2m`, 8; `c` of 8, 16,
     /// 32, 128.
     Packing(u8, u8, u8),
+    /// `T(r,c)`: `r` of 1, 2, 3, 4, 8; `c` of 16, 20, 32, 128 (rows
+    /// narrower than a register block of the tile transposes, tiles at
+    /// least as wide).
+    Wide(u8, u8),
 }
 
 /// At most this many elements per case.
@@ -59,9 +63,15 @@ const NAMES: [&str; 6] = [
 ];
 
 /// Plans per strategy: through cache-sized boxes, one pass through the
-/// tiles, element by element, any other (untiled pairs).
-static STRATEGIES: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
-const STRATEGY_NAMES: [&str; 4] = ["composed", "tile pieces", "elements", "other"];
+/// tiles, tile transposes, element by element, any other (untiled pairs).
+static STRATEGIES: [AtomicU64; 5] = [const { AtomicU64::new(0) }; 5];
+const STRATEGY_NAMES: [&str; 5] = [
+    "composed",
+    "tile pieces",
+    "tile transpose",
+    "elements",
+    "other",
+];
 
 fn count(slot: usize) {
     COUNTS[slot].fetch_add(1, Ordering::Relaxed);
@@ -84,8 +94,9 @@ fn count_strategy(strategy: Option<Strategy>) {
     let slot = match strategy {
         Some(Strategy::Composed) => 0,
         Some(Strategy::TilePieces) => 1,
-        Some(Strategy::Elements) => 2,
-        _ => 3,
+        Some(Strategy::TileTranspose) => 2,
+        Some(Strategy::Elements) => 3,
+        _ => 4,
     };
     STRATEGIES[slot].fetch_add(1, Ordering::Relaxed);
 }
@@ -139,6 +150,11 @@ impl Side {
                 let c = [8, 16, 32, 128][usize::from(*c) % 4];
                 builder = builder.tiles(vec![tile(vec![r, c]), tile(vec![m, 1])]);
             }
+            Kind::Wide(r, c) => {
+                let r = [1, 2, 3, 4, 8][usize::from(*r) % 5];
+                let c = [16, 20, 32, 128][usize::from(*c) % 4];
+                builder = builder.tiles(vec![tile(vec![r, c])]);
+            }
         }
         if packed {
             builder = builder.element_size_in_bits(4);
@@ -154,7 +170,7 @@ impl Side {
 
     fn tiled(&self) -> bool {
         matches!(&self.kind, Kind::Tiles(t) if !t.is_empty())
-            || matches!(self.kind, Kind::Packing(..))
+            || matches!(self.kind, Kind::Packing(..) | Kind::Wide(..))
     }
 }
 

@@ -1,6 +1,7 @@
 //! The types and helpers that the copy kernels and the ISA-specific
 //! register kernels (`x86/`) share: staged tiles, 2-D transposes and
-//! their done parts, streaming strips, validated offsets.
+//! their done parts, streaming strips, the blocks of tile transposes,
+//! validated offsets.
 
 use crate::plan::Dim;
 
@@ -130,4 +131,20 @@ pub(crate) struct NextRows<'a, const N: usize> {
     pub(crate) stride: i64,
     pub(crate) rows: usize,
     pub(crate) len: usize,
+}
+
+/// The bytes of the units the tile transposes move (`tile_transpose.rs`).
+pub(crate) const UNIT: usize = 4;
+
+/// Units a block has along both sides: one 64-byte line of each row.
+pub(crate) const BLOCK: usize = 64 / UNIT;
+
+/// The whole blocks of a tile transpose: `src_rows` and `dst_rows` (see
+/// `tile_transpose::transpose`) are multiples of [`BLOCK`] long; `large` says whether
+/// to write with streaming stores.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Grid<'a> {
+    pub(crate) src_rows: &'a [usize],
+    pub(crate) dst_rows: &'a [usize],
+    pub(crate) large: bool,
 }

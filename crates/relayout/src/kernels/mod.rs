@@ -3,6 +3,7 @@
 //! against both buffers before a kernel runs.
 
 mod block;
+mod tile_transpose;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 pub(crate) mod x86;
 
@@ -10,6 +11,7 @@ use crate::plan::{Dim, Plan, Strategy};
 use crate::simd::{SimdLevel, simd_level};
 pub(crate) use block::SMALL_THRESHOLDS;
 use block::{Blocks, NextRows, Strip, Transpose, at, step};
+pub(crate) use tile_transpose::TileTranspose;
 
 /// Calls `f(src_offset, dst_offset)` for every index of `dims` (outermost
 /// first), starting at `(src, dst)`, with incremental offsets.
@@ -106,8 +108,13 @@ pub(crate) fn copy<const N: usize>(
     };
     let n = at(inner.size);
     match strategy {
-        // Never a kernel's strategy: only whole plans compose or take tiles.
-        Strategy::Empty | Strategy::Elements | Strategy::TilePieces | Strategy::Composed => {}
+        // Never a kernel's strategy: only whole plans compose or take
+        // tiles, and tile transposes are found before (`TileTranspose`).
+        Strategy::Empty
+        | Strategy::Elements
+        | Strategy::TilePieces
+        | Strategy::Composed
+        | Strategy::TileTranspose => {}
         Strategy::SingleCopy | Strategy::Runs => {
             if large && runs_stream::<N>(dst, plan, tail.is_some()) {
                 stream_runs(src, dst, plan, n);
@@ -283,9 +290,14 @@ pub(super) fn strategy<const N: usize>(plan: &Plan, large: bool) -> (Strategy, u
 /// Whether a relayout of `plan` is large enough not to stay in cache
 /// ([`STREAM_MIN_BYTES`]).
 pub(super) fn is_large<const N: usize>(plan: &Plan) -> bool {
+    is_large_plan(plan, N)
+}
+
+/// [`is_large`] for elements of `element_size` bytes.
+pub(super) fn is_large_plan(plan: &Plan, element_size: usize) -> bool {
     plan.dims
         .iter()
-        .try_fold(N, |bytes, dim| bytes.checked_mul(at(dim.size)))
+        .try_fold(element_size, |bytes, dim| bytes.checked_mul(at(dim.size)))
         .is_some_and(|bytes| is_large_bytes(bytes as u64))
 }
 

@@ -121,7 +121,7 @@ fn whole_blocks<const N: usize, const M: usize, const H: usize>(
 /// bytes.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn transpose<const H: usize>(mut rows: [__m256i; H]) -> [__m256i; H] {
+pub(crate) fn transpose<const H: usize>(mut rows: [__m256i; H]) -> [__m256i; H] {
     if H >= 16 {
         rows = round::<H, 1>(rows);
     }
@@ -156,7 +156,7 @@ fn round<const H: usize, const W: usize>(rows: [__m256i; H]) -> [__m256i; H] {
 /// Stores 32 bytes (compiled to one unaligned store).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn store(reg: __m256i, bytes: &mut [u8; 32]) {
+pub(crate) fn store(reg: __m256i, bytes: &mut [u8; 32]) {
     let (low, high) = bytes.split_at_mut(16);
     if let (Ok(low), Ok(high)) = (low.try_into(), high.try_into()) {
         sse2::store(_mm256_castsi256_si128(reg), low);

@@ -2,12 +2,13 @@
 //! x86_64 target) and chosen at run time by [`crate::simd_level`]: SSE2
 //! block transposes (`sse2.rs`) and the streaming transpose and copy
 //! (`stream.rs`), AVX2 block transposes (`avx2.rs`), AVX-512 transposes
-//! (`avx512.rs`) and the AVX-512 interleaving of XLA's packing tiles
-//! (`avx512_interleave.rs`). They share the kernel types of
-//! [`super::block`].
+//! (`avx512.rs`), the AVX-512 interleaving of XLA's packing tiles
+//! (`avx512_interleave.rs`) and the blocks of the tile transposes
+//! (`tile_blocks.rs`). They share the kernel types of [`super::block`].
 
 pub(crate) mod avx2;
 pub(crate) mod avx512;
 pub(crate) mod avx512_interleave;
 pub(crate) mod sse2;
 pub(crate) mod stream;
+pub(crate) mod tile_blocks;

@@ -258,18 +258,20 @@ fn write_out(pieces: &[[u8; 16]], segment: &mut [u8], whole_lines: bool) {
     }
 }
 
-/// Stores 16 bytes that the caller checked are 16-byte aligned, bypassing
-/// the caches.
+/// Stores 16 bytes bypassing the caches where they are 16-byte aligned
+/// (as the callers check), else with an ordinary store.
 #[target_feature(enable = "sse2")]
 #[inline]
 #[cfg(not(miri))]
-fn stream(reg: __m128i, bytes: &mut [u8; 16]) {
+pub(crate) fn stream(reg: __m128i, bytes: &mut [u8; 16]) {
     let ptr = bytes.as_mut_ptr();
-    debug_assert_eq!(ptr as usize % 16, 0);
-    // SAFETY: `ptr` comes from an exclusive reference to 16 bytes, which
-    // `write_out` checked are 16-byte aligned, as `_mm_stream_si128`
-    // requires; nothing else accesses them until the fence in
-    // `stream_sse2`.
+    if !ptr.addr().is_multiple_of(16) {
+        super::sse2::store(reg, bytes);
+        return;
+    }
+    // SAFETY: `ptr` comes from an exclusive reference to 16 bytes, 16-byte
+    // aligned (checked just above) as `_mm_stream_si128` requires; nothing
+    // else accesses them until the callers' fence.
     #[allow(unsafe_code)]
     unsafe {
         _mm_stream_si128(ptr.cast(), reg);
@@ -278,11 +280,11 @@ fn stream(reg: __m128i, bytes: &mut [u8; 16]) {
 
 /// Under Miri, which cannot run the inline assembly of
 /// `_mm_stream_si128`, a plain store of the same 16 bytes stands in (after
-/// the same alignment check).
+/// an alignment check: the callers stream only aligned pieces).
 #[target_feature(enable = "sse2")]
 #[inline]
 #[cfg(miri)]
-fn stream(reg: __m128i, bytes: &mut [u8; 16]) {
+pub(crate) fn stream(reg: __m128i, bytes: &mut [u8; 16]) {
     assert_eq!(bytes.as_ptr() as usize % 16, 0, "unaligned streaming store");
     super::sse2::store(reg, bytes);
 }
