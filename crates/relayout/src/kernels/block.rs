@@ -143,6 +143,8 @@ pub(crate) const BLOCK: usize = 64 / UNIT;
 /// `tile_transpose::transpose`) are multiples of [`BLOCK`] long; `large` says whether
 /// to write with streaming stores.
 #[derive(Debug, Clone, Copy)]
+// `large` is read by the x86_64 register kernels only.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) struct Grid<'a> {
     pub(crate) src_rows: &'a [usize],
     pub(crate) dst_rows: &'a [usize],
