@@ -6,7 +6,7 @@
 //! devices. Past rank 2, one panel per tile along the leading dimensions.
 
 use super::window::{MAX_CELLS, MAX_PANELS, MAX_SIDE, next_row_major, panel_dims};
-use super::{Axis, Cell, Outline, Panel};
+use super::{Axis, Cell, Outline, Panel, outline_grid};
 
 /// Whether an array of `dims` needs the block view: a panel's side is
 /// longer than the cell view shows.
@@ -195,19 +195,7 @@ fn tile_outlines(
         }
         out
     };
-    let mut outlines = Vec::new();
-    for (row, row_count) in runs(row_dim, rows) {
-        for &(col, col_count) in &runs(col_dim, cols) {
-            outlines.push(Outline {
-                row,
-                col,
-                rows: row_count,
-                cols: col_count,
-                level: 0,
-            });
-        }
-    }
-    outlines
+    outline_grid(&runs(row_dim, rows), &runs(col_dim, cols))
 }
 
 #[cfg(test)]

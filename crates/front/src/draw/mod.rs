@@ -109,6 +109,23 @@ pub struct Outline {
     pub level: usize,
 }
 
+/// The outermost outline of every pair of a run of rows and a run of
+/// columns, each `(first, count)`, rows major.
+fn outline_grid(row_runs: &[(usize, usize)], col_runs: &[(usize, usize)]) -> Vec<Outline> {
+    row_runs
+        .iter()
+        .flat_map(|&(row, rows)| {
+            col_runs.iter().map(move |&(col, cols)| Outline {
+                row,
+                col,
+                rows,
+                cols,
+                level: 0,
+            })
+        })
+        .collect()
+}
+
 /// The buffer in memory order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Strip {

@@ -11,7 +11,7 @@
 use schema::Shape;
 use sharding_util::{HloSharding, Kind, Placement};
 
-use super::{Cell, Fill, Outline, Picture, Strip, blocks, grid, window};
+use super::{Cell, Fill, Outline, Picture, Strip, blocks, grid, outline_grid, window};
 
 /// The most device ids a cell lists before it abbreviates.
 const MAX_LABEL: usize = 4;
@@ -197,19 +197,7 @@ fn tile_outlines(
             .map(|start| (start, step.min(shown - start)))
             .collect()
     };
-    let mut out = Vec::new();
-    for (row, rows) in side(row_dim, rows) {
-        for &(col, cols) in &side(col_dim, cols) {
-            out.push(Outline {
-                row,
-                col,
-                rows,
-                cols,
-                level: 0,
-            });
-        }
-    }
-    out
+    outline_grid(&side(row_dim, rows), &side(col_dim, cols))
 }
 
 /// A cell's label: the first of the devices `who` holding it, as many as
