@@ -23,7 +23,7 @@ use crate::{IndexError, PhysicalLayout};
 /// let shape: schema::Shape = "f32[5,8,10,4]{3,2,1,0}".parse().unwrap();
 /// assert_eq!(index_util::dimension_strides(&shape).unwrap(), [320, 40, 4, 1]);
 ///
-/// // The seeds' padded example: [2 x 3] padded to [3, 5], dim 0 minor.
+/// // Padded: [2 x 3] padded to [3, 5], dim 0 minor.
 /// let padded: schema::Shape = "f32[2,3]{0,1:PAD(3,5)}".parse().unwrap();
 /// assert_eq!(index_util::dimension_strides(&padded).unwrap(), [1, 3]);
 /// ```
@@ -59,7 +59,7 @@ pub fn dimension_stride(shape: &Shape, dimension: usize) -> Result<i64, IndexErr
 /// linear index is into the padded buffer. Tiles are ignored, as in XLA
 /// (see [`TiledLayout::position`](crate::TiledLayout::position)).
 ///
-/// The seeds' `[2 x 3]` array `a b c / d e f`: `{0,1}` stores
+/// The `[2 x 3]` array `a b c / d e f`: `{0,1}` stores
 /// `a d b e c f`, `{1,0}` stores `a b c d e f`, and padded to `[3, 5]`
 /// with dim 0 minor it stores `a d 0 b e 0 c f 0 0 0 0 0 0 0`:
 ///

@@ -1,4 +1,4 @@
-//! The names of elements and padding in pictures: the seeds' `a b c ...`
+//! The names of elements and padding in pictures: `a b c ...`
 //! for up to 26 elements, row-major numbers past that; padding by its value.
 
 use schema::PaddingValue;

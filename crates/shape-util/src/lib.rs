@@ -34,7 +34,7 @@
 //! | equality | [`equal`](fn@equal), [`compatible`], [`compatible_ignoring_element_type`], [`compatible_ignoring_fp_precision`], [`equal_ignoring_layout`], [`equal_ignoring_element_type`], [`equal_ignoring_fp_precision`], [`equal_structure`], [`same_dimensions`], [`same_rank`], [`same_element_type`], [`same_element_type_ignoring_fp_precision`], [`ShapeEqual`] |
 //! | dimension edits | [`permute_dimensions`], [`delete_dimension`], [`delete_dimensions`], [`drop_degenerate_dimensions`], [`insert_dimension_at_index`], [`append_major_dimension`], [`prepend_major_dimension`], [`append_minor_dimension`], [`set_dynamic_dimension`], [`change_element_type`] |
 //! | bitcasts | [`transpose_is_bitcast`], [`transpose_is_bitcast_ignoring_element_type`], [`reshape_is_bitcast`], [`reshape_is_bitcast_ignoring_element_type`], [`deduce_transpose_dimensions_for_bitcast`], [`decompose_bitcast`], [`align_layouts`], [`dimensions_unmodified_by_reshape`], [`make_shape_with_descending_layout_and_same_physical_layout`] |
-//! | XLA broadcasting (seed 001) | [`infer_binary_op_shape`], [`infer_elementwise_binary_op_shape`], [`infer_degenerate_dimension_broadcast_shape`], [`infer_in_dim_broadcast_shape`], [`infer_broadcast_in_dim_shape`], [`higher_precision_element_type`] |
+//! | XLA broadcasting | [`infer_binary_op_shape`], [`infer_elementwise_binary_op_shape`], [`infer_degenerate_dimension_broadcast_shape`], [`infer_in_dim_broadcast_shape`], [`infer_broadcast_in_dim_shape`], [`higher_precision_element_type`] |
 //! | numpy broadcasting | [`numpy_broadcast_shapes`] |
 //!
 //! # Sizes

@@ -203,7 +203,7 @@ impl StridedView {
     /// [`ViewError::Overflow`].
     ///
     /// ```
-    /// // The seed's padded rows: {A B C x x D E F x x} needs 8 elements.
+    /// // Padded rows: {A B C x x D E F x x} needs 8 elements.
     /// let padded = stride_util::StridedView::from_dml(&[2, 3], Some(&[5, 1]))?;
     /// assert_eq!(padded.min_buffer_len()?, 8);
     /// # Ok::<(), stride_util::ViewError>(())

@@ -122,7 +122,7 @@ impl StridedView {
     /// [`ViewError::IndexTooManyDimensions`] (more than 64), [`ViewError::ZeroStep`], [`ViewError::IndexOutOfBounds`] and
     /// [`ViewError::Overflow`].
     ///
-    /// The seed's example: `A[0:3:2, 1:4:2]` of a (3,4) array.
+    /// A classic example: `A[0:3:2, 1:4:2]` of a (3,4) array.
     ///
     /// ```
     /// use stride_util::{IndexItem, StridedView};

@@ -9,7 +9,7 @@
 //! The relayout engine that copies the elements of one view into another
 //! is the crate `xla-relayout`.
 //!
-//! The seed's slicing example, `A[0:3:2, 1:4:2]` on a (3,4) array:
+//! Slicing, as in `A[0:3:2, 1:4:2]` on a (3,4) array:
 //!
 //! ```
 //! use stride_util::{StridedView, parse_index_expression};

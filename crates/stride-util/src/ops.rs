@@ -96,7 +96,7 @@ impl StridedView {
     /// [`ViewError::AxisOutOfBounds`] and [`ViewError::RepeatedAxis`].
     ///
     /// ```
-    /// // The seed: shape (2,3,4), strides (12,4,1), transpose(0,2,1).
+    /// // Shape (2,3,4), strides (12,4,1), transpose(0,2,1).
     /// let a = stride_util::StridedView::row_major(&[2, 3, 4])?;
     /// let p = a.permute(&[0, 2, 1])?;
     /// assert_eq!((p.sizes(), p.strides()), (&[2, 4, 3][..], &[12, 1, 4][..]));

@@ -13,7 +13,7 @@ use crate::error::{ViewError, numpy_tuple, overflow};
 /// sizes are non-negative, and the number of elements and the offsets of
 /// the first and last addressed elements fit in `i64`.
 ///
-/// The seed's DHW example: a 2×2×3 tensor stored row-major has strides
+/// A DHW example: a 2×2×3 tensor stored row-major has strides
 /// `{6, 3, 1}`, so element H at `(d=1, h=0, w=1)` is at offset 7.
 ///
 /// ```
@@ -126,7 +126,7 @@ impl StridedView {
     /// [`ViewError::NegativeSize`] and [`ViewError::Overflow`].
     ///
     /// ```
-    /// // The seed's column-major 2×3 matrix: height stride 1, width stride 2.
+    /// // A column-major 2×3 matrix: height stride 1, width stride 2.
     /// let view = stride_util::StridedView::column_major(&[2, 3])?;
     /// assert_eq!(view.strides(), [1, 2]);
     /// # Ok::<(), stride_util::ViewError>(())
@@ -148,7 +148,7 @@ impl StridedView {
     /// ```
     /// use stride_util::StridedView;
     ///
-    /// // The seed's padded 2×3 tensor: rows 5 elements apart, {A B C x x D E F x x}.
+    /// // A padded 2×3 tensor: rows 5 elements apart, {A B C x x D E F x x}.
     /// let padded = StridedView::from_dml(&[2, 3], Some(&[5, 1]))?;
     /// assert_eq!(padded.element_offset(&[1, 0])?, 5);
     /// assert!(padded.is_padded()?);
@@ -278,7 +278,7 @@ impl StridedView {
     /// [`ViewError::IndexOutOfBounds`] for an index outside `[0, size)`.
     ///
     /// ```
-    /// // The seed's (3,4) array: A[2][3] = Adata[0 + 2*4 + 3*1] = Adata[11].
+    /// // A (3,4) array: A[2][3] = Adata[0 + 2*4 + 3*1] = Adata[11].
     /// let a = stride_util::StridedView::row_major(&[3, 4])?;
     /// assert_eq!(a.element_offset(&[2, 3])?, 11);
     /// # Ok::<(), stride_util::ViewError>(())

@@ -70,7 +70,7 @@ impl StridedView {
     ///
     /// let column_major = StridedView::column_major(&[2, 3, 4])?;
     /// assert_eq!(column_major.to_xla_layout()?.minor_to_major, [0, 1, 2]);
-    /// // The seed's padded rows: width 3, height stride 5.
+    /// // Padded rows: width 3, height stride 5.
     /// let padded = StridedView::from_dml(&[2, 3], Some(&[5, 1]))?.to_xla_layout()?;
     /// assert_eq!((padded.minor_to_major, padded.padded_dimensions), (vec![1, 0], vec![2, 5]));
     /// // A size-1 dimension padded to 2 inside a dimension of stride 2.
@@ -200,7 +200,7 @@ impl StridedView {
     /// [`StridedView::row_major`].
     ///
     /// ```
-    /// // The seed's 3×5 tensor as DirectML sees it: sizes {1,1,3,5}.
+    /// // A 3×5 tensor as DirectML sees it: sizes {1,1,3,5}.
     /// let nchw = stride_util::StridedView::nchw(&[3, 5])?;
     /// assert_eq!(nchw.sizes(), [1, 1, 3, 5]);
     /// assert_eq!(nchw.strides(), [15, 15, 5, 1]);
@@ -219,7 +219,7 @@ impl StridedView {
     /// As [`StridedView::nchw`].
     ///
     /// ```
-    /// // The seed's table: sizes {1,1,3,5}, NHWC strides {15,1,5,1}.
+    /// // DirectML's table: sizes {1,1,3,5}, NHWC strides {15,1,5,1}.
     /// let nhwc = stride_util::StridedView::nhwc(&[1, 1, 3, 5])?;
     /// assert_eq!(nhwc.strides(), [15, 1, 5, 1]);
     /// # Ok::<(), stride_util::ViewError>(())
