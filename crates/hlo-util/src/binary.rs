@@ -144,27 +144,56 @@ pub fn read_proto(
             ProtoErrorKind::NoEntry(module.entry_computation_id),
         ));
     };
-    let (parameter_shardings, root_sharding) = &entry.shardings;
-    let layout = if layout_ranges.is_empty() {
-        None
-    } else {
-        let layout = field_bytes(&head, &layout_ranges);
-        Some(host_program_shape(
-            &layout,
-            parameter_shardings,
-            root_sharding.as_ref(),
-        )?)
-    };
-    if let Some((parameters, result)) = &layout {
-        let compared = |kept: &[Kept]| kept.iter().map(Kept::compared).collect::<Vec<_>>();
-        check_entry_layout(
-            (&compared(parameters), compared(result.as_slice()).first()),
-            &compared(&entry.parameters),
-            &entry.root.compared(),
-        )
-        .map_err(|m| ProtoError::at("host_program_shape", ProtoErrorKind::EntryLayout(m)))?;
+    let layout = checked_layout(&head, &layout_ranges, &entry)?;
+    count_entry_bytes(&mut summary, layout.as_ref(), &entry, sharded)?;
+    summary.entry_computation = entry.name;
+    summary.entry_parameters = entry.parameters.into_iter().map(Kept::text).collect();
+    summary.entry_result = entry.root.text();
+    summary.entry_computation_layout = layout.map(|(parameters, result)| EntryLayout {
+        parameters: parameters.into_iter().map(Kept::text).collect(),
+        result: result.map(Kept::text),
+    });
+    Ok(summary)
+}
+
+/// The entry parameters and result a `host_program_shape` gives.
+type Layout = (Vec<Kept>, Option<Kept>);
+
+/// The `host_program_shape` (the fields at `layout_ranges` of the module's
+/// `head`), checked against the `entry` computation as XLA's verifier
+/// checks it; `None` when the module has none.
+fn checked_layout(
+    head: &[u8],
+    layout_ranges: &[Range<usize>],
+    entry: &Computation,
+) -> Result<Option<Layout>, ProtoError> {
+    if layout_ranges.is_empty() {
+        return Ok(None);
     }
-    let (counted, result, path) = match &layout {
+    let (parameter_shardings, root_sharding) = &entry.shardings;
+    let layout = field_bytes(head, layout_ranges);
+    let (parameters, result) =
+        host_program_shape(&layout, parameter_shardings, root_sharding.as_ref())?;
+    let compared = |kept: &[Kept]| kept.iter().map(Kept::compared).collect::<Vec<_>>();
+    check_entry_layout(
+        (&compared(&parameters), compared(result.as_slice()).first()),
+        &compared(&entry.parameters),
+        &entry.root.compared(),
+    )
+    .map_err(|m| ProtoError::at("host_program_shape", ProtoErrorKind::EntryLayout(m)))?;
+    Ok(Some((parameters, result)))
+}
+
+/// Counts the bytes of the entry parameters and result into `summary`:
+/// those `layout` gives when the module has one, else the `entry`
+/// computation's; per device too when the module is `sharded`.
+fn count_entry_bytes(
+    summary: &mut ModuleSummary,
+    layout: Option<&Layout>,
+    entry: &Computation,
+    sharded: bool,
+) -> Result<(), ProtoError> {
+    let (counted, result, path) = match layout {
         Some((parameters, result)) => (parameters, result.as_ref(), "host_program_shape"),
         None => (&entry.parameters, Some(&entry.root), "computations"),
     };
@@ -188,14 +217,7 @@ pub fn read_proto(
         summary.per_device_parameter_bytes = inputs.per_device;
         summary.per_device_output_bytes = outputs.per_device.filter(|_| result.is_some());
     }
-    summary.entry_computation = entry.name;
-    summary.entry_parameters = entry.parameters.into_iter().map(Kept::text).collect();
-    summary.entry_result = entry.root.text();
-    summary.entry_computation_layout = layout.map(|(parameters, result)| EntryLayout {
-        parameters: parameters.into_iter().map(Kept::text).collect(),
-        result: result.map(Kept::text),
-    });
-    Ok(summary)
+    Ok(())
 }
 
 /// A shape read from bytes and kept for the module's summary: its facts,
@@ -350,34 +372,11 @@ fn instructions(
     let (ranges, head) = split_field(bytes, INSTRUCTIONS)
         .map_err(|e| wire_error(&format!("computations[{c}]"), &e))?;
     let computation = decode::<HloComputationProto>(&head, &format!("computations[{c}]"))?;
-    let mut parameters: Vec<(i64, Kept, Option<HloSharding>)> = Vec::new();
-    let mut root = None;
-    let mut sharded = false;
+    let mut keeping = Keeping::default();
     for (i, range) in ranges.into_iter().enumerate() {
         let path = |field: &str| format!("computations[{c}].instructions[{i}]{field}");
-        let bytes = &bytes[range];
-        let (shape_ranges, rest) =
-            split_field(bytes, SHAPE).map_err(|e| wire_error(&path(""), &e))?;
-        let instruction = decode::<HloInstructionProto>(&rest, &path(""))?;
-        if !is_opcode(&instruction.opcode) {
-            warn_unknown_opcode(&mut summary.warnings, &instruction.opcode, &path(".opcode"));
-        }
-        if shape_ranges.is_empty() {
-            return Err(ProtoError::at(
-                &path(".shape"),
-                ProtoErrorKind::MissingShape,
-            ));
-        }
-        sharded |= instruction.sharding.is_some();
-        let sharding = instruction
-            .sharding
-            .as_ref()
-            .and_then(|p| HloSharding::from_proto(p).ok());
-        let shape = Kept::read(
-            &field_bytes(bytes, &shape_ranges),
-            sharding.as_ref(),
-            &path(".shape"),
-        )?;
+        let (instruction, shape, sharding) = read_instruction(&bytes[range], &path, summary)?;
+        keeping.sharded |= instruction.sharding.is_some();
         let (facts, device) = &shape.facts;
         let sizes = facts
             .sizes
@@ -403,45 +402,105 @@ fn instructions(
                 frames,
             }),
         });
-        // Kept only where the summary needs it.
         let parameter = is_entry && instruction.opcode == "parameter";
-        match (parameter, is_root) {
-            (true, true) => {
-                parameters.push((
-                    instruction.parameter_number,
-                    shape.clone(),
-                    sharding.clone(),
-                ));
-                root = Some((shape, sharding));
+        let number = parameter.then_some(instruction.parameter_number);
+        keeping.keep(number, is_root, shape, sharding);
+    }
+    keeping.finish(c, computation)
+}
+
+/// Decodes an instruction (the message `bytes`, at `path`), its unknown
+/// opcode warned of in `summary`; its shape read a tuple element at a time
+/// with its sharding, if sharding-util reads it.
+fn read_instruction(
+    bytes: &[u8],
+    path: &impl Fn(&str) -> String,
+    summary: &mut ModuleSummary,
+) -> Result<(HloInstructionProto, Kept, Option<HloSharding>), ProtoError> {
+    let (shape_ranges, rest) = split_field(bytes, SHAPE).map_err(|e| wire_error(&path(""), &e))?;
+    let instruction = decode::<HloInstructionProto>(&rest, &path(""))?;
+    if !is_opcode(&instruction.opcode) {
+        warn_unknown_opcode(&mut summary.warnings, &instruction.opcode, &path(".opcode"));
+    }
+    if shape_ranges.is_empty() {
+        return Err(ProtoError::at(
+            &path(".shape"),
+            ProtoErrorKind::MissingShape,
+        ));
+    }
+    let sharding = instruction
+        .sharding
+        .as_ref()
+        .and_then(|p| HloSharding::from_proto(p).ok());
+    let shape = Kept::read(
+        &field_bytes(bytes, &shape_ranges),
+        sharding.as_ref(),
+        &path(".shape"),
+    )?;
+    Ok((instruction, shape, sharding))
+}
+
+/// What a computation's summary keeps as its instructions are read: the
+/// parameters' shapes and shardings with their numbers (entry only), the
+/// root's, and whether an instruction has a sharding.
+#[derive(Default)]
+struct Keeping {
+    parameters: Vec<(i64, Kept, Option<HloSharding>)>,
+    root: Option<(Kept, Option<HloSharding>)>,
+    sharded: bool,
+}
+
+impl Keeping {
+    /// Keeps the shape and sharding of parameter `number` (one the summary
+    /// counts) or of the root, moved rather than copied where it can be.
+    fn keep(
+        &mut self,
+        number: Option<i64>,
+        is_root: bool,
+        shape: Kept,
+        sharding: Option<HloSharding>,
+    ) {
+        match (number, is_root) {
+            (Some(number), true) => {
+                self.parameters
+                    .push((number, shape.clone(), sharding.clone()));
+                self.root = Some((shape, sharding));
             }
-            (true, false) => parameters.push((instruction.parameter_number, shape, sharding)),
-            (false, true) => root = Some((shape, sharding)),
-            (false, false) => {}
+            (Some(number), false) => self.parameters.push((number, shape, sharding)),
+            (None, true) => self.root = Some((shape, sharding)),
+            (None, false) => {}
         }
     }
-    parameters.sort_by_key(|&(number, _, _)| number);
-    for (expected, (number, _, _)) in parameters.iter().enumerate() {
-        if usize::try_from(*number).ok() != Some(expected) {
-            return Err(ProtoError::at(
-                &format!("computations[{c}].instructions"),
-                ProtoErrorKind::Parameter(expected),
-            ));
+
+    /// Computation `c`, read: its parameters checked to be numbered from 0,
+    /// one each, and its root to be there.
+    fn finish(self, c: usize, computation: HloComputationProto) -> Result<Computation, ProtoError> {
+        let mut parameters = self.parameters;
+        parameters.sort_by_key(|&(number, _, _)| number);
+        for (expected, (number, _, _)) in parameters.iter().enumerate() {
+            if usize::try_from(*number).ok() != Some(expected) {
+                return Err(ProtoError::at(
+                    &format!("computations[{c}].instructions"),
+                    ProtoErrorKind::Parameter(expected),
+                ));
+            }
         }
+        let (root, root_sharding) = self.root.ok_or_else(|| {
+            ProtoError::at(
+                &format!("computations[{c}].root_id"),
+                ProtoErrorKind::NoRoot(computation.root_id),
+            )
+        })?;
+        let (parameters, parameter_shardings) =
+            parameters.into_iter().map(|(_, p, s)| (p, s)).unzip();
+        Ok(Computation {
+            name: computation.name,
+            parameters,
+            root,
+            shardings: (parameter_shardings, root_sharding),
+            sharded: self.sharded,
+        })
     }
-    let (root, root_sharding) = root.ok_or_else(|| {
-        ProtoError::at(
-            &format!("computations[{c}].root_id"),
-            ProtoErrorKind::NoRoot(computation.root_id),
-        )
-    })?;
-    let (parameters, parameter_shardings) = parameters.into_iter().map(|(_, p, s)| (p, s)).unzip();
-    Ok(Computation {
-        name: computation.name,
-        parameters,
-        root,
-        shardings: (parameter_shardings, root_sharding),
-        sharded,
-    })
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 use std::io::{BufRead, Read};
+use std::ops::Range;
 
 use schema::Shape;
 use sharding_util::HloSharding;
@@ -431,6 +432,50 @@ impl Reader {
         start: usize,
         visit: &mut impl FnMut(&Instruction<'_>),
     ) -> Result<(), HloError> {
+        let (is_root, name, name_at, at) = self.instruction_name(line, start)?;
+        let shape_end = scan(line, at, b" \t").map_err(|(o, m)| self.error(o, m))?;
+        let shape_text = &line[at..shape_end];
+        let (shape, sizes) = self.sized_shape(shape_text, at)?;
+        let (opcode, operands) = self.opcode_and_operands(line, shape_end)?;
+        let (sharding, attributes) = self.trailing_attributes(line, operands.end)?;
+        let line_number = self.line;
+        self.names
+            .define(name, line_number, name_at)
+            .map_err(|(o, m)| self.error(o, m))?;
+        let per_device = sharding
+            .as_ref()
+            .and_then(|h| self.per_device(shape_text, h));
+        let number = self.parameter_number(opcode, &line[operands.clone()], operands.start)?;
+        if is_root && self.root.is_some() {
+            return Err(self.error(start, "a second ROOT in the computation"));
+        }
+        self.summary.instructions += 1;
+        let instruction = Instruction {
+            computation: &self.computation,
+            is_entry: self.is_entry,
+            is_root,
+            name,
+            opcode,
+            shape: &shape,
+            sizes,
+            per_device,
+            line: self.line,
+            operands: &line[operands],
+            attributes,
+            proto: None,
+        };
+        visit(&instruction);
+        self.keep_for_summary(number, is_root, shape, sharding);
+        Ok(())
+    }
+
+    /// `[ROOT] %name =` from byte `start`: whether it is the root, the
+    /// name and its byte, and the byte of the shape after the `=`.
+    fn instruction_name<'l>(
+        &self,
+        line: &'l str,
+        start: usize,
+    ) -> Result<(bool, &'l str, usize, usize), HloError> {
         let (is_root, at) = match line[start..].strip_prefix("ROOT") {
             Some(rest) if rest.starts_with([' ', '\t']) => (true, skip_space(line, start + 4)),
             _ => (false, start),
@@ -442,15 +487,21 @@ impl Reader {
         if name.is_empty() {
             return Err(self.error(at, "expected an instruction (`name = shape opcode(...)`)"));
         }
-        let name_at = at;
-        let mut at = skip_space(line, name_end);
-        if line.as_bytes().get(at) != Some(&b'=') {
-            return Err(self.error(at, "expected `=` after the instruction's name"));
+        let equals = skip_space(line, name_end);
+        if line.as_bytes().get(equals) != Some(&b'=') {
+            return Err(self.error(equals, "expected `=` after the instruction's name"));
         }
-        at = skip_space(line, at + 1);
-        let shape_end = scan(line, at, b" \t").map_err(|(o, m)| self.error(o, m))?;
-        let shape_text = &line[at..shape_end];
-        let (shape, sizes) = self.sized_shape(shape_text, at)?;
+        Ok((is_root, name, at, skip_space(line, equals + 1)))
+    }
+
+    /// The opcode after the shape that ends at byte `shape_end` (an unknown
+    /// one warned of), and the bytes of the text between its parentheses,
+    /// its operands checked against the names defined.
+    fn opcode_and_operands<'l>(
+        &mut self,
+        line: &'l str,
+        shape_end: usize,
+    ) -> Result<(&'l str, Range<usize>), HloError> {
         let opcode_at = skip_space(line, shape_end);
         let opcode_end = line[opcode_at..]
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
@@ -475,54 +526,56 @@ impl Reader {
                 .check_operands(line, opcode_end + 1, operands_end)
                 .map_err(|(o, m)| self.error(o, m))?;
         }
+        Ok((opcode, opcode_end + 1..operands_end))
+    }
+
+    /// The sharding and the text of the attributes after the operands' `)`
+    /// at byte `operands_end` (`""` when there are none).
+    fn trailing_attributes<'l>(
+        &mut self,
+        line: &'l str,
+        operands_end: usize,
+    ) -> Result<(Option<HloSharding>, &'l str), HloError> {
         let rest = skip_space(line, operands_end + 1);
-        let (sharding, attributes) = if rest < line.len() {
-            if line.as_bytes()[rest] != b',' {
-                return Err(self.error(rest, "expected `,` before the instruction's attributes"));
-            }
-            (self.attributes(line, rest + 1)?, line[rest + 1..].trim())
-        } else {
-            (None, "")
-        };
-        let line_number = self.line;
-        self.names
-            .define(name, line_number, name_at)
-            .map_err(|(o, m)| self.error(o, m))?;
-        let per_device = sharding
-            .as_ref()
-            .and_then(|h| self.per_device(shape_text, h));
-        let number = if opcode == "parameter" {
-            let operand = line[opcode_end + 1..operands_end].trim();
-            let number = operand
-                .parse::<i64>()
-                .ok()
-                .filter(|n| *n >= 0)
-                .ok_or_else(|| self.error(opcode_end + 1, "expected the parameter's number"))?;
-            Some(number).filter(|_| self.is_entry || !self.entry_seen)
-        } else {
-            None
-        };
-        if is_root && self.root.is_some() {
-            return Err(self.error(start, "a second ROOT in the computation"));
+        if rest >= line.len() {
+            return Ok((None, ""));
         }
-        self.summary.instructions += 1;
-        let instruction = Instruction {
-            computation: &self.computation,
-            is_entry: self.is_entry,
-            is_root,
-            name,
-            opcode,
-            shape: &shape,
-            sizes,
-            per_device,
-            line: self.line,
-            operands: &line[opcode_end + 1..operands_end],
-            attributes,
-            proto: None,
-        };
-        visit(&instruction);
-        // The shape is kept only where the summary needs it, moved rather
-        // than copied.
+        if line.as_bytes()[rest] != b',' {
+            return Err(self.error(rest, "expected `,` before the instruction's attributes"));
+        }
+        Ok((self.attributes(line, rest + 1)?, line[rest + 1..].trim()))
+    }
+
+    /// The number of a `parameter` (its text `operands`, at byte `at`) the
+    /// summary keeps: one of the entry, or of any computation before the
+    /// entry is seen; `None` for another opcode.
+    fn parameter_number(
+        &self,
+        opcode: &str,
+        operands: &str,
+        at: usize,
+    ) -> Result<Option<i64>, HloError> {
+        if opcode != "parameter" {
+            return Ok(None);
+        }
+        let number = operands
+            .trim()
+            .parse::<i64>()
+            .ok()
+            .filter(|n| *n >= 0)
+            .ok_or_else(|| self.error(at, "expected the parameter's number"))?;
+        Ok(Some(number).filter(|_| self.is_entry || !self.entry_seen))
+    }
+
+    /// Keeps the shape and sharding of a parameter the summary counts
+    /// (`number`) or of the root, moved rather than copied.
+    fn keep_for_summary(
+        &mut self,
+        number: Option<i64>,
+        is_root: bool,
+        shape: String,
+        sharding: Option<HloSharding>,
+    ) {
         match (number, is_root) {
             (Some(number), true) => {
                 self.parameters
@@ -533,7 +586,6 @@ impl Reader {
             (None, true) => self.root = Some((shape, sharding)),
             (None, false) => {}
         }
-        Ok(())
     }
 
     /// The attributes `a=value, b=value` from byte `at` to the end of the

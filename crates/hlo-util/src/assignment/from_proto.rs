@@ -20,7 +20,8 @@ use super::summary::{allocation_totals, live_buffers};
 use super::trace_order::check_trace_order;
 use crate::origins::metadata::{InstOrigin, Origin, read_proto_metadata};
 use crate::origins::tables::Tables;
-use crate::proto::HloModuleProto;
+use crate::proto::buffer_allocation_proto::Assigned;
+use crate::proto::{BufferAllocationProto, HloModuleProto, LogicalBufferProto};
 
 /// A decoded dump: the assignment, its heap events (their traces kept as
 /// bytes for the instruction of each), and the static baseline's bytes and
@@ -237,9 +238,29 @@ fn assignment(
     proto: &BufferAssignmentProto,
     instructions: &HashMap<i64, Inst<'_>>,
 ) -> Result<(Assignment, HashMap<i64, usize>), AssignmentError> {
-    let mut ids = HashMap::with_capacity(proto.logical_buffers.len());
-    let mut values = Vec::with_capacity(proto.logical_buffers.len());
-    for (b, buffer) in proto.logical_buffers.iter().enumerate() {
+    let (mut values, ids) = values(&proto.logical_buffers, instructions)?;
+    let mut allocations = Vec::with_capacity(proto.buffer_allocations.len());
+    for (a, allocation) in proto.buffer_allocations.iter().enumerate() {
+        allocations.push(allocation_of(a, allocation, &ids, &mut values)?);
+    }
+    Ok((
+        Assignment {
+            allocations,
+            values,
+        },
+        ids,
+    ))
+}
+
+/// The value of each logical buffer, in proto order, not yet in an
+/// allocation; with the map from logical buffer id to value index.
+fn values(
+    logical_buffers: &[LogicalBufferProto],
+    instructions: &HashMap<i64, Inst<'_>>,
+) -> Result<(Vec<Value>, HashMap<i64, usize>), AssignmentError> {
+    let mut ids = HashMap::with_capacity(logical_buffers.len());
+    let mut values = Vec::with_capacity(logical_buffers.len());
+    for (b, buffer) in logical_buffers.iter().enumerate() {
         let field = |name: &str| format!("logical_buffers[{b}].{name}");
         if ids.insert(buffer.id, b).is_some() {
             return Err(AssignmentError::DuplicateBuffer(buffer.id));
@@ -269,73 +290,96 @@ fn assignment(
             origin: origin.clone(),
         });
     }
-    let mut allocations = Vec::with_capacity(proto.buffer_allocations.len());
-    for (a, allocation) in proto.buffer_allocations.iter().enumerate() {
-        let contradiction =
-            |field: String, message: String| Err(AssignmentError::Contradiction { field, message });
-        if usize::try_from(allocation.index).ok() != Some(a) {
+    Ok((values, ids))
+}
+
+/// A contradiction in the field `field`.
+fn contradiction<T>(field: String, message: String) -> Result<T, AssignmentError> {
+    Err(AssignmentError::Contradiction { field, message })
+}
+
+/// Allocation number `a`, its values (by logical buffer id, `ids`) given
+/// their place in it.
+fn allocation_of(
+    a: usize,
+    allocation: &BufferAllocationProto,
+    ids: &HashMap<i64, usize>,
+    values: &mut [Value],
+) -> Result<Allocation, AssignmentError> {
+    if usize::try_from(allocation.index).ok() != Some(a) {
+        return contradiction(
+            format!("buffer_allocations[{a}].index"),
+            format!(
+                "{} where {a} comes (each allocation once, in order)",
+                allocation.index
+            ),
+        );
+    }
+    let allocation_size = size(allocation.size, &format!("buffer_allocations[{a}].size"))?;
+    let mut assigned = Vec::with_capacity(allocation.assigned.len());
+    for (k, entry) in allocation.assigned.iter().enumerate() {
+        let field = format!("buffer_allocations[{a}].assigned[{k}]");
+        assigned.push(place_value(
+            (a, allocation_size),
+            entry,
+            field,
+            ids,
+            values,
+        )?);
+    }
+    Ok(Allocation {
+        size: allocation_size,
+        color: allocation.color,
+        parameter: allocation.is_entry_computation_parameter,
+        aliased_parameter: allocation.is_entry_computation_parameter
+            && allocation.is_parameter_aliased_with_output,
+        constant: allocation.is_constant,
+        live_out: allocation.maybe_live_out,
+        thread_local: allocation.is_thread_local,
+        values: assigned,
+    })
+}
+
+/// Places the value that `entry` (the field `field`) assigns to allocation
+/// `a` of `allocation_size` bytes, checked to fit and to be in no other
+/// allocation; its index.
+fn place_value(
+    (a, allocation_size): (usize, u64),
+    entry: &Assigned,
+    field: String,
+    ids: &HashMap<i64, usize>,
+    values: &mut [Value],
+) -> Result<usize, AssignmentError> {
+    let &v = ids
+        .get(&entry.logical_buffer_id)
+        .ok_or_else(|| AssignmentError::UnknownBuffer {
+            field: format!("{field}.logical_buffer_id"),
+            id: entry.logical_buffer_id,
+        })?;
+    let offset = size(entry.offset, &format!("{field}.offset"))?;
+    let bytes = size(entry.size, &format!("{field}.size"))?;
+    if !inside(offset, bytes, allocation_size) {
+        return contradiction(
+            field,
+            format!(
+                "offset {offset} and size {bytes} pass the end of the allocation ({allocation_size} bytes)"
+            ),
+        );
+    }
+    if let Some(value) = values.get_mut(v) {
+        if let Some(first) = value.allocation {
             return contradiction(
-                format!("buffer_allocations[{a}].index"),
+                format!("{field}.logical_buffer_id"),
                 format!(
-                    "{} where {a} comes (each allocation once, in order)",
-                    allocation.index
+                    "logical buffer {} is assigned to allocation {first} already",
+                    entry.logical_buffer_id
                 ),
             );
         }
-        let allocation_size = size(allocation.size, &format!("buffer_allocations[{a}].size"))?;
-        let mut assigned = Vec::with_capacity(allocation.assigned.len());
-        for (k, entry) in allocation.assigned.iter().enumerate() {
-            let field = format!("buffer_allocations[{a}].assigned[{k}]");
-            let &v = ids.get(&entry.logical_buffer_id).ok_or_else(|| {
-                AssignmentError::UnknownBuffer {
-                    field: format!("{field}.logical_buffer_id"),
-                    id: entry.logical_buffer_id,
-                }
-            })?;
-            let offset = size(entry.offset, &format!("{field}.offset"))?;
-            let bytes = size(entry.size, &format!("{field}.size"))?;
-            if !inside(offset, bytes, allocation_size) {
-                return contradiction(
-                    field,
-                    format!(
-                        "offset {offset} and size {bytes} pass the end of the allocation ({allocation_size} bytes)"
-                    ),
-                );
-            }
-            if let Some(value) = values.get_mut(v) {
-                if let Some(first) = value.allocation {
-                    return contradiction(
-                        format!("{field}.logical_buffer_id"),
-                        format!(
-                            "logical buffer {} is assigned to allocation {first} already",
-                            entry.logical_buffer_id
-                        ),
-                    );
-                }
-                value.allocation = Some(a);
-                value.offset = offset;
-            }
-            assigned.push(v);
-        }
-        allocations.push(Allocation {
-            size: allocation_size,
-            color: allocation.color,
-            parameter: allocation.is_entry_computation_parameter,
-            aliased_parameter: allocation.is_entry_computation_parameter
-                && allocation.is_parameter_aliased_with_output,
-            constant: allocation.is_constant,
-            live_out: allocation.maybe_live_out,
-            thread_local: allocation.is_thread_local,
-            values: assigned,
-        });
+        value.allocation = Some(a);
+        value.offset = offset;
     }
-    Ok((
-        Assignment {
-            allocations,
-            values,
-        },
-        ids,
-    ))
+    Ok(v)
 }
 
 /// The shape at `index` of `shape`, walked without recursion.

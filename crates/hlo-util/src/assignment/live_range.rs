@@ -20,8 +20,9 @@ pub(crate) struct LiveRanges {
 }
 
 /// Which section a line belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Section {
+    #[default]
     Head,
     Sequence,
     Ranges,
@@ -40,111 +41,155 @@ enum Section {
 /// ranges that does not read or contradicts the dump, or when the dump has
 /// neither section.
 pub(crate) fn read_live_ranges(text: &str) -> Result<LiveRanges, AssignmentError> {
-    let mut live = LiveRanges::default();
-    let mut section = Section::Head;
-    let mut seen = 0_u8;
-    // The header's `max` with its line, and each instruction's step.
-    let mut max: Option<(u64, usize)> = None;
-    let mut steps: HashMap<String, usize> = HashMap::new();
+    let mut reader = Reader::default();
     for (n, line) in text.lines().enumerate() {
-        let number = n.saturating_add(1);
-        let fail = |message: &str| AssignmentError::Text {
-            file: FILE,
-            line: number,
-            message: message.to_owned(),
-        };
-        if section == Section::Head
+        reader.line(n.saturating_add(1), line)?;
+    }
+    reader.finish()
+}
+
+/// The error at line `line` of the dump.
+fn fail(line: usize, message: &str) -> AssignmentError {
+    AssignmentError::Text {
+        file: FILE,
+        line,
+        message: message.to_owned(),
+    }
+}
+
+/// A dump read so far.
+#[derive(Debug, Default)]
+struct Reader {
+    live: LiveRanges,
+    section: Section,
+    /// The sections met: 1 the sequence, 2 the live ranges.
+    seen: u8,
+    /// The header's `max` with its line.
+    max: Option<(u64, usize)>,
+    /// Each instruction's step.
+    steps: HashMap<String, usize>,
+}
+
+impl Reader {
+    /// Reads line `number`, `line`.
+    fn line(&mut self, number: usize, line: &str) -> Result<(), AssignmentError> {
+        if self.section == Section::Head
             && let Some(rest) = line.strip_prefix("HloLiveRange (max ")
         {
             let end = rest
                 .strip_suffix("):")
                 .and_then(|m| m.parse().ok())
-                .ok_or_else(|| fail("not `HloLiveRange (max N):`"))?;
-            max = Some((end, number));
-            continue;
+                .ok_or_else(|| fail(number, "not `HloLiveRange (max N):`"))?;
+            self.max = Some((end, number));
+            return Ok(());
         }
+        if self.section_header(line) {
+            return Ok(());
+        }
+        let item = line.trim_start();
+        match self.section {
+            Section::Sequence => self.sequence_item(number, item),
+            Section::Ranges => self.range_item(number, item),
+            Section::Head | Section::Rest => Ok(()),
+        }
+    }
+
+    /// Whether `line` heads a section (or is the dump's first line), the
+    /// section it starts entered.
+    fn section_header(&mut self, line: &str) -> bool {
         match line.trim() {
             "InstructionSequence:" => {
-                section = Section::Sequence;
-                seen |= 1;
-                continue;
+                self.section = Section::Sequence;
+                self.seen |= 1;
             }
             "BufferLiveRange:" => {
-                section = Section::Ranges;
-                seen |= 2;
-                continue;
+                self.section = Section::Ranges;
+                self.seen |= 2;
             }
             trimmed if !line.starts_with("    ") => {
                 // Another section header, or the dump's first line.
-                if section != Section::Head || !trimmed.starts_with("HloLiveRange") {
-                    section = Section::Rest;
-                }
-                continue;
-            }
-            _ => {}
-        }
-        let item = line.trim_start();
-        match section {
-            Section::Sequence => {
-                let (step, name) = item
-                    .split_once(':')
-                    .ok_or_else(|| fail("not `step:instruction`"))?;
-                let step: usize = step.parse().map_err(|_| fail("not a step number"))?;
-                if step != live.sequence.len() {
-                    return Err(fail("steps out of order"));
-                }
-                if let Some(first) = steps.insert(name.to_owned(), step) {
-                    return Err(fail(&format!(
-                        "instruction `{name}` is in the sequence twice (steps {first} and {step})"
-                    )));
-                }
-                live.sequence.push(name.to_owned());
-            }
-            Section::Ranges => {
-                let (key, range) = item
-                    .rsplit_once(':')
-                    .ok_or_else(|| fail("not `name{index}:start-end`"))?;
-                let (start, end) = range
-                    .split_once('-')
-                    .and_then(|(s, e)| Some((s.parse().ok()?, e.parse().ok()?)))
-                    .ok_or_else(|| fail("not `start-end`"))?;
-                if start > end {
-                    return Err(fail("a live range that ends before it starts"));
-                }
-                let last = max.map_or(
-                    u64::try_from(live.sequence.len()).unwrap_or(u64::MAX),
-                    |m| m.0,
-                );
-                if end > last {
-                    return Err(fail(&format!(
-                        "the live range of `{key}` ends at {end}, past the schedule's end {last}"
-                    )));
-                }
-                if live.ranges.insert(key.to_owned(), (start, end)).is_some() {
-                    return Err(fail(&format!("`{key}` has a second live range")));
+                if self.section != Section::Head || !trimmed.starts_with("HloLiveRange") {
+                    self.section = Section::Rest;
                 }
             }
-            Section::Head | Section::Rest => {}
+            _ => return false,
         }
+        true
     }
-    if seen != 3 {
-        return Err(AssignmentError::Text {
-            file: FILE,
-            line: 1,
-            message: "no InstructionSequence or BufferLiveRange section".to_owned(),
-        });
-    }
-    if let Some((end, line)) = max {
-        let steps = live.sequence.len();
-        if u64::try_from(steps).ok() != Some(end) {
-            return Err(AssignmentError::Text {
-                file: FILE,
-                line,
-                message: format!("the header's max {end} is not the sequence's {steps} steps"),
-            });
+
+    /// `step:instruction`, at line `number`.
+    fn sequence_item(&mut self, number: usize, item: &str) -> Result<(), AssignmentError> {
+        let (step, name) = item
+            .split_once(':')
+            .ok_or_else(|| fail(number, "not `step:instruction`"))?;
+        let step: usize = step
+            .parse()
+            .map_err(|_| fail(number, "not a step number"))?;
+        if step != self.live.sequence.len() {
+            return Err(fail(number, "steps out of order"));
         }
+        if let Some(first) = self.steps.insert(name.to_owned(), step) {
+            return Err(fail(
+                number,
+                &format!(
+                    "instruction `{name}` is in the sequence twice (steps {first} and {step})"
+                ),
+            ));
+        }
+        self.live.sequence.push(name.to_owned());
+        Ok(())
     }
-    Ok(live)
+
+    /// `name{index}:start-end`, at line `number`.
+    fn range_item(&mut self, number: usize, item: &str) -> Result<(), AssignmentError> {
+        let (key, range) = item
+            .rsplit_once(':')
+            .ok_or_else(|| fail(number, "not `name{index}:start-end`"))?;
+        let (start, end) = range
+            .split_once('-')
+            .and_then(|(s, e)| Some((s.parse().ok()?, e.parse().ok()?)))
+            .ok_or_else(|| fail(number, "not `start-end`"))?;
+        if start > end {
+            return Err(fail(number, "a live range that ends before it starts"));
+        }
+        let last = self.max.map_or(
+            u64::try_from(self.live.sequence.len()).unwrap_or(u64::MAX),
+            |m| m.0,
+        );
+        if end > last {
+            return Err(fail(
+                number,
+                &format!("the live range of `{key}` ends at {end}, past the schedule's end {last}"),
+            ));
+        }
+        if self
+            .live
+            .ranges
+            .insert(key.to_owned(), (start, end))
+            .is_some()
+        {
+            return Err(fail(number, &format!("`{key}` has a second live range")));
+        }
+        Ok(())
+    }
+
+    /// The dump read, checked for both sections and as many steps as its
+    /// header says.
+    fn finish(self) -> Result<LiveRanges, AssignmentError> {
+        if self.seen != 3 {
+            return Err(fail(1, "no InstructionSequence or BufferLiveRange section"));
+        }
+        if let Some((end, line)) = self.max {
+            let steps = self.live.sequence.len();
+            if u64::try_from(steps).ok() != Some(end) {
+                return Err(fail(
+                    line,
+                    &format!("the header's max {end} is not the sequence's {steps} steps"),
+                ));
+            }
+        }
+        Ok(self.live)
+    }
 }
 
 #[cfg(test)]

@@ -116,6 +116,26 @@ pub(crate) struct Assigned {
 
 /// Runs the first pass.
 pub(crate) fn assign(graph: &Graph, flow: &Dataflow, buffers: &Buffers) -> Assigned {
+    let mut out = Assigned {
+        allocations: Vec::new(),
+        place: vec![Place::None; buffers.list.len()],
+    };
+    let mut reusable: Vec<usize> = Vec::new();
+    for b in assignment_order(graph, buffers) {
+        out.assign_buffer(graph, flow, buffers, &mut reusable, b);
+    }
+    // The lookups are done with: what is read of an allocation from here
+    // on is its buffers and flags.
+    for alloc in &mut out.allocations {
+        alloc.forget_ranges();
+    }
+    out
+}
+
+/// The buffers with values in the order the first pass takes them:
+/// largest first, then those live out, then by the earliest post-order
+/// position of their values' instructions, then by number.
+fn assignment_order(graph: &Graph, buffers: &Buffers) -> Vec<usize> {
     let mut order: Vec<usize> = (0..buffers.list.len())
         .filter(|&b| buffers.list.get(b).is_some_and(|x| !x.values.is_empty()))
         .collect();
@@ -131,17 +151,29 @@ pub(crate) fn assign(graph: &Graph, flow: &Dataflow, buffers: &Buffers) -> Assig
             .then(first[a].cmp(&first[b]))
             .then(a.cmp(&b))
     });
-    let mut out = Assigned {
-        allocations: Vec::new(),
-        place: vec![Place::None; buffers.list.len()],
-    };
-    let mut reusable: Vec<usize> = Vec::new();
-    for b in order {
+    order
+}
+
+impl Assigned {
+    /// Gives buffer `b` the allocation `alloc` of its own.
+    fn own(&mut self, b: usize, alloc: Alloc) {
+        self.place[b] = Place::Allocation(self.allocations.len());
+        self.allocations.push(alloc);
+    }
+
+    /// Places buffer `b`: a constant, an entry parameter or a tuple in an
+    /// allocation of its own, another buffer as [`Self::share_or_heap`]
+    /// does. `reusable`: the allocations later buffers may join, the last
+    /// tried first.
+    fn assign_buffer(
+        &mut self,
+        graph: &Graph,
+        flow: &Dataflow,
+        buffers: &Buffers,
+        reusable: &mut Vec<usize>,
+        b: usize,
+    ) {
         let buffer = &buffers.list[b];
-        let own = |out: &mut Assigned, alloc: Alloc| {
-            out.place[b] = Place::Allocation(out.allocations.len());
-            out.allocations.push(alloc);
-        };
         let mut alloc = Alloc {
             size: buffer.bytes,
             color: buffer.color,
@@ -149,67 +181,68 @@ pub(crate) fn assign(graph: &Graph, flow: &Dataflow, buffers: &Buffers) -> Assig
             ..Alloc::default()
         };
         alloc.add(b, buffer.start, buffer.end);
-        if buffer.constant {
-            own(
-                &mut out,
-                Alloc {
-                    constant: true,
-                    ..alloc
-                },
-            );
-            continue;
-        }
-        if buffer.parameter {
+        let alloc = if buffer.constant {
+            Alloc {
+                constant: true,
+                ..alloc
+            }
+        } else if buffer.parameter {
             let aliased = buffer.live_out;
             if aliased {
-                reusable.push(out.allocations.len());
+                reusable.push(self.allocations.len());
             }
-            own(
-                &mut out,
-                Alloc {
-                    parameter: true,
-                    aliased,
-                    ..alloc
-                },
-            );
-            continue;
-        }
-        if buffer.tuple {
-            own(
-                &mut out,
-                Alloc {
-                    tuple: true,
-                    ..alloc
-                },
-            );
-            continue;
-        }
-        let mut candidates = operand_allocations(graph, flow, buffers, &out, b);
+            Alloc {
+                parameter: true,
+                aliased,
+                ..alloc
+            }
+        } else if buffer.tuple {
+            Alloc {
+                tuple: true,
+                ..alloc
+            }
+        } else {
+            self.share_or_heap(graph, flow, buffers, reusable, b, alloc);
+            return;
+        };
+        self.own(b, alloc);
+    }
+
+    /// Places buffer `b`, neither a constant, an entry parameter nor a
+    /// tuple: in the first allocation of an operand, or else of `reusable`
+    /// (the last first), that it fits; else a result in `alloc`, an
+    /// allocation of its own later buffers may join, and a temporary in the
+    /// heap.
+    fn share_or_heap(
+        &mut self,
+        graph: &Graph,
+        flow: &Dataflow,
+        buffers: &Buffers,
+        reusable: &mut Vec<usize>,
+        b: usize,
+        alloc: Alloc,
+    ) {
+        let buffer = &buffers.list[b];
+        let mut candidates = operand_allocations(graph, flow, buffers, self, b);
         candidates.extend(reusable.iter().rev());
         if let Some(&a) = candidates
             .iter()
-            .find(|&&a| fits(graph, flow, buffers, &out, a, b))
+            .find(|&&a| fits(graph, flow, buffers, self, a, b))
         {
-            out.place[b] = Place::Allocation(a);
-            if let Some(alloc) = out.allocations.get_mut(a) {
+            self.place[b] = Place::Allocation(a);
+            if let Some(alloc) = self.allocations.get_mut(a) {
                 alloc.add(b, buffer.start, buffer.end);
                 alloc.live_out |= buffer.live_out;
             }
-            continue;
+            return;
         }
         if buffer.live_out {
-            reusable.push(out.allocations.len());
-            own(&mut out, alloc);
+            reusable.push(self.allocations.len());
+            self.own(b, alloc);
         } else {
-            out.place[b] = Place::Heap;
+            self.place[b] = Place::Heap;
         }
     }
-    // The lookups are done with: what is read of an allocation from here
-    // on is its buffers and flags.
-    for alloc in &mut out.allocations {
-        alloc.forget_ranges();
-    }
-    out
 }
 
 /// The earliest post-order position of a buffer's values' instructions.

@@ -9,7 +9,7 @@
 
 use super::LivenessError;
 use super::dataflow::Dataflow;
-use super::graph::Graph;
+use super::graph::{Graph, Inst};
 use super::schedule::Schedule;
 use super::shapes::{is_tuple, subshapes};
 use crate::BufferSizes;
@@ -72,9 +72,46 @@ pub(crate) fn buffers(
         value_of_position: vec![usize::MAX; positions],
         ..Buffers::default()
     };
+    let value_of_root = define_values(graph, flow, schedule, &mut out)?;
+    out.map_positions(flow, &value_of_root);
+    drop(value_of_root);
+    for (i, inst) in graph.insts.iter().enumerate() {
+        out.extend_to_uses(graph, flow, schedule, i, inst);
+    }
+    out.mark_live_out(graph, flow, schedule.end());
+    out.close_ranges();
+    // Grown a push at a time: the spare capacity (up to as much again)
+    // goes back before the analyses that follow.
+    out.list.shrink_to_fit();
+    out.values.shrink_to_fit();
+    Ok(out)
+}
+
+/// The step of instruction `i`, `u64::MAX` when it has none.
+fn step_of(schedule: &Schedule, i: usize) -> u64 {
+    schedule.step.get(i).copied().unwrap_or(u64::MAX)
+}
+
+/// The first parameter of the `k`th computation `inst` calls.
+fn first_parameter(graph: &Graph, inst: &Inst, k: usize) -> Option<usize> {
+    graph
+        .called(inst)
+        .get(k)
+        .and_then(|&c| graph.comps.get(c))
+        .and_then(|c| c.parameters.first().copied())
+}
+
+/// Makes the values and buffers of the positions that define one, in
+/// module order of their definitions; the value of each value's root
+/// position.
+fn define_values(
+    graph: &Graph,
+    flow: &Dataflow,
+    schedule: &Schedule,
+    out: &mut Buffers,
+) -> Result<Vec<usize>, LivenessError> {
+    let positions = flow.inst.len();
     let end = schedule.end();
-    let step = |i: usize| schedule.step.get(i).copied().unwrap_or(u64::MAX);
-    // The values and buffers, in module order of their definitions.
     let mut value_of_root = vec![usize::MAX; positions];
     let mut buffer_of_root = vec![usize::MAX; positions];
     for (i, inst) in graph.insts.iter().enumerate() {
@@ -93,8 +130,9 @@ pub(crate) fn buffers(
                 message: e.to_string(),
             })?;
             let bytes = u64::try_from(sizes.allocated_bytes).map_err(|_| overflow())?;
-            let broot = flow.buffer(p);
-            let slot = buffer_of_root.get_mut(broot).ok_or_else(overflow)?;
+            let slot = buffer_of_root
+                .get_mut(flow.buffer(p))
+                .ok_or_else(overflow)?;
             if *slot == usize::MAX {
                 *slot = out.list.len();
                 out.list.push(Buffer {
@@ -110,7 +148,11 @@ pub(crate) fn buffers(
             buffer.constant |= graph.opcode(inst) == "constant";
             buffer.parameter |= entry_parameter;
             buffer.values.push(out.values.len());
-            let start = if entry_parameter { 0 } else { step(i) };
+            let start = if entry_parameter {
+                0
+            } else {
+                step_of(schedule, i)
+            };
             if let Some(v) = value_of_root.get_mut(flow.value(p)) {
                 *v = out.values.len();
             }
@@ -125,103 +167,104 @@ pub(crate) fn buffers(
             });
         }
     }
-    for p in 0..positions {
-        let v = value_of_root
-            .get(flow.value(p))
-            .copied()
-            .unwrap_or(usize::MAX);
-        if let Some(slot) = out.value_of_position.get_mut(p) {
-            *slot = v;
-        }
-        if let Some(slot) = out.of_position.get_mut(p) {
-            *slot = out.values.get(v).map_or(usize::MAX, |value| value.buffer);
+    Ok(value_of_root)
+}
+
+impl Buffers {
+    /// Gives each position its value and buffer.
+    fn map_positions(&mut self, flow: &Dataflow, value_of_root: &[usize]) {
+        for p in 0..flow.inst.len() {
+            let v = value_of_root
+                .get(flow.value(p))
+                .copied()
+                .unwrap_or(usize::MAX);
+            if let Some(slot) = self.value_of_position.get_mut(p) {
+                *slot = v;
+            }
+            if let Some(slot) = self.of_position.get_mut(p) {
+                *slot = self.values.get(v).map_or(usize::MAX, |value| value.buffer);
+            }
         }
     }
-    for (i, inst) in graph.insts.iter().enumerate() {
-        let t = step(i);
+
+    /// Extends the values instruction `i` defines and those it reads to
+    /// its step, and the callees' values that live until it.
+    fn extend_to_uses(
+        &mut self,
+        graph: &Graph,
+        flow: &Dataflow,
+        schedule: &Schedule,
+        i: usize,
+        inst: &Inst,
+    ) {
+        let t = step_of(schedule, i);
         if t == u64::MAX {
-            continue;
+            return;
         }
-        out.extend(flow.positions(graph, i), t);
-        let first_of = |k: usize| {
-            graph
-                .called(inst)
-                .get(k)
-                .and_then(|&c| graph.comps.get(c))
-                .and_then(|c| c.parameters.first().copied())
-        };
+        self.extend(flow.positions(graph, i), t);
         match graph.opcode(inst) {
-            "get-tuple-element" | "tuple" => continue,
+            "get-tuple-element" | "tuple" => return,
             "while" => {
                 // The body's result lives until the while; the condition's
                 // parameter until the body starts.
                 let body = graph.called(inst).get(1).and_then(|&c| graph.comps.get(c));
                 if let Some(root) = body.and_then(|c| c.root) {
-                    out.extend(flow.positions(graph, root), t);
+                    self.extend(flow.positions(graph, root), t);
                 }
-                if let (Some(c), Some(b)) = (first_of(0), first_of(1)) {
-                    out.extend(flow.positions(graph, c), step(b));
+                if let (Some(c), Some(b)) = (
+                    first_parameter(graph, inst, 0),
+                    first_parameter(graph, inst, 1),
+                ) {
+                    self.extend(flow.positions(graph, c), step_of(schedule, b));
                 }
             }
             "conditional" => {
                 for &c in graph.called(inst) {
                     if let Some(root) = graph.comps.get(c).and_then(|c| c.root) {
-                        out.extend(flow.positions(graph, root), t);
+                        self.extend(flow.positions(graph, root), t);
                     }
                 }
             }
             _ => {}
         }
-        // A while reads its operand when its condition starts; a call's
-        // operands and a conditional's branch operands are its
-        // computations' parameters, read there (those of a computation
-        // called twice are values of their own: the call reads its operands).
-        let (used_at, read) = match (graph.opcode(inst), first_of(0)) {
-            ("while", Some(p)) => (step(p), graph.operands(inst).len()),
-            ("call", _)
-                if !graph
-                    .called(inst)
-                    .first()
-                    .is_some_and(|&c| flow.shared_callee(c)) =>
-            {
-                (t, 0)
-            }
-            ("conditional", _) => (t, 1),
-            _ => (t, graph.operands(inst).len()),
-        };
+        let (used_at, read) = operand_reads(graph, flow, schedule, inst, t);
         for &o in graph.operands(inst).iter().take(read) {
-            out.extend(flow.positions(graph, o), used_at);
+            self.extend(flow.positions(graph, o), used_at);
         }
     }
-    if let Some(root) = graph.comps.get(graph.entry).and_then(|c| c.root) {
+
+    /// Extends the values of the entry's result to `end` and marks their
+    /// buffers live out.
+    fn mark_live_out(&mut self, graph: &Graph, flow: &Dataflow, end: u64) {
+        let Some(root) = graph.comps.get(graph.entry).and_then(|c| c.root) else {
+            return;
+        };
         for p in flow.positions(graph, root) {
-            let v = out.value_of_position.get(p).copied().unwrap_or(usize::MAX);
-            if let Some(value) = out.values.get_mut(v) {
+            let v = self.value_of_position.get(p).copied().unwrap_or(usize::MAX);
+            if let Some(value) = self.values.get_mut(v) {
                 value.end = end;
                 value.used_until = end;
                 let b = value.buffer;
-                if let Some(buffer) = out.list.get_mut(b) {
+                if let Some(buffer) = self.list.get_mut(b) {
                     buffer.live_out = true;
                 }
             }
         }
     }
-    for value in &mut out.values {
-        value.end = value.end.max(value.start);
-        value.used_until = value.used_until.max(value.start);
-        if let Some(buffer) = out.list.get_mut(value.buffer) {
-            buffer.start = buffer.start.min(value.start);
-            buffer.end = buffer.end.max(value.end);
+
+    /// Ends no value before it starts, and gives each buffer the span of
+    /// its values.
+    fn close_ranges(&mut self) {
+        for value in &mut self.values {
+            value.end = value.end.max(value.start);
+            value.used_until = value.used_until.max(value.start);
+            if let Some(buffer) = self.list.get_mut(value.buffer) {
+                buffer.start = buffer.start.min(value.start);
+                buffer.end = buffer.end.max(value.end);
+            }
         }
     }
-    // Grown a push at a time: the spare capacity (up to as much again)
-    // goes back before the analyses that follow.
-    out.list.shrink_to_fit();
-    out.values.shrink_to_fit();
-    Ok(out)
-}
 
-impl Buffers {
     /// Extends the values at `positions` to step `t`.
     fn extend(&mut self, positions: std::ops::Range<usize>, t: u64) {
         if t == u64::MAX {
@@ -239,4 +282,31 @@ impl Buffers {
 
 fn overflow() -> LivenessError {
     LivenessError::Overflow("the positions".to_owned())
+}
+
+/// The step at which `inst`, at step `t`, reads its operands, and how many
+/// of the first it reads there. A while reads its operand when its
+/// condition starts; a call's operands and a conditional's branch operands
+/// are its computations' parameters, read there (those of a computation
+/// called twice are values of their own: the call reads its operands).
+fn operand_reads(
+    graph: &Graph,
+    flow: &Dataflow,
+    schedule: &Schedule,
+    inst: &Inst,
+    t: u64,
+) -> (u64, usize) {
+    match (graph.opcode(inst), first_parameter(graph, inst, 0)) {
+        ("while", Some(p)) => (step_of(schedule, p), graph.operands(inst).len()),
+        ("call", _)
+            if !graph
+                .called(inst)
+                .first()
+                .is_some_and(|&c| flow.shared_callee(c)) =>
+        {
+            (t, 0)
+        }
+        ("conditional", _) => (t, 1),
+        _ => (t, graph.operands(inst).len()),
+    }
 }

@@ -12,7 +12,7 @@
 //! thread-local and those of fusion bodies are not buffers at all.
 
 use super::LivenessError;
-use super::graph::{Calls, Graph, Inst};
+use super::graph::{Calls, Comp, Graph, Inst};
 use super::in_place::in_place_pairs;
 use super::shapes::{count, offset, subshapes};
 
@@ -192,8 +192,20 @@ fn shared_callees(graph: &Graph) -> Vec<bool> {
 
 /// Builds the positions and joins those that share storage.
 pub(crate) fn dataflow(graph: &Graph) -> Result<Dataflow, LivenessError> {
-    let roles = roles(graph);
-    // The parameters of a while's condition and body are phi values.
+    let mut flow = lay_out_positions(graph);
+    for (i, inst) in graph.insts.iter().enumerate() {
+        if flow.base.get(i) == Some(&usize::MAX) {
+            continue;
+        }
+        join_instruction(graph, &mut flow, i, inst)?;
+    }
+    flow.keep_first_definitions();
+    join_io_aliases(graph, &mut flow)?;
+    Ok(flow)
+}
+
+/// The computations a while calls: their parameters are phi values.
+fn loop_computations(graph: &Graph) -> Vec<bool> {
     let mut loop_computation = vec![false; graph.comps.len()];
     for inst in graph.insts.iter().filter(|i| graph.opcode(i) == "while") {
         for &c in graph.called(inst) {
@@ -202,6 +214,14 @@ pub(crate) fn dataflow(graph: &Graph) -> Result<Dataflow, LivenessError> {
             }
         }
     }
+    loop_computation
+}
+
+/// The positions of the global computations' instructions, each its own
+/// value and buffer, and which define a value.
+fn lay_out_positions(graph: &Graph) -> Dataflow {
+    let roles = roles(graph);
+    let loop_computation = loop_computations(graph);
     // The parameters of a computation that two or more calls call hold
     // what each call site passes: values of their own, in one buffer with
     // the operands (XLA's value set of every site's operand).
@@ -230,7 +250,7 @@ pub(crate) fn dataflow(graph: &Graph) -> Result<Dataflow, LivenessError> {
             defines.push(defining && (k == 0 || graph.opcode(inst) != "tuple"));
         }
     }
-    let mut flow = Dataflow {
+    Dataflow {
         shared_callee,
         roles,
         base,
@@ -238,29 +258,33 @@ pub(crate) fn dataflow(graph: &Graph) -> Result<Dataflow, LivenessError> {
         buffers: (0..inst_of.len()).collect(),
         inst: inst_of,
         defines,
-    };
-    for (i, inst) in graph.insts.iter().enumerate() {
-        if flow.base.get(i) == Some(&usize::MAX) {
-            continue;
-        }
-        join_instruction(graph, &mut flow, i, inst)?;
     }
-    // A value joined to an earlier one (an async start's operands) is that
-    // one: the first definition stands.
-    let mut seen = vec![false; flow.inst.len()];
-    for p in 0..flow.inst.len() {
-        if flow.defines.get(p) != Some(&true) {
-            continue;
-        }
-        let v = flow.value(p);
-        if seen.get(v) == Some(&true) {
-            if let Some(d) = flow.defines.get_mut(p) {
-                *d = false;
+}
+
+impl Dataflow {
+    /// A value joined to an earlier one (an async start's operands) is that
+    /// one: the first definition stands.
+    fn keep_first_definitions(&mut self) {
+        let mut seen = vec![false; self.inst.len()];
+        for p in 0..self.inst.len() {
+            if self.defines.get(p) != Some(&true) {
+                continue;
             }
-        } else if let Some(s) = seen.get_mut(v) {
-            *s = true;
+            let v = self.value(p);
+            if seen.get(v) == Some(&true) {
+                if let Some(d) = self.defines.get_mut(p) {
+                    *d = false;
+                }
+            } else if let Some(s) = seen.get_mut(v) {
+                *s = true;
+            }
         }
     }
+}
+
+/// Joins the buffers of the entry's outputs and the parameters the
+/// module's `input_output_alias` pairs them with.
+fn join_io_aliases(graph: &Graph, flow: &mut Dataflow) -> Result<(), LivenessError> {
     for alias in &graph.io_alias {
         let entry = graph.comps.get(graph.entry);
         let param = entry.and_then(|c| c.parameters.get(alias.operand)).copied();
@@ -280,7 +304,7 @@ pub(crate) fn dataflow(graph: &Graph) -> Result<Dataflow, LivenessError> {
         })?;
         flow.join(a, b, Join::Buffer);
     }
-    Ok(flow)
+    Ok(())
 }
 
 /// Joins `inst`'s output at `index` with `other`'s at `other_index`, every
@@ -327,108 +351,181 @@ pub(crate) fn sub_shape<'a>(
     index.iter().try_fold(shape, |s, &k| s.tuple_shapes.get(k))
 }
 
+/// The `k`th operand of `inst`.
+fn nth_operand(graph: &Graph, inst: &Inst, k: usize) -> Option<usize> {
+    graph.operands(inst).get(k).copied()
+}
+
+/// The `k`th computation `inst` calls.
+fn nth_callee<'g>(graph: &'g Graph, inst: &Inst, k: usize) -> Option<&'g Comp> {
+    graph.called(inst).get(k).and_then(|&c| graph.comps.get(c))
+}
+
+/// The error of `inst` that `message` says.
+fn malformed(graph: &Graph, inst: &Inst, message: &str) -> LivenessError {
+    LivenessError::Malformed {
+        instruction: graph.name(inst).to_owned(),
+        message: message.to_owned(),
+    }
+}
+
+/// Joins the positions of `inst` (instruction `i`) with those of its
+/// operands and callees that hold the same value or storage.
 fn join_instruction(
     graph: &Graph,
     flow: &mut Dataflow,
     i: usize,
     inst: &Inst,
 ) -> Result<(), LivenessError> {
-    let op = |k: usize| graph.operands(inst).get(k).copied();
-    let comp = |k: usize| graph.called(inst).get(k).and_then(|&c| graph.comps.get(c));
-    let malformed = |message: &str| LivenessError::Malformed {
-        instruction: graph.name(inst).to_owned(),
-        message: message.to_owned(),
-    };
+    let first = || nth_operand(graph, inst, 0).ok_or_else(|| malformed(graph, inst, "no operand"));
     match graph.opcode(inst) {
         "get-tuple-element" => {
-            let o = op(0).ok_or_else(|| malformed("no operand"))?;
+            let o = first()?;
             join_trees(
                 graph,
                 flow,
                 (i, &[]),
                 (o, &[inst.tuple_index()]),
                 Join::Value,
-            )?;
+            )
         }
         "tuple" => {
             for (k, &o) in graph.operands(inst).iter().enumerate() {
                 join_trees(graph, flow, (i, &[k]), (o, &[]), Join::Value)?;
             }
+            Ok(())
         }
         "bitcast" | "opt-barrier" | "domain" | "add-dependency" => {
-            let o = op(0).ok_or_else(|| malformed("no operand"))?;
-            join_trees(graph, flow, (i, &[]), (o, &[]), Join::Value)?;
+            let o = first()?;
+            join_trees(graph, flow, (i, &[]), (o, &[]), Join::Value)
         }
-        "while" => {
-            let o = op(0).ok_or_else(|| malformed("no operand"))?;
-            join_trees(graph, flow, (i, &[]), (o, &[]), Join::Buffer)?;
-            for c in [comp(0), comp(1)].into_iter().flatten() {
-                if let Some(&p) = c.parameters.first() {
-                    join_trees(graph, flow, (i, &[]), (p, &[]), Join::Buffer)?;
-                }
-            }
-            if let Some(root) = comp(1).and_then(|c| c.root) {
-                join_trees(graph, flow, (i, &[]), (root, &[]), Join::Buffer)?;
-            }
-        }
-        "conditional" => {
-            for k in 0..graph.called(inst).len() {
-                let c = comp(k).ok_or_else(|| malformed("no branch"))?;
-                if let (Some(&p), Some(o)) = (c.parameters.first(), op(k.saturating_add(1))) {
-                    join_trees(graph, flow, (p, &[]), (o, &[]), Join::Value)?;
-                }
-                if let Some(root) = c.root {
-                    join_trees(graph, flow, (i, &[]), (root, &[]), Join::Buffer)?;
-                }
-            }
-        }
-        "call" => {
-            let c = comp(0).ok_or_else(|| malformed("no computation"))?;
-            let shared = graph
-                .called(inst)
-                .first()
-                .is_some_and(|&c| flow.shared_callee(c));
-            let join = if shared { Join::Buffer } else { Join::Value };
-            for (k, &p) in c.parameters.iter().enumerate() {
-                let o = op(k).ok_or_else(|| malformed("too few operands"))?;
-                join_trees(graph, flow, (p, &[]), (o, &[]), join)?;
-            }
-            if let Some(root) = c.root {
-                join_trees(graph, flow, (i, &[]), (root, &[]), Join::Value)?;
-            }
-        }
+        "while" => join_while(graph, flow, i, inst),
+        "conditional" => join_conditional(graph, flow, i, inst),
+        "call" => join_call(graph, flow, i, inst),
         "copy-start" => {
             // (destination, source, context): the source is the operand.
-            let o = op(0).ok_or_else(|| malformed("no operand"))?;
-            join_trees(graph, flow, (i, &[1]), (o, &[]), Join::Value)?;
+            let o = first()?;
+            join_trees(graph, flow, (i, &[1]), (o, &[]), Join::Value)
         }
-        start if start.ends_with("-start") => {
-            // ((operands...), outputs, context): the operands as they are.
-            let operands = graph.shape(inst).tuple_shapes.first();
-            if operands.is_some_and(|s| {
-                super::shapes::is_tuple(s) && s.tuple_shapes.len() == graph.operands(inst).len()
-            }) {
-                for (k, &o) in graph.operands(inst).iter().enumerate() {
-                    join_trees(graph, flow, (i, &[0, k]), (o, &[]), Join::Value)?;
-                }
-            }
-        }
+        start if start.ends_with("-start") => join_start(graph, flow, i, inst),
         done if done.ends_with("-done") => {
-            let o = op(0).ok_or_else(|| malformed("no operand"))?;
-            let operand = graph.insts.get(o).map(|x| graph.shape(x));
-            let from: &[usize] = match (done, operand) {
-                ("copy-done", _) => &[0],
-                (_, Some(s)) if super::shapes::is_tuple(s) => &[1],
-                _ => &[],
-            };
-            join_trees(graph, flow, (i, &[]), (o, from), Join::Value)?;
+            let o = first()?;
+            join_done(graph, flow, (i, done), o)
         }
         _ => {
             for (output, operand, operand_index) in in_place_pairs(graph, inst) {
-                let o = op(operand).ok_or_else(|| malformed("an alias names no operand"))?;
+                let o = nth_operand(graph, inst, operand)
+                    .ok_or_else(|| malformed(graph, inst, "an alias names no operand"))?;
                 join_trees(graph, flow, (i, &output), (o, &operand_index), Join::Buffer)?;
             }
+            Ok(())
+        }
+    }
+}
+
+/// A while's output, its operand, its condition's and body's parameters
+/// and its body's result: one buffer.
+fn join_while(
+    graph: &Graph,
+    flow: &mut Dataflow,
+    i: usize,
+    inst: &Inst,
+) -> Result<(), LivenessError> {
+    let o = nth_operand(graph, inst, 0).ok_or_else(|| malformed(graph, inst, "no operand"))?;
+    join_trees(graph, flow, (i, &[]), (o, &[]), Join::Buffer)?;
+    let (condition, body) = (nth_callee(graph, inst, 0), nth_callee(graph, inst, 1));
+    for c in [condition, body].into_iter().flatten() {
+        if let Some(&p) = c.parameters.first() {
+            join_trees(graph, flow, (i, &[]), (p, &[]), Join::Buffer)?;
+        }
+    }
+    if let Some(root) = body.and_then(|c| c.root) {
+        join_trees(graph, flow, (i, &[]), (root, &[]), Join::Buffer)?;
+    }
+    Ok(())
+}
+
+/// Each branch's parameter is its operand's value; the branches' results
+/// share the conditional's buffer.
+fn join_conditional(
+    graph: &Graph,
+    flow: &mut Dataflow,
+    i: usize,
+    inst: &Inst,
+) -> Result<(), LivenessError> {
+    for k in 0..graph.called(inst).len() {
+        let c = nth_callee(graph, inst, k).ok_or_else(|| malformed(graph, inst, "no branch"))?;
+        if let (Some(&p), Some(o)) = (
+            c.parameters.first(),
+            nth_operand(graph, inst, k.saturating_add(1)),
+        ) {
+            join_trees(graph, flow, (p, &[]), (o, &[]), Join::Value)?;
+        }
+        if let Some(root) = c.root {
+            join_trees(graph, flow, (i, &[]), (root, &[]), Join::Buffer)?;
         }
     }
     Ok(())
+}
+
+/// A call's parameters are its operands (values of their own in the
+/// operands' buffers when the computation is called twice); its output is
+/// its computation's result.
+fn join_call(
+    graph: &Graph,
+    flow: &mut Dataflow,
+    i: usize,
+    inst: &Inst,
+) -> Result<(), LivenessError> {
+    let c = nth_callee(graph, inst, 0).ok_or_else(|| malformed(graph, inst, "no computation"))?;
+    let shared = graph
+        .called(inst)
+        .first()
+        .is_some_and(|&c| flow.shared_callee(c));
+    let join = if shared { Join::Buffer } else { Join::Value };
+    for (k, &p) in c.parameters.iter().enumerate() {
+        let o = nth_operand(graph, inst, k)
+            .ok_or_else(|| malformed(graph, inst, "too few operands"))?;
+        join_trees(graph, flow, (p, &[]), (o, &[]), join)?;
+    }
+    if let Some(root) = c.root {
+        join_trees(graph, flow, (i, &[]), (root, &[]), Join::Value)?;
+    }
+    Ok(())
+}
+
+/// An async start's output, `((operands...), outputs, context)`: the
+/// operands as they are.
+fn join_start(
+    graph: &Graph,
+    flow: &mut Dataflow,
+    i: usize,
+    inst: &Inst,
+) -> Result<(), LivenessError> {
+    let operands = graph.shape(inst).tuple_shapes.first();
+    if operands.is_some_and(|s| {
+        super::shapes::is_tuple(s) && s.tuple_shapes.len() == graph.operands(inst).len()
+    }) {
+        for (k, &o) in graph.operands(inst).iter().enumerate() {
+            join_trees(graph, flow, (i, &[0, k]), (o, &[]), Join::Value)?;
+        }
+    }
+    Ok(())
+}
+
+/// An async done's output (instruction `i`, opcode `done`) is the outputs
+/// its start `o` holds.
+fn join_done(
+    graph: &Graph,
+    flow: &mut Dataflow,
+    (i, done): (usize, &str),
+    o: usize,
+) -> Result<(), LivenessError> {
+    let operand = graph.insts.get(o).map(|x| graph.shape(x));
+    let from: &[usize] = match (done, operand) {
+        ("copy-done", _) => &[0],
+        (_, Some(s)) if super::shapes::is_tuple(s) => &[1],
+        _ => &[],
+    };
+    join_trees(graph, flow, (i, &[]), (o, from), Join::Value)
 }

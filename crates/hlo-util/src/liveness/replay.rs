@@ -109,7 +109,6 @@ type Run = ((u64, Option<u64>), Vec<usize>, Vec<(usize, usize)>);
 /// recorded as XLA's heap algorithm receives them (a value shares the
 /// storage of its buffer's first value; an operand whose storage is taken
 /// over is freed just before).
-#[allow(clippy::too_many_lines)]
 fn run(
     graph: &Graph,
     flow: &Dataflow,
@@ -119,108 +118,212 @@ fn run(
     stop: Option<u64>,
     mut events: Option<&mut Events>,
 ) -> Result<Run, LivenessError> {
-    let overflow = || LivenessError::Overflow("the heap's live bytes".to_owned());
-    let mut slot = vec![usize::MAX; buffers.list.len()];
-    for (k, &b) in heap.iter().enumerate() {
-        slot[b] = k;
-    }
-    let sizes = heap.iter().map(|&b| buffers.list[b].bytes).collect();
-    let mut memory = Heap::new(sizes, 0, &[]);
-    let values: Vec<usize> = heap
-        .iter()
-        .flat_map(|&b| buffers.list[b].values.iter().copied())
-        .collect();
-    let mut by_start = values.clone();
-    by_start.sort_by_key(|&v| (buffers.values[v].start, v));
-    let mut by_end = values;
-    by_end.sort_by_key(|&v| (buffers.values[v].end, v));
-    let mut refs = vec![0_usize; heap.len()];
-    let mut taken = vec![false; heap.len()];
-    let mut first = vec![None; heap.len()];
-    // Values freed as an operand whose storage a result takes.
-    let mut freed = vec![false; buffers.values.len()];
-    let (mut s, mut e) = (0, 0);
+    let mut replay = Replay::new(graph, flow, buffers, heap);
     let mut peak = (0_u64, None);
-    let mut shares = Vec::new();
     for t in 0..=schedule.end() {
-        while let Some(&v) = by_start.get(s).filter(|&&v| buffers.values[v].start == t) {
-            s += 1;
-            let b = buffers.values[v].buffer;
-            let k = slot[b];
-            let bytes = buffers.list[b].bytes;
-            refs[k] += 1;
-            if let (Some(events), Some(f)) = (events.as_deref_mut(), first[k]) {
-                events.share(v, f, bytes);
-            }
-            if refs[k] > 1 {
-                continue;
-            }
-            let single = buffers.list[b].values.len() == 1;
-            let into = by_end[e..]
-                .iter()
-                .take_while(|&&o| buffers.values[o].end == t)
-                .copied()
-                .find(|&o| {
-                    let ob = buffers.values[o].buffer;
-                    single
-                        && ob != b
-                        && !taken[slot[ob]]
-                        && buffers.list[ob].values.len() == 1
-                        && buffers.list[ob].bytes >= buffers.list[b].bytes
-                        && buffers.values[o].start < t
-                        && reuses_operand(graph, flow, buffers, v, o)
-                });
-            match into {
-                Some(o) => {
-                    // XLA frees the dying operand first, then shares its
-                    // storage: the storage is then the operand's own.
-                    let ob = slot[buffers.values[o].buffer];
-                    if let Some(events) = events.as_deref_mut() {
-                        let size = bytes.max(buffers.list[buffers.values[o].buffer].bytes);
-                        events.free(o);
-                        events.share(v, o, size);
-                    }
-                    taken[ob] = true;
-                    freed[o] = true;
-                    refs[ob] = refs[ob].saturating_sub(1);
-                    if refs[ob] == 0 {
-                        memory.free(ob).map_err(|_| overflow())?;
-                    }
-                    memory.share(k, ob).map_err(|_| overflow())?;
-                    shares.push((b, buffers.values[o].buffer));
-                }
-                None => {
-                    if first[k].is_none() {
-                        first[k] = Some(v);
-                        if let Some(events) = events.as_deref_mut() {
-                            events.alloc(v, bytes);
-                        }
-                    }
-                    memory.alloc(k).map_err(|_| overflow())?;
-                }
-            }
-        }
+        replay.start_values(t, events.as_deref_mut())?;
         if stop == Some(t) {
+            let memory = &replay.memory;
             let live = memory.live().filter_map(|k| heap.get(k).copied()).collect();
-            return Ok(((memory.memory(), Some(t)), live, shares));
+            return Ok(((memory.memory(), Some(t)), live, replay.shares));
         }
-        if memory.memory() > peak.0 {
-            peak = (memory.memory(), Some(t));
+        if replay.memory.memory() > peak.0 {
+            peak = (replay.memory.memory(), Some(t));
         }
-        while let Some(&v) = by_end.get(e).filter(|&&v| buffers.values[v].end == t) {
-            e += 1;
-            if freed[v] {
+        replay.free_ended(t, events.as_deref_mut())?;
+    }
+    Ok((peak, Vec::new(), replay.shares))
+}
+
+/// The error of a replay whose live bytes overflow.
+fn overflow() -> LivenessError {
+    LivenessError::Overflow("the heap's live bytes".to_owned())
+}
+
+/// One heap's replay under way: its buffers' storage (by their slot in the
+/// heap), its values by start and by end with how many of each are
+/// passed, and the shares made.
+struct Replay<'a> {
+    graph: &'a Graph,
+    flow: &'a Dataflow,
+    buffers: &'a Buffers,
+    /// The slot of each buffer of the heap.
+    slot: Vec<usize>,
+    memory: Heap,
+    by_start: Vec<usize>,
+    by_end: Vec<usize>,
+    /// The values started and the values ended so far.
+    started: usize,
+    ended: usize,
+    /// Each slot's live values, whether a result took its storage over,
+    /// and its first value.
+    refs: Vec<usize>,
+    taken: Vec<bool>,
+    first: Vec<Option<usize>>,
+    /// Values freed as an operand whose storage a result takes.
+    freed: Vec<bool>,
+    shares: Vec<(usize, usize)>,
+}
+
+impl<'a> Replay<'a> {
+    /// The replay of the buffers `heap`, before the first step.
+    fn new(graph: &'a Graph, flow: &'a Dataflow, buffers: &'a Buffers, heap: &[usize]) -> Self {
+        let mut slot = vec![usize::MAX; buffers.list.len()];
+        for (k, &b) in heap.iter().enumerate() {
+            slot[b] = k;
+        }
+        let sizes = heap.iter().map(|&b| buffers.list[b].bytes).collect();
+        let values: Vec<usize> = heap
+            .iter()
+            .flat_map(|&b| buffers.list[b].values.iter().copied())
+            .collect();
+        let mut by_start = values.clone();
+        by_start.sort_by_key(|&v| (buffers.values[v].start, v));
+        let mut by_end = values;
+        by_end.sort_by_key(|&v| (buffers.values[v].end, v));
+        Self {
+            graph,
+            flow,
+            buffers,
+            slot,
+            memory: Heap::new(sizes, 0, &[]),
+            by_start,
+            by_end,
+            started: 0,
+            ended: 0,
+            refs: vec![0_usize; heap.len()],
+            taken: vec![false; heap.len()],
+            first: vec![None; heap.len()],
+            freed: vec![false; buffers.values.len()],
+            shares: Vec::new(),
+        }
+    }
+
+    /// Starts the values that start at step `t`.
+    fn start_values(
+        &mut self,
+        t: u64,
+        mut events: Option<&mut Events>,
+    ) -> Result<(), LivenessError> {
+        let buffers = self.buffers;
+        let values = &buffers.values;
+        while let Some(&v) = self
+            .by_start
+            .get(self.started)
+            .filter(|&&v| values[v].start == t)
+        {
+            self.started += 1;
+            self.start_value(v, t, events.as_deref_mut())?;
+        }
+        Ok(())
+    }
+
+    /// Starts value `v` at step `t`: it shares its buffer's storage if
+    /// that is allocated, else takes over a dying operand's or allocates.
+    fn start_value(
+        &mut self,
+        v: usize,
+        t: u64,
+        mut events: Option<&mut Events>,
+    ) -> Result<(), LivenessError> {
+        let b = self.buffers.values[v].buffer;
+        let k = self.slot[b];
+        let bytes = self.buffers.list[b].bytes;
+        self.refs[k] += 1;
+        if let (Some(events), Some(f)) = (events.as_deref_mut(), self.first[k]) {
+            events.share(v, f, bytes);
+        }
+        if self.refs[k] > 1 {
+            return Ok(());
+        }
+        match self.dying_operand(v, t) {
+            Some(o) => self.take_over(v, o, events),
+            None => {
+                if self.first[k].is_none() {
+                    self.first[k] = Some(v);
+                    if let Some(events) = events {
+                        events.alloc(v, bytes);
+                    }
+                }
+                self.memory.alloc(k).map_err(|_| overflow())?;
+                Ok(())
+            }
+        }
+    }
+
+    /// The operand value dying at step `t` whose storage value `v`, the
+    /// only value of its buffer, may take over: alone in a buffer at least
+    /// as large, not taken over already, defined before `t`.
+    fn dying_operand(&self, v: usize, t: u64) -> Option<usize> {
+        let buffers = self.buffers;
+        let (list, values) = (&buffers.list, &buffers.values);
+        let b = values[v].buffer;
+        let single = list[b].values.len() == 1;
+        self.by_end[self.ended..]
+            .iter()
+            .take_while(|&&o| values[o].end == t)
+            .copied()
+            .find(|&o| {
+                let ob = values[o].buffer;
+                single
+                    && ob != b
+                    && !self.taken[self.slot[ob]]
+                    && list[ob].values.len() == 1
+                    && list[ob].bytes >= list[b].bytes
+                    && values[o].start < t
+                    && reuses_operand(self.graph, self.flow, self.buffers, v, o)
+            })
+    }
+
+    /// Value `v` takes over the storage of the dying operand value `o`.
+    fn take_over(
+        &mut self,
+        v: usize,
+        o: usize,
+        events: Option<&mut Events>,
+    ) -> Result<(), LivenessError> {
+        let buffers = self.buffers;
+        let (list, values) = (&buffers.list, &buffers.values);
+        let b = values[v].buffer;
+        let k = self.slot[b];
+        // XLA frees the dying operand first, then shares its storage: the
+        // storage is then the operand's own.
+        let ob = self.slot[values[o].buffer];
+        if let Some(events) = events {
+            let size = list[b].bytes.max(list[values[o].buffer].bytes);
+            events.free(o);
+            events.share(v, o, size);
+        }
+        self.taken[ob] = true;
+        self.freed[o] = true;
+        self.refs[ob] = self.refs[ob].saturating_sub(1);
+        if self.refs[ob] == 0 {
+            self.memory.free(ob).map_err(|_| overflow())?;
+        }
+        self.memory.share(k, ob).map_err(|_| overflow())?;
+        self.shares.push((b, values[o].buffer));
+        Ok(())
+    }
+
+    /// Frees the values that end at step `t`, except operands whose storage
+    /// a result took over.
+    fn free_ended(&mut self, t: u64, mut events: Option<&mut Events>) -> Result<(), LivenessError> {
+        let buffers = self.buffers;
+        let values = &buffers.values;
+        while let Some(&v) = self.by_end.get(self.ended).filter(|&&v| values[v].end == t) {
+            self.ended += 1;
+            if self.freed[v] {
                 continue;
             }
             if let Some(events) = events.as_deref_mut() {
                 events.free(v);
             }
-            let k = slot[buffers.values[v].buffer];
-            refs[k] = refs[k].saturating_sub(1);
-            if refs[k] == 0 {
-                memory.free(k).map_err(|_| overflow())?;
+            let k = self.slot[values[v].buffer];
+            self.refs[k] = self.refs[k].saturating_sub(1);
+            if self.refs[k] == 0 {
+                self.memory.free(k).map_err(|_| overflow())?;
             }
         }
+        Ok(())
     }
-    Ok((peak, Vec::new(), shares))
 }

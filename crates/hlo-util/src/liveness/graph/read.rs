@@ -138,6 +138,54 @@ impl Reading {
             comp.parameters = std::mem::take(&mut self.parameters).into_boxed_slice();
         }
     }
+
+    /// Starts the computation `name`, after the current one: a second
+    /// computation of one name is an error.
+    fn open_computation(&mut self, graph: &mut Graph, name: &str) -> Result<(), LivenessError> {
+        if self.computations.contains_key(name) {
+            return Err(LivenessError::Duplicate(name.to_owned()));
+        }
+        self.close_computation(graph);
+        self.computations.insert(name.to_owned(), graph.comps.len());
+        self.local.clear();
+        self.elements.clear();
+        let start = small(graph.insts.len(), "the instructions")?;
+        graph.comps.push(Comp {
+            name: name.to_owned(),
+            instructions: start..start,
+            ..Comp::default()
+        });
+        Ok(())
+    }
+
+    /// Makes instruction `id` the current computation's parameter
+    /// `number`.
+    fn add_parameter(&mut self, number: usize, id: usize) {
+        if self.parameters.len() <= number {
+            self.parameters.resize(number.saturating_add(1), usize::MAX);
+        }
+        if let Some(slot) = self.parameters.get_mut(number) {
+            *slot = id;
+        }
+    }
+
+    /// The origin that instruction `id`'s `metadata` `value` gives (see
+    /// [`Self::origin`]), a frame it names that the tables lack kept to
+    /// warn of.
+    fn metadata(
+        &mut self,
+        graph: &mut Graph,
+        id: usize,
+        value: &str,
+    ) -> Result<u32, LivenessError> {
+        let origin = read_metadata(value, &mut self.tables);
+        if let Some(frame) = origin.missing_frame
+            && self.missing_frames.len() < MISSING_FRAMES
+        {
+            self.missing_frames.push((id, frame));
+        }
+        self.origin(graph, origin)
+    }
 }
 
 impl Graph {
@@ -339,22 +387,47 @@ fn add_instruction(
     i: &crate::Instruction<'_>,
 ) -> Result<(), LivenessError> {
     if graph.comps.last().is_none_or(|c| c.name != i.computation) {
-        if r.computations.contains_key(i.computation) {
-            return Err(LivenessError::Duplicate(i.computation.to_owned()));
-        }
-        r.close_computation(graph);
-        r.computations
-            .insert(i.computation.to_owned(), graph.comps.len());
-        r.local.clear();
-        r.elements.clear();
-        let start = small(graph.insts.len(), "the instructions")?;
-        graph.comps.push(Comp {
-            name: i.computation.to_owned(),
-            instructions: start..start,
-            ..Comp::default()
-        });
+        r.open_computation(graph, i.computation)?;
     }
     let c = graph.comps.len().saturating_sub(1);
+    let operands = read_operands(graph, r, i)?;
+    let id = graph.insts.len();
+    let mut inst = new_inst(graph, r, i, c)?;
+    graph.gpu_configs |= GPU_MARKS.iter().any(|mark| i.attributes.contains(mark));
+    let names = read_attributes(graph, r, i, id, &mut inst)?;
+    inst.calls = calls(i.opcode, !names.is_empty());
+    let called = names
+        .iter()
+        .map(|name| r.computation(name, i.name))
+        .collect::<Result<Vec<_>, _>>()?;
+    inst.links = graph.add_links(&operands, &called)?;
+    if inst.calls == Calls::Fused {
+        for &body in &called {
+            fusion_body(graph, body);
+        }
+    }
+    if i.opcode == "parameter" {
+        r.add_parameter(inst.parameter(), id);
+    }
+    if r.local.insert(i.name.to_owned(), id).is_some() {
+        return Err(LivenessError::Duplicate(i.name.to_owned()));
+    }
+    graph.push(inst)?;
+    if i.is_root
+        && let Some(comp) = graph.comps.get_mut(c)
+    {
+        comp.root = Some(id);
+    }
+    Ok(())
+}
+
+/// The instructions that the operands of `i` name (none for a parameter's
+/// number or a constant's literal).
+fn read_operands(
+    graph: &mut Graph,
+    r: &mut Reading,
+    i: &crate::Instruction<'_>,
+) -> Result<Vec<usize>, LivenessError> {
     let mut operands = Vec::new();
     if i.opcode != "parameter" && i.opcode != "constant" {
         for piece in split_top(i.operands) {
@@ -364,7 +437,17 @@ fn add_instruction(
             operands.push(operand(graph, r, name.trim_start_matches('%'), i.name)?);
         }
     }
-    let id = graph.insts.len();
+    Ok(operands)
+}
+
+/// Instruction `i` of computation `c`, with its name, shape, opcode and
+/// parameter number; its links, calls and attributes not yet read.
+fn new_inst(
+    graph: &mut Graph,
+    r: &mut Reading,
+    i: &crate::Instruction<'_>,
+    c: usize,
+) -> Result<Inst, LivenessError> {
     let mut inst = Inst {
         name: graph.add_name(i.name)?,
         links: (0, 0, 0),
@@ -383,7 +466,19 @@ fn add_instruction(
         let number: usize = i.operands.trim().parse().unwrap_or(0);
         inst.parameter = small(number, "a parameter number")?;
     }
-    graph.gpu_configs |= GPU_MARKS.iter().any(|mark| i.attributes.contains(mark));
+    Ok(inst)
+}
+
+/// Reads the attributes of `i` (instruction `id`) into `inst`: its tuple
+/// index, fusion kind, origin and operand aliasing. The names of the
+/// computations it calls, a while's condition first.
+fn read_attributes(
+    graph: &mut Graph,
+    r: &mut Reading,
+    i: &crate::Instruction<'_>,
+    id: usize,
+    inst: &mut Inst,
+) -> Result<Vec<String>, LivenessError> {
     let mut called = Vec::new();
     let mut condition = Vec::new();
     for attribute in split_top(i.attributes) {
@@ -408,64 +503,46 @@ fn add_instruction(
                     .unwrap_or(u32::MAX);
             }
             "kind" => inst.loop_fusion = matches!(value, "kLoop" | "kInput"),
-            "metadata" => {
-                let origin = read_metadata(value, &mut r.tables);
-                if let Some(frame) = origin.missing_frame
-                    && r.missing_frames.len() < MISSING_FRAMES
-                {
-                    r.missing_frames.push((id, frame));
-                }
-                inst.origin = r.origin(graph, origin)?;
-            }
+            "metadata" => inst.origin = r.metadata(graph, id, value)?,
             "output_to_operand_aliasing" => {
-                let list = aliases(value).map_err(|message| LivenessError::Malformed {
-                    instruction: i.name.to_owned(),
-                    message,
-                })?;
-                if !list.is_empty() {
-                    graph.aliasing.push(list.into_boxed_slice());
-                    inst.aliasing = small(graph.aliasing.len(), "the alias lists")?;
+                if let Some(aliasing) = operand_aliasing(graph, i.name, value)? {
+                    inst.aliasing = aliasing;
                 }
             }
             _ => {}
         }
     }
     condition.append(&mut called);
-    inst.calls = match i.opcode {
-        _ if condition.is_empty() => Calls::None,
+    Ok(condition)
+}
+
+/// How an instruction of `opcode` calls its computations, if it calls
+/// any.
+fn calls(opcode: &str, calls_any: bool) -> Calls {
+    match opcode {
+        _ if !calls_any => Calls::None,
         "while" | "conditional" | "call" => Calls::Control,
         "fusion" | "fusion-start" => Calls::Fused,
         _ => Calls::Applied,
-    };
-    let called = condition
-        .iter()
-        .map(|name| r.computation(name, i.name))
-        .collect::<Result<Vec<_>, _>>()?;
-    inst.links = graph.add_links(&operands, &called)?;
-    if inst.calls == Calls::Fused {
-        for &body in &called {
-            fusion_body(graph, body);
-        }
     }
-    if i.opcode == "parameter" {
-        let number = inst.parameter();
-        if r.parameters.len() <= number {
-            r.parameters.resize(number.saturating_add(1), usize::MAX);
-        }
-        if let Some(slot) = r.parameters.get_mut(number) {
-            *slot = id;
-        }
+}
+
+/// Keeps the `output_to_operand_aliasing` `value` of `instruction`: its
+/// number plus one, none when the list is empty.
+fn operand_aliasing(
+    graph: &mut Graph,
+    instruction: &str,
+    value: &str,
+) -> Result<Option<u32>, LivenessError> {
+    let list = aliases(value).map_err(|message| LivenessError::Malformed {
+        instruction: instruction.to_owned(),
+        message,
+    })?;
+    if list.is_empty() {
+        return Ok(None);
     }
-    if r.local.insert(i.name.to_owned(), id).is_some() {
-        return Err(LivenessError::Duplicate(i.name.to_owned()));
-    }
-    graph.push(inst)?;
-    if i.is_root
-        && let Some(comp) = graph.comps.get_mut(c)
-    {
-        comp.root = Some(id);
-    }
-    Ok(())
+    graph.aliasing.push(list.into_boxed_slice());
+    small(graph.aliasing.len(), "the alias lists").map(Some)
 }
 
 /// Counts each instruction's users, checks the parameters, and gives back
