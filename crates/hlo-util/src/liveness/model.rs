@@ -9,6 +9,7 @@ use super::buffers::{Buffers, buffers};
 use super::combine::combine_temps;
 use super::dataflow::{Dataflow, Role, dataflow, sub_shape};
 use super::graph::{Graph, read_graph};
+use super::name_ties::NameTies;
 use super::replay::heap_peak;
 use super::report::{ModuleBuffer, ModuleMemory};
 use super::schedule::flatten;
@@ -88,7 +89,7 @@ pub fn memory_from_module_reader(
         alignment,
     )?;
     let overflow = |what: &str| LivenessError::Overflow(what.to_owned());
-    let (mut model, of_buffer) =
+    let (mut model, of_buffer, name_warnings) =
         to_model(&graph, &flow, &buffers, &assigned, (&heap.sizes, alignment))
             .ok_or_else(|| overflow("the temporary allocations"))?;
     let (static_bytes, mut live) =
@@ -132,6 +133,7 @@ pub fn memory_from_module_reader(
     // stay for the report.
     let mut warnings = std::mem::take(&mut graph.warnings);
     warnings.extend(heap.warnings);
+    warnings.extend(name_warnings);
     let (scheduled, steps) = (graph.scheduled, schedule.end());
     drop((graph, flow, schedule, buffers, assigned));
     let mut order: Vec<usize> = (0..model.values.len()).collect();
@@ -198,7 +200,8 @@ fn take_buffer(value: &mut Value, kind: crate::BufferKind) -> LiveBuffer {
 /// each memory space's heap (its size `heap_sizes`), one thread-local
 /// allocation per value of an applied computation; then each memory
 /// space's temporary allocations combined into one, at offsets aligned to
-/// `alignment`. Returns the model value of each buffer; `None` when a size
+/// `alignment`. Returns the model value of each buffer and the warnings of
+/// the buffers whose name the text leaves open; `None` when a size
 /// overflows.
 fn to_model(
     graph: &Graph,
@@ -206,7 +209,7 @@ fn to_model(
     buffers: &Buffers,
     assigned: &Assigned,
     (heap_sizes, alignment): (&[(i64, u64)], u64),
-) -> Option<(Assignment, Vec<Option<usize>>)> {
+) -> Option<(Assignment, Vec<Option<usize>>, Vec<String>)> {
     let mut model = Assignment::default();
     let mut of_buffer = vec![None; buffers.list.len()];
     let mut heaps: Vec<Allocation> = heap_sizes
@@ -232,6 +235,7 @@ fn to_model(
         })
         .collect();
     let order = ValueOrder::new(graph);
+    let mut ties = NameTies::new(graph);
     // The order key of each model value, to list an allocation's values in
     // XLA's order (the static baseline counts the first of the largest).
     let mut keys = Vec::with_capacity(buffers.list.len());
@@ -275,6 +279,12 @@ fn to_model(
             }
             Place::None => continue,
         };
+        ties.check(
+            graph,
+            &order,
+            (value, place == Place::Heap),
+            buffer.values.iter().filter_map(|&v| buffers.values.get(v)),
+        );
         of_buffer[b] = Some(v);
         keys.push(order.key(graph, value));
         model.values.push(Value {
@@ -342,7 +352,7 @@ fn to_model(
     // the thread-local ones.
     let order: Vec<usize> = (0..model.allocations.len()).collect();
     combine_temps(&mut model, &order, alignment)?;
-    Some((model, of_buffer))
+    Some((model, of_buffer, ties.warnings()))
 }
 
 /// The op_name and stack of `inst`'s values.
