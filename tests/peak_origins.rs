@@ -146,6 +146,46 @@ fn the_dump_gives_xlas_buffers_with_their_op_names_and_stacks() {
 /// names the allocation.
 const NAMED_OTHERWISE: [&str; 1] = ["switch"];
 
+/// The buffers whose name the module text leaves open, by program, in the
+/// order the report warns of them: each is shared by values of equal size
+/// of a conditional's branches, and XLA names it by the first of them in
+/// the order it numbers computations in, which the text does not record.
+/// The text names each by the first branch's value; XLA does too on
+/// `cond` and `cond_in_scan`, not on `switch`.
+const NAMED_OPENLY: [(&str, &[&str]); 3] = [
+    ("cond", &["broadcast_multiply_fusion", "tuple.4"]),
+    ("cond_in_scan", &["tuple.4"]),
+    ("switch", &["wrapped_sine", "tuple.6"]),
+];
+
+/// The warning that says buffer `name` may be named otherwise by XLA.
+fn warns_of(warning: &str, name: &str) -> bool {
+    warning.starts_with(&format!("buffer `{name}` (of `"))
+}
+
+/// Checks that `warnings` are the ones `NAMED_OPENLY` expects of program
+/// `name`.
+fn check_warnings(name: &str, warnings: &[String]) {
+    let open = NAMED_OPENLY
+        .iter()
+        .find(|(program, _)| *program == name)
+        .map_or(&[][..], |(_, buffers)| *buffers);
+    assert_eq!(warnings.len(), open.len(), "{name}: {warnings:?}");
+    for (warning, buffer) in warnings.iter().zip(open) {
+        assert!(warns_of(warning, buffer), "{name}: {warning}");
+    }
+    if name == "switch" {
+        assert_eq!(
+            warnings[0],
+            "buffer `wrapped_sine` (of `region_0.1`) may be named `wrapped_cosine` (of \
+             `region_1.2`) or `ynn_fusion` (of `region_2.3`) by XLA: they share it and are equal \
+             in size, and XLA names a buffer by the first of such values in the order it numbers \
+             computations in, which the module text does not record (the dump \
+             `*after_optimizations.hlo.pb` does)"
+        );
+    }
+}
+
 #[test]
 fn the_module_text_gives_xlas_buffers_with_their_op_names_and_stacks() {
     let dir = conformance::golden_dir().join("peak_memory");
@@ -155,7 +195,7 @@ fn the_module_text_gives_xlas_buffers_with_their_op_names_and_stacks() {
         let name = row["name"].as_str().unwrap();
         let text = std::fs::read_to_string(dir.join(name).join("compiled.txt")).unwrap();
         let memory = memory_from_module_text(&text).unwrap();
-        assert!(memory.warnings.is_empty(), "{name}: {:?}", memory.warnings);
+        check_warnings(name, &memory.warnings);
         if NAMED_OTHERWISE.contains(&name) {
             // The same bytes by source line and the same sizes, one output
             // named by another value of its allocation.
@@ -170,6 +210,24 @@ fn the_module_text_gives_xlas_buffers_with_their_op_names_and_stacks() {
                 differences(row, &memory.peak).is_some(),
                 "{name} is now named as XLA names it"
             );
+            // Each buffer named otherwise is one the report warns of.
+            let xlas = expected(row);
+            for buffer in ours(&memory.peak.live_at_peak) {
+                if xlas.contains(&buffer) {
+                    continue;
+                }
+                let index: Vec<String> = buffer.shape_index.iter().map(i64::to_string).collect();
+                let named = if index.is_empty() {
+                    buffer.name.clone()
+                } else {
+                    format!("{}{{{}}}", buffer.name, index.join(","))
+                };
+                assert!(
+                    memory.warnings.iter().any(|w| warns_of(w, &named)),
+                    "{name}: no warning names {named}: {:?}",
+                    memory.warnings
+                );
+            }
             continue;
         }
         if let Some(why) = differences(row, &memory.peak) {

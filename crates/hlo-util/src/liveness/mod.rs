@@ -18,6 +18,7 @@ mod error;
 pub(crate) mod graph;
 mod in_place;
 mod model;
+mod name_ties;
 mod post_order;
 mod replay;
 mod report;

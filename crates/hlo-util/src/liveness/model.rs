@@ -9,9 +9,10 @@ use super::buffers::{Buffers, buffers};
 use super::combine::combine_temps;
 use super::dataflow::{Dataflow, Role, dataflow, sub_shape};
 use super::graph::{Graph, read_graph};
-use super::replay::heap_peak;
+use super::name_ties::NameTies;
+use super::replay::{HeapPeak, heap_peak};
 use super::report::{ModuleBuffer, ModuleMemory};
-use super::schedule::flatten;
+use super::schedule::{Schedule, flatten};
 use super::value_order::ValueOrder;
 use crate::assignment::baseline::static_baseline;
 use crate::assignment::bytes::add_bytes;
@@ -87,19 +88,52 @@ pub fn memory_from_module_reader(
         &schedule,
         alignment,
     )?;
-    let overflow = |what: &str| LivenessError::Overflow(what.to_owned());
-    let (mut model, of_buffer) =
+    let (mut model, of_buffer, name_warnings) =
         to_model(&graph, &flow, &buffers, &assigned, (&heap.sizes, alignment))
             .ok_or_else(|| overflow("the temporary allocations"))?;
+    let peak = peak_report(&graph, &schedule, &model, &heap, &of_buffer)?;
+    let steps_of = value_steps(&buffers, &of_buffer, model.values.len());
+    // The analyses are done with: only the model and what is listed of it
+    // stay for the report.
+    let mut warnings = std::mem::take(&mut graph.warnings);
+    warnings.extend(heap.warnings);
+    warnings.extend(name_warnings);
+    let (scheduled, steps) = (graph.scheduled, schedule.end());
+    drop((graph, flow, schedule, buffers, assigned));
+    let buffers = list_buffers(&mut model, &of_buffer, &steps_of, &heap.shares);
+    Ok(ModuleMemory {
+        peak,
+        peak_is_estimate: !scheduled,
+        steps,
+        buffers,
+        warnings,
+    })
+}
+
+/// The error of a size of `what` that overflows.
+fn overflow(what: &str) -> LivenessError {
+    LivenessError::Overflow(what.to_owned())
+}
+
+/// The peak of `model` and of the `heap` replayed on `schedule`: the
+/// static baseline plus the heap's highest point, and the buffers live
+/// there (the model value of each buffer in `of_buffer`).
+fn peak_report(
+    graph: &Graph,
+    schedule: &Schedule,
+    model: &Assignment,
+    heap: &HeapPeak,
+    of_buffer: &[Option<usize>],
+) -> Result<PeakReport, LivenessError> {
     let (static_bytes, mut live) =
-        static_baseline(&model).map_err(|_| overflow("the static baseline"))?;
+        static_baseline(model).map_err(|_| overflow("the static baseline"))?;
     live.extend(
         heap.live
             .iter()
             .filter_map(|&b| of_buffer.get(b).copied().flatten()),
     );
-    let (device, host) = allocation_totals(&model).map_err(|_| overflow("the totals"))?;
-    let peak = PeakReport {
+    let (device, host) = allocation_totals(model).map_err(|_| overflow("the totals"))?;
+    Ok(PeakReport {
         peak_bytes: add_bytes(static_bytes, heap.bytes)
             .ok_or_else(|| overflow(&format!("the peak ({static_bytes} + {})", heap.bytes)))?,
         static_bytes,
@@ -113,14 +147,20 @@ pub fn memory_from_module_reader(
                 .and_then(|&i| graph.insts.get(i))
                 .map_or_else(String::new, |i| graph.name(i).to_owned()),
         }),
-        live_at_peak: live_buffers(&model, &live),
+        live_at_peak: live_buffers(model, &live),
         device,
         host,
-    };
-    // Every value listed as the report lists buffers, the thread-local
-    // ones last; each with its live range and the value whose storage it
-    // takes over, found by index.
-    let mut steps_of = vec![None; model.values.len()];
+    })
+}
+
+/// The live range of each of the `values` model values: that of the
+/// buffer it names (`of_buffer`), none for a thread-local one.
+fn value_steps(
+    buffers: &Buffers,
+    of_buffer: &[Option<usize>],
+    values: usize,
+) -> Vec<Option<(u64, u64)>> {
+    let mut steps_of = vec![None; values];
     for (b, v) in of_buffer.iter().enumerate() {
         if let (Some(v), Some(buffer)) = (v, buffers.list.get(b))
             && let Some(slot) = steps_of.get_mut(*v)
@@ -128,16 +168,49 @@ pub fn memory_from_module_reader(
             *slot = Some((buffer.start, buffer.end));
         }
     }
-    // The analyses are done with: only the model and what is listed of it
-    // stay for the report.
-    let mut warnings = std::mem::take(&mut graph.warnings);
-    warnings.extend(heap.warnings);
-    let (scheduled, steps) = (graph.scheduled, schedule.end());
-    drop((graph, flow, schedule, buffers, assigned));
+    steps_of
+}
+
+/// Every value of `model` listed as the report lists buffers, the
+/// thread-local ones last; each with its live range (`steps_of`) and the
+/// value whose storage it takes over (`shares`, by buffer), found by
+/// index. Each value's names are moved, not copied, into its buffer.
+fn list_buffers(
+    model: &mut Assignment,
+    of_buffer: &[Option<usize>],
+    steps_of: &[Option<(u64, u64)>],
+    shares: &[(usize, usize)],
+) -> Vec<ModuleBuffer> {
     let mut order: Vec<usize> = (0..model.values.len()).collect();
-    sort_largest_first(&model, &mut order);
+    sort_largest_first(model, &mut order);
     order.sort_by_key(|&v| model.kind_of(v) == crate::BufferKind::ThreadLocal);
-    let mut position = vec![usize::MAX; model.values.len()];
+    let storage_of = storage_taken(&order, of_buffer, shares);
+    let mut kinds: Vec<_> = order.iter().map(|&v| model.kind_of(v)).collect();
+    let mut listed = Vec::with_capacity(order.len());
+    for ((&v, storage_of), kind) in order.iter().zip(storage_of).zip(kinds.drain(..)) {
+        let range = steps_of.get(v).copied().flatten();
+        let Some(value) = model.values.get_mut(v) else {
+            continue;
+        };
+        listed.push(ModuleBuffer {
+            first_step: range.map(|r| r.0),
+            last_step: range.map(|r| r.1),
+            storage_of,
+            buffer: take_buffer(value, kind),
+        });
+    }
+    listed
+}
+
+/// For each value listed in `order`, the place in it of the value whose
+/// storage it takes over, from the `shares` of buffers (the model value of
+/// each in `of_buffer`).
+fn storage_taken(
+    order: &[usize],
+    of_buffer: &[Option<usize>],
+    shares: &[(usize, usize)],
+) -> Vec<Option<usize>> {
+    let mut position = vec![usize::MAX; order.len()];
     for (p, &v) in order.iter().enumerate() {
         if let Some(slot) = position.get_mut(v) {
             *slot = p;
@@ -148,36 +221,14 @@ pub fn memory_from_module_reader(
         position.get(v).copied().filter(|&p| p != usize::MAX)
     };
     let mut storage_of = vec![None; order.len()];
-    for &(taker, operand) in &heap.shares {
+    for &(taker, operand) in shares {
         if let (Some(t), Some(o)) = (position_of(taker), position_of(operand))
             && let Some(slot) = storage_of.get_mut(t)
         {
             *slot = Some(o);
         }
     }
-    drop(position);
-    // Each value's names are moved, not copied, into its buffer.
-    let mut kinds: Vec<_> = order.iter().map(|&v| model.kind_of(v)).collect();
-    let mut buffers_out = Vec::with_capacity(order.len());
-    for ((&v, storage_of), kind) in order.iter().zip(storage_of).zip(kinds.drain(..)) {
-        let range = steps_of.get(v).copied().flatten();
-        let Some(value) = model.values.get_mut(v) else {
-            continue;
-        };
-        buffers_out.push(ModuleBuffer {
-            first_step: range.map(|r| r.0),
-            last_step: range.map(|r| r.1),
-            storage_of,
-            buffer: take_buffer(value, kind),
-        });
-    }
-    Ok(ModuleMemory {
-        peak,
-        peak_is_estimate: !scheduled,
-        steps,
-        buffers: buffers_out,
-        warnings,
-    })
+    storage_of
 }
 
 /// The buffer of `value`, of `kind`, its names moved out of it.
@@ -198,7 +249,8 @@ fn take_buffer(value: &mut Value, kind: crate::BufferKind) -> LiveBuffer {
 /// each memory space's heap (its size `heap_sizes`), one thread-local
 /// allocation per value of an applied computation; then each memory
 /// space's temporary allocations combined into one, at offsets aligned to
-/// `alignment`. Returns the model value of each buffer; `None` when a size
+/// `alignment`. Returns the model value of each buffer and the warnings of
+/// the buffers whose name the text leaves open; `None` when a size
 /// overflows.
 fn to_model(
     graph: &Graph,
@@ -206,9 +258,8 @@ fn to_model(
     buffers: &Buffers,
     assigned: &Assigned,
     (heap_sizes, alignment): (&[(i64, u64)], u64),
-) -> Option<(Assignment, Vec<Option<usize>>)> {
+) -> Option<(Assignment, Vec<Option<usize>>, Vec<String>)> {
     let mut model = Assignment::default();
-    let mut of_buffer = vec![None; buffers.list.len()];
     let mut heaps: Vec<Allocation> = heap_sizes
         .iter()
         .map(|&(color, size)| Allocation {
@@ -231,28 +282,54 @@ fn to_model(
             values: Vec::new(),
         })
         .collect();
+    let (of_buffer, warnings) = name_buffers(
+        graph,
+        buffers,
+        &assigned.place,
+        &mut model,
+        (&mut allocations, &mut heaps),
+    );
+    for heap in heaps {
+        let heap_index = allocations.len();
+        for &v in &heap.values {
+            if let Some(value) = model.values.get_mut(v) {
+                value.allocation = Some(heap_index);
+            }
+        }
+        allocations.push(heap);
+    }
+    add_thread_local(graph, flow, &mut model, &mut allocations);
+    model.allocations = allocations;
+    // In the order XLA creates them: the first pass's, the heaps', then
+    // the thread-local ones.
+    let order: Vec<usize> = (0..model.allocations.len()).collect();
+    combine_temps(&mut model, &order, alignment)?;
+    Some((model, of_buffer, warnings))
+}
+
+/// A model value for each buffer placed (`place`), named by the value XLA
+/// names it by, added to its allocation of `allocations` (the first
+/// pass's, their values then put in XLA's order: the static baseline
+/// counts the first of the largest) or to its memory space's of `heaps`.
+/// Returns the model value of each buffer and the warnings of the buffers
+/// whose name the text leaves open.
+fn name_buffers(
+    graph: &Graph,
+    buffers: &Buffers,
+    place: &[Place],
+    model: &mut Assignment,
+    (allocations, heaps): (&mut [Allocation], &mut [Allocation]),
+) -> (Vec<Option<usize>>, Vec<String>) {
     let order = ValueOrder::new(graph);
-    // The order key of each model value, to list an allocation's values in
-    // XLA's order (the static baseline counts the first of the largest).
+    let mut ties = NameTies::new(graph);
+    let mut of_buffer = vec![None; buffers.list.len()];
+    // The order key of each model value.
     let mut keys = Vec::with_capacity(buffers.list.len());
     model.values.reserve_exact(buffers.list.len());
     for (b, buffer) in buffers.list.iter().enumerate() {
-        let place = assigned.place.get(b).copied().unwrap_or(Place::None);
-        let values = buffer.values.iter().filter_map(|&v| buffers.values.get(v));
-        // The value XLA names the buffer by: in the heap, the first
-        // allocated; elsewhere the first of the largest, as the static
-        // baseline counts it.
-        let named = if place == Place::Heap {
-            values
-                .min_by(|x, y| (x.start, order.key(graph, x)).cmp(&(y.start, order.key(graph, y))))
-        } else {
-            values.min_by(|x, y| {
-                y.bytes
-                    .cmp(&x.bytes)
-                    .then_with(|| order.key(graph, x).cmp(&order.key(graph, y)))
-            })
-        };
-        let Some(value) = named else {
+        let place = place.get(b).copied().unwrap_or(Place::None);
+        let values = || buffer.values.iter().filter_map(|&v| buffers.values.get(v));
+        let Some(value) = named_value(graph, &order, values(), place) else {
             continue;
         };
         let Some(inst) = graph.insts.get(value.inst) else {
@@ -275,6 +352,7 @@ fn to_model(
             }
             Place::None => continue,
         };
+        ties.check(graph, &order, (value, place == Place::Heap), values());
         of_buffer[b] = Some(v);
         keys.push(order.key(graph, value));
         model.values.push(Value {
@@ -292,18 +370,41 @@ fn to_model(
             origin: origin_of(graph, inst),
         });
     }
-    for alloc in &mut allocations {
+    for alloc in allocations {
         alloc.values.sort_by(|&x, &y| keys.get(x).cmp(&keys.get(y)));
     }
-    for heap in heaps {
-        let heap_index = allocations.len();
-        for &v in &heap.values {
-            if let Some(value) = model.values.get_mut(v) {
-                value.allocation = Some(heap_index);
-            }
-        }
-        allocations.push(heap);
+    (of_buffer, ties.warnings())
+}
+
+/// The value XLA names a buffer of `values` by: in the heap (`place`), the
+/// first allocated; elsewhere the first of the largest, as the static
+/// baseline counts it; each the first of equals in `order`.
+fn named_value<'v>(
+    graph: &Graph,
+    order: &ValueOrder,
+    values: impl Iterator<Item = &'v super::buffers::Value>,
+    place: Place,
+) -> Option<&'v super::buffers::Value> {
+    if place == Place::Heap {
+        values.min_by(|x, y| (x.start, order.key(graph, x)).cmp(&(y.start, order.key(graph, y))))
+    } else {
+        values.min_by(|x, y| {
+            y.bytes
+                .cmp(&x.bytes)
+                .then_with(|| order.key(graph, x).cmp(&order.key(graph, y)))
+        })
     }
+}
+
+/// A model value and a thread-local allocation for each value of an
+/// applied computation (a constant's allocation a constant one), after
+/// `allocations`.
+fn add_thread_local(
+    graph: &Graph,
+    flow: &Dataflow,
+    model: &mut Assignment,
+    allocations: &mut Vec<Allocation>,
+) {
     for (c, comp) in graph.comps.iter().enumerate() {
         if flow.roles.get(c) != Some(&Role::ThreadLocal) {
             continue;
@@ -337,12 +438,6 @@ fn to_model(
             });
         }
     }
-    model.allocations = allocations;
-    // In the order XLA creates them: the first pass's, the heaps', then
-    // the thread-local ones.
-    let order: Vec<usize> = (0..model.allocations.len()).collect();
-    combine_temps(&mut model, &order, alignment)?;
-    Some((model, of_buffer))
 }
 
 /// The op_name and stack of `inst`'s values.

@@ -50,8 +50,11 @@ pub struct ModuleMemory {
     pub buffers: Vec<ModuleBuffer>,
     /// What the text reader read without understanding it (an opcode XLA
     /// does not know, its buffer sized as any other's), as
-    /// [`crate::ModuleSummary::warnings`] words it; left out of the JSON
-    /// when there is none.
+    /// [`crate::ModuleSummary::warnings`] words it; then a heap too crowded
+    /// to place as XLA does, and the buffers XLA may name by another of
+    /// their values than the one named here (values of equal size in
+    /// computations the text does not tell XLA's order of, such as a
+    /// conditional's branches). Left out of the JSON when there is none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
 }
