@@ -368,9 +368,9 @@ impl RelayoutPlan {
     /// layouts of whole-byte elements, the kernel's strategy; into, out of
     /// or between tiles, [`Strategy::TilePieces`],
     /// [`Strategy::TileTranspose`] or [`Strategy::Composed`]; packed
-    /// sub-byte elements between views, [`Strategy::Elements`]; a repack between sub-byte elements one per
-    /// byte and packed, the strategy of its relayout between the packed
-    /// side's layout and the other. Always `Some`.
+    /// sub-byte elements between views, [`Strategy::Elements`]; a repack
+    /// between sub-byte elements one per byte and packed, the strategy of
+    /// its relayout between the packed side's layout and the other.
     ///
     /// ```
     /// use relayout::{FromTo, RelayoutPlan, StridedView, Strategy};
@@ -378,29 +378,27 @@ impl RelayoutPlan {
     ///
     /// let a = StridedView::row_major(&[64, 64])?;
     /// let plan = RelayoutPlan::new(FromTo { from: &a.transpose(), to: &a }, 4)?;
-    /// assert_eq!(plan.strategy(), Some(Strategy::Tiled));
+    /// assert_eq!(plan.strategy(), Strategy::Tiled);
     /// // Column-major into TPU tiles: one pass of tile transposes.
     /// let from: Shape = "f32[1024,1024]{0,1}".parse()?;
     /// let to: Shape = "f32[1024,1024]{1,0:T(8,128)}".parse()?;
     /// let plan = RelayoutPlan::xla(FromTo { from: &from, to: &to })?;
-    /// assert_eq!(plan.strategy(), Some(Strategy::TileTranspose));
+    /// assert_eq!(plan.strategy(), Strategy::TileTranspose);
     /// // Tiles into tiles of another order go through cache-sized
     /// // intermediates.
     /// let other: Shape = "f32[1024,1024]{0,1:T(8,128)}".parse()?;
     /// let plan = RelayoutPlan::xla(FromTo { from: &to, to: &other })?;
-    /// assert_eq!(plan.strategy(), Some(Strategy::Composed));
+    /// assert_eq!(plan.strategy(), Strategy::Composed);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn strategy(&self) -> Option<Strategy> {
+    pub fn strategy(&self) -> Strategy {
         match &self.path {
-            Path::Bytes(bytes) => Some(
-                bytes
-                    .canonical
-                    .as_ref()
-                    .map_or(Strategy::Empty, |c| strategy_of_plan(c, bytes.size)),
-            ),
-            Path::Bits { .. } => Some(Strategy::Elements),
-            Path::Tiled(tiled) => Some(tiled.strategy()),
+            Path::Bytes(bytes) => bytes
+                .canonical
+                .as_ref()
+                .map_or(Strategy::Empty, |c| strategy_of_plan(c, bytes.size)),
+            Path::Bits { .. } => Strategy::Elements,
+            Path::Tiled(tiled) => tiled.strategy(),
             Path::Repack { middle, .. } => middle.strategy(),
         }
     }
