@@ -66,6 +66,7 @@ mod sub_byte;
 mod tiled;
 mod tiled_xla;
 mod typed;
+mod view_tiled;
 mod view_xla;
 mod xla;
 

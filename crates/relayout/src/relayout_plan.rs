@@ -14,7 +14,7 @@ use super::padding::fill_padding_except_row_tails;
 use super::plan::Plan as Canonical;
 use super::repack::Repack;
 use super::tiled_xla::TiledPlan;
-use super::view_xla::ViewTiled;
+use super::view_tiled::ViewTiled;
 use super::{
     RelayoutError, Strategy, check_buffer, copy_planned, elements_in, parallel, strategy_of_plan,
     sub_byte, typed,
@@ -109,7 +109,7 @@ pub(crate) enum Path {
         repack: Box<Repack>,
         middle: Box<RelayoutPlan>,
     },
-    /// A strided view and a tiled XLA layout (see `view_xla.rs`).
+    /// A strided view and a tiled XLA layout (see `view_tiled.rs`).
     ViewTiled(Box<ViewTiled>),
     /// `plan` on the buffers from `src` and `dst` elements of `size` bytes
     /// on (a view's offset).

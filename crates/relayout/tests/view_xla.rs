@@ -137,7 +137,7 @@ fn round_trip(view: &StridedView, len: usize, to: &Shape, size: usize) -> Strate
 
 /// Every order of the dimensions of rank 2 or 3, and each single
 /// dimension reversed (and none, and all).
-fn cases(rank: usize) -> Vec<(Vec<usize>, Vec<i64>)> {
+fn cases(rank: i64) -> Vec<(Vec<usize>, Vec<i64>)> {
     let orders: Vec<Vec<usize>> = if rank == 2 {
         vec![vec![0, 1], vec![1, 0]]
     } else {
@@ -150,8 +150,8 @@ fn cases(rank: usize) -> Vec<(Vec<usize>, Vec<i64>)> {
             vec![2, 1, 0],
         ]
     };
-    let mut flips: Vec<Vec<i64>> = vec![vec![], (0..rank as i64).collect()];
-    flips.extend((0..rank as i64).map(|d| vec![d]));
+    let mut flips: Vec<Vec<i64>> = vec![vec![], (0..rank).collect()];
+    flips.extend((0..rank).map(|d| vec![d]));
     orders
         .iter()
         .flat_map(|order| flips.iter().map(move |f| (order.clone(), f.clone())))
