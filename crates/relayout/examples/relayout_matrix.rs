@@ -308,9 +308,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         let bound = if threads > 1 { 1.2 } else { case.bound };
         let met = ratio <= bound;
         missed += usize::from(!met);
-        let strategy = plan
-            .strategy()
-            .map_or_else(|| "-".to_string(), |s| format!("{s:?}"));
+        let strategy = format!("{:?}", plan.strategy());
         if json {
             println!(
                 "{{\"case\":\"{}\",\"bytes\":{dst_len},\"threads\":{threads},\"strategy\":\"{strategy}\",\"copy_s\":{copy:e},\"relayout_s\":{time:e},\"ratio\":{ratio:.3},\"bound\":{bound},\"met\":{met}}}",

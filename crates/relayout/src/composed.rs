@@ -3,7 +3,9 @@
 //! whose element order transposes the other's (column-major into
 //! `{1,0:T(8,128)}`, row-major into `{0,1:T(8,128)}`) where no tile
 //! transpose takes it in one pass (see `kernels/tile_transpose.rs`), and
-//! tiled into differently tiled.
+//! tiled into differently tiled. The untiled side may also be any strided
+//! view of the array (strides of either sign, an offset), its physical
+//! order that of its strides (see `view_xla.rs`).
 //!
 //! The array is cut into boxes of at most [`BOX_BYTES`] (each box a multiple
 //! of both tilings' top digit weight along every dimension, so that it is
@@ -45,10 +47,21 @@ thread_local! {
 /// One end of a composed relayout.
 #[derive(Debug, Clone)]
 pub(crate) enum End {
-    /// A tiled buffer.
-    Tiled(Tiling),
-    /// An untiled buffer (padded or not), as a view of the whole array.
+    /// A tiled buffer of the shape.
+    Tiled(Tiling, Shape),
+    /// An untiled buffer as a view of the whole array: an XLA layout's
+    /// (padded or not), or any strided view's.
     View(StridedView),
+}
+
+impl End {
+    /// The tiling of a tiled end.
+    fn tiling(&self) -> Option<&Tiling> {
+        match self {
+            Self::Tiled(tiling, _) => Some(tiling),
+            Self::View(_) => None,
+        }
+    }
 }
 
 /// The plan of a composed relayout (see the module documentation).
@@ -56,18 +69,25 @@ pub(crate) enum End {
 pub(crate) struct Composed {
     src: End,
     dst: End,
-    src_shape: Shape,
-    dst_shape: Shape,
+    /// The array's shape (its dimensions; errors name it).
+    shape: Shape,
+    /// The destination's physical order: logical dimensions, most major
+    /// first.
+    dst_order: Vec<usize>,
     /// The logical dimensions of each intermediate, most major first.
     middles: Vec<Vec<usize>>,
     /// The extent of a box along each logical dimension.
     extents: Vec<i64>,
     bits: u32,
+    /// Whether the boxes may be split over a pool by ranges of the
+    /// destination's most major dimension, each writing its own range of
+    /// bytes: a tiled destination, or an XLA layout's view.
+    splits: bool,
 }
 
 /// The logical dimensions of `shape` in its physical order, most major
 /// first.
-fn physical_order(shape: &Shape) -> Vec<usize> {
+pub(crate) fn physical_order(shape: &Shape) -> Vec<usize> {
     let rank = shape.dimensions.len();
     shape
         .layout
@@ -82,6 +102,27 @@ fn physical_order(shape: &Shape) -> Vec<usize> {
         })
         .filter(|order: &Vec<usize>| order.len() == rank)
         .unwrap_or_else(|| (0..rank).collect())
+}
+
+/// The logical dimensions of `view` from the largest stride (in absolute
+/// value) to the smallest: its physical order, most major first.
+pub(crate) fn view_order(view: &StridedView) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..view.ndim()).collect();
+    order.sort_by_key(|&d| std::cmp::Reverse(view.strides()[d].unsigned_abs()));
+    order
+}
+
+/// Whether a relayout between `view` and the tiled `shape` goes through
+/// cache-sized intermediates: where their physical orders differ, size-1
+/// dimensions aside (see [`wants_composition`]).
+pub(crate) fn view_wants_composition(view: &StridedView, shape: &Shape) -> bool {
+    let sized = |order: Vec<usize>| -> Vec<usize> {
+        order
+            .into_iter()
+            .filter(|&d| view.sizes().get(d) != Some(&1))
+            .collect()
+    };
+    sized(view_order(view)) != sized(physical_order(shape))
 }
 
 /// Whether the relayout from `src_shape` into `dst_shape` (at least one
@@ -104,11 +145,29 @@ impl Composed {
     ) -> Result<Self, RelayoutError> {
         let end = |shape: &Shape, tiling: Option<&Tiling>| -> Result<End, RelayoutError> {
             Ok(match tiling {
-                Some(tiling) => End::Tiled(tiling.clone()),
+                Some(tiling) => End::Tiled(tiling.clone(), shape.clone()),
                 None => End::View(StridedView::from_xla_shape(shape)?),
             })
         };
-        let (src_order, dst_order) = (physical_order(src_shape), physical_order(dst_shape));
+        Ok(Self::between(
+            src_shape,
+            (end(src_shape, src_tiling)?, physical_order(src_shape)),
+            (end(dst_shape, dst_tiling)?, physical_order(dst_shape)),
+            (bits, true),
+        ))
+    }
+
+    /// The composition of the array `shape` (its dimensions) between two
+    /// ends in the physical orders given (logical dimensions, most major
+    /// first), at least one tiled; the boxes split over a pool if `splits`
+    /// (see [`Composed::splits`]).
+    pub(crate) fn between(
+        shape: &Shape,
+        (src, src_order): (End, Vec<usize>),
+        (dst, dst_order): (End, Vec<usize>),
+        (bits, splits): (u32, bool),
+    ) -> Self {
+        let (src_tiling, dst_tiling) = (src.tiling(), dst.tiling());
         let mut middles = Vec::new();
         if src_tiling.is_some() {
             middles.push(src_order.clone());
@@ -119,7 +178,7 @@ impl Composed {
         if src_tiling.is_none() && dst_tiling.is_none() {
             middles.push(dst_order.clone());
         }
-        let dims = &src_shape.dimensions;
+        let dims = &shape.dimensions;
         let steps: Vec<i64> = (0..dims.len())
             .map(|j| {
                 let step = |t: Option<&Tiling>| t.map_or(Some(1), |t| t.slab_step(j));
@@ -150,15 +209,17 @@ impl Composed {
         // The intermediates of a box share the budget.
         let count = i64::try_from(middles.len()).unwrap_or(1).max(1);
         let budget = (BOX_BYTES / count * 8 / i64::from(bits.max(1))).max(1);
-        Ok(Self {
-            src: end(src_shape, src_tiling)?,
-            dst: end(dst_shape, dst_tiling)?,
-            src_shape: src_shape.clone(),
-            dst_shape: dst_shape.clone(),
+        let extents = extents(dims, &steps, (first, &priority), budget);
+        Self {
+            src,
+            dst,
+            shape: shape.clone(),
+            dst_order,
             middles,
-            extents: extents(dims, &steps, (first, &priority), budget),
+            extents,
             bits,
-        })
+            splits,
+        }
     }
 
     /// Copies `src` into `dst` (both checked to hold their shapes'
@@ -171,12 +232,12 @@ impl Composed {
         src: &[u8],
         dst: &mut [u8],
     ) -> Result<(), RelayoutError> {
-        let dims = &self.src_shape.dimensions;
+        let dims = &self.shape.dimensions;
         if dims.contains(&0) {
             return Ok(());
         }
         let elements = StridedView::row_major(dims)?.num_elements();
-        if let End::Tiled(to) = &self.dst {
+        if let End::Tiled(to, _) = &self.dst {
             zero_padding(dst, to, elements, self.bits);
         }
         let whole = u64::try_from(dst.len()).unwrap_or(u64::MAX);
@@ -219,10 +280,10 @@ impl Composed {
     /// copy is too small to split.
     fn groups(&self, pool: Option<&ThreadPool>, whole: u64) -> Vec<Group> {
         let threads = pool.map_or(1, ThreadPool::current_num_threads);
-        let Some(&major) = physical_order(&self.dst_shape).first() else {
+        let Some(&major) = self.dst_order.first().filter(|_| self.splits) else {
             return Vec::new();
         };
-        let (size, extent) = (self.src_shape.dimensions[major], self.extents[major]);
+        let (size, extent) = (self.shape.dimensions[major], self.extents[major]);
         let extent = extent.max(1);
         let boxes = size / extent + i64::from(size % extent != 0);
         let count = u64::try_from(threads)
@@ -259,10 +320,10 @@ impl Composed {
     /// extent, or the dimension's size).
     fn dst_byte(&self, major: usize, index: i64) -> Option<usize> {
         let element = match &self.dst {
-            End::Tiled(tiling) => tiling.major_position(major, index)?,
+            End::Tiled(tiling, _) => tiling.major_position(major, index)?,
             End::View(view) => {
                 let stride = *view.strides().get(major)?;
-                if index == self.src_shape.dimensions[major] {
+                if index == self.shape.dimensions[major] {
                     // The end of the buffer's elements.
                     view.offset_range()?.1.checked_add(1)?
                 } else {
@@ -284,7 +345,7 @@ impl Composed {
         whole: u64,
     ) -> Result<(), RelayoutError> {
         let box_elements = self.extents.iter().product::<i64>();
-        let each = bytes_of(&self.src_shape, box_elements, self.bits)?.max(1);
+        let each = bytes_of(&self.shape, box_elements, self.bits)?.max(1);
         let need = each.saturating_mul(self.middles.len());
         SCRATCH.with(|cell| {
             let mut scratch = cell.take();
@@ -311,92 +372,118 @@ impl Composed {
         whole: u64,
         mut middles: Vec<&mut [u8]>,
     ) -> Result<(), RelayoutError> {
-        let dims = &self.src_shape.dimensions;
-        let major = physical_order(&self.dst_shape);
+        let major = &self.dst_order;
         let shift = i64::try_from(group.start).unwrap_or(0) * 8 / i64::from(self.bits);
         let small = u64::try_from(middles.first().map_or(0, |m| m.len())).unwrap_or(0);
         // Box starts, odometer over the destination's physical order.
-        let mut start = vec![0_i64; dims.len()];
+        let mut start = vec![0_i64; self.shape.dimensions.len()];
         if let Some(&m) = major.first() {
             start[m] = group.from;
         }
         loop {
-            let lens: Vec<i64> = (0..dims.len())
-                .map(|j| self.extents[j].min(dims[j] - start[j]))
-                .collect();
-            let slabs: Vec<Slab> = (0..dims.len())
-                .map(|j| Slab {
-                    dim: j,
-                    start: start[j],
-                    len: lens[j],
-                })
-                .collect();
-            let views = self
-                .middles
-                .iter()
-                .map(|order| middle_view(&lens, order))
-                .collect::<Result<Vec<_>, _>>()?;
-            // The source into the first intermediate.
-            let (first, first_view) = (&mut *middles[0], &views[0]);
-            match &self.src {
-                End::Tiled(tiling) => {
-                    for (logical, tiled) in tiling.pieces(&self.src_shape, first_view, &slabs)? {
-                        copy_piece(src, &tiled, first, &logical, self.bits, small)?;
-                    }
-                }
-                End::View(view) => {
-                    let from = sub_view(view, &start, &lens, 0)?;
-                    copy_piece(src, &from, first, first_view, self.bits, small)?;
+            self.one_box(src, dst, &start, &mut middles, (shift, small, whole))?;
+            if !self.next_box(&mut start, major, group) {
+                return Ok(());
+            }
+        }
+    }
+
+    /// The box at `start`: from `src` into the first intermediate, from
+    /// each intermediate into the next, from the last into `dst` (whose
+    /// first byte is byte `shift` elements into the destination buffer),
+    /// the intermediates' copies storing as for a copy of `small` bytes,
+    /// the destination's as for one of `whole`.
+    fn one_box(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        start: &[i64],
+        middles: &mut [&mut [u8]],
+        (shift, small, whole): (i64, u64, u64),
+    ) -> Result<(), RelayoutError> {
+        let dims = &self.shape.dimensions;
+        let lens: Vec<i64> = (0..dims.len())
+            .map(|j| self.extents[j].min(dims[j] - start[j]))
+            .collect();
+        let slabs: Vec<Slab> = (0..dims.len())
+            .map(|j| Slab {
+                dim: j,
+                start: start[j],
+                len: lens[j],
+            })
+            .collect();
+        let views = self
+            .middles
+            .iter()
+            .map(|order| middle_view(&lens, order))
+            .collect::<Result<Vec<_>, _>>()?;
+        // The source into the first intermediate.
+        let (first, first_view) = (&mut *middles[0], &views[0]);
+        match &self.src {
+            End::Tiled(tiling, shape) => {
+                for (logical, tiled) in tiling.pieces(shape, first_view, &slabs)? {
+                    copy_piece(src, &tiled, first, &logical, self.bits, small)?;
                 }
             }
-            // Between the intermediates.
-            for k in 1..middles.len() {
-                let (done, next) = middles.split_at_mut(k);
-                copy_piece(
-                    &*done[k - 1],
-                    &views[k - 1],
-                    &mut *next[0],
-                    &views[k],
-                    self.bits,
-                    small,
-                )?;
+            End::View(view) => {
+                let from = sub_view(view, start, &lens, 0)?;
+                copy_piece(src, &from, first, first_view, self.bits, small)?;
             }
-            // The last intermediate into the destination.
-            let (last, last_view) = (&*middles[middles.len() - 1], &views[views.len() - 1]);
-            match &self.dst {
-                End::Tiled(tiling) => {
-                    for (logical, tiled) in tiling.pieces(&self.dst_shape, last_view, &slabs)? {
-                        let to = shifted(&tiled, shift)?;
-                        copy_piece(last, &logical, dst, &to, self.bits, whole)?;
-                    }
-                }
-                End::View(view) => {
-                    let to = sub_view(view, &start, &lens, shift)?;
-                    copy_piece(last, last_view, dst, &to, self.bits, whole)?;
+        }
+        // Between the intermediates.
+        for k in 1..middles.len() {
+            let (done, next) = middles.split_at_mut(k);
+            copy_piece(
+                &*done[k - 1],
+                &views[k - 1],
+                &mut *next[0],
+                &views[k],
+                self.bits,
+                small,
+            )?;
+        }
+        // The last intermediate into the destination.
+        let (last, last_view) = (&*middles[middles.len() - 1], &views[views.len() - 1]);
+        match &self.dst {
+            End::Tiled(tiling, shape) => {
+                for (logical, tiled) in tiling.pieces(shape, last_view, &slabs)? {
+                    let to = shifted(&tiled, shift)?;
+                    copy_piece(last, &logical, dst, &to, self.bits, whole)?;
                 }
             }
-            // The next box, the destination's minor dimension fastest.
-            let mut k = major.len();
-            loop {
-                if k == 0 {
-                    return Ok(());
-                }
-                k -= 1;
-                let j = major[k];
-                start[j] += self.extents[j];
-                let end = if k == 0 {
-                    group.to.min(dims[j])
-                } else {
-                    dims[j]
-                };
-                if start[j] < end {
-                    break;
-                }
-                if k == 0 {
-                    return Ok(());
-                }
-                start[j] = 0;
+            End::View(view) => {
+                let to = sub_view(view, start, &lens, shift)?;
+                copy_piece(last, last_view, dst, &to, self.bits, whole)?;
             }
+        }
+        Ok(())
+    }
+
+    /// Moves `start` to the next box of `group`, the destination's minor
+    /// dimension fastest (`major`: its physical order, most major first);
+    /// whether there is one.
+    fn next_box(&self, start: &mut [i64], major: &[usize], group: &Group) -> bool {
+        let dims = &self.shape.dimensions;
+        let mut k = major.len();
+        loop {
+            if k == 0 {
+                return false;
+            }
+            k -= 1;
+            let j = major[k];
+            start[j] += self.extents[j];
+            let end = if k == 0 {
+                group.to.min(dims[j])
+            } else {
+                dims[j]
+            };
+            if start[j] < end {
+                return true;
+            }
+            if k == 0 {
+                return false;
+            }
+            start[j] = 0;
         }
     }
 }

@@ -28,7 +28,9 @@
 //! transpose tiles element by element.
 //!
 //! A [`RelayoutPlan`] does this planning once for a pair of views
-//! ([`RelayoutPlan::new`]) or XLA shapes ([`RelayoutPlan::xla`]) and runs
+//! ([`RelayoutPlan::new`]), XLA shapes ([`RelayoutPlan::xla`]), or a view
+//! and an XLA shape ([`RelayoutPlan::view_to_xla`],
+//! [`RelayoutPlan::xla_to_view`]) and runs
 //! it as often as needed: on the calling thread ([`RelayoutPlan::run`]),
 //! split into chunks on a rayon pool the caller passes
 //! ([`RelayoutPlan::run_in`]; [`rayon`] is re-exported to build one), or
@@ -64,6 +66,8 @@ mod sub_byte;
 mod tiled;
 mod tiled_xla;
 mod typed;
+mod view_tiled;
+mod view_xla;
 mod xla;
 
 pub use one_shot::{
@@ -181,6 +185,19 @@ pub enum RelayoutError {
         /// The most bytes allowed for the source given; 0 when the
         /// allocation itself failed.
         cap: i64,
+    },
+    /// A strided view's element size that is not the size of the XLA
+    /// shape's elements on the other side of the relayout.
+    #[error(
+        "a view of {element_size}-byte elements cannot hold the {element_bits}-bit elements of {shape}"
+    )]
+    ViewElementSize {
+        /// The view's element size in bytes.
+        element_size: usize,
+        /// The shape (its message prints it with its layout).
+        shape: Box<Shape>,
+        /// The size of the shape's elements as stored, in bits.
+        element_bits: u32,
     },
     /// A typed buffer whose values are neither bytes nor one element each.
     #[error(

@@ -50,7 +50,6 @@ pub fn padding_pattern(
     value: PaddingValue,
 ) -> Result<Option<Vec<u8>>, RelayoutError> {
     use PaddingValue::{HighestPad, InvalidPad, LowestPad, OnePad, UnknownPad, ZeroPad};
-    use PrimitiveType as T;
     let missing = || RelayoutError::NoPaddingValue {
         element_type: ty.lowercase_name().to_owned(),
         padding: value.as_str_name().to_owned(),
@@ -60,72 +59,98 @@ pub fn padding_pattern(
         .filter(|_| ty.is_array_type())
         .and_then(|w| usize::try_from(w).ok())
         .ok_or_else(missing)?;
-    let le = |bits: u128| Some(bits.to_le_bytes()[..width].to_vec());
-    let pattern = match (value, ty) {
-        (UnknownPad | InvalidPad, _) => None,
-        (ZeroPad, T::F8e8m0fnu) => return Err(missing()),
-        (ZeroPad, _) => le(0),
-        (OnePad, T::F16) => le(0x3C00),
-        (OnePad, T::Bf16) => le(0x3F80),
-        (OnePad, T::F32) => le(0x3F80_0000),
-        (OnePad, T::F64) => le(0x3FF0_0000_0000_0000),
-        (OnePad, T::C64) => le(0x3F80_0000),
-        (OnePad, T::C128) => le(0x3FF0_0000_0000_0000),
-        (OnePad, T::F8e5m2) => le(0x3C),
-        (OnePad, T::F8e4m3 | T::F8e4m3fn) => le(0x38),
-        (OnePad, T::F8e4m3b11fnuz) => le(0x58),
-        (OnePad, T::F8e3m4) => le(0x30),
-        (OnePad, T::F8e5m2fnuz | T::F8e4m3fnuz) => le(0x40),
-        (OnePad, T::F4e2m1fn) => le(0x2),
-        (OnePad, T::F8e8m0fnu) => le(0x7F),
-        (OnePad, T::F6e3m2fn) => le(0x0C),
-        (OnePad, T::F6e2m3fn) => le(0x08),
-        (OnePad, _) => le(1),
-        (LowestPad | HighestPad, T::C64 | T::C128) => return Err(missing()),
-        (LowestPad, T::F16) => le(0xFC00),
-        (LowestPad, T::Bf16) => le(0xFF80),
-        (LowestPad, T::F32) => le(0xFF80_0000),
-        (LowestPad, T::F64) => le(0xFFF0_0000_0000_0000),
-        (LowestPad, T::F8e5m2) => le(0xFC),
-        (LowestPad, T::F8e4m3) => le(0xF8),
-        (LowestPad, T::F8e3m4) => le(0xF0),
-        (LowestPad, T::F8e4m3fn) => le(0xFE),
-        (LowestPad, T::F8e4m3b11fnuz | T::F8e5m2fnuz | T::F8e4m3fnuz) => le(0xFF),
-        (LowestPad, T::F4e2m1fn) => le(0x0F),
-        (LowestPad, T::F6e3m2fn | T::F6e2m3fn) => le(0x3F),
-        (LowestPad, T::F8e8m0fnu) => le(0x00),
-        (HighestPad, T::F16) => le(0x7C00),
-        (HighestPad, T::Bf16) => le(0x7F80),
-        (HighestPad, T::F32) => le(0x7F80_0000),
-        (HighestPad, T::F64) => le(0x7FF0_0000_0000_0000),
-        (HighestPad, T::F8e5m2) => le(0x7C),
-        (HighestPad, T::F8e4m3) => le(0x78),
-        (HighestPad, T::F8e3m4) => le(0x70),
-        (HighestPad, T::F8e4m3fn) => le(0x7E),
-        (HighestPad, T::F8e4m3b11fnuz | T::F8e5m2fnuz | T::F8e4m3fnuz) => le(0x7F),
-        (HighestPad, T::F4e2m1fn) => le(0x07),
-        (HighestPad, T::F6e3m2fn | T::F6e2m3fn) => le(0x1F),
-        (HighestPad, T::F8e8m0fnu) => le(0xFE),
-        (LowestPad | HighestPad, T::Pred) => le(u128::from(value == HighestPad)),
-        (LowestPad | HighestPad, _) => {
-            let bits = ty.bit_width().ok_or_else(missing)?;
-            let signed = ty.is_signed_integral();
-            let all_ones = if bits >= 128 {
-                u128::MAX
-            } else {
-                (1_u128 << bits) - 1
-            };
-            // Two's complement limits, sign-extended to the storage width.
-            let limit = match (value == HighestPad, signed) {
-                (true, false) => all_ones,
-                (false, false) => 0,
-                (true, true) => all_ones >> 1,
-                (false, true) => !(all_ones >> 1),
-            };
-            le(limit)
-        }
+    let bits = match value {
+        UnknownPad | InvalidPad => return Ok(None),
+        ZeroPad if ty == PrimitiveType::F8e8m0fnu => return Err(missing()),
+        ZeroPad => 0,
+        OnePad => one_bits(ty),
+        LowestPad | HighestPad => limit_bits(ty, value == HighestPad).ok_or_else(missing)?,
     };
-    Ok(pattern)
+    Ok(Some(bits.to_le_bytes()[..width].to_vec()))
+}
+
+/// The bits of 1 of type `ty` (complex: `1 + 0i`).
+fn one_bits(ty: PrimitiveType) -> u128 {
+    use PrimitiveType as T;
+    match ty {
+        T::F16 => 0x3C00,
+        T::Bf16 => 0x3F80,
+        T::F32 => 0x3F80_0000,
+        T::F64 => 0x3FF0_0000_0000_0000,
+        T::C64 => 0x3F80_0000,
+        T::C128 => 0x3FF0_0000_0000_0000,
+        T::F8e5m2 => 0x3C,
+        T::F8e4m3 | T::F8e4m3fn => 0x38,
+        T::F8e4m3b11fnuz => 0x58,
+        T::F8e3m4 => 0x30,
+        T::F8e5m2fnuz | T::F8e4m3fnuz => 0x40,
+        T::F4e2m1fn => 0x2,
+        T::F8e8m0fnu => 0x7F,
+        T::F6e3m2fn => 0x0C,
+        T::F6e2m3fn => 0x08,
+        _ => 1,
+    }
+}
+
+/// The bits of the highest (`highest`) or lowest value of type `ty` (see
+/// [`padding_pattern`]); `None` for complex types and types without a bit
+/// width.
+fn limit_bits(ty: PrimitiveType, highest: bool) -> Option<u128> {
+    use PrimitiveType as T;
+    match ty {
+        T::C64 | T::C128 => None,
+        T::Pred => Some(u128::from(highest)),
+        _ => float_limit_bits(ty, highest).or_else(|| integer_limit_bits(ty, highest)),
+    }
+}
+
+/// [`limit_bits`] of a floating-point type; `None` for other types.
+fn float_limit_bits(ty: PrimitiveType, highest: bool) -> Option<u128> {
+    use PrimitiveType as T;
+    Some(match (highest, ty) {
+        (false, T::F16) => 0xFC00,
+        (false, T::Bf16) => 0xFF80,
+        (false, T::F32) => 0xFF80_0000,
+        (false, T::F64) => 0xFFF0_0000_0000_0000,
+        (false, T::F8e5m2) => 0xFC,
+        (false, T::F8e4m3) => 0xF8,
+        (false, T::F8e3m4) => 0xF0,
+        (false, T::F8e4m3fn) => 0xFE,
+        (false, T::F8e4m3b11fnuz | T::F8e5m2fnuz | T::F8e4m3fnuz) => 0xFF,
+        (false, T::F4e2m1fn) => 0x0F,
+        (false, T::F6e3m2fn | T::F6e2m3fn) => 0x3F,
+        (false, T::F8e8m0fnu) => 0x00,
+        (true, T::F16) => 0x7C00,
+        (true, T::Bf16) => 0x7F80,
+        (true, T::F32) => 0x7F80_0000,
+        (true, T::F64) => 0x7FF0_0000_0000_0000,
+        (true, T::F8e5m2) => 0x7C,
+        (true, T::F8e4m3) => 0x78,
+        (true, T::F8e3m4) => 0x70,
+        (true, T::F8e4m3fn) => 0x7E,
+        (true, T::F8e4m3b11fnuz | T::F8e5m2fnuz | T::F8e4m3fnuz) => 0x7F,
+        (true, T::F4e2m1fn) => 0x07,
+        (true, T::F6e3m2fn | T::F6e2m3fn) => 0x1F,
+        (true, T::F8e8m0fnu) => 0xFE,
+        _ => return None,
+    })
+}
+
+/// [`limit_bits`] of an integer type: its two's complement limits,
+/// sign-extended to the storage width; `None` without a bit width.
+fn integer_limit_bits(ty: PrimitiveType, highest: bool) -> Option<u128> {
+    let bits = ty.bit_width()?;
+    let all_ones = if bits >= 128 {
+        u128::MAX
+    } else {
+        (1_u128 << bits) - 1
+    };
+    Some(match (highest, ty.is_signed_integral()) {
+        (true, false) => all_ones,
+        (false, false) => 0,
+        (true, true) => all_ones >> 1,
+        (false, true) => !(all_ones >> 1),
+    })
 }
 
 /// Fills every padding element of `dst`, laid out as `shape` (an XLA array

@@ -14,13 +14,16 @@ use super::padding::fill_padding_except_row_tails;
 use super::plan::Plan as Canonical;
 use super::repack::Repack;
 use super::tiled_xla::TiledPlan;
+use super::view_tiled::ViewTiled;
 use super::{
     RelayoutError, Strategy, check_buffer, copy_planned, elements_in, parallel, strategy_of_plan,
     sub_byte, typed,
 };
 
 /// The two sides of a relayout, by name, so that they cannot be swapped
-/// silently: `from` is read, `to` is written.
+/// silently: `from` is read, `to` is written. The sides are of one type
+/// (two views, two shapes) unless the plan says otherwise
+/// ([`RelayoutPlan::view_to_xla`], [`RelayoutPlan::xla_to_view`]).
 ///
 /// ```
 /// use relayout::{FromTo, StridedView};
@@ -32,21 +35,21 @@ use super::{
 /// # Ok::<(), stride_util::ViewError>(())
 /// ```
 #[derive(Debug)]
-pub struct FromTo<'a, T> {
+pub struct FromTo<'a, F, T = F> {
     /// The source side (read).
-    pub from: &'a T,
+    pub from: &'a F,
     /// The destination side (written).
     pub to: &'a T,
 }
 
-// By hand: two references are `Copy` whatever `T` is.
-impl<T> Clone for FromTo<'_, T> {
+// By hand: two references are `Copy` whatever `F` and `T` are.
+impl<F, T> Clone for FromTo<'_, F, T> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<T> Copy for FromTo<'_, T> {}
+impl<F, T> Copy for FromTo<'_, F, T> {}
 
 /// A relayout planned once for a pair of layouts and run many times: the
 /// shapes checked, the destination checked to write every element once,
@@ -105,6 +108,16 @@ pub(crate) enum Path {
     Repack {
         repack: Box<Repack>,
         middle: Box<RelayoutPlan>,
+    },
+    /// A strided view and a tiled XLA layout (see `view_tiled.rs`).
+    ViewTiled(Box<ViewTiled>),
+    /// `plan` on the buffers from `src` and `dst` elements of `size` bytes
+    /// on (a view's offset).
+    Shifted {
+        src: usize,
+        dst: usize,
+        size: usize,
+        plan: Box<RelayoutPlan>,
     },
 }
 
@@ -303,6 +316,8 @@ impl RelayoutPlan {
             Path::Bits { bits, .. } => *bits,
             Path::Tiled(tiled) => tiled.bits(),
             Path::Repack { repack, .. } => return repack.sides(),
+            Path::ViewTiled(plan) => plan.bits(),
+            Path::Shifted { plan, .. } => return plan.element_bits(),
         };
         (bits, bits)
     }
@@ -368,9 +383,9 @@ impl RelayoutPlan {
     /// layouts of whole-byte elements, the kernel's strategy; into, out of
     /// or between tiles, [`Strategy::TilePieces`],
     /// [`Strategy::TileTranspose`] or [`Strategy::Composed`]; packed
-    /// sub-byte elements between views, [`Strategy::Elements`]; a repack between sub-byte elements one per
-    /// byte and packed, the strategy of its relayout between the packed
-    /// side's layout and the other. Always `Some`.
+    /// sub-byte elements between views, [`Strategy::Elements`]; a repack
+    /// between sub-byte elements one per byte and packed, the strategy of
+    /// its relayout between the packed side's layout and the other.
     ///
     /// ```
     /// use relayout::{FromTo, RelayoutPlan, StridedView, Strategy};
@@ -378,30 +393,30 @@ impl RelayoutPlan {
     ///
     /// let a = StridedView::row_major(&[64, 64])?;
     /// let plan = RelayoutPlan::new(FromTo { from: &a.transpose(), to: &a }, 4)?;
-    /// assert_eq!(plan.strategy(), Some(Strategy::Tiled));
+    /// assert_eq!(plan.strategy(), Strategy::Tiled);
     /// // Column-major into TPU tiles: one pass of tile transposes.
     /// let from: Shape = "f32[1024,1024]{0,1}".parse()?;
     /// let to: Shape = "f32[1024,1024]{1,0:T(8,128)}".parse()?;
     /// let plan = RelayoutPlan::xla(FromTo { from: &from, to: &to })?;
-    /// assert_eq!(plan.strategy(), Some(Strategy::TileTranspose));
+    /// assert_eq!(plan.strategy(), Strategy::TileTranspose);
     /// // Tiles into tiles of another order go through cache-sized
     /// // intermediates.
     /// let other: Shape = "f32[1024,1024]{0,1:T(8,128)}".parse()?;
     /// let plan = RelayoutPlan::xla(FromTo { from: &to, to: &other })?;
-    /// assert_eq!(plan.strategy(), Some(Strategy::Composed));
+    /// assert_eq!(plan.strategy(), Strategy::Composed);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn strategy(&self) -> Option<Strategy> {
+    pub fn strategy(&self) -> Strategy {
         match &self.path {
-            Path::Bytes(bytes) => Some(
-                bytes
-                    .canonical
-                    .as_ref()
-                    .map_or(Strategy::Empty, |c| strategy_of_plan(c, bytes.size)),
-            ),
-            Path::Bits { .. } => Some(Strategy::Elements),
-            Path::Tiled(tiled) => Some(tiled.strategy()),
+            Path::Bytes(bytes) => bytes
+                .canonical
+                .as_ref()
+                .map_or(Strategy::Empty, |c| strategy_of_plan(c, bytes.size)),
+            Path::Bits { .. } => Strategy::Elements,
+            Path::Tiled(tiled) => tiled.strategy(),
             Path::Repack { middle, .. } => middle.strategy(),
+            Path::ViewTiled(plan) => plan.strategy(),
+            Path::Shifted { plan, .. } => plan.strategy(),
         }
     }
 
@@ -436,6 +451,17 @@ impl RelayoutPlan {
             Path::Tiled(tiled) => tiled.run(pool, src, dst),
             Path::Repack { repack, middle } => {
                 repack.run(src, dst, |from, to| middle.exec(pool, from, to, None))
+            }
+            Path::ViewTiled(plan) => plan.run(pool, src, dst),
+            Path::Shifted {
+                src: src_offset,
+                dst: dst_offset,
+                size,
+                plan,
+            } => {
+                let src = tail_from("source", src, *src_offset, *size)?;
+                let dst = tail_from_mut("destination", dst, *dst_offset, *size)?;
+                plan.exec(pool, src, dst, whole_bytes)
             }
         }
     }
@@ -476,6 +502,42 @@ impl Bytes {
         self.padding.as_ref().map_or(Ok(()), |padding| {
             fill_padding_except_row_tails(dst, &padding.shape, wrote_tails)
         })
+    }
+}
+
+/// The bytes of `buffer` from element `offset` of `size` bytes on.
+fn tail_from<'a>(
+    side: &'static str,
+    buffer: &'a [u8],
+    offset: usize,
+    size: usize,
+) -> Result<&'a [u8], RelayoutError> {
+    match offset.checked_mul(size) {
+        Some(start) if start <= buffer.len() => Ok(&buffer[start..]),
+        _ => Err(outside(side, offset, buffer.len(), size)),
+    }
+}
+
+/// [`tail_from`] of a mutable buffer.
+fn tail_from_mut<'a>(
+    side: &'static str,
+    buffer: &'a mut [u8],
+    offset: usize,
+    size: usize,
+) -> Result<&'a mut [u8], RelayoutError> {
+    let len = buffer.len();
+    match offset.checked_mul(size) {
+        Some(start) if start <= len => Ok(&mut buffer[start..]),
+        _ => Err(outside(side, offset, len, size)),
+    }
+}
+
+/// The error of element `offset` past the end of a buffer of `len` bytes.
+fn outside(side: &'static str, offset: usize, len: usize, size: usize) -> RelayoutError {
+    RelayoutError::OutsideBuffer {
+        side,
+        offset: i64::try_from(offset).unwrap_or(i64::MAX),
+        len: elements_in(len, size),
     }
 }
 

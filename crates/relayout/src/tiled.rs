@@ -87,6 +87,136 @@ pub(crate) struct Tiling {
     elements: i64,
 }
 
+/// The split trees of a tiling while its tiles are applied.
+struct Trees {
+    nodes: Vec<Node>,
+    roots: Vec<(usize, Option<usize>)>,
+    /// The node of each current dimension, most major first.
+    current: Vec<usize>,
+}
+
+impl Trees {
+    /// One unsplit tree per physical dimension, most major first.
+    fn of(physical: &PhysicalLayout) -> Self {
+        let mut trees = Self {
+            nodes: Vec::new(),
+            roots: Vec::new(),
+            current: Vec::new(),
+        };
+        for &d in physical.minor_to_major().iter().rev() {
+            let id = trees.nodes.len();
+            trees.current.push(id);
+            trees.roots.push((id, Some(d)));
+            trees.nodes.push(Node {
+                size: physical.dimensions()[d],
+                weight: 1,
+                split: None,
+            });
+        }
+        trees
+    }
+
+    /// Applies the tile `t` of `shape`: its last `t.len()` current
+    /// dimensions (after prepending size-1 ones if there are fewer) split
+    /// into tile counts followed by the tile's own dimensions.
+    fn split(&mut self, shape: &Shape, t: &[i64]) -> Result<(), RelayoutError> {
+        if t.contains(&COMBINE_DIMENSION) {
+            return Err(unsupported(shape, "a combined (*) tile dimension"));
+        }
+        if t.iter().any(|&size| size <= 0) {
+            return Err(unsupported(shape, "a tile dimension that is not positive"));
+        }
+        if self.current.len().max(t.len()) + t.len() > MAX_TILED_DIMS {
+            return Err(unsupported(
+                shape,
+                &format!("tiling into more than {MAX_TILED_DIMS} dimensions"),
+            ));
+        }
+        let nodes = &mut self.nodes;
+        while self.current.len() < t.len() {
+            self.current.insert(0, nodes.len());
+            self.roots.insert(0, (nodes.len(), None));
+            nodes.push(Node {
+                size: 1,
+                weight: 1,
+                split: None,
+            });
+        }
+        let first = self.current.len() - t.len();
+        let mut inners = Vec::with_capacity(t.len());
+        for (k, &size) in t.iter().enumerate() {
+            let id = self.current[first + k];
+            let node = nodes[id];
+            let (outer, inner) = (nodes.len(), nodes.len() + 1);
+            nodes.push(Node {
+                size: node.size / size + i64::from(node.size % size != 0),
+                weight: node
+                    .weight
+                    .checked_mul(size)
+                    .ok_or_else(|| overflow(shape))?,
+                split: None,
+            });
+            nodes.push(Node {
+                size,
+                weight: node.weight,
+                split: None,
+            });
+            nodes[id].split = Some((size, outer, inner));
+            self.current[first + k] = outer;
+            inners.push(inner);
+        }
+        self.current.extend(inners);
+        Ok(())
+    }
+
+    /// The tiling of `shape` once its tiles are applied: the final
+    /// dimensions' row-major strides and the buffer's positions.
+    fn finish(self, shape: &Shape, physical: &PhysicalLayout) -> Result<Tiling, RelayoutError> {
+        let Self {
+            nodes,
+            roots,
+            current,
+        } = self;
+        let mut strides = vec![0; current.len()];
+        let mut positions: i64 = 1;
+        for (stride, &id) in strides.iter_mut().zip(&current).rev() {
+            *stride = positions;
+            positions = positions
+                .checked_mul(nodes[id].size)
+                .ok_or_else(|| overflow(shape))?;
+        }
+        let elements = physical
+            .dimensions()
+            .iter()
+            .try_fold(1_i64, |n, &d| n.checked_mul(d))
+            .ok_or_else(|| overflow(shape))?;
+        Ok(Tiling {
+            nodes,
+            roots,
+            leaves: current,
+            strides,
+            positions,
+            elements,
+        })
+    }
+}
+
+/// The error of a tiling of `shape` the pieces do not model.
+fn unsupported(shape: &Shape, reason: &str) -> RelayoutError {
+    RelayoutError::UnsupportedLayout {
+        shape: Box::new(shape.clone()),
+        reason: reason.to_owned(),
+    }
+}
+
+/// The error of a tiled buffer of `shape` of more than `i64::MAX` positions.
+fn overflow(shape: &Shape) -> RelayoutError {
+    RelayoutError::View(ViewError::Overflow {
+        what: "the tiled buffer",
+        of: shape.human_string_with_layout(),
+    })
+}
+
 impl Tiling {
     /// Resolves the tiles of `shape`; `None` if its layout has none.
     ///
@@ -101,98 +231,18 @@ impl Tiling {
         let Some(layout) = shape.layout.as_deref().filter(|l| !l.tiles.is_empty()) else {
             return Ok(None);
         };
-        let unsupported = |reason: &str| RelayoutError::UnsupportedLayout {
-            shape: Box::new(shape.clone()),
-            reason: reason.to_owned(),
-        };
         let physical = PhysicalLayout::new(shape).map_err(ViewError::from)?;
         if physical.padded_dimensions() != physical.dimensions() {
-            return Err(unsupported("classic padding combined with tiles"));
+            return Err(unsupported(shape, "classic padding combined with tiles"));
         }
         if !layout.split_configs.is_empty() {
-            return Err(unsupported("split configs"));
+            return Err(unsupported(shape, "split configs"));
         }
-        let overflow = || {
-            RelayoutError::View(ViewError::Overflow {
-                what: "the tiled buffer",
-                of: shape.human_string_with_layout(),
-            })
-        };
-        let mut nodes = Vec::new();
-        let mut roots = Vec::new();
-        let mut current: Vec<usize> = Vec::new();
-        for &d in physical.minor_to_major().iter().rev() {
-            current.push(nodes.len());
-            roots.push((nodes.len(), Some(d)));
-            nodes.push(Node {
-                size: physical.dimensions()[d],
-                weight: 1,
-                split: None,
-            });
-        }
+        let mut trees = Trees::of(&physical);
         for tile in &layout.tiles {
-            let t = &tile.dimensions;
-            if t.contains(&COMBINE_DIMENSION) {
-                return Err(unsupported("a combined (*) tile dimension"));
-            }
-            if t.iter().any(|&size| size <= 0) {
-                return Err(unsupported("a tile dimension that is not positive"));
-            }
-            if current.len().max(t.len()) + t.len() > MAX_TILED_DIMS {
-                return Err(unsupported(&format!(
-                    "tiling into more than {MAX_TILED_DIMS} dimensions"
-                )));
-            }
-            while current.len() < t.len() {
-                current.insert(0, nodes.len());
-                roots.insert(0, (nodes.len(), None));
-                nodes.push(Node {
-                    size: 1,
-                    weight: 1,
-                    split: None,
-                });
-            }
-            let first = current.len() - t.len();
-            let mut inners = Vec::with_capacity(t.len());
-            for (k, &size) in t.iter().enumerate() {
-                let id = current[first + k];
-                let node = nodes[id];
-                let (outer, inner) = (nodes.len(), nodes.len() + 1);
-                nodes.push(Node {
-                    size: node.size / size + i64::from(node.size % size != 0),
-                    weight: node.weight.checked_mul(size).ok_or_else(overflow)?,
-                    split: None,
-                });
-                nodes.push(Node {
-                    size,
-                    weight: node.weight,
-                    split: None,
-                });
-                nodes[id].split = Some((size, outer, inner));
-                current[first + k] = outer;
-                inners.push(inner);
-            }
-            current.extend(inners);
+            trees.split(shape, &tile.dimensions)?;
         }
-        let mut strides = vec![0; current.len()];
-        let mut positions: i64 = 1;
-        for (stride, &id) in strides.iter_mut().zip(&current).rev() {
-            *stride = positions;
-            positions = positions.checked_mul(nodes[id].size).ok_or_else(overflow)?;
-        }
-        let elements = physical
-            .dimensions()
-            .iter()
-            .try_fold(1_i64, |n, &d| n.checked_mul(d))
-            .ok_or_else(overflow)?;
-        Ok(Some(Self {
-            nodes,
-            roots,
-            leaves: current,
-            strides,
-            positions,
-            elements,
-        }))
+        trees.finish(shape, &physical).map(Some)
     }
 
     /// Whether some position of the buffer holds no element.
@@ -221,6 +271,42 @@ impl Tiling {
             shape: Box::new(shape.clone()),
             reason: format!("its tiles split a copy into more than {MAX_PIECES} pieces"),
         };
+        let per_dim = self.boxes_per_dim(slabs, too_many)?;
+        if per_dim.iter().any(Vec::is_empty) {
+            return Ok(Vec::new());
+        }
+        let count = per_dim
+            .iter()
+            .try_fold(1_usize, |n, b| n.checked_mul(b.len()))
+            .filter(|&n| n <= MAX_PIECES)
+            .ok_or_else(too_many)?;
+        let mut pieces = Vec::with_capacity(count);
+        let mut choice = vec![0_usize; per_dim.len()];
+        loop {
+            pieces.push(self.piece(shape, logical, &per_dim, &choice)?);
+            // Next combination, last dimension fastest.
+            let mut k = choice.len();
+            loop {
+                if k == 0 {
+                    return Ok(pieces);
+                }
+                k -= 1;
+                choice[k] += 1;
+                if choice[k] < per_dim[k].len() {
+                    break;
+                }
+                choice[k] = 0;
+            }
+        }
+    }
+
+    /// The boxes of each tree (see [`pieces`](Self::pieces)): of the whole
+    /// dimension, or of the slab cut out of it.
+    fn boxes_per_dim(
+        &self,
+        slabs: &[Slab],
+        too_many: impl Fn() -> RelayoutError + Copy,
+    ) -> Result<Vec<Vec<DimBox>>, RelayoutError> {
         let mut per_dim = Vec::with_capacity(self.roots.len());
         for &(root, dim) in &self.roots {
             match slabs.iter().find(|slab| Some(slab.dim) == dim) {
@@ -238,61 +324,47 @@ impl Tiling {
                 None => per_dim.push(self.dim_boxes(root, self.nodes[root].size, too_many)?),
             }
         }
-        if per_dim.iter().any(Vec::is_empty) {
-            return Ok(Vec::new());
-        }
-        let count = per_dim
-            .iter()
-            .try_fold(1_usize, |n, b| n.checked_mul(b.len()))
-            .filter(|&n| n <= MAX_PIECES)
-            .ok_or_else(too_many)?;
+        Ok(per_dim)
+    }
+
+    /// The piece of the boxes `choice` picks, one per tree of `per_dim`:
+    /// their free digits gathered in tiled order.
+    fn piece(
+        &self,
+        shape: &Shape,
+        logical: &StridedView,
+        per_dim: &[Vec<DimBox>],
+        choice: &[usize],
+    ) -> Result<(StridedView, StridedView), RelayoutError> {
         let overflow = || {
             RelayoutError::View(ViewError::Overflow {
                 what: "a piece of a tiled relayout",
                 of: shape.human_string_with_layout(),
             })
         };
-        let mut pieces = Vec::with_capacity(count);
-        let mut choice = vec![0_usize; per_dim.len()];
-        loop {
-            // One box per dimension: gather the free digits in tiled order.
-            let mut digits: Vec<(usize, i64, i64, i64)> = Vec::new();
-            let (mut logical_offset, mut tiled_offset) = (logical.offset(), 0_i64);
-            for ((&(_, dim), boxes), &c) in self.roots.iter().zip(&per_dim).zip(&choice) {
-                let b = &boxes[c];
-                let stride = dim.map_or(0, |d| logical.strides()[d]);
-                tiled_offset = tiled_offset.checked_add(b.position).ok_or_else(overflow)?;
-                logical_offset = stride
-                    .checked_mul(b.base)
-                    .and_then(|o| o.checked_add(logical_offset))
-                    .ok_or_else(overflow)?;
-                for &(n, weight, tiled, leaf) in &b.free {
-                    let s = stride.checked_mul(weight).ok_or_else(overflow)?;
-                    digits.push((leaf, n, s, tiled));
-                }
-            }
-            digits.sort_unstable_by_key(|d| d.0);
-            let sizes: Vec<i64> = digits.iter().map(|d| d.1).collect();
-            let logical_strides: Vec<i64> = digits.iter().map(|d| d.2).collect();
-            let tiled_strides: Vec<i64> = digits.iter().map(|d| d.3).collect();
-            pieces.push((
-                StridedView::new(&sizes, &logical_strides, logical_offset)?,
-                StridedView::new(&sizes, &tiled_strides, tiled_offset)?,
-            ));
-            // Next combination, last dimension fastest.
-            let mut k = choice.len();
-            loop {
-                if k == 0 {
-                    return Ok(pieces);
-                }
-                k -= 1;
-                choice[k] += 1;
-                if choice[k] < per_dim[k].len() {
-                    break;
-                }
-                choice[k] = 0;
+        let mut digits: Vec<(usize, i64, i64, i64)> = Vec::new();
+        let (mut logical_offset, mut tiled_offset) = (logical.offset(), 0_i64);
+        for ((&(_, dim), boxes), &c) in self.roots.iter().zip(per_dim).zip(choice) {
+            let b = &boxes[c];
+            let stride = dim.map_or(0, |d| logical.strides()[d]);
+            tiled_offset = tiled_offset.checked_add(b.position).ok_or_else(overflow)?;
+            logical_offset = stride
+                .checked_mul(b.base)
+                .and_then(|o| o.checked_add(logical_offset))
+                .ok_or_else(overflow)?;
+            for &(n, weight, tiled, leaf) in &b.free {
+                let s = stride.checked_mul(weight).ok_or_else(overflow)?;
+                digits.push((leaf, n, s, tiled));
             }
         }
+        digits.sort_unstable_by_key(|d| d.0);
+        let sizes: Vec<i64> = digits.iter().map(|d| d.1).collect();
+        let logical_strides: Vec<i64> = digits.iter().map(|d| d.2).collect();
+        let tiled_strides: Vec<i64> = digits.iter().map(|d| d.3).collect();
+        Ok((
+            StridedView::new(&sizes, &logical_strides, logical_offset)?,
+            StridedView::new(&sizes, &tiled_strides, tiled_offset)?,
+        ))
     }
 
     /// The boxes of the tree at `root` covering `[0, size)` (none for size

@@ -246,23 +246,41 @@ fn transposes_in_one_pass(
     (dst_shape, to): (&Shape, Option<&Tiling>),
     bits: u32,
 ) -> Option<Strategy> {
+    match (from, to) {
+        (None, Some(to)) => {
+            let view = StridedView::from_xla_shape(src_shape).ok()?;
+            one_pass((dst_shape, to), &view, true, bits)
+        }
+        (Some(from), None) => {
+            let view = StridedView::from_xla_shape(dst_shape).ok()?;
+            one_pass((src_shape, from), &view, false, bits)
+        }
+        _ => None,
+    }
+}
+
+/// [`transposes_in_one_pass`] between the tiled `shape` (its `tiling`)
+/// and the untiled side `view`, into the tiles if `into` (else out of
+/// them).
+pub(crate) fn one_pass(
+    (shape, tiling): (&Shape, &Tiling),
+    view: &StridedView,
+    into: bool,
+    bits: u32,
+) -> Option<Strategy> {
     let size = usize::try_from(bits / 8).ok().filter(|&n| n > 0)?;
     if !bits.is_multiple_of(8) {
         return None;
     }
-    let pieces = match (from, to) {
-        (None, Some(to)) => {
-            let view = StridedView::from_xla_shape(src_shape).ok()?;
-            to.pieces(dst_shape, &view, &[]).ok()?
-        }
-        (Some(from), None) => {
-            let view = StridedView::from_xla_shape(dst_shape).ok()?;
-            let pieces = from.pieces(src_shape, &view, &[]).ok()?;
-            pieces.into_iter().map(|(to, from)| (from, to)).collect()
-        }
-        _ => return None,
+    let pieces = tiling.pieces(shape, view, &[]).ok()?;
+    let (logical, tiled) = pieces
+        .iter()
+        .max_by_key(|(logical, _)| logical.num_elements())?;
+    let (from, to) = if into {
+        (logical, tiled)
+    } else {
+        (tiled, logical)
     };
-    let (from, to) = pieces.iter().max_by_key(|(from, _)| from.num_elements())?;
     if from.is_empty() {
         return None;
     }
@@ -276,7 +294,7 @@ fn transposes_in_one_pass(
 
 /// Copies the array `src_view` over `src` into the tiled buffer `dst`,
 /// zeroing its padding first if it has any.
-fn to_tiled(
+pub(crate) fn to_tiled(
     pool: Option<&ThreadPool>,
     src: &[u8],
     src_view: &StridedView,
@@ -295,7 +313,7 @@ fn to_tiled(
 /// One piece: the interleaving kernel where it applies, else the engine
 /// (split over `pool` if given and the piece is large enough), or the
 /// sub-byte element loop.
-fn copy(
+pub(crate) fn copy(
     pool: Option<&ThreadPool>,
     src: &[u8],
     src_view: &StridedView,

@@ -103,6 +103,17 @@ impl RelayoutPlan {
             from: &src_view,
             to: &dst_view,
         };
+        Self::strided_into(views, dst_shape, dst_bits)
+    }
+
+    /// The plan between two views, `views.to` that of the untiled XLA
+    /// layout `dst_shape` with elements of `dst_bits`, whose padding each
+    /// run fills.
+    pub(crate) fn strided_into(
+        views: FromTo<'_, StridedView>,
+        dst_shape: &Shape,
+        dst_bits: u32,
+    ) -> Result<Self, RelayoutError> {
         check_pair(views)?;
         let padded = layout_util::is_padded(dst_shape).then(|| dst_shape.clone());
         if dst_bits < 8 {

@@ -145,7 +145,7 @@ fn a_plan_runs_many_times_and_checks_each_buffer() {
         4,
     )
     .unwrap();
-    assert_eq!(plan.strategy(), Some(Strategy::Tiled));
+    assert_eq!(plan.strategy(), Strategy::Tiled);
     let input = pattern(64 * 64 * 4);
     let mut first = vec![0; input.len()];
     plan.run(&input, &mut first).unwrap();

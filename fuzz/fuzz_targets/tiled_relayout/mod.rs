@@ -90,12 +90,12 @@ fn count(slot: usize) {
     }
 }
 
-fn count_strategy(strategy: Option<Strategy>) {
+fn count_strategy(strategy: Strategy) {
     let slot = match strategy {
-        Some(Strategy::Composed) => 0,
-        Some(Strategy::TilePieces) => 1,
-        Some(Strategy::TileTranspose) => 2,
-        Some(Strategy::Elements) => 3,
+        Strategy::Composed => 0,
+        Strategy::TilePieces => 1,
+        Strategy::TileTranspose => 2,
+        Strategy::Elements => 3,
         _ => 4,
     };
     STRATEGIES[slot].fetch_add(1, Ordering::Relaxed);

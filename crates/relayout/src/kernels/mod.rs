@@ -106,7 +106,6 @@ pub(crate) fn copy<const N: usize>(
         dst[at(plan.dst_offset)] = src[at(plan.src_offset)];
         return;
     };
-    let n = at(inner.size);
     match strategy {
         // Never a kernel's strategy: only whole plans compose or take
         // tiles, and tile transposes are found before (`TileTranspose`).
@@ -115,77 +114,13 @@ pub(crate) fn copy<const N: usize>(
         | Strategy::TilePieces
         | Strategy::Composed
         | Strategy::TileTranspose => {}
-        Strategy::SingleCopy | Strategy::Runs => {
-            if large && runs_stream::<N>(dst, plan, tail.is_some()) {
-                stream_runs(src, dst, plan, n);
-            } else {
-                for_each_outer(outer, plan.src_offset, plan.dst_offset, |s, d| {
-                    let (s, d) = (at(s), at(d));
-                    dst[d..d + n].copy_from_slice(&src[s..s + n]);
-                    if let Some(tail) = &tail {
-                        tail.write(dst, d + n);
-                    }
-                });
-            }
-        }
+        Strategy::SingleCopy | Strategy::Runs => copy_runs(plan, src, dst, tail, large),
         Strategy::Tiled | Strategy::Streaming => {
-            let a = plan.dims.len() - 1;
-            let others: Vec<Dim> = plan
-                .dims
-                .iter()
-                .enumerate()
-                .filter(|&(i, _)| i != a && i != tiled_dim)
-                .map(|(_, d)| *d)
-                .collect();
-            let (da, db) = (plan.dims[a], plan.dims[tiled_dim]);
-            let extent = tile_extent(N, at(da.size), at(db.size));
-            let sse2_streams = strategy == Strategy::Streaming && sse2_streams::<N>(da);
-            // The staged tiles' buffer (up to 256 KiB), made when first
-            // needed: the AVX-512 blocks may leave nothing to them, and
-            // zeroing it every call cost more than the transpose in L2.
-            // Measured on the 2-core AMD EPYC (fastest of 30–40 batches,
-            // three runs, made every call against when needed): f32 64²
-            // 0.7 against 0.4–0.5 µs, f32 256² 8.3–8.9 against 5.6–6.1 µs,
-            // f64 512² 69–70 against 66–67 µs (buffers on a line).
-            let mut tile = Vec::new();
-            let mut staged = |src: &[[u8; N]], dst: &mut [[u8; N]], t: &Transpose| {
-                if tile.is_empty() {
-                    tile = vec![[0_u8; N]; extent.0 * extent.1.next_multiple_of(16)];
-                }
-                transpose_tiles(src, dst, t, &mut tile, extent);
-            };
-            for_each_outer(&others, plan.src_offset, plan.dst_offset, |s, d| {
-                let t = Transpose {
-                    src_base: s,
-                    dst_base: d,
-                    a: da,
-                    b: db,
-                };
-                let blocks = if sse2_streams && !streams_whole_lines::<N>(dst, d, da, db) {
-                    None
-                } else {
-                    avx512_blocks(src, dst, &t, large)
-                };
-                match blocks {
-                    Some(done) => {
-                        for rest in done.rest(&t) {
-                            staged(src, dst, &rest);
-                        }
-                    }
-                    None if sse2_streams => transpose_streaming(src, dst, s, d, da, db),
-                    None => staged(src, dst, &t),
-                }
-                if let Some(tail) = &tail {
-                    // One row per index of the tiled source dimension.
-                    let mut row = d;
-                    for _ in 0..db.size {
-                        tail.write(dst, at(row) + n);
-                        row += db.dst;
-                    }
-                }
-            });
+            let streaming = strategy == Strategy::Streaming;
+            copy_tiled(plan, (src, dst), tail, large, (streaming, tiled_dim));
         }
         Strategy::Strided => {
+            let n = at(inner.size);
             for_each_outer(outer, plan.src_offset, plan.dst_offset, |s, d| {
                 let (mut s_k, mut d_k) = (s, d);
                 for _ in 0..inner.size {
@@ -199,6 +134,102 @@ pub(crate) fn copy<const N: usize>(
             });
         }
     }
+}
+
+/// [`copy`] of a plan of one run or runs of its innermost dimension (at
+/// least rank 1): a memcpy per run, streaming where [`runs_stream`] says.
+fn copy_runs<const N: usize>(
+    plan: &Plan,
+    src: &[[u8; N]],
+    dst: &mut [[u8; N]],
+    tail: Option<Tail<N>>,
+    large: bool,
+) {
+    let Some((inner, outer)) = plan.dims.split_last() else {
+        return;
+    };
+    let n = at(inner.size);
+    if large && runs_stream::<N>(dst, plan, tail.is_some()) {
+        stream_runs(src, dst, plan, n);
+    } else {
+        for_each_outer(outer, plan.src_offset, plan.dst_offset, |s, d| {
+            let (s, d) = (at(s), at(d));
+            dst[d..d + n].copy_from_slice(&src[s..s + n]);
+            if let Some(tail) = &tail {
+                tail.write(dst, d + n);
+            }
+        });
+    }
+}
+
+/// [`copy`] of a transpose (at least rank 1): the innermost dimension
+/// against `tiled_dim`, tile by tile for each index of the others, by the
+/// AVX-512 blocks where they apply, the SSE2 streaming kernel where the
+/// plan is `streaming` and that kernel takes it, else through staged
+/// tiles.
+fn copy_tiled<const N: usize>(
+    plan: &Plan,
+    (src, dst): (&[[u8; N]], &mut [[u8; N]]),
+    tail: Option<Tail<N>>,
+    large: bool,
+    (streaming, tiled_dim): (bool, usize),
+) {
+    let a = plan.dims.len() - 1;
+    let n = at(plan.dims[a].size);
+    let others: Vec<Dim> = plan
+        .dims
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != a && i != tiled_dim)
+        .map(|(_, d)| *d)
+        .collect();
+    let (da, db) = (plan.dims[a], plan.dims[tiled_dim]);
+    let extent = tile_extent(N, at(da.size), at(db.size));
+    let sse2_streams = streaming && sse2_streams::<N>(da);
+    // The staged tiles' buffer (up to 256 KiB), made when first
+    // needed: the AVX-512 blocks may leave nothing to them, and
+    // zeroing it every call cost more than the transpose in L2.
+    // Measured on the 2-core AMD EPYC (fastest of 30–40 batches,
+    // three runs, made every call against when needed): f32 64²
+    // 0.7 against 0.4–0.5 µs, f32 256² 8.3–8.9 against 5.6–6.1 µs,
+    // f64 512² 69–70 against 66–67 µs (buffers on a line).
+    let mut tile = Vec::new();
+    let mut staged = |src: &[[u8; N]], dst: &mut [[u8; N]], t: &Transpose| {
+        if tile.is_empty() {
+            tile = vec![[0_u8; N]; extent.0 * extent.1.next_multiple_of(16)];
+        }
+        transpose_tiles(src, dst, t, &mut tile, extent);
+    };
+    for_each_outer(&others, plan.src_offset, plan.dst_offset, |s, d| {
+        let t = Transpose {
+            src_base: s,
+            dst_base: d,
+            a: da,
+            b: db,
+        };
+        let blocks = if sse2_streams && !streams_whole_lines::<N>(dst, d, da, db) {
+            None
+        } else {
+            avx512_blocks(src, dst, &t, large)
+        };
+        match blocks {
+            Some(done) => {
+                for rest in done.rest(&t) {
+                    staged(src, dst, &rest);
+                }
+            }
+            None if sse2_streams => transpose_streaming(src, dst, s, d, da, db),
+            None => staged(src, dst, &t),
+        }
+        if let Some(tail) = &tail {
+            // One row per index of the tiled source dimension.
+            let mut row = d;
+            for _ in 0..db.size {
+                tail.write(dst, at(row) + n);
+                row += db.dst;
+            }
+        }
+    });
 }
 
 /// Whether the runs of a large relayout `plan` (one run, or runs of the

@@ -1031,51 +1031,11 @@ const fn round_indices<const N: usize, const S: usize, const R: usize>() -> [[[u
         while i < S / 2 {
             let mut h = 0;
             while h < 2 {
-                // The chosen elements as (column, row, index into a ++ b).
-                let mut chosen = [(0_usize, 0_usize, 0_usize); 64];
-                let mut count = 0;
-                let mut side = 0;
-                while side < 2 {
-                    let mut place = 0;
-                    while place < c {
-                        let (column, row) = at[i + side * (S / 2)][place];
-                        if (column & bit != 0) == (h == 1) {
-                            chosen[count] = (column, row, side * c + place);
-                            count += 1;
-                        }
-                        place += 1;
-                    }
-                    side += 1;
-                }
-                // Insertion sort by (column, row).
-                let mut k = 1;
-                while k < count {
-                    let mut m = k;
-                    while m > 0
-                        && (chosen[m - 1].0 > chosen[m].0
-                            || (chosen[m - 1].0 == chosen[m].0 && chosen[m - 1].1 > chosen[m].1))
-                    {
-                        let moved = chosen[m - 1];
-                        chosen[m - 1] = chosen[m];
-                        chosen[m] = moved;
-                        m -= 1;
-                    }
-                    k += 1;
-                }
-                assert!(count == c, "a round keeps every element");
+                let chosen = chosen_by_column::<S>(&at, (i, h), bit, c);
                 let mut place = 0;
                 while place < c {
                     next[2 * i + h][place] = (chosen[place].0, chosen[place].1);
-                    // The index, little-endian in the element's N bytes
-                    // (at most 127: one byte).
-                    let mut byte = 0;
-                    while byte < N {
-                        let value = if byte == 0 { chosen[place].2 as u8 } else { 0 };
-                        let slot = &mut indices[round][h][place * N + byte];
-                        assert!(i == 0 || *slot == value, "register pairs share indices");
-                        *slot = value;
-                        byte += 1;
-                    }
+                    set_index::<N>(&mut indices[round][h], place, chosen[place].2 as u8, i == 0);
                     place += 1;
                 }
                 h += 1;
@@ -1085,6 +1045,71 @@ const fn round_indices<const N: usize, const S: usize, const R: usize>() -> [[[u
         at = next;
         round += 1;
     }
+    check_transposed::<S>(&at, c);
+    indices
+}
+
+/// The elements round `k` of [`round_indices`] sends to register `2i + h`
+/// (`i, h`): those of registers `i` and `i + S/2` of `at` ((column, row)
+/// at each of the `c` places) whose column has `bit` equal to `h`, as
+/// (column, row, index into the two registers), ordered by (column, row).
+const fn chosen_by_column<const S: usize>(
+    at: &[[(usize, usize); 64]; 16],
+    (i, h): (usize, usize),
+    bit: usize,
+    c: usize,
+) -> [(usize, usize, usize); 64] {
+    let mut chosen = [(0_usize, 0_usize, 0_usize); 64];
+    let mut count = 0;
+    let mut side = 0;
+    while side < 2 {
+        let mut place = 0;
+        while place < c {
+            let (column, row) = at[i + side * (S / 2)][place];
+            if (column & bit != 0) == (h == 1) {
+                chosen[count] = (column, row, side * c + place);
+                count += 1;
+            }
+            place += 1;
+        }
+        side += 1;
+    }
+    // Insertion sort by (column, row).
+    let mut k = 1;
+    while k < count {
+        let mut m = k;
+        while m > 0
+            && (chosen[m - 1].0 > chosen[m].0
+                || (chosen[m - 1].0 == chosen[m].0 && chosen[m - 1].1 > chosen[m].1))
+        {
+            let moved = chosen[m - 1];
+            chosen[m - 1] = chosen[m];
+            chosen[m] = moved;
+            m -= 1;
+        }
+        k += 1;
+    }
+    assert!(count == c, "a round keeps every element");
+    chosen
+}
+
+/// Writes `value` as the index of element `place` of `N` bytes into
+/// `indices`, little-endian (at most 127: one byte); unless `first` (the
+/// first register pair), checks that it is the index already there.
+const fn set_index<const N: usize>(indices: &mut [u8; 64], place: usize, value: u8, first: bool) {
+    let mut byte = 0;
+    while byte < N {
+        let value = if byte == 0 { value } else { 0 };
+        let slot = &mut indices[place * N + byte];
+        assert!(first || *slot == value, "register pairs share indices");
+        *slot = value;
+        byte += 1;
+    }
+}
+
+/// Checks that after the rounds each of the `S` registers of `at` holds
+/// its `c / S` columns in order, each as its `S` rows in order.
+const fn check_transposed<const S: usize>(at: &[[(usize, usize); 64]; 16], c: usize) {
     let p = c / S;
     let mut r = 0;
     while r < S {
@@ -1099,7 +1124,6 @@ const fn round_indices<const N: usize, const S: usize, const R: usize>() -> [[[u
         }
         r += 1;
     }
-    indices
 }
 
 /// Loads 64 bytes.

@@ -118,41 +118,12 @@ pub(super) unsafe fn band_blocks<const N: usize, const S: usize, const R: usize>
         let src = band
             .src
             .wrapping_offset((i0 * c).cast_signed() * band.row_bytes);
-        // The band's lines of the next group of blocks (a pair, even after
-        // the first block row that went with the wrapped blocks alone),
-        // those of the tile. Measured (NCHW→NHWC, one thread, back-to-back
-        // calls ÷ a copy, fastest of 12, two runs, against prefetching
-        // only one block after the wrapped ones' group): the destination
-        // 48 bytes off a line 1.14–1.20 against 1.27–1.28, both buffers 16
-        // bytes off 1.22–1.23 against 1.42–1.46, on lines 1.00–1.14
-        // against 1.15–1.18. After the band's last group, the first group
-        // of the band written next (see `Band::next`).
-        let ahead = (band.blocks - (i0 + stacked)).min(2);
-        if ahead > 0 {
-            let next = src.wrapping_offset((stacked * c).cast_signed() * band.row_bytes);
-            prefetch_rows(next, band.row_bytes, ahead * c, band.cols * N);
-        } else if let Some((next, rows, bytes)) = band.next {
-            prefetch_rows(next, band.row_bytes, rows, bytes);
-        }
+        // SAFETY: the caller's contract (AVX-512 F on this CPU).
+        unsafe { prefetch_ahead::<N>(band, src, (i0, stacked)) };
         for j0 in (0..band.cols).step_by(c) {
             if let Some(w) = wrapped.filter(|w| j0 > 0 || !w.first_column) {
-                // SAFETY: the caller's contract: the block as below, and
-                // the wrapped block of the columns from `j0 - 1`, whose
-                // destination line is the one before the block's in each
-                // row.
-                unsafe {
-                    let regs = load_wrapped::<S>(
-                        w.tail.wrapping_add(j0 * N).wrapping_sub(N),
-                        w.head.wrapping_add(j0 * N),
-                        band.row_bytes,
-                        w.rows,
-                    );
-                    let before = transpose_group::<N, S, R>(regs, indices);
-                    let regs = load_rows::<S>(src.wrapping_add(j0 * N), band.row_bytes);
-                    let block = transpose_group::<N, S, R>(regs, indices);
-                    let out = band.dst.add(j0 * band.dst_row_bytes);
-                    store_pairs(&before, &block, out.sub(64), band.dst_row_bytes, true);
-                }
+                // SAFETY: the caller's contract.
+                unsafe { wrapped_pair::<N, S, R>(band, &w, src, j0, indices) };
                 continue;
             }
             let out = Out {
@@ -181,19 +152,105 @@ pub(super) unsafe fn band_blocks<const N: usize, const S: usize, const R: usize>
     if let Some(carries) = carries
         && band.blocks > 0
     {
-        // Each row's last piece: the part of it on the line after the
-        // last one streamed.
-        for (r, carry) in carries.0.iter().take(band.cols).enumerate() {
-            let last = band
-                .dst
-                .wrapping_add(r * band.dst_row_bytes + (band.blocks - 1) * 64);
-            let place = last.addr() % 64;
-            if place > 0 {
-                // SAFETY: the caller's contract: the last piece of row `r`
-                // is 64 bytes inside the destination.
-                unsafe {
-                    _mm512_mask_storeu_epi8(last.cast(), !(u64::MAX >> place), load(carry));
-                }
+        // SAFETY: the caller's contract.
+        unsafe { last_pieces(band, carries) };
+    }
+}
+
+/// Prefetches the band's lines of the next group of blocks after the
+/// `stacked` block rows from `i0` (whose first source element is `src`):
+/// a pair, even after the first block row that went with the wrapped
+/// blocks alone, those of the tile. Measured (NCHW→NHWC, one thread,
+/// back-to-back calls ÷ a copy, fastest of 12, two runs, against
+/// prefetching only one block after the wrapped ones' group): the
+/// destination 48 bytes off a line 1.14–1.20 against 1.27–1.28, both
+/// buffers 16 bytes off 1.22–1.23 against 1.42–1.46, on lines 1.00–1.14
+/// against 1.15–1.18. After the band's last group, the first group of the
+/// band written next (see `Band::next`).
+///
+/// Like the other helpers of [`band_blocks`], always inlined into it (so
+/// compiled for its target features, which `#[inline(always)]` cannot be
+/// given itself).
+///
+/// # Safety
+///
+/// The CPU must have AVX-512 F.
+#[inline(always)]
+#[allow(unsafe_code)]
+unsafe fn prefetch_ahead<const N: usize>(
+    band: &Band,
+    src: *const u8,
+    (i0, stacked): (usize, usize),
+) {
+    let c = 64 / N;
+    let ahead = (band.blocks - (i0 + stacked)).min(2);
+    // SAFETY (both): the caller's contract; prefetches never fault.
+    if ahead > 0 {
+        let next = src.wrapping_offset((stacked * c).cast_signed() * band.row_bytes);
+        unsafe { prefetch_rows(next, band.row_bytes, ahead * c, band.cols * N) };
+    } else if let Some((next, rows, bytes)) = band.next {
+        unsafe { prefetch_rows(next, band.row_bytes, rows, bytes) };
+    }
+}
+
+/// The first whole block of the band's first block row at column `j0`
+/// (its first row's first source element at `src`) and the wrapped block
+/// `w` of the columns from `j0 - 1` before it, whose destination line is
+/// the one before the block's in each row: the two streamed one after the
+/// other.
+///
+/// # Safety
+///
+/// As for [`band_blocks`] (AVX-512 F, BW and VBMI on this CPU), for both
+/// blocks.
+#[inline(always)]
+#[allow(unsafe_code)]
+unsafe fn wrapped_pair<const N: usize, const S: usize, const R: usize>(
+    band: &Band,
+    w: &Wrapped,
+    src: *const u8,
+    j0: usize,
+    indices: &[[[u8; 64]; 2]; R],
+) {
+    // SAFETY: the caller's contract: the block as below, and
+    // the wrapped block of the columns from `j0 - 1`, whose
+    // destination line is the one before the block's in each
+    // row.
+    unsafe {
+        let regs = load_wrapped::<S>(
+            w.tail.wrapping_add(j0 * N).wrapping_sub(N),
+            w.head.wrapping_add(j0 * N),
+            band.row_bytes,
+            w.rows,
+        );
+        let before = transpose_group::<N, S, R>(regs, indices);
+        let regs = load_rows::<S>(src.wrapping_add(j0 * N), band.row_bytes);
+        let block = transpose_group::<N, S, R>(regs, indices);
+        let out = band.dst.add(j0 * band.dst_row_bytes);
+        store_pairs(&before, &block, out.sub(64), band.dst_row_bytes, true);
+    }
+}
+
+/// Each row's last piece of a band written through `carries`: the part
+/// of it on the line after the last one streamed.
+///
+/// # Safety
+///
+/// As for [`band_blocks`] (AVX-512 F and BW on this CPU), the band having
+/// at least one block.
+#[inline(always)]
+#[allow(unsafe_code)]
+unsafe fn last_pieces(band: &Band, carries: &mut Carries) {
+    for (r, carry) in carries.0.iter().take(band.cols).enumerate() {
+        let last = band
+            .dst
+            .wrapping_add(r * band.dst_row_bytes + (band.blocks - 1) * 64);
+        let place = last.addr() % 64;
+        if place > 0 {
+            // SAFETY: the caller's contract: the last piece of row `r`
+            // is 64 bytes inside the destination.
+            unsafe {
+                _mm512_mask_storeu_epi8(last.cast(), !(u64::MAX >> place), load(carry));
             }
         }
     }
