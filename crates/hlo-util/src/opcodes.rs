@@ -247,17 +247,17 @@ impl fmt::Display for Opcode {
     /// XLA's spelling (`get-tuple-element`, `all-reduce-start`), padded as
     /// one word.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Start(_) | Self::Update(_) | Self::Done(_)
-                if f.width().is_some() || f.precision().is_some() =>
-            {
-                f.pad(&self.to_string())
-            }
-            Self::Start(op) => write!(f, "{op}-start"),
-            Self::Update(op) => write!(f, "{op}-update"),
-            Self::Done(op) => write!(f, "{op}-done"),
-            Self::Other(word) => f.pad(word),
-            known => f.pad(known.name().unwrap_or_default()),
+        let (op, stage) = match self {
+            Self::Start(op) => (op, "-start"),
+            Self::Update(op) => (op, "-update"),
+            Self::Done(op) => (op, "-done"),
+            Self::Other(word) => return f.pad(word),
+            known => return f.pad(known.name().unwrap_or_default()),
+        };
+        if f.width().is_none() && f.precision().is_none() {
+            write!(f, "{op}{stage}")
+        } else {
+            f.pad(&format!("{op}{stage}"))
         }
     }
 }
