@@ -19,7 +19,6 @@ pub fn functions<'a>(
     threads: usize,
     pool: Option<&'a ThreadPool>,
 ) -> Vec<Function<'a>> {
-    let mut out = Vec::new();
     let es = case.element.size();
     // Planned once, run at every measurement, as a user would.
     let sides = FromTo {
@@ -27,60 +26,10 @@ pub fn functions<'a>(
         to: &views.1,
     };
     let plan = RelayoutPlan::new(sides, es).map_err(|e| e.to_string());
-    match pool {
-        None => {
-            out.push(Function::new(
-                "copy",
-                Box::new(|src: &[u8], dst: &mut [u8]| {
-                    dst.copy_from_slice(src);
-                    Ok(())
-                }),
-            ));
-            out.push(Function::new(
-                "ours",
-                Box::new(move |src: &[u8], dst: &mut [u8]| {
-                    plan.as_ref()
-                        .map_err(Clone::clone)?
-                        .run(src, dst)
-                        .map_err(|e| e.to_string())
-                }),
-            ));
-            out.push(Function::new(
-                "transpose",
-                Box::new(move |src: &[u8], dst: &mut [u8]| match case.element {
-                    Element::U8 => transpose_crate::<u8>(case, src, dst),
-                    Element::F32 => transpose_crate::<u32>(case, src, dst),
-                    Element::F64 => transpose_crate::<u64>(case, src, dst),
-                }),
-            ));
-        }
-        Some(pool) => {
-            let chunk = (case.bytes().div_ceil(threads)).next_multiple_of(64);
-            out.push(Function::new(
-                "copy",
-                Box::new(move |src: &[u8], dst: &mut [u8]| {
-                    pool.install(|| {
-                        dst.par_chunks_mut(chunk)
-                            .zip(src.par_chunks(chunk))
-                            .for_each(|(d, s)| d.copy_from_slice(s));
-                    });
-                    Ok(())
-                }),
-            ));
-            // What a user calls on a pool of their own: chunks as the pool
-            // has threads (one per 512 KiB at most), no thread started per
-            // call.
-            out.push(Function::new(
-                "ours",
-                Box::new(move |src: &[u8], dst: &mut [u8]| {
-                    plan.as_ref()
-                        .map_err(Clone::clone)?
-                        .run_in(pool, src, dst)
-                        .map_err(|e| e.to_string())
-                }),
-            ));
-        }
-    }
+    let mut out = match pool {
+        None => on_the_calling_thread(case, plan),
+        Some(pool) => on_a_pool(case, plan, threads, pool),
+    };
     out.push(Function::new(
         "ndarray",
         Box::new(move |src: &[u8], dst: &mut [u8]| match case.element {
@@ -93,6 +42,75 @@ pub fn functions<'a>(
         out.push(hptt);
     }
     out
+}
+
+/// The copy, ours (`plan`) and the `transpose` crate on the calling thread.
+fn on_the_calling_thread<'a>(
+    case: &'a Case,
+    plan: Result<RelayoutPlan, String>,
+) -> Vec<Function<'a>> {
+    vec![
+        Function::new(
+            "copy",
+            Box::new(|src: &[u8], dst: &mut [u8]| {
+                dst.copy_from_slice(src);
+                Ok(())
+            }),
+        ),
+        Function::new(
+            "ours",
+            Box::new(move |src: &[u8], dst: &mut [u8]| {
+                plan.as_ref()
+                    .map_err(Clone::clone)?
+                    .run(src, dst)
+                    .map_err(|e| e.to_string())
+            }),
+        ),
+        Function::new(
+            "transpose",
+            Box::new(move |src: &[u8], dst: &mut [u8]| match case.element {
+                Element::U8 => transpose_crate::<u8>(case, src, dst),
+                Element::F32 => transpose_crate::<u32>(case, src, dst),
+                Element::F64 => transpose_crate::<u64>(case, src, dst),
+            }),
+        ),
+    ]
+}
+
+/// The copy in 64-byte aligned chunks, one per thread, and ours (`plan`)
+/// on `pool` of `threads`.
+fn on_a_pool<'a>(
+    case: &'a Case,
+    plan: Result<RelayoutPlan, String>,
+    threads: usize,
+    pool: &'a ThreadPool,
+) -> Vec<Function<'a>> {
+    let chunk = (case.bytes().div_ceil(threads)).next_multiple_of(64);
+    vec![
+        Function::new(
+            "copy",
+            Box::new(move |src: &[u8], dst: &mut [u8]| {
+                pool.install(|| {
+                    dst.par_chunks_mut(chunk)
+                        .zip(src.par_chunks(chunk))
+                        .for_each(|(d, s)| d.copy_from_slice(s));
+                });
+                Ok(())
+            }),
+        ),
+        // What a user calls on a pool of their own: chunks as the pool
+        // has threads (one per 512 KiB at most), no thread started per
+        // call.
+        Function::new(
+            "ours",
+            Box::new(move |src: &[u8], dst: &mut [u8]| {
+                plan.as_ref()
+                    .map_err(Clone::clone)?
+                    .run_in(pool, src, dst)
+                    .map_err(|e| e.to_string())
+            }),
+        ),
+    ]
 }
 
 /// `transpose::transpose` of each `height × width` matrix of the batch.

@@ -20,7 +20,7 @@ use args::Options;
 use buffers::{Placement, Slack, destinations, line_offset};
 use cases::Case;
 use report::Record;
-use timing::Timing;
+use timing::{Measured, Timing};
 
 fn main() -> ExitCode {
     match run() {
@@ -163,39 +163,76 @@ fn run_case(
                 verify(f, case, src, dsts[i.min(last)], &expected)?;
             }
             let dst_offsets: Vec<usize> = dsts.iter().map(|d| line_offset(d)).collect();
-            let dst_offset = dst_offsets[0];
             let measured = timing::measure(&mut functions, src, &mut dsts, timing)?;
-            let copy = measured
-                .iter()
-                .find(|m| m.name == "copy")
-                .map(|m| m.median_s);
-            let mut progress = format!(
-                "  {} {src_offset}:{dst_offset} threads {threads}:",
-                placement.kind()
-            );
-            for (i, m) in measured.into_iter().enumerate() {
-                progress.push_str(&format!(
-                    " {} {:.3} ms{}",
-                    m.name,
-                    m.median_s * 1e3,
-                    copy.map_or(String::new(), |c| format!(" ({:.2}×)", m.median_s / c))
-                ));
-                records.push(Record {
-                    case,
-                    placement,
-                    src_offset,
-                    dst_offset: dst_offsets[i.min(last)],
-                    threads,
-                    function: m.name.to_string(),
-                    median_s: m.median_s,
-                    reps: m.reps,
-                    rounds: timing.rounds,
-                });
-            }
-            eprintln!("{progress}");
+            let config = Config {
+                case,
+                placement,
+                src_offset,
+                threads,
+                rounds: timing.rounds,
+            };
+            eprintln!("{}", record(config, measured, &dst_offsets, records));
         }
     }
     Ok(())
+}
+
+/// One configuration measured: the case, where its buffers start, the
+/// source's bytes past a 64-byte line, the threads, and the rounds.
+#[derive(Clone, Copy)]
+struct Config {
+    case: &'static Case,
+    placement: Placement,
+    src_offset: usize,
+    threads: usize,
+    rounds: usize,
+}
+
+/// Appends a record per function `measured` in `config` (the functions'
+/// destinations `dst_offsets` past a line, the last shared by those after
+/// it); the progress line saying their times and ratios to the copy.
+fn record(
+    config: Config,
+    measured: Vec<Measured>,
+    dst_offsets: &[usize],
+    records: &mut Vec<Record>,
+) -> String {
+    let Config {
+        case,
+        placement,
+        src_offset,
+        threads,
+        rounds,
+    } = config;
+    let (dst_offset, last) = (dst_offsets[0], dst_offsets.len() - 1);
+    let copy = measured
+        .iter()
+        .find(|m| m.name == "copy")
+        .map(|m| m.median_s);
+    let mut progress = format!(
+        "  {} {src_offset}:{dst_offset} threads {threads}:",
+        placement.kind()
+    );
+    for (i, m) in measured.into_iter().enumerate() {
+        progress.push_str(&format!(
+            " {} {:.3} ms{}",
+            m.name,
+            m.median_s * 1e3,
+            copy.map_or(String::new(), |c| format!(" ({:.2}×)", m.median_s / c))
+        ));
+        records.push(Record {
+            case,
+            placement,
+            src_offset,
+            dst_offset: dst_offsets[i.min(last)],
+            threads,
+            function: m.name.to_string(),
+            median_s: m.median_s,
+            reps: m.reps,
+            rounds,
+        });
+    }
+    progress
 }
 
 /// Runs `f` once over a destination of 0xff bytes (no element of any case)

@@ -95,6 +95,31 @@ impl Table {
     fn get(&self, key: &Key, function: &str) -> Option<f64> {
         self.rows.get(key)?.get(function).map(|v| v.0)
     }
+
+    /// Ours ÷ the copy in configuration `key`, where both were measured.
+    fn ours_over_copy(&self, key: &Key) -> Option<f64> {
+        match (self.get(key, "ours"), self.get(key, "copy")) {
+            (Some(o), Some(c)) => Some(o / c),
+            _ => None,
+        }
+    }
+
+    /// `peer` ÷ ours in configuration `key`, where both were measured.
+    fn peer_over_ours(&self, key: &Key, peer: &str) -> Option<f64> {
+        match (self.get(key, peer), self.get(key, "ours")) {
+            (Some(p), Some(o)) => Some(p / o),
+            _ => None,
+        }
+    }
+
+    /// The configurations grouped by (case, threads).
+    fn groups(&self) -> BTreeMap<(usize, usize), Vec<Key>> {
+        let mut groups: BTreeMap<(usize, usize), Vec<Key>> = BTreeMap::new();
+        for key in self.rows.keys() {
+            groups.entry((key.0, key.4)).or_default().push(*key);
+        }
+        groups
+    }
 }
 
 /// The JSON line of a record, with its ratios to the copy and to ours of
@@ -209,123 +234,147 @@ fn label(table: &Table, key: &Key) -> String {
 /// every placement, and the count of misses.
 pub fn markdown(records: &[Record], all_rows: bool) -> String {
     let table = Table::new(records);
-    let ours_over_copy = |key: &Key| match (table.get(key, "ours"), table.get(key, "copy")) {
-        (Some(o), Some(c)) => Some(o / c),
-        _ => None,
-    };
-    let peer_over_ours =
-        |key: &Key, peer: &str| match (table.get(key, peer), table.get(key, "ours")) {
-            (Some(p), Some(o)) => Some(p / o),
-            _ => None,
-        };
-    // Configurations grouped by (case, threads).
-    let mut groups: BTreeMap<(usize, usize), Vec<Key>> = BTreeMap::new();
-    for key in table.rows.keys() {
-        groups.entry((key.0, key.4)).or_default().push(*key);
-    }
+    let groups = table.groups();
     let mut out = String::new();
-    let header = |out: &mut String, first: &str, third: &str| {
-        out.push_str(&format!(
-            "| case | {first} | threads | {third} | ours ÷ copy |"
-        ));
-        for (_, title) in PEERS {
-            out.push_str(&format!(" {title} |"));
-        }
-        out.push_str("\n|---|---|---:|---:|---:|");
-        out.push_str(&"---:|".repeat(PEERS.len()));
-        out.push('\n');
-    };
     header(&mut out, "src:dst offset", "copy ms");
     for ((case, threads), keys) in &groups {
-        let case = &CASES[*case];
-        let worst = keys
-            .iter()
-            .filter(|k| k.1 == "line")
-            .max_by(|a, b| {
-                let (a, b) = (ours_over_copy(a), ours_over_copy(b));
-                a.unwrap_or(0.0).total_cmp(&b.unwrap_or(0.0))
-            })
-            .copied();
-        for key in keys {
-            let aligned = key.1 == "line" && key.2 == 0 && key.3 == 0;
-            if !(all_rows || aligned || key.1 == "vec" || Some(*key) == worst) {
-                continue;
-            }
-            let copy_ms = table
-                .get(key, "copy")
-                .map_or("–".into(), |c| format!("{:.3}", c * 1e3));
-            out.push_str(&format!(
-                "| {} | {}{} | {threads} | {copy_ms} | {} |",
-                case.name,
-                label(&table, key),
-                if Some(*key) == worst && !all_rows {
-                    " (worst)"
-                } else {
-                    ""
-                },
-                checked(ours_over_copy(key), |v| v <= case.bound_on(*threads)),
-            ));
-            for (peer, _) in PEERS {
-                out.push_str(&format!(
-                    " {} |",
-                    checked(peer_over_ours(key, peer), |v| v >= PEER_BOUND)
-                ));
-            }
-            out.push('\n');
-        }
+        rows(&mut out, &table, &CASES[*case], *threads, keys, all_rows);
     }
     // The worst of every placement, per case and thread count.
     out.push_str("\nWorst over every placement measured (the offset pair where it occurs):\n\n");
     header(&mut out, "placements", "best copy ms");
-    let (mut checks, mut misses) = (0, 0);
+    let mut counts = Checks::default();
     for ((case, threads), keys) in &groups {
-        let case = &CASES[*case];
-        let worst_by = |value: &dyn Fn(&Key) -> Option<f64>, high: bool| {
-            keys.iter()
-                .filter_map(|k| value(k).map(|v| (v, k)))
-                .max_by(|a, b| {
-                    if high {
-                        a.0.total_cmp(&b.0)
-                    } else {
-                        b.0.total_cmp(&a.0)
-                    }
-                })
-        };
-        let best_copy = keys
-            .iter()
-            .filter_map(|k| table.get(k, "copy"))
-            .min_by(f64::total_cmp)
-            .map_or("–".into(), |c| format!("{:.3}", c * 1e3));
-        let mut line = format!(
-            "| {} | {} | {threads} | {best_copy} |",
-            case.name,
-            keys.len()
-        );
-        let mut cell = |found: Option<(f64, &Key)>, pass: &dyn Fn(f64) -> bool| match found {
-            None => "–".to_string(),
-            Some((v, k)) => {
-                checks += 1;
-                if !pass(v) {
-                    misses += 1;
-                }
-                format!("{} at {}", checked(Some(v), pass), label(&table, k))
-            }
-        };
-        line.push_str(&format!(
-            " {} |",
-            cell(worst_by(&ours_over_copy, true), &|v| {
-                v <= case.bound_on(*threads)
-            })
-        ));
-        for (peer, _) in PEERS {
-            let found = worst_by(&|k: &Key| peer_over_ours(k, peer), false);
-            line.push_str(&format!(" {} |", cell(found, &|v| v >= PEER_BOUND)));
-        }
+        let line = worst_line(&table, &CASES[*case], *threads, keys, &mut counts);
         out.push_str(&line);
         out.push('\n');
     }
+    let Checks { checks, misses } = counts;
     out.push_str(&format!(
         "\n{misses} of {checks} checks missed (ours ÷ copy ≤ the case's bound: 1.5 f32 4096² / f64 2048² / permute, 2.0 u8 8192² / f32 1024², 1.3 NCHW→NHWC, and on 4 or more threads {MANY_CORE_BOUND} for every case of 16 MiB or more; every peer ÷ ours ≥ {PEER_BOUND}).\n"
     ));
     out
+}
+
+/// A table's header: the case, `first`, the threads, `third`, ours ÷ copy
+/// and a column per peer.
+fn header(out: &mut String, first: &str, third: &str) {
+    out.push_str(&format!(
+        "| case | {first} | threads | {third} | ours ÷ copy |"
+    ));
+    for (_, title) in PEERS {
+        out.push_str(&format!(" {title} |"));
+    }
+    out.push_str("\n|---|---|---:|---:|---:|");
+    out.push_str(&"---:|".repeat(PEERS.len()));
+    out.push('\n');
+}
+
+/// The rows of one case on a number of threads (its configurations
+/// `keys`): aligned, `vec` and the worst offset pair by ours ÷ copy, or
+/// every one with `all_rows`.
+fn rows(
+    out: &mut String,
+    table: &Table,
+    case: &Case,
+    threads: usize,
+    keys: &[Key],
+    all_rows: bool,
+) {
+    let worst = keys
+        .iter()
+        .filter(|k| k.1 == "line")
+        .max_by(|a, b| {
+            let (a, b) = (table.ours_over_copy(a), table.ours_over_copy(b));
+            a.unwrap_or(0.0).total_cmp(&b.unwrap_or(0.0))
+        })
+        .copied();
+    for key in keys {
+        let aligned = key.1 == "line" && key.2 == 0 && key.3 == 0;
+        if !(all_rows || aligned || key.1 == "vec" || Some(*key) == worst) {
+            continue;
+        }
+        let copy_ms = table
+            .get(key, "copy")
+            .map_or("–".into(), |c| format!("{:.3}", c * 1e3));
+        out.push_str(&format!(
+            "| {} | {}{} | {threads} | {copy_ms} | {} |",
+            case.name,
+            label(table, key),
+            if Some(*key) == worst && !all_rows {
+                " (worst)"
+            } else {
+                ""
+            },
+            checked(table.ours_over_copy(key), |v| v <= case.bound_on(threads)),
+        ));
+        for (peer, _) in PEERS {
+            out.push_str(&format!(
+                " {} |",
+                checked(table.peer_over_ours(key, peer), |v| v >= PEER_BOUND)
+            ));
+        }
+        out.push('\n');
+    }
+}
+
+/// How many ratios were checked against their bounds, and how many missed.
+#[derive(Default)]
+struct Checks {
+    checks: usize,
+    misses: usize,
+}
+
+/// The line of one case on a number of threads (its configurations
+/// `keys`): the worst ours ÷ copy and the worst of each peer over every
+/// placement, each counted in `counts`.
+fn worst_line(
+    table: &Table,
+    case: &Case,
+    threads: usize,
+    keys: &[Key],
+    counts: &mut Checks,
+) -> String {
+    let worst_by = |value: &dyn Fn(&Key) -> Option<f64>, high: bool| {
+        keys.iter()
+            .filter_map(|k| value(k).map(|v| (v, k)))
+            .max_by(|a, b| {
+                if high {
+                    a.0.total_cmp(&b.0)
+                } else {
+                    b.0.total_cmp(&a.0)
+                }
+            })
+    };
+    let best_copy = keys
+        .iter()
+        .filter_map(|k| table.get(k, "copy"))
+        .min_by(f64::total_cmp)
+        .map_or("–".into(), |c| format!("{:.3}", c * 1e3));
+    let mut line = format!(
+        "| {} | {} | {threads} | {best_copy} |",
+        case.name,
+        keys.len()
+    );
+    let mut cell = |found: Option<(f64, &Key)>, pass: &dyn Fn(f64) -> bool| match found {
+        None => "–".to_string(),
+        Some((v, k)) => {
+            counts.checks += 1;
+            if !pass(v) {
+                counts.misses += 1;
+            }
+            format!("{} at {}", checked(Some(v), pass), label(table, k))
+        }
+    };
+    line.push_str(&format!(
+        " {} |",
+        cell(worst_by(&|k: &Key| table.ours_over_copy(k), true), &|v| {
+            v <= case.bound_on(threads)
+        })
+    ));
+    for (peer, _) in PEERS {
+        let found = worst_by(&|k: &Key| table.peer_over_ours(k, peer), false);
+        line.push_str(&format!(" {} |", cell(found, &|v| v >= PEER_BOUND)));
+    }
+    line
 }

@@ -76,8 +76,8 @@ impl Broadcasted {
 impl std::fmt::Display for Broadcasted {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::Shape(shape) => f.write_str(&shape.human_string()),
-            Self::Dimensions(dims) => f.write_str(&list(dims)),
+            Self::Shape(shape) => f.pad(&shape.human_string()),
+            Self::Dimensions(dims) => f.pad(&list(dims)),
         }
     }
 }
@@ -118,4 +118,17 @@ pub fn broadcast(shapes: &[String], rule: &BroadcastRule) -> Result<Broadcasted,
     } else {
         Broadcasted::Shape(result)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_result_pads_as_one_word() {
+        let dims = Broadcasted::Dimensions(vec![2, 3]);
+        assert_eq!(format!("{dims:>10}|"), "     [2,3]|");
+        let shape = Broadcasted::Shape("f32[2]{0}".parse().unwrap());
+        assert_eq!(format!("{shape:<8}|"), "f32[2]  |");
+    }
 }

@@ -41,11 +41,13 @@ impl From<usize> for Limit {
 }
 
 impl fmt::Display for Limit {
-    /// `all`, or the count.
+    /// `all`, or the count; padded as one word (left-aligned unless the
+    /// format says otherwise, the count too).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::All => f.write_str("all"),
-            Self::First(n) => write!(f, "{n}"),
+            Self::All => f.pad("all"),
+            Self::First(n) if f.width().is_none() && f.precision().is_none() => write!(f, "{n}"),
+            Self::First(n) => f.pad(&n.to_string()),
         }
     }
 }

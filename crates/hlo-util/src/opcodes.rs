@@ -244,14 +244,20 @@ impl FromStr for Opcode {
 }
 
 impl fmt::Display for Opcode {
-    /// XLA's spelling (`get-tuple-element`, `all-reduce-start`).
+    /// XLA's spelling (`get-tuple-element`, `all-reduce-start`), padded as
+    /// one word.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Start(op) => write!(f, "{op}-start"),
-            Self::Update(op) => write!(f, "{op}-update"),
-            Self::Done(op) => write!(f, "{op}-done"),
-            Self::Other(word) => f.write_str(word),
-            known => f.write_str(known.name().unwrap_or_default()),
+        let (op, stage) = match self {
+            Self::Start(op) => (op, "-start"),
+            Self::Update(op) => (op, "-update"),
+            Self::Done(op) => (op, "-done"),
+            Self::Other(word) => return f.pad(word),
+            known => return f.pad(known.name().unwrap_or_default()),
+        };
+        if f.width().is_none() && f.precision().is_none() {
+            write!(f, "{op}{stage}")
+        } else {
+            f.pad(&format!("{op}{stage}"))
         }
     }
 }
@@ -293,6 +299,17 @@ pub fn is_opcode(opcode: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_opcode_pads_as_one_word() {
+        assert_eq!(format!("{:>10}|", Opcode::Add), "       add|");
+        let start = Opcode::Start(Box::new(Opcode::AllReduce));
+        assert_eq!(format!("{start:<18}|"), "all-reduce-start  |");
+        assert_eq!(format!("{start:.10}|"), "all-reduce|");
+        assert_eq!(format!("{start}"), "all-reduce-start");
+        let other = Opcode::Other("my-op".to_owned());
+        assert_eq!(format!("{other:*^9}"), "**my-op**");
+    }
 
     #[test]
     fn every_word_round_trips_through_opcode() {

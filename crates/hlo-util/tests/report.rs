@@ -24,6 +24,23 @@ ENTRY %e (p: bf16[10,200]) -> bf16[10,200] {
 ";
 
 #[test]
+fn kinds_units_groupings_and_limits_pad_as_one_word() {
+    use hlo_util::{BufferKind, GroupBy, StepUnit};
+    assert_eq!(format!("{:>10}|", BufferKind::Parameter), " parameter|");
+    assert_eq!(
+        format!("{:<14}|", BufferKind::ThreadLocal),
+        "thread_local  |"
+    );
+    assert_eq!(format!("{:>15}|", StepUnit::HeapEvent), "     heap_event|");
+    assert_eq!(format!("{:>10}|", GroupBy::Op), "        op|");
+    assert_eq!(format!("{:>5}|", Limit::All), "  all|");
+    // A count pads as the word does: left-aligned unless told otherwise.
+    assert_eq!(format!("{:5}|", Limit::First(12)), "12   |");
+    assert_eq!(format!("{:>5}|", Limit::First(12)), "   12|");
+    assert_eq!(Limit::First(12).to_string(), "12");
+}
+
+#[test]
 fn the_json_object_has_the_commands_keys_in_order() {
     let report = MemoryReport::read(TWO_COMPUTATIONS.as_bytes(), 1).unwrap();
     let json = serde_json::to_string(&report).unwrap();

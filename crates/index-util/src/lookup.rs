@@ -70,12 +70,15 @@ impl ElementIndex {
 }
 
 impl fmt::Display for ElementIndex {
-    /// `[i,j,...]` for a position looked up, the position for an index.
+    /// `[i,j,...]` for a position looked up, the position for an index;
+    /// padded as one word (left-aligned unless the format says otherwise).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.from_position {
-            f.write_str(&dimension_list(&self.multi))
-        } else {
+            f.pad(&dimension_list(&self.multi))
+        } else if f.width().is_none() && f.precision().is_none() {
             write!(f, "{}", self.linear)
+        } else {
+            f.pad(&self.linear.to_string())
         }
     }
 }
@@ -88,6 +91,17 @@ mod tests {
 
     fn layout(text: &str) -> TiledLayout {
         TiledLayout::new(&text.parse().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn an_element_pads_as_one_word() {
+        let tiled = layout("f32[3,5]{1,0:T(2,2)}");
+        let found = ElementIndex::of_index(&tiled, &[2, 4]).unwrap();
+        assert_eq!(format!("{found:>10}|"), "        20|");
+        assert_eq!(format!("{found:<4}|"), "20  |");
+        let found = ElementIndex::of_position(&tiled, 20).unwrap();
+        assert_eq!(format!("{found:>10}|"), "     [2,4]|");
+        assert_eq!(found.to_string(), "[2,4]");
     }
 
     #[test]

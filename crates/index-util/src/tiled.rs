@@ -3,7 +3,7 @@
 //! list of positions, each holding one logical element or padding.
 
 use layout_util::{is_padded, padded_dimensions};
-use schema::{COMBINE_DIMENSION, PrimitiveType, Shape};
+use schema::{COMBINE_DIMENSION, Layout, PrimitiveType, Shape};
 
 use crate::{IndexError, PhysicalLayout};
 
@@ -187,79 +187,24 @@ impl TiledLayout {
     /// (the positions of later tiles may then pass the buffer).
     fn resolve(shape: &Shape, positions: Positions) -> Result<Self, IndexError> {
         let physical = PhysicalLayout::new(shape)?;
-        let unsupported = |reason: String| IndexError::UnsupportedTiledLayout {
-            shape: Box::new(shape.clone()),
-            reason,
-        };
-        let overflow = || IndexError::Overflow {
-            shape: Box::new(shape.clone()),
-        };
-        let layout = shape
-            .layout
-            .as_deref()
-            .ok_or_else(|| unsupported("no layout".to_owned()))?;
-        let tiled = !layout.tiles.is_empty();
-        if tiled && is_padded(shape) {
-            return Err(unsupported(
-                "tiles combined with classic padding (padded_dimensions)".to_owned(),
-            ));
-        }
-        if tiled && !layout.split_configs.is_empty() {
-            return Err(unsupported("tiles combined with split configs".to_owned()));
-        }
+        let layout = supported_layout(shape)?;
         let major_to_minor: Vec<usize> = physical.minor_to_major().iter().rev().copied().collect();
         let padded = padded_dimensions(shape)?;
         let extents: Vec<i64> = major_to_minor.iter().map(|&d| padded[d]).collect();
-
-        // XLA's ArraySize applies `L(n)` to tiled layouts only.
-        let alignment = if tiled {
-            layout.tail_padding_alignment_in_elements.max(1)
-        } else {
-            1
-        };
-        let aligned = |len: i64| {
-            match len % alignment {
-                0 => Some(len),
-                rest => len.checked_add(alignment - rest),
-            }
-            .ok_or_else(overflow)
-        };
-        let mut dims = extents.clone();
-        let mut levels = Vec::with_capacity(layout.tiles.len());
-        // XLA allocates the first tile's positions, aligned; later tiles
-        // must address positions inside that allocation.
-        let mut allocated = None;
-        for tile in &layout.tiles {
-            let level =
-                Level::new(&tile.dimensions, tile.to_string(), &dims).map_err(unsupported)?;
-            dims = level.output(&dims);
-            let len = checked_product(&dims).ok_or_else(overflow)?;
-            match allocated {
-                Some(allocated) if len > allocated && positions == Positions::Checked => {
-                    return Err(unsupported(format!(
-                        "tile {} pads the buffer to {len} elements, but XLA allocates {allocated} (ShapeUtil::ArraySize counts only the first tile)",
-                        level.text
-                    )));
-                }
-                Some(_) => {}
-                None => allocated = Some(aligned(len)?),
-            }
-            levels.push(level);
-        }
-        let tiled_len = checked_product(&dims).ok_or_else(overflow)?;
+        let alignment = tail_alignment(layout);
+        let Tiling {
+            levels,
+            final_dims: dims,
+            allocated,
+        } = tile_levels(shape, layout, &extents, positions)?;
+        let tiled_len = checked_product(&dims).ok_or_else(|| overflow(shape))?;
         // The first tile's positions, aligned (for checked positions, the
         // later tiles' positions aligned are the same number).
         let buffer_len = match allocated {
             Some(allocated) => allocated,
-            None => aligned(tiled_len)?,
+            None => aligned(shape, tiled_len, alignment)?,
         };
-        let element_bits = match layout.element_size_in_bits {
-            0 => PrimitiveType::try_from(shape.element_type)
-                .ok()
-                .and_then(PrimitiveType::byte_width)
-                .map_or(0, |bytes| bytes * 8),
-            bits => bits,
-        };
+        let element_bits = element_bits(shape, layout);
         // XLA's `ValidateShapeSize` bounds the bytes, not the bits: the bit
         // count of `s8[2^60]` passes `i64::MAX` while its bytes fit.
         if i64::try_from(packed_bytes(buffer_len, element_bits)).is_err() {
@@ -590,89 +535,288 @@ impl TiledLayout {
             [inner] => (*inner, None, &[][..]),
             [outer @ .., mid, inner] => (*inner, Some(*mid), outer),
         };
-        let inner_len = sizes[inner];
-        let inner_rm = plan.row_major[inner];
+        let rows = Rows::new(plan, &sizes, inner, mid);
+        let mut odometer = Odometer {
+            coords: vec![0_i64; outer.len()],
+            rm: 0,
+            values: vec![0_i64; plan.checks.len()],
+        };
+        let mut row_values = odometer.values.clone();
+        let mut position = 0_i64;
+        loop {
+            if plan.checks.is_empty() {
+                // No padding anywhere: a plain two-level loop.
+                position = rows.plain(odometer.rm, position, visitor);
+            } else {
+                row_values.copy_from_slice(&odometer.values);
+                position = rows.checked(odometer.rm, &mut row_values, position, visitor);
+            }
+            if !odometer.step(plan, outer, &sizes) {
+                return;
+            }
+        }
+    }
+}
+
+/// The two most minor active coordinates of [`TiledLayout::run_linear`]:
+/// `mid_len` rows of `inner_len` positions each, what one step of the
+/// outer coordinates covers.
+struct Rows<'a> {
+    checks: &'a [Check],
+    inner: usize,
+    inner_len: i64,
+    inner_rm: i64,
+    mid_len: i64,
+    mid_rm: i64,
+    /// The middle coordinate's weight in each check (0 without one).
+    mid_weights: Vec<i64>,
+}
+
+impl<'a> Rows<'a> {
+    /// The rows of `plan` over the active `sizes`, with coordinates `inner`
+    /// and `mid` (none for a single active coordinate).
+    fn new(plan: &'a LinearPlan, sizes: &[i64], inner: usize, mid: Option<usize>) -> Self {
         let (mid_len, mid_rm) = mid.map_or((1, 0), |m| (sizes[m], plan.row_major[m]));
         let mid_weights: Vec<i64> = plan
             .checks
             .iter()
             .map(|check| mid.map_or(0, |m| check.weights[m]))
             .collect();
-        let mut coords = vec![0_i64; outer.len()];
-        let mut rm = 0_i64;
-        let mut values = vec![0_i64; plan.checks.len()];
-        let mut row_values = values.clone();
-        let mut position = 0_i64;
-        loop {
-            let mut row_rm = rm;
-            if plan.checks.is_empty() {
-                // No padding anywhere: a plain two-level loop.
-                for _ in 0..mid_len {
-                    let mut element = row_rm;
-                    for _ in 0..inner_len {
-                        visitor(position, Some(element));
-                        element = element.wrapping_add(inner_rm);
-                        position += 1;
-                    }
-                    row_rm = row_rm.wrapping_add(mid_rm);
-                }
-            } else {
-                row_values.copy_from_slice(&values);
-                for _ in 0..mid_len {
-                    // How far the inner coordinate may go before a check fails.
-                    let mut bound = inner_len;
-                    for (check, &value) in plan.checks.iter().zip(&row_values) {
-                        let room = check.limit - value;
-                        let w = check.weights[inner];
-                        let allowed = if room <= 0 {
-                            0
-                        } else if w == 0 {
-                            inner_len
-                        } else {
-                            room / w + i64::from(room % w != 0)
-                        };
-                        bound = bound.min(allowed);
-                    }
-                    let mut element = row_rm;
-                    for _ in 0..bound {
-                        visitor(position, Some(element));
-                        element = element.wrapping_add(inner_rm);
-                        position += 1;
-                    }
-                    for _ in bound..inner_len {
-                        visitor(position, None);
-                        position += 1;
-                    }
-                    row_rm = row_rm.wrapping_add(mid_rm);
-                    for (value, &w) in row_values.iter_mut().zip(&mid_weights) {
-                        *value = value.wrapping_add(w);
-                    }
-                }
+        Self {
+            checks: &plan.checks,
+            inner,
+            inner_len: sizes[inner],
+            inner_rm: plan.row_major[inner],
+            mid_len,
+            mid_rm,
+            mid_weights,
+        }
+    }
+
+    /// Visits the rows from row-major index `rm` and `position` on, when no
+    /// check can fail (every position an element); the next position.
+    #[inline(always)]
+    fn plain(&self, rm: i64, mut position: i64, visitor: &mut impl FnMut(i64, Option<i64>)) -> i64 {
+        let mut row_rm = rm;
+        for _ in 0..self.mid_len {
+            let mut element = row_rm;
+            for _ in 0..self.inner_len {
+                visitor(position, Some(element));
+                element = element.wrapping_add(self.inner_rm);
+                position += 1;
             }
-            // Step the outer coordinates, most minor first.
-            let mut level = outer.len();
-            loop {
-                if level == 0 {
-                    return;
-                }
-                level -= 1;
-                let c = outer[level];
-                coords[level] += 1;
-                rm = rm.wrapping_add(plan.row_major[c]);
-                for (value, check) in values.iter_mut().zip(&plan.checks) {
-                    *value = value.wrapping_add(check.weights[c]);
-                }
-                if coords[level] < sizes[c] {
-                    break;
-                }
-                let back = sizes[c];
-                coords[level] = 0;
-                rm = rm.wrapping_sub(plan.row_major[c].wrapping_mul(back));
-                for (value, check) in values.iter_mut().zip(&plan.checks) {
-                    *value = value.wrapping_sub(check.weights[c].wrapping_mul(back));
-                }
+            row_rm = row_rm.wrapping_add(self.mid_rm);
+        }
+        position
+    }
+
+    /// Visits the rows from row-major index `rm` and `position` on, the
+    /// checks' values at the first row in `row_values` (stepped along the
+    /// rows); the next position.
+    #[inline(always)]
+    fn checked(
+        &self,
+        rm: i64,
+        row_values: &mut [i64],
+        mut position: i64,
+        visitor: &mut impl FnMut(i64, Option<i64>),
+    ) -> i64 {
+        let mut row_rm = rm;
+        for _ in 0..self.mid_len {
+            let bound = self.bound(row_values);
+            let mut element = row_rm;
+            for _ in 0..bound {
+                visitor(position, Some(element));
+                element = element.wrapping_add(self.inner_rm);
+                position += 1;
+            }
+            for _ in bound..self.inner_len {
+                visitor(position, None);
+                position += 1;
+            }
+            row_rm = row_rm.wrapping_add(self.mid_rm);
+            for (value, &w) in row_values.iter_mut().zip(&self.mid_weights) {
+                *value = value.wrapping_add(w);
             }
         }
+        position
+    }
+
+    /// How far the inner coordinate may go before a check fails, the
+    /// checks' values at the row's start being `row_values`.
+    #[inline(always)]
+    fn bound(&self, row_values: &[i64]) -> i64 {
+        let mut bound = self.inner_len;
+        for (check, &value) in self.checks.iter().zip(row_values) {
+            let room = check.limit - value;
+            let w = check.weights[self.inner];
+            let allowed = if room <= 0 {
+                0
+            } else if w == 0 {
+                self.inner_len
+            } else {
+                room / w + i64::from(room % w != 0)
+            };
+            bound = bound.min(allowed);
+        }
+        bound
+    }
+}
+
+/// The outer active coordinates of [`TiledLayout::run_linear`], with the
+/// row-major index and each check's value where they stand.
+struct Odometer {
+    coords: Vec<i64>,
+    rm: i64,
+    values: Vec<i64>,
+}
+
+impl Odometer {
+    /// Steps the `outer` coordinates (of `sizes`), most minor first; false
+    /// past the last.
+    #[inline(always)]
+    fn step(&mut self, plan: &LinearPlan, outer: &[usize], sizes: &[i64]) -> bool {
+        let mut level = outer.len();
+        loop {
+            if level == 0 {
+                return false;
+            }
+            level -= 1;
+            let c = outer[level];
+            self.coords[level] += 1;
+            self.rm = self.rm.wrapping_add(plan.row_major[c]);
+            for (value, check) in self.values.iter_mut().zip(&plan.checks) {
+                *value = value.wrapping_add(check.weights[c]);
+            }
+            if self.coords[level] < sizes[c] {
+                return true;
+            }
+            let back = sizes[c];
+            self.coords[level] = 0;
+            self.rm = self.rm.wrapping_sub(plan.row_major[c].wrapping_mul(back));
+            for (value, check) in self.values.iter_mut().zip(&plan.checks) {
+                *value = value.wrapping_sub(check.weights[c].wrapping_mul(back));
+            }
+        }
+    }
+}
+
+/// [`IndexError::UnsupportedTiledLayout`] of `shape`, for `reason`.
+fn unsupported(shape: &Shape, reason: String) -> IndexError {
+    IndexError::UnsupportedTiledLayout {
+        shape: Box::new(shape.clone()),
+        reason,
+    }
+}
+
+/// [`IndexError::Overflow`] of `shape`.
+fn overflow(shape: &Shape) -> IndexError {
+    IndexError::Overflow {
+        shape: Box::new(shape.clone()),
+    }
+}
+
+/// The layout of `shape`, unless it has none or combines tiles with
+/// classic padding or split configs.
+fn supported_layout(shape: &Shape) -> Result<&Layout, IndexError> {
+    let layout = shape
+        .layout
+        .as_deref()
+        .ok_or_else(|| unsupported(shape, "no layout".to_owned()))?;
+    let tiled = !layout.tiles.is_empty();
+    if tiled && is_padded(shape) {
+        return Err(unsupported(
+            shape,
+            "tiles combined with classic padding (padded_dimensions)".to_owned(),
+        ));
+    }
+    if tiled && !layout.split_configs.is_empty() {
+        return Err(unsupported(
+            shape,
+            "tiles combined with split configs".to_owned(),
+        ));
+    }
+    Ok(layout)
+}
+
+/// The multiple the buffer's positions are rounded up to: `L(n)`, which
+/// XLA's ArraySize applies to tiled layouts only.
+fn tail_alignment(layout: &Layout) -> i64 {
+    if layout.tiles.is_empty() {
+        1
+    } else {
+        layout.tail_padding_alignment_in_elements.max(1)
+    }
+}
+
+/// `len` rounded up to a multiple of `alignment`.
+fn aligned(shape: &Shape, len: i64, alignment: i64) -> Result<i64, IndexError> {
+    match len % alignment {
+        0 => Some(len),
+        rest => len.checked_add(alignment - rest),
+    }
+    .ok_or_else(|| overflow(shape))
+}
+
+/// The tiles of a layout applied to its physical extents.
+struct Tiling {
+    /// A level per tile, in order.
+    levels: Vec<Level>,
+    /// The dimensions after the last tile.
+    final_dims: Vec<i64>,
+    /// The positions XLA allocates for a tiled layout: the first tile's,
+    /// aligned (none without tiles).
+    allocated: Option<i64>,
+}
+
+/// The tiling of `layout` over `extents`. With `Positions::Checked`, a
+/// later tile must address positions inside the first tile's allocation.
+fn tile_levels(
+    shape: &Shape,
+    layout: &Layout,
+    extents: &[i64],
+    positions: Positions,
+) -> Result<Tiling, IndexError> {
+    let alignment = tail_alignment(layout);
+    let mut dims = extents.to_vec();
+    let mut levels = Vec::with_capacity(layout.tiles.len());
+    let mut allocated = None;
+    for tile in &layout.tiles {
+        let level = Level::new(&tile.dimensions, tile.to_string(), &dims)
+            .map_err(|reason| unsupported(shape, reason))?;
+        dims = level.output(&dims);
+        let len = checked_product(&dims).ok_or_else(|| overflow(shape))?;
+        match allocated {
+            Some(allocated) if len > allocated && positions == Positions::Checked => {
+                return Err(unsupported(
+                    shape,
+                    format!(
+                        "tile {} pads the buffer to {len} elements, but XLA allocates {allocated} (ShapeUtil::ArraySize counts only the first tile)",
+                        level.text
+                    ),
+                ));
+            }
+            Some(_) => {}
+            None => allocated = Some(aligned(shape, len, alignment)?),
+        }
+        levels.push(level);
+    }
+    Ok(Tiling {
+        levels,
+        final_dims: dims,
+        allocated,
+    })
+}
+
+/// The bits of one element: the layout's `E(n)`, else the element type's
+/// width (0 for a type without one).
+fn element_bits(shape: &Shape, layout: &Layout) -> i64 {
+    match layout.element_size_in_bits {
+        0 => PrimitiveType::try_from(shape.element_type)
+            .ok()
+            .and_then(PrimitiveType::byte_width)
+            .map_or(0, |bytes| bytes * 8),
+        bits => bits,
     }
 }
 

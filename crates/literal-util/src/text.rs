@@ -18,6 +18,7 @@ use crate::{LiteralError, to_text};
 /// let text = literal_util::LiteralText::new(&literal).unwrap();
 /// assert_eq!(text.shape, "s32[3]{0}");
 /// assert_eq!(text.to_string(), "{1, 2, 3}");
+/// assert_eq!(format!("{text:>11}|"), "  {1, 2, 3}|");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -47,6 +48,6 @@ impl LiteralText {
 impl fmt::Display for LiteralText {
     /// The value's text.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)
+        f.pad(&self.text)
     }
 }

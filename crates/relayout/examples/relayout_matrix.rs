@@ -217,22 +217,117 @@ fn median(values: &mut [f64]) -> f64 {
     values[values.len() / 2]
 }
 
-fn main() -> Result<(), Box<dyn Error>> {
-    let mut reps = 11_usize;
-    let mut threads = 1_usize;
-    let mut size = "both".to_string();
-    let mut json = false;
-    let mut filters = Vec::new();
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--reps" => reps = args.next().ok_or("--reps N")?.parse()?,
-            "--threads" => threads = args.next().ok_or("--threads N")?.parse()?,
-            "--size" => size = args.next().ok_or("--size large|small|both")?,
-            "--json" => json = true,
-            _ => filters.push(arg),
+/// The command line: repetitions, threads, sizes, JSON or Markdown, and
+/// the filters of case names.
+struct Options {
+    reps: usize,
+    threads: usize,
+    size: String,
+    json: bool,
+    filters: Vec<String>,
+}
+
+impl Options {
+    /// The options of the command line.
+    fn from_args() -> Result<Self, Box<dyn Error>> {
+        let mut options = Self {
+            reps: 11,
+            threads: 1,
+            size: "both".to_string(),
+            json: false,
+            filters: Vec::new(),
+        };
+        let mut args = std::env::args().skip(1);
+        while let Some(arg) = args.next() {
+            match arg.as_str() {
+                "--reps" => options.reps = args.next().ok_or("--reps N")?.parse()?,
+                "--threads" => options.threads = args.next().ok_or("--threads N")?.parse()?,
+                "--size" => options.size = args.next().ok_or("--size large|small|both")?,
+                "--json" => options.json = true,
+                _ => options.filters.push(arg),
+            }
         }
+        Ok(options)
     }
+}
+
+/// The medians of one case's repetitions: the ratio of relayout to copy,
+/// and each one's seconds; with the destination's bytes.
+struct Timing {
+    dst_len: usize,
+    ratio: f64,
+    copy: f64,
+    time: f64,
+}
+
+/// Times `plan` on `case` against a plain copy of the destination's bytes
+/// (on `pool` if given), in `reps` paired repetitions that alternate which
+/// runs first.
+fn time_case(
+    plan: &RelayoutPlan,
+    case: &Case,
+    pool: Option<&ThreadPool>,
+    clock: Clock,
+    reps: usize,
+) -> Result<Timing, Box<dyn Error>> {
+    let src_len = usize::try_from(TiledLayout::array_size(&case.from)?)?;
+    let dst_len = usize::try_from(TiledLayout::array_size(&case.to)?)?;
+    let src = Buffer::new(src_len, true);
+    let mut dst = Buffer::new(dst_len, false);
+    let copy_src = Buffer::new(dst_len, true);
+    let mut copy_dst = Buffer::new(dst_len, false);
+    // In cache: enough runs per timing to last about a millisecond.
+    let inner = (4_000_000 / dst_len.max(1)).clamp(1, 1000);
+    let run = |dst: &mut Buffer| match pool {
+        Some(pool) => plan.run_in(pool, src.bytes(), dst.bytes_mut()),
+        None => plan.run(src.bytes(), dst.bytes_mut()),
+    };
+    run(&mut dst)?;
+    plain_copy(pool, copy_src.bytes(), copy_dst.bytes_mut());
+    let (mut ratios, mut copies, mut relayouts) = (Vec::new(), Vec::new(), Vec::new());
+    for rep in 0..reps.max(1) {
+        let mut time_copy = || {
+            let start = clock.now();
+            for _ in 0..inner {
+                plain_copy(pool, black_box(copy_src.bytes()), copy_dst.bytes_mut());
+            }
+            (clock.now() - start) / inner as f64
+        };
+        let time_relayout = |dst: &mut Buffer| -> Result<f64, Box<dyn Error>> {
+            let start = clock.now();
+            for _ in 0..inner {
+                run(dst)?;
+                black_box(dst.bytes());
+            }
+            Ok((clock.now() - start) / inner as f64)
+        };
+        let (c, r) = if rep % 2 == 0 {
+            let c = time_copy();
+            (c, time_relayout(&mut dst)?)
+        } else {
+            let r = time_relayout(&mut dst)?;
+            (time_copy(), r)
+        };
+        ratios.push(r / c);
+        copies.push(c);
+        relayouts.push(r);
+    }
+    Ok(Timing {
+        dst_len,
+        ratio: median(&mut ratios),
+        copy: median(&mut copies),
+        time: median(&mut relayouts),
+    })
+}
+
+fn main() -> Result<(), Box<dyn Error>> {
+    let Options {
+        reps,
+        threads,
+        size,
+        json,
+        filters,
+    } = Options::from_args()?;
     let pool = (threads > 1)
         .then(|| ThreadPoolBuilder::new().num_threads(threads).build())
         .transpose()?;
@@ -257,54 +352,12 @@ fn main() -> Result<(), Box<dyn Error>> {
             from: &case.from,
             to: &case.to,
         })?;
-        let src_len = usize::try_from(TiledLayout::array_size(&case.from)?)?;
-        let dst_len = usize::try_from(TiledLayout::array_size(&case.to)?)?;
-        let src = Buffer::new(src_len, true);
-        let mut dst = Buffer::new(dst_len, false);
-        let copy_src = Buffer::new(dst_len, true);
-        let mut copy_dst = Buffer::new(dst_len, false);
-        // In cache: enough runs per timing to last about a millisecond.
-        let inner = (4_000_000 / dst_len.max(1)).clamp(1, 1000);
-        let run = |dst: &mut Buffer| match &pool {
-            Some(pool) => plan.run_in(pool, src.bytes(), dst.bytes_mut()),
-            None => plan.run(src.bytes(), dst.bytes_mut()),
-        };
-        run(&mut dst)?;
-        plain_copy(pool.as_ref(), copy_src.bytes(), copy_dst.bytes_mut());
-        let (mut ratios, mut copies, mut relayouts) = (Vec::new(), Vec::new(), Vec::new());
-        for rep in 0..reps.max(1) {
-            let mut time_copy = || {
-                let start = clock.now();
-                for _ in 0..inner {
-                    plain_copy(
-                        pool.as_ref(),
-                        black_box(copy_src.bytes()),
-                        copy_dst.bytes_mut(),
-                    );
-                }
-                (clock.now() - start) / inner as f64
-            };
-            let time_relayout = |dst: &mut Buffer| -> Result<f64, Box<dyn Error>> {
-                let start = clock.now();
-                for _ in 0..inner {
-                    run(dst)?;
-                    black_box(dst.bytes());
-                }
-                Ok((clock.now() - start) / inner as f64)
-            };
-            let (c, r) = if rep % 2 == 0 {
-                let c = time_copy();
-                (c, time_relayout(&mut dst)?)
-            } else {
-                let r = time_relayout(&mut dst)?;
-                (time_copy(), r)
-            };
-            ratios.push(r / c);
-            copies.push(c);
-            relayouts.push(r);
-        }
-        let ratio = median(&mut ratios);
-        let (copy, time) = (median(&mut copies), median(&mut relayouts));
+        let Timing {
+            dst_len,
+            ratio,
+            copy,
+            time,
+        } = time_case(&plan, &case, pool.as_ref(), clock, reps)?;
         let bound = if threads > 1 { 1.2 } else { case.bound };
         let met = ratio <= bound;
         missed += usize::from(!met);

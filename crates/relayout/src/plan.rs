@@ -97,7 +97,7 @@ pub enum Strategy {
 impl fmt::Display for Strategy {
     /// The strategy in snake case, as its variant reads: `single_copy`, `tile_pieces`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.pad(match self {
             Self::Empty => "empty",
             Self::SingleCopy => "single_copy",
             Self::Runs => "runs",

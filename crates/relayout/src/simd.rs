@@ -33,7 +33,7 @@ pub enum SimdLevel {
 impl fmt::Display for SimdLevel {
     /// The level in lowercase: `scalar`, `sse2`, `avx2`, `avx512`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.pad(match self {
             Self::Scalar => "scalar",
             Self::Sse2 => "sse2",
             Self::Avx2 => "avx2",

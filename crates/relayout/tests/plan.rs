@@ -27,6 +27,17 @@ fn buffer_len(shape: &Shape) -> usize {
 }
 
 #[test]
+fn strategies_and_simd_levels_pad_as_one_word() {
+    assert_eq!(format!("{:>10}|", Strategy::Runs), "      runs|");
+    assert_eq!(
+        format!("{:<16}|", Strategy::TileTranspose),
+        "tile_transpose  |"
+    );
+    assert_eq!(format!("{:>8}|", relayout::SimdLevel::Avx2), "    avx2|");
+    assert_eq!(Strategy::SingleCopy.to_string(), "single_copy");
+}
+
+#[test]
 fn views_and_xla_shapes_of_nchw_to_nhwc_take_the_same_path() {
     // The peers' form: the row-major NCHW source permuted to NHWC order,
     // into a row-major NHWC destination; and the XLA form of the same copy.

@@ -46,7 +46,7 @@ impl ShapeStrings {
 impl fmt::Display for ShapeStrings {
     /// The human string.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.shape)
+        f.pad(&self.shape)
     }
 }
 
@@ -89,7 +89,7 @@ impl DecodedShape {
 impl fmt::Display for DecodedShape {
     /// The human string.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.shape)
+        f.pad(&self.shape)
     }
 }
 
@@ -125,7 +125,7 @@ impl DecodedMessage {
 impl fmt::Display for DecodedMessage {
     /// The text format.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)
+        f.pad(&self.text)
     }
 }
 
@@ -160,6 +160,6 @@ impl EncodedMessage {
 impl fmt::Display for EncodedMessage {
     /// The hex.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.hex)
+        f.pad(&self.hex)
     }
 }

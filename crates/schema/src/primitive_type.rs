@@ -31,7 +31,7 @@ pub enum PrimitiveTypeError {
 /// ```
 impl Display for PrimitiveType {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        f.write_str(self.lowercase_name())
+        f.pad(self.lowercase_name())
     }
 }
 
@@ -290,6 +290,14 @@ const ALL: [PrimitiveType; 37] = [
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_name_honours_width_fill_and_alignment() {
+        assert_eq!(format!("{:>10}|", PrimitiveType::F32), "       f32|");
+        assert_eq!(format!("{:<6}|", PrimitiveType::Bf16), "bf16  |");
+        assert_eq!(format!("{:*^7}", PrimitiveType::S8), "**s8***");
+        assert_eq!(format!("{}", PrimitiveType::OpaqueType), "opaque");
+    }
 
     #[test]
     fn every_type_round_trips_through_its_name() {

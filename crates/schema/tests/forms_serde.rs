@@ -33,3 +33,21 @@ fn every_form_reads_back_equal() {
     assert_eq!(encoded.hex, "0a03088001");
     assert_eq!(round_trip(&encoded), encoded);
 }
+
+#[test]
+fn every_form_pads_as_one_word() {
+    let shape: Shape = "f32[2]{0}".parse().unwrap();
+    let forms = ShapeStrings::new(&shape, false);
+    assert_eq!(format!("{forms:>10}|"), "    f32[2]|");
+    let decoded =
+        DecodedShape::new(&Shape::decode(shape.encode_to_vec().as_slice()).unwrap()).unwrap();
+    assert_eq!(format!("{decoded:<12}|"), "f32[2]{0}   |");
+
+    let descriptor = schema::message_descriptor("xla.TileProto").unwrap();
+    let message = schema::decode_message(&descriptor, &[0x0a, 0x01, 0x02]).unwrap();
+    let decoded = DecodedMessage::new(&message);
+    let text = decoded.to_string();
+    assert_eq!(format!("{decoded:>20}"), format!("{text:>20}"));
+    let encoded = EncodedMessage::new(&message);
+    assert_eq!(format!("{encoded:>10}|"), "    0a0102|");
+}

@@ -444,41 +444,74 @@ pub fn align_layouts(input: &Shape, output: &Shape) -> Result<Option<Shape>, Sha
     }
     let has_degenerate = |s: &Shape| s.dimensions.contains(&1);
     if has_degenerate(input) || has_degenerate(output) {
-        let simple_input = crate::drop_degenerate_dimensions(input)?;
-        let simple_output = crate::drop_degenerate_dimensions(output)?;
-        let Some(aligned) = align_layouts(&simple_input, &simple_output)? else {
-            return Ok(None);
-        };
-        let kept: Vec<i64> = (0..output.dimensions.len())
-            .filter(|&i| output.dimensions[i] != 1)
-            .map(to_i64)
-            .collect();
-        let simple_m2m = aligned
-            .layout
-            .as_deref()
-            .map(|l| l.minor_to_major.clone())
-            .unwrap_or_default();
-        let mut m2m: Vec<i64> = simple_m2m
-            .iter()
-            .filter_map(|&d| usize::try_from(d).ok().and_then(|d| kept.get(d)).copied())
-            .collect();
-        m2m.extend(
-            (0..output.dimensions.len())
-                .rev()
-                .filter(|&i| output.dimensions[i] == 1)
-                .map(to_i64),
-        );
-        // As in XLA, the output gets a fresh layout with only this order.
-        let mut result = output.clone();
-        result.layout = Some(Box::new(layout_util::make_layout(&m2m)));
-        return Ok(Some(result));
+        return align_without_degenerate(input, output);
     }
     let Some(factors) = common_factors(&input.dimensions, &output.dimensions) else {
         return Ok(None);
     };
     let input_m2m = &laid_in.minor_to_major;
+    let Some(input_to_factor) = factor_of_each_dimension(&factors, input_m2m, laid_in.rank())
+    else {
+        return Ok(None);
+    };
+    let Some(output_m2m) = output_minor_to_major(
+        &factors,
+        &input_to_factor,
+        input_m2m,
+        output.dimensions.len(),
+    ) else {
+        return Ok(None);
+    };
+    let element_type = crate::kind::array_type(output).unwrap_or_default();
+    let aligned =
+        crate::make_shape_with_dense_layout(element_type, &output.dimensions, &output_m2m)?;
+    Ok(reshape_is_bitcast_ignoring_element_type(input, &aligned)?.then_some(aligned))
+}
+
+/// [`align_layouts`] of shapes with size-1 dimensions: aligned without
+/// them, which are then re-added to the output's order as the most major,
+/// in descending order.
+fn align_without_degenerate(input: &Shape, output: &Shape) -> Result<Option<Shape>, ShapeError> {
+    let simple_input = crate::drop_degenerate_dimensions(input)?;
+    let simple_output = crate::drop_degenerate_dimensions(output)?;
+    let Some(aligned) = align_layouts(&simple_input, &simple_output)? else {
+        return Ok(None);
+    };
+    let kept: Vec<i64> = (0..output.dimensions.len())
+        .filter(|&i| output.dimensions[i] != 1)
+        .map(to_i64)
+        .collect();
+    let simple_m2m = aligned
+        .layout
+        .as_deref()
+        .map(|l| l.minor_to_major.clone())
+        .unwrap_or_default();
+    let mut m2m: Vec<i64> = simple_m2m
+        .iter()
+        .filter_map(|&d| usize::try_from(d).ok().and_then(|d| kept.get(d)).copied())
+        .collect();
+    m2m.extend(
+        (0..output.dimensions.len())
+            .rev()
+            .filter(|&i| output.dimensions[i] == 1)
+            .map(to_i64),
+    );
+    // As in XLA, the output gets a fresh layout with only this order.
+    let mut result = output.clone();
+    result.layout = Some(Box::new(layout_util::make_layout(&m2m)));
+    Ok(Some(result))
+}
+
+/// The common-factor group of each of the `rank` input dimensions, if the
+/// dimensions of every group are adjacent in memory, most major first
+/// (`input_m2m` is the input's minor-to-major order); none otherwise.
+fn factor_of_each_dimension(
+    factors: &[(usize, usize)],
+    input_m2m: &[usize],
+    rank: usize,
+) -> Option<Vec<usize>> {
     let physical_of: Vec<usize> = inverse(input_m2m);
-    let mut input_to_factor = vec![0_usize; laid_in.rank()];
+    let mut input_to_factor = vec![0_usize; rank];
     for (group, window) in factors.windows(2).enumerate() {
         let (start, end) = (window[0].0, window[1].0);
         if start == end {
@@ -494,31 +527,37 @@ pub fn align_layouts(input: &Shape, output: &Shape) -> Result<Option<Shape>, Sha
         {
             match physical.checked_sub(1) {
                 Some(p) if input_m2m[p] == i => physical = p,
-                _ => return Ok(None),
+                _ => return None,
             }
             *slot = group;
         }
     }
-    let output_rank = output.dimensions.len();
+    Some(input_to_factor)
+}
+
+/// The output's minor-to-major order that follows the input's groups from
+/// the most minor (`input_to_factor` from [`factor_of_each_dimension`]);
+/// none when a group holds no input dimension or the input runs out.
+fn output_minor_to_major(
+    factors: &[(usize, usize)],
+    input_to_factor: &[usize],
+    input_m2m: &[usize],
+    output_rank: usize,
+) -> Option<Vec<i64>> {
     let mut output_m2m: Vec<i64> = Vec::with_capacity(output_rank);
     let mut input_minor = 0_usize;
     while output_m2m.len() < output_rank {
-        let Some(&input_dim) = input_m2m.get(input_minor) else {
-            return Ok(None);
-        };
+        let &input_dim = input_m2m.get(input_minor)?;
         let group = input_to_factor[input_dim];
         let (start, end) = (factors[group], factors[group + 1]);
         output_m2m.extend((start.1..end.1).rev().map(to_i64));
         let step = end.0 - start.0;
         if step == 0 {
-            return Ok(None);
+            return None;
         }
         input_minor += step;
     }
-    let element_type = crate::kind::array_type(output).unwrap_or_default();
-    let aligned =
-        crate::make_shape_with_dense_layout(element_type, &output.dimensions, &output_m2m)?;
-    Ok(reshape_is_bitcast_ignoring_element_type(input, &aligned)?.then_some(aligned))
+    Some(output_m2m)
 }
 
 /// The pairs `(input_dim, output_dim)` of dimensions that a reshape from

@@ -7,10 +7,13 @@ use index_util::dimension_list as list;
 use crate::explain::{ArrayDetails, Details, Explanation, Padding, TileSize, Tiling};
 
 impl fmt::Display for TileSize {
+    /// The size, or `*`; padded as one word (left-aligned unless the format
+    /// says otherwise, a size too).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Size(d) => write!(f, "{d}"),
-            Self::Combined => f.write_str("*"),
+            Self::Size(d) if f.width().is_none() && f.precision().is_none() => write!(f, "{d}"),
+            Self::Size(d) => f.pad(&d.to_string()),
+            Self::Combined => f.pad("*"),
         }
     }
 }

@@ -14,6 +14,14 @@ fn round_trip(text: &str) -> (Explanation, String, Explanation) {
 }
 
 #[test]
+fn a_tile_size_pads_as_one_word() {
+    assert_eq!(format!("{:>10}|", TileSize::Size(128)), "       128|");
+    assert_eq!(format!("{:<4}|", TileSize::Size(8)), "8   |");
+    assert_eq!(format!("{:>3}|", TileSize::Combined), "  *|");
+    assert_eq!(TileSize::Size(128).to_string(), "128");
+}
+
+#[test]
 fn every_fact_reads_back_equal() {
     for text in [
         "f32[2,3]{0,1}",

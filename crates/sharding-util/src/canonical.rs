@@ -41,6 +41,6 @@ impl CanonicalSharding {
 impl fmt::Display for CanonicalSharding {
     /// The text.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.sharding)
+        f.pad(&self.sharding)
     }
 }

@@ -132,30 +132,52 @@ impl HloSharding {
                     "Tuple sharding is expected to have no metadata.",
                 ));
             }
-            // XLA reads every element in tile-assignment form before it
-            // checks the named ones: an error of the former comes first,
-            // then one of a named element, then one where we refuse what
-            // XLA reads (`Unsupported`).
-            let mut elements = Vec::with_capacity(p.tuple_shardings.len());
-            let (mut named_error, mut unsupported) = (None, None);
-            for element in &p.tuple_shardings {
-                match Self::from_proto(element) {
-                    Ok(s) => elements.push(s),
-                    Err(e) if element.named_sharding.is_some() => {
-                        named_error.get_or_insert(e);
-                    }
-                    Err(e) if e.kind() == ErrorKind::Unsupported => {
-                        unsupported.get_or_insert(e);
-                    }
-                    Err(e) => return Err(e),
-                }
-            }
-            if let Some(e) = named_error.or(unsupported) {
-                return Err(e);
-            }
-            return Ok(Self::new(Kind::Tuple(elements)));
+            return Self::tuple_from_proto(p);
         }
-        let mut sharding = match kind {
+        let mut sharding = Self::untupled_from_proto(p, kind)?;
+        push_reduction(&mut metadata, reduction, sharding.has_unreduced());
+        sharding.metadata = metadata;
+        if p.is_shard_group {
+            // XLA reads every `shard_group_type` but AS (0) as LIKE.
+            sharding.shard_group = Some(if p.shard_group_type == ShardGroupType::As as i32 {
+                ShardGroup::As(p.shard_group_id)
+            } else {
+                ShardGroup::Like(p.shard_group_id)
+            });
+        }
+        Ok(sharding)
+    }
+
+    /// A tuple sharding of the elements of `p`, read in XLA's order.
+    fn tuple_from_proto(p: &OpSharding) -> Result<Self, ShardingError> {
+        // XLA reads every element in tile-assignment form before it
+        // checks the named ones: an error of the former comes first,
+        // then one of a named element, then one where we refuse what
+        // XLA reads (`Unsupported`).
+        let mut elements = Vec::with_capacity(p.tuple_shardings.len());
+        let (mut named_error, mut unsupported) = (None, None);
+        for element in &p.tuple_shardings {
+            match Self::from_proto(element) {
+                Ok(s) => elements.push(s),
+                Err(e) if element.named_sharding.is_some() => {
+                    named_error.get_or_insert(e);
+                }
+                Err(e) if e.kind() == ErrorKind::Unsupported => {
+                    unsupported.get_or_insert(e);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        if let Some(e) = named_error.or(unsupported) {
+            return Err(e);
+        }
+        Ok(Self::new(Kind::Tuple(elements)))
+    }
+
+    /// The sharding of `p` of type `kind`, no tuple, before its metadata
+    /// and shard group.
+    fn untupled_from_proto(p: &OpSharding, kind: Option<Type>) -> Result<Self, ShardingError> {
+        Ok(match kind {
             Some(Type::Replicated) => Self::new(Kind::Replicated),
             Some(Type::Manual) => Self::new(Kind::Manual),
             Some(Type::Unknown) => Self::new(Kind::Unknown),
@@ -179,18 +201,7 @@ impl HloSharding {
                     format!("unknown OpSharding type {}", p.r#type),
                 ));
             }
-        };
-        push_reduction(&mut metadata, reduction, sharding.has_unreduced());
-        sharding.metadata = metadata;
-        if p.is_shard_group {
-            // XLA reads every `shard_group_type` but AS (0) as LIKE.
-            sharding.shard_group = Some(if p.shard_group_type == ShardGroupType::As as i32 {
-                ShardGroup::As(p.shard_group_id)
-            } else {
-                ShardGroup::Like(p.shard_group_id)
-            });
-        }
-        Ok(sharding)
+        })
     }
 
     /// A tiled (`OTHER`) sharding, with XLA's checks in XLA's order: one

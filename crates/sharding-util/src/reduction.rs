@@ -33,7 +33,7 @@ pub enum Reduction {
 impl fmt::Display for Reduction {
     /// The word of XLA's text ([`Reduction::text`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.text())
+        f.pad(self.text())
     }
 }
 
@@ -136,6 +136,16 @@ mod tests {
             op_name: op_name.to_string(),
             ..OpMetadata::default()
         }
+    }
+
+    #[test]
+    fn words_honour_width_fill_and_alignment() {
+        assert_eq!(format!("{:>10}|", Reduction::Max), "       max|");
+        assert_eq!(format!("{:<8}|", crate::SubgroupType::Manual), "manual  |");
+        let sharding: crate::HloSharding = "{replicated}".parse().unwrap();
+        let canonical = crate::CanonicalSharding::new(&sharding);
+        assert_eq!(format!("{canonical:>14}|"), "  {replicated}|");
+        assert_eq!(Reduction::Min.to_string(), "min");
     }
 
     #[test]

@@ -26,7 +26,7 @@ pub enum SubgroupType {
 impl fmt::Display for SubgroupType {
     /// The name XLA prints ([`SubgroupType::name`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.pad(self.name())
     }
 }
 

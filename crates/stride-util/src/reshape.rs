@@ -20,7 +20,7 @@ pub enum Order {
 impl fmt::Display for Order {
     /// `C` or `F`, as numpy spells the order.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.pad(match self {
             Self::C => "C",
             Self::F => "F",
         })
@@ -45,7 +45,7 @@ pub enum NumpyOrder {
 impl fmt::Display for NumpyOrder {
     /// The order's letter, as numpy spells it ([`NumpyOrder::letter`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.pad(match self {
             Self::C => "C",
             Self::F => "F",
             Self::A => "A",
@@ -303,10 +303,6 @@ impl StridedView {
             .filter(|(size, _)| **size != 1)
             .map(|(&size, &stride)| (size, stride))
             .unzip();
-        let mul = |a: i64, b: i64| {
-            a.checked_mul(b)
-                .ok_or_else(|| overflow("reshape strides", format!("{a} times {b}")))
-        };
         let mut strides = vec![0_i64; sizes.len()];
         // [oi, oj) and [ni, nj) are the old and new axes of one group with
         // equal element counts.
@@ -320,43 +316,24 @@ impl StridedView {
                     let Some(&next) = sizes.get(nj) else {
                         return Ok(None);
                     };
-                    np = mul(np, next)?;
+                    np = checked_stride_mul(np, next)?;
                     nj += 1;
                 } else {
                     let Some(&next) = old_sizes.get(oj) else {
                         return Ok(None);
                     };
-                    op = mul(op, next)?;
+                    op = checked_stride_mul(op, next)?;
                     oj += 1;
                 }
             }
-            for k in oi..oj - 1 {
-                let mergeable = match order {
-                    Order::C => {
-                        Some(old_strides[k]) == old_sizes[k + 1].checked_mul(old_strides[k + 1])
-                    }
-                    Order::F => {
-                        Some(old_strides[k + 1]) == old_sizes[k].checked_mul(old_strides[k])
-                    }
-                };
-                if !mergeable {
-                    return Ok(None);
-                }
+            if !mergeable(&old_sizes[oi..oj], &old_strides[oi..oj], order) {
+                return Ok(None);
             }
-            match order {
-                Order::C => {
-                    strides[nj - 1] = old_strides[oj - 1];
-                    for k in (ni + 1..nj).rev() {
-                        strides[k - 1] = mul(strides[k], sizes[k])?;
-                    }
-                }
-                Order::F => {
-                    strides[ni] = old_strides[oi];
-                    for k in ni + 1..nj {
-                        strides[k] = mul(strides[k - 1], sizes[k - 1])?;
-                    }
-                }
-            }
+            let old_stride = match order {
+                Order::C => old_strides[oj - 1],
+                Order::F => old_strides[oi],
+            };
+            group_strides(&mut strides[ni..nj], &sizes[ni..nj], old_stride, order)?;
             ni = nj;
             nj += 1;
             oi = oj;
@@ -365,13 +342,54 @@ impl StridedView {
         // Trailing size-1 axes of the new shape.
         let mut last_stride = if ni >= 1 { strides[ni - 1] } else { 1 };
         if order == Order::F && ni >= 1 {
-            last_stride = mul(last_stride, sizes[ni - 1])?;
+            last_stride = checked_stride_mul(last_stride, sizes[ni - 1])?;
         }
         for stride in &mut strides[ni..] {
             *stride = last_stride;
         }
         Ok(Some(strides))
     }
+}
+
+/// `a * b` for reshape strides, or the overflow error.
+fn checked_stride_mul(a: i64, b: i64) -> Result<i64, ViewError> {
+    a.checked_mul(b)
+        .ok_or_else(|| overflow("reshape strides", format!("{a} times {b}")))
+}
+
+/// Whether the old axes of one group (`sizes`, `strides`) are contiguous
+/// in `order`, so that they merge into one run of elements.
+fn mergeable(sizes: &[i64], strides: &[i64], order: Order) -> bool {
+    (0..sizes.len().saturating_sub(1)).all(|k| match order {
+        Order::C => Some(strides[k]) == sizes[k + 1].checked_mul(strides[k + 1]),
+        Order::F => Some(strides[k + 1]) == sizes[k].checked_mul(strides[k]),
+    })
+}
+
+/// The strides of the new axes of one group (`sizes`), contiguous in
+/// `order` from `old_stride`: the old group's most minor stride.
+fn group_strides(
+    strides: &mut [i64],
+    sizes: &[i64],
+    old_stride: i64,
+    order: Order,
+) -> Result<(), ViewError> {
+    let n = strides.len();
+    match order {
+        Order::C => {
+            strides[n - 1] = old_stride;
+            for k in (1..n).rev() {
+                strides[k - 1] = checked_stride_mul(strides[k], sizes[k])?;
+            }
+        }
+        Order::F => {
+            strides[0] = old_stride;
+            for k in 1..n {
+                strides[k] = checked_stride_mul(strides[k - 1], sizes[k - 1])?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// numpy's `convert_shape_to_string` for a reshape target: leading

@@ -11,6 +11,13 @@ use stride_util::StridedView;
 /// A reversed vector reshapes to itself (a view) but ravels to a copy;
 /// the refusal names the order, the shape and the strides (our text).
 #[test]
+fn orders_pad_as_one_word() {
+    assert_eq!(format!("{:>10}|", stride_util::Order::F), "         F|");
+    assert_eq!(format!("{:<3}|", stride_util::NumpyOrder::K), "K  |");
+    assert_eq!(format!("{C:^3}|"), " C |");
+}
+
+#[test]
 fn ravel_copies_what_reshape_views() {
     let reversed = StridedView::new(&[6], &[-1], 5).unwrap();
     assert_eq!(reversed.reshape(&[-1]).unwrap().strides(), [-1]);

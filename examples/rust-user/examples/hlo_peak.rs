@@ -29,7 +29,7 @@ fn main() -> anyhow::Result<()> {
         println!(
             "{:>6}  {:<10} {:<16} {dimensions:<10} {:<21} {}",
             buffer.bytes,
-            buffer.kind.to_string(),
+            buffer.kind,
             buffer.name,
             buffer.op_name.as_deref().unwrap_or("-"),
             buffer.source().as_deref().unwrap_or("-")

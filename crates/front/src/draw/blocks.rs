@@ -65,31 +65,25 @@ pub fn panels(
     let step = steps(dims, shard);
     let (row_dim, col_dim) = panel_dims(rank);
     let mut notes = Vec::new();
-    let rows = cell_starts(dims, &step, row_dim, "rows", &mut notes);
-    let cols = cell_starts(dims, &step, col_dim, "columns", &mut notes);
-    let (row_step, col_step) = (
-        row_dim.map_or(1, |d| step[d]),
-        col_dim.map_or(1, |d| step[d]),
-    );
+    let grid = BlockGrid {
+        shard,
+        counts,
+        row_dim,
+        col_dim,
+        rows: cell_starts(dims, &step, row_dim, "rows", &mut notes),
+        cols: cell_starts(dims, &step, col_dim, "columns", &mut notes),
+        row_step: row_dim.map_or(1, |d| step[d]),
+        col_step: col_dim.map_or(1, |d| step[d]),
+    };
     notes.push(format!(
-        "blocks: one a shard, to scale, labelled by its devices \u{b7} a cell is {row_step}\u{d7}{col_step} elements"
+        "blocks: one a shard, to scale, labelled by its devices \u{b7} a cell is {}\u{d7}{} elements",
+        grid.row_step, grid.col_step
     ));
-    let tile_of = |d: usize, i: i64| if shard[d] == 0 { 0 } else { i / shard[d] };
     // Leading dimensions: one panel per tile, at the tile's first index.
     let leading: Vec<i64> = counts[..rank.saturating_sub(2)].to_vec();
-    let slices = leading
-        .iter()
-        .try_fold(1_i64, |acc, &c| acc.checked_mul(c))
-        .unwrap_or(i64::MAX);
-    let per_panel = i64::try_from(rows.len() * cols.len()).unwrap_or(MAX_CELLS);
-    let budget = (MAX_CELLS / per_panel.max(1)).clamp(1, MAX_PANELS);
-    let panel_count = slices.min(budget);
-    if panel_count < slices {
-        notes.push(format!(
-            "window: the first {panel_count} of {slices} tiles of the leading dimensions shown"
-        ));
-    }
-    let outlines = tile_outlines(row_dim, &rows, col_dim, &cols, &tile_of);
+    let panel_count = panel_count(&leading, grid.rows.len() * grid.cols.len(), &mut notes);
+    let tile_of = |d: usize, i: i64| grid.tile_of(d, i);
+    let outlines = tile_outlines(row_dim, &grid.rows, col_dim, &grid.cols, &tile_of);
     let axis = |dim: Option<usize>| {
         dim.map(|d| Axis {
             label: axes[d].clone(),
@@ -98,23 +92,97 @@ pub fn panels(
     let mut lead = vec![0_i64; leading.len()];
     let mut result = Vec::new();
     for _ in 0..panel_count {
-        let mut tile = lead.clone();
-        tile.resize(rank, 0);
         let caption = lead_caption(&lead, shard);
-        let mut cells = Vec::with_capacity(rows.len() * cols.len());
-        for &r in &rows {
-            for &c in &cols {
+        let cells = grid.cells(&lead, rank, &mut tile_cell)?;
+        result.push(Panel {
+            caption,
+            row_axis: axis(row_dim),
+            col_axis: axis(col_dim),
+            rows: grid.rows.clone(),
+            cols: grid.cols.clone(),
+            cells,
+            outlines: outlines.clone(),
+        });
+        next_row_major(&mut lead, &leading);
+    }
+    Ok((result, notes))
+}
+
+/// How many of the `leading` tiles (one per panel) are shown as panels of
+/// `cells_per_panel` cells within the budget, with a note on those left
+/// out.
+fn panel_count(leading: &[i64], cells_per_panel: usize, notes: &mut Vec<String>) -> i64 {
+    let slices = leading
+        .iter()
+        .try_fold(1_i64, |acc, &c| acc.checked_mul(c))
+        .unwrap_or(i64::MAX);
+    let per_panel = i64::try_from(cells_per_panel).unwrap_or(MAX_CELLS);
+    let budget = (MAX_CELLS / per_panel.max(1)).clamp(1, MAX_PANELS);
+    let panel_count = slices.min(budget);
+    if panel_count < slices {
+        notes.push(format!(
+            "window: the first {panel_count} of {slices} tiles of the leading dimensions shown"
+        ));
+    }
+    panel_count
+}
+
+/// The cells every block panel shows: tiles of `shard` elements (`counts`
+/// per dimension), the dimensions along rows and columns (if any), the
+/// first element of each cell shown along each, and a cell's elements
+/// along each.
+struct BlockGrid<'a> {
+    shard: &'a [i64],
+    counts: &'a [i64],
+    row_dim: Option<usize>,
+    col_dim: Option<usize>,
+    rows: Vec<i64>,
+    cols: Vec<i64>,
+    row_step: i64,
+    col_step: i64,
+}
+
+impl BlockGrid<'_> {
+    /// The tile along dimension `d` that element `i` falls in.
+    fn tile_of(&self, d: usize, i: i64) -> i64 {
+        if self.shard[d] == 0 {
+            0
+        } else {
+            i / self.shard[d]
+        }
+    }
+
+    /// The cells of the panel at leading tiles `lead` (of an array of
+    /// `rank`), row by row: each its tile's cell from `tile_cell`, labelled
+    /// only at the tile's first cell.
+    fn cells(
+        &self,
+        lead: &[i64],
+        rank: usize,
+        tile_cell: &mut impl FnMut(&[i64], i64) -> Result<Cell, String>,
+    ) -> Result<Vec<Cell>, String> {
+        let mut tile = lead.to_vec();
+        tile.resize(rank, 0);
+        let mut cells = Vec::with_capacity(self.rows.len() * self.cols.len());
+        for &r in &self.rows {
+            for &c in &self.cols {
                 let mut first = true;
-                for (dim, start, size) in [(row_dim, r, row_step), (col_dim, c, col_step)] {
+                for (dim, start, size) in [
+                    (self.row_dim, r, self.row_step),
+                    (self.col_dim, c, self.col_step),
+                ] {
                     if let Some(d) = dim {
-                        tile[d] = tile_of(d, start);
+                        tile[d] = self.tile_of(d, start);
                         // The first cell of the tile (whose first element may
                         // lie in the cell before, counted to the tile before).
-                        let tile_start = tile[d] * shard[d];
+                        let tile_start = tile[d] * self.shard[d];
                         first &= start < tile_start + size;
                     }
                 }
-                let flat = tile.iter().zip(counts).fold(0, |acc, (&t, &n)| acc * n + t);
+                let flat = tile
+                    .iter()
+                    .zip(self.counts)
+                    .fold(0, |acc, (&t, &n)| acc * n + t);
                 let mut cell = tile_cell(&tile, flat)?;
                 if !first {
                     cell.label.clear();
@@ -123,18 +191,8 @@ pub fn panels(
                 cells.push(cell);
             }
         }
-        result.push(Panel {
-            caption,
-            row_axis: axis(row_dim),
-            col_axis: axis(col_dim),
-            rows: rows.clone(),
-            cols: cols.clone(),
-            cells,
-            outlines: outlines.clone(),
-        });
-        next_row_major(&mut lead, &leading);
+        Ok(cells)
     }
-    Ok((result, notes))
 }
 
 /// The first element of each cell shown along panel dimension `dim` (cells

@@ -324,83 +324,109 @@ fn bands(out: &mut Svg, timeline: &MemoryTimeline, top: i64, label_w: i64) -> i6
     out.text(MARGIN, y, TextStyle::plain(FONT), &heading);
     y += 8;
     let steps = timeline.steps.max(1);
-    let x_of_step = |s: u64| PLOT_X + scale(s, steps, PLOT_SPAN);
     for buffer in order.iter().take(SHOWN) {
-        let x = x_of_step(buffer.first);
-        let end = x_of_step(buffer.last.saturating_add(1)).max(x + 2);
-        let tip = format!(
-            "{} {} \u{b7} {} bytes \u{b7} {} \u{b7} defined by {} \u{b7} steps {}-{}{}",
-            buffer_name(&buffer.name, &buffer.shape_index),
-            buffer.shape,
-            buffer.bytes,
-            buffer.kind.word(),
-            buffer.name,
-            buffer.first,
-            buffer.last,
-            origin(buffer.op_name.as_deref(), &buffer.stack)
-        );
-        out.titled_rect(x, y, (end - x, ROW.0), colour::of_kind(buffer.kind), &tip);
-        out.text(
-            PLOT_X - 8,
-            y + ROW.0 - 4,
-            TextStyle::plain(FONT - 1).anchored("end"),
-            &human(buffer.bytes),
-        );
-        let name = fit(&buffer_name(&buffer.name, &buffer.shape_index), label_w);
-        out.text(
-            PLOT_X + PLOT_W + 12,
-            y + ROW.0 - 4,
-            TextStyle::plain(FONT - 1),
-            &name,
-        );
+        band(out, buffer, y, steps, label_w);
         y += ROW.0 + ROW.1;
     }
-    let rest = order.len().saturating_sub(SHOWN);
-    if rest > 0 {
-        let largest = order.iter().skip(SHOWN).map(|b| b.bytes).max().unwrap_or(0);
-        // The others' live bytes, summed where they are, never copied.
-        let shown = order.get(..SHOWN).unwrap_or_default();
-        let live = timeline.live_bytes_where(|b| !shown.iter().any(|&s| std::ptr::eq(s, b)));
-        let most = live.iter().copied().max().unwrap_or(0).max(1);
-        let columns = steps.min(PLOT_SPAN);
-        let mut d = format!("M{},{} ", PLOT_X, y + ROW.0);
-        for c in 0..columns {
-            let from = index(scale(c, columns, steps) as u64);
-            let to = index(scale(c + 1, columns, steps) as u64).max(from + 1);
-            let bytes = live
-                .get(from..to)
-                .and_then(|s| s.iter().copied().max())
-                .unwrap_or(0);
-            let h = scale(bytes, most, ROW.0.unsigned_abs());
-            let (x0, x1) = (
-                PLOT_X + scale(c, columns, PLOT_SPAN),
-                PLOT_X + scale(c + 1, columns, PLOT_SPAN),
-            );
-            d.push_str(&format!("L{x0},{} L{x1},{} ", y + ROW.0 - h, y + ROW.0 - h));
-        }
-        d.push_str(&format!("L{},{} Z", PLOT_X + PLOT_W, y + ROW.0));
-        out.path(&d, colour::AGGREGATE);
-        out.frame(PLOT_X, y, (PLOT_W, ROW.0), (colour::AGGREGATE, 1, ""));
-        out.text(
-            PLOT_X - 8,
-            y + ROW.0 - 4,
-            TextStyle::plain(FONT - 1).anchored("end"),
-            &human(most),
-        );
-        let words = format!(
-            "{} smaller blocks of {} or less, together",
-            rest,
-            human(largest)
-        );
-        out.text(
-            PLOT_X + PLOT_W + 12,
-            y + ROW.0 - 4,
-            TextStyle::plain(FONT - 1),
-            &fit(&words, label_w),
-        );
+    if order.len() > SHOWN {
+        others(out, timeline, &order, y, label_w);
         y += ROW.0 + ROW.1;
     }
     y
+}
+
+/// One block as a band at `y` over its live range (of `steps`), its bytes
+/// left of the plot and its name right.
+fn band(out: &mut Svg, buffer: &TimelineBuffer, y: i64, steps: u64, label_w: i64) {
+    let x_of_step = |s: u64| PLOT_X + scale(s, steps, PLOT_SPAN);
+    let x = x_of_step(buffer.first);
+    let end = x_of_step(buffer.last.saturating_add(1)).max(x + 2);
+    let tip = format!(
+        "{} {} \u{b7} {} bytes \u{b7} {} \u{b7} defined by {} \u{b7} steps {}-{}{}",
+        buffer_name(&buffer.name, &buffer.shape_index),
+        buffer.shape,
+        buffer.bytes,
+        buffer.kind.word(),
+        buffer.name,
+        buffer.first,
+        buffer.last,
+        origin(buffer.op_name.as_deref(), &buffer.stack)
+    );
+    out.titled_rect(x, y, (end - x, ROW.0), colour::of_kind(buffer.kind), &tip);
+    out.text(
+        PLOT_X - 8,
+        y + ROW.0 - 4,
+        TextStyle::plain(FONT - 1).anchored("end"),
+        &human(buffer.bytes),
+    );
+    let name = fit(&buffer_name(&buffer.name, &buffer.shape_index), label_w);
+    out.text(
+        PLOT_X + PLOT_W + 12,
+        y + ROW.0 - 4,
+        TextStyle::plain(FONT - 1),
+        &name,
+    );
+}
+
+/// The blocks of `order` past the first [`SHOWN`] as one row at `y`: their
+/// live bytes summed at each step, the highest sum left of the plot and
+/// their count right.
+fn others(
+    out: &mut Svg,
+    timeline: &MemoryTimeline,
+    order: &[&TimelineBuffer],
+    y: i64,
+    label_w: i64,
+) {
+    let rest = order.len().saturating_sub(SHOWN);
+    let largest = order.iter().skip(SHOWN).map(|b| b.bytes).max().unwrap_or(0);
+    // The others' live bytes, summed where they are, never copied.
+    let shown = order.get(..SHOWN).unwrap_or_default();
+    let live = timeline.live_bytes_where(|b| !shown.iter().any(|&s| std::ptr::eq(s, b)));
+    let most = live.iter().copied().max().unwrap_or(0).max(1);
+    let d = live_outline(&live, most, timeline.steps.max(1), y);
+    out.path(&d, colour::AGGREGATE);
+    out.frame(PLOT_X, y, (PLOT_W, ROW.0), (colour::AGGREGATE, 1, ""));
+    out.text(
+        PLOT_X - 8,
+        y + ROW.0 - 4,
+        TextStyle::plain(FONT - 1).anchored("end"),
+        &human(most),
+    );
+    let words = format!(
+        "{} smaller blocks of {} or less, together",
+        rest,
+        human(largest)
+    );
+    out.text(
+        PLOT_X + PLOT_W + 12,
+        y + ROW.0 - 4,
+        TextStyle::plain(FONT - 1),
+        &fit(&words, label_w),
+    );
+}
+
+/// The path of the `live` bytes of each of `steps` (`most` the row's full
+/// height) across the plot, on a row at `y`: the highest in each column.
+fn live_outline(live: &[u64], most: u64, steps: u64, y: i64) -> String {
+    let columns = steps.min(PLOT_SPAN);
+    let mut d = format!("M{},{} ", PLOT_X, y + ROW.0);
+    for c in 0..columns {
+        let from = index(scale(c, columns, steps) as u64);
+        let to = index(scale(c + 1, columns, steps) as u64).max(from + 1);
+        let bytes = live
+            .get(from..to)
+            .and_then(|s| s.iter().copied().max())
+            .unwrap_or(0);
+        let h = scale(bytes, most, ROW.0.unsigned_abs());
+        let (x0, x1) = (
+            PLOT_X + scale(c, columns, PLOT_SPAN),
+            PLOT_X + scale(c + 1, columns, PLOT_SPAN),
+        );
+        d.push_str(&format!("L{x0},{} L{x1},{} ", y + ROW.0 - h, y + ROW.0 - h));
+    }
+    d.push_str(&format!("L{},{} Z", PLOT_X + PLOT_W, y + ROW.0));
+    d
 }
 
 /// The buffers live at the peak as bars, largest first, the others as one

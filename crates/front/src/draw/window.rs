@@ -37,25 +37,68 @@ pub fn panels(
     let rank = extents.len();
     let mut notes = Vec::new();
     let (row_dim, col_dim) = panel_dims(rank);
-    let shown = |dim: Option<usize>, what: &str, notes: &mut Vec<String>| -> Vec<i64> {
-        let Some(d) = dim else { return vec![0] };
-        let extent = extents[d];
-        if extent > MAX_SIDE {
-            notes.push(format!(
-                "window: {what} 0-{} of {extent} of dim {d} shown",
-                MAX_SIDE - 1
-            ));
-        }
-        (0..extent.min(MAX_SIDE)).collect()
+    let grid = Grid {
+        rank,
+        row_dim,
+        col_dim,
+        rows: shown(extents, row_dim, "rows", &mut notes),
+        cols: shown(extents, col_dim, "columns", &mut notes),
     };
-    let rows = shown(row_dim, "rows", &mut notes);
-    let cols = shown(col_dim, "columns", &mut notes);
+    let leading = &extents[..rank.saturating_sub(2)];
+    let panel_count = panel_count(extents, grid.rows.len() * grid.cols.len(), &mut notes);
+    for words in axes.iter().take(leading.len()) {
+        notes.push(format!("slices along {words}"));
+    }
+    let axis = |dim: Option<usize>| {
+        dim.map(|d| Axis {
+            label: axes[d].clone(),
+        })
+    };
+    let panel_outlines = outlines(grid.rows.len(), grid.cols.len());
+    let mut result = Vec::new();
+    let mut lead = vec![0_i64; leading.len()];
+    for _ in 0..panel_count {
+        let caption = caption(&lead);
+        let cells = grid.cells(&lead, &mut cell)?;
+        result.push(Panel {
+            caption,
+            row_axis: axis(row_dim),
+            col_axis: axis(col_dim),
+            rows: grid.rows.clone(),
+            cols: grid.cols.clone(),
+            cells,
+            outlines: panel_outlines.clone(),
+        });
+        next_row_major(&mut lead, leading);
+    }
+    Ok((result, notes))
+}
+
+/// The indices shown along `dim` of `extents` (`[0]` without one): at
+/// most [`MAX_SIDE`], with a note naming the `what` left out.
+fn shown(extents: &[i64], dim: Option<usize>, what: &str, notes: &mut Vec<String>) -> Vec<i64> {
+    let Some(d) = dim else { return vec![0] };
+    let extent = extents[d];
+    if extent > MAX_SIDE {
+        notes.push(format!(
+            "window: {what} 0-{} of {extent} of dim {d} shown",
+            MAX_SIDE - 1
+        ));
+    }
+    (0..extent.min(MAX_SIDE)).collect()
+}
+
+/// How many of the slices of `extents` (along all but the last two
+/// dimensions) are shown as panels of `cells_per_panel` cells within the
+/// budget, with notes on the slices of a high rank and on those left out.
+fn panel_count(extents: &[i64], cells_per_panel: usize, notes: &mut Vec<String>) -> i64 {
+    let rank = extents.len();
     let leading = &extents[..rank.saturating_sub(2)];
     let slices = leading
         .iter()
         .try_fold(1_i64, |acc, &e| acc.checked_mul(e))
         .unwrap_or(i64::MAX);
-    let cells_per_panel = i64::try_from(rows.len() * cols.len()).unwrap_or(MAX_CELLS);
+    let cells_per_panel = i64::try_from(cells_per_panel).unwrap_or(MAX_CELLS);
     let budget = (MAX_CELLS / cells_per_panel.max(1)).clamp(1, MAX_PANELS);
     let panel_count = slices.min(budget);
     if rank > 4 {
@@ -71,51 +114,55 @@ pub fn panels(
             "window: the first {panel_count} of {slices} slices shown"
         ));
     }
-    for words in axes.iter().take(leading.len()) {
-        notes.push(format!("slices along {words}"));
+    panel_count
+}
+
+/// The caption of the slice at leading indices `lead`: `[i,j,:,:]`, or
+/// none for ranks up to 2.
+fn caption(lead: &[i64]) -> String {
+    if lead.is_empty() {
+        String::new()
+    } else {
+        let mut parts: Vec<String> = lead.iter().map(i64::to_string).collect();
+        parts.extend([":".to_owned(), ":".to_owned()]);
+        format!("[{}]", parts.join(","))
     }
-    let axis = |dim: Option<usize>| {
-        dim.map(|d| Axis {
-            label: axes[d].clone(),
-        })
-    };
-    let panel_outlines = outlines(rows.len(), cols.len());
-    let mut result = Vec::new();
-    let mut lead = vec![0_i64; leading.len()];
-    for _ in 0..panel_count {
-        let caption = if leading.is_empty() {
-            String::new()
-        } else {
-            let mut parts: Vec<String> = lead.iter().map(i64::to_string).collect();
-            parts.extend([":".to_owned(), ":".to_owned()]);
-            format!("[{}]", parts.join(","))
-        };
-        let mut index = lead.clone();
-        index.resize(rank, 0);
-        let mut cells = Vec::with_capacity(rows.len() * cols.len());
-        for &r in &rows {
-            for &c in &cols {
-                if let Some(d) = row_dim {
+}
+
+/// The cells every panel shows: the dimensions along its rows and columns
+/// (if any) and the indices shown along each.
+struct Grid {
+    rank: usize,
+    row_dim: Option<usize>,
+    col_dim: Option<usize>,
+    rows: Vec<i64>,
+    cols: Vec<i64>,
+}
+
+impl Grid {
+    /// The cells of the panel at leading indices `lead`, row by row, as
+    /// `cell` gives them.
+    fn cells(
+        &self,
+        lead: &[i64],
+        cell: &mut impl FnMut(&[i64]) -> Result<Cell, String>,
+    ) -> Result<Vec<Cell>, String> {
+        let mut index = lead.to_vec();
+        index.resize(self.rank, 0);
+        let mut cells = Vec::with_capacity(self.rows.len() * self.cols.len());
+        for &r in &self.rows {
+            for &c in &self.cols {
+                if let Some(d) = self.row_dim {
                     index[d] = r;
                 }
-                if let Some(d) = col_dim {
+                if let Some(d) = self.col_dim {
                     index[d] = c;
                 }
                 cells.push(cell(&index)?);
             }
         }
-        result.push(Panel {
-            caption,
-            row_axis: axis(row_dim),
-            col_axis: axis(col_dim),
-            rows: rows.clone(),
-            cols: cols.clone(),
-            cells,
-            outlines: panel_outlines.clone(),
-        });
-        next_row_major(&mut lead, leading);
+        Ok(cells)
     }
-    Ok((result, notes))
 }
 
 /// Steps `index` to the next index of `dims` in row-major order (back to

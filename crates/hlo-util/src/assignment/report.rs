@@ -29,7 +29,7 @@ pub enum BufferKind {
 impl fmt::Display for BufferKind {
     /// The kind as its JSON form spells it: `parameter`, `thread_local`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.pad(match self {
             Self::Parameter => "parameter",
             Self::Constant => "constant",
             Self::Output => "output",
@@ -98,7 +98,7 @@ pub enum StepUnit {
 impl fmt::Display for StepUnit {
     /// The unit as its JSON form spells it: `heap_event`, `schedule_step`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.pad(match self {
             Self::HeapEvent => "heap_event",
             Self::ScheduleStep => "schedule_step",
         })

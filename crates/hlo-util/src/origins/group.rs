@@ -88,7 +88,7 @@ impl GroupBy {
 
 impl fmt::Display for GroupBy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.word())
+        f.pad(self.word())
     }
 }
 

@@ -29,7 +29,7 @@ pub enum ValueKind {
 impl fmt::Display for ValueKind {
     /// `argument` or `result`, as the JSON form spells it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.pad(match self {
             Self::Argument => "argument",
             Self::Result => "result",
         })

@@ -36,7 +36,7 @@ pub enum ShardingSource {
 impl fmt::Display for ShardingSource {
     /// `lowered`, `compiled` or `unspecified`, as the JSON form spells it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.pad(match self {
             Self::Lowered => "lowered",
             Self::Compiled => "compiled",
             Self::Unspecified => "unspecified",
@@ -513,6 +513,17 @@ mod tests {
             "module attributes {{mhlo.num_partitions = 2 : i32}} {{\n  sdy.mesh @mesh = <[{}]>\n  func.func public @main(%arg0: tensor<8xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{\"z\", \"a{last}\"}}], replicated={{\"a0\", \"a5\"}}>}}) -> (tensor<8xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{}}]>}}) {{\n    return %arg0 : tensor<8xf32>\n  }}\n}}\n",
             axes.join(", ")
         )
+    }
+
+    #[test]
+    fn kinds_and_sources_honour_width_fill_and_alignment() {
+        assert_eq!(format!("{:>10}|", ValueKind::Result), "    result|");
+        assert_eq!(
+            format!("{:-<12}|", ShardingSource::Lowered),
+            "lowered-----|"
+        );
+        let by = crate::sdy::CountSource::Devices;
+        assert_eq!(format!("{by:^13}|"), "  --devices  |");
     }
 
     #[test]

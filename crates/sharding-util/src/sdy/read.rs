@@ -153,7 +153,7 @@ pub enum CountSource {
 
 impl std::fmt::Display for CountSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
+        f.pad(match self {
             Self::Devices => "--devices",
             Self::FirstMesh => "the first sharding's mesh",
         })

@@ -38,26 +38,16 @@ pub fn run(command: Command, out: &mut Output) {
     match command {
         Command::Parse { no_layout, shapes } => each(shapes, out, |s| parse::run(s, no_layout)),
         Command::Encode {
-            message: Some(name),
+            message,
             text,
             shapes,
-        } => message::encode(&name, shapes, text, out),
-        Command::Encode { text, shapes, .. } => each(shapes, out, |s| encode::run(s, text)),
+        } => encode(message, text, shapes, out),
         Command::Decode {
-            list_messages: true,
-            ..
-        } => message::list(out),
-        Command::Decode {
-            message: Some(name),
             binary,
+            message,
+            list_messages,
             messages,
-            ..
-        } => message::decode(&name, binary, messages, out),
-        Command::Decode { binary: true, .. } => decode::run_binary(out),
-        // Hex inputs: a blank line is the empty message, as an empty argument is.
-        Command::Decode { messages, .. } => {
-            each_of(inputs_with_blank_lines(messages), out, decode::run)
-        }
+        } => decode(binary, message, list_messages, messages, out),
         Command::Validate {
             hex,
             require_layout,
@@ -72,11 +62,10 @@ pub fn run(command: Command, out: &mut Output) {
         Command::Compare { a, b } => single(out, compare::run(&a, &b)),
         Command::View { base, ops } => single(out, view::run(&base, &ops)),
         Command::Draw(args) => single(out, draw::run(&args)),
-        Command::Hlo(args) => match hlo::run(&args, out.is_json()) {
-            Ok(text) if out.is_json() => out.success_serialized(&text),
-            Ok(text) => out.success(&text, Value::Null),
-            Err(message) => out.failure(Some(&args.file), &message),
-        },
+        Command::Hlo(args) => {
+            let report = hlo::run(&args, out.is_json());
+            report_of_file(out, report, Some(&args.file));
+        }
         Command::Sharding {
             hex,
             v2,
@@ -86,46 +75,87 @@ pub fn run(command: Command, out: &mut Output) {
         } => each_of(hex_inputs(inputs, hex), out, |s| {
             sharding::run(s, hex, v2, mesh.as_deref(), sdy)
         }),
-        Command::Lowered { file } => match lowered::run(&file, out.is_json()) {
-            Ok(text) if out.is_json() => out.success_serialized(&text),
-            Ok(text) => out.success(&text, Value::Null),
-            Err(message) => out.failure(None, &message),
-        },
-        Command::Shard(args) => match shard::run(&args, out.is_json()) {
-            Ok(text) if out.is_json() => out.success_serialized(&text),
-            Ok(text) => out.success(&text, Value::Null),
-            Err(message) => out.failure(None, &message),
-        },
-        Command::Reshard(args) => match reshard::run(&args, out.is_json()) {
-            Ok(text) if out.is_json() => out.success_serialized(&text),
-            Ok(text) => out.success(&text, Value::Null),
-            Err(message) => out.failure(None, &message),
-        },
+        Command::Lowered { file } => {
+            let report = lowered::run(&file, out.is_json());
+            report_of_file(out, report, None);
+        }
+        Command::Shard(args) => {
+            let report = shard::run(&args, out.is_json());
+            report_of_file(out, report, None);
+        }
+        Command::Reshard(args) => {
+            let report = reshard::run(&args, out.is_json());
+            report_of_file(out, report, None);
+        }
         Command::Relayout(args) => match relayout::run(&args) {
             // Without --output, standard output carries the bytes.
             Ok((plain, fields)) if args.output.is_some() => out.success(&plain, fields),
             Ok(_) => {}
             Err(message) => out.failure_on_stderr(&message),
         },
-        Command::Literal(args) => match literal::run(&args) {
-            // Standard output carries the buffer unless --output or --print.
-            literal::Produced {
-                outcome: Ok(_),
-                raw: true,
-            } if args.output.is_none() => {}
-            literal::Produced {
-                outcome: Ok((plain, fields)),
-                ..
-            } => out.success(&plain, fields),
-            literal::Produced {
-                outcome: Err(message),
-                raw: true,
-            } => out.failure_on_stderr(&message),
-            literal::Produced {
-                outcome: Err(message),
-                ..
-            } => out.failure(None, &message),
-        },
+        Command::Literal(args) => literal_outcome(literal::run(&args), args.output.is_none(), out),
+    }
+}
+
+/// `encode`: shapes, or with `message` messages of that type (from text
+/// format with `text`).
+fn encode(message: Option<String>, text: bool, shapes: Vec<String>, out: &mut Output) {
+    match message {
+        Some(name) => message::encode(&name, shapes, text, out),
+        None => each(shapes, out, |s| encode::run(s, text)),
+    }
+}
+
+/// `decode`: the list of message types, messages of type `message`, or
+/// shapes from hex inputs (from standard input's bytes with `binary`).
+fn decode(
+    binary: bool,
+    message: Option<String>,
+    list_messages: bool,
+    messages: Vec<String>,
+    out: &mut Output,
+) {
+    match message {
+        _ if list_messages => message::list(out),
+        Some(name) => message::decode(&name, binary, messages, out),
+        None if binary => decode::run_binary(out),
+        // Hex inputs: a blank line is the empty message, as an empty argument is.
+        None => each_of(inputs_with_blank_lines(messages), out, decode::run),
+    }
+}
+
+/// A report of a whole file (or input): its text, written as it is in
+/// JSON (it is the serialized object), or the failure, naming `file`
+/// where given.
+fn report_of_file(out: &mut Output, report: Result<String, String>, file: Option<&str>) {
+    match report {
+        Ok(text) if out.is_json() => out.success_serialized(&text),
+        Ok(text) => out.success(&text, Value::Null),
+        Err(message) => out.failure(file, &message),
+    }
+}
+
+/// Writes what `literal` produced: nothing when the buffer itself went to
+/// standard output (`raw`, and `to_stdout`: no `--output`), the report
+/// otherwise; a raw run's failure goes to standard error.
+fn literal_outcome(produced: literal::Produced, to_stdout: bool, out: &mut Output) {
+    match produced {
+        literal::Produced {
+            outcome: Ok(_),
+            raw: true,
+        } if to_stdout => {}
+        literal::Produced {
+            outcome: Ok((plain, fields)),
+            ..
+        } => out.success(&plain, fields),
+        literal::Produced {
+            outcome: Err(message),
+            raw: true,
+        } => out.failure_on_stderr(&message),
+        literal::Produced {
+            outcome: Err(message),
+            ..
+        } => out.failure(None, &message),
     }
 }
 
