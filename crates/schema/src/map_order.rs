@@ -94,11 +94,11 @@ fn sort_maps(tree: &mut Tree, descriptor: &MessageDescriptor) {
                 Kind::String | Kind::Bool
             );
             entries.sort_by(|a, b| compare_keys(&a.0, &b.0, numeric));
-            if let Kind::Message(values) = inner.map_entry_value_field().kind() {
-                if holds_map(&values) {
-                    for (_, entry) in entries {
-                        sort_maps(entry, &values);
-                    }
+            if let Kind::Message(values) = inner.map_entry_value_field().kind()
+                && holds_map(&values)
+            {
+                for (_, entry) in entries {
+                    sort_maps(entry, &values);
                 }
             }
         } else if holds_map(&inner) {
