@@ -43,8 +43,83 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for path in eq_hash_paths(&fds) {
         config.type_attribute(path, EQ_HASH);
     }
+    std::fs::write(out.join("serde_impls.rs"), serde_impls(&fds))?;
     config.compile_fds(fds)?;
     drop_repeated_derives(&out.join("xla.rs"))
+}
+
+/// The invocations of `src/serde_impls.rs`'s macros: every message of the
+/// schema by its Rust path, and every enum by its Rust path and full name.
+fn serde_impls(fds: &FileDescriptorSet) -> String {
+    let mut messages = Vec::new();
+    let mut enums = Vec::new();
+    for file in &fds.file {
+        let package = file.package();
+        for message in &file.message_type {
+            rust_paths(package, "", message, &mut messages, &mut enums);
+        }
+        for item in &file.enum_type {
+            enums.push((
+                item.name().to_string(),
+                format!("{package}.{}", item.name()),
+            ));
+        }
+    }
+    let messages: String = messages
+        .iter()
+        .map(|path| format!("    crate::{path},\n"))
+        .collect();
+    let enums: String = enums
+        .iter()
+        .map(|(path, name)| format!("    crate::{path} = \"{name}\",\n"))
+        .collect();
+    format!("serde_messages! {{\n{messages}}}\nserde_enums! {{\n{enums}}}\n")
+}
+
+/// Adds `message` and the messages and enums nested in it, as prost names
+/// them (`op_metadata::ProfileInfo`), to `messages` and `enums`; `module` is
+/// the Rust module path of its scope (`""` or ending in `::`).
+fn rust_paths(
+    scope: &str,
+    module: &str,
+    message: &DescriptorProto,
+    messages: &mut Vec<String>,
+    enums: &mut Vec<(String, String)>,
+) {
+    if message.options.as_ref().is_some_and(|o| o.map_entry()) {
+        return;
+    }
+    let name = format!("{scope}.{}", message.name());
+    messages.push(format!("{module}{}", message.name()));
+    let inner = format!("{module}{}::", snake_case(message.name()));
+    for nested in &message.nested_type {
+        rust_paths(&name, &inner, nested, messages, enums);
+    }
+    for item in &message.enum_type {
+        enums.push((
+            format!("{inner}{}", item.name()),
+            format!("{name}.{}", item.name()),
+        ));
+    }
+}
+
+/// `OpMetadata` as prost names the module of its nested types: `op_metadata`.
+fn snake_case(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    let mut previous_lower = false;
+    for c in name.chars() {
+        if c.is_ascii_uppercase() {
+            if previous_lower {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+            previous_lower = false;
+        } else {
+            out.push(c);
+            previous_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        }
+    }
+    out
 }
 
 /// The attribute the build script adds to the messages that are values.

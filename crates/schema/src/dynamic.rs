@@ -9,6 +9,7 @@ use prost_reflect::{
     DescriptorPool, DynamicMessage, FieldDescriptor, Kind, MessageDescriptor, ReflectMessage,
 };
 
+use crate::map_order::holds_map;
 use crate::proto_format::pool;
 #[cfg(feature = "text-format")]
 use crate::proto_format::{MAX_TEXT_FORMAT_DEPTH, too_deep};
@@ -135,7 +136,7 @@ pub fn decode_message(
 pub fn encode_message(message: &DynamicMessage) -> Vec<u8> {
     let bytes = message.encode_to_vec();
     let descriptor = message.descriptor();
-    if has_map(&descriptor, 0) {
+    if holds_map(&descriptor) {
         // The bytes come from prost-reflect, so they parse; the fallback
         // is never taken.
         if let Ok(canonical) = with_full_map_entries(&descriptor, &bytes, 0) {
@@ -353,15 +354,6 @@ fn diagnose(
         }
     }
     Ok(())
-}
-
-/// Whether a `descriptor` message can hold a map field at any depth.
-fn has_map(descriptor: &MessageDescriptor, depth: usize) -> bool {
-    depth <= MAX_WIRE_DEPTH
-        && descriptor.fields().any(|f| {
-            f.is_map()
-                || matches!(f.kind(), Kind::Message(inner) if inner.full_name() != descriptor.full_name() && has_map(&inner, depth + 1))
-        })
 }
 
 /// `bytes` (a `descriptor` message) with every map entry written in full

@@ -99,9 +99,63 @@
 //!   `DynamicMessage` ([`decode_message`], [`encode_message`],
 //!   [`message_descriptor`]).
 //!
+//! Off by default:
+//! - `serde` (with `json`): `serde::Serialize` and `serde::Deserialize` for
+//!   every message and enum, below.
+//!
 //! [`FILE_DESCRIPTOR_SET`] is the same schema compiled, for reflection
 //! (prost-reflect's `DescriptorPool::decode`) or protox's
 //! `DescriptorSetFileResolver`.
+//!
+//! # serde
+//!
+//! With the `serde` feature every message implements `serde::Serialize`
+//! and `serde::Deserialize` in protobuf's JSON mapping: lowerCamelCase
+//! names, enums by name, 64-bit integers as strings, map entries in key
+//! order, the bytes [`ProtoFormat::to_json`] writes. Deserializing accepts
+//! what [`ProtoFormat::from_json`] does (either spelling of a field name,
+//! an enum's name or number, a 64-bit integer as a string or a number) and
+//! rejects unknown fields. Every enum serializes as its name and
+//! deserializes from its name or number. A problem (an unknown field, a
+//! message nested deeper than protobuf's 100 levels) is a serde error,
+//! never a panic.
+//!
+//! ```
+//! # #[cfg(feature = "serde")] {
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Serialize, Deserialize, PartialEq, Debug)]
+//! struct Request {
+//!     shape: schema::Shape,
+//!     sharding: schema::OpSharding,
+//! }
+//!
+//! let request = Request {
+//!     shape: "f32[2,256]{1,0:T(2,128)}".parse().unwrap(),
+//!     sharding: schema::OpSharding {
+//!         r#type: schema::op_sharding::Type::Maximal.into(),
+//!         tile_assignment_devices: vec![3],
+//!         ..Default::default()
+//!     },
+//! };
+//! let json = serde_json::to_string(&request).unwrap();
+//! assert_eq!(
+//!     json,
+//!     r#"{"shape":{"elementType":"F32","dimensions":["2","256"],"#.to_owned()
+//!         + r#""layout":{"minorToMajor":["1","0"],"tiles":[{"dimensions":["2","128"]}],"#
+//!         + r#""tailPaddingAlignmentInElements":"1"},"isDynamicDimension":[false,false]},"#
+//!         + r#""sharding":{"type":"MAXIMAL","tileAssignmentDevices":["3"]}}"#
+//! );
+//! assert_eq!(serde_json::from_str::<Request>(&json).unwrap(), request);
+//! // Either field-name spelling, integers as numbers.
+//! let other: Request = serde_json::from_str(
+//!     r#"{"shape": {"element_type": "S32", "dimensions": [4]}, "sharding": {}}"#,
+//! )
+//! .unwrap();
+//! assert_eq!(other.shape.to_string(), "s32[4]");
+//! assert_eq!(serde_json::to_string(&schema::PrimitiveType::Bf16).unwrap(), r#""BF16""#);
+//! # }
+//! ```
 
 #![forbid(unsafe_code)]
 
@@ -117,11 +171,15 @@ mod dynamic;
 #[cfg(feature = "text-format")]
 mod forms;
 mod human_string;
+#[cfg(feature = "reflect")]
+mod map_order;
 mod maps;
 mod primitive_type;
 pub mod primitive_util;
 #[cfg(feature = "reflect")]
 mod proto_format;
+#[cfg(feature = "serde")]
+mod serde_impls;
 mod shape_methods;
 #[cfg(feature = "text-format")]
 mod text_writer;

@@ -4,6 +4,8 @@
 
 use std::sync::OnceLock;
 
+#[cfg(feature = "json")]
+use crate::map_order::MessageJson;
 use prost_reflect::DescriptorPool;
 #[cfg(feature = "text-format")]
 use {
@@ -131,7 +133,7 @@ pub trait ProtoFormat: Sized {
     fn from_text_format(text: &str) -> Result<Self, FormatError>;
     #[cfg(feature = "json")]
     /// The message in proto3 canonical JSON (camelCase names, enum names,
-    /// 64-bit integers as strings).
+    /// 64-bit integers as strings, map entries in key order).
     fn to_json(&self) -> Result<String, FormatError>;
     #[cfg(feature = "json")]
     /// Parses proto3 JSON (either field-name spelling).
@@ -180,7 +182,8 @@ impl<M: Message + Name + Default + 'static> ProtoFormat for M {
 
     #[cfg(feature = "json")]
     fn to_json(&self) -> Result<String, FormatError> {
-        serde_json::to_string(&to_dynamic(self)?).map_err(|e| FormatError::Convert {
+        let dynamic = to_dynamic(self)?;
+        serde_json::to_string(&MessageJson(&dynamic)).map_err(|e| FormatError::Convert {
             message: M::full_name(),
             reason: e.to_string(),
         })
@@ -249,7 +252,7 @@ pub(crate) fn pool() -> Result<&'static DescriptorPool, FormatError> {
 }
 
 #[cfg(any(feature = "text-format", feature = "json"))]
-fn descriptor<M: Name>() -> Result<MessageDescriptor, FormatError> {
+pub(crate) fn descriptor<M: Name>() -> Result<MessageDescriptor, FormatError> {
     let name = M::full_name();
     pool()?
         .get_message_by_name(&name)
@@ -257,7 +260,7 @@ fn descriptor<M: Name>() -> Result<MessageDescriptor, FormatError> {
 }
 
 #[cfg(any(feature = "text-format", feature = "json"))]
-fn to_dynamic<M: Message + Name>(message: &M) -> Result<DynamicMessage, FormatError> {
+pub(crate) fn to_dynamic<M: Message + Name>(message: &M) -> Result<DynamicMessage, FormatError> {
     DynamicMessage::decode(descriptor::<M>()?, message.encode_to_vec().as_slice()).map_err(|e| {
         FormatError::Convert {
             message: M::full_name(),
@@ -267,7 +270,9 @@ fn to_dynamic<M: Message + Name>(message: &M) -> Result<DynamicMessage, FormatEr
 }
 
 #[cfg(any(feature = "text-format", feature = "json"))]
-fn from_dynamic<M: Message + Name + Default>(dynamic: &DynamicMessage) -> Result<M, FormatError> {
+pub(crate) fn from_dynamic<M: Message + Name + Default>(
+    dynamic: &DynamicMessage,
+) -> Result<M, FormatError> {
     dynamic
         .transcode_to::<M>()
         .map_err(|e| FormatError::Convert {

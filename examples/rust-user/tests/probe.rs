@@ -1,6 +1,7 @@
 //! What a user's program takes for granted of the crates' types: shapes and
-//! shardings as keys of hash maps and sets, and every report read back from
-//! the JSON it serializes to.
+//! shardings as keys of hash maps and sets, every report read back from the
+//! JSON it serializes to, and the schema's messages as fields of its own
+//! serde types.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Debug;
@@ -11,8 +12,8 @@ use anyhow::Context;
 use hlo_util::{GroupBy, ModuleMemory, PeakDiff};
 use relayout::{FromTo, RelayoutPlan, StridedView};
 use schema::Shape;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use sharding_util::sdy::{LoweredModule, LoweredReport, read_sharding};
 use sharding_util::{CanonicalSharding, HloSharding, ShardReport};
 
@@ -152,5 +153,47 @@ fn shape_and_view_reports_read_back_from_json() -> anyhow::Result<()> {
         .collect();
     let literal = literal_util::from_buffer(&"s32[3]{0}".parse()?, &bytes)?;
     round_trip(&literal_util::LiteralText::new(&literal)?)?;
+    Ok(())
+}
+
+/// A request of the user's own service: XLA's messages as serde fields, in
+/// protobuf's JSON mapping.
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+struct LayoutRequest {
+    name: String,
+    shape: Shape,
+    sharding: schema::OpSharding,
+    targets: Vec<Shape>,
+}
+
+#[test]
+fn schema_messages_are_fields_of_serde_types() -> anyhow::Result<()> {
+    let sharding = "{devices=[2,4]<=[4,2]T(1,0)}"
+        .parse::<HloSharding>()?
+        .to_proto();
+    let request = LayoutRequest {
+        name: "tile".to_owned(),
+        shape: "f32[16,256]{1,0}".parse()?,
+        sharding,
+        targets: vec![
+            "f32[16,256]{1,0:T(8,128)}".parse()?,
+            "(f32[16,256]{0,1}, s32[])".parse()?,
+        ],
+    };
+    round_trip(&request)?;
+    let back: LayoutRequest = serde_json::from_str(&serde_json::to_string(&request)?)?;
+    assert_eq!(
+        HloSharding::from_proto(&back.sharding)?.to_string(),
+        "{devices=[2,4]<=[4,2]T(1,0)}"
+    );
+    let json = serde_json::to_string(&request)?;
+    assert!(json.contains(r#""shape":{"elementType":"F32","dimensions":["16","256"]"#));
+    assert!(json.contains(r#""iotaReshapeDims":["4","2"]"#), "{json}");
+    // JSON written by another protobuf library, with its field names.
+    let other: LayoutRequest = serde_json::from_str(
+        r#"{"name": "x", "shape": {"element_type": "BF16", "dimensions": [8]},
+            "sharding": {"type": "REPLICATED"}, "targets": []}"#,
+    )?;
+    assert_eq!(other.shape.to_string(), "bf16[8]");
     Ok(())
 }
