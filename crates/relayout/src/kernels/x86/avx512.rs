@@ -160,6 +160,13 @@ struct Lines([[u8; 64]; 64]);
 
 /// The blocks of `t` for `N`-byte elements, `S` source rows per register
 /// group, `R = log2(S)` permute rounds.
+///
+/// One long function on purpose: its pieces as helpers compile to other
+/// code. rustc inlines early only callees with the same target features,
+/// and refuses `#[inline(always)]` beside `#[target_feature]`, so helpers
+/// without the features move the register transposes' inlining to LLVM,
+/// and helpers with them stay out of line (measured by disassembly: 2–10%
+/// more instructions in each of the four instances).
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 fn blocks<const N: usize, const S: usize, const R: usize>(
     src: &[[u8; N]],
