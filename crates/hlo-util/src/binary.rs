@@ -16,7 +16,7 @@ use crate::proto::{
 };
 use crate::proto_shape::{ShapeBytesError, field_bytes, shape_events};
 use crate::shape_facts::{EntryTotals, FactsBuilder, ShapeFacts};
-use crate::text::warn_unknown_opcode;
+use crate::text::{keep_entry_value, warn_unknown_opcode};
 use crate::wire::{WireError, read_message, split_field};
 use crate::{
     Instruction, ModuleSummary, PerDevice, ProtoError, ProtoErrorKind, ReadError, is_opcode,
@@ -460,16 +460,13 @@ impl Keeping {
         shape: Kept,
         sharding: Option<HloSharding>,
     ) {
-        match (number, is_root) {
-            (Some(number), true) => {
-                self.parameters
-                    .push((number, shape.clone(), sharding.clone()));
-                self.root = Some((shape, sharding));
-            }
-            (Some(number), false) => self.parameters.push((number, shape, sharding)),
-            (None, true) => self.root = Some((shape, sharding)),
-            (None, false) => {}
-        }
+        keep_entry_value(
+            (&mut self.parameters, &mut self.root),
+            number,
+            is_root,
+            shape,
+            sharding,
+        );
     }
 
     /// Computation `c`, read: its parameters checked to be numbered from 0,

@@ -576,16 +576,13 @@ impl Reader {
         shape: String,
         sharding: Option<HloSharding>,
     ) {
-        match (number, is_root) {
-            (Some(number), true) => {
-                self.parameters
-                    .push((number, shape.clone(), sharding.clone()));
-                self.root = Some((shape, sharding));
-            }
-            (Some(number), false) => self.parameters.push((number, shape, sharding)),
-            (None, true) => self.root = Some((shape, sharding)),
-            (None, false) => {}
-        }
+        keep_entry_value(
+            (&mut self.parameters, &mut self.root),
+            number,
+            is_root,
+            shape,
+            sharding,
+        );
     }
 
     /// The attributes `a=value, b=value` from byte `at` to the end of the
@@ -740,4 +737,31 @@ fn skip_space(line: &str, at: usize) -> usize {
         .get(at..)
         .and_then(|rest| rest.iter().position(|b| !matches!(b, b' ' | b'\t')))
         .map_or(line.len(), |p| at + p)
+}
+
+/// A summary's entry parameters and root, as kept while reading.
+pub(crate) type EntryValues<'a, S> = (
+    &'a mut Vec<(i64, S, Option<HloSharding>)>,
+    &'a mut Option<(S, Option<HloSharding>)>,
+);
+
+/// Keeps `shape` and `sharding` as parameter `number` of the entry, as its
+/// root, or both (a root that is a parameter), moved rather than copied
+/// where it can be.
+pub(crate) fn keep_entry_value<S: Clone>(
+    (parameters, root): EntryValues<'_, S>,
+    number: Option<i64>,
+    is_root: bool,
+    shape: S,
+    sharding: Option<HloSharding>,
+) {
+    match (number, is_root) {
+        (Some(number), true) => {
+            parameters.push((number, shape.clone(), sharding.clone()));
+            *root = Some((shape, sharding));
+        }
+        (Some(number), false) => parameters.push((number, shape, sharding)),
+        (None, true) => *root = Some((shape, sharding)),
+        (None, false) => {}
+    }
 }
