@@ -34,7 +34,7 @@ impl RelayoutPlan {
     /// the largest stride to the smallest, signs aside) is the tiled
     /// layout's, or a tile transpose takes it; otherwise through
     /// intermediates of at most 512 KiB per thread, kept between runs
-    /// ([`Strategy::Composed`]): no full-size intermediate is made.
+    /// ([`Strategy::Composed`](crate::Strategy::Composed)): no full-size intermediate is made.
     ///
     /// # Errors
     ///
