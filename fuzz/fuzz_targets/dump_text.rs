@@ -18,9 +18,10 @@ fuzz_target!(|data: &[u8]| {
         Some(at) => (&data[..at], &data[at + 1..]),
         None => (data, &[][..]),
     };
-    let (Ok(assignment), Ok(live_range)) =
-        (std::str::from_utf8(assignment), std::str::from_utf8(live_range))
-    else {
+    let (Ok(assignment), Ok(live_range)) = (
+        std::str::from_utf8(assignment),
+        std::str::from_utf8(live_range),
+    ) else {
         return;
     };
     let peak = hlo_util::peak_from_text_dumps(assignment, live_range);

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use arbitrary::Arbitrary;
 use index_util::TiledLayout;
 use layout_util::LayoutBuilder;
-use relayout::{FromTo, RelayoutPlan, Strategy, padding_pattern, relayout_xla};
+use relayout::{FromTo, RelayoutPlan, Strategy, StridedView, padding_pattern, relayout_xla};
 use schema::{PrimitiveType, Shape, Tile};
 
 use crate::common::for_each_index;
@@ -294,4 +294,67 @@ pub fn check(ty: u8, packed: bool, dims: &[u8], src: &Side, dst: &Side, seed: u6
         set_bits(&mut expected, len, bits, &[0]);
     }
     assert_eq!(got, expected, "relayout_xla {src_shape} -> {dst_shape}");
+    view_into(
+        &src_layout,
+        &src_bytes,
+        &dims,
+        (&dst_shape, &initial, &got),
+        seed,
+    );
+}
+
+/// The same relayout from a row-major view with one dimension reversed (a
+/// negative stride) straight into `dst_shape` (`RelayoutPlan::view_to_xla`)
+/// writes the same bytes as `relayout_xla` wrote (`want`), where the plan
+/// takes the pair (whole-byte elements, no combined tiles).
+fn view_into(
+    src: &TiledLayout,
+    src_bytes: &[u8],
+    dims: &[usize],
+    (dst_shape, initial, want): (&Shape, &[u8], &[u8]),
+    seed: u64,
+) {
+    let bits = usize::try_from(src.element_size_in_bits()).unwrap_or(0);
+    let count: usize = dims.iter().product();
+    if bits == 0 || bits % 8 != 0 || dims.is_empty() || count == 0 {
+        return;
+    }
+    let size = bits / 8;
+    let flip = usize::try_from(seed % dims.len() as u64).unwrap_or(0);
+    let sizes: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+    let mut strides = vec![1_i64; dims.len()];
+    for k in (0..dims.len().saturating_sub(1)).rev() {
+        strides[k] = strides[k + 1] * sizes[k + 1];
+    }
+    let offset = (sizes[flip] - 1) * strides[flip];
+    strides[flip] = -strides[flip];
+    let view = StridedView::new(&sizes, &strides, offset).unwrap_or_else(|e| panic!("{e}"));
+    let mut elements = vec![0_u8; count * size];
+    for_each_index(dims, |index| {
+        let logical: Vec<i64> = index.iter().map(|&i| i as i64).collect();
+        let from = usize::try_from(src.position(&logical).unwrap_or(0)).unwrap_or(0) * size;
+        let at = offset
+            + logical
+                .iter()
+                .zip(&strides)
+                .map(|(i, s)| i * s)
+                .sum::<i64>();
+        let to = usize::try_from(at).unwrap_or(0) * size;
+        elements[to..to + size].copy_from_slice(&src_bytes[from..from + size]);
+    });
+    let sides = FromTo {
+        from: &view,
+        to: dst_shape,
+    };
+    let Ok(plan) = RelayoutPlan::view_to_xla(sides, size) else {
+        return;
+    };
+    count_strategy(plan.strategy());
+    let mut out = initial.to_vec();
+    plan.run_in(crate::parallel::pool(), &elements, &mut out)
+        .unwrap_or_else(|e| panic!("view {sizes:?} {strides:?} -> {dst_shape}: {e}"));
+    assert!(
+        out == want,
+        "view {sizes:?} strides {strides:?} -> {dst_shape} wrote other bytes than relayout_xla"
+    );
 }
