@@ -579,12 +579,15 @@ fn packing_tiles_of_each_element_size_both_ways() {
 
 /// Copies of 8 MiB and more to and from packing tiles (where the AVX-512
 /// interleaving writes with streaming stores, on CPUs with AVX-512), with
-/// partial tiles whose rows end between 64-byte pieces.
+/// partial tiles whose rows end between 64-byte pieces, and rows that do
+/// not fill the last tile.
 #[test]
 fn large_packing_tiles_both_ways() {
     for (name, bits, tiles, dims) in [
         ("bf16", 16, "(8,128)(2,1)", [2048, 2100]),
         ("u8", 8, "(8,128)(4,1)", [2048, 4100]),
+        // 32 rows a tile: packing reads them 4 at a time along the rows.
+        ("u8", 8, "(32,128)(4,1)", [2051, 4100]),
         ("f32", 32, "(8,128)(2,1)", [1024, 2100]),
     ] {
         let tiled = shape(&format!("{name}[{}]{{1,0:T{tiles}}}", joined(&dims)));
