@@ -38,9 +38,9 @@ use core::arch::x86_64::{
     _mm256_storeu_si256,
 };
 
-use super::avx2;
 use super::sse2::{self, bit_reversed, load};
 use super::stream::{fence_streaming, stream};
+use super::{avx2, avx512};
 use crate::kernels::block::{BLOCK, Grid, UNIT};
 use crate::simd::{SimdLevel, simd_level};
 
@@ -54,6 +54,7 @@ pub(crate) fn transpose_blocks(
 ) -> bool {
     match simd_level() {
         SimdLevel::Scalar => return false,
+        SimdLevel::Avx512 if avx512::tile_blocks::transpose_blocks(src, dst, grid) => {}
         level if level >= SimdLevel::Avx2 => {
             // SAFETY: `simd_level()` is `Avx2` or above only if
             // `is_x86_feature_detected!` found AVX2 on this CPU (forcing
@@ -88,7 +89,7 @@ pub(crate) fn transpose_blocks(
 /// large relayout each block first prefetches the source lines of the
 /// block [`AHEAD`] blocks after it.
 #[inline(always)]
-fn each_block(
+pub(super) fn each_block(
     src: &[[u8; UNIT]],
     grid: &Grid<'_>,
     mut block: impl FnMut(&[usize; BLOCK], &[usize; BLOCK], usize, usize),
@@ -191,7 +192,7 @@ fn blocks_avx2(src: &[[u8; UNIT]], dst: &mut [[u8; UNIT]], grid: &Grid<'_>) {
 /// + BLOCK` of the rows `src_rows`, for the whole blocks along `q`) and
 /// every destination row piece (likewise) lies inside buffers of
 /// `src_len` and `dst_len` units.
-fn inside(src_len: usize, dst_len: usize, grid: &Grid<'_>) -> bool {
+pub(super) fn inside(src_len: usize, dst_len: usize, grid: &Grid<'_>) -> bool {
     let ends = |rows: &[usize], len: usize, limit: usize| {
         rows.iter()
             .all(|&row| row.checked_add(len).is_some_and(|end| end <= limit))
