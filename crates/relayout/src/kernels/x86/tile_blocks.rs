@@ -6,24 +6,26 @@
 //! register) making 4 destination row pieces of 32 bytes, stored two by two
 //! into whole lines; SSE2: sixteen 4 × 4 transposes of `sse2.rs`.
 //!
-//! The blocks go along the destination-side axis `p` for each block of
-//! the source-side axis `q`: into tiles, a block of 16 destination rows
-//! (two tiles of 8 rows) is written whole before the next while 16 source
-//! rows advance one line each; out of tiles, 16 destination rows (columns)
-//! are written front to back. Large relayouts prefetch the source lines
-//! of the block [`AHEAD`] blocks on and write with streaming stores where
-//! every destination row starts on 32 bytes (AVX2) or its pieces on 16
-//! (SSE2). Measured on a 2-vCPU AMD EPYC (Zen 3, AVX2), f32[4096,4096]
-//! column-major into `{1,0:T(8,128)}` and back, times a plain copy in the
-//! same run (medians of 3 or 4 alternating runs of `relayout_matrix
-//! --reps 5`, under load): 1.18 and 1.36 as here; out of the tiles, two
-//! blocks along `p` for each along `q` (each column's two lines in turn)
-//! 1.71–1.90 against 1.41; two along `q` for each along `p` 1.52 and 1.83;
-//! prefetching 4 blocks ahead, into the tiles 1.39–1.66 against 1.24–1.25
-//! (out of them within the noise); into L2 (`T1`), into the tiles 1.67
-//! against 1.21. Raw-pointer loads and stores inside one bounds check
-//! (`inside`) against slice accesses: in cache (f32[256,256]) 2.2 against
-//! 3.1–3.5, large 1.28 and 1.41 against 1.37 and 1.72.
+//! The blocks go in groups of [`Q_GROUP`] along the source-side axis `q`,
+//! each group along the destination-side axis `p`, the group's blocks
+//! along `q` for each: 16 source rows are read on for 8 lines, then the
+//! next 16, while the group's 128 destination rows fill 64 bytes at a
+//! time, front to back. Large relayouts prefetch the source lines of the
+//! block [`AHEAD`] blocks on and write with streaming stores where every
+//! destination row starts on 32 bytes (AVX2) or its pieces on 16 (SSE2).
+//! Measured on a 2-vCPU AMD EPYC (Zen 3, AVX2) with one block along `q`
+//! for each group, f32[4096,4096] column-major into `{1,0:T(8,128)}` and
+//! back, times a plain copy in the same run (medians of 3 or 4 alternating
+//! runs of `relayout_matrix --reps 5`, under load): 1.18 and 1.36; out of
+//! the tiles, two blocks along `p` for each along `q` (each column's two
+//! lines in turn) 1.71–1.90 against 1.41; two along `q` for each along `p`
+//! 1.52 and 1.83 (groups of 2, slower again on Zen 4; from 4 on they are
+//! faster: see [`Q_GROUP`]); prefetching 4 blocks ahead, into the tiles
+//! 1.39–1.66 against 1.24–1.25 (out of them within the noise); into L2
+//! (`T1`), into the tiles 1.67 against 1.21. Raw-pointer loads and stores
+//! inside one bounds check (`inside`) against slice accesses: in cache
+//! (f32[256,256]) 2.2 against 3.1–3.5, large 1.28 and 1.41 against 1.37
+//! and 1.72.
 //!
 //! The `unsafe` here: calling the `#[target_feature]` code, and in the
 //! AVX2 blocks the raw-pointer loads and stores inside the rows that one
@@ -85,9 +87,11 @@ pub(crate) fn transpose_blocks(
 }
 
 /// Calls `block(source rows, destination rows, p0, q0)` for every whole
-/// block of `grid`, the blocks along `p` for each block along `q`; in a
-/// large relayout each block first prefetches the source lines of the
-/// block [`AHEAD`] blocks after it.
+/// block of `grid`: for each group of [`Q_GROUP`] blocks along `q`, the
+/// blocks along `p`, the group's blocks along `q` for each (each source row
+/// piece then read on for a few lines, each destination row filled a
+/// group's pieces at a time); in a large relayout each block first
+/// prefetches the source lines of the block [`AHEAD`] blocks after it.
 #[inline(always)]
 pub(super) fn each_block(
     src: &[[u8; UNIT]],
@@ -98,25 +102,79 @@ pub(super) fn each_block(
         grid.src_rows.as_chunks::<BLOCK>().0,
         grid.dst_rows.as_chunks::<BLOCK>().0,
     );
-    let p_count = p_blocks.len().max(1);
-    // The block `AHEAD` after this one: its index along `p` and along `q`.
-    let (mut p_next, mut q_next) = (AHEAD % p_count, AHEAD / p_count);
-    for (qb, q_rows) in q_blocks.iter().enumerate() {
-        for (pb, p_rows) in p_blocks.iter().enumerate() {
-            if grid.large
-                && q_next < q_blocks.len()
-                && let Some(rows) = p_blocks.get(p_next)
-            {
-                prefetch_rows(src, rows, q_next * BLOCK);
-            }
-            p_next += 1;
-            if p_next == p_count {
-                (p_next, q_next) = (0, q_next + 1);
-            }
-            block(p_rows, q_rows, pb * BLOCK, qb * BLOCK);
+    let walk = Walk::new(p_blocks.len(), q_blocks.len());
+    let mut ahead = walk.clone().skip(AHEAD);
+    for (pb, qb) in walk {
+        if let Some((pn, qn)) = ahead.next()
+            && grid.large
+        {
+            prefetch_rows(src, &p_blocks[pn], qn * BLOCK);
+        }
+        block(&p_blocks[pb], &q_blocks[qb], pb * BLOCK, qb * BLOCK);
+    }
+}
+
+/// The walk over `p_count` × `q_count` blocks, as `(along p, along q)`:
+/// groups of [`Q_GROUP`] blocks along `q` (the last one the rest), each
+/// walked along `p`, its blocks along `q` for each block along `p`.
+#[derive(Clone)]
+struct Walk {
+    p_count: usize,
+    q_count: usize,
+    /// The next block, and the end of its group along `q`.
+    p: usize,
+    q: usize,
+    group_start: usize,
+    group_end: usize,
+}
+
+impl Walk {
+    fn new(p_count: usize, q_count: usize) -> Self {
+        Self {
+            p_count,
+            q_count,
+            p: 0,
+            q: 0,
+            group_start: 0,
+            group_end: Q_GROUP.min(q_count),
         }
     }
 }
+
+impl Iterator for Walk {
+    type Item = (usize, usize);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<(usize, usize)> {
+        if self.p == self.p_count || self.q == self.q_count {
+            return None;
+        }
+        let block = (self.p, self.q);
+        self.q += 1;
+        if self.q == self.group_end {
+            self.p += 1;
+            self.q = self.group_start;
+            if self.p == self.p_count {
+                self.group_start = self.group_end;
+                self.group_end = (self.group_end + Q_GROUP).min(self.q_count);
+                (self.p, self.q) = (0, self.group_start);
+            }
+        }
+        Some(block)
+    }
+}
+
+/// How many blocks along `q` the walk takes for each block along `p` (see
+/// [`each_block`]). Measured on a 2-core AMD EPYC (Zen 4), times a plain
+/// copy, `relayout_matrix --reps 5`, two runs of each build alternating:
+/// f32[256,256,256] `{1,0,2}` into `{2,1,0:T(8,128)}` 2.1–2.3 with 1 block,
+/// 2.9–3.1 with 2, 1.4–1.5 with 4, 1.2–1.5 with 8, 1.1–1.2 with 16, 1.0–1.2
+/// with 32; `{1,0,2:T(8,128)}` into `{2,1,0}` 3.1–3.4, 2.5–2.7, 1.3–1.6,
+/// 0.9–1.1, 0.95–1.0, 0.9; f32[4096,4096] column-major into
+/// `{1,0:T(8,128)}` 1.0–1.3 with 1, 0.9–1.1 with 8, and back 1.0–1.1 with
+/// 1, 1.1–1.6 with 8, 1.2–1.4 with 16 and 32; row-major into
+/// `{1,0,2:T(8,128)}` of the 3-D array 0.8–1.0 with 1, 1.2–1.3 with 8.
+const Q_GROUP: usize = 8;
 
 /// How many blocks ahead a large relayout prefetches the source lines.
 const AHEAD: usize = 8;
