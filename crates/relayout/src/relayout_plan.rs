@@ -10,6 +10,7 @@ use schema::Shape;
 use stride_util::{StridedView, numpy_tuple};
 
 use super::bits::capacity_in_elements;
+use super::nibbles::Nibbles;
 use super::padding::fill_padding_except_row_tails;
 use super::plan::Plan as Canonical;
 use super::repack::Repack;
@@ -109,6 +110,8 @@ pub(crate) enum Path {
         repack: Box<Repack>,
         middle: Box<RelayoutPlan>,
     },
+    /// Packed 4-bit elements moved a byte at a time (see `nibbles.rs`).
+    Nibbles(Box<Nibbles>),
     /// A strided view and a tiled XLA layout (see `view_tiled.rs`).
     ViewTiled(Box<ViewTiled>),
     /// `plan` on the buffers from `src` and `dst` elements of `size` bytes
@@ -316,6 +319,7 @@ impl RelayoutPlan {
             Path::Bits { bits, .. } => *bits,
             Path::Tiled(tiled) => tiled.bits(),
             Path::Repack { repack, .. } => return repack.sides(),
+            Path::Nibbles(_) => 4,
             Path::ViewTiled(plan) => plan.bits(),
             Path::Shifted { plan, .. } => return plan.element_bits(),
         };
@@ -415,6 +419,7 @@ impl RelayoutPlan {
             Path::Bits { .. } => Strategy::Elements,
             Path::Tiled(tiled) => tiled.strategy(),
             Path::Repack { middle, .. } => middle.strategy(),
+            Path::Nibbles(plan) => plan.strategy(),
             Path::ViewTiled(plan) => plan.strategy(),
             Path::Shifted { plan, .. } => plan.strategy(),
         }
@@ -452,6 +457,9 @@ impl RelayoutPlan {
             Path::Repack { repack, middle } => {
                 repack.run(src, dst, |from, to| middle.exec(pool, from, to, None))
             }
+            Path::Nibbles(plan) => plan.run(src, dst, |relay, from, to| {
+                relay.exec(pool, from, to, whole_bytes)
+            }),
             Path::ViewTiled(plan) => plan.run(pool, src, dst),
             Path::Shifted {
                 src: src_offset,

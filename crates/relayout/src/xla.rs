@@ -8,6 +8,7 @@ use schema::{PrimitiveType, Shape};
 use stride_util::{StridedView, ViewError};
 
 use super::bits::element_bits;
+use super::nibbles::Nibbles;
 use super::relayout_plan::{FromTo, Padding, Path, RelayoutPlan, check_pair};
 use super::repack::{Repack, packed_width};
 use super::tiled_xla::TiledPlan;
@@ -79,6 +80,11 @@ impl RelayoutPlan {
                     repack: Box::new(repack),
                     middle: Box::new(middle),
                 },
+            });
+        }
+        if let Some(nibbles) = Nibbles::new(src_shape, dst_shape)? {
+            return Ok(Self {
+                path: Path::Nibbles(Box::new(nibbles)),
             });
         }
         if [src_shape, dst_shape]

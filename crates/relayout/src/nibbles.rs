@@ -1,0 +1,385 @@
+//! Packed 4-bit elements (`E(4)`) moved a byte at a time. Each byte of an
+//! `E(4)` buffer holds two elements that are neighbours along one logical
+//! dimension (the low nibble the even one): along the most minor dimension
+//! of an untiled layout or of a tile such as `T(2,128)`, along the second
+//! most minor one under a packing tile such as `T(8,128)(2,1)`. Such a
+//! buffer is a buffer of 1-byte units of an array with that dimension
+//! halved, in a layout of bytes (the packing tile `(2,1)` dropped, the
+//! tile's extent along the paired dimension halved).
+//!
+//! Where both sides pair the same dimension, the relayout is the byte
+//! relayout of those units, by the engine's 1-byte kernels. Where they pair
+//! different dimensions of a two-dimensional array, 2 × 2 blocks of
+//! elements change their bytes: source bytes `a` and `b` of two
+//! neighbouring rows become `(a & 0xF) | (b << 4)` and `(a >> 4) | (b &
+//! 0xF0)`, the same exchange either way. That goes in one pass between an
+//! untiled layout (which pairs its minor dimension) and the layout of the
+//! same physical order that pairs its major one in full tiles
+//! `T(a,b)(2,1)` (rows of the tiles taken in runs of `b` bytes); otherwise
+//! through one intermediate buffer of the array's size in the other pairing
+//! and the source's physical order, relaid to the destination as bytes.
+//! Shapes with an odd paired dimension (whose bytes would hold elements of
+//! two rows, or a padding nibble), classic padding, partial tiles and
+//! other tilings keep the element-by-element paths.
+
+use schema::{PrimitiveType, Shape, Tile};
+
+use super::RelayoutError;
+use super::bits::element_bits;
+use super::relayout_plan::RelayoutPlan;
+use super::tiled_xla::slice_len;
+
+thread_local! {
+    /// The intermediate buffer of each thread, kept between relayouts.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The byte view of one `E(4)` side: the logical dimension whose
+/// neighbours share a byte, and the shape of its 1-byte units.
+#[derive(Debug, Clone)]
+struct Units {
+    pair: usize,
+    shape: Shape,
+}
+
+/// The units of `shape` if it packs 4-bit elements in whole bytes, each
+/// two neighbours along one dimension of even size.
+fn units(shape: &Shape) -> Option<Units> {
+    let layout = shape.layout.as_deref()?;
+    if element_bits(shape).ok()? != 4
+        || !layout.padded_dimensions.is_empty()
+        || layout.dynamic_shape_metadata_prefix_bytes != 0
+        || layout.tail_padding_alignment_in_elements > 1
+    {
+        return None;
+    }
+    let rank = shape.dimensions.len();
+    let order: Vec<usize> = layout
+        .minor_to_major
+        .iter()
+        .map(|&d| usize::try_from(d).ok().filter(|&d| d < rank))
+        .collect::<Option<_>>()?;
+    if order.len() != rank || rank == 0 {
+        return None;
+    }
+    let mut tiles: Vec<Vec<i64>> = layout.tiles.iter().map(|t| t.dimensions.clone()).collect();
+    if tiles.iter().flatten().any(|&t| t <= 0) {
+        return None;
+    }
+    let pair = match tiles.as_mut_slice() {
+        [] => order[0],
+        [tile] => {
+            // Pairs along the minor dimension, within each tile row.
+            let minor = tile.last_mut()?;
+            if *minor % 2 != 0 {
+                return None;
+            }
+            *minor /= 2;
+            order[0]
+        }
+        [tile, packing] if packing.len() == 2 && packing[1] == 1 && packing[0] % 2 == 0 => {
+            // `(k,1)` with `k` even: pairs along the second minor dimension.
+            let len = tile.len();
+            if len < 2 || rank < 2 || tile[len - 2] % packing[0] != 0 {
+                return None;
+            }
+            tile[len - 2] /= 2;
+            packing[0] /= 2;
+            if packing[0] == 1 {
+                tiles.pop();
+            }
+            order[1]
+        }
+        _ => return None,
+    };
+    let size = *shape.dimensions.get(pair)?;
+    if size % 2 != 0 {
+        return None;
+    }
+    let mut unit = shape.clone();
+    unit.element_type = PrimitiveType::U8 as i32;
+    unit.dimensions[pair] = size / 2;
+    if let Some(l) = unit.layout.as_deref_mut() {
+        l.element_size_in_bits = 0;
+        l.tiles = tiles
+            .into_iter()
+            .map(|dimensions| Tile { dimensions })
+            .collect();
+    }
+    Some(Units { pair, shape: unit })
+}
+
+/// One side of the 2 × 2 exchange, in its physical frame (`h` rows of `w`
+/// elements, major first): an untiled buffer of `h` rows of `w / 2` bytes
+/// (pairs along its rows), or `h / 2` rows of `w` units (pairs of rows)
+/// in full tiles of `tile_rows` × `tile_width` units, row-major tiles of
+/// row-major units (untiled: one tile as wide as a row).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Frame {
+    h: usize,
+    w: usize,
+    /// `None` for the side that pairs along its rows.
+    tiles: Option<(usize, usize)>,
+}
+
+impl Frame {
+    /// The offset of unit row `row` (pairs of rows) and column `x`, at a
+    /// tile column's start or inside it.
+    fn unit_offset(&self, (tile_rows, tile_width): (usize, usize), row: usize, x: usize) -> usize {
+        let across = self.w / tile_width;
+        ((row / tile_rows) * across + x / tile_width) * tile_rows * tile_width
+            + (row % tile_rows) * tile_width
+            + x % tile_width
+    }
+}
+
+/// The physical frame of a two-dimensional side: `(major, minor)` logical
+/// dimensions, and the frame if it is one of the two kinds of
+/// [`Frame`].
+fn frame(shape: &Shape) -> Option<((usize, usize), Frame)> {
+    let layout = shape.layout.as_deref()?;
+    let &[minor, major] = layout.minor_to_major.as_slice() else {
+        return None;
+    };
+    let (major, minor) = (usize::try_from(major).ok()?, usize::try_from(minor).ok()?);
+    let (h, w) = (
+        usize::try_from(*shape.dimensions.get(major)?).ok()?,
+        usize::try_from(*shape.dimensions.get(minor)?).ok()?,
+    );
+    if h % 2 != 0 || w % 2 != 0 || h == 0 || w == 0 {
+        return None;
+    }
+    let tiles: Vec<&[i64]> = layout
+        .tiles
+        .iter()
+        .map(|t| t.dimensions.as_slice())
+        .collect();
+    let tiles = match tiles.as_slice() {
+        [] => None,
+        [[r, c], [2, 1]] => {
+            let (r, c) = (usize::try_from(*r).ok()?, usize::try_from(*c).ok()?);
+            // Full tiles only, with whole units and whole byte runs.
+            if r % 2 != 0 || c % 2 != 0 || h % r != 0 || w % c != 0 {
+                return None;
+            }
+            Some((r / 2, c))
+        }
+        _ => return None,
+    };
+    Some(((major, minor), Frame { h, w, tiles }))
+}
+
+/// How a relayout of `E(4)` elements goes a byte at a time.
+#[derive(Debug, Clone)]
+enum Route {
+    /// Both sides pair the same dimension: the relayout of their units.
+    Units(RelayoutPlan),
+    /// The 2 × 2 exchange between the two sides' frames (the same
+    /// physical order), from `src` into `dst`.
+    Exchange { src: Frame, dst: Frame },
+    /// The exchange from the source's frame into an untiled intermediate
+    /// of the other pairing, then the relayout of its units into the
+    /// destination.
+    Through {
+        src: Frame,
+        middle: Frame,
+        bytes: usize,
+        plan: RelayoutPlan,
+    },
+}
+
+/// The plan of a relayout between two `E(4)` shapes that moves bytes.
+#[derive(Debug, Clone)]
+pub(crate) struct Nibbles {
+    route: Route,
+    src_shape: Shape,
+    dst_shape: Shape,
+    src_bytes: usize,
+    dst_bytes: usize,
+}
+
+impl Nibbles {
+    /// The byte-wise plan from `src_shape` into `dst_shape` (the same
+    /// array), if both pack 4-bit elements in whole bytes that it can
+    /// move (see the module documentation).
+    pub(crate) fn new(src_shape: &Shape, dst_shape: &Shape) -> Result<Option<Self>, RelayoutError> {
+        let (Some(from), Some(to)) = (units(src_shape), units(dst_shape)) else {
+            return Ok(None);
+        };
+        let route = if from.pair == to.pair {
+            let Ok(plan) = RelayoutPlan::xla(super::FromTo {
+                from: &from.shape,
+                to: &to.shape,
+            }) else {
+                return Ok(None);
+            };
+            Route::Units(plan)
+        } else {
+            let (Some((src_order, src)), Some((dst_order, dst))) =
+                (frame(src_shape), frame(dst_shape))
+            else {
+                return Ok(None);
+            };
+            if src_order == dst_order && src.tiles.is_none() != dst.tiles.is_none() {
+                Route::Exchange { src, dst }
+            } else {
+                // The intermediate: the source's physical order, the other
+                // pairing, untiled.
+                let (major, minor) = src_order;
+                let middle = Frame {
+                    tiles: if src.tiles.is_some() {
+                        None
+                    } else {
+                        Some((1, src.w))
+                    },
+                    ..src
+                };
+                let mut unit = from.shape.clone();
+                let dims = &mut unit.dimensions;
+                dims[to.pair] = dst_shape.dimensions[to.pair] / 2;
+                dims[from.pair] = src_shape.dimensions[from.pair];
+                if let Some(l) = unit.layout.as_deref_mut() {
+                    l.tiles.clear();
+                    l.minor_to_major = vec![minor as i64, major as i64];
+                }
+                let Ok(plan) = RelayoutPlan::xla(super::FromTo {
+                    from: &unit,
+                    to: &to.shape,
+                }) else {
+                    return Ok(None);
+                };
+                Route::Through {
+                    src,
+                    middle,
+                    bytes: src.h * src.w / 2,
+                    plan,
+                }
+            }
+        };
+        Ok(Some(Self {
+            route,
+            src_shape: src_shape.clone(),
+            dst_shape: dst_shape.clone(),
+            src_bytes: slice_len(src_shape)?,
+            dst_bytes: slice_len(dst_shape)?,
+        }))
+    }
+
+    /// The strategy: that of the byte relayout where one is run (the
+    /// units', or the intermediate's into the destination), else
+    /// [`Strategy::NibblePairs`](super::Strategy::NibblePairs).
+    pub(crate) fn strategy(&self) -> super::Strategy {
+        match &self.route {
+            Route::Units(plan) => plan.strategy(),
+            Route::Exchange { .. } | Route::Through { .. } => super::Strategy::NibblePairs,
+        }
+    }
+
+    /// Copies `src` into `dst`, `relay(plan, from, to)` running a byte
+    /// relayout.
+    pub(crate) fn run(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        relay: impl Fn(&RelayoutPlan, &[u8], &mut [u8]) -> Result<(), RelayoutError>,
+    ) -> Result<(), RelayoutError> {
+        for (side, shape, need, len) in [
+            ("source", &self.src_shape, self.src_bytes, src.len()),
+            ("destination", &self.dst_shape, self.dst_bytes, dst.len()),
+        ] {
+            if len < need {
+                return Err(RelayoutError::BufferTooSmall {
+                    side,
+                    shape: Box::new(shape.clone()),
+                    expected: need,
+                    actual: len,
+                });
+            }
+        }
+        let (src, dst) = (&src[..self.src_bytes], &mut dst[..self.dst_bytes]);
+        match &self.route {
+            Route::Units(plan) => relay(plan, src, dst),
+            Route::Exchange { src: from, dst: to } => {
+                exchange(src, *from, dst, *to);
+                Ok(())
+            }
+            Route::Through {
+                src: from,
+                middle,
+                bytes,
+                plan,
+            } => SCRATCH.with(|cell| {
+                let mut scratch = cell.try_borrow_mut().ok();
+                let mut own = Vec::new();
+                let buffer = scratch.as_deref_mut().unwrap_or(&mut own);
+                if buffer.len() < *bytes {
+                    buffer.resize(*bytes, 0);
+                }
+                let buffer = &mut buffer[..*bytes];
+                exchange(src, *from, buffer, *middle);
+                relay(plan, buffer, dst)
+            }),
+        }
+    }
+}
+
+/// The 2 × 2 exchange of one pair of bytes.
+#[inline(always)]
+fn swap(a: u8, b: u8) -> (u8, u8) {
+    ((a & 0x0F) | (b << 4), (a >> 4) | (b & 0xF0))
+}
+
+/// The exchange from the frame `from` over `src` into `to` over `dst`
+/// (the same `h`, `w`; one pairs along rows, the other pairs of rows).
+fn exchange(src: &[u8], from: Frame, dst: &mut [u8], to: Frame) {
+    let (h, w) = (from.h, from.w);
+    match (from.tiles, to.tiles) {
+        (None, Some(tiles)) => {
+            let (_, width) = tiles;
+            let half = width / 2;
+            for row in 0..h / 2 {
+                let (even, odd) = (&src[2 * row * w / 2..], &src[(2 * row + 1) * w / 2..]);
+                for x in (0..w).step_by(width) {
+                    let at = to.unit_offset(tiles, row, x);
+                    let out = &mut dst[at..at + width];
+                    let (a, b) = (&even[x / 2..x / 2 + half], &odd[x / 2..x / 2 + half]);
+                    pack_run(a, b, out);
+                }
+            }
+        }
+        (Some(tiles), None) => {
+            let (_, width) = tiles;
+            let half = width / 2;
+            for row in 0..h / 2 {
+                let (even, odd) = dst[2 * row * w / 2..(2 * row + 2) * w / 2].split_at_mut(w / 2);
+                for x in (0..w).step_by(width) {
+                    let at = from.unit_offset(tiles, row, x);
+                    let units = &src[at..at + width];
+                    let (a, b) = (
+                        &mut even[x / 2..x / 2 + half],
+                        &mut odd[x / 2..x / 2 + half],
+                    );
+                    unpack_run(units, a, b);
+                }
+            }
+        }
+        // The callers pair one frame of each kind.
+        _ => {}
+    }
+}
+
+/// `a` and `b` (rows `2i`, `2i + 1` of bytes that pair along the rows)
+/// into `out`, twice as long: the units of pairs of rows.
+fn pack_run(a: &[u8], b: &[u8], out: &mut [u8]) {
+    for ((pair, &x), &y) in out.chunks_exact_mut(2).zip(a).zip(b) {
+        let (lo, hi) = swap(x, y);
+        pair.copy_from_slice(&[lo, hi]);
+    }
+}
+
+/// The inverse of [`pack_run`] (the same exchange).
+fn unpack_run(units: &[u8], a: &mut [u8], b: &mut [u8]) {
+    for ((pair, x), y) in units.chunks_exact(2).zip(a).zip(b) {
+        (*x, *y) = swap(pair[0], pair[1]);
+    }
+}
