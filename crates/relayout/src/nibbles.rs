@@ -225,7 +225,6 @@ impl Nibbles {
             } else {
                 // The intermediate: the source's physical order, the other
                 // pairing, untiled.
-                let (major, minor) = src_order;
                 let middle = Frame {
                     tiles: if src.tiles.is_some() {
                         None
@@ -240,7 +239,6 @@ impl Nibbles {
                 dims[from.pair] = src_shape.dimensions[from.pair];
                 if let Some(l) = unit.layout.as_deref_mut() {
                     l.tiles.clear();
-                    l.minor_to_major = vec![minor as i64, major as i64];
                 }
                 let Ok(plan) = RelayoutPlan::xla(super::FromTo {
                     from: &unit,
@@ -417,7 +415,7 @@ mod sse2 {
         // SAFETY: SSE2 is part of x86_64; register operations only.
         unsafe {
             let low = _mm_set1_epi8(0x0F);
-            let high = _mm_set1_epi8(0xF0_u8 as i8);
+            let high = _mm_set1_epi8(0xF0_u8.cast_signed());
             let lo = _mm_or_si128(
                 _mm_and_si128(x, low),
                 _mm_and_si128(_mm_slli_epi16::<4>(y), high),
