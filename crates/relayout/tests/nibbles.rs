@@ -71,7 +71,7 @@ const LAYOUTS: [&str; 6] = [
 
 #[test]
 fn every_pair_of_layouts_at_whole_tiles() {
-    for dims in ["[256,512]", "[16,128]", "[1024,256]"] {
+    for dims in ["[256,512]", "[16,128]", "[1024,256]", "[200,2048]"] {
         for a in LAYOUTS {
             for b in LAYOUTS {
                 let strategy = check(&format!("s4{dims}{a}"), &format!("s4{dims}{b}"), 4);
