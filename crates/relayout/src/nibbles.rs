@@ -27,7 +27,6 @@ use schema::{PrimitiveType, Shape, Tile};
 use stride_util::StridedView;
 
 use super::bits::element_bits;
-use super::relayout_plan::RelayoutPlan;
 use super::tiled_xla::slice_len;
 use super::{RelayoutError, relayout_with_tail};
 
@@ -175,7 +174,7 @@ fn frame(shape: &Shape) -> Option<((usize, usize), Frame)> {
 #[derive(Debug, Clone)]
 enum Route {
     /// Both sides pair the same dimension: the relayout of their units.
-    Units(RelayoutPlan),
+    Units,
     /// The 2 × 2 exchange between the two sides' frames (the same
     /// physical order), from `src` into `dst`.
     Exchange { src: Frame, dst: Frame },
@@ -191,7 +190,6 @@ enum Route {
         src: Frame,
         middle: Frame,
         bytes: usize,
-        plan: RelayoutPlan,
     },
 }
 
@@ -199,6 +197,9 @@ enum Route {
 #[derive(Debug, Clone)]
 pub(crate) struct Nibbles {
     route: Route,
+    /// The shapes of the byte relayout the route runs, if any: the units
+    /// of both sides, or the intermediate's and the destination's.
+    relay: Option<(Shape, Shape)>,
     src_shape: Shape,
     dst_shape: Shape,
     src_bytes: usize,
@@ -213,14 +214,10 @@ impl Nibbles {
         let (Some(from), Some(to)) = (units(src_shape), units(dst_shape)) else {
             return Ok(None);
         };
+        let mut relay = None;
         let route = if from.pair == to.pair {
-            let Ok(plan) = RelayoutPlan::xla(super::FromTo {
-                from: &from.shape,
-                to: &to.shape,
-            }) else {
-                return Ok(None);
-            };
-            Route::Units(plan)
+            relay = Some((from.shape, to.shape));
+            Route::Units
         } else {
             let (Some((src_order, src)), Some((dst_order, dst))) =
                 (frame(src_shape), frame(dst_shape))
@@ -250,22 +247,17 @@ impl Nibbles {
                 if let Some(l) = unit.layout.as_deref_mut() {
                     l.tiles.clear();
                 }
-                let Ok(plan) = RelayoutPlan::xla(super::FromTo {
-                    from: &unit,
-                    to: &to.shape,
-                }) else {
-                    return Ok(None);
-                };
+                relay = Some((unit, to.shape));
                 Route::Through {
                     src,
                     middle,
                     bytes: src.h * src.w / 2,
-                    plan,
                 }
             }
         };
         Ok(Some(Self {
             route,
+            relay,
             src_shape: src_shape.clone(),
             dst_shape: dst_shape.clone(),
             src_bytes: slice_len(src_shape)?,
@@ -273,25 +265,29 @@ impl Nibbles {
         }))
     }
 
-    /// The strategy: that of the byte relayout where one is run (the
-    /// units', or the intermediate's into the destination), else
-    /// [`Strategy::NibblePairs`](super::Strategy::NibblePairs).
-    pub(crate) fn strategy(&self) -> super::Strategy {
-        match &self.route {
-            Route::Units(plan) => plan.strategy(),
-            Route::Exchange { .. } | Route::Banded { .. } | Route::Through { .. } => {
-                super::Strategy::NibblePairs
-            }
+    /// The shapes of the byte relayout that [`Nibbles::run`] takes a plan
+    /// of, if it runs one.
+    pub(crate) fn relayed(&self) -> Option<(&Shape, &Shape)> {
+        self.relay.as_ref().map(|(from, to)| (from, to))
+    }
+
+    /// The strategy: `relayed`'s (the strategy of the plan of
+    /// [`Nibbles::relayed`]) where the byte relayout is the whole route,
+    /// else [`Strategy::NibblePairs`](super::Strategy::NibblePairs).
+    pub(crate) fn strategy(&self, relayed: Option<super::Strategy>) -> super::Strategy {
+        match (&self.route, relayed) {
+            (Route::Units, Some(strategy)) => strategy,
+            _ => super::Strategy::NibblePairs,
         }
     }
 
-    /// Copies `src` into `dst`, `relay(plan, from, to)` running a byte
-    /// relayout.
+    /// Copies `src` into `dst`, `relay(from, to)` running the byte
+    /// relayout of [`Nibbles::relayed`].
     pub(crate) fn run(
         &self,
         src: &[u8],
         dst: &mut [u8],
-        relay: impl Fn(&RelayoutPlan, &[u8], &mut [u8]) -> Result<(), RelayoutError>,
+        relay: impl Fn(&[u8], &mut [u8]) -> Result<(), RelayoutError>,
     ) -> Result<(), RelayoutError> {
         for (side, shape, need, len) in [
             ("source", &self.src_shape, self.src_bytes, src.len()),
@@ -308,7 +304,7 @@ impl Nibbles {
         }
         let (src, dst) = (&src[..self.src_bytes], &mut dst[..self.dst_bytes]);
         match &self.route {
-            Route::Units(plan) => relay(plan, src, dst),
+            Route::Units => relay(src, dst),
             Route::Exchange { src: from, dst: to } => {
                 exchange(src, *from, dst, *to);
                 Ok(())
@@ -320,7 +316,6 @@ impl Nibbles {
                 src: from,
                 middle,
                 bytes,
-                plan,
             } => SCRATCH.with(|cell| {
                 let mut scratch = cell.try_borrow_mut().ok();
                 let mut own = Vec::new();
@@ -330,7 +325,7 @@ impl Nibbles {
                 }
                 let buffer = &mut buffer[..*bytes];
                 exchange(src, *from, buffer, *middle);
-                relay(plan, buffer, dst)
+                relay(buffer, dst)
             }),
         }
     }

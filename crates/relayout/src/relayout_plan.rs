@@ -110,8 +110,12 @@ pub(crate) enum Path {
         repack: Box<Repack>,
         middle: Box<RelayoutPlan>,
     },
-    /// Packed 4-bit elements moved a byte at a time (see `nibbles.rs`).
-    Nibbles(Box<Nibbles>),
+    /// Packed 4-bit elements moved a byte at a time (see `nibbles.rs`),
+    /// with the plan of the byte relayout it runs, if any.
+    Nibbles {
+        nibbles: Box<Nibbles>,
+        relay: Option<Box<RelayoutPlan>>,
+    },
     /// A strided view and a tiled XLA layout (see `view_tiled.rs`).
     ViewTiled(Box<ViewTiled>),
     /// `plan` on the buffers from `src` and `dst` elements of `size` bytes
@@ -319,7 +323,7 @@ impl RelayoutPlan {
             Path::Bits { bits, .. } => *bits,
             Path::Tiled(tiled) => tiled.bits(),
             Path::Repack { repack, .. } => return repack.sides(),
-            Path::Nibbles(_) => 4,
+            Path::Nibbles { .. } => 4,
             Path::ViewTiled(plan) => plan.bits(),
             Path::Shifted { plan, .. } => return plan.element_bits(),
         };
@@ -419,7 +423,9 @@ impl RelayoutPlan {
             Path::Bits { .. } => Strategy::Elements,
             Path::Tiled(tiled) => tiled.strategy(),
             Path::Repack { middle, .. } => middle.strategy(),
-            Path::Nibbles(plan) => plan.strategy(),
+            Path::Nibbles { nibbles, relay } => {
+                nibbles.strategy(relay.as_ref().map(|plan| plan.strategy()))
+            }
             Path::ViewTiled(plan) => plan.strategy(),
             Path::Shifted { plan, .. } => plan.strategy(),
         }
@@ -457,8 +463,9 @@ impl RelayoutPlan {
             Path::Repack { repack, middle } => {
                 repack.run(src, dst, |from, to| middle.exec(pool, from, to, None))
             }
-            Path::Nibbles(plan) => plan.run(src, dst, |relay, from, to| {
-                relay.exec(pool, from, to, whole_bytes)
+            Path::Nibbles { nibbles, relay } => nibbles.run(src, dst, |from, to| match relay {
+                Some(plan) => plan.exec(pool, from, to, whole_bytes),
+                None => Ok(()),
             }),
             Path::ViewTiled(plan) => plan.run(pool, src, dst),
             Path::Shifted {

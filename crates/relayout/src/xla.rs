@@ -83,9 +83,19 @@ impl RelayoutPlan {
             });
         }
         if let Some(nibbles) = Nibbles::new(src_shape, dst_shape)? {
-            return Ok(Self {
-                path: Path::Nibbles(Box::new(nibbles)),
-            });
+            // A byte relayout it cannot plan leaves the element paths.
+            let relay = match nibbles.relayed() {
+                Some((from, to)) => Self::xla(FromTo { from, to }).ok().map(Box::new),
+                None => None,
+            };
+            if relay.is_some() || nibbles.relayed().is_none() {
+                return Ok(Self {
+                    path: Path::Nibbles {
+                        nibbles: Box::new(nibbles),
+                        relay,
+                    },
+                });
+            }
         }
         if [src_shape, dst_shape]
             .iter()
