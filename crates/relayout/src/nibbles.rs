@@ -15,7 +15,10 @@
 //! 0xF0)`, the same exchange either way. That goes in one pass between an
 //! untiled layout (which pairs its minor dimension) and the layout of the
 //! same physical order that pairs its major one in full tiles
-//! `T(a,b)(2,1)` (rows of the tiles taken in runs of `b` bytes); otherwise
+//! `T(a,b)(2,1)` (rows of the tiles taken in runs of `b` bytes); between
+//! two untiled layouts (a transpose) in bands of at least 64 pairs of
+//! source rows, each exchanged into an intermediate that stays in cache
+//! and transposed from there into the destination as bytes; otherwise
 //! through one intermediate buffer of the array's size in the other pairing
 //! and the source's physical order, relaid to the destination as bytes.
 //! Shapes with an odd paired dimension (whose bytes would hold elements of
@@ -27,6 +30,7 @@ use schema::{PrimitiveType, Shape, Tile};
 use stride_util::StridedView;
 
 use super::bits::element_bits;
+use super::kernels::is_large_bytes;
 use super::tiled_xla::slice_len;
 use super::{RelayoutError, relayout_with_tail};
 
@@ -306,7 +310,8 @@ impl Nibbles {
         match &self.route {
             Route::Units => relay(src, dst),
             Route::Exchange { src: from, dst: to } => {
-                exchange(src, *from, dst, *to);
+                let stream = is_large_bytes(u64::try_from(dst.len()).unwrap_or(u64::MAX));
+                exchange(src, *from, dst, *to, stream);
                 Ok(())
             }
             Route::Banded { src: from, band } => with_scratch(band * from.w, |buffer| {
@@ -324,7 +329,7 @@ impl Nibbles {
                     buffer.resize(*bytes, 0);
                 }
                 let buffer = &mut buffer[..*bytes];
-                exchange(src, *from, buffer, *middle);
+                exchange(src, *from, buffer, *middle, false);
                 relay(buffer, dst)
             }),
         }
@@ -382,7 +387,13 @@ fn banded(
             ..part
         };
         let middle = &mut scratch[..rows * w];
-        exchange(&src[first * w..(first + rows) * w], part, middle, units);
+        exchange(
+            &src[first * w..(first + rows) * w],
+            part,
+            middle,
+            units,
+            false,
+        );
         let (rows, width) = (as_i64(rows), as_i64(w));
         let from_view = StridedView::row_major(&[rows, width])?;
         let to_view = StridedView::new(&[rows, width], &[1, as_i64(h / 2)], as_i64(first))?;
@@ -399,7 +410,7 @@ fn swap(a: u8, b: u8) -> (u8, u8) {
 
 /// The exchange from the frame `from` over `src` into `to` over `dst`
 /// (the same `h`, `w`; one pairs along rows, the other pairs of rows).
-fn exchange(src: &[u8], from: Frame, dst: &mut [u8], to: Frame) {
+fn exchange(src: &[u8], from: Frame, dst: &mut [u8], to: Frame, stream: bool) {
     let (h, w) = (from.h, from.w);
     match (from.tiles, to.tiles) {
         (None, Some(tiles)) => {
@@ -411,7 +422,7 @@ fn exchange(src: &[u8], from: Frame, dst: &mut [u8], to: Frame) {
                     let at = to.unit_offset(tiles, row, x);
                     let out = &mut dst[at..at + width];
                     let (a, b) = (&even[x / 2..x / 2 + half], &odd[x / 2..x / 2 + half]);
-                    pack_run(a, b, out);
+                    pack_run(a, b, out, stream);
                 }
             }
         }
@@ -427,22 +438,31 @@ fn exchange(src: &[u8], from: Frame, dst: &mut [u8], to: Frame) {
                         &mut even[x / 2..x / 2 + half],
                         &mut odd[x / 2..x / 2 + half],
                     );
-                    unpack_run(units, a, b);
+                    unpack_run(units, a, b, stream);
                 }
             }
         }
         // The callers pair one frame of each kind.
         _ => {}
     }
+    #[cfg(target_arch = "x86_64")]
+    if stream {
+        sse2::fence();
+    }
 }
 
 /// `a` and `b` (rows `2i`, `2i + 1` of bytes that pair along the rows)
 /// into `out`, twice as long: the units of pairs of rows.
-fn pack_run(a: &[u8], b: &[u8], out: &mut [u8]) {
+/// With `stream`, the stores bypass the cache where `out` starts on 16
+/// bytes.
+fn pack_run(a: &[u8], b: &[u8], out: &mut [u8], stream: bool) {
     #[cfg(target_arch = "x86_64")]
-    let done = sse2::pack(a, b, out);
+    let done = sse2::pack(a, b, out, stream);
     #[cfg(not(target_arch = "x86_64"))]
-    let done = 0;
+    let done = {
+        let _ = stream;
+        0
+    };
     for ((pair, &x), &y) in out[2 * done..]
         .chunks_exact_mut(2)
         .zip(&a[done..])
@@ -454,11 +474,14 @@ fn pack_run(a: &[u8], b: &[u8], out: &mut [u8]) {
 }
 
 /// The inverse of [`pack_run`] (the same exchange).
-fn unpack_run(units: &[u8], a: &mut [u8], b: &mut [u8]) {
+fn unpack_run(units: &[u8], a: &mut [u8], b: &mut [u8], stream: bool) {
     #[cfg(target_arch = "x86_64")]
-    let done = sse2::unpack(units, a, b);
+    let done = sse2::unpack(units, a, b, stream);
     #[cfg(not(target_arch = "x86_64"))]
-    let done = 0;
+    let done = {
+        let _ = stream;
+        0
+    };
     for ((pair, x), y) in units[2 * done..]
         .chunks_exact(2)
         .zip(&mut a[done..])
@@ -474,9 +497,42 @@ fn unpack_run(units: &[u8], a: &mut [u8], b: &mut [u8]) {
 mod sse2 {
     use std::arch::x86_64::{
         __m128i, _mm_and_si128, _mm_loadu_si128, _mm_or_si128, _mm_packus_epi16, _mm_set1_epi8,
-        _mm_set1_epi16, _mm_slli_epi16, _mm_srli_epi16, _mm_storeu_si128, _mm_unpackhi_epi8,
-        _mm_unpacklo_epi8,
+        _mm_set1_epi16, _mm_sfence, _mm_slli_epi16, _mm_srli_epi16, _mm_storeu_si128,
+        _mm_stream_si128, _mm_unpackhi_epi8, _mm_unpacklo_epi8,
     };
+
+    /// Orders the streaming stores before what follows.
+    pub(super) fn fence() {
+        // SAFETY: SSE2 (which has `sfence`) is part of x86_64.
+        #[cfg(not(miri))]
+        unsafe {
+            _mm_sfence();
+        }
+    }
+
+    /// Stores `v` at `p`: a streaming store if `stream` (then `p` is on
+    /// 16 bytes).
+    ///
+    /// # Safety
+    ///
+    /// `p` is valid for writing 16 bytes, and on 16 bytes if `stream`.
+    #[inline(always)]
+    unsafe fn store(p: *mut __m128i, v: __m128i, stream: bool) {
+        // SAFETY: as the caller guarantees.
+        unsafe {
+            if stream {
+                _mm_stream_si128(p, v);
+            } else {
+                _mm_storeu_si128(p, v);
+            }
+        }
+    }
+
+    /// Whether stores to `p` may stream: asked to, on 16 bytes, not
+    /// under Miri.
+    fn streams(stream: bool, p: *const u8) -> bool {
+        stream && !cfg!(miri) && (p as usize).is_multiple_of(16)
+    }
 
     /// The low nibbles of `x` with those of `y` above them, and the high
     /// nibbles likewise (`swap` on 16 pairs of bytes).
@@ -501,8 +557,9 @@ mod sse2 {
     /// [`pack_run`](super::pack_run) of the whole 16-byte blocks of `a`
     /// and `b` (as long as each other, `out` twice as long); returns the
     /// bytes of `a` done.
-    pub(super) fn pack(a: &[u8], b: &[u8], out: &mut [u8]) -> usize {
+    pub(super) fn pack(a: &[u8], b: &[u8], out: &mut [u8], stream: bool) -> usize {
         let blocks = a.len().min(b.len()).min(out.len() / 2) / 16;
+        let stream = streams(stream, out.as_ptr());
         for ((o, x), y) in out
             .chunks_exact_mut(32)
             .zip(a.chunks_exact(16))
@@ -510,14 +567,15 @@ mod sse2 {
             .take(blocks)
         {
             // SAFETY: SSE2 is part of x86_64; `x` and `y` are 16 bytes and
-            // `o` 32, so the unaligned loads and stores stay inside them.
+            // `o` 32 (on 16 bytes if `stream`: `out` is, and each `o` 32
+            // bytes on), so the loads and stores stay inside them.
             unsafe {
                 let x = _mm_loadu_si128(x.as_ptr().cast());
                 let y = _mm_loadu_si128(y.as_ptr().cast());
                 let (lo, hi) = swap16(x, y);
                 let p = o.as_mut_ptr().cast::<__m128i>();
-                _mm_storeu_si128(p, _mm_unpacklo_epi8(lo, hi));
-                _mm_storeu_si128(p.add(1), _mm_unpackhi_epi8(lo, hi));
+                store(p, _mm_unpacklo_epi8(lo, hi), stream);
+                store(p.add(1), _mm_unpackhi_epi8(lo, hi), stream);
             }
         }
         blocks * 16
@@ -525,8 +583,9 @@ mod sse2 {
 
     /// [`unpack_run`](super::unpack_run) of the whole 32-byte blocks of
     /// `units` (`a` and `b` half as long); returns the bytes of `a` done.
-    pub(super) fn unpack(units: &[u8], a: &mut [u8], b: &mut [u8]) -> usize {
+    pub(super) fn unpack(units: &[u8], a: &mut [u8], b: &mut [u8], stream: bool) -> usize {
         let blocks = a.len().min(b.len()).min(units.len() / 2) / 16;
+        let stream = streams(stream, a.as_ptr()) && streams(stream, b.as_ptr());
         for ((u, x), y) in units
             .chunks_exact(32)
             .zip(a.chunks_exact_mut(16))
@@ -534,7 +593,8 @@ mod sse2 {
             .take(blocks)
         {
             // SAFETY: SSE2 is part of x86_64; `u` is 32 bytes, `x` and `y`
-            // 16, so the unaligned loads and stores stay inside them.
+            // 16 (on 16 bytes if `stream`: `a` and `b` are, and each 16
+            // bytes on), so the loads and stores stay inside them.
             unsafe {
                 let p = u.as_ptr().cast::<__m128i>();
                 let (u0, u1) = (_mm_loadu_si128(p), _mm_loadu_si128(p.add(1)));
@@ -543,8 +603,8 @@ mod sse2 {
                     _mm_packus_epi16(_mm_and_si128(u0, even_mask), _mm_and_si128(u1, even_mask));
                 let odd = _mm_packus_epi16(_mm_srli_epi16::<8>(u0), _mm_srli_epi16::<8>(u1));
                 let (lo, hi) = swap16(even, odd);
-                _mm_storeu_si128(x.as_mut_ptr().cast(), lo);
-                _mm_storeu_si128(y.as_mut_ptr().cast(), hi);
+                store(x.as_mut_ptr().cast(), lo, stream);
+                store(y.as_mut_ptr().cast(), hi, stream);
             }
         }
         blocks * 16

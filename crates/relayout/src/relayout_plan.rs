@@ -393,7 +393,10 @@ impl RelayoutPlan {
     /// [`Strategy::TileTranspose`] or [`Strategy::Composed`]; packed
     /// sub-byte elements between views, [`Strategy::Elements`]; a repack
     /// between sub-byte elements one per byte and packed, the strategy of
-    /// its relayout between the packed side's layout and the other.
+    /// its relayout between the packed side's layout and the other; packed
+    /// 4-bit XLA layouts whose bytes hold the same pairs of elements, the
+    /// strategy of the 1-byte relayout of those bytes, and
+    /// [`Strategy::NibblePairs`] where the pairs differ.
     ///
     /// ```
     /// use relayout::{FromTo, RelayoutPlan, StridedView, Strategy};
@@ -412,6 +415,11 @@ impl RelayoutPlan {
     /// let other: Shape = "f32[1024,1024]{0,1:T(8,128)}".parse()?;
     /// let plan = RelayoutPlan::xla(FromTo { from: &to, to: &other })?;
     /// assert_eq!(plan.strategy(), Strategy::Composed);
+    /// // Packed 4-bit elements, row-major into pairs of rows per byte.
+    /// let from: Shape = "s4[256,256]{1,0:E(4)}".parse()?;
+    /// let to: Shape = "s4[256,256]{1,0:T(8,128)(2,1)E(4)}".parse()?;
+    /// let plan = RelayoutPlan::xla(FromTo { from: &from, to: &to })?;
+    /// assert_eq!(plan.strategy(), Strategy::NibblePairs);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn strategy(&self) -> Strategy {

@@ -136,3 +136,14 @@ fn other_ranks_and_widths_stay_exact() {
         check(from, to, bits);
     }
 }
+
+#[test]
+fn large_exchanges_stream_exactly() {
+    // 8 MiB each: the stores stream.
+    let (rows, tiles) = (
+        "s4[4096,4096]{1,0:E(4)}",
+        "s4[4096,4096]{1,0:T(8,128)(2,1)E(4)}",
+    );
+    assert_eq!(check(rows, tiles, 4), Strategy::NibblePairs);
+    assert_eq!(check(tiles, rows, 4), Strategy::NibblePairs);
+}
