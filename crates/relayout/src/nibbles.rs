@@ -128,13 +128,15 @@ struct Frame {
 }
 
 impl Frame {
-    /// The offset of unit row `row` (pairs of rows) and column `x`, at a
-    /// tile column's start or inside it.
-    fn unit_offset(&self, (tile_rows, tile_width): (usize, usize), row: usize, x: usize) -> usize {
+    /// The offset of unit row `row` (a pair of rows) in its first tile,
+    /// and the distance from one tile to the next along it.
+    fn unit_row(&self, (tile_rows, tile_width): (usize, usize), row: usize) -> (usize, usize) {
+        let tile = tile_rows * tile_width;
         let across = self.w / tile_width;
-        ((row / tile_rows) * across + x / tile_width) * tile_rows * tile_width
-            + (row % tile_rows) * tile_width
-            + x % tile_width
+        (
+            (row / tile_rows) * across * tile + (row % tile_rows) * tile_width,
+            tile,
+        )
     }
 }
 
@@ -416,29 +418,32 @@ fn exchange(src: &[u8], from: Frame, dst: &mut [u8], to: Frame, stream: bool) {
         (None, Some(tiles)) => {
             let (_, width) = tiles;
             let half = width / 2;
-            for row in 0..h / 2 {
-                let (even, odd) = (&src[2 * row * w / 2..], &src[(2 * row + 1) * w / 2..]);
-                for x in (0..w).step_by(width) {
-                    let at = to.unit_offset(tiles, row, x);
-                    let out = &mut dst[at..at + width];
-                    let (a, b) = (&even[x / 2..x / 2 + half], &odd[x / 2..x / 2 + half]);
-                    pack_run(a, b, out, stream);
+            for (row, pair) in src[..h * w / 2].chunks_exact(w).enumerate() {
+                let (even, odd) = pair.split_at(w / 2);
+                let (start, step) = to.unit_row(tiles, row);
+                for (t, (a, b)) in even
+                    .chunks_exact(half)
+                    .zip(odd.chunks_exact(half))
+                    .enumerate()
+                {
+                    let at = start + t * step;
+                    pack_run(a, b, &mut dst[at..at + width], stream);
                 }
             }
         }
         (Some(tiles), None) => {
             let (_, width) = tiles;
             let half = width / 2;
-            for row in 0..h / 2 {
-                let (even, odd) = dst[2 * row * w / 2..(2 * row + 2) * w / 2].split_at_mut(w / 2);
-                for x in (0..w).step_by(width) {
-                    let at = from.unit_offset(tiles, row, x);
-                    let units = &src[at..at + width];
-                    let (a, b) = (
-                        &mut even[x / 2..x / 2 + half],
-                        &mut odd[x / 2..x / 2 + half],
-                    );
-                    unpack_run(units, a, b, stream);
+            for (row, pair) in dst[..h * w / 2].chunks_exact_mut(w).enumerate() {
+                let (even, odd) = pair.split_at_mut(w / 2);
+                let (start, step) = from.unit_row(tiles, row);
+                for (t, (a, b)) in even
+                    .chunks_exact_mut(half)
+                    .zip(odd.chunks_exact_mut(half))
+                    .enumerate()
+                {
+                    let at = start + t * step;
+                    unpack_run(&src[at..at + width], a, b, stream);
                 }
             }
         }
