@@ -51,6 +51,7 @@ mod bits;
 mod composed;
 mod interleave;
 mod kernels;
+mod nibbles;
 mod one_shot;
 mod output_size;
 mod padding;

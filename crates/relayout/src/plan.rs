@@ -92,6 +92,19 @@ pub enum Strategy {
     /// into 16 destination row pieces of 64 bytes, wherever each row
     /// starts; large ones written with streaming stores.
     TileTranspose,
+    /// Packed 4-bit elements (`E(4)`) whose bytes pair neighbours along
+    /// different dimensions on the two sides (an untiled layout pairs
+    /// along its rows, a packing tile `(2,1)` pairs rows): each 2 × 2
+    /// block of elements exchanges the nibbles of its two bytes, a run of
+    /// bytes of two rows at a time, in one pass between an untiled layout
+    /// and full tiles `T(a,b)(2,1)` of the same physical order; between
+    /// two untiled layouts (a transpose) in bands of pairs of rows whose
+    /// bytes stay in cache, each transposed by the 1-byte kernels;
+    /// otherwise into an intermediate of the array's size that a byte
+    /// relayout then takes to the destination. (Packed 4-bit elements whose bytes pair
+    /// the same neighbours on both sides take the strategy of the 1-byte
+    /// relayout of those bytes.)
+    NibblePairs,
 }
 
 impl fmt::Display for Strategy {
@@ -108,6 +121,7 @@ impl fmt::Display for Strategy {
             Self::TilePieces => "tile_pieces",
             Self::Composed => "composed",
             Self::TileTranspose => "tile_transpose",
+            Self::NibblePairs => "nibble_pairs",
         })
     }
 }

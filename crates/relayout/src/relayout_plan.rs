@@ -10,6 +10,7 @@ use schema::Shape;
 use stride_util::{StridedView, numpy_tuple};
 
 use super::bits::capacity_in_elements;
+use super::nibbles::Nibbles;
 use super::padding::fill_padding_except_row_tails;
 use super::plan::Plan as Canonical;
 use super::repack::Repack;
@@ -108,6 +109,12 @@ pub(crate) enum Path {
     Repack {
         repack: Box<Repack>,
         middle: Box<RelayoutPlan>,
+    },
+    /// Packed 4-bit elements moved a byte at a time (see `nibbles.rs`),
+    /// with the plan of the byte relayout it runs, if any.
+    Nibbles {
+        nibbles: Box<Nibbles>,
+        relay: Option<Box<RelayoutPlan>>,
     },
     /// A strided view and a tiled XLA layout (see `view_tiled.rs`).
     ViewTiled(Box<ViewTiled>),
@@ -316,6 +323,7 @@ impl RelayoutPlan {
             Path::Bits { bits, .. } => *bits,
             Path::Tiled(tiled) => tiled.bits(),
             Path::Repack { repack, .. } => return repack.sides(),
+            Path::Nibbles { .. } => 4,
             Path::ViewTiled(plan) => plan.bits(),
             Path::Shifted { plan, .. } => return plan.element_bits(),
         };
@@ -385,7 +393,10 @@ impl RelayoutPlan {
     /// [`Strategy::TileTranspose`] or [`Strategy::Composed`]; packed
     /// sub-byte elements between views, [`Strategy::Elements`]; a repack
     /// between sub-byte elements one per byte and packed, the strategy of
-    /// its relayout between the packed side's layout and the other.
+    /// its relayout between the packed side's layout and the other; packed
+    /// 4-bit XLA layouts whose bytes hold the same pairs of elements, the
+    /// strategy of the 1-byte relayout of those bytes, and
+    /// [`Strategy::NibblePairs`] where the pairs differ.
     ///
     /// ```
     /// use relayout::{FromTo, RelayoutPlan, StridedView, Strategy};
@@ -404,6 +415,11 @@ impl RelayoutPlan {
     /// let other: Shape = "f32[1024,1024]{0,1:T(8,128)}".parse()?;
     /// let plan = RelayoutPlan::xla(FromTo { from: &to, to: &other })?;
     /// assert_eq!(plan.strategy(), Strategy::Composed);
+    /// // Packed 4-bit elements, row-major into pairs of rows per byte.
+    /// let from: Shape = "s4[256,256]{1,0:E(4)}".parse()?;
+    /// let to: Shape = "s4[256,256]{1,0:T(8,128)(2,1)E(4)}".parse()?;
+    /// let plan = RelayoutPlan::xla(FromTo { from: &from, to: &to })?;
+    /// assert_eq!(plan.strategy(), Strategy::NibblePairs);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn strategy(&self) -> Strategy {
@@ -415,6 +431,9 @@ impl RelayoutPlan {
             Path::Bits { .. } => Strategy::Elements,
             Path::Tiled(tiled) => tiled.strategy(),
             Path::Repack { middle, .. } => middle.strategy(),
+            Path::Nibbles { nibbles, relay } => {
+                nibbles.strategy(relay.as_ref().map(|plan| plan.strategy()))
+            }
             Path::ViewTiled(plan) => plan.strategy(),
             Path::Shifted { plan, .. } => plan.strategy(),
         }
@@ -452,6 +471,10 @@ impl RelayoutPlan {
             Path::Repack { repack, middle } => {
                 repack.run(src, dst, |from, to| middle.exec(pool, from, to, None))
             }
+            Path::Nibbles { nibbles, relay } => nibbles.run(src, dst, |from, to| match relay {
+                Some(plan) => plan.exec(pool, from, to, whole_bytes),
+                None => Ok(()),
+            }),
             Path::ViewTiled(plan) => plan.run(pool, src, dst),
             Path::Shifted {
                 src: src_offset,

@@ -8,6 +8,7 @@ use schema::{PrimitiveType, Shape};
 use stride_util::{StridedView, ViewError};
 
 use super::bits::element_bits;
+use super::nibbles::Nibbles;
 use super::relayout_plan::{FromTo, Padding, Path, RelayoutPlan, check_pair};
 use super::repack::{Repack, packed_width};
 use super::tiled_xla::TiledPlan;
@@ -80,6 +81,21 @@ impl RelayoutPlan {
                     middle: Box::new(middle),
                 },
             });
+        }
+        if let Some(nibbles) = Nibbles::new(src_shape, dst_shape)? {
+            // A byte relayout it cannot plan leaves the element paths.
+            let relay = match nibbles.relayed() {
+                Some((from, to)) => Self::xla(FromTo { from, to }).ok().map(Box::new),
+                None => None,
+            };
+            if relay.is_some() || nibbles.relayed().is_none() {
+                return Ok(Self {
+                    path: Path::Nibbles {
+                        nibbles: Box::new(nibbles),
+                        relay,
+                    },
+                });
+            }
         }
         if [src_shape, dst_shape]
             .iter()

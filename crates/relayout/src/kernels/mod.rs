@@ -113,7 +113,8 @@ pub(crate) fn copy<const N: usize>(
         | Strategy::Elements
         | Strategy::TilePieces
         | Strategy::Composed
-        | Strategy::TileTranspose => {}
+        | Strategy::TileTranspose
+        | Strategy::NibblePairs => {}
         Strategy::SingleCopy | Strategy::Runs => copy_runs(plan, src, dst, tail, large),
         Strategy::Tiled | Strategy::Streaming => {
             let streaming = strategy == Strategy::Streaming;
