@@ -35,7 +35,8 @@ use super::tiled_xla::slice_len;
 use super::{RelayoutError, relayout_with_tail};
 
 thread_local! {
-    /// The intermediate buffer of each thread, kept between relayouts.
+    /// The intermediate buffer of each thread, kept between relayouts up to
+    /// [`KEEP_BYTES`].
     static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
@@ -323,14 +324,7 @@ impl Nibbles {
                 src: from,
                 middle,
                 bytes,
-            } => SCRATCH.with(|cell| {
-                let mut scratch = cell.try_borrow_mut().ok();
-                let mut own = Vec::new();
-                let buffer = scratch.as_deref_mut().unwrap_or(&mut own);
-                if buffer.len() < *bytes {
-                    buffer.resize(*bytes, 0);
-                }
-                let buffer = &mut buffer[..*bytes];
+            } => with_scratch(*bytes, |buffer| {
                 exchange(src, *from, buffer, *middle, false);
                 relay(buffer, dst)
             }),
@@ -351,7 +345,8 @@ const BAND_BYTES: usize = 64 << 10;
 const MIN_BAND: usize = 64;
 
 /// Runs `f` on the thread's intermediate of at least `bytes` bytes (a
-/// fresh one if it is in use).
+/// fresh one if it is in use). The thread keeps it for the next relayout
+/// only up to [`KEEP_BYTES`]: a full-size intermediate is given back.
 fn with_scratch<T>(bytes: usize, f: impl FnOnce(&mut [u8]) -> T) -> T {
     SCRATCH.with(|cell| {
         let mut scratch = cell.try_borrow_mut().ok();
@@ -360,9 +355,17 @@ fn with_scratch<T>(bytes: usize, f: impl FnOnce(&mut [u8]) -> T) -> T {
         if buffer.len() < bytes {
             buffer.resize(bytes, 0);
         }
-        f(&mut buffer[..bytes])
+        let out = f(&mut buffer[..bytes]);
+        if buffer.len() > KEEP_BYTES {
+            *buffer = Vec::new();
+        }
+        out
     })
 }
+
+/// The most bytes of intermediate a thread keeps between relayouts: a
+/// band's ([`BAND_BYTES`]) and more, never an array's.
+const KEEP_BYTES: usize = 1 << 20;
 
 /// The relayout between two untiled frames in bands (see
 /// [`Route::Banded`]): `from` the source's, the destination's its
