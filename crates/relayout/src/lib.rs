@@ -59,6 +59,7 @@ mod piece_copy;
 mod plan;
 mod relayout_plan;
 mod repack;
+mod retiled;
 mod simd;
 #[cfg(test)]
 mod stream_tests;

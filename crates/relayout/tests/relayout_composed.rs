@@ -180,11 +180,6 @@ fn tiles_into_different_tiles_at_odd_sizes() {
     let pairs = [
         (
             "f32[1030,771]{1,0:T(8,128)}",
-            "f32[1030,771]{0,1:T(8,128)}",
-            32,
-        ),
-        (
-            "f32[1030,771]{1,0:T(8,128)}",
             "f32[1030,771]{1,0:T(4,128)}",
             32,
         ),
@@ -203,14 +198,59 @@ fn tiles_into_different_tiles_at_odd_sizes() {
             "u8[1030,771]{0,1:T(32,128)(4,1)}",
             8,
         ),
+        // Tile sizes that do not nest (12 and 8 along one dimension).
         (
-            "f32[37,70,131]{2,1,0:T(8,128)}",
-            "f32[37,70,131]{0,2,1:T(8,128)}",
+            "f32[1030,771]{1,0:T(8,128)}",
+            "f32[1030,771]{0,1:T(12,128)}",
             32,
         ),
     ];
     for (from, to, bits) in pairs {
         assert_eq!(check(from, to, bits), Strategy::Composed, "{from} -> {to}");
+    }
+}
+
+#[test]
+fn tiles_into_transposed_tiles_take_one_pass() {
+    let pairs = [
+        (
+            "f32[1030,771]{1,0:T(8,128)}",
+            "f32[1030,771]{0,1:T(8,128)}",
+            32,
+        ),
+        // Partial tiles on both sides along both dimensions, arrays
+        // smaller than one tile along one, tiles of other sizes.
+        (
+            "f32[1031,777]{0,1:T(8,128)}",
+            "f32[1031,777]{1,0:T(8,128)}",
+            32,
+        ),
+        ("f32[17,129]{1,0:T(8,128)}", "f32[17,129]{0,1:T(8,128)}", 32),
+        ("f32[129,17]{0,1:T(8,128)}", "f32[129,17]{1,0:T(8,128)}", 32),
+        ("f32[300,40]{1,0:T(4,16)}", "f32[300,40]{0,1:T(16,64)}", 32),
+        ("u32[100,61]{1,0:T(2,32)}", "u32[100,61]{0,1:T(16,32)}", 32),
+        (
+            "f32[37,70,131]{2,1,0:T(8,128)}",
+            "f32[37,70,131]{0,2,1:T(8,128)}",
+            32,
+        ),
+        (
+            "f32[5,70,131]{2,1,0:T(8,128)}",
+            "f32[5,70,131]{1,0,2:T(8,128)}",
+            32,
+        ),
+        (
+            "f32[5,70,131]{1,0,2:T(8,128)}",
+            "f32[5,70,131]{2,1,0:T(8,128)}",
+            32,
+        ),
+    ];
+    for (from, to, bits) in pairs {
+        assert_eq!(
+            check(from, to, bits),
+            Strategy::TileTranspose,
+            "{from} -> {to}"
+        );
     }
 }
 
@@ -269,11 +309,11 @@ fn equals_two_plans(from: &str, middle: &str, to: &str) -> Strategy {
 
 #[test]
 fn a_large_composition_equals_two_plans() {
-    // 12 MiB: the boxes also split over the pool.
+    // 9 MiB: the boxes also split over the pool.
     let strategy = equals_two_plans(
-        "f32[2056,1500]{1,0:T(8,128)}",
-        "f32[2056,1500]{1,0}",
-        "f32[2056,1500]{0,1:T(8,128)}",
+        "bf16[2056,2300]{1,0:T(8,128)(2,1)}",
+        "bf16[2056,2300]{1,0}",
+        "bf16[2056,2300]{0,1:T(8,128)(2,1)}",
     );
     assert_eq!(strategy, Strategy::Composed);
 }
@@ -317,6 +357,22 @@ fn large_tile_transposes_equal_two_plans() {
             "f32[40,256,300]{1,0,2}",
             "f32[40,256,300]{2,1,0}",
             "f32[40,256,300]{2,1,0:T(8,128)}",
+        ),
+        // Tiles into transposed tiles, partial ones on both sides.
+        (
+            "f32[2051,1500]{1,0:T(8,128)}",
+            "f32[2051,1500]{1,0}",
+            "f32[2051,1500]{0,1:T(8,128)}",
+        ),
+        (
+            "f32[2051,1500]{0,1:T(8,128)}",
+            "f32[2051,1500]{1,0}",
+            "f32[2051,1500]{1,0:T(8,128)}",
+        ),
+        (
+            "f32[40,256,300]{2,1,0:T(8,128)}",
+            "f32[40,256,300]{2,1,0}",
+            "f32[40,256,300]{1,0,2:T(8,128)}",
         ),
     ];
     for (from, middle, to) in cases {
@@ -367,8 +423,44 @@ fn tile_transpose_case() -> impl proptest::strategy::Strategy<Value = (String, S
         )
 }
 
+/// A random 2-D or 3-D 4-byte array, tiled on both sides in orders that
+/// transpose each other's, with tile sizes that nest (powers of two) or
+/// not.
+fn retile_case() -> impl proptest::strategy::Strategy<Value = (String, String)> {
+    let side = || prop::sample::select(vec![1_i64, 2, 4, 8, 16, 32, 128, 12]);
+    (
+        1_i64..4,
+        1_i64..300,
+        1_i64..300,
+        (side(), side(), side(), side()),
+        any::<bool>(),
+    )
+        .prop_map(|(outer, rows, cols, (a, b, c, d), three)| {
+            let (dims, from, to) = if three {
+                (format!("{outer},{rows},{cols}"), "2,1,0", "1,0,2")
+            } else {
+                (format!("{rows},{cols}"), "1,0", "0,1")
+            };
+            (
+                format!("f32[{dims}]{{{from}:T({a},{b})}}"),
+                format!("f32[{dims}]{{{to}:T({c},{d})}}"),
+            )
+        })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Relayouts between tiles in transposed orders equal the index
+    /// function, whatever strategy takes them.
+    #[test]
+    fn tiles_into_transposed_tiles_match_the_index_function((from, to) in retile_case()) {
+        let strategy = check(&from, &to, 32);
+        prop_assert!(
+            matches!(strategy, Strategy::TileTranspose | Strategy::Composed),
+            "{} -> {}: {:?}", from, to, strategy
+        );
+    }
 
     /// Whatever strategy takes them, relayouts into and out of such tiles
     /// equal the index function; those whose rows and columns allow it are
