@@ -21,7 +21,7 @@ use super::kernels::{self, TileTranspose};
 use super::piece_copy::copy_piece;
 use super::plan::Plan;
 use super::tiled::Tiling;
-use super::{RelayoutError, check_views, elements_in, parallel};
+use super::{RelayoutError, Strategy, check_views, elements_in, parallel, strategy_of_plan};
 
 /// The most pieces a relayout between two tilings is split into here.
 const MAX_PIECES: usize = 1 << 12;
@@ -39,6 +39,9 @@ struct Piece {
 #[derive(Debug, Clone)]
 pub(crate) struct Retiled {
     pieces: Vec<Piece>,
+    /// [`Strategy::TileTranspose`] or, where the largest piece is a plain
+    /// transpose, [`Strategy::TilePieces`].
+    strategy: Strategy,
     bits: u32,
     /// The element size in bytes.
     size: usize,
@@ -54,8 +57,9 @@ impl Retiled {
     /// The one-pass relayout of the array of `dims` from the tiling `from`
     /// (a buffer of `src_bytes`) into `to` (of `dst_bytes`), elements of
     /// `bits`, where it applies: whole bytes, nested tile sizes, and the
-    /// largest piece a [`TileTranspose`]; `None` (compose instead)
-    /// otherwise.
+    /// largest piece a [`TileTranspose`] or a plain transpose (tiles as
+    /// wide as the rows on the side that is contiguous across them);
+    /// `None` (compose instead) otherwise.
     pub(crate) fn new(
         dims: &[i64],
         (from, to): (&Tiling, &Tiling),
@@ -78,7 +82,12 @@ impl Retiled {
         if largest.0.is_empty() {
             return None;
         }
-        TileTranspose::find(&Plan::new(&largest.0, &largest.1), size)?;
+        let plan = Plan::new(&largest.0, &largest.1);
+        let strategy = match strategy_of_plan(&plan, size) {
+            Strategy::TileTranspose => Strategy::TileTranspose,
+            Strategy::Tiled | Strategy::Streaming => Strategy::TilePieces,
+            _ => return None,
+        };
         let (src_len, dst_len) = (elements_in(src_bytes, size), elements_in(dst_bytes, size));
         let whole_bytes = u64::try_from(dst_bytes).ok()?;
         let pieces = pieces
@@ -95,10 +104,17 @@ impl Retiled {
             .collect::<Option<Vec<_>>>()?;
         Some(Self {
             pieces,
+            strategy,
             bits,
             size,
             whole_bytes,
         })
+    }
+
+    /// How the relayout goes: [`Strategy::TileTranspose`] or
+    /// [`Strategy::TilePieces`].
+    pub(crate) fn strategy(&self) -> Strategy {
+        self.strategy
     }
 
     /// Copies `src` into `dst` (both their layout's size, the

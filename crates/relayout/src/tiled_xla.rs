@@ -118,7 +118,7 @@ impl TiledPlan {
             _ => None,
         };
         let one_pass = match &tilings {
-            _ if retiled.is_some() => Some(Strategy::TileTranspose),
+            _ if retiled.is_some() => retiled.as_ref().map(Retiled::strategy),
             Some((from, to)) => {
                 transposes_in_one_pass((src_shape, from.as_ref()), (dst_shape, to.as_ref()), bits)
             }
