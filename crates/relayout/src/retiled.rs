@@ -134,7 +134,14 @@ impl Retiled {
                 }
                 (Some(transpose), None) => transpose.copy(src, dst, large),
                 (None, _) => {
-                    copy_piece(src, &piece.src, dst, &piece.dst, self.bits, self.whole_bytes)?;
+                    copy_piece(
+                        src,
+                        &piece.src,
+                        dst,
+                        &piece.dst,
+                        self.bits,
+                        self.whole_bytes,
+                    )?;
                 }
             }
         }
@@ -151,7 +158,9 @@ fn boxes(n: i64, from: &[(i64, i64, i64)], to: &[(i64, i64, i64)]) -> Option<Vec
     let kept = |digits: &[(i64, i64, i64)]| -> Option<Vec<(i64, i64, i64)>> {
         let kept: Vec<_> = digits.iter().copied().filter(|d| d.1 > 1).collect();
         let nested = kept.first().is_none_or(|d| d.0 == 1)
-            && kept.windows(2).all(|w| w[0].0.checked_mul(w[0].1) == Some(w[1].0));
+            && kept
+                .windows(2)
+                .all(|w| w[0].0.checked_mul(w[0].1) == Some(w[1].0));
         nested.then_some(kept)
     };
     let (from, to) = (kept(from)?, kept(to)?);

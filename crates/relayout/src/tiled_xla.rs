@@ -157,8 +157,9 @@ impl TiledPlan {
     /// How the plan copies: through cache-sized intermediates
     /// ([`Strategy::Composed`]), in one pass through the tiles
     /// ([`Strategy::TileTranspose`] where the tiles transpose the other
-    /// side's order, else [`Strategy::TilePieces`]), or element by element
-    /// from the index function ([`Strategy::Elements`]).
+    /// side's order, else [`Strategy::TilePieces`]; between two tilings
+    /// where `retiled.rs` applies), or element by element from the index
+    /// function ([`Strategy::Elements`]).
     pub(crate) fn strategy(&self) -> Strategy {
         if self.src_shape.dimensions.contains(&0) {
             Strategy::Empty
@@ -236,7 +237,9 @@ impl TiledPlan {
             (Some(_), Some(to)) if self.retiled.is_some() => {
                 let elements = StridedView::row_major(&dst_shape.dimensions)?.num_elements();
                 zero_padding(dst, to, elements, bits);
-                self.retiled.as_ref().map_or(Ok(()), |r| r.run(pool, src, dst))
+                self.retiled
+                    .as_ref()
+                    .map_or(Ok(()), |r| r.run(pool, src, dst))
             }
             // Two other tilings are composed (see `wants_composition`).
             (Some(_), Some(_)) => Err(RelayoutError::UnsupportedLayout {
