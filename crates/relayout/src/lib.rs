@@ -53,6 +53,7 @@ mod interleave;
 mod kernels;
 mod one_shot;
 mod output_size;
+mod packed_transpose;
 mod padding;
 mod parallel;
 mod piece_copy;

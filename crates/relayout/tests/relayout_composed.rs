@@ -188,16 +188,6 @@ fn tiles_into_different_tiles_at_odd_sizes() {
             "f32[1030,771]{1,0:T(2,3)}",
             32,
         ),
-        (
-            "bf16[1030,771]{1,0:T(8,128)(2,1)}",
-            "bf16[1030,771]{0,1:T(8,128)(2,1)}",
-            16,
-        ),
-        (
-            "u8[1030,771]{1,0:T(32,128)(4,1)}",
-            "u8[1030,771]{0,1:T(32,128)(4,1)}",
-            8,
-        ),
         // Tile sizes that do not nest (12 and 8 along one dimension).
         (
             "f32[1030,771]{1,0:T(8,128)}",
@@ -243,6 +233,38 @@ fn tiles_into_transposed_tiles_take_one_pass() {
             "f32[5,70,131]{1,0,2:T(8,128)}",
             "f32[5,70,131]{2,1,0:T(8,128)}",
             32,
+        ),
+        // Packed pairs and quads of rows into pairs and quads of columns,
+        // partial squares, tiles and blocks on both sides.
+        (
+            "bf16[1030,771]{1,0:T(8,128)(2,1)}",
+            "bf16[1030,771]{0,1:T(8,128)(2,1)}",
+            16,
+        ),
+        (
+            "bf16[1031,770]{0,1:T(8,128)(2,1)}",
+            "bf16[1031,770]{1,0:T(8,128)(2,1)}",
+            16,
+        ),
+        (
+            "u8[1030,771]{1,0:T(32,128)(4,1)}",
+            "u8[1030,771]{0,1:T(32,128)(4,1)}",
+            8,
+        ),
+        (
+            "u8[1029,774]{0,1:T(32,128)(4,1)}",
+            "u8[1029,774]{1,0:T(32,128)(4,1)}",
+            8,
+        ),
+        (
+            "u8[170,67]{1,0:T(32,64)(4,1)}",
+            "u8[170,67]{0,1:T(32,128)(4,1)}",
+            8,
+        ),
+        (
+            "bf16[5,37,300]{2,1,0:T(8,128)(2,1)}",
+            "bf16[5,37,300]{1,2,0:T(8,128)(2,1)}",
+            16,
         ),
     ];
     for (from, to, bits) in pairs {
@@ -423,29 +445,41 @@ fn tile_transpose_case() -> impl proptest::strategy::Strategy<Value = (String, S
         )
 }
 
-/// A random 2-D or 3-D 4-byte array, tiled on both sides in orders that
-/// transpose each other's, with tile sizes that nest (powers of two) or
-/// not.
-fn retile_case() -> impl proptest::strategy::Strategy<Value = (String, String)> {
+/// A random 2-D or 3-D array of a 4-, 2- or 1-byte type, tiled on both
+/// sides in orders that transpose each other's, with tile sizes that nest
+/// (powers of two) or not, packing pairs or quads of rows of narrow types
+/// as XLA does.
+fn retile_case() -> impl proptest::strategy::Strategy<Value = (String, String, usize)> {
     let side = || prop::sample::select(vec![1_i64, 2, 4, 8, 16, 32, 128, 12]);
     (
+        prop::sample::select(vec![("f32", 32, 1), ("bf16", 16, 2), ("u8", 8, 4)]),
         1_i64..4,
         1_i64..300,
         1_i64..300,
         (side(), side(), side(), side()),
         any::<bool>(),
     )
-        .prop_map(|(outer, rows, cols, (a, b, c, d), three)| {
-            let (dims, from, to) = if three {
-                (format!("{outer},{rows},{cols}"), "2,1,0", "1,0,2")
-            } else {
-                (format!("{rows},{cols}"), "1,0", "0,1")
-            };
-            (
-                format!("f32[{dims}]{{{from}:T({a},{b})}}"),
-                format!("f32[{dims}]{{{to}:T({c},{d})}}"),
-            )
-        })
+        .prop_map(
+            |((ty, bits, pack), outer, rows, cols, (a, b, c, d), three)| {
+                let (dims, from, to) = if three {
+                    (format!("{outer},{rows},{cols}"), "2,1,0", "1,0,2")
+                } else {
+                    (format!("{rows},{cols}"), "1,0", "0,1")
+                };
+                let tiles = |r: i64, c: i64| {
+                    if pack > 1 {
+                        format!("T({},{c})({pack},1)", r * pack)
+                    } else {
+                        format!("T({r},{c})")
+                    }
+                };
+                (
+                    format!("{ty}[{dims}]{{{from}:{}}}", tiles(a, b)),
+                    format!("{ty}[{dims}]{{{to}:{}}}", tiles(c, d)),
+                    bits,
+                )
+            },
+        )
 }
 
 proptest! {
@@ -454,10 +488,13 @@ proptest! {
     /// Relayouts between tiles in transposed orders equal the index
     /// function, whatever strategy takes them.
     #[test]
-    fn tiles_into_transposed_tiles_match_the_index_function((from, to) in retile_case()) {
-        let strategy = check(&from, &to, 32);
+    fn tiles_into_transposed_tiles_match_the_index_function((from, to, bits) in retile_case()) {
+        let strategy = check(&from, &to, bits);
         prop_assert!(
-            matches!(strategy, Strategy::TileTranspose | Strategy::Composed),
+            matches!(
+                strategy,
+                Strategy::TileTranspose | Strategy::TilePieces | Strategy::Composed
+            ),
             "{} -> {}: {:?}", from, to, strategy
         );
     }
