@@ -240,6 +240,9 @@ fn product(per_dim: &[Vec<DimBox>]) -> Option<Vec<(StridedView, StridedView)>> {
         .try_fold(1_usize, |n, b| n.checked_mul(b.len()))
         .filter(|&n| n <= MAX_PIECES)?;
     let mut pieces = Vec::with_capacity(count);
+    if count == 0 {
+        return Some(pieces);
+    }
     let mut choice = vec![0_usize; per_dim.len()];
     loop {
         let (mut src_offset, mut dst_offset) = (0_i64, 0_i64);
