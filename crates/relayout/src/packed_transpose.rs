@@ -188,9 +188,46 @@ fn blocks<const N: usize>(
     // SAFETY: compiled only where the target enables SSE2 (the `cfg`
     // above), so the CPU running this has the instructions
     // `blocks_sse2` was compiled for; the function itself is safe code.
+    if N == 16 && crate::simd_level() >= crate::SimdLevel::Avx2 {
+        // SAFETY: the level says the CPU has AVX2, hence SSSE3, the
+        // instructions `squares_ssse3` was compiled for; it is safe code.
+        #[allow(unsafe_code)]
+        unsafe {
+            squares_ssse3(src, dst, start, rows);
+        }
+        return;
+    }
     #[allow(unsafe_code)]
     unsafe {
         blocks_sse2::<N>(src, dst, start, rows);
+    }
+}
+
+/// The 16-byte squares of [`blocks`], each transposed by one byte shuffle.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "sse2,ssse3")]
+fn squares_ssse3(
+    src: &[u8],
+    dst: &mut [u8],
+    (s, d): (usize, usize),
+    (src_p, dst_q): (&[usize], &[usize]),
+) {
+    use super::kernels::x86::sse2::{load, store};
+    use core::arch::x86_64::{_mm_set_epi8, _mm_shuffle_epi8};
+    let order = _mm_set_epi8(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+    for p0 in (0..src_p.len()).step_by(4) {
+        let from = &src_p[p0..p0 + 4];
+        for (q, &to) in dst_q.iter().enumerate() {
+            let at = (d + to + p0) * 16;
+            let Some(out) = dst.get_mut(at..at + 64) else {
+                continue;
+            };
+            for (&row, out) in from.iter().zip(out.as_chunks_mut::<16>().0) {
+                let unit = (s + row + q) * 16;
+                let x: &[u8; 16] = src[unit..unit + 16].try_into().unwrap_or(&[0; 16]);
+                store(_mm_shuffle_epi8(load(x), order), out);
+            }
+        }
     }
 }
 
