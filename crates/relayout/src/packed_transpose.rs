@@ -188,18 +188,67 @@ fn blocks<const N: usize>(
     // SAFETY: compiled only where the target enables SSE2 (the `cfg`
     // above), so the CPU running this has the instructions
     // `blocks_sse2` was compiled for; the function itself is safe code.
-    if N == 16 && crate::simd_level() >= crate::SimdLevel::Avx2 {
+    if crate::simd_level() >= crate::SimdLevel::Avx2 {
         // SAFETY: the level says the CPU has AVX2, hence SSSE3, the
-        // instructions `squares_ssse3` was compiled for; it is safe code.
+        // instructions `squares_ssse3` and `pairs_ssse3` were compiled
+        // for; they are safe code.
         #[allow(unsafe_code)]
         unsafe {
-            squares_ssse3(src, dst, start, rows);
+            if N == 16 {
+                squares_ssse3(src, dst, start, rows);
+            } else {
+                pairs_ssse3(src, dst, start, rows);
+            }
         }
         return;
     }
     #[allow(unsafe_code)]
     unsafe {
         blocks_sse2::<N>(src, dst, start, rows);
+    }
+}
+
+/// The 8-byte squares of [`blocks`]: two of each of two source rows
+/// unpacked into two destination row pieces, each square's middle two
+/// elements swapped by one byte shuffle.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "sse2,ssse3")]
+fn pairs_ssse3(
+    src: &[u8],
+    dst: &mut [u8],
+    (s, d): (usize, usize),
+    (src_p, dst_q): (&[usize], &[usize]),
+) {
+    use super::kernels::x86::sse2::{load, store};
+    use core::arch::x86_64::{
+        _mm_set_epi8, _mm_setzero_si128, _mm_shuffle_epi8, _mm_unpackhi_epi64, _mm_unpacklo_epi64,
+    };
+    let order = _mm_set_epi8(15, 14, 11, 10, 13, 12, 9, 8, 7, 6, 3, 2, 5, 4, 1, 0);
+    let piece = |unit: usize| -> [u8; 16] {
+        src.get(unit * 8..unit * 8 + 16)
+            .and_then(|b| b.try_into().ok())
+            .unwrap_or([0; 16])
+    };
+    for p0 in (0..src_p.len()).step_by(8) {
+        let from = &src_p[p0..p0 + 8];
+        for (pair, tos) in dst_q.chunks_exact(2).enumerate() {
+            let q = pair * 2;
+            let (a0, a1) = ((d + tos[0] + p0) * 8, (d + tos[1] + p0) * 8);
+            let mut regs = [[_mm_setzero_si128(); 4]; 2];
+            for (k, rows) in from.chunks_exact(2).enumerate() {
+                let a = load(&piece(s + rows[0] + q));
+                let b = load(&piece(s + rows[1] + q));
+                regs[0][k] = _mm_shuffle_epi8(_mm_unpacklo_epi64(a, b), order);
+                regs[1][k] = _mm_shuffle_epi8(_mm_unpackhi_epi64(a, b), order);
+            }
+            for (at, regs) in [a0, a1].into_iter().zip(regs) {
+                if let Some(out) = dst.get_mut(at..at + 64) {
+                    for (out, reg) in out.as_chunks_mut::<16>().0.iter_mut().zip(regs) {
+                        store(reg, out);
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -103,7 +103,8 @@ pub enum Strategy {
     /// tiles of the other order (`{1,0:T(8,128)(2,1)}` into
     /// `{0,1:T(8,128)(2,1)}`), whose units are the squares of 2 × 2 or
     /// 4 × 4 elements contiguous on both sides, each transposed in an
-    /// SSE2 register on its way.
+    /// SSE2 register on its way (by one byte shuffle where the CPU has
+    /// AVX2).
     TileTranspose,
 }
 
