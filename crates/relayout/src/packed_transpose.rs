@@ -137,17 +137,17 @@ impl PackedTranspose {
 
     /// Copies the plan's elements from `src` to `dst` (both checked to
     /// hold every position of the plan).
-    pub(crate) fn copy(&self, src: &[u8], dst: &mut [u8]) {
+    pub(crate) fn copy(&self, src: &[u8], dst: &mut [u8], large: bool) {
         match self.unit {
-            8 => self.copy_units::<8, u64>(src, dst),
-            _ => self.copy_units::<16, u128>(src, dst),
+            8 => self.copy_units::<8, u64>(src, dst, large),
+            _ => self.copy_units::<16, u128>(src, dst, large),
         }
     }
 
     /// [`copy`](Self::copy) in units of `N` bytes: the whole blocks of a
     /// line's units along the source-side rows (see [`blocks`]), then the
     /// edges unit by unit.
-    fn copy_units<const N: usize, U: Square<N>>(&self, src: &[u8], dst: &mut [u8]) {
+    fn copy_units<const N: usize, U: Square<N>>(&self, src: &[u8], dst: &mut [u8], large: bool) {
         let (p_len, q_len) = (self.src_p.len(), self.dst_q.len());
         let line = 64 / N;
         let (p_full, q_full) = if cfg!(all(target_arch = "x86_64", target_feature = "sse2")) {
@@ -160,7 +160,7 @@ impl PackedTranspose {
             let (s, d) = (at(s), at(d));
             if p_full > 0 && q_full > 0 {
                 let rows = (&self.src_p[..p_full], &self.dst_q[..q_full]);
-                blocks::<N>(src, dst, (s, d), rows);
+                blocks::<N>(src, dst, (s, d), rows, large);
             }
             let (src, dst) = (src.as_chunks::<N>().0, dst.as_chunks_mut::<N>().0);
             // The edges: the columns past the whole blocks, then the rows.
@@ -184,24 +184,29 @@ fn blocks<const N: usize>(
     dst: &mut [u8],
     start: (usize, usize),
     rows: (&[usize], &[usize]),
+    large: bool,
 ) {
-    // SAFETY: compiled only where the target enables SSE2 (the `cfg`
-    // above), so the CPU running this has the instructions
-    // `blocks_sse2` was compiled for; the function itself is safe code.
     if crate::simd_level() >= crate::SimdLevel::Avx2 {
         // SAFETY: the level says the CPU has AVX2, hence SSSE3, the
         // instructions `squares_ssse3` and `pairs_ssse3` were compiled
         // for; they are safe code.
         #[allow(unsafe_code)]
         unsafe {
-            if N == 16 {
-                squares_ssse3(src, dst, start, rows);
-            } else {
-                pairs_ssse3(src, dst, start, rows);
+            match (N, large) {
+                (16, false) => squares_ssse3::<false>(src, dst, start, rows),
+                (16, true) => squares_ssse3::<true>(src, dst, start, rows),
+                (_, false) => pairs_ssse3::<false>(src, dst, start, rows),
+                (_, true) => pairs_ssse3::<true>(src, dst, start, rows),
             }
+        }
+        if large {
+            super::kernels::x86::stream::fence_streaming();
         }
         return;
     }
+    // SAFETY: compiled only where the target enables SSE2 (the `cfg`
+    // above), so the CPU running this has the instructions
+    // `blocks_sse2` was compiled for; the function itself is safe code.
     #[allow(unsafe_code)]
     unsafe {
         blocks_sse2::<N>(src, dst, start, rows);
@@ -213,13 +218,13 @@ fn blocks<const N: usize>(
 /// elements swapped by one byte shuffle.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[target_feature(enable = "sse2,ssse3")]
-fn pairs_ssse3(
+fn pairs_ssse3<const STREAM: bool>(
     src: &[u8],
     dst: &mut [u8],
     (s, d): (usize, usize),
     (src_p, dst_q): (&[usize], &[usize]),
 ) {
-    use super::kernels::x86::sse2::{load, store};
+    use super::kernels::x86::sse2::load;
     use core::arch::x86_64::{
         _mm_set_epi8, _mm_setzero_si128, _mm_shuffle_epi8, _mm_unpackhi_epi64, _mm_unpacklo_epi64,
     };
@@ -244,7 +249,7 @@ fn pairs_ssse3(
             for (at, regs) in [a0, a1].into_iter().zip(regs) {
                 if let Some(out) = dst.get_mut(at..at + 64) {
                     for (out, reg) in out.as_chunks_mut::<16>().0.iter_mut().zip(regs) {
-                        store(reg, out);
+                        put::<STREAM>(reg, out);
                     }
                 }
             }
@@ -255,13 +260,13 @@ fn pairs_ssse3(
 /// The 16-byte squares of [`blocks`], each transposed by one byte shuffle.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[target_feature(enable = "sse2,ssse3")]
-fn squares_ssse3(
+fn squares_ssse3<const STREAM: bool>(
     src: &[u8],
     dst: &mut [u8],
     (s, d): (usize, usize),
     (src_p, dst_q): (&[usize], &[usize]),
 ) {
-    use super::kernels::x86::sse2::{load, store};
+    use super::kernels::x86::sse2::load;
     use core::arch::x86_64::{_mm_set_epi8, _mm_shuffle_epi8};
     let order = _mm_set_epi8(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
     for p0 in (0..src_p.len()).step_by(4) {
@@ -274,7 +279,7 @@ fn squares_ssse3(
             for (&row, out) in from.iter().zip(out.as_chunks_mut::<16>().0) {
                 let unit = (s + row + q) * 16;
                 let x: &[u8; 16] = src[unit..unit + 16].try_into().unwrap_or(&[0; 16]);
-                store(_mm_shuffle_epi8(load(x), order), out);
+                put::<STREAM>(_mm_shuffle_epi8(load(x), order), out);
             }
         }
     }
@@ -282,7 +287,26 @@ fn squares_ssse3(
 
 /// Without SSE2 there are no whole blocks (see `copy_units`).
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-fn blocks<const N: usize>(_: &[u8], _: &mut [u8], _: (usize, usize), _: (&[usize], &[usize])) {}
+fn blocks<const N: usize>(
+    _: &[u8],
+    _: &mut [u8],
+    _: (usize, usize),
+    _: (&[usize], &[usize]),
+    _: bool,
+) {
+}
+
+/// Stores 16 bytes, bypassing the caches if `STREAM` (where aligned).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "sse2")]
+#[inline]
+fn put<const STREAM: bool>(reg: core::arch::x86_64::__m128i, out: &mut [u8; 16]) {
+    if STREAM {
+        super::kernels::x86::stream::stream(reg, out);
+    } else {
+        super::kernels::x86::sse2::store(reg, out);
+    }
+}
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[target_feature(enable = "sse2")]

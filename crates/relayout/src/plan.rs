@@ -83,10 +83,8 @@ pub enum Strategy {
     /// `{0,1:T(8,128)}`, where [`Strategy::TileTranspose`] does not
     /// apply), and between two different tilings that take no one pass:
     /// tile sizes that do not nest along a dimension (8 and 12), pieces
-    /// that are no transposes (tiles into tiles of other sizes in the same
-    /// order), and from 8 MiB the packed `(2,1)` and `(4,1)` tiles of
-    /// `{1,0:T(8,128)(2,1)}` into `{0,1:T(8,128)(2,1)}`, whose pairs of
-    /// rows become pairs of columns (the composition streams its stores).
+    /// that are no transposes (tiles into tiles of other sizes in the
+    /// same order).
     Composed,
     /// A transpose whose rows on one side, or on both, are not evenly
     /// spaced but split in two levels, such as the rows of XLA's tiles in
@@ -99,12 +97,12 @@ pub enum Strategy {
     /// as `(2,1)` and `(4,1)` interleave), each 16 source row pieces of 64
     /// bytes transposed in registers straight into 16 destination row
     /// pieces of 64 bytes, wherever each row starts; large ones written
-    /// with streaming stores. Below 8 MiB also packed tiles into packed
-    /// tiles of the other order (`{1,0:T(8,128)(2,1)}` into
-    /// `{0,1:T(8,128)(2,1)}`), whose units are the squares of 2 × 2 or
-    /// 4 × 4 elements contiguous on both sides, each transposed in an
-    /// SSE2 register on its way (by one byte shuffle where the CPU has
-    /// AVX2).
+    /// with streaming stores. Also packed tiles into packed tiles of the
+    /// other order (`{1,0:T(8,128)(2,1)}` into `{0,1:T(8,128)(2,1)}`),
+    /// whose units are the squares of 2 × 2 or 4 × 4 elements contiguous
+    /// on both sides, each transposed in an SSE2 register on its way (by
+    /// one byte shuffle where the CPU has AVX2, large ones then written
+    /// with streaming stores).
     TileTranspose,
 }
 

@@ -403,10 +403,10 @@ impl RelayoutPlan {
     /// let other: Shape = "f32[1024,1024]{0,1:T(8,128)}".parse()?;
     /// let plan = RelayoutPlan::xla(FromTo { from: &to, to: &other })?;
     /// assert_eq!(plan.strategy(), Strategy::TileTranspose);
-    /// // Large packed pairs of rows into pairs of columns go through
-    /// // cache-sized intermediates (whose stores stream).
-    /// let from: Shape = "bf16[4096,4096]{1,0:T(8,128)(2,1)}".parse()?;
-    /// let to: Shape = "bf16[4096,4096]{0,1:T(8,128)(2,1)}".parse()?;
+    /// // Tiles of sizes that do not nest (8 and 12 rows) go through
+    /// // cache-sized intermediates.
+    /// let from: Shape = "f32[1024,1024]{1,0:T(8,128)}".parse()?;
+    /// let to: Shape = "f32[1024,1024]{0,1:T(12,128)}".parse()?;
     /// let plan = RelayoutPlan::xla(FromTo { from: &from, to: &to })?;
     /// assert_eq!(plan.strategy(), Strategy::Composed);
     /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -88,14 +88,7 @@ impl Retiled {
         let plan = Plan::new(&largest.0, &largest.1);
         let strategy = match strategy_of_plan(&plan, size) {
             Strategy::TileTranspose => Strategy::TileTranspose,
-            // Large ones compose: the composition streams its stores
-            // (bf16[4096,4096] 3.0-3.5 times a copy, against 3.3-3.4 in
-            // one pass; in cache bf16[256,512] 7.4-7.7 against 3.6-3.8).
-            _ if !kernels::is_large_bytes(u64::try_from(dst_bytes).ok()?)
-                && PackedTranspose::find(&plan, size).is_some() =>
-            {
-                Strategy::TileTranspose
-            }
+            _ if PackedTranspose::find(&plan, size).is_some() => Strategy::TileTranspose,
             Strategy::Tiled | Strategy::Streaming => Strategy::TilePieces,
             _ => return None,
         };
@@ -107,7 +100,8 @@ impl Retiled {
                 check_views((&src, src_len), (&dst, dst_len)).ok()?;
                 let plan = Plan::new(&src, &dst);
                 let transpose = TileTranspose::find(&plan, size);
-                let packed = (transpose.is_none() && !kernels::is_large_bytes(whole_bytes))
+                let packed = transpose
+                    .is_none()
                     .then(|| PackedTranspose::find(&plan, size))
                     .flatten();
                 Some(Piece {
@@ -145,7 +139,7 @@ impl Retiled {
         let large = kernels::is_large_bytes(self.whole_bytes);
         for piece in &self.pieces {
             if let Some(packed) = &piece.packed {
-                packed.copy(src, dst);
+                packed.copy(src, dst, large);
                 continue;
             }
             match (&piece.transpose, pool) {

@@ -331,11 +331,11 @@ fn equals_two_plans(from: &str, middle: &str, to: &str) -> Strategy {
 
 #[test]
 fn a_large_composition_equals_two_plans() {
-    // 9 MiB: the boxes also split over the pool.
+    // 12 MiB: the boxes also split over the pool.
     let strategy = equals_two_plans(
-        "bf16[2056,2300]{1,0:T(8,128)(2,1)}",
-        "bf16[2056,2300]{1,0}",
-        "bf16[2056,2300]{0,1:T(8,128)(2,1)}",
+        "f32[2056,1500]{1,0:T(8,128)}",
+        "f32[2056,1500]{1,0}",
+        "f32[2056,1500]{0,1:T(12,128)}",
     );
     assert_eq!(strategy, Strategy::Composed);
 }
@@ -395,6 +395,16 @@ fn large_tile_transposes_equal_two_plans() {
             "f32[40,256,300]{2,1,0:T(8,128)}",
             "f32[40,256,300]{2,1,0}",
             "f32[40,256,300]{1,0,2:T(8,128)}",
+        ),
+        (
+            "bf16[2057,2301]{1,0:T(8,128)(2,1)}",
+            "bf16[2057,2301]{1,0}",
+            "bf16[2057,2301]{0,1:T(8,128)(2,1)}",
+        ),
+        (
+            "u8[4101,3001]{0,1:T(32,128)(4,1)}",
+            "u8[4101,3001]{1,0}",
+            "u8[4101,3001]{1,0:T(32,128)(4,1)}",
         ),
     ];
     for (from, middle, to) in cases {
