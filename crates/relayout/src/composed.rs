@@ -126,9 +126,10 @@ pub(crate) fn view_wants_composition(view: &StridedView, shape: &Shape) -> bool 
 }
 
 /// Whether the relayout from `src_shape` into `dst_shape` (at least one
-/// tiled) goes through cache-sized intermediates: where both are tiled,
-/// or their physical orders differ (one pass through the tiles would then
-/// transpose them in runs as short as a tile's side).
+/// tiled) goes through cache-sized intermediates where no one pass
+/// applies: where both are tiled, or their physical orders differ (one
+/// pass through the tiles would then transpose them in runs as short as
+/// a tile's side).
 pub(crate) fn wants_composition(src_shape: &Shape, dst_shape: &Shape) -> bool {
     let tiled = |shape: &Shape| shape.layout.as_deref().is_some_and(|l| !l.tiles.is_empty());
     (tiled(src_shape) && tiled(dst_shape)) || physical_order(src_shape) != physical_order(dst_shape)

@@ -54,12 +54,14 @@ mod kernels;
 mod nibbles;
 mod one_shot;
 mod output_size;
+mod packed_transpose;
 mod padding;
 mod parallel;
 mod piece_copy;
 mod plan;
 mod relayout_plan;
 mod repack;
+mod retiled;
 mod simd;
 #[cfg(test)]
 mod stream_tests;

@@ -70,7 +70,8 @@ pub enum Strategy {
     /// the tiled side's physical order is the other side's, so that the
     /// pieces are runs along the tiles' rows, and where the tiles are as
     /// wide as their rows (one tile across: the pieces are then plain
-    /// transposes).
+    /// transposes); also between two tilings whose tile sizes nest where
+    /// the largest piece is such a plain transpose.
     TilePieces,
     /// Through cache-sized intermediates: the array cut into boxes of at
     /// most 512 KiB, each taken out of the source's tiles into an
@@ -80,17 +81,28 @@ pub enum Strategy {
     /// tiled side's physical order is not the other side's
     /// (column-major into `{1,0:T(8,128)}`, row-major into
     /// `{0,1:T(8,128)}`, where [`Strategy::TileTranspose`] does not
-    /// apply), and between two different tilings.
+    /// apply), and between two different tilings that take no one pass:
+    /// tile sizes that do not nest along a dimension (8 and 12), pieces
+    /// that are no transposes (tiles into tiles of other sizes in the
+    /// same order).
     Composed,
-    /// A transpose whose rows on one side are not evenly spaced but split
-    /// in two levels, such as the rows of XLA's tiles in the order that
-    /// transposes the other side's (column-major into `{1,0:T(8,128)}`,
-    /// row-major into `{0,1:T(8,128)}`, and back), in one pass: blocks of
-    /// 16 × 16 four-byte units (elements, or the pairs and quads of rows
-    /// that packing tiles such as `(2,1)` and `(4,1)` interleave), each
-    /// 16 source row pieces of 64 bytes transposed in registers straight
-    /// into 16 destination row pieces of 64 bytes, wherever each row
-    /// starts; large ones written with streaming stores.
+    /// A transpose whose rows on one side, or on both, are not evenly
+    /// spaced but split in two levels, such as the rows of XLA's tiles in
+    /// the order that transposes the other side's (column-major into
+    /// `{1,0:T(8,128)}`, row-major into `{0,1:T(8,128)}`, and back; tiles
+    /// into tiles of the other order, `{1,0:T(8,128)}` into
+    /// `{0,1:T(8,128)}`, where each dimension's tile sizes on the two
+    /// sides nest), in one pass: blocks of 16 × 16 four-byte units
+    /// (elements, or the pairs and quads of rows that packing tiles such
+    /// as `(2,1)` and `(4,1)` interleave), each 16 source row pieces of 64
+    /// bytes transposed in registers straight into 16 destination row
+    /// pieces of 64 bytes, wherever each row starts; large ones written
+    /// with streaming stores. Also packed tiles into packed tiles of the
+    /// other order (`{1,0:T(8,128)(2,1)}` into `{0,1:T(8,128)(2,1)}`),
+    /// whose units are the squares of 2 × 2 or 4 × 4 elements contiguous
+    /// on both sides, each transposed in an SSE2 register on its way (by
+    /// one byte shuffle where the CPU has AVX2, large ones then written
+    /// with streaming stores).
     TileTranspose,
     /// Packed 4-bit elements (`E(4)`) whose bytes pair neighbours along
     /// different dimensions on the two sides (an untiled layout pairs

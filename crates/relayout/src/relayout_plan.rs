@@ -410,10 +410,15 @@ impl RelayoutPlan {
     /// let to: Shape = "f32[1024,1024]{1,0:T(8,128)}".parse()?;
     /// let plan = RelayoutPlan::xla(FromTo { from: &from, to: &to })?;
     /// assert_eq!(plan.strategy(), Strategy::TileTranspose);
-    /// // Tiles into tiles of another order go through cache-sized
-    /// // intermediates.
+    /// // Tiles into tiles of the other order: one pass too.
     /// let other: Shape = "f32[1024,1024]{0,1:T(8,128)}".parse()?;
     /// let plan = RelayoutPlan::xla(FromTo { from: &to, to: &other })?;
+    /// assert_eq!(plan.strategy(), Strategy::TileTranspose);
+    /// // Tiles of sizes that do not nest (8 and 12 rows) go through
+    /// // cache-sized intermediates.
+    /// let from: Shape = "f32[1024,1024]{1,0:T(8,128)}".parse()?;
+    /// let to: Shape = "f32[1024,1024]{0,1:T(12,128)}".parse()?;
+    /// let plan = RelayoutPlan::xla(FromTo { from: &from, to: &to })?;
     /// assert_eq!(plan.strategy(), Strategy::Composed);
     /// // Packed 4-bit elements, row-major into pairs of rows per byte.
     /// let from: Shape = "s4[256,256]{1,0:E(4)}".parse()?;

@@ -452,6 +452,27 @@ impl Tiling {
         tops.checked_mul(self.strides[leaf])
     }
 
+    /// The digits of logical dimension `dim`: `(weight, count, buffer
+    /// stride)` of each leaf of its split tree, least weight first (an
+    /// index is the sum of its digits times their weights); `None` for a
+    /// dimension the tiling does not have.
+    pub(crate) fn digits(&self, dim: usize) -> Option<Vec<(i64, i64, i64)>> {
+        let &(root, _) = self.roots.iter().find(|(_, d)| *d == Some(dim))?;
+        let (mut stack, mut digits) = (vec![root], Vec::new());
+        while let Some(id) = stack.pop() {
+            let node = self.nodes[id];
+            match node.split {
+                Some((_, outer, inner)) => stack.extend([outer, inner]),
+                None => {
+                    let leaf = self.leaf_index(id);
+                    digits.push((node.weight, node.size, self.strides[leaf]));
+                }
+            }
+        }
+        digits.sort_unstable_by_key(|d| d.0);
+        Some(digits)
+    }
+
     /// The final dimension of leaf node `id`.
     fn leaf_index(&self, id: usize) -> usize {
         self.leaves.iter().position(|&l| l == id).unwrap_or(0)

@@ -11,6 +11,7 @@ use super::bits::{capacity_in_elements, element_bits};
 use super::composed::{Composed, wants_composition};
 use super::piece_copy::{has_padding, zero_padding};
 use super::plan::Plan;
+use super::retiled::Retiled;
 use super::tiled::Tiling;
 use super::{
     RelayoutError, Strategy, check_views, fill_padding, interleave, parallel, relayout_with_tail,
@@ -85,6 +86,9 @@ pub(crate) struct TiledPlan {
     /// The strategy of a relayout that goes in one pass of pieces where
     /// the physical orders differ (see [`transposes_in_one_pass`]).
     one_pass: Option<Strategy>,
+    /// Between two tilings, the one pass where it applies (see
+    /// `retiled.rs`).
+    retiled: Option<Retiled>,
 }
 
 impl TiledPlan {
@@ -104,7 +108,17 @@ impl TiledPlan {
         } else {
             Some((Tiling::new(src_shape)?, Tiling::new(dst_shape)?))
         };
+        let retiled = match &tilings {
+            Some((Some(from), Some(to))) if src_shape.layout != dst_shape.layout => Retiled::new(
+                &src_shape.dimensions,
+                (from, to),
+                bits,
+                (src_bytes, dst_bytes),
+            ),
+            _ => None,
+        };
         let one_pass = match &tilings {
+            _ if retiled.is_some() => retiled.as_ref().map(Retiled::strategy),
             Some((from, to)) => {
                 transposes_in_one_pass((src_shape, from.as_ref()), (dst_shape, to.as_ref()), bits)
             }
@@ -131,6 +145,7 @@ impl TiledPlan {
             tilings,
             composed,
             one_pass,
+            retiled,
         })
     }
 
@@ -142,8 +157,9 @@ impl TiledPlan {
     /// How the plan copies: through cache-sized intermediates
     /// ([`Strategy::Composed`]), in one pass through the tiles
     /// ([`Strategy::TileTranspose`] where the tiles transpose the other
-    /// side's order, else [`Strategy::TilePieces`]), or element by element
-    /// from the index function ([`Strategy::Elements`]).
+    /// side's order, else [`Strategy::TilePieces`]; between two tilings
+    /// where `retiled.rs` applies), or element by element from the index
+    /// function ([`Strategy::Elements`]).
     pub(crate) fn strategy(&self) -> Strategy {
         if self.src_shape.dimensions.contains(&0) {
             Strategy::Empty
@@ -218,7 +234,14 @@ impl TiledPlan {
                 let src_view = StridedView::from_xla_shape(src_shape)?;
                 to_tiled(pool, src, &src_view, dst, dst_shape, to, bits)
             }
-            // Two tilings are always composed (see `wants_composition`).
+            (Some(_), Some(to)) if self.retiled.is_some() => {
+                let elements = StridedView::row_major(&dst_shape.dimensions)?.num_elements();
+                zero_padding(dst, to, elements, bits);
+                self.retiled
+                    .as_ref()
+                    .map_or(Ok(()), |r| r.run(pool, src, dst))
+            }
+            // Two other tilings are composed (see `wants_composition`).
             (Some(_), Some(_)) => Err(RelayoutError::UnsupportedLayout {
                 shape: Box::new(src_shape.clone()),
                 reason: "two tilings outside a composition".to_owned(),

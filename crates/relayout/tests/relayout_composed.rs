@@ -180,11 +180,6 @@ fn tiles_into_different_tiles_at_odd_sizes() {
     let pairs = [
         (
             "f32[1030,771]{1,0:T(8,128)}",
-            "f32[1030,771]{0,1:T(8,128)}",
-            32,
-        ),
-        (
-            "f32[1030,771]{1,0:T(8,128)}",
             "f32[1030,771]{1,0:T(4,128)}",
             32,
         ),
@@ -193,9 +188,62 @@ fn tiles_into_different_tiles_at_odd_sizes() {
             "f32[1030,771]{1,0:T(2,3)}",
             32,
         ),
+        // Tile sizes that do not nest (12 and 8 along one dimension).
+        (
+            "f32[1030,771]{1,0:T(8,128)}",
+            "f32[1030,771]{0,1:T(12,128)}",
+            32,
+        ),
+    ];
+    for (from, to, bits) in pairs {
+        assert_eq!(check(from, to, bits), Strategy::Composed, "{from} -> {to}");
+    }
+}
+
+#[test]
+fn tiles_into_transposed_tiles_take_one_pass() {
+    let pairs = [
+        (
+            "f32[1030,771]{1,0:T(8,128)}",
+            "f32[1030,771]{0,1:T(8,128)}",
+            32,
+        ),
+        // Partial tiles on both sides along both dimensions, arrays
+        // smaller than one tile along one, tiles of other sizes.
+        (
+            "f32[1031,777]{0,1:T(8,128)}",
+            "f32[1031,777]{1,0:T(8,128)}",
+            32,
+        ),
+        ("f32[17,129]{1,0:T(8,128)}", "f32[17,129]{0,1:T(8,128)}", 32),
+        ("f32[129,17]{0,1:T(8,128)}", "f32[129,17]{1,0:T(8,128)}", 32),
+        ("f32[300,40]{1,0:T(4,16)}", "f32[300,40]{0,1:T(16,64)}", 32),
+        ("u32[100,61]{1,0:T(2,32)}", "u32[100,61]{0,1:T(16,32)}", 32),
+        (
+            "f32[37,70,131]{2,1,0:T(8,128)}",
+            "f32[37,70,131]{0,2,1:T(8,128)}",
+            32,
+        ),
+        (
+            "f32[5,70,131]{2,1,0:T(8,128)}",
+            "f32[5,70,131]{1,0,2:T(8,128)}",
+            32,
+        ),
+        (
+            "f32[5,70,131]{1,0,2:T(8,128)}",
+            "f32[5,70,131]{2,1,0:T(8,128)}",
+            32,
+        ),
+        // Packed pairs and quads of rows into pairs and quads of columns,
+        // partial squares, tiles and blocks on both sides.
         (
             "bf16[1030,771]{1,0:T(8,128)(2,1)}",
             "bf16[1030,771]{0,1:T(8,128)(2,1)}",
+            16,
+        ),
+        (
+            "bf16[1031,770]{0,1:T(8,128)(2,1)}",
+            "bf16[1031,770]{1,0:T(8,128)(2,1)}",
             16,
         ),
         (
@@ -204,13 +252,27 @@ fn tiles_into_different_tiles_at_odd_sizes() {
             8,
         ),
         (
-            "f32[37,70,131]{2,1,0:T(8,128)}",
-            "f32[37,70,131]{0,2,1:T(8,128)}",
-            32,
+            "u8[1029,774]{0,1:T(32,128)(4,1)}",
+            "u8[1029,774]{1,0:T(32,128)(4,1)}",
+            8,
+        ),
+        (
+            "u8[170,67]{1,0:T(32,64)(4,1)}",
+            "u8[170,67]{0,1:T(32,128)(4,1)}",
+            8,
+        ),
+        (
+            "bf16[5,37,300]{2,1,0:T(8,128)(2,1)}",
+            "bf16[5,37,300]{1,2,0:T(8,128)(2,1)}",
+            16,
         ),
     ];
     for (from, to, bits) in pairs {
-        assert_eq!(check(from, to, bits), Strategy::Composed, "{from} -> {to}");
+        assert_eq!(
+            check(from, to, bits),
+            Strategy::TileTranspose,
+            "{from} -> {to}"
+        );
     }
 }
 
@@ -273,7 +335,7 @@ fn a_large_composition_equals_two_plans() {
     let strategy = equals_two_plans(
         "f32[2056,1500]{1,0:T(8,128)}",
         "f32[2056,1500]{1,0}",
-        "f32[2056,1500]{0,1:T(8,128)}",
+        "f32[2056,1500]{0,1:T(12,128)}",
     );
     assert_eq!(strategy, Strategy::Composed);
 }
@@ -317,6 +379,32 @@ fn large_tile_transposes_equal_two_plans() {
             "f32[40,256,300]{1,0,2}",
             "f32[40,256,300]{2,1,0}",
             "f32[40,256,300]{2,1,0:T(8,128)}",
+        ),
+        // Tiles into transposed tiles, partial ones on both sides.
+        (
+            "f32[2051,1500]{1,0:T(8,128)}",
+            "f32[2051,1500]{1,0}",
+            "f32[2051,1500]{0,1:T(8,128)}",
+        ),
+        (
+            "f32[2051,1500]{0,1:T(8,128)}",
+            "f32[2051,1500]{1,0}",
+            "f32[2051,1500]{1,0:T(8,128)}",
+        ),
+        (
+            "f32[40,256,300]{2,1,0:T(8,128)}",
+            "f32[40,256,300]{2,1,0}",
+            "f32[40,256,300]{1,0,2:T(8,128)}",
+        ),
+        (
+            "bf16[2057,2301]{1,0:T(8,128)(2,1)}",
+            "bf16[2057,2301]{1,0}",
+            "bf16[2057,2301]{0,1:T(8,128)(2,1)}",
+        ),
+        (
+            "u8[4101,3001]{0,1:T(32,128)(4,1)}",
+            "u8[4101,3001]{1,0}",
+            "u8[4101,3001]{1,0:T(32,128)(4,1)}",
         ),
     ];
     for (from, middle, to) in cases {
@@ -367,8 +455,59 @@ fn tile_transpose_case() -> impl proptest::strategy::Strategy<Value = (String, S
         )
 }
 
+/// A random 2-D or 3-D array of a 4-, 2- or 1-byte type, tiled on both
+/// sides in orders that transpose each other's, with tile sizes that nest
+/// (powers of two) or not, packing pairs or quads of rows of narrow types
+/// as XLA does.
+fn retile_case() -> impl proptest::strategy::Strategy<Value = (String, String, usize)> {
+    let side = || prop::sample::select(vec![1_i64, 2, 4, 8, 16, 32, 128, 12]);
+    (
+        prop::sample::select(vec![("f32", 32, 1), ("bf16", 16, 2), ("u8", 8, 4)]),
+        1_i64..4,
+        1_i64..300,
+        1_i64..300,
+        (side(), side(), side(), side()),
+        any::<bool>(),
+    )
+        .prop_map(
+            |((ty, bits, pack), outer, rows, cols, (a, b, c, d), three)| {
+                let (dims, from, to) = if three {
+                    (format!("{outer},{rows},{cols}"), "2,1,0", "1,0,2")
+                } else {
+                    (format!("{rows},{cols}"), "1,0", "0,1")
+                };
+                let tiles = |r: i64, c: i64| {
+                    if pack > 1 {
+                        format!("T({},{c})({pack},1)", r * pack)
+                    } else {
+                        format!("T({r},{c})")
+                    }
+                };
+                (
+                    format!("{ty}[{dims}]{{{from}:{}}}", tiles(a, b)),
+                    format!("{ty}[{dims}]{{{to}:{}}}", tiles(c, d)),
+                    bits,
+                )
+            },
+        )
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Relayouts between tiles in transposed orders equal the index
+    /// function, whatever strategy takes them.
+    #[test]
+    fn tiles_into_transposed_tiles_match_the_index_function((from, to, bits) in retile_case()) {
+        let strategy = check(&from, &to, bits);
+        prop_assert!(
+            matches!(
+                strategy,
+                Strategy::TileTranspose | Strategy::TilePieces | Strategy::Composed
+            ),
+            "{} -> {}: {:?}", from, to, strategy
+        );
+    }
 
     /// Whatever strategy takes them, relayouts into and out of such tiles
     /// equal the index function; those whose rows and columns allow it are

@@ -11,7 +11,10 @@
 //! row, row in the tile)`, and each destination row `q` has an offset of
 //! its own. Likewise the destination-side axis `p` (contiguous in the
 //! destination) may be split in two levels in the source (tiles into
-//! column-major). The copy goes in blocks of [`BLOCK`] × [`BLOCK`] units
+//! column-major), and both axes may be split at once (tiles into tiles
+//! of the other order, `{1,0:T(8,128)}` into `{0,1:T(8,128)}`: each
+//! side's rows are those of its tiles). The copy goes in blocks of
+//! [`BLOCK`] × [`BLOCK`] units
 //! of [`UNIT`] bytes: the 16 source row pieces of 64 bytes of a block
 //! (rows `p`, at `q0..q0 + 16`), transposed in registers, give its 16
 //! destination row pieces of 64 bytes (rows `q`, at `p0..p0 + 16`), each

@@ -1,0 +1,419 @@
+//! Packed tiles into packed tiles of the other order in one pass: XLA's
+//! `(2,1)` and `(4,1)` tiles interleave pairs or quads of rows, so where
+//! the two sides' tiles transpose each other (`{1,0:T(8,128)(2,1)}` into
+//! `{0,1:T(8,128)(2,1)}`) a square of `m` × `m` elements is contiguous on
+//! both sides, its rows on one side its columns on the other. Such squares
+//! (8 bytes for `bf16`, 16 for `u8`) are the units of a transpose whose
+//! rows on both sides are split in two levels, as in
+//! [`TileTranspose`](crate::Strategy::TileTranspose), each unit transposed
+//! in a register on its way.
+
+use super::kernels::for_each_outer;
+use super::plan::{Dim, Plan};
+
+/// An axis in two levels (`hi` of size 1 where it is one dimension):
+/// index `x` is `(x / lo.size, x % lo.size)`.
+#[derive(Debug, Clone, Copy)]
+struct Axis {
+    lo: Dim,
+    hi: Dim,
+}
+
+impl Axis {
+    /// The offset of every index of the axis on the side `stride` picks.
+    fn offsets(&self, stride: impl Fn(&Dim) -> i64) -> Vec<usize> {
+        let (lo, hi) = (stride(&self.lo), stride(&self.hi));
+        (0..self.hi.size)
+            .flat_map(|h| (0..self.lo.size).map(move |l| h * hi + l * lo))
+            .map(|o| usize::try_from(o).unwrap_or(usize::MAX))
+            .collect()
+    }
+}
+
+/// The shortest axis worth a pass of its own (shorter ones compose).
+const MIN_AXIS: i64 = 8;
+
+/// A plan of packed squares as a transpose of units: the squares' side
+/// `m` (2 or 4 one-byte or two-byte elements of `size` bytes, a unit of
+/// 8 or 16 bytes), the axis `p` contiguous in the destination, `q`
+/// contiguous in the source, and the other dimensions, in units.
+#[derive(Debug, Clone)]
+pub(crate) struct PackedTranspose {
+    unit: usize,
+    src_p: Vec<usize>,
+    dst_q: Vec<usize>,
+    outer: Vec<Dim>,
+    src_offset: i64,
+    dst_offset: i64,
+}
+
+impl PackedTranspose {
+    /// The transpose of the canonical `plan` of elements of `size` bytes
+    /// (2 or 1), where its two innermost dimensions are a square of
+    /// `4 / size` elements, its rows contiguous on one side and its
+    /// columns on the other, every other stride a multiple of the square,
+    /// and the units make a transpose whose axes are at least
+    /// [`MIN_AXIS`] long.
+    pub(crate) fn find(plan: &Plan, size: usize) -> Option<Self> {
+        let m = match size {
+            2 => 2_i64,
+            1 => 4,
+            _ => return None,
+        };
+        let (square, dims) = plan.dims.split_last_chunk::<2>().map(|(d, s)| (s, d))?;
+        if square[1]
+            != (Dim {
+                size: m,
+                src: m,
+                dst: 1,
+            })
+            || square[0]
+                != (Dim {
+                    size: m,
+                    src: 1,
+                    dst: m,
+                })
+        {
+            return None;
+        }
+        let k = m * m;
+        let divided = |x: i64| (x % k == 0).then_some(x / k);
+        let dims = dims
+            .iter()
+            .map(|d| {
+                Some(Dim {
+                    size: d.size,
+                    src: divided(d.src)?,
+                    dst: divided(d.dst)?,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let (src_offset, dst_offset) = (divided(plan.src_offset)?, divided(plan.dst_offset)?);
+        let p_lo = dims.iter().position(|d| d.dst == 1)?;
+        let q_lo = dims.iter().position(|d| d.src == 1)?;
+        if p_lo == q_lo {
+            return None;
+        }
+        let free = |i: usize, taken: &[usize]| !taken.contains(&i);
+        let q_hi =
+            (0..dims.len()).find(|&i| free(i, &[p_lo, q_lo]) && dims[i].src == dims[q_lo].size);
+        let taken: Vec<usize> = [Some(p_lo), Some(q_lo), q_hi]
+            .into_iter()
+            .flatten()
+            .collect();
+        let p_hi = (0..dims.len()).find(|&i| free(i, &taken) && dims[i].dst == dims[p_lo].size);
+        let single = Dim {
+            size: 1,
+            src: 0,
+            dst: 0,
+        };
+        let axis = |lo: usize, hi: Option<usize>| Axis {
+            lo: dims[lo],
+            hi: hi.map_or(single, |h| dims[h]),
+        };
+        let (p, q) = (axis(p_lo, p_hi), axis(q_lo, q_hi));
+        let long = |a: &Axis| {
+            a.lo.size
+                .checked_mul(a.hi.size)
+                .is_some_and(|n| n >= MIN_AXIS)
+        };
+        if !long(&p) || !long(&q) {
+            return None;
+        }
+        let roles = [Some(p_lo), p_hi, Some(q_lo), q_hi];
+        let outer = (0..dims.len())
+            .filter(|&i| !roles.contains(&Some(i)))
+            .map(|i| dims[i])
+            .collect();
+        Some(Self {
+            unit: usize::try_from(k).ok()? * size,
+            src_p: p.offsets(|d| d.src),
+            dst_q: q.offsets(|d| d.dst),
+            outer,
+            src_offset,
+            dst_offset,
+        })
+    }
+
+    /// Copies the plan's elements from `src` to `dst` (both checked to
+    /// hold every position of the plan).
+    pub(crate) fn copy(&self, src: &[u8], dst: &mut [u8], large: bool) {
+        match self.unit {
+            8 => self.copy_units::<8, u64>(src, dst, large),
+            _ => self.copy_units::<16, u128>(src, dst, large),
+        }
+    }
+
+    /// [`copy`](Self::copy) in units of `N` bytes: the whole blocks of a
+    /// line's units along the source-side rows (see [`blocks`]), then the
+    /// edges unit by unit.
+    fn copy_units<const N: usize, U: Square<N>>(&self, src: &[u8], dst: &mut [u8], large: bool) {
+        let (p_len, q_len) = (self.src_p.len(), self.dst_q.len());
+        let line = 64 / N;
+        let (p_full, q_full) = if cfg!(all(target_arch = "x86_64", target_feature = "sse2")) {
+            (p_len - p_len % line, q_len - q_len % 2)
+        } else {
+            (0, 0)
+        };
+        let at = |o: i64| usize::try_from(o).unwrap_or(usize::MAX);
+        for_each_outer(&self.outer, self.src_offset, self.dst_offset, |s, d| {
+            let (s, d) = (at(s), at(d));
+            if p_full > 0 && q_full > 0 {
+                let rows = (&self.src_p[..p_full], &self.dst_q[..q_full]);
+                blocks::<N>(src, dst, (s, d), rows, large);
+            }
+            let (src, dst) = (src.as_chunks::<N>().0, dst.as_chunks_mut::<N>().0);
+            // The edges: the columns past the whole blocks, then the rows.
+            for (q, &to) in self.dst_q.iter().enumerate() {
+                let first = if q < q_full { p_full } else { 0 };
+                for (p, &from) in self.src_p.iter().enumerate().skip(first) {
+                    dst[d + to + p] = U::transposed(src[s + from + q]);
+                }
+            }
+        });
+    }
+}
+
+/// Copies unit `q` of source row `p` (at unit `s + src_p[p]`), transposed,
+/// to unit `p` of destination row `q` (at `d + dst_q[q]`), for every `p`
+/// of `src_p` (a multiple of a line's units) and `q` of `dst_q` (of 2), in
+/// SSE2 registers: a line of each destination row at a time.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+fn blocks<const N: usize>(
+    src: &[u8],
+    dst: &mut [u8],
+    start: (usize, usize),
+    rows: (&[usize], &[usize]),
+    large: bool,
+) {
+    if crate::simd_level() >= crate::SimdLevel::Avx2 {
+        // SAFETY: the level says the CPU has AVX2, hence SSSE3, the
+        // instructions `squares_ssse3` and `pairs_ssse3` were compiled
+        // for; they are safe code.
+        #[allow(unsafe_code)]
+        unsafe {
+            match (N, large) {
+                (16, false) => squares_ssse3::<false>(src, dst, start, rows),
+                (16, true) => squares_ssse3::<true>(src, dst, start, rows),
+                (_, false) => pairs_ssse3::<false>(src, dst, start, rows),
+                (_, true) => pairs_ssse3::<true>(src, dst, start, rows),
+            }
+        }
+        if large {
+            super::kernels::x86::stream::fence_streaming();
+        }
+        return;
+    }
+    // SAFETY: compiled only where the target enables SSE2 (the `cfg`
+    // above), so the CPU running this has the instructions
+    // `blocks_sse2` was compiled for; the function itself is safe code.
+    #[allow(unsafe_code)]
+    unsafe {
+        blocks_sse2::<N>(src, dst, start, rows);
+    }
+}
+
+/// The 8-byte squares of [`blocks`]: two of each of two source rows
+/// unpacked into two destination row pieces, each square's middle two
+/// elements swapped by one byte shuffle.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "sse2,ssse3")]
+fn pairs_ssse3<const STREAM: bool>(
+    src: &[u8],
+    dst: &mut [u8],
+    (s, d): (usize, usize),
+    (src_p, dst_q): (&[usize], &[usize]),
+) {
+    use super::kernels::x86::sse2::load;
+    use core::arch::x86_64::{
+        _mm_set_epi8, _mm_setzero_si128, _mm_shuffle_epi8, _mm_unpackhi_epi64, _mm_unpacklo_epi64,
+    };
+    let order = _mm_set_epi8(15, 14, 11, 10, 13, 12, 9, 8, 7, 6, 3, 2, 5, 4, 1, 0);
+    let piece = |unit: usize| -> [u8; 16] {
+        src.get(unit * 8..unit * 8 + 16)
+            .and_then(|b| b.try_into().ok())
+            .unwrap_or([0; 16])
+    };
+    for p0 in (0..src_p.len()).step_by(8) {
+        let from = &src_p[p0..p0 + 8];
+        for (pair, tos) in dst_q.chunks_exact(2).enumerate() {
+            let q = pair * 2;
+            let (a0, a1) = ((d + tos[0] + p0) * 8, (d + tos[1] + p0) * 8);
+            let mut regs = [[_mm_setzero_si128(); 4]; 2];
+            for (k, rows) in from.chunks_exact(2).enumerate() {
+                let a = load(&piece(s + rows[0] + q));
+                let b = load(&piece(s + rows[1] + q));
+                regs[0][k] = _mm_shuffle_epi8(_mm_unpacklo_epi64(a, b), order);
+                regs[1][k] = _mm_shuffle_epi8(_mm_unpackhi_epi64(a, b), order);
+            }
+            for (at, regs) in [a0, a1].into_iter().zip(regs) {
+                if let Some(out) = dst.get_mut(at..at + 64) {
+                    for (out, reg) in out.as_chunks_mut::<16>().0.iter_mut().zip(regs) {
+                        put::<STREAM>(reg, out);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The 16-byte squares of [`blocks`], each transposed by one byte shuffle.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "sse2,ssse3")]
+fn squares_ssse3<const STREAM: bool>(
+    src: &[u8],
+    dst: &mut [u8],
+    (s, d): (usize, usize),
+    (src_p, dst_q): (&[usize], &[usize]),
+) {
+    use super::kernels::x86::sse2::load;
+    use core::arch::x86_64::{_mm_set_epi8, _mm_shuffle_epi8};
+    let order = _mm_set_epi8(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+    for p0 in (0..src_p.len()).step_by(4) {
+        let from = &src_p[p0..p0 + 4];
+        for (q, &to) in dst_q.iter().enumerate() {
+            let at = (d + to + p0) * 16;
+            let Some(out) = dst.get_mut(at..at + 64) else {
+                continue;
+            };
+            for (&row, out) in from.iter().zip(out.as_chunks_mut::<16>().0) {
+                let unit = (s + row + q) * 16;
+                let x: &[u8; 16] = src[unit..unit + 16].try_into().unwrap_or(&[0; 16]);
+                put::<STREAM>(_mm_shuffle_epi8(load(x), order), out);
+            }
+        }
+    }
+}
+
+/// Without SSE2 there are no whole blocks (see `copy_units`).
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+fn blocks<const N: usize>(
+    _: &[u8],
+    _: &mut [u8],
+    _: (usize, usize),
+    _: (&[usize], &[usize]),
+    _: bool,
+) {
+}
+
+/// Stores 16 bytes, bypassing the caches if `STREAM` (where aligned).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "sse2")]
+#[inline]
+fn put<const STREAM: bool>(reg: core::arch::x86_64::__m128i, out: &mut [u8; 16]) {
+    if STREAM {
+        super::kernels::x86::stream::stream(reg, out);
+    } else {
+        super::kernels::x86::sse2::store(reg, out);
+    }
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "sse2")]
+fn blocks_sse2<const N: usize>(
+    src: &[u8],
+    dst: &mut [u8],
+    (s, d): (usize, usize),
+    (src_p, dst_q): (&[usize], &[usize]),
+) {
+    use super::kernels::x86::sse2::{load, store};
+    use core::arch::x86_64::{
+        _mm_shufflehi_epi16, _mm_shufflelo_epi16, _mm_srli_si128, _mm_unpackhi_epi64,
+        _mm_unpacklo_epi8, _mm_unpacklo_epi64,
+    };
+    let piece = |bytes: &[u8], unit: usize| -> [u8; 16] {
+        bytes[unit * N..][..16].try_into().unwrap_or([0; 16])
+    };
+    let line = 64 / N;
+    for p0 in (0..src_p.len()).step_by(line) {
+        let from = &src_p[p0..p0 + line];
+        if N == 8 {
+            // Two units of each of two source rows, one 16-byte register
+            // each: their two columns are two destination row pieces.
+            for (pair, tos) in dst_q.chunks_exact(2).enumerate() {
+                let q = pair * 2;
+                for (k, rows) in from.chunks_exact(2).enumerate() {
+                    let a = load(&piece(src, s + rows[0] + q));
+                    let b = load(&piece(src, s + rows[1] + q));
+                    for (to, reg) in tos
+                        .iter()
+                        .zip([_mm_unpacklo_epi64(a, b), _mm_unpackhi_epi64(a, b)])
+                    {
+                        // The middle two of each 2 × 2 square swap.
+                        let reg = _mm_shufflehi_epi16::<0xD8>(_mm_shufflelo_epi16::<0xD8>(reg));
+                        let at = (d + to + p0 + 2 * k) * N;
+                        let out: &mut [u8; 16] = (&mut dst[at..at + 16])
+                            .try_into()
+                            .unwrap_or_else(|_| unreachable!());
+                        store(reg, out);
+                    }
+                }
+            }
+        } else {
+            // One 4 × 4 square of bytes a register: rows 0 and 2, 1 and
+            // 3 interleaved, then those halves.
+            for (q, &to) in dst_q.iter().enumerate() {
+                for (k, &row) in from.iter().enumerate() {
+                    let x = load(&piece(src, s + row + q));
+                    let u = _mm_unpacklo_epi8(x, _mm_srli_si128::<8>(x));
+                    let v = _mm_unpacklo_epi8(u, _mm_srli_si128::<8>(u));
+                    let at = (d + to + p0 + k) * N;
+                    let out: &mut [u8; 16] = (&mut dst[at..at + 16])
+                        .try_into()
+                        .unwrap_or_else(|_| unreachable!());
+                    store(v, out);
+                }
+            }
+        }
+    }
+}
+
+/// A square of bytes or two-byte elements held in an integer, transposed.
+trait Square<const N: usize> {
+    fn transposed(unit: [u8; N]) -> [u8; N];
+}
+
+impl Square<8> for u64 {
+    /// A 2 × 2 square of two-byte elements: the middle two swap.
+    fn transposed(unit: [u8; 8]) -> [u8; 8] {
+        let x = u64::from_le_bytes(unit);
+        let kept = x & 0xFFFF_0000_0000_FFFF;
+        let up = (x & 0x0000_0000_FFFF_0000) << 16;
+        let down = (x & 0x0000_FFFF_0000_0000) >> 16;
+        (kept | up | down).to_le_bytes()
+    }
+}
+
+impl Square<16> for u128 {
+    /// A 4 × 4 square of bytes (byte `4r + c` to `4c + r`): two swaps of
+    /// index bits, the low bits of row and column (bytes 3 apart), then
+    /// the high ones (6 apart).
+    fn transposed(unit: [u8; 16]) -> [u8; 16] {
+        let mut x = u128::from_le_bytes(unit);
+        for (shift, mask) in [
+            (24, 0x0000_0000_FF00_FF00_0000_0000_FF00_FF00_u128),
+            (48, 0x0000_0000_0000_0000_FFFF_0000_FFFF_0000_u128),
+        ] {
+            let t = ((x >> shift) ^ x) & mask;
+            x ^= t ^ (t << shift);
+        }
+        x.to_le_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Square;
+
+    #[test]
+    fn squares_transpose() {
+        let bytes: [u8; 16] = std::array::from_fn(|i| i as u8);
+        let want: [u8; 16] = std::array::from_fn(|i| ((i % 4) * 4 + i / 4) as u8);
+        assert_eq!(<u128 as Square<16>>::transposed(bytes), want);
+        let pairs: [u8; 8] = [0, 1, 2, 3, 4, 5, 6, 7];
+        assert_eq!(
+            <u64 as Square<8>>::transposed(pairs),
+            [0, 1, 4, 5, 2, 3, 6, 7]
+        );
+    }
+}

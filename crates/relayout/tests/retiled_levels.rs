@@ -1,0 +1,79 @@
+//! Tiles into transposed tiles (`Strategy::TileTranspose` between two
+//! tilings), packed ones included, at every SIMD level the CPU has,
+//! against the element positions of `index_util::TiledLayout`, with
+//! partial tiles on both sides. A file
+//! of its own: forcing a level changes it for every thread of the process.
+#![allow(
+    clippy::unwrap_used,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss
+)]
+
+use index_util::TiledLayout;
+use relayout::{FromTo, RelayoutPlan, Strategy, detected_simd_level, force_simd_level};
+use schema::Shape;
+
+/// The buffer of `shape` (elements of `n` bytes) with element `r`
+/// (row-major number) holding a value of its own at its position, padding
+/// zero.
+fn buffer(shape: &Shape, n: usize) -> Vec<u8> {
+    let layout = TiledLayout::new(shape).unwrap();
+    let mut out = vec![0_u8; layout.buffer_size_in_bytes() as usize];
+    layout.for_each_position(|k, element| {
+        if let Some(r) = element {
+            let k = k as usize;
+            let value = (r as u32).wrapping_mul(2_654_435_761) % 251 + 1 + (r as u32 % 7) * 256;
+            out[k * n..(k + 1) * n].copy_from_slice(&value.to_le_bytes()[..n]);
+        }
+    });
+    out
+}
+
+#[test]
+fn every_simd_level_matches_the_index_function() {
+    let pairs = [
+        (
+            "f32[1031,777]{1,0:T(8,128)}",
+            "f32[1031,777]{0,1:T(8,128)}",
+            4,
+        ),
+        (
+            "f32[1031,777]{0,1:T(8,128)}",
+            "f32[1031,777]{1,0:T(8,128)}",
+            4,
+        ),
+        (
+            "f32[5,70,131]{2,1,0:T(8,128)}",
+            "f32[5,70,131]{1,0,2:T(8,128)}",
+            4,
+        ),
+        ("f32[300,40]{1,0:T(4,16)}", "f32[300,40]{0,1:T(16,64)}", 4),
+        (
+            "bf16[1031,770]{1,0:T(8,128)(2,1)}",
+            "bf16[1031,770]{0,1:T(8,128)(2,1)}",
+            2,
+        ),
+        (
+            "u8[1029,774]{0,1:T(32,128)(4,1)}",
+            "u8[1029,774]{1,0:T(32,128)(4,1)}",
+            1,
+        ),
+    ];
+    for level in detected_simd_level().and_below() {
+        assert_eq!(force_simd_level(Some(level)), level);
+        for (from, to, n) in pairs {
+            let (from, to): (Shape, Shape) = (from.parse().unwrap(), to.parse().unwrap());
+            let plan = RelayoutPlan::xla(FromTo {
+                from: &from,
+                to: &to,
+            })
+            .unwrap();
+            assert_eq!(plan.strategy(), Strategy::TileTranspose);
+            let expected = buffer(&to, n);
+            let mut out = vec![0xA5_u8; expected.len()];
+            plan.run(&buffer(&from, n), &mut out).unwrap();
+            assert!(out == expected, "{from:?} -> {to:?} at {level:?}");
+        }
+    }
+    force_simd_level(None);
+}
