@@ -4,7 +4,8 @@
 //! where its own offset puts it. AVX2: eight of the in-lane 4 × 4
 //! transposes of `avx2.rs`, each of 8 source rows (two 16-byte pieces a
 //! register) making 4 destination row pieces of 32 bytes, stored two by two
-//! into whole lines; SSE2: sixteen 4 × 4 transposes of `sse2.rs`.
+//! into whole lines; SSE2: sixteen 4 × 4 transposes of `sse2.rs`. In
+//! cache with AVX-512, the 64-byte blocks of `tile_blocks_avx512.rs`.
 //!
 //! The blocks go along the destination-side axis `p` for each block of
 //! the source-side axis `q`: into tiles, a block of 16 destination rows
@@ -41,6 +42,7 @@ use core::arch::x86_64::{
 use super::avx2;
 use super::sse2::{self, bit_reversed, load};
 use super::stream::{fence_streaming, stream};
+use super::tile_blocks_avx512::blocks_in_cache;
 use crate::kernels::block::{BLOCK, Grid, UNIT};
 use crate::simd::{SimdLevel, simd_level};
 
@@ -54,6 +56,10 @@ pub(crate) fn transpose_blocks(
 ) -> bool {
     match simd_level() {
         SimdLevel::Scalar => return false,
+        // SAFETY: `simd_level()` is `Avx512` only if
+        // `is_x86_feature_detected!` found AVX-512 F on this CPU.
+        #[allow(unsafe_code)]
+        SimdLevel::Avx512 if !grid.large && unsafe { blocks_in_cache(src, dst, grid) } => {}
         level if level >= SimdLevel::Avx2 => {
             // SAFETY: `simd_level()` is `Avx2` or above only if
             // `is_x86_feature_detected!` found AVX2 on this CPU (forcing
@@ -191,7 +197,7 @@ fn blocks_avx2(src: &[[u8; UNIT]], dst: &mut [[u8; UNIT]], grid: &Grid<'_>) {
 /// + BLOCK` of the rows `src_rows`, for the whole blocks along `q`) and
 /// every destination row piece (likewise) lies inside buffers of
 /// `src_len` and `dst_len` units.
-fn inside(src_len: usize, dst_len: usize, grid: &Grid<'_>) -> bool {
+pub(super) fn inside(src_len: usize, dst_len: usize, grid: &Grid<'_>) -> bool {
     let ends = |rows: &[usize], len: usize, limit: usize| {
         rows.iter()
             .all(|&row| row.checked_add(len).is_some_and(|end| end <= limit))
