@@ -17,12 +17,11 @@
 //!
 //! The `unsafe` here: calling the `#[target_feature]` code, and the
 //! raw-pointer loads and stores inside the rows that one bounds check
-//! ([`super::tile_blocks::inside`]) vouched for.
+//! ([`Grid::inside`]) vouched for.
 
 use core::arch::x86_64::{__m512i, _mm512_loadu_si512, _mm512_setzero_si512, _mm512_storeu_si512};
 
 use super::avx512::unpack_dwords;
-use super::tile_blocks::inside;
 use crate::kernels::block::{BLOCK, Grid, UNIT};
 
 /// Transposes the whole blocks of `grid` (not a large one: ordinary
@@ -39,7 +38,7 @@ pub(super) unsafe fn blocks_in_cache(
     dst: &mut [[u8; UNIT]],
     grid: &Grid<'_>,
 ) -> bool {
-    if !inside(src.len(), dst.len(), grid) {
+    if !grid.inside(src.len(), dst.len()) {
         return false;
     }
     let (from, to) = (src.as_ptr().cast::<u8>(), dst.as_mut_ptr().cast::<u8>());
