@@ -226,7 +226,9 @@ pub(crate) fn fill_padding_except_row_tails(
         padded: physical.padded_dimensions(),
         strides: physical.strides(),
         order: &order,
-        pattern: &pattern,
+        chunk: repeated_pattern(&pattern),
+        uniform: uniform_byte(&pattern),
+        element_bytes: pattern.len(),
         bits,
         skip_row_tails,
         dst,
@@ -243,7 +245,12 @@ struct Filler<'a> {
     padded: &'a [i64],
     strides: &'a [i64],
     order: &'a [usize],
-    pattern: &'a [u8],
+    /// The padding element's bytes repeated ([`repeated_pattern`]).
+    chunk: Vec<u8>,
+    /// The byte every byte of the element is, if one is.
+    uniform: Option<u8>,
+    /// The bytes of one element (whole-byte elements).
+    element_bytes: usize,
     bits: u32,
     skip_row_tails: bool,
     dst: &'a mut [u8],
@@ -301,18 +308,67 @@ impl Filler<'_> {
         }
         if self.bits < 8 {
             for index in start..end {
-                sub_byte::set(self.dst, index, self.bits, self.pattern[0]);
+                sub_byte::set(self.dst, index, self.bits, self.chunk[0]);
             }
             return;
         }
-        let n = self.pattern.len();
+        let n = self.element_bytes;
         let (start, end) = (start as usize * n, end as usize * n);
-        let region = &mut self.dst[start..end];
-        if let [byte] = self.pattern {
-            region.fill(*byte);
-        } else {
-            for element in region.chunks_exact_mut(n) {
-                element.copy_from_slice(self.pattern);
+        fill_with_pattern(&mut self.dst[start..end], &self.chunk, self.uniform);
+    }
+}
+
+/// One element's padding bytes repeated to at least 64 bytes (a whole
+/// number of elements), so that filling a run copies chunks, not single
+/// elements.
+fn repeated_pattern(pattern: &[u8]) -> Vec<u8> {
+    pattern.repeat(64_usize.div_ceil(pattern.len().max(1)))
+}
+
+/// The byte every byte of `pattern` is, if one is (zero padding).
+fn uniform_byte(pattern: &[u8]) -> Option<u8> {
+    let (&first, rest) = pattern.split_first()?;
+    rest.iter().all(|&byte| byte == first).then_some(first)
+}
+
+/// Fills `region` (a whole number of elements) with copies of the element
+/// whose bytes `chunk` repeats ([`repeated_pattern`]): a byte fill where
+/// every byte is `uniform`, else whole chunks and a prefix of one.
+fn fill_with_pattern(region: &mut [u8], chunk: &[u8], uniform: Option<u8>) {
+    if let Some(byte) = uniform {
+        region.fill(byte);
+        return;
+    }
+    let mut chunks = region.chunks_exact_mut(chunk.len());
+    for piece in &mut chunks {
+        piece.copy_from_slice(chunk);
+    }
+    let tail = chunks.into_remainder();
+    tail.copy_from_slice(&chunk[..tail.len()]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{fill_with_pattern, repeated_pattern, uniform_byte};
+
+    /// Runs of every length up to a few chunks, for element sizes that do
+    /// and do not divide 64, equal what one copy per element writes.
+    #[test]
+    fn chunked_fills_equal_element_by_element_ones() {
+        for pattern in [
+            vec![7_u8],
+            vec![0, 0, 0x80, 0x3F],
+            vec![1, 2, 3],
+            (1..=16).collect::<Vec<u8>>(),
+            vec![0; 8],
+        ] {
+            let chunk = repeated_pattern(&pattern);
+            assert!(chunk.len() >= 64 && chunk.len().is_multiple_of(pattern.len()));
+            for count in 0..70 {
+                let mut region = vec![0xEE_u8; count * pattern.len()];
+                fill_with_pattern(&mut region, &chunk, uniform_byte(&pattern));
+                let expected = pattern.repeat(count);
+                assert_eq!(region, expected, "{pattern:?} x {count}");
             }
         }
     }

@@ -89,6 +89,10 @@ pub(crate) struct TiledPlan {
     /// Between two tilings, the one pass where it applies (see
     /// `retiled.rs`).
     retiled: Option<Retiled>,
+    /// The pieces of a relayout with one side tiled, as (source view,
+    /// destination view) pairs, made once: each run copies them. `None`
+    /// where they cannot be made (each run then reports why).
+    pieces: Option<Vec<(StridedView, StridedView)>>,
 }
 
 impl TiledPlan {
@@ -134,6 +138,18 @@ impl TiledPlan {
             }
             _ => None,
         };
+        let pieces = match &tilings {
+            Some((Some(from), None)) if composed.is_none() => {
+                StridedView::from_xla_shape(dst_shape)
+                    .ok()
+                    .and_then(|view| from.pieces(src_shape, &view, &[]).ok())
+                    .map(|pieces| pieces.into_iter().map(|(to, from)| (from, to)).collect())
+            }
+            Some((None, Some(to))) if composed.is_none() => StridedView::from_xla_shape(src_shape)
+                .ok()
+                .and_then(|view| to.pieces(dst_shape, &view, &[]).ok()),
+            _ => None,
+        };
         Ok(Self {
             src_shape: src_shape.clone(),
             dst_shape: dst_shape.clone(),
@@ -146,6 +162,7 @@ impl TiledPlan {
             composed,
             one_pass,
             retiled,
+            pieces,
         })
     }
 
@@ -216,6 +233,19 @@ impl TiledPlan {
         }
         if let Some(composed) = &self.composed {
             composed.run(pool, src, dst)?;
+            return if self.dst_layout.is_tiled() {
+                Ok(())
+            } else {
+                fill_padding(dst, dst_shape)
+            };
+        }
+        if let (Some(pieces), (Some(_), None) | (None, Some(_))) = (&self.pieces, tilings) {
+            if let (None, Some(to)) = tilings {
+                zero_padding(dst, to, dst_shape.dimensions.iter().product(), bits);
+            }
+            for (from, to) in pieces {
+                copy(pool, src, from, dst, to, bits)?;
+            }
             return if self.dst_layout.is_tiled() {
                 Ok(())
             } else {

@@ -850,7 +850,7 @@ fn unpack_bytes<const S: usize>(rows: [__m512i; S]) -> [__m512i; S] {
 /// there).
 #[target_feature(enable = "avx512f")]
 #[inline]
-fn unpack_dwords<const S: usize>(rows: [__m512i; S]) -> [__m512i; S] {
+pub(super) fn unpack_dwords<const S: usize>(rows: [__m512i; S]) -> [__m512i; S] {
     let mut out = [_mm512_setzero_si512(); S];
     if S != 16 {
         // Not a 4-byte block: never called so (`transpose_group`).

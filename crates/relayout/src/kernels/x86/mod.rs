@@ -4,7 +4,8 @@
 //! (`stream.rs`), AVX2 block transposes (`avx2.rs`), AVX-512 transposes
 //! (`avx512.rs`), the AVX-512 interleaving of XLA's packing tiles
 //! (`avx512_interleave.rs`) and the blocks of the tile transposes
-//! (`tile_blocks.rs`). They share the kernel types of [`super::block`].
+//! (`tile_blocks.rs`, with AVX-512 `avx512/tile_blocks.rs`). They share the kernel
+//! types of [`super::block`].
 
 pub(crate) mod avx2;
 pub(crate) mod avx512;

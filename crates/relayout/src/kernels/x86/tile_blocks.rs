@@ -4,7 +4,8 @@
 //! where its own offset puts it. AVX2: eight of the in-lane 4 × 4
 //! transposes of `avx2.rs`, each of 8 source rows (two 16-byte pieces a
 //! register) making 4 destination row pieces of 32 bytes, stored two by two
-//! into whole lines; SSE2: sixteen 4 × 4 transposes of `sse2.rs`.
+//! into whole lines; SSE2: sixteen 4 × 4 transposes of `sse2.rs`. With
+//! AVX-512, the 64-byte blocks of `avx512/tile_blocks.rs`.
 //!
 //! The blocks go in groups of [`Q_GROUP`] along the source-side axis `q`,
 //! each group along the destination-side axis `p`, the group's blocks
@@ -23,13 +24,13 @@
 //! faster: see [`Q_GROUP`]); prefetching 4 blocks ahead, into the tiles
 //! 1.39–1.66 against 1.24–1.25 (out of them within the noise); into L2
 //! (`T1`), into the tiles 1.67 against 1.21. Raw-pointer loads and stores
-//! inside one bounds check (`inside`) against slice accesses: in cache
+//! inside one bounds check (`Grid::inside`) against slice accesses: in cache
 //! (f32[256,256]) 2.2 against 3.1–3.5, large 1.28 and 1.41 against 1.37
 //! and 1.72.
 //!
 //! The `unsafe` here: calling the `#[target_feature]` code, and in the
 //! AVX2 blocks the raw-pointer loads and stores inside the rows that one
-//! bounds check (`inside`) vouched for, and the 32-byte streaming store
+//! bounds check (`Grid::inside`) vouched for, and the 32-byte streaming store
 //! (`stream32`) on rows checked to start on 32 bytes. The SSE2 blocks
 //! load and store slices.
 
@@ -207,11 +208,11 @@ fn row_pieces<'a>(src: &'a [[u8; UNIT]], p_rows: &[usize], q0: usize) -> [&'a [[
 
 /// The blocks with AVX2: for each 4 destination rows, two in-lane
 /// transposes of 8 source rows each give both halves of the rows' pieces.
-/// Every row piece is inside its buffer where [`inside`] says so; else
+/// Every row piece is inside its buffer where [`Grid::inside`] says so; else
 /// the SSE2 blocks take them.
 #[target_feature(enable = "avx2")]
 fn blocks_avx2(src: &[[u8; UNIT]], dst: &mut [[u8; UNIT]], grid: &Grid<'_>) {
-    if !inside(src.len(), dst.len(), grid) {
+    if !grid.inside(src.len(), dst.len()) {
         blocks_sse2(src, dst, grid);
         return;
     }
@@ -244,19 +245,6 @@ fn blocks_avx2(src: &[[u8; UNIT]], dst: &mut [[u8; UNIT]], grid: &Grid<'_>) {
             }
         });
     }
-}
-
-/// Whether every source row piece of the blocks of `grid` (units `q0..q0
-/// + BLOCK` of the rows `src_rows`, for the whole blocks along `q`) and
-/// every destination row piece (likewise) lies inside buffers of
-/// `src_len` and `dst_len` units.
-pub(super) fn inside(src_len: usize, dst_len: usize, grid: &Grid<'_>) -> bool {
-    let ends = |rows: &[usize], len: usize, limit: usize| {
-        rows.iter()
-            .all(|&row| row.checked_add(len).is_some_and(|end| end <= limit))
-    };
-    ends(grid.src_rows, grid.dst_rows.len(), src_len)
-        && ends(grid.dst_rows, grid.src_rows.len(), dst_len)
 }
 
 /// One block with AVX2: source rows `p_rows` from unit `q0` of `src`, into
