@@ -589,18 +589,44 @@ fn large_packing_tiles_both_ways() {
         // 32 rows a tile: packing reads them 4 at a time along the rows.
         ("u8", 8, "(32,128)(4,1)", [2051, 4100]),
         ("f32", 32, "(8,128)(2,1)", [1024, 2100]),
+        // Runs of whole lines into and out of the tiles, streamed in the
+        // source's order, partial tiles along both dimensions.
+        ("f32", 32, "(8,128)", [2051, 1500]),
     ] {
         let tiled = shape(&format!("{name}[{}]{{1,0:T{tiles}}}", joined(&dims)));
         let row_major = shape(&format!("{name}[{}]{{1,0}}", joined(&dims)));
         let src = row_major_buffer(&dims, bits);
         let expected = expected_tiled(&tiled, bits);
-        let mut dst = vec![0x77; expected.len()];
-        relayout_xla(&src, &row_major, &mut dst, &tiled).unwrap();
-        assert!(dst == expected, "{tiled:?}");
-        let mut back = vec![0; src.len()];
-        relayout_xla(&dst, &tiled, &mut back, &row_major).unwrap();
-        assert!(back == src, "{tiled:?}");
+        let (from, from_range) = on_a_line(&src);
+        let (mut dst, dst_range) = on_a_line(&vec![0x77; expected.len()]);
+        relayout_xla(
+            &from[from_range],
+            &row_major,
+            &mut dst[dst_range.clone()],
+            &tiled,
+        )
+        .unwrap();
+        assert!(dst[dst_range.clone()] == expected, "{tiled:?}");
+        let (mut back, back_range) = on_a_line(&vec![0; src.len()]);
+        relayout_xla(
+            &dst[dst_range],
+            &tiled,
+            &mut back[back_range.clone()],
+            &row_major,
+        )
+        .unwrap();
+        assert!(back[back_range] == src, "{tiled:?}");
     }
+}
+
+/// `bytes` in a buffer where they start on a 64-byte line (as XLA's
+/// allocator places buffers, and the streaming kernels need), with their
+/// range there.
+fn on_a_line(bytes: &[u8]) -> (Vec<u8>, std::ops::Range<usize>) {
+    let mut buffer = vec![0; bytes.len() + 64];
+    let start = buffer.as_ptr().align_offset(64);
+    buffer[start..start + bytes.len()].copy_from_slice(bytes);
+    (buffer, start..start + bytes.len())
 }
 
 #[test]

@@ -262,11 +262,21 @@ pub(super) fn runs_stream<const N: usize>(dst: &[[u8; N]], plan: &Plan, tail: bo
 }
 
 /// The runs of `plan` (each `n` elements) with streaming stores, each
-/// prefetching the next one's source (see [`runs_stream`]).
+/// prefetching the next one's source (see [`runs_stream`]), in the
+/// source's order (its largest stride outermost): the source is read front
+/// to back, which the hardware prefetchers follow, while each run's whole
+/// lines stream wherever they go. Measured on a 2-core AMD EPYC (Zen 4),
+/// times a plain copy, `relayout_matrix --reps 7`, two runs alternating
+/// with the destination's order: f32[4096,4096] `T(8,128)` into row-major
+/// 0.56–0.70 against 1.36–1.83, into padded 0.62 against 1.52–1.58,
+/// `{0,1:T(8,128)}` into column-major 0.60–0.62 against 1.63–1.81,
+/// row-major into `T(8,128)` 0.69–0.70 against 0.79–1.01; f32[256,256,256]
+/// row-major into `T(8,128)` 0.64–0.71 against 1.74–1.83.
 fn stream_runs<const N: usize>(src: &[[u8; N]], dst: &mut [[u8; N]], plan: &Plan, n: usize) {
-    let outer = &plan.dims[..plan.dims.len().saturating_sub(1)];
+    let mut outer = plan.dims[..plan.dims.len().saturating_sub(1)].to_vec();
+    outer.sort_by_key(|dim| std::cmp::Reverse(dim.src.unsigned_abs()));
     let mut pending: Option<(usize, usize)> = None;
-    for_each_outer(outer, plan.src_offset, plan.dst_offset, |s, d| {
+    for_each_outer(&outer, plan.src_offset, plan.dst_offset, |s, d| {
         let (s, d) = (at(s), at(d));
         if let Some((from, to)) = pending.replace((s, d)) {
             let next = src[s..s + n].as_flattened();
