@@ -63,13 +63,15 @@ const NAMES: [&str; 6] = [
 ];
 
 /// Plans per strategy: through cache-sized boxes, one pass through the
-/// tiles, tile transposes, element by element, any other (untiled pairs).
-static STRATEGIES: [AtomicU64; 5] = [const { AtomicU64::new(0) }; 5];
-const STRATEGY_NAMES: [&str; 5] = [
+/// tiles, tile transposes, element by element, packed 4-bit pairs
+/// exchanged, any other (untiled pairs).
+static STRATEGIES: [AtomicU64; 6] = [const { AtomicU64::new(0) }; 6];
+const STRATEGY_NAMES: [&str; 6] = [
     "composed",
     "tile pieces",
     "tile transpose",
     "elements",
+    "nibble pairs",
     "other",
 ];
 
@@ -96,7 +98,8 @@ fn count_strategy(strategy: Strategy) {
         Strategy::TilePieces => 1,
         Strategy::TileTranspose => 2,
         Strategy::Elements => 3,
-        _ => 4,
+        Strategy::NibblePairs => 4,
+        _ => 5,
     };
     STRATEGIES[slot].fetch_add(1, Ordering::Relaxed);
 }
