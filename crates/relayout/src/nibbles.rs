@@ -31,7 +31,7 @@ use stride_util::StridedView;
 
 use super::bits::element_bits;
 use super::kernels::is_large_bytes;
-use super::tiled_xla::slice_len;
+use super::tiled_xla::{check_lengths, slice_len};
 use super::{RelayoutError, relayout_with_tail};
 
 thread_local! {
@@ -296,19 +296,10 @@ impl Nibbles {
         dst: &mut [u8],
         relay: impl Fn(&[u8], &mut [u8]) -> Result<(), RelayoutError>,
     ) -> Result<(), RelayoutError> {
-        for (side, shape, need, len) in [
-            ("source", &self.src_shape, self.src_bytes, src.len()),
-            ("destination", &self.dst_shape, self.dst_bytes, dst.len()),
-        ] {
-            if len < need {
-                return Err(RelayoutError::BufferTooSmall {
-                    side,
-                    shape: Box::new(shape.clone()),
-                    expected: need,
-                    actual: len,
-                });
-            }
-        }
+        check_lengths(
+            (&self.src_shape, self.src_bytes, src.len()),
+            (&self.dst_shape, self.dst_bytes, dst.len()),
+        )?;
         let (src, dst) = (&src[..self.src_bytes], &mut dst[..self.dst_bytes]);
         match &self.route {
             Route::Units => relay(src, dst),

@@ -9,26 +9,8 @@
 //! in a register on its way.
 
 use super::kernels::for_each_outer;
+use super::kernels::{Axis, split_axes};
 use super::plan::{Dim, Plan};
-
-/// An axis in two levels (`hi` of size 1 where it is one dimension):
-/// index `x` is `(x / lo.size, x % lo.size)`.
-#[derive(Debug, Clone, Copy)]
-struct Axis {
-    lo: Dim,
-    hi: Dim,
-}
-
-impl Axis {
-    /// The offset of every index of the axis on the side `stride` picks.
-    fn offsets(&self, stride: impl Fn(&Dim) -> i64) -> Vec<usize> {
-        let (lo, hi) = (stride(&self.lo), stride(&self.hi));
-        (0..self.hi.size)
-            .flat_map(|h| (0..self.lo.size).map(move |l| h * hi + l * lo))
-            .map(|o| usize::try_from(o).unwrap_or(usize::MAX))
-            .collect()
-    }
-}
 
 /// The shortest axis worth a pass of its own (shorter ones compose).
 const MIN_AXIS: i64 = 8;
@@ -94,41 +76,19 @@ impl PackedTranspose {
         if p_lo == q_lo {
             return None;
         }
-        let free = |i: usize, taken: &[usize]| !taken.contains(&i);
-        let q_hi =
-            (0..dims.len()).find(|&i| free(i, &[p_lo, q_lo]) && dims[i].src == dims[q_lo].size);
-        let taken: Vec<usize> = [Some(p_lo), Some(q_lo), q_hi]
-            .into_iter()
-            .flatten()
-            .collect();
-        let p_hi = (0..dims.len()).find(|&i| free(i, &taken) && dims[i].dst == dims[p_lo].size);
-        let single = Dim {
-            size: 1,
-            src: 0,
-            dst: 0,
+        let (p, q, outer) = split_axes(&dims, p_lo, q_lo, MIN_AXIS)?;
+        let offsets = |axis: &Axis, stride: fn(&Dim) -> i64| {
+            let mut offsets = Vec::new();
+            axis.offsets(stride, &mut offsets);
+            offsets
+                .into_iter()
+                .map(|o| usize::try_from(o).unwrap_or(usize::MAX))
+                .collect()
         };
-        let axis = |lo: usize, hi: Option<usize>| Axis {
-            lo: dims[lo],
-            hi: hi.map_or(single, |h| dims[h]),
-        };
-        let (p, q) = (axis(p_lo, p_hi), axis(q_lo, q_hi));
-        let long = |a: &Axis| {
-            a.lo.size
-                .checked_mul(a.hi.size)
-                .is_some_and(|n| n >= MIN_AXIS)
-        };
-        if !long(&p) || !long(&q) {
-            return None;
-        }
-        let roles = [Some(p_lo), p_hi, Some(q_lo), q_hi];
-        let outer = (0..dims.len())
-            .filter(|&i| !roles.contains(&Some(i)))
-            .map(|i| dims[i])
-            .collect();
         Some(Self {
             unit: usize::try_from(k).ok()? * size,
-            src_p: p.offsets(|d| d.src),
-            dst_q: q.offsets(|d| d.dst),
+            src_p: offsets(&p, |d| d.src),
+            dst_q: offsets(&q, |d| d.dst),
             outer,
             src_offset,
             dst_offset,

@@ -200,27 +200,14 @@ impl TiledPlan {
         dst: &mut [u8],
     ) -> Result<(), RelayoutError> {
         let (src_shape, dst_shape, bits) = (&self.src_shape, &self.dst_shape, self.bits);
-        for (side, shape, need, len) in [
-            ("source", src_shape, self.src_bytes, src.len()),
-            ("destination", dst_shape, self.dst_bytes, dst.len()),
-        ] {
-            if len < need {
-                return Err(RelayoutError::BufferTooSmall {
-                    side,
-                    shape: Box::new(shape.clone()),
-                    expected: need,
-                    actual: len,
-                });
-            }
-        }
+        check_lengths(
+            (src_shape, self.src_bytes, src.len()),
+            (dst_shape, self.dst_bytes, dst.len()),
+        )?;
         let (src, dst) = (&src[..self.src_bytes], &mut dst[..self.dst_bytes]);
         let Some(tilings) = &self.tilings else {
             by_element(src, &self.src_layout, dst, &self.dst_layout, bits)?;
-            return if self.dst_layout.is_tiled() {
-                Ok(())
-            } else {
-                fill_padding(dst, dst_shape)
-            };
+            return self.fill_untiled_padding(dst);
         };
         if let (Some(_), Some(to)) = tilings {
             // The same layout is one copy, unless the source's padding
@@ -233,11 +220,7 @@ impl TiledPlan {
         }
         if let Some(composed) = &self.composed {
             composed.run(pool, src, dst)?;
-            return if self.dst_layout.is_tiled() {
-                Ok(())
-            } else {
-                fill_padding(dst, dst_shape)
-            };
+            return self.fill_untiled_padding(dst);
         }
         if let (Some(pieces), (Some(_), None) | (None, Some(_))) = (&self.pieces, tilings) {
             if let (None, Some(to)) = tilings {
@@ -246,11 +229,7 @@ impl TiledPlan {
             for (from, to) in pieces {
                 copy(pool, src, from, dst, to, bits)?;
             }
-            return if self.dst_layout.is_tiled() {
-                Ok(())
-            } else {
-                fill_padding(dst, dst_shape)
-            };
+            return self.fill_untiled_padding(dst);
         }
         match tilings {
             (Some(from), None) => {
@@ -283,6 +262,38 @@ impl TiledPlan {
             }),
         }
     }
+
+    /// Fills an untiled destination's classic padding (a tiled one's
+    /// padding was zeroed before the copy).
+    fn fill_untiled_padding(&self, dst: &mut [u8]) -> Result<(), RelayoutError> {
+        if self.dst_layout.is_tiled() {
+            Ok(())
+        } else {
+            fill_padding(dst, &self.dst_shape)
+        }
+    }
+}
+
+/// Errs, naming the side, its shape and both lengths, if the source or the
+/// destination buffer (each `(shape, bytes needed, bytes given)`) is short.
+pub(crate) fn check_lengths(
+    (src_shape, src_need, src_len): (&Shape, usize, usize),
+    (dst_shape, dst_need, dst_len): (&Shape, usize, usize),
+) -> Result<(), RelayoutError> {
+    for (side, shape, need, len) in [
+        ("source", src_shape, src_need, src_len),
+        ("destination", dst_shape, dst_need, dst_len),
+    ] {
+        if len < need {
+            return Err(RelayoutError::BufferTooSmall {
+                side,
+                shape: Box::new(shape.clone()),
+                expected: need,
+                actual: len,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// How the relayout from `src_shape` into `dst_shape`, one of them tiled

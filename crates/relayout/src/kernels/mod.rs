@@ -11,7 +11,7 @@ use crate::plan::{Dim, Plan, Strategy};
 use crate::simd::{SimdLevel, simd_level};
 pub(crate) use block::SMALL_THRESHOLDS;
 use block::{Blocks, NextRows, Strip, Transpose, at, step};
-pub(crate) use tile_transpose::TileTranspose;
+pub(crate) use tile_transpose::{Axis, TileTranspose, split_axes};
 
 /// Calls `f(src_offset, dst_offset)` for every index of `dims` (outermost
 /// first), starting at `(src, dst)`, with incremental offsets.

@@ -31,15 +31,28 @@ use crate::plan::{Dim, Plan};
 /// dimensions `hi` and `lo` (`hi` of size 1 where the axis is one
 /// dimension).
 #[derive(Debug, Clone, Copy)]
-struct Axis {
+pub(crate) struct Axis {
     lo: Dim,
     hi: Dim,
 }
 
 impl Axis {
+    /// Whether the axis is one dimension.
+    fn is_single(&self) -> bool {
+        self.hi.size == 1
+    }
+
+    /// Whether the axis has at least `len` indices.
+    fn has(&self, len: i64) -> bool {
+        self.lo
+            .size
+            .checked_mul(self.hi.size)
+            .is_some_and(|n| n >= len)
+    }
+
     /// The offset of every index of the axis on one side, with `stride`
     /// picking that side's stride of a dimension.
-    fn offsets(&self, stride: impl Fn(&Dim) -> i64, out: &mut Vec<i64>) {
+    pub(crate) fn offsets(&self, stride: impl Fn(&Dim) -> i64, out: &mut Vec<i64>) {
         out.clear();
         let (lo, hi) = (stride(&self.lo), stride(&self.hi));
         for h in 0..self.hi.size {
@@ -48,6 +61,46 @@ impl Axis {
             }
         }
     }
+}
+
+/// The axes of a transpose of `dims` whose rows may be split in two levels
+/// on either side: `p` contiguous in the destination from the dimension
+/// `p_lo` (destination stride 1), `q` contiguous in the source from `q_lo`
+/// (source stride 1), each with the dimension that continues it on its
+/// side if one does, and the other dimensions; `None` if an axis has fewer
+/// than `min_len` indices.
+pub(crate) fn split_axes(
+    dims: &[Dim],
+    p_lo: usize,
+    q_lo: usize,
+    min_len: i64,
+) -> Option<(Axis, Axis, Vec<Dim>)> {
+    let free = |i: usize, taken: &[usize]| !taken.contains(&i);
+    let q_hi = (0..dims.len()).find(|&i| free(i, &[p_lo, q_lo]) && dims[i].src == dims[q_lo].size);
+    let taken: Vec<usize> = [Some(p_lo), Some(q_lo), q_hi]
+        .into_iter()
+        .flatten()
+        .collect();
+    let p_hi = (0..dims.len()).find(|&i| free(i, &taken) && dims[i].dst == dims[p_lo].size);
+    let single = Dim {
+        size: 1,
+        src: 0,
+        dst: 0,
+    };
+    let axis = |lo: usize, hi: Option<usize>| Axis {
+        lo: dims[lo],
+        hi: hi.map_or(single, |h| dims[h]),
+    };
+    let (p, q) = (axis(p_lo, p_hi), axis(q_lo, q_hi));
+    if !p.has(min_len) || !q.has(min_len) {
+        return None;
+    }
+    let roles = [Some(p_lo), p_hi, Some(q_lo), q_hi];
+    let outer = (0..dims.len())
+        .filter(|&i| !roles.contains(&Some(i)))
+        .map(|i| dims[i])
+        .collect();
+    Some((p, q, outer))
 }
 
 /// A plan in units of [`UNIT`] bytes as a tile transpose: the axis `p`
@@ -83,30 +136,11 @@ impl TileTranspose {
             return None;
         }
         let q_lo = (0..p_lo).find(|&i| dims[i].src == 1)?;
-        let free = |i: usize, taken: &[usize]| !taken.contains(&i);
-        let q_hi = (0..p_lo).find(|&i| free(i, &[q_lo]) && dims[i].src == dims[q_lo].size);
-        let taken: Vec<usize> = [Some(q_lo), q_hi].into_iter().flatten().collect();
-        let p_hi = (0..p_lo).find(|&i| free(i, &taken) && dims[i].dst == dims[p_lo].size);
-        let single = Dim {
-            size: 1,
-            src: 0,
-            dst: 0,
-        };
-        let axis = |lo: usize, hi: Option<usize>| Axis {
-            lo: dims[lo],
-            hi: hi.map_or(single, |h| dims[h]),
-        };
-        let (p, q) = (axis(p_lo, p_hi), axis(q_lo, q_hi));
         let block = i64::try_from(BLOCK).ok()?;
-        let long = |a: &Axis| a.lo.size.checked_mul(a.hi.size).is_some_and(|n| n >= block);
-        if (p.hi.size == 1 && q.hi.size == 1) || !long(&p) || !long(&q) {
+        let (p, q, outer) = split_axes(dims, p_lo, q_lo, block)?;
+        if p.is_single() && q.is_single() {
             return None;
         }
-        let roles = [Some(p_lo), p_hi, Some(q_lo), q_hi];
-        let outer = (0..dims.len())
-            .filter(|&i| !roles.contains(&Some(i)))
-            .map(|i| dims[i])
-            .collect();
         Some(Self {
             p,
             q,
