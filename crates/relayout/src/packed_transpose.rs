@@ -59,18 +59,11 @@ impl PackedTranspose {
             return None;
         }
         let k = m * m;
-        let divided = |x: i64| (x % k == 0).then_some(x / k);
-        let dims = dims
-            .iter()
-            .map(|d| {
-                Some(Dim {
-                    size: d.size,
-                    src: divided(d.src)?,
-                    dst: divided(d.dst)?,
-                })
-            })
-            .collect::<Option<Vec<_>>>()?;
-        let (src_offset, dst_offset) = (divided(plan.src_offset)?, divided(plan.dst_offset)?);
+        let Plan {
+            dims,
+            src_offset,
+            dst_offset,
+        } = Plan::divided(dims, (plan.src_offset, plan.dst_offset), k)?;
         let p_lo = dims.iter().position(|d| d.dst == 1)?;
         let q_lo = dims.iter().position(|d| d.src == 1)?;
         if p_lo == q_lo {

@@ -223,8 +223,18 @@ impl Plan {
         {
             return None;
         }
+        Self::divided(outer, (self.src_offset, self.dst_offset), k)
+    }
+
+    /// The plan of `dims` and `(source, destination)` offsets with every
+    /// stride and offset divided by `k`, if each is a multiple of it: the
+    /// same copy in units of `k` elements (`None` for `k` < 1).
+    pub(crate) fn divided(dims: &[Dim], (src, dst): (i64, i64), k: i64) -> Option<Self> {
+        if k < 1 {
+            return None;
+        }
         let divided = |x: i64| (x % k == 0).then_some(x / k);
-        let dims = outer
+        let dims = dims
             .iter()
             .map(|d| {
                 Some(Dim {
@@ -236,8 +246,8 @@ impl Plan {
             .collect::<Option<Vec<_>>>()?;
         Some(Self {
             dims,
-            src_offset: divided(self.src_offset)?,
-            dst_offset: divided(self.dst_offset)?,
+            src_offset: divided(src)?,
+            dst_offset: divided(dst)?,
         })
     }
 
