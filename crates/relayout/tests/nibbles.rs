@@ -15,7 +15,7 @@
 
 use index_util::TiledLayout;
 use relayout::rayon::ThreadPoolBuilder;
-use relayout::{FromTo, RelayoutPlan, Strategy};
+use relayout::{FromTo, RelayoutPlan, Strategy, detected_simd_level, force_simd_level};
 use schema::Shape;
 
 fn shape(text: &str) -> Shape {
@@ -93,10 +93,17 @@ fn the_exchanges_go_by_nibble_pairs() {
         ("{1,0:T(8,128)(2,1)E(4)}", "{0,1:T(8,128)(2,1)E(4)}"),
         ("{0,1:T(8,128)(2,1)E(4)}", "{1,0:T(8,128)(2,1)E(4)}"),
     ];
-    for (a, b) in pairs {
-        let strategy = check(&format!("u4[256,640]{a}"), &format!("u4[256,640]{b}"), 4);
-        assert_eq!(strategy, Strategy::NibblePairs, "{a} -> {b}");
+    // At every SIMD level of this CPU (AVX-512 exchanges 64 bytes of two
+    // rows at a time, SSE2 16); other tests running meanwhile only take
+    // another level's path.
+    for level in detected_simd_level().and_below() {
+        assert_eq!(force_simd_level(Some(level)), level);
+        for (a, b) in pairs {
+            let strategy = check(&format!("u4[256,640]{a}"), &format!("u4[256,640]{b}"), 4);
+            assert_eq!(strategy, Strategy::NibblePairs, "{a} -> {b} at {level:?}");
+        }
     }
+    force_simd_level(None);
 }
 
 #[test]

@@ -150,14 +150,19 @@ fn unpack_avx512<const N: usize, const M: usize>(
 /// The two halves of the element-by-element zip of `a` and `b`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline]
-fn zip<const N: usize>(a: __m512i, b: __m512i, low: __m512i, high: __m512i) -> (__m512i, __m512i) {
+pub(super) fn zip<const N: usize>(
+    a: __m512i,
+    b: __m512i,
+    low: __m512i,
+    high: __m512i,
+) -> (__m512i, __m512i) {
     (permute::<N>(a, low, b), permute::<N>(a, high, b))
 }
 
 /// The even and the odd elements of `a` then `b`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline]
-fn unzip<const N: usize>(
+pub(super) fn unzip<const N: usize>(
     a: __m512i,
     b: __m512i,
     even: __m512i,
@@ -168,7 +173,7 @@ fn unzip<const N: usize>(
 
 /// The index vectors of a zip of `E = 64 / N` elements: the low half takes
 /// element `i` of each input in turn, the high half element `E/2 + i`.
-const fn zip_indices<const N: usize>() -> [[u8; 64]; 2] {
+pub(super) const fn zip_indices<const N: usize>() -> [[u8; 64]; 2] {
     let e = 64 / N;
     let mut indices = [[0_u8; 64]; 2];
     let mut i = 0;
@@ -187,7 +192,7 @@ const fn zip_indices<const N: usize>() -> [[u8; 64]; 2] {
 
 /// The index vectors of an unzip of `E = 64 / N` elements: the even and
 /// the odd ones of the `2E` inputs.
-const fn unzip_indices<const N: usize>() -> [[u8; 64]; 2] {
+pub(super) const fn unzip_indices<const N: usize>() -> [[u8; 64]; 2] {
     let e = 64 / N;
     let mut indices = [[0_u8; 64]; 2];
     let mut i = 0;
@@ -221,7 +226,7 @@ fn prefetch(address: *const u8) {
 /// 64-byte line.
 #[target_feature(enable = "avx512f")]
 #[inline]
-fn store(reg: __m512i, bytes: &mut [u8; 64], stream: bool) {
+pub(super) fn store(reg: __m512i, bytes: &mut [u8; 64], stream: bool) {
     let ptr = bytes.as_mut_ptr();
     // SAFETY: 64 writable bytes; the streaming store only where aligned.
     #[allow(unsafe_code)]
