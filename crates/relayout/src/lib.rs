@@ -59,6 +59,7 @@ mod padding;
 mod parallel;
 mod piece_copy;
 mod plan;
+mod quads;
 mod relayout_plan;
 mod repack;
 mod retiled;

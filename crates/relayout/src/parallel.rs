@@ -451,7 +451,7 @@ fn run(
         rest = tail;
         parts.push((chunk, part));
     }
-    let copy = |chunk: &Chunk, part: &mut [u8]| {
+    let copy = |chunk: &&Chunk, part: &mut [u8]| {
         relayout_with_tail(
             src,
             &chunk.src,
@@ -463,14 +463,31 @@ fn run(
         )
         .map(|_| ())
     };
+    run_parts(pool, !is_large_bytes(whole_bytes), &mut parts, copy)
+}
+
+/// Runs `op` on each of `parts` (each a task's share and its own slice of
+/// a destination): the first on the calling thread if `in_place` (else on
+/// a worker of the pool, see [`scope_on`]), the others as one task spawned
+/// on `pool` (the current pool if `None`), which its threads split among
+/// themselves; returns the first error in part order, if any. A single
+/// part runs on the calling thread, without the pool.
+pub(crate) fn run_parts<T: Send + Sync>(
+    pool: Option<&ThreadPool>,
+    in_place: bool,
+    parts: &mut [(T, &mut [u8])],
+    op: impl Fn(&T, &mut [u8]) -> Result<(), RelayoutError> + Sync,
+) -> Result<(), RelayoutError> {
+    if let [(only, part)] = parts {
+        return op(only, part);
+    }
     let mut results: Vec<Result<(), RelayoutError>> = parts.iter().map(|_| Ok(())).collect();
     let (Some(((chunk, part), others)), Some((first_result, other_results))) =
         (parts.split_first_mut(), results.split_first_mut())
     else {
         return Ok(());
     };
-    let copy = &copy;
-    let in_place = !is_large_bytes(whole_bytes);
+    let op = &op;
     scope_on(pool, in_place, |scope| {
         // One task for all the others, split among the pool's threads
         // as they steal it (a task per chunk measured 2.4 times slower
@@ -480,9 +497,9 @@ fn run(
                 .par_iter_mut()
                 .zip(other_results.par_iter_mut())
                 .with_max_len(1)
-                .for_each(|((chunk, part), result)| *result = copy(chunk, part));
+                .for_each(|((chunk, part), result)| *result = op(chunk, part));
         });
-        *first_result = copy(chunk, part);
+        *first_result = op(chunk, part);
     });
     results.into_iter().collect()
 }

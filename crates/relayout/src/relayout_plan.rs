@@ -13,6 +13,7 @@ use super::bits::capacity_in_elements;
 use super::nibbles::Nibbles;
 use super::padding::fill_padding_except_row_tails;
 use super::plan::Plan as Canonical;
+use super::quads::Quads;
 use super::repack::Repack;
 use super::tiled_xla::TiledPlan;
 use super::view_tiled::ViewTiled;
@@ -118,6 +119,9 @@ pub(crate) enum Path {
     },
     /// A strided view and a tiled XLA layout (see `view_tiled.rs`).
     ViewTiled(Box<ViewTiled>),
+    /// Bytes between an untiled layout and tiles `T(4,c)` of the other
+    /// order (see `quads.rs`).
+    Quads(Box<Quads>),
     /// `plan` on the buffers from `src` and `dst` elements of `size` bytes
     /// on (a view's offset).
     Shifted {
@@ -325,6 +329,7 @@ impl RelayoutPlan {
             Path::Repack { repack, .. } => return repack.sides(),
             Path::Nibbles { .. } => 4,
             Path::ViewTiled(plan) => plan.bits(),
+            Path::Quads(_) => 8,
             Path::Shifted { plan, .. } => return plan.element_bits(),
         };
         (bits, bits)
@@ -440,6 +445,7 @@ impl RelayoutPlan {
                 nibbles.strategy(relay.as_ref().map(|plan| plan.strategy()))
             }
             Path::ViewTiled(plan) => plan.strategy(),
+            Path::Quads(_) => Strategy::TileTranspose,
             Path::Shifted { plan, .. } => plan.strategy(),
         }
     }
@@ -481,6 +487,7 @@ impl RelayoutPlan {
                 None => Ok(()),
             }),
             Path::ViewTiled(plan) => plan.run(pool, src, dst),
+            Path::Quads(quads) => quads.run(pool, src, dst),
             Path::Shifted {
                 src: src_offset,
                 dst: dst_offset,

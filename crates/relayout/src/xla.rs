@@ -9,6 +9,7 @@ use stride_util::{StridedView, ViewError};
 
 use super::bits::element_bits;
 use super::nibbles::Nibbles;
+use super::quads::Quads;
 use super::relayout_plan::{FromTo, Padding, Path, RelayoutPlan, check_pair};
 use super::repack::{Repack, packed_width};
 use super::tiled_xla::TiledPlan;
@@ -96,6 +97,11 @@ impl RelayoutPlan {
                     },
                 });
             }
+        }
+        if let Some(quads) = Quads::new(src_shape, dst_shape)? {
+            return Ok(Self {
+                path: Path::Quads(Box::new(quads)),
+            });
         }
         if [src_shape, dst_shape]
             .iter()

@@ -929,7 +929,7 @@ fn lanes_to_columns(regs: &[__m512i], out: &mut [__m512i]) {
 /// result holds lane `L` of each of `regs`, in order.
 #[target_feature(enable = "avx512f")]
 #[inline]
-fn transpose_lanes([a, b, x, y]: [__m512i; 4]) -> [__m512i; 4] {
+pub(super) fn transpose_lanes([a, b, x, y]: [__m512i; 4]) -> [__m512i; 4] {
     // Lanes 0 and 2 (`0x88`), 1 and 3 (`0xDD`) of each pair.
     let (ab_even, ab_odd) = (
         _mm512_shuffle_i64x2::<0x88>(a, b),

@@ -1,0 +1,287 @@
+//! Bytes between an untiled two-dimensional layout and full tiles `T(4,c)`
+//! of the other physical order (`u8[h,w]{1,0}` and `{0,1:T(4,128)}`, and
+//! back): the byte relayouts of the packed 4-bit (`E(4)`) layouts
+//! `{1,0:E(4)}` and `{0,1:T(8,128)(2,1)E(4)}` (see `nibbles.rs`), whose
+//! tiles are rows of four bytes across 128 of the other dimension.
+//!
+//! Four neighbouring bytes of an untiled row are a *quad* that goes to the
+//! four rows of one tile, at one column. So the relayout is a transpose of
+//! quads (4-byte units) into quads in the other order, followed by
+//! splitting each tile's `c` quads into its four rows of `c` bytes (the
+//! interleave that packing tiles `(4,1)` take apart); out of tiles, the
+//! same two steps the other way. Where the CPU has AVX-512 both go in one
+//! pass, 64 rows of 64 bytes at a time in registers (see
+//! `kernels/x86/avx512_quads.rs`); elsewhere a band at a time through an
+//! intermediate that stays in a core's L2 cache ([`BAND_BYTES`]): 16 quad
+//! columns (one 64-byte line of each untiled row) across whole tiles, by
+//! the engine's 4-byte transposes and its interleave kernels. On a pool
+//! the destination splits into parts of whole quad columns (into tiles)
+//! or tile columns (out of them), each a contiguous range of its bytes.
+
+use std::ops::Range;
+
+use rayon::ThreadPool;
+use schema::Shape;
+use stride_util::StridedView;
+
+use super::kernels::is_large_bytes;
+use super::parallel::{MIN_BYTES_PER_THREAD, run_parts};
+use super::tiled_xla::{check_lengths, slice_len};
+use super::{RelayoutError, interleave, relayout_with_tail};
+
+thread_local! {
+    /// Each thread's intermediate, kept between relayouts (a band's, at
+    /// most [`BAND_BYTES`]).
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The bytes of a band's intermediate, at most: in a core's L2 cache.
+const BAND_BYTES: usize = 256 << 10;
+
+/// The quad columns of a band: one 64-byte line of each untiled row.
+const BAND_QUADS: usize = 16;
+
+/// The plan of a relayout between `u8[h, w]`-shaped untiled bytes (rows of
+/// `w` bytes, `h` of them, in physical terms) and the same bytes in full
+/// tiles `T(4, c)` of the other order (`w / 4` rows of tiles, each `h / c`
+/// tiles of 4 rows of `c` bytes).
+#[derive(Debug, Clone)]
+pub(crate) struct Quads {
+    /// Whether the source is the untiled side.
+    into_tiles: bool,
+    h: usize,
+    w: usize,
+    c: usize,
+    src_shape: Shape,
+    dst_shape: Shape,
+    src_bytes: usize,
+    dst_bytes: usize,
+}
+
+/// The untiled physical frame `(major, minor)` of a 1-byte 2-D shape
+/// without tiles, or its tiled one `(major, minor, c)` for tiles `T(4,c)`.
+fn frame(shape: &Shape) -> Option<(usize, usize, Option<usize>)> {
+    let layout = shape.layout.as_deref()?;
+    if shape.element_type != schema::PrimitiveType::U8 as i32
+        && shape.element_type != schema::PrimitiveType::S8 as i32
+    {
+        return None;
+    }
+    if !layout.padded_dimensions.is_empty()
+        || layout.dynamic_shape_metadata_prefix_bytes != 0
+        || layout.tail_padding_alignment_in_elements > 1
+        || layout.element_size_in_bits != 0 && layout.element_size_in_bits != 8
+    {
+        return None;
+    }
+    let &[minor, major] = layout.minor_to_major.as_slice() else {
+        return None;
+    };
+    let (major, minor) = (usize::try_from(major).ok()?, usize::try_from(minor).ok()?);
+    let tile = match layout.tiles.as_slice() {
+        [] => None,
+        [tile] => match tile.dimensions.as_slice() {
+            [4, c] => Some(usize::try_from(*c).ok()?),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some((major, minor, tile))
+}
+
+impl Quads {
+    /// The plan from `src_shape` into `dst_shape` (the same array), if one
+    /// side is untiled and the other in full tiles `T(4, c)` of the other
+    /// order, `c` a multiple of 64 bytes, with whole lines of untiled
+    /// rows (see the module documentation).
+    pub(crate) fn new(src_shape: &Shape, dst_shape: &Shape) -> Result<Option<Self>, RelayoutError> {
+        let (Some(from), Some(to)) = (frame(src_shape), frame(dst_shape)) else {
+            return Ok(None);
+        };
+        let (untiled, tiled, into_tiles) = match (from, to) {
+            ((a, b, None), (b2, a2, Some(c))) if a == a2 && b == b2 => ((a, b), c, true),
+            ((b2, a2, Some(c)), (a, b, None)) if a == a2 && b == b2 => ((a, b), c, false),
+            _ => return Ok(None),
+        };
+        let size = |d: usize| usize::try_from(src_shape.dimensions[d]).ok();
+        let (Some(h), Some(w)) = (size(untiled.0), size(untiled.1)) else {
+            return Ok(None);
+        };
+        let c = tiled;
+        if c == 0
+            || !c.is_multiple_of(64)
+            || !h.is_multiple_of(c)
+            || !w.is_multiple_of(4 * BAND_QUADS)
+        {
+            return Ok(None);
+        }
+        Ok(Some(Self {
+            into_tiles,
+            h,
+            w,
+            c,
+            src_shape: src_shape.clone(),
+            dst_shape: dst_shape.clone(),
+            src_bytes: slice_len(src_shape)?,
+            dst_bytes: slice_len(dst_shape)?,
+        }))
+    }
+
+    /// Copies `src` into `dst`: split over `pool` into parts that write
+    /// disjoint ranges of `dst` (quad columns into tiles, untiled rows out
+    /// of them) where it is large enough, each part in registers where the
+    /// CPU has AVX-512, else a band at a time (see the module
+    /// documentation).
+    pub(crate) fn run(
+        &self,
+        pool: Option<&ThreadPool>,
+        src: &[u8],
+        dst: &mut [u8],
+    ) -> Result<(), RelayoutError> {
+        check_lengths(
+            (&self.src_shape, self.src_bytes, src.len()),
+            (&self.dst_shape, self.dst_bytes, dst.len()),
+        )?;
+        let (src, dst) = (&src[..self.src_bytes], &mut dst[..self.dst_bytes]);
+        let whole = u64::try_from(dst.len()).unwrap_or(u64::MAX);
+        // A part is whole units: 16 quad columns (`4h` bytes each) into
+        // tiles, a tile column of `c` untiled rows (`w` bytes each) out.
+        let (units, step, unit_bytes) = if self.into_tiles {
+            (self.w / 4 / BAND_QUADS, BAND_QUADS, 4 * self.h * BAND_QUADS)
+        } else {
+            (self.h / self.c, self.c, self.c * self.w)
+        };
+        let threads = pool.map_or(1, ThreadPool::current_num_threads);
+        let count = threads
+            .min(usize::try_from(whole / MIN_BYTES_PER_THREAD).unwrap_or(usize::MAX))
+            .clamp(1, units.max(1));
+        let mut parts = Vec::with_capacity(count);
+        let mut rest = dst;
+        for k in 0..count {
+            let (from, to) = (units * k / count, units * (k + 1) / count);
+            let (part, tail) = std::mem::take(&mut rest).split_at_mut((to - from) * unit_bytes);
+            rest = tail;
+            parts.push((from * step..to * step, part));
+        }
+        let stream = is_large_bytes(whole);
+        run_parts(pool, !stream, &mut parts, |span, part| {
+            if self.in_registers(src, part, span.clone(), stream) {
+                Ok(())
+            } else {
+                self.in_bands(src, part, span.clone(), whole)
+            }
+        })
+    }
+
+    /// Whether the register kernel relaid the part of `src` for `span`
+    /// (quad columns into tiles, untiled rows out of them) into `part`
+    /// (where the CPU has AVX-512).
+    fn in_registers(&self, src: &[u8], part: &mut [u8], span: Range<usize>, stream: bool) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use super::kernels::x86::avx512::sfence;
+            use super::kernels::x86::avx512_quads::{Frame, into_tiles, out_of_tiles};
+            let frame = Frame {
+                h: self.h,
+                w: self.w,
+                c: self.c,
+            };
+            let done = if self.into_tiles {
+                into_tiles(src, part, frame, span, stream)
+            } else {
+                out_of_tiles(src, part, frame, span, stream)
+            };
+            if done && stream {
+                sfence();
+            }
+            done
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (src, part, span, stream);
+            false
+        }
+    }
+
+    /// The part of `src` for `span` (as in [`Self::in_registers`]) into
+    /// `part`, a band at a time through the thread's intermediate: a
+    /// 4-byte transpose of quads and the engine's interleave kernels.
+    fn in_bands(
+        &self,
+        src: &[u8],
+        part: &mut [u8],
+        span: Range<usize>,
+        whole: u64,
+    ) -> Result<(), RelayoutError> {
+        let (h, w, c) = (self.h, self.w, self.c);
+        let (rows_in, quads_in) = if self.into_tiles {
+            (0..h, span)
+        } else {
+            (span, 0..w / 4)
+        };
+        // Untiled rows a band takes: whole tiles, within the band's bytes.
+        let rows = (BAND_BYTES / (4 * BAND_QUADS) / c).max(1) * c;
+        let rows = rows.min(h);
+        // Sizes and offsets inside buffers that exist: exact in i64.
+        let signed = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+        let (q, c64, h64) = (signed(BAND_QUADS), signed(c), signed(h));
+        // The destination part's first quad column or row.
+        let (first_quad, first_row) = (signed(quads_in.start), signed(rows_in.start));
+        let whole = Some(whole);
+        with_scratch(BAND_QUADS * rows * 4, |scratch| {
+            for i0 in rows_in.clone().step_by(rows) {
+                let n = rows.min(rows_in.end - i0);
+                let scratch = &mut scratch[..BAND_QUADS * n * 4];
+                let (n64, t, i) = (signed(n), signed(n / c), signed(i0));
+                // The band's quads, `BAND_QUADS` rows of `n` quads; and the
+                // same bytes as the tiles' rows: per quad row, `n / c`
+                // tiles of 4 rows of `c` bytes (dimensions quad row, tile,
+                // row in the tile, column).
+                let quads = StridedView::new(&[n64, q], &[1, n64], 0)?;
+                let packed = StridedView::new(&[q, t, 4, c64], &[4 * n64, 4 * c64, 1, 4], 0)?;
+                for m0 in quads_in.clone().step_by(BAND_QUADS) {
+                    let m = signed(m0);
+                    // The untiled side's quads: rows `i0..`, quads `m0..`
+                    // (rows from the part's first out of tiles).
+                    let row = if self.into_tiles { i } else { i - first_row };
+                    let untiled =
+                        StridedView::new(&[n64, q], &[signed(w / 4), 1], row * signed(w / 4) + m)?;
+                    // The tiled side: tile rows `m0..`, tiles `i0 / c..`
+                    // (quads from the part's first into tiles).
+                    let quad = if self.into_tiles { m - first_quad } else { m };
+                    let tiled = StridedView::new(
+                        &[q, t, 4, c64],
+                        &[4 * h64, 4 * c64, c64, 1],
+                        quad * 4 * h64 + i * 4,
+                    )?;
+                    if self.into_tiles {
+                        relayout_with_tail(src, &untiled, scratch, &quads, 4, None, None)?;
+                        if !interleave::try_copy_part(scratch, &packed, part, &tiled, 8, whole)? {
+                            relayout_with_tail(scratch, &packed, part, &tiled, 1, None, whole)?;
+                        }
+                    } else {
+                        if !interleave::try_copy(src, &tiled, scratch, &packed, 8)? {
+                            relayout_with_tail(src, &tiled, scratch, &packed, 1, None, None)?;
+                        }
+                        relayout_with_tail(scratch, &quads, part, &untiled, 4, None, whole)?;
+                    }
+                }
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Runs `f` on the thread's intermediate of `bytes` bytes (a fresh one if
+/// it is in use).
+fn with_scratch<T>(bytes: usize, f: impl FnOnce(&mut [u8]) -> T) -> T {
+    SCRATCH.with(|cell| {
+        let mut scratch = cell.try_borrow_mut().ok();
+        let mut own = Vec::new();
+        let buffer = scratch.as_deref_mut().unwrap_or(&mut own);
+        if buffer.len() < bytes {
+            buffer.resize(bytes, 0);
+        }
+        f(&mut buffer[..bytes])
+    })
+}

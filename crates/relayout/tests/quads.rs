@@ -1,0 +1,149 @@
+//! Bytes between an untiled two-dimensional layout and full tiles
+//! `T(4,c)` of the other order (the quad transpose, which the packed
+//! 4-bit layouts `{1,0:E(4)}` ↔ `{0,1:T(8,128)(2,1)E(4)}` run as bytes),
+//! against the element positions of `index_util::TiledLayout`: both
+//! directions and both physical orders, at every SIMD level of this CPU
+//! (AVX-512 in registers, the others through bands), on sizes that take
+//! it and on sizes that keep other paths, in cache and large enough to
+//! stream.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss
+)]
+
+use index_util::TiledLayout;
+use relayout::rayon::ThreadPoolBuilder;
+use relayout::{FromTo, RelayoutPlan, Strategy, detected_simd_level, force_simd_level};
+use schema::Shape;
+
+fn shape(text: &str) -> Shape {
+    text.parse().unwrap_or_else(|e| panic!("{text}: {e}"))
+}
+
+/// The buffer of `shape` with each element's `bits`-bit value, different
+/// from its neighbours', at its position under the index function.
+fn buffer(shape: &Shape, bits: usize) -> Vec<u8> {
+    let layout = TiledLayout::new(shape).unwrap();
+    let mut out = vec![0_u8; layout.buffer_size_in_bytes() as usize];
+    layout.for_each_position(|k, element| {
+        let (Some(r), k) = (element, k as usize) else {
+            return;
+        };
+        let value = (r as u64).wrapping_mul(2_654_435_761) % ((1_u64 << bits) - 1) + 1;
+        let bit = k * bits;
+        out[bit / 8] |= (value as u8) << (bit % 8);
+    });
+    out
+}
+
+/// Relays `from` into `to` on one thread and on pools of 2 and 3 (which
+/// split large ones unevenly), checks the bytes against the positions and
+/// returns the strategy.
+fn check(from: &str, to: &str, bits: usize) -> Strategy {
+    let (from, to) = (shape(from), shape(to));
+    let plan = RelayoutPlan::xla(FromTo {
+        from: &from,
+        to: &to,
+    })
+    .unwrap();
+    let (src, want) = (buffer(&from, bits), buffer(&to, bits));
+    let mut got = vec![0_u8; want.len()];
+    plan.run(&src, &mut got).unwrap();
+    assert!(got == want, "{from} -> {to} ({})", plan.strategy());
+    for threads in [2, 3] {
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let mut got = vec![0_u8; want.len()];
+        plan.run_in(&pool, &src, &mut got).unwrap();
+        assert!(got == want, "{from} -> {to} on {threads} threads");
+    }
+    plan.strategy()
+}
+
+/// `(untiled, tiled)` layout pairs of one array, each order.
+const PAIRS: [(&str, &str); 6] = [
+    ("{1,0}", "{0,1:T(4,128)}"),
+    ("{0,1}", "{1,0:T(4,128)}"),
+    ("{1,0}", "{0,1:T(4,64)}"),
+    ("{0,1}", "{1,0:T(4,192)}"),
+    ("{1,0:E(4)}", "{0,1:T(8,128)(2,1)E(4)}"),
+    ("{0,1:E(4)}", "{1,0:T(8,128)(2,1)E(4)}"),
+];
+
+#[test]
+fn quads_go_into_and_out_of_tiles_at_every_level() {
+    for level in detected_simd_level().and_below() {
+        assert_eq!(force_simd_level(Some(level)), level);
+        for (untiled, tiled) in PAIRS {
+            let (ty, bits) = if untiled.contains("E(4)") {
+                ("s4", 4)
+            } else {
+                ("u8", 8)
+            };
+            // Minor dimension (untiled) of 64 quads, major of 3 tiles.
+            let dims = match (untiled.starts_with("{1"), tiled.contains("192"), bits) {
+                (true, _, 8) => "[384,256]",
+                (false, false, 8) => "[256,384]",
+                (false, true, 8) => "[256,576]",
+                (true, _, _) => "[384,512]",
+                (false, _, _) => "[512,384]",
+            };
+            for (a, b) in [(untiled, tiled), (tiled, untiled)] {
+                let strategy = check(&format!("{ty}{dims}{a}"), &format!("{ty}{dims}{b}"), bits);
+                assert_eq!(
+                    strategy,
+                    Strategy::TileTranspose,
+                    "{dims}{a} -> {b} at {level:?}"
+                );
+            }
+        }
+    }
+    force_simd_level(None);
+}
+
+#[test]
+fn sizes_off_the_quads_keep_other_paths_exactly() {
+    // Partial tiles, rows of no whole line, narrower tiles, signed bytes.
+    for (dims, untiled, tiled) in [
+        ("u8[200,512]", "{1,0}", "{0,1:T(4,128)}"),
+        ("u8[256,500]", "{1,0}", "{0,1:T(4,128)}"),
+        ("u8[256,510]", "{1,0}", "{0,1:T(4,128)}"),
+        ("u8[128,256]", "{1,0}", "{0,1:T(4,32)}"),
+        ("s8[128,256]", "{1,0}", "{0,1:T(4,128)}"),
+        ("u8[128,256]", "{1,0}", "{0,1:T(8,128)}"),
+        ("s4[200,1024]", "{1,0:E(4)}", "{0,1:T(8,128)(2,1)E(4)}"),
+    ] {
+        check(
+            &format!("{dims}{untiled}"),
+            &format!("{dims}{tiled}"),
+            8.min(bits(dims)),
+        );
+        check(
+            &format!("{dims}{tiled}"),
+            &format!("{dims}{untiled}"),
+            8.min(bits(dims)),
+        );
+    }
+}
+
+fn bits(dims: &str) -> usize {
+    if dims.starts_with("s4") { 4 } else { 8 }
+}
+
+#[test]
+fn large_quads_stream_and_split_exactly() {
+    // 8 MiB each way: the stores stream, and pools split the work (in 3
+    // uneven parts on 3 threads); at every level.
+    let (rows, tiles) = ("u8[4096,2048]{1,0}", "u8[4096,2048]{0,1:T(4,128)}");
+    for level in detected_simd_level().and_below() {
+        assert_eq!(force_simd_level(Some(level)), level);
+        assert_eq!(check(rows, tiles, 8), Strategy::TileTranspose);
+        assert_eq!(check(tiles, rows, 8), Strategy::TileTranspose);
+    }
+    force_simd_level(None);
+}
