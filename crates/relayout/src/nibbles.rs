@@ -20,9 +20,13 @@
 //! `T(a,b)(2,1)` (rows of the tiles taken in runs of `b` bytes); between
 //! two untiled layouts (a transpose) in bands of at least 64 pairs of
 //! source rows, each exchanged into an intermediate that stays in cache
-//! and transposed from there into the destination as bytes; otherwise
-//! through one intermediate buffer of the array's size in the other pairing
-//! and the source's physical order, relaid to the destination as bytes.
+//! and transposed from there into the destination as bytes; between tiles
+//! and tiles of the other order in bands of the source's tile rows, each
+//! exchanged into an untiled intermediate that stays in cache and taken
+//! from there into the destination's tiles by quads (see `quads.rs`);
+//! otherwise through one intermediate buffer of the array's size in the
+//! other pairing and the source's physical order, relaid to the
+//! destination as bytes.
 //! Shapes with an odd paired dimension (whose bytes would hold elements of
 //! two rows, or a padding nibble), classic padding, partial tiles and
 //! other tilings keep the element-by-element paths.
@@ -35,6 +39,7 @@ use super::bits::element_bits;
 use super::kernels::is_large_bytes;
 #[cfg(target_arch = "x86_64")]
 use super::kernels::x86::avx512_nibbles::{self as avx512, Runs};
+use super::quads::Quads;
 use super::tiled_xla::{check_lengths, slice_len};
 use super::{RelayoutError, relayout_with_tail};
 
@@ -194,6 +199,16 @@ enum Route {
     /// exchanged into an intermediate of units that stays in cache, each
     /// transposed into the destination's units.
     Banded { src: Frame, band: usize },
+    /// From tiles into tiles of the other order whose units an untiled
+    /// layout reaches by quads (see `quads.rs`): bands of `band` rows of
+    /// the source's frame exchanged into an untiled intermediate of the
+    /// other pairing that stays in cache, each taken into the
+    /// destination's tiles by `quads`.
+    ThroughBands {
+        src: Frame,
+        band: usize,
+        quads: Box<Quads>,
+    },
     /// The exchange from the source's frame into an untiled intermediate
     /// of the other pairing, then the relayout of its units into the
     /// destination.
@@ -258,11 +273,16 @@ impl Nibbles {
                 if let Some(l) = unit.layout.as_deref_mut() {
                     l.tiles.clear();
                 }
-                relay = Some((unit, to.shape));
-                Route::Through {
-                    src,
-                    middle,
-                    bytes: src.h * src.w / 2,
+                match through_bands(src, &unit, &to.shape)? {
+                    Some(route) => route,
+                    None => {
+                        relay = Some((unit, to.shape));
+                        Route::Through {
+                            src,
+                            middle,
+                            bytes: src.h * src.w / 2,
+                        }
+                    }
                 }
             }
         };
@@ -314,6 +334,13 @@ impl Nibbles {
             }
             Route::Banded { src: from, band } => with_scratch(band * from.w, |buffer| {
                 banded(src, *from, *band, dst, buffer)
+            }),
+            Route::ThroughBands {
+                src: from,
+                band,
+                quads,
+            } => with_scratch(band * from.w / 2, |buffer| {
+                in_bands_through(src, *from, *band, quads, dst, buffer)
             }),
             Route::Through {
                 src: from,
@@ -398,6 +425,62 @@ fn banded(
         let from_view = StridedView::row_major(&[rows, width])?;
         let to_view = StridedView::new(&[rows, width], &[1, as_i64(h / 2)], as_i64(first))?;
         relayout_with_tail(middle, &from_view, dst, &to_view, 1, None, Some(whole))?;
+    }
+    Ok(())
+}
+
+/// The bytes of a band of [`Route::ThroughBands`]: in a core's L2 cache.
+const THROUGH_BAND_BYTES: usize = 256 << 10;
+
+/// [`Route::ThroughBands`] from the tiled frame `src` if the units of its
+/// untiled intermediate (`middle`, the source's physical order, the other
+/// pairing) go into the destination's (`to`) by quads, in bands of whole
+/// tile rows of both sides.
+fn through_bands(src: Frame, middle: &Shape, to: &Shape) -> Result<Option<Route>, RelayoutError> {
+    let (Some((tile_rows, _)), Some(quads)) = (src.tiles, Quads::new(middle, to)?) else {
+        return Ok(None);
+    };
+    let Some((c, row_bytes)) = quads.made_tiles() else {
+        return Ok(None);
+    };
+    // Rows of the source's frame: whole tile columns of the quads, each a
+    // whole number of the source's tile rows (pairs of rows).
+    if !c.is_multiple_of(2 * tile_rows) {
+        return Ok(None);
+    }
+    let band = (THROUGH_BAND_BYTES / row_bytes.max(1) / c).max(1) * c;
+    Ok(Some(Route::ThroughBands {
+        src,
+        band: band.min(src.h),
+        quads: Box::new(quads),
+    }))
+}
+
+/// The relayout of [`Route::ThroughBands`]: each band of `band` rows of
+/// the tiled frame `from` (the last one fewer) exchanged into `scratch` (untiled, the other
+/// pairing), then taken into the destination's tiles by `quads`.
+fn in_bands_through(
+    src: &[u8],
+    from: Frame,
+    band: usize,
+    quads: &Quads,
+    dst: &mut [u8],
+    scratch: &mut [u8],
+) -> Result<(), RelayoutError> {
+    let whole = u64::try_from(dst.len()).unwrap_or(u64::MAX);
+    let row_bytes = from.w / 2;
+    for first in (0..from.h).step_by(band) {
+        // The last band may be shorter: whole tile columns still.
+        let band = band.min(from.h - first);
+        let part = Frame { h: band, ..from };
+        let untiled = Frame {
+            tiles: None,
+            ..part
+        };
+        let bytes = band * row_bytes;
+        let start = first * row_bytes;
+        exchange(&src[start..start + bytes], part, scratch, untiled, false);
+        quads.run_block(scratch, dst, first..first + band, 0..from.w / 8, whole)?;
     }
     Ok(())
 }

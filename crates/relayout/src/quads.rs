@@ -127,6 +127,12 @@ impl Quads {
         }))
     }
 
+    /// The tiles' width `c` and the bytes of an untiled row, where the
+    /// plan goes into tiles.
+    pub(crate) fn made_tiles(&self) -> Option<(usize, usize)> {
+        self.into_tiles.then_some((self.c, self.w))
+    }
+
     /// Copies `src` into `dst`: split over `pool` into parts that write
     /// disjoint ranges of `dst` (quad columns into tiles, untiled rows out
     /// of them) where it is large enough, each part in registers where the
@@ -164,32 +170,65 @@ impl Quads {
             parts.push((from * step..to * step, part));
         }
         let stream = is_large_bytes(whole);
+        let all = (0..self.h, 0..self.w / 4);
         run_parts(pool, !stream, &mut parts, |span, part| {
-            if self.in_registers(src, part, span.clone(), stream) {
-                Ok(())
+            let (rows, quads) = if self.into_tiles {
+                (all.0.clone(), span.clone())
             } else {
-                self.in_bands(src, part, span.clone(), whole)
-            }
+                (span.clone(), all.1.clone())
+            };
+            self.run_block(src, part, rows, quads, whole)
         })
     }
 
-    /// Whether the register kernel relaid the part of `src` for `span`
-    /// (quad columns into tiles, untiled rows out of them) into `part`
-    /// (where the CPU has AVX-512).
-    fn in_registers(&self, src: &[u8], part: &mut [u8], span: Range<usize>, stream: bool) -> bool {
+    /// Copies untiled rows `rows` by quad columns `quads` (whole tile
+    /// columns, multiples of 16) from `src` into `dst`, in registers where
+    /// the CPU has AVX-512, else a band at a time; the untiled buffer holds
+    /// those rows from `rows.start` on, the tiled one the tile rows of
+    /// those quad columns from `quads.start` on. `whole` is the bytes of
+    /// the whole relayout the block is part of (which stream if large).
+    pub(crate) fn run_block(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        rows: Range<usize>,
+        quads: Range<usize>,
+        whole: u64,
+    ) -> Result<(), RelayoutError> {
+        if self.in_registers(src, dst, &rows, &quads, is_large_bytes(whole)) {
+            Ok(())
+        } else {
+            self.in_bands(src, dst, rows, quads, whole)
+        }
+    }
+
+    /// Whether the register kernel copied the block (as in
+    /// [`Self::run_block`]) where the CPU has AVX-512.
+    fn in_registers(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        rows: &Range<usize>,
+        quads: &Range<usize>,
+        stream: bool,
+    ) -> bool {
         #[cfg(target_arch = "x86_64")]
         {
             use super::kernels::x86::avx512::sfence;
-            use super::kernels::x86::avx512_quads::{Frame, into_tiles, out_of_tiles};
+            use super::kernels::x86::avx512_quads::{Block, Frame, into_tiles, out_of_tiles};
             let frame = Frame {
                 h: self.h,
                 w: self.w,
                 c: self.c,
             };
+            let block = Block {
+                rows: rows.clone(),
+                quads: quads.clone(),
+            };
             let done = if self.into_tiles {
-                into_tiles(src, part, frame, span, stream)
+                into_tiles(src, dst, frame, &block, stream)
             } else {
-                out_of_tiles(src, part, frame, span, stream)
+                out_of_tiles(src, dst, frame, &block, stream)
             };
             if done && stream {
                 sfence();
@@ -198,35 +237,31 @@ impl Quads {
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
-            let _ = (src, part, span, stream);
+            let _ = (src, dst, rows, quads, stream);
             false
         }
     }
 
-    /// The part of `src` for `span` (as in [`Self::in_registers`]) into
-    /// `part`, a band at a time through the thread's intermediate: a
-    /// 4-byte transpose of quads and the engine's interleave kernels.
+    /// The block (as in [`Self::run_block`]) a band at a time through the
+    /// thread's intermediate: a 4-byte transpose of quads and the
+    /// engine's interleave kernels.
     fn in_bands(
         &self,
         src: &[u8],
-        part: &mut [u8],
-        span: Range<usize>,
+        dst: &mut [u8],
+        rows_in: Range<usize>,
+        quads_in: Range<usize>,
         whole: u64,
     ) -> Result<(), RelayoutError> {
         let (h, w, c) = (self.h, self.w, self.c);
-        let (rows_in, quads_in) = if self.into_tiles {
-            (0..h, span)
-        } else {
-            (span, 0..w / 4)
-        };
         // Untiled rows a band takes: whole tiles, within the band's bytes.
         let rows = (BAND_BYTES / (4 * BAND_QUADS) / c).max(1) * c;
         let rows = rows.min(h);
         // Sizes and offsets inside buffers that exist: exact in i64.
         let signed = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
         let (q, c64, h64) = (signed(BAND_QUADS), signed(c), signed(h));
-        // The destination part's first quad column or row.
-        let (first_quad, first_row) = (signed(quads_in.start), signed(rows_in.start));
+        // The blocks's first row and quad column in the buffers.
+        let (first_row, first_quad) = (signed(rows_in.start), signed(quads_in.start));
         let whole = Some(whole);
         with_scratch(BAND_QUADS * rows * 4, |scratch| {
             for i0 in rows_in.clone().step_by(rows) {
@@ -241,29 +276,28 @@ impl Quads {
                 let packed = StridedView::new(&[q, t, 4, c64], &[4 * n64, 4 * c64, 1, 4], 0)?;
                 for m0 in quads_in.clone().step_by(BAND_QUADS) {
                     let m = signed(m0);
-                    // The untiled side's quads: rows `i0..`, quads `m0..`
-                    // (rows from the part's first out of tiles).
-                    let row = if self.into_tiles { i } else { i - first_row };
-                    let untiled =
-                        StridedView::new(&[n64, q], &[signed(w / 4), 1], row * signed(w / 4) + m)?;
-                    // The tiled side: tile rows `m0..`, tiles `i0 / c..`
-                    // (quads from the part's first into tiles).
-                    let quad = if self.into_tiles { m - first_quad } else { m };
+                    // The untiled side's quads: rows `i0..`, quads `m0..`.
+                    let untiled = StridedView::new(
+                        &[n64, q],
+                        &[signed(w / 4), 1],
+                        (i - first_row) * signed(w / 4) + m,
+                    )?;
+                    // The tiled side: tile rows `m0..`, tiles `i0 / c..`.
                     let tiled = StridedView::new(
                         &[q, t, 4, c64],
                         &[4 * h64, 4 * c64, c64, 1],
-                        quad * 4 * h64 + i * 4,
+                        (m - first_quad) * 4 * h64 + i * 4,
                     )?;
                     if self.into_tiles {
                         relayout_with_tail(src, &untiled, scratch, &quads, 4, None, None)?;
-                        if !interleave::try_copy_part(scratch, &packed, part, &tiled, 8, whole)? {
-                            relayout_with_tail(scratch, &packed, part, &tiled, 1, None, whole)?;
+                        if !interleave::try_copy_part(scratch, &packed, dst, &tiled, 8, whole)? {
+                            relayout_with_tail(scratch, &packed, dst, &tiled, 1, None, whole)?;
                         }
                     } else {
                         if !interleave::try_copy(src, &tiled, scratch, &packed, 8)? {
                             relayout_with_tail(src, &tiled, scratch, &packed, 1, None, None)?;
                         }
-                        relayout_with_tail(scratch, &quads, part, &untiled, 4, None, whole)?;
+                        relayout_with_tail(scratch, &quads, dst, &untiled, 4, None, whole)?;
                     }
                 }
             }

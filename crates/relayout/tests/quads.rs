@@ -147,3 +147,24 @@ fn large_quads_stream_and_split_exactly() {
     }
     force_simd_level(None);
 }
+
+#[test]
+fn packed_tiles_go_into_tiles_of_the_other_order_in_bands() {
+    // Tiles into tiles of the other order: bands of 256 rows of the
+    // source's frame and a last one of 128, or one band; at every level.
+    let (rows, columns) = ("{1,0:T(8,128)(2,1)E(4)}", "{0,1:T(8,128)(2,1)E(4)}");
+    for level in detected_simd_level().and_below() {
+        assert_eq!(force_simd_level(Some(level)), level);
+        for dims in ["[384,2048]", "[2048,384]", "[256,512]"] {
+            for (a, b) in [(rows, columns), (columns, rows)] {
+                let strategy = check(&format!("s4{dims}{a}"), &format!("s4{dims}{b}"), 4);
+                assert_eq!(
+                    strategy,
+                    Strategy::NibblePairs,
+                    "{dims}{a} -> {b} at {level:?}"
+                );
+            }
+        }
+    }
+    force_simd_level(None);
+}

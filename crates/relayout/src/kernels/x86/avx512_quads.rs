@@ -37,81 +37,91 @@ pub(crate) struct Frame {
     pub(crate) c: usize,
 }
 
+/// The part of a relayout one call moves: untiled rows `rows` (whole tile
+/// columns, multiples of `c`) by quad columns `quads` (multiples of 16).
+/// The untiled buffer passed holds those rows from `rows.start` on, the
+/// tiled one the tile rows of those quad columns from `quads.start` on.
+#[derive(Debug, Clone)]
+pub(crate) struct Block {
+    pub(crate) rows: Range<usize>,
+    pub(crate) quads: Range<usize>,
+}
+
 impl Frame {
-    /// Whether the kernels take this frame, a source of `src` bytes and a
-    /// destination part of `part` bytes for `span` of the destination's
-    /// rows (untiled, of `w` bytes) or quad columns (tiled, of `4h` bytes,
-    /// `span` a multiple of 16): `c` a multiple of 64 dividing `h`, `w` a
-    /// multiple of 64, the source at least `h · w` bytes and the span
-    /// inside the array.
-    fn fits(&self, src: usize, part: usize, span: &Range<usize>, into_tiles: bool) -> bool {
+    /// Whether the kernels take `block` of this frame over buffers of
+    /// `untiled` and `tiled` bytes: `c` a multiple of 64 dividing `h`, `w`
+    /// a multiple of 64, the block inside the array on whole tile columns
+    /// and 16 quad columns, and both buffers long enough for it.
+    fn fits(&self, block: &Block, untiled: usize, tiled: usize) -> bool {
         let Frame { h, w, c } = *self;
-        let (units, each, step) = if into_tiles {
-            (w / 4, h.checked_mul(4), 16)
-        } else {
-            (h, Some(w), c)
+        let Block { rows, quads } = block;
+        let inside = |span: &Range<usize>, end: usize, step: usize| {
+            span.start <= span.end
+                && span.end <= end
+                && span.start.is_multiple_of(step)
+                && span.end.is_multiple_of(step)
+        };
+        let bytes = |n: usize, each: Option<usize>, have: usize| {
+            each.and_then(|each| each.checked_mul(n))
+                .is_some_and(|need| need <= have)
         };
         c != 0
             && c.is_multiple_of(ROWS)
             && h.is_multiple_of(c)
             && w.is_multiple_of(64)
-            && h.checked_mul(w).is_some_and(|n| n <= src)
-            && span.start <= span.end
-            && span.end <= units
-            && span.start.is_multiple_of(step)
-            && span.end.is_multiple_of(step)
-            && each
-                .and_then(|n| n.checked_mul(span.end - span.start))
-                .is_some_and(|n| n <= part)
+            && inside(rows, h, c)
+            && inside(quads, w / 4, 16)
+            && bytes(rows.len(), Some(w), untiled)
+            && bytes(quads.len(), h.checked_mul(4), tiled)
     }
 
-    /// The offset of the tile row that holds byte `r` of quad column `m`
-    /// at untiled rows `i..` (`i` a multiple of 64).
-    fn tile_row(&self, m: usize, i: usize, r: usize) -> usize {
-        m * 4 * self.h + (i / self.c) * 4 * self.c + r * self.c + i % self.c
+    /// The offset, from quad column `first`'s tile rows, of the tile row
+    /// that holds byte `r` of quad column `m` at untiled rows `i..` (`i` a
+    /// multiple of 64).
+    fn tile_row(&self, first: usize, m: usize, i: usize, r: usize) -> usize {
+        (m - first) * 4 * self.h + (i / self.c) * 4 * self.c + r * self.c + i % self.c
     }
 }
 
-/// Relays the untiled `src` into the tiles of quad columns `quads` (`dst`
-/// their tile rows, from quad column `quads.start` on; see the module
-/// documentation), with streaming stores where `stream` (the caller
-/// fences); `false` (nothing written) where this CPU lacks AVX-512 or the
-/// frame does not fit (see [`Frame`]).
+/// Relays `block` of the untiled `src` into the tiles of `dst` (see the
+/// module documentation and [`Block`]), with streaming stores where
+/// `stream` (the caller fences); `false` (nothing written) where this CPU
+/// lacks AVX-512 or the block does not fit (see [`Frame`]).
 pub(crate) fn into_tiles(
     src: &[u8],
     dst: &mut [u8],
     frame: Frame,
-    quads: Range<usize>,
+    block: &Block,
     stream: bool,
 ) -> bool {
-    if simd_level() < SimdLevel::Avx512 || !frame.fits(src.len(), dst.len(), &quads, true) {
+    if simd_level() < SimdLevel::Avx512 || !frame.fits(block, src.len(), dst.len()) {
         return false;
     }
     // SAFETY: `simd_level()` is `Avx512` only if `is_x86_feature_detected!`
     // found AVX-512 F, BW and VBMI (forcing can only lower it).
     #[allow(unsafe_code)]
     unsafe {
-        into_tiles_avx512(src, dst, frame, quads, stream);
+        into_tiles_avx512(src, dst, frame, block, stream);
     }
     true
 }
 
-/// The inverse of [`into_tiles`]: the tiles of `src` into untiled rows
-/// `rows` (`dst` those rows, from row `rows.start` on).
+/// The inverse of [`into_tiles`]: `block` of the tiles of `src` into the
+/// untiled `dst`.
 pub(crate) fn out_of_tiles(
     src: &[u8],
     dst: &mut [u8],
     frame: Frame,
-    rows: Range<usize>,
+    block: &Block,
     stream: bool,
 ) -> bool {
-    if simd_level() < SimdLevel::Avx512 || !frame.fits(src.len(), dst.len(), &rows, false) {
+    if simd_level() < SimdLevel::Avx512 || !frame.fits(block, dst.len(), src.len()) {
         return false;
     }
     // SAFETY: as in `into_tiles`.
     #[allow(unsafe_code)]
     unsafe {
-        out_of_tiles_avx512(src, dst, frame, rows, stream);
+        out_of_tiles_avx512(src, dst, frame, block, stream);
     }
     true
 }
@@ -144,21 +154,21 @@ fn line_mut(bytes: &mut [u8], at: usize) -> &mut [u8; 64] {
 }
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-fn into_tiles_avx512(src: &[u8], dst: &mut [u8], frame: Frame, quads: Range<usize>, stream: bool) {
+fn into_tiles_avx512(src: &[u8], dst: &mut [u8], frame: Frame, block: &Block, stream: bool) {
     let gather = load(&const { gather_indices(false) });
-    let Frame { h, w, c } = frame;
+    let (Frame { w, c, .. }, Block { rows, quads }) = (frame, block);
     // Column `k` of row group `s` at `16s + k`, its bytes by tile row
     // (every block writes all 64 before it reads one).
     let mut columns = [_mm512_setzero_si512(); 64];
-    for group in (0..h).step_by(c) {
+    for group in rows.clone().step_by(c) {
         for m0 in quads.clone().step_by(16) {
             for i0 in (group..group + c).step_by(ROWS) {
                 for s in 0..4 {
-                    let mut rows = [_mm512_setzero_si512(); 16];
-                    for (j, row) in rows.iter_mut().enumerate() {
-                        *row = load(line(src, (i0 + 16 * s + j) * w + 4 * m0));
+                    let mut lines = [_mm512_setzero_si512(); 16];
+                    for (j, reg) in lines.iter_mut().enumerate() {
+                        *reg = load(line(src, (i0 - rows.start + 16 * s + j) * w + 4 * m0));
                     }
-                    let transposed = unpack_dwords::<16>(rows);
+                    let transposed = unpack_dwords::<16>(lines);
                     for k in 0..16 {
                         columns[16 * s + k] = _mm512_permutexvar_epi8(gather, transposed[k]);
                     }
@@ -174,7 +184,7 @@ fn into_tiles_avx512(src: &[u8], dst: &mut [u8], frame: Frame, quads: Range<usiz
                     for (r, &reg) in lines.iter().enumerate() {
                         store(
                             reg,
-                            line_mut(dst, frame.tile_row(m0 - quads.start + k, i0, r)),
+                            line_mut(dst, frame.tile_row(quads.start, m0 + k, i0, r)),
                             stream,
                         );
                     }
@@ -185,19 +195,19 @@ fn into_tiles_avx512(src: &[u8], dst: &mut [u8], frame: Frame, quads: Range<usiz
 }
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-fn out_of_tiles_avx512(src: &[u8], dst: &mut [u8], frame: Frame, rows: Range<usize>, stream: bool) {
+fn out_of_tiles_avx512(src: &[u8], dst: &mut [u8], frame: Frame, block: &Block, stream: bool) {
     let scatter = load(&const { gather_indices(true) });
-    let Frame { w, c, .. } = frame;
+    let (Frame { w, c, .. }, Block { rows, quads }) = (frame, block);
     // Column `k` of row group `s` at `16s + k`, its bytes by tile row
     // (every block writes all 64 before it reads one).
     let mut columns = [_mm512_setzero_si512(); 64];
     for group in rows.clone().step_by(c) {
-        for m0 in (0..w / 4).step_by(16) {
+        for m0 in quads.clone().step_by(16) {
             for i0 in (group..group + c).step_by(ROWS) {
                 for k in 0..16 {
                     let mut lines = [_mm512_setzero_si512(); 4];
                     for (r, reg) in lines.iter_mut().enumerate() {
-                        *reg = load(line(src, frame.tile_row(m0 + k, i0, r)));
+                        *reg = load(line(src, frame.tile_row(quads.start, m0 + k, i0, r)));
                     }
                     let groups = transpose_lanes(lines);
                     for s in 0..4 {
