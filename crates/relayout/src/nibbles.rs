@@ -21,9 +21,10 @@
 //! two untiled layouts (a transpose) in bands of at least 64 pairs of
 //! source rows, each exchanged into an intermediate that stays in cache
 //! and transposed from there into the destination as bytes; between tiles
-//! and tiles of the other order in bands of the source's tile rows, each
-//! exchanged into an untiled intermediate that stays in cache and taken
-//! from there into the destination's tiles by quads (see `quads.rs`);
+//! and tiles of the other order by quads (see `quads.rs`), in one pass
+//! where the CPU has AVX-512 (the exchange on the way into registers),
+//! else in bands of the source's tile rows, each exchanged into an
+//! untiled intermediate that stays in cache and taken from there;
 //! otherwise through one intermediate buffer of the array's size in the
 //! other pairing and the source's physical order, relaid to the
 //! destination as bytes.
@@ -31,6 +32,7 @@
 //! two rows, or a padding nibble), classic padding, partial tiles and
 //! other tilings keep the element-by-element paths.
 
+use rayon::ThreadPool;
 use schema::{PrimitiveType, Shape, Tile};
 
 use stride_util::StridedView;
@@ -313,9 +315,12 @@ impl Nibbles {
     }
 
     /// Copies `src` into `dst`, `relay(from, to)` running the byte
-    /// relayout of [`Nibbles::relayed`].
+    /// relayout of [`Nibbles::relayed`]; tiles into tiles of the other
+    /// order split over `pool` (the other routes run on the calling
+    /// thread, or split in `relay`).
     pub(crate) fn run(
         &self,
+        pool: Option<&ThreadPool>,
         src: &[u8],
         dst: &mut [u8],
         relay: impl Fn(&[u8], &mut [u8]) -> Result<(), RelayoutError>,
@@ -339,9 +344,21 @@ impl Nibbles {
                 src: from,
                 band,
                 quads,
-            } => with_scratch(band * from.w / 2, |buffer| {
-                in_bands_through(src, *from, *band, quads, dst, buffer)
-            }),
+            } => {
+                let whole = u64::try_from(dst.len()).unwrap_or(u64::MAX);
+                let paired = from.tiles.unwrap_or((1, from.w));
+                quads.run_exchanged(pool, src, dst, paired, |span, part| {
+                    with_scratch(band * from.w / 2, |buffer| {
+                        let bands = Bands {
+                            from: *from,
+                            band: *band,
+                            quads: span,
+                            whole,
+                        };
+                        in_bands_through(src, &bands, quads, part, buffer)
+                    })
+                })
+            }
             Route::Through {
                 src: from,
                 middle,
@@ -456,31 +473,47 @@ fn through_bands(src: Frame, middle: &Shape, to: &Shape) -> Result<Option<Route>
     }))
 }
 
-/// The relayout of [`Route::ThroughBands`]: each band of `band` rows of
-/// the tiled frame `from` (the last one fewer) exchanged into `scratch` (untiled, the other
-/// pairing), then taken into the destination's tiles by `quads`.
-fn in_bands_through(
-    src: &[u8],
+/// A part of [`Route::ThroughBands`] where the CPU takes no one pass:
+/// bands of `band` rows of the tiled frame `from` (the last one fewer),
+/// into quad columns `quads` of the destination's tiles, of a relayout of
+/// `whole` bytes.
+struct Bands {
     from: Frame,
     band: usize,
+    quads: std::ops::Range<usize>,
+    whole: u64,
+}
+
+/// The part `bands` of [`Route::ThroughBands`] into `part` (the tile rows
+/// of its quad columns): each band of the source exchanged into `scratch`
+/// (untiled, the other pairing), then taken into tiles by `quads`.
+fn in_bands_through(
+    src: &[u8],
+    bands: &Bands,
     quads: &Quads,
-    dst: &mut [u8],
+    part: &mut [u8],
     scratch: &mut [u8],
 ) -> Result<(), RelayoutError> {
-    let whole = u64::try_from(dst.len()).unwrap_or(u64::MAX);
+    let Bands { from, band, .. } = *bands;
     let row_bytes = from.w / 2;
     for first in (0..from.h).step_by(band) {
         // The last band may be shorter: whole tile columns still.
         let band = band.min(from.h - first);
-        let part = Frame { h: band, ..from };
+        let tiled = Frame { h: band, ..from };
         let untiled = Frame {
             tiles: None,
-            ..part
+            ..tiled
         };
-        let bytes = band * row_bytes;
         let start = first * row_bytes;
-        exchange(&src[start..start + bytes], part, scratch, untiled, false);
-        quads.run_block(scratch, dst, first..first + band, 0..from.w / 8, whole)?;
+        exchange(
+            &src[start..start + band * row_bytes],
+            tiled,
+            scratch,
+            untiled,
+            false,
+        );
+        let rows = first..first + band;
+        quads.run_block(scratch, part, rows, bands.quads.clone(), bands.whole)?;
     }
     Ok(())
 }

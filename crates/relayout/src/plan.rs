@@ -118,10 +118,12 @@ pub enum Strategy {
     /// two untiled layouts (a transpose) in bands of pairs of rows whose
     /// bytes stay in cache, each transposed by the 1-byte kernels;
     /// between tiles and tiles of the other order
-    /// (`{1,0:T(8,128)(2,1)E(4)}` and `{0,1:T(8,128)(2,1)E(4)}`) in bands
-    /// of tile rows exchanged into an untiled intermediate that stays in
-    /// cache, each taken into the destination's tiles as
-    /// [`Strategy::TileTranspose`] takes bytes into tiles `T(4,c)`;
+    /// (`{1,0:T(8,128)(2,1)E(4)}` and `{0,1:T(8,128)(2,1)E(4)}`) in one
+    /// pass where the CPU has AVX-512 (64 rows of 64 bytes exchanged as
+    /// they are loaded, then transposed in registers into the
+    /// destination's tiles, as [`Strategy::TileTranspose`] takes bytes
+    /// into tiles `T(4,c)`), elsewhere in bands of tile rows exchanged into
+    /// an untiled intermediate that stays in cache;
     /// otherwise into an intermediate of the array's size that a byte
     /// relayout then takes to the destination. (Packed 4-bit elements whose bytes pair
     /// the same neighbours on both sides take the strategy of the 1-byte

@@ -150,8 +150,64 @@ impl Quads {
         )?;
         let (src, dst) = (&src[..self.src_bytes], &mut dst[..self.dst_bytes]);
         let whole = u64::try_from(dst.len()).unwrap_or(u64::MAX);
-        // A part is whole units: 16 quad columns (`4h` bytes each) into
-        // tiles, a tile column of `c` untiled rows (`w` bytes each) out.
+        self.in_parts(pool, dst, |rows, quads, part| {
+            self.run_block(src, part, rows, quads, whole)
+        })
+    }
+
+    /// A relayout into tiles from rows that packed 4-bit tiles hold in
+    /// pairs (`src`: unit rows of pairs of this plan's untiled rows in full
+    /// tiles of `paired.0` unit rows by `paired.1` units, row-major tiles
+    /// of row-major units) into `dst`: in parts over `pool` as
+    /// [`Self::run`], each exchanged and taken into tiles in one pass of
+    /// registers where the CPU has AVX-512, else by `fallback(quads,
+    /// part)` (the part of quad columns `quads`). The caller checked the
+    /// lengths.
+    pub(crate) fn run_exchanged(
+        &self,
+        pool: Option<&ThreadPool>,
+        src: &[u8],
+        dst: &mut [u8],
+        paired: (usize, usize),
+        fallback: impl Fn(Range<usize>, &mut [u8]) -> Result<(), RelayoutError> + Sync,
+    ) -> Result<(), RelayoutError> {
+        let stream = is_large_bytes(u64::try_from(dst.len()).unwrap_or(u64::MAX));
+        self.in_parts(pool, dst, |rows, quads, part| {
+            #[cfg(target_arch = "x86_64")]
+            {
+                use super::kernels::x86::avx512::sfence;
+                use super::kernels::x86::avx512_quads::{Block, into_tiles_exchanged};
+                let block = Block {
+                    rows,
+                    quads: quads.clone(),
+                };
+                if self.into_tiles
+                    && into_tiles_exchanged(src, part, self.frame(), &block, paired, stream)
+                {
+                    if stream {
+                        sfence();
+                    }
+                    return Ok(());
+                }
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            let _ = (rows, paired, stream);
+            fallback(quads, part)
+        })
+    }
+
+    /// `op(rows, quads, part)` on each part of `dst`, over `pool` where
+    /// the relayout is large enough: whole units of its destination, 16
+    /// quad columns (`4h` bytes each) into tiles, a tile column of `c`
+    /// untiled rows (`w` bytes each) out of them, each part the rows and
+    /// quad columns it takes and its range of `dst`.
+    fn in_parts(
+        &self,
+        pool: Option<&ThreadPool>,
+        dst: &mut [u8],
+        op: impl Fn(Range<usize>, Range<usize>, &mut [u8]) -> Result<(), RelayoutError> + Sync,
+    ) -> Result<(), RelayoutError> {
+        let whole = u64::try_from(dst.len()).unwrap_or(u64::MAX);
         let (units, step, unit_bytes) = if self.into_tiles {
             (self.w / 4 / BAND_QUADS, BAND_QUADS, 4 * self.h * BAND_QUADS)
         } else {
@@ -169,15 +225,12 @@ impl Quads {
             rest = tail;
             parts.push((from * step..to * step, part));
         }
-        let stream = is_large_bytes(whole);
-        let all = (0..self.h, 0..self.w / 4);
-        run_parts(pool, !stream, &mut parts, |span, part| {
-            let (rows, quads) = if self.into_tiles {
-                (all.0.clone(), span.clone())
+        run_parts(pool, !is_large_bytes(whole), &mut parts, |span, part| {
+            if self.into_tiles {
+                op(0..self.h, span.clone(), part)
             } else {
-                (span.clone(), all.1.clone())
-            };
-            self.run_block(src, part, rows, quads, whole)
+                op(span.clone(), 0..self.w / 4, part)
+            }
         })
     }
 
@@ -202,6 +255,16 @@ impl Quads {
         }
     }
 
+    /// The kernels' frame of this plan.
+    #[cfg(target_arch = "x86_64")]
+    fn frame(&self) -> super::kernels::x86::avx512_quads::Frame {
+        super::kernels::x86::avx512_quads::Frame {
+            h: self.h,
+            w: self.w,
+            c: self.c,
+        }
+    }
+
     /// Whether the register kernel copied the block (as in
     /// [`Self::run_block`]) where the CPU has AVX-512.
     fn in_registers(
@@ -215,12 +278,8 @@ impl Quads {
         #[cfg(target_arch = "x86_64")]
         {
             use super::kernels::x86::avx512::sfence;
-            use super::kernels::x86::avx512_quads::{Block, Frame, into_tiles, out_of_tiles};
-            let frame = Frame {
-                h: self.h,
-                w: self.w,
-                c: self.c,
-            };
+            use super::kernels::x86::avx512_quads::{Block, into_tiles, out_of_tiles};
+            let frame = self.frame();
             let block = Block {
                 rows: rows.clone(),
                 quads: quads.clone(),

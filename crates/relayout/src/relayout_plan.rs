@@ -482,10 +482,12 @@ impl RelayoutPlan {
             Path::Repack { repack, middle } => {
                 repack.run(src, dst, |from, to| middle.exec(pool, from, to, None))
             }
-            Path::Nibbles { nibbles, relay } => nibbles.run(src, dst, |from, to| match relay {
-                Some(plan) => plan.exec(pool, from, to, whole_bytes),
-                None => Ok(()),
-            }),
+            Path::Nibbles { nibbles, relay } => {
+                nibbles.run(pool, src, dst, |from, to| match relay {
+                    Some(plan) => plan.exec(pool, from, to, whole_bytes),
+                    None => Ok(()),
+                })
+            }
             Path::ViewTiled(plan) => plan.run(pool, src, dst),
             Path::Quads(quads) => quads.run(pool, src, dst),
             Path::Shifted {

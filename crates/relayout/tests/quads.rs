@@ -152,10 +152,17 @@ fn large_quads_stream_and_split_exactly() {
 fn packed_tiles_go_into_tiles_of_the_other_order_in_bands() {
     // Tiles into tiles of the other order: bands of 256 rows of the
     // source's frame and a last one of 128, or one band; at every level.
+    // Tiles two lines wide take their lines from within the tiles.
     let (rows, columns) = ("{1,0:T(8,128)(2,1)E(4)}", "{0,1:T(8,128)(2,1)E(4)}");
+    let wide = ("{1,0:T(8,256)(2,1)E(4)}", "{0,1:T(8,256)(2,1)E(4)}");
     for level in detected_simd_level().and_below() {
         assert_eq!(force_simd_level(Some(level)), level);
-        for dims in ["[384,2048]", "[2048,384]", "[256,512]"] {
+        for (dims, (rows, columns)) in [
+            ("[384,2048]", (rows, columns)),
+            ("[2048,384]", (rows, columns)),
+            ("[256,512]", (rows, columns)),
+            ("[512,1024]", wide),
+        ] {
             for (a, b) in [(rows, columns), (columns, rows)] {
                 let strategy = check(&format!("s4{dims}{a}"), &format!("s4{dims}{b}"), 4);
                 assert_eq!(
@@ -167,4 +174,15 @@ fn packed_tiles_go_into_tiles_of_the_other_order_in_bands() {
         }
     }
     force_simd_level(None);
+}
+
+#[test]
+fn large_packed_tiles_stream_and_split_exactly() {
+    // 8 MiB each way: the stores stream, and pools split the work.
+    let (rows, columns) = (
+        "s4[4096,4096]{1,0:T(8,128)(2,1)E(4)}",
+        "s4[4096,4096]{0,1:T(8,128)(2,1)E(4)}",
+    );
+    assert_eq!(check(rows, columns, 4), Strategy::NibblePairs);
+    assert_eq!(check(columns, rows, 4), Strategy::NibblePairs);
 }

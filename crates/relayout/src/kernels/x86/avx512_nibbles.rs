@@ -89,7 +89,7 @@ pub(crate) fn unpack(
 /// of `y` above them, and the high nibbles likewise.
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline]
-fn exchange(x: __m512i, y: __m512i) -> (__m512i, __m512i) {
+pub(super) fn exchange(x: __m512i, y: __m512i) -> (__m512i, __m512i) {
     let low = _mm512_set1_epi8(0x0F);
     // Bit select `(mask & a) | (!mask & b)`: truth table 0xCA over
     // (mask, a, b).

@@ -1,28 +1,32 @@
 //! The quad transpose of `quads.rs` in AVX-512 registers: bytes between an
 //! untiled `h × w` layout and full tiles `T(4, c)` of the other order, in
 //! one pass. A block is 64 untiled rows by 16 quads (one 64-byte line of
-//! each row): four groups of 16 rows are each a 16 × 16 transpose of
-//! 4-byte quads (`unpack_dwords`), after which one byte permute
-//! (`vpermb`) puts byte `r` of the 16 quads of one column into lane `r`;
-//! four such registers, one per group, exchange their 128-bit lanes
-//! (`transpose_lanes`) into the four 64-byte rows of that column's tile.
-//! Out of tiles, the same steps in the other order (each is its own
-//! inverse but the permute, whose inverse is another permute). Blocks go
-//! a tile column (`c` untiled rows) at a time, across the whole width, so
-//! that the rows being read stay in a core's L2 cache while whole tiles
-//! are written (or the other way). Run only where `simd_level()` found
-//! AVX-512 F, BW and VBMI (see `simd.rs`).
+//! each row), and its 64 tile rows (four of each quad column, at the
+//! block's rows): a 64 × 64 byte transpose either way ([`transpose64`]).
+//! Four groups of 16 lines are each a 16 × 16 transpose of 4-byte quads
+//! (`unpack_dwords`), after which one byte permute (`vpermb`) puts byte
+//! `r` of the 16 quads of one column into lane `r`; four such registers,
+//! one per group, exchange their 128-bit lanes (`transpose_lanes`) into
+//! four output lines. Blocks go a tile column (`c` untiled rows) at a
+//! time, across the whole width (or a part's quad columns), so that the
+//! rows being read stay in a core's L2 cache while whole tiles are
+//! written (or the other way). Into tiles, the untiled rows can also come
+//! from packed 4-bit tiles of the other pairing, exchanged on their way in
+//! ([`into_tiles_exchanged`]): `{1,0:T(8,128)(2,1)E(4)}` into
+//! `{0,1:T(8,128)(2,1)E(4)}` in one pass. Run only where `simd_level()`
+//! found AVX-512 F, BW and VBMI (see `simd.rs`).
 //!
 //! The `unsafe` here: calling the `#[target_feature]` code, and the
 //! intrinsics' loads and stores (in `avx512.rs` and
 //! `avx512_interleave.rs`), each on a reference to exactly the 64 bytes it
 //! moves.
 
-use core::arch::x86_64::{_mm512_permutexvar_epi8, _mm512_setzero_si512};
+use core::arch::x86_64::{__m512i, _mm512_permutexvar_epi8, _mm512_setzero_si512};
 use core::ops::Range;
 
 use super::avx512::{load, transpose_lanes, unpack_dwords};
-use super::avx512_interleave::store;
+use super::avx512_interleave::{store, unzip, unzip_indices};
+use super::avx512_nibbles::exchange;
 use crate::simd::{SimdLevel, simd_level};
 
 /// Untiled rows a block takes.
@@ -126,18 +130,46 @@ pub(crate) fn out_of_tiles(
     true
 }
 
+/// [`into_tiles`] from rows that packed 4-bit tiles hold in pairs: the
+/// untiled rows (of `frame.w` bytes, `2 · frame.w` elements) are the
+/// nibble exchange (`avx512_nibbles.rs`) of units of pairs of rows in full
+/// tiles of `paired.0` unit rows by `paired.1` units (a multiple of 128),
+/// row-major tiles of row-major units, `src` holding the unit rows of
+/// `block.rows` from its first on; `false` (nothing written) where this
+/// CPU lacks AVX-512 or the block does not fit.
+pub(crate) fn into_tiles_exchanged(
+    src: &[u8],
+    dst: &mut [u8],
+    frame: Frame,
+    block: &Block,
+    paired: (usize, usize),
+    stream: bool,
+) -> bool {
+    let (tile_rows, tile_width) = paired;
+    let takes = tile_rows != 0
+        && tile_width != 0
+        && tile_width.is_multiple_of(128)
+        && frame.c.is_multiple_of(2 * tile_rows)
+        && (2 * frame.w).is_multiple_of(tile_width);
+    if simd_level() < SimdLevel::Avx512 || !takes || !frame.fits(block, src.len(), dst.len()) {
+        return false;
+    }
+    // SAFETY: as in `into_tiles`.
+    #[allow(unsafe_code)]
+    unsafe {
+        into_tiles_exchanged_avx512(src, dst, frame, block, paired, stream);
+    }
+    true
+}
+
 /// The byte permute of a transposed column of 16 quads: byte `r` of quad
-/// `j` (at `4j + r`) to `16r + j`, and its inverse.
-const fn gather_indices(inverse: bool) -> [u8; 64] {
+/// `j` (at `4j + r`) to `16r + j`.
+const fn gather_indices() -> [u8; 64] {
     let mut indices = [0; 64];
     let mut at = 0;
     while at < 64 {
         let (r, j) = (at / 16, at % 16);
-        if inverse {
-            indices[4 * j + r] = at as u8;
-        } else {
-            indices[at] = (4 * j + r) as u8;
-        }
+        indices[at] = (4 * j + r) as u8;
         at += 1;
     }
     indices
@@ -153,42 +185,67 @@ fn line_mut(bytes: &mut [u8], at: usize) -> &mut [u8; 64] {
     &mut bytes[at..at + 64].as_chunks_mut::<64>().0[0]
 }
 
+/// A 64 × 64 byte transpose: `load(s, lines)` gives input lines from
+/// `16s` on, 16 of them (`s` from 0 to 3, in order), `store(x, line)`
+/// takes output line `x`, byte `x` of each input line in order (`x` from
+/// 0 to 63, in order). Each group of 16 lines is a 16 × 16 transpose of 4-byte quads,
+/// whose columns a byte permute (`gather`, [`gather_indices`]) turns
+/// into four 16-byte lanes of one byte of each quad, kept in `columns`
+/// (`16s + k` for quad column `k`); the lanes of a column's four groups
+/// then exchange into its four output lines.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+#[inline]
+fn transpose64(
+    columns: &mut [__m512i; 64],
+    gather: __m512i,
+    mut load: impl FnMut(usize, &mut [__m512i; 16]),
+    mut store: impl FnMut(usize, __m512i),
+) {
+    let mut lines = [_mm512_setzero_si512(); 16];
+    for s in 0..4 {
+        load(s, &mut lines);
+        let transposed = unpack_dwords::<16>(lines);
+        for (k, &quads) in transposed.iter().enumerate() {
+            columns[16 * s + k] = _mm512_permutexvar_epi8(gather, quads);
+        }
+    }
+    for k in 0..16 {
+        let groups = [
+            columns[k],
+            columns[16 + k],
+            columns[32 + k],
+            columns[48 + k],
+        ];
+        for (r, &reg) in transpose_lanes(groups).iter().enumerate() {
+            store(4 * k + r, reg);
+        }
+    }
+}
+
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 fn into_tiles_avx512(src: &[u8], dst: &mut [u8], frame: Frame, block: &Block, stream: bool) {
-    let gather = load(&const { gather_indices(false) });
+    let gather = load(&const { gather_indices() });
     let (Frame { w, c, .. }, Block { rows, quads }) = (frame, block);
-    // Column `k` of row group `s` at `16s + k`, its bytes by tile row
-    // (every block writes all 64 before it reads one).
     let mut columns = [_mm512_setzero_si512(); 64];
     for group in rows.clone().step_by(c) {
         for m0 in quads.clone().step_by(16) {
             for i0 in (group..group + c).step_by(ROWS) {
-                for s in 0..4 {
-                    let mut lines = [_mm512_setzero_si512(); 16];
-                    for (j, reg) in lines.iter_mut().enumerate() {
-                        *reg = load(line(src, (i0 - rows.start + 16 * s + j) * w + 4 * m0));
-                    }
-                    let transposed = unpack_dwords::<16>(lines);
-                    for k in 0..16 {
-                        columns[16 * s + k] = _mm512_permutexvar_epi8(gather, transposed[k]);
-                    }
-                }
-                for k in 0..16 {
-                    let groups = [
-                        columns[k],
-                        columns[16 + k],
-                        columns[32 + k],
-                        columns[48 + k],
-                    ];
-                    let lines = transpose_lanes(groups);
-                    for (r, &reg) in lines.iter().enumerate() {
-                        store(
-                            reg,
-                            line_mut(dst, frame.tile_row(quads.start, m0 + k, i0, r)),
-                            stream,
-                        );
-                    }
-                }
+                // Untiled rows `i0..i0 + 64` at quads `m0..` in, the tile
+                // rows of quads `m0..` (4 each) at rows `i0..` out.
+                let first = (i0 - rows.start) * w + 4 * m0;
+                transpose64(
+                    &mut columns,
+                    gather,
+                    |s, lines| {
+                        for (j, reg) in lines.iter_mut().enumerate() {
+                            *reg = load(line(src, first + (16 * s + j) * w));
+                        }
+                    },
+                    |x, reg| {
+                        let at = frame.tile_row(quads.start, m0 + x / 4, i0, x % 4);
+                        store(reg, line_mut(dst, at), stream);
+                    },
+                );
             }
         }
     }
@@ -196,36 +253,77 @@ fn into_tiles_avx512(src: &[u8], dst: &mut [u8], frame: Frame, block: &Block, st
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 fn out_of_tiles_avx512(src: &[u8], dst: &mut [u8], frame: Frame, block: &Block, stream: bool) {
-    let scatter = load(&const { gather_indices(true) });
+    let gather = load(&const { gather_indices() });
     let (Frame { w, c, .. }, Block { rows, quads }) = (frame, block);
-    // Column `k` of row group `s` at `16s + k`, its bytes by tile row
-    // (every block writes all 64 before it reads one).
     let mut columns = [_mm512_setzero_si512(); 64];
     for group in rows.clone().step_by(c) {
         for m0 in quads.clone().step_by(16) {
             for i0 in (group..group + c).step_by(ROWS) {
-                for k in 0..16 {
-                    let mut lines = [_mm512_setzero_si512(); 4];
-                    for (r, reg) in lines.iter_mut().enumerate() {
-                        *reg = load(line(src, frame.tile_row(quads.start, m0 + k, i0, r)));
-                    }
-                    let groups = transpose_lanes(lines);
-                    for s in 0..4 {
-                        columns[16 * s + k] = _mm512_permutexvar_epi8(scatter, groups[s]);
-                    }
-                }
-                for s in 0..4 {
-                    let mut quads = [_mm512_setzero_si512(); 16];
-                    quads.copy_from_slice(&columns[16 * s..16 * s + 16]);
-                    let transposed = unpack_dwords::<16>(quads);
-                    for (j, &reg) in transposed.iter().enumerate() {
-                        store(
-                            reg,
-                            line_mut(dst, (i0 - rows.start + 16 * s + j) * w + 4 * m0),
-                            stream,
-                        );
-                    }
-                }
+                // The tile rows of quads `m0..` at rows `i0..` in, untiled
+                // rows `i0..i0 + 64` at quads `m0..` out.
+                let first = (i0 - rows.start) * w + 4 * m0;
+                transpose64(
+                    &mut columns,
+                    gather,
+                    |s, lines| {
+                        for (j, reg) in lines.iter_mut().enumerate() {
+                            let x = 16 * s + j;
+                            let at = frame.tile_row(quads.start, m0 + x / 4, i0, x % 4);
+                            *reg = load(line(src, at));
+                        }
+                    },
+                    |j, reg| store(reg, line_mut(dst, first + j * w), stream),
+                );
+            }
+        }
+    }
+}
+
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+fn into_tiles_exchanged_avx512(
+    src: &[u8],
+    dst: &mut [u8],
+    frame: Frame,
+    block: &Block,
+    (tile_rows, tile_width): (usize, usize),
+    stream: bool,
+) {
+    let gather = load(&const { gather_indices() });
+    let [first_half, second_half] = const { unzip_indices::<1>() }.map(|v| load(&v));
+    let (Frame { w, c, .. }, Block { rows, quads }) = (frame, block);
+    let tile = tile_rows * tile_width;
+    let across = 2 * w / tile_width;
+    let mut columns = [_mm512_setzero_si512(); 64];
+    for group in rows.clone().step_by(c) {
+        for m0 in quads.clone().step_by(16) {
+            // Untiled bytes `4 m0..` are the units `8 m0..8 m0 + 128` of
+            // each unit row: in tile `t`, from `at`.
+            let (t, at) = (8 * m0 / tile_width, 8 * m0 % tile_width);
+            for i0 in (group..group + c).step_by(ROWS) {
+                transpose64(
+                    &mut columns,
+                    gather,
+                    |s, lines| {
+                        for (pair, regs) in lines.chunks_exact_mut(2).enumerate() {
+                            // Unit row `p`, relative to the block's first.
+                            let p = (i0 - rows.start + 16 * s) / 2 + pair;
+                            let start = ((p / tile_rows) * across + t) * tile
+                                + (p % tile_rows) * tile_width
+                                + at;
+                            let (even, odd) = unzip::<1>(
+                                load(line(src, start)),
+                                load(line(src, start + 64)),
+                                first_half,
+                                second_half,
+                            );
+                            (regs[0], regs[1]) = exchange(even, odd);
+                        }
+                    },
+                    |x, reg| {
+                        let at = frame.tile_row(quads.start, m0 + x / 4, i0, x % 4);
+                        store(reg, line_mut(dst, at), stream);
+                    },
+                );
             }
         }
     }
