@@ -18,9 +18,10 @@
 //! untiled layout (which pairs its minor dimension) and the layout of the
 //! same physical order that pairs its major one in full tiles
 //! `T(a,b)(2,1)` (rows of the tiles taken in runs of `b` bytes); between
-//! two untiled layouts (a transpose) in bands of at least 64 pairs of
-//! source rows, each exchanged into an intermediate that stays in cache
-//! and transposed from there into the destination as bytes; between tiles
+//! two untiled layouts (a transpose) in one pass where the CPU has AVX-512
+//! (`kernels/x86/avx512_nibble_rows.rs`), else in bands of at least 64
+//! pairs of source rows, each exchanged into an intermediate that stays in
+//! cache and transposed from there into the destination as bytes; between tiles
 //! and tiles of the other order by quads (see `quads.rs`), in one pass
 //! where the CPU has AVX-512 (the exchange on the way into registers),
 //! else in bands of the source's tile rows, each exchanged into an
@@ -41,6 +42,7 @@ use super::bits::element_bits;
 use super::kernels::is_large_bytes;
 #[cfg(target_arch = "x86_64")]
 use super::kernels::x86::avx512_nibbles::{self as avx512, Runs};
+use super::parallel::in_unit_parts;
 use super::quads::Quads;
 use super::tiled_xla::{check_lengths, slice_len};
 use super::{RelayoutError, relayout_with_tail};
@@ -337,9 +339,22 @@ impl Nibbles {
                 exchange(src, *from, dst, *to, stream);
                 Ok(())
             }
-            Route::Banded { src: from, band } => with_scratch(band * from.w, |buffer| {
-                banded(src, *from, *band, dst, buffer)
-            }),
+            Route::Banded { src: from, band } => {
+                let (h, w) = (from.h, from.w);
+                let stream = is_large_bytes(u64::try_from(dst.len()).unwrap_or(u64::MAX));
+                if in_registers(src, &mut [], (h, w), &(0..0), stream) {
+                    // One pass in registers, in parts of whole blocks
+                    // (each taken, as the whole was).
+                    return in_unit_parts(pool, dst, w / 128, 128 * h / 2, |span, part| {
+                        let columns = 128 * span.start..128 * span.end;
+                        in_registers(src, part, (h, w), &columns, stream);
+                        Ok(())
+                    });
+                }
+                with_scratch(band * from.w, |buffer| {
+                    banded(src, *from, *band, dst, buffer)
+                })
+            }
             Route::ThroughBands {
                 src: from,
                 band,
@@ -516,6 +531,34 @@ fn in_bands_through(
         quads.run_block(scratch, part, rows, bands.quads.clone(), bands.whole)?;
     }
     Ok(())
+}
+
+/// Whether the untiled transpose of [`Route::Banded`] (the frame `h × w`)
+/// went in one pass of AVX-512 registers, into destination rows `columns`
+/// (`dst` from the first on), with streaming stores where `stream`; with
+/// no columns, whether it would (nothing written).
+fn in_registers(
+    src: &[u8],
+    dst: &mut [u8],
+    frame: (usize, usize),
+    columns: &std::ops::Range<usize>,
+    stream: bool,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let done = super::kernels::x86::avx512_nibble_rows::rows_to_pairs(
+            src, dst, frame, columns, stream,
+        );
+        if done && stream {
+            sse2::fence();
+        }
+        done
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (src, dst, frame, columns, stream);
+        false
+    }
 }
 
 /// The 2 × 2 exchange of one pair of bytes.

@@ -466,6 +466,38 @@ fn run(
     run_parts(pool, !is_large_bytes(whole_bytes), &mut parts, copy)
 }
 
+/// `op(span, part)` on parts of `dst`, a destination of `units` units of
+/// `unit_bytes` bytes each in order: `span` the units of `part`, over
+/// `pool` (one part for each thread, but one for every
+/// [`MIN_BYTES_PER_THREAD`] bytes at most), or on the calling thread in
+/// one part. Large ones (that stream) run on a worker of the pool, as in
+/// [`run_parts`].
+pub(crate) fn in_unit_parts(
+    pool: Option<&ThreadPool>,
+    dst: &mut [u8],
+    units: usize,
+    unit_bytes: usize,
+    op: impl Fn(std::ops::Range<usize>, &mut [u8]) -> Result<(), RelayoutError> + Sync,
+) -> Result<(), RelayoutError> {
+    let whole = u64::try_from(dst.len()).unwrap_or(u64::MAX);
+    let threads = pool.map_or(1, ThreadPool::current_num_threads);
+    let count = threads
+        .min(usize::try_from(whole / MIN_BYTES_PER_THREAD).unwrap_or(usize::MAX))
+        .clamp(1, units.max(1));
+    let mut parts = Vec::with_capacity(count);
+    let mut rest = dst;
+    for k in 0..count {
+        let (from, to) = (units * k / count, units * (k + 1) / count);
+        let bytes = ((to - from) * unit_bytes).min(rest.len());
+        let (part, tail) = std::mem::take(&mut rest).split_at_mut(bytes);
+        rest = tail;
+        parts.push((from..to, part));
+    }
+    run_parts(pool, !is_large_bytes(whole), &mut parts, |span, part| {
+        op(span.clone(), part)
+    })
+}
+
 /// Runs `op` on each of `parts` (each a task's share and its own slice of
 /// a destination): the first on the calling thread if `in_place` (else on
 /// a worker of the pool, see [`scope_on`]), the others as one task spawned

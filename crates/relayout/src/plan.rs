@@ -115,8 +115,11 @@ pub enum Strategy {
     /// block of elements exchanges the nibbles of its two bytes, a run of
     /// bytes of two rows at a time, in one pass between an untiled layout
     /// and full tiles `T(a,b)(2,1)` of the same physical order; between
-    /// two untiled layouts (a transpose) in bands of pairs of rows whose
-    /// bytes stay in cache, each transposed by the 1-byte kernels;
+    /// two untiled layouts (a transpose) in one pass where the CPU has
+    /// AVX-512 (blocks of 64 pairs of rows exchanged and zipped as they are
+    /// loaded, then transposed in registers), elsewhere in bands of pairs
+    /// of rows whose bytes stay in cache, each transposed by the 1-byte
+    /// kernels;
     /// between tiles and tiles of the other order
     /// (`{1,0:T(8,128)(2,1)E(4)}` and `{0,1:T(8,128)(2,1)E(4)}`) in one
     /// pass where the CPU has AVX-512 (64 rows of 64 bytes exchanged as

@@ -25,7 +25,7 @@ use schema::Shape;
 use stride_util::StridedView;
 
 use super::kernels::is_large_bytes;
-use super::parallel::{MIN_BYTES_PER_THREAD, run_parts};
+use super::parallel::in_unit_parts;
 use super::tiled_xla::{check_lengths, slice_len};
 use super::{RelayoutError, interleave, relayout_with_tail};
 
@@ -207,29 +207,17 @@ impl Quads {
         dst: &mut [u8],
         op: impl Fn(Range<usize>, Range<usize>, &mut [u8]) -> Result<(), RelayoutError> + Sync,
     ) -> Result<(), RelayoutError> {
-        let whole = u64::try_from(dst.len()).unwrap_or(u64::MAX);
         let (units, step, unit_bytes) = if self.into_tiles {
             (self.w / 4 / BAND_QUADS, BAND_QUADS, 4 * self.h * BAND_QUADS)
         } else {
             (self.h / self.c, self.c, self.c * self.w)
         };
-        let threads = pool.map_or(1, ThreadPool::current_num_threads);
-        let count = threads
-            .min(usize::try_from(whole / MIN_BYTES_PER_THREAD).unwrap_or(usize::MAX))
-            .clamp(1, units.max(1));
-        let mut parts = Vec::with_capacity(count);
-        let mut rest = dst;
-        for k in 0..count {
-            let (from, to) = (units * k / count, units * (k + 1) / count);
-            let (part, tail) = std::mem::take(&mut rest).split_at_mut((to - from) * unit_bytes);
-            rest = tail;
-            parts.push((from * step..to * step, part));
-        }
-        run_parts(pool, !is_large_bytes(whole), &mut parts, |span, part| {
+        in_unit_parts(pool, dst, units, unit_bytes, |span, part| {
+            let span = span.start * step..span.end * step;
             if self.into_tiles {
-                op(0..self.h, span.clone(), part)
+                op(0..self.h, span, part)
             } else {
-                op(span.clone(), 0..self.w / 4, part)
+                op(span, 0..self.w / 4, part)
             }
         })
     }

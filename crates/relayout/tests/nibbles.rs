@@ -153,4 +153,8 @@ fn large_exchanges_stream_exactly() {
     );
     assert_eq!(check(rows, tiles, 4), Strategy::NibblePairs);
     assert_eq!(check(tiles, rows, 4), Strategy::NibblePairs);
+    // And the untiled transpose, both ways (split over the pool).
+    let columns = "s4[4096,4096]{0,1:E(4)}";
+    assert_eq!(check(rows, columns, 4), Strategy::NibblePairs);
+    assert_eq!(check(columns, rows, 4), Strategy::NibblePairs);
 }

@@ -2,12 +2,7 @@
 //! untiled `h × w` layout and full tiles `T(4, c)` of the other order, in
 //! one pass. A block is 64 untiled rows by 16 quads (one 64-byte line of
 //! each row), and its 64 tile rows (four of each quad column, at the
-//! block's rows): a 64 × 64 byte transpose either way ([`transpose64`]).
-//! Four groups of 16 lines are each a 16 × 16 transpose of 4-byte quads
-//! (`unpack_dwords`), after which one byte permute (`vpermb`) puts byte
-//! `r` of the 16 quads of one column into lane `r`; four such registers,
-//! one per group, exchange their 128-bit lanes (`transpose_lanes`) into
-//! four output lines. Blocks go a tile column (`c` untiled rows) at a
+//! block's rows): a 64 × 64 byte transpose either way (`avx512_bytes64.rs`). Blocks go a tile column (`c` untiled rows) at a
 //! time, across the whole width (or a part's quad columns), so that the
 //! rows being read stay in a core's L2 cache while whole tiles are
 //! written (or the other way). Into tiles, the untiled rows can also come
@@ -21,10 +16,11 @@
 //! `avx512_interleave.rs`), each on a reference to exactly the 64 bytes it
 //! moves.
 
-use core::arch::x86_64::{__m512i, _mm512_permutexvar_epi8, _mm512_setzero_si512};
+use core::arch::x86_64::_mm512_setzero_si512;
 use core::ops::Range;
 
-use super::avx512::{load, transpose_lanes, unpack_dwords};
+use super::avx512::load;
+use super::avx512_bytes64::{gather_indices, line, line_mut, transpose64};
 use super::avx512_interleave::{store, unzip, unzip_indices};
 use super::avx512_nibbles::exchange;
 use crate::simd::{SimdLevel, simd_level};
@@ -160,66 +156,6 @@ pub(crate) fn into_tiles_exchanged(
         into_tiles_exchanged_avx512(src, dst, frame, block, paired, stream);
     }
     true
-}
-
-/// The byte permute of a transposed column of 16 quads: byte `r` of quad
-/// `j` (at `4j + r`) to `16r + j`.
-const fn gather_indices() -> [u8; 64] {
-    let mut indices = [0; 64];
-    let mut at = 0;
-    while at < 64 {
-        let (r, j) = (at / 16, at % 16);
-        indices[at] = (4 * j + r) as u8;
-        at += 1;
-    }
-    indices
-}
-
-/// The 64-byte line at `at`.
-fn line(bytes: &[u8], at: usize) -> &[u8; 64] {
-    &bytes[at..at + 64].as_chunks::<64>().0[0]
-}
-
-/// The writable 64-byte line at `at`.
-fn line_mut(bytes: &mut [u8], at: usize) -> &mut [u8; 64] {
-    &mut bytes[at..at + 64].as_chunks_mut::<64>().0[0]
-}
-
-/// A 64 × 64 byte transpose: `load(s, lines)` gives input lines from
-/// `16s` on, 16 of them (`s` from 0 to 3, in order), `store(x, line)`
-/// takes output line `x`, byte `x` of each input line in order (`x` from
-/// 0 to 63, in order). Each group of 16 lines is a 16 × 16 transpose of 4-byte quads,
-/// whose columns a byte permute (`gather`, [`gather_indices`]) turns
-/// into four 16-byte lanes of one byte of each quad, kept in `columns`
-/// (`16s + k` for quad column `k`); the lanes of a column's four groups
-/// then exchange into its four output lines.
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-#[inline]
-fn transpose64(
-    columns: &mut [__m512i; 64],
-    gather: __m512i,
-    mut load: impl FnMut(usize, &mut [__m512i; 16]),
-    mut store: impl FnMut(usize, __m512i),
-) {
-    let mut lines = [_mm512_setzero_si512(); 16];
-    for s in 0..4 {
-        load(s, &mut lines);
-        let transposed = unpack_dwords::<16>(lines);
-        for (k, &quads) in transposed.iter().enumerate() {
-            columns[16 * s + k] = _mm512_permutexvar_epi8(gather, quads);
-        }
-    }
-    for k in 0..16 {
-        let groups = [
-            columns[k],
-            columns[16 + k],
-            columns[32 + k],
-            columns[48 + k],
-        ];
-        for (r, &reg) in transpose_lanes(groups).iter().enumerate() {
-            store(4 * k + r, reg);
-        }
-    }
 }
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]

@@ -4,14 +4,18 @@
 //! (`stream.rs`), AVX2 block transposes (`avx2.rs`), AVX-512 transposes
 //! (`avx512.rs`), the AVX-512 interleaving of XLA's packing tiles
 //! (`avx512_interleave.rs`), the AVX-512 nibble exchange of packed 4-bit
-//! elements (`avx512_nibbles.rs`), the AVX-512 quad transpose into and out
-//! of tiles `T(4,c)` (`avx512_quads.rs`) and the blocks of the tile transposes
+//! elements (`avx512_nibbles.rs`) and their untiled transpose
+//! (`avx512_nibble_rows.rs`), the AVX-512 quad transpose into and out of
+//! tiles `T(4,c)` (`avx512_quads.rs`), the 64 × 64 byte transpose both
+//! take (`avx512_bytes64.rs`) and the blocks of the tile transposes
 //! (`tile_blocks.rs`, with AVX-512 `avx512/tile_blocks.rs`). They share the kernel
 //! types of [`super::block`].
 
 pub(crate) mod avx2;
 pub(crate) mod avx512;
+mod avx512_bytes64;
 pub(crate) mod avx512_interleave;
+pub(crate) mod avx512_nibble_rows;
 pub(crate) mod avx512_nibbles;
 pub(crate) mod avx512_quads;
 pub(crate) mod sse2;

@@ -1,0 +1,112 @@
+//! The transpose of packed 4-bit elements between two untiled layouts
+//! (`{1,0:E(4)}` and `{0,1:E(4)}`, see `nibbles.rs`) in one pass of
+//! AVX-512 registers. The source holds `h` rows of `w` elements, two to a
+//! byte along its rows; the destination `w` rows of `h / 2` bytes, each
+//! byte two neighbouring source rows at one column. A block is 64 pairs
+//! of source rows by 128 columns: each pair's two 64-byte lines exchange
+//! their nibbles and zip into 128 bytes of units (`avx512_nibbles.rs`),
+//! and the block's units are two 64 × 64 byte transposes
+//! (`avx512_bytes64.rs`) into 128 destination lines of 64 bytes. Blocks go
+//! 64 pairs of rows at a time, across the columns (or a part's), so that
+//! the source rows being read stay in a core's L2 cache. Run only where
+//! `simd_level()` found AVX-512 F, BW and VBMI (see `simd.rs`).
+//!
+//! The `unsafe` here: calling the `#[target_feature]` code, and the
+//! intrinsics' loads and stores (in `avx512.rs` and
+//! `avx512_interleave.rs`), each on a reference to exactly the 64 bytes it
+//! moves.
+
+use core::arch::x86_64::_mm512_setzero_si512;
+use core::ops::Range;
+
+use super::avx512::load;
+use super::avx512_bytes64::{gather_indices, line, line_mut, transpose64};
+use super::avx512_interleave::{store, zip, zip_indices};
+use super::avx512_nibbles::exchange;
+use crate::simd::{SimdLevel, simd_level};
+
+/// Pairs of source rows a block takes.
+const PAIRS: usize = 64;
+
+/// Source columns (destination rows) a block takes.
+const COLUMNS: usize = 128;
+
+/// Whether [`rows_to_pairs`] takes the frame `h × w` on this CPU (with
+/// buffers long enough): AVX-512, `h / 2` a multiple of 64 and `w` of
+/// 128.
+pub(crate) fn takes((h, w): (usize, usize)) -> bool {
+    simd_level() >= SimdLevel::Avx512 && h.is_multiple_of(2 * PAIRS) && w.is_multiple_of(COLUMNS)
+}
+
+/// Transposes the untiled `src` (`h` rows of `w` elements, paired along
+/// the rows) into destination rows `columns` (source columns, multiples
+/// of 128), `dst` holding those rows (`h / 2` bytes each) from
+/// `columns.start` on; with streaming stores where `stream` (the caller
+/// fences). `false` (nothing written) where this CPU lacks AVX-512 or the
+/// sizes do not fit: `h / 2` a multiple of 64, `w` of 128, the buffers
+/// long enough.
+pub(crate) fn rows_to_pairs(
+    src: &[u8],
+    dst: &mut [u8],
+    (h, w): (usize, usize),
+    columns: &Range<usize>,
+    stream: bool,
+) -> bool {
+    let fits = takes((h, w))
+        && columns.start <= columns.end
+        && columns.end <= w
+        && columns.start.is_multiple_of(COLUMNS)
+        && columns.end.is_multiple_of(COLUMNS)
+        && (h / 2).checked_mul(w).is_some_and(|n| n <= src.len())
+        && (h / 2)
+            .checked_mul(columns.len())
+            .is_some_and(|n| n <= dst.len());
+    if !fits {
+        return false;
+    }
+    // SAFETY: `simd_level()` is `Avx512` only if `is_x86_feature_detected!`
+    // found AVX-512 F, BW and VBMI (forcing can only lower it).
+    #[allow(unsafe_code)]
+    unsafe {
+        rows_to_pairs_avx512(src, dst, (h, w), columns, stream);
+    }
+    true
+}
+
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+fn rows_to_pairs_avx512(
+    src: &[u8],
+    dst: &mut [u8],
+    (h, w): (usize, usize),
+    columns: &Range<usize>,
+    stream: bool,
+) {
+    let gather = load(&const { gather_indices() });
+    let [low, high] = const { zip_indices::<1>() }.map(|v| load(&v));
+    // Source and destination row bytes.
+    let (row, pairs) = (w / 2, h / 2);
+    let mut buffer = [_mm512_setzero_si512(); 64];
+    for p0 in (0..pairs).step_by(PAIRS) {
+        for x0 in columns.clone().step_by(COLUMNS) {
+            // The units of columns `x0 + 64 half..`, one transpose each.
+            for half in 0..2 {
+                transpose64(
+                    &mut buffer,
+                    gather,
+                    |s, lines| {
+                        for (j, reg) in lines.iter_mut().enumerate() {
+                            let at = 2 * (p0 + 16 * s + j) * row + x0 / 2;
+                            let (lo, hi) = exchange(load(line(src, at)), load(line(src, at + row)));
+                            let (first, second) = zip::<1>(lo, hi, low, high);
+                            *reg = if half == 0 { first } else { second };
+                        }
+                    },
+                    |x, reg| {
+                        let at = (x0 - columns.start + 64 * half + x) * pairs + p0;
+                        store(reg, line_mut(dst, at), stream);
+                    },
+                );
+            }
+        }
+    }
+}
