@@ -96,14 +96,23 @@ fn rows_to_pairs_avx512(
                     |s, lines| {
                         for (j, reg) in lines.iter_mut().enumerate() {
                             let at = 2 * (p0 + 16 * s + j) * row + x0 / 2;
-                            let (lo, hi) = exchange(load(line(src, at)), load(line(src, at + row)));
+                            // SAFETY: 64 bytes of source rows `2p` and `2p + 1`
+                            // (`p < h / 2`) from byte `x0 / 2`, `x0 + 128 <= w`:
+                            // inside `src` (`rows_to_pairs` checked its length).
+                            #[allow(unsafe_code)]
+                            let (a, b) = unsafe { (line(src, at), line(src, at + row)) };
+                            let (lo, hi) = exchange(load(a), load(b));
                             let (first, second) = zip::<1>(lo, hi, low, high);
                             *reg = if half == 0 { first } else { second };
                         }
                     },
                     |x, reg| {
                         let at = (x0 - columns.start + 64 * half + x) * pairs + p0;
-                        store(reg, line_mut(dst, at), stream);
+                        // SAFETY: 64 bytes from byte `p0` of a destination
+                        // row of the part (`p0 + 64 <= h / 2`): inside `dst`.
+                        #[allow(unsafe_code)]
+                        let bytes = unsafe { line_mut(dst, at) };
+                        store(reg, bytes, stream);
                     },
                 );
             }

@@ -174,12 +174,20 @@ fn into_tiles_avx512(src: &[u8], dst: &mut [u8], frame: Frame, block: &Block, st
                     gather,
                     |s, lines| {
                         for (j, reg) in lines.iter_mut().enumerate() {
-                            *reg = load(line(src, first + (16 * s + j) * w));
+                            // SAFETY: row `i0 + 16s + j` of the block, bytes `4 m0..4 m0 + 64`
+                            // of it: inside `src` (`Frame::fits`).
+                            #[allow(unsafe_code)]
+                            let bytes = unsafe { line(src, first + (16 * s + j) * w) };
+                            *reg = load(bytes);
                         }
                     },
                     |x, reg| {
                         let at = frame.tile_row(quads.start, m0 + x / 4, i0, x % 4);
-                        store(reg, line_mut(dst, at), stream);
+                        // SAFETY: a tile row of the block's quad columns,
+                        // 64 of its bytes: inside `dst` (`Frame::fits`).
+                        #[allow(unsafe_code)]
+                        let bytes = unsafe { line_mut(dst, at) };
+                        store(reg, bytes, stream);
                     },
                 );
             }
@@ -205,10 +213,18 @@ fn out_of_tiles_avx512(src: &[u8], dst: &mut [u8], frame: Frame, block: &Block, 
                         for (j, reg) in lines.iter_mut().enumerate() {
                             let x = 16 * s + j;
                             let at = frame.tile_row(quads.start, m0 + x / 4, i0, x % 4);
-                            *reg = load(line(src, at));
+                            // SAFETY: as the stores into tiles.
+                            #[allow(unsafe_code)]
+                            let bytes = unsafe { line(src, at) };
+                            *reg = load(bytes);
                         }
                     },
-                    |j, reg| store(reg, line_mut(dst, first + j * w), stream),
+                    |j, reg| {
+                        // SAFETY: as the loads of untiled rows into tiles.
+                        #[allow(unsafe_code)]
+                        let bytes = unsafe { line_mut(dst, first + j * w) };
+                        store(reg, bytes, stream);
+                    },
                 );
             }
         }
@@ -246,18 +262,22 @@ fn into_tiles_exchanged_avx512(
                             let start = ((p / tile_rows) * across + t) * tile
                                 + (p % tile_rows) * tile_width
                                 + at;
-                            let (even, odd) = unzip::<1>(
-                                load(line(src, start)),
-                                load(line(src, start + 64)),
-                                first_half,
-                                second_half,
-                            );
+                            // SAFETY: 128 units of a unit row of the block
+                            // (`into_tiles_exchanged` checked that the rows'
+                            // tiles hold 128 units from `at` and that `src`
+                            // holds the block's rows).
+                            #[allow(unsafe_code)]
+                            let (a, b) = unsafe { (line(src, start), line(src, start + 64)) };
+                            let (even, odd) = unzip::<1>(load(a), load(b), first_half, second_half);
                             (regs[0], regs[1]) = exchange(even, odd);
                         }
                     },
                     |x, reg| {
                         let at = frame.tile_row(quads.start, m0 + x / 4, i0, x % 4);
-                        store(reg, line_mut(dst, at), stream);
+                        // SAFETY: as in `into_tiles_avx512`.
+                        #[allow(unsafe_code)]
+                        let bytes = unsafe { line_mut(dst, at) };
+                        store(reg, bytes, stream);
                     },
                 );
             }
