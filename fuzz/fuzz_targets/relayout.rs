@@ -17,9 +17,14 @@
 //!   (nested tiles, the interleave kernel's packing tiles, `E(4)`) against
 //!   a copy at `TiledLayout`'s positions (see `tiled_relayout/mod.rs`),
 //!   with counts per kind of pair.
+//! * `Blocks`: `relayout_xla` between the layouts whose relayouts go by
+//!   64 × 64 byte transposes (bytes into tiles `T(4,c)` of the other
+//!   order, packed 4-bit transposes), at whole blocks and just off them
+//!   (see `blocks/mod.rs`).
 
 #![no_main]
 
+mod blocks;
 mod common;
 mod kernels;
 mod parallel;
@@ -79,6 +84,13 @@ enum Input {
         dst: tiled_relayout::Side,
         seed: u64,
         extra: u8,
+    },
+    Blocks {
+        pick: u8,
+        a: u8,
+        b: u8,
+        off: u8,
+        seed: u64,
     },
 }
 
@@ -408,4 +420,11 @@ fuzz_target!(|input: Input| match input {
         seed,
         extra,
     } => tiled_relayout::check(ty, packed, &dims, &src, &dst, seed, extra),
+    Input::Blocks {
+        pick,
+        a,
+        b,
+        off,
+        seed,
+    } => blocks::check(pick, a, b, off, seed),
 });
