@@ -317,8 +317,8 @@ impl Nibbles {
     }
 
     /// Copies `src` into `dst`, `relay(from, to)` running the byte
-    /// relayout of [`Nibbles::relayed`]; tiles into tiles of the other
-    /// order split over `pool` (the other routes run on the calling
+    /// relayout of [`Nibbles::relayed`]; the exchanges and transposes split
+    /// over `pool` (the routes through intermediates run on the calling
     /// thread, or split in `relay`).
     pub(crate) fn run(
         &self,
@@ -336,8 +336,16 @@ impl Nibbles {
             Route::Units => relay(src, dst),
             Route::Exchange { src: from, dst: to } => {
                 let stream = is_large_bytes(u64::try_from(dst.len()).unwrap_or(u64::MAX));
-                exchange(src, *from, dst, *to, stream);
-                Ok(())
+                // Parts of whole tile rows (of pairs of rows): on both
+                // sides `tile_rows · w` bytes each, in order.
+                let tile_rows = from.tiles.or(to.tiles).map_or(1, |(rows, _)| rows);
+                let bytes = tile_rows * from.w;
+                in_unit_parts(pool, dst, from.h / 2 / tile_rows, bytes, |span, part| {
+                    let h = 2 * tile_rows * span.len();
+                    let src = &src[span.start * bytes..span.end * bytes];
+                    exchange(src, Frame { h, ..*from }, part, Frame { h, ..*to }, stream);
+                    Ok(())
+                })
             }
             Route::Banded { src: from, band } => {
                 let (h, w) = (from.h, from.w);
