@@ -350,9 +350,9 @@ impl Nibbles {
             Route::Banded { src: from, band } => {
                 let (h, w) = (from.h, from.w);
                 let stream = is_large_bytes(u64::try_from(dst.len()).unwrap_or(u64::MAX));
-                if in_registers(src, &mut [], (h, w), &(0..0), stream) {
+                if in_one_pass((h, w)) {
                     // One pass in registers, in parts of whole blocks
-                    // (each taken, as the whole was).
+                    // (each taken, as the whole is).
                     return in_unit_parts(pool, dst, w / 128, 128 * h / 2, |span, part| {
                         let columns = 128 * span.start..128 * span.end;
                         in_registers(src, part, (h, w), &columns, stream);
@@ -542,9 +542,23 @@ fn in_bands_through(
 }
 
 /// Whether the untiled transpose of [`Route::Banded`] (the frame `h × w`)
+/// goes in one pass of AVX-512 registers on this CPU (see
+/// [`in_registers`]).
+fn in_one_pass(frame: (usize, usize)) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        super::kernels::x86::avx512_nibble_rows::takes(frame)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = frame;
+        false
+    }
+}
+
+/// Whether the untiled transpose of [`Route::Banded`] (the frame `h × w`)
 /// went in one pass of AVX-512 registers, into destination rows `columns`
-/// (`dst` from the first on), with streaming stores where `stream`; with
-/// no columns, whether it would (nothing written).
+/// (`dst` from the first on), with streaming stores where `stream`.
 fn in_registers(
     src: &[u8],
     dst: &mut [u8],

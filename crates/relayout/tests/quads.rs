@@ -186,3 +186,21 @@ fn large_packed_tiles_stream_and_split_exactly() {
     assert_eq!(check(rows, columns, 4), Strategy::NibblePairs);
     assert_eq!(check(columns, rows, 4), Strategy::NibblePairs);
 }
+
+#[test]
+fn empty_arrays_take_the_same_plans_and_write_nothing() {
+    for (from, to) in [
+        ("u8[0,256]{1,0}", "u8[0,256]{0,1:T(4,128)}"),
+        ("u8[256,0]{1,0}", "u8[256,0]{0,1:T(4,128)}"),
+        ("u8[0,256]{0,1:T(4,128)}", "u8[0,256]{1,0}"),
+        ("s4[0,256]{1,0:E(4)}", "s4[0,256]{0,1:E(4)}"),
+        ("s4[256,0]{0,1:E(4)}", "s4[256,0]{1,0:E(4)}"),
+        (
+            "s4[0,256]{1,0:T(8,128)(2,1)E(4)}",
+            "s4[0,256]{0,1:T(8,128)(2,1)E(4)}",
+        ),
+        ("s4[0,256]{1,0:E(4)}", "s4[0,256]{1,0:T(8,128)(2,1)E(4)}"),
+    ] {
+        check(from, to, if from.starts_with("s4") { 4 } else { 8 });
+    }
+}
