@@ -26,6 +26,7 @@ use super::RelayoutError;
 use super::kernels::SMALL_THRESHOLDS;
 use super::parallel::MIN_BYTES_PER_THREAD;
 use super::piece_copy::{bytes_of, copy_piece, zero_padding};
+use super::scratch::{Scratch, with_scratch};
 use super::tiled::{Slab, Tiling};
 
 /// The bytes of a box's intermediates together (they stay in a core's L2
@@ -41,7 +42,7 @@ thread_local! {
     /// The intermediates of each thread's boxes, kept between relayouts
     /// (up to twice [`BOX_BYTES`]), so that a relayout allocates and
     /// faults in no pages for them.
-    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    static SCRATCH: Scratch = const { Scratch::new(Vec::new()) };
 }
 
 /// One end of a composed relayout.
@@ -348,18 +349,11 @@ impl Composed {
         let box_elements = self.extents.iter().product::<i64>();
         let each = bytes_of(&self.shape, box_elements, self.bits)?.max(1);
         let need = each.saturating_mul(self.middles.len());
-        SCRATCH.with(|cell| {
-            let mut scratch = cell.take();
-            if scratch.len() < need {
-                scratch.resize(need, 0);
-            }
-            let middles: Vec<&mut [u8]> = scratch[..need].chunks_mut(each).collect();
-            let result = self.boxes_through(src, dst, group, whole, middles);
-            // Kept unless a tiling's large tiles made the boxes large.
-            if i64::try_from(scratch.len()).is_ok_and(|len| len <= 2 * BOX_BYTES) {
-                cell.replace(scratch);
-            }
-            result
+        // Kept unless a tiling's large tiles made the boxes large.
+        let keep = usize::try_from(2 * BOX_BYTES).unwrap_or(usize::MAX);
+        with_scratch(&SCRATCH, need, keep, |scratch| {
+            let middles: Vec<&mut [u8]> = scratch.chunks_mut(each).collect();
+            self.boxes_through(src, dst, group, whole, middles)
         })
     }
 

@@ -63,6 +63,7 @@ mod quads;
 mod relayout_plan;
 mod repack;
 mod retiled;
+mod scratch;
 mod simd;
 #[cfg(test)]
 mod stream_tests;

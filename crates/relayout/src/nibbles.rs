@@ -44,13 +44,14 @@ use super::kernels::is_large_bytes;
 use super::kernels::x86::avx512_nibbles::{self as avx512, Runs};
 use super::parallel::in_unit_parts;
 use super::quads::Quads;
+use super::scratch::{Scratch, with_scratch};
 use super::tiled_xla::{check_lengths, slice_len};
 use super::{RelayoutError, relayout_with_tail};
 
 thread_local! {
     /// The intermediate buffer of each thread, kept between relayouts up to
     /// [`KEEP_BYTES`].
-    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    static SCRATCH: Scratch = const { Scratch::new(Vec::new()) };
 }
 
 /// The byte view of one `E(4)` side: the logical dimension whose
@@ -359,7 +360,7 @@ impl Nibbles {
                         Ok(())
                     });
                 }
-                with_scratch(band * from.w, |buffer| {
+                with_scratch(&SCRATCH, band * from.w, KEEP_BYTES, |buffer| {
                     banded(src, *from, *band, dst, buffer)
                 })
             }
@@ -371,7 +372,7 @@ impl Nibbles {
                 let whole = u64::try_from(dst.len()).unwrap_or(u64::MAX);
                 let paired = from.tiles.unwrap_or((1, from.w));
                 quads.run_exchanged(pool, src, dst, paired, |span, part| {
-                    with_scratch(band * from.w / 2, |buffer| {
+                    with_scratch(&SCRATCH, band * from.w / 2, KEEP_BYTES, |buffer| {
                         let bands = Bands {
                             from: *from,
                             band: *band,
@@ -386,7 +387,7 @@ impl Nibbles {
                 src: from,
                 middle,
                 bytes,
-            } => with_scratch(*bytes, |buffer| {
+            } => with_scratch(&SCRATCH, *bytes, KEEP_BYTES, |buffer| {
                 exchange(src, *from, buffer, *middle, false);
                 relay(buffer, dst)
             }),
@@ -405,25 +406,6 @@ const BAND_BYTES: usize = 64 << 10;
 /// The fewest pairs of rows in a band: each destination line written
 /// whole.
 const MIN_BAND: usize = 64;
-
-/// Runs `f` on the thread's intermediate of at least `bytes` bytes (a
-/// fresh one if it is in use). The thread keeps it for the next relayout
-/// only up to [`KEEP_BYTES`]: a full-size intermediate is given back.
-fn with_scratch<T>(bytes: usize, f: impl FnOnce(&mut [u8]) -> T) -> T {
-    SCRATCH.with(|cell| {
-        let mut scratch = cell.try_borrow_mut().ok();
-        let mut own = Vec::new();
-        let buffer = scratch.as_deref_mut().unwrap_or(&mut own);
-        if buffer.len() < bytes {
-            buffer.resize(bytes, 0);
-        }
-        let out = f(&mut buffer[..bytes]);
-        if buffer.len() > KEEP_BYTES {
-            *buffer = Vec::new();
-        }
-        out
-    })
-}
 
 /// The most bytes of intermediate a thread keeps between relayouts: a
 /// band's ([`BAND_BYTES`]) and more, never an array's.

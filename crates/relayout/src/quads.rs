@@ -26,13 +26,14 @@ use stride_util::StridedView;
 
 use super::kernels::is_large_bytes;
 use super::parallel::in_unit_parts;
+use super::scratch::{Scratch, with_scratch};
 use super::tiled_xla::{check_lengths, slice_len};
 use super::{RelayoutError, interleave, relayout_with_tail};
 
 thread_local! {
     /// Each thread's intermediate, kept between relayouts (a band's, at
     /// most [`BAND_BYTES`]).
-    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    static SCRATCH: Scratch = const { Scratch::new(Vec::new()) };
 }
 
 /// The bytes of a band's intermediate, at most: in a core's L2 cache.
@@ -266,17 +267,12 @@ impl Quads {
         #[cfg(target_arch = "x86_64")]
         {
             use super::kernels::x86::avx512::sfence;
-            use super::kernels::x86::avx512_quads::{Block, into_tiles, out_of_tiles};
-            let frame = self.frame();
+            use super::kernels::x86::avx512_quads::{Block, transpose};
             let block = Block {
                 rows: rows.clone(),
                 quads: quads.clone(),
             };
-            let done = if self.into_tiles {
-                into_tiles(src, dst, frame, &block, stream)
-            } else {
-                out_of_tiles(src, dst, frame, &block, stream)
-            };
+            let done = transpose(src, dst, self.frame(), (&block, self.into_tiles), stream);
             if done && stream {
                 sfence();
             }
@@ -310,7 +306,7 @@ impl Quads {
         // The blocks's first row and quad column in the buffers.
         let (first_row, first_quad) = (signed(rows_in.start), signed(quads_in.start));
         let whole = Some(whole);
-        with_scratch(BAND_QUADS * rows * 4, |scratch| {
+        with_scratch(&SCRATCH, BAND_QUADS * rows * 4, BAND_BYTES, |scratch| {
             for i0 in rows_in.clone().step_by(rows) {
                 let n = rows.min(rows_in.end - i0);
                 let scratch = &mut scratch[..BAND_QUADS * n * 4];
@@ -351,18 +347,4 @@ impl Quads {
             Ok(())
         })
     }
-}
-
-/// Runs `f` on the thread's intermediate of `bytes` bytes (a fresh one if
-/// it is in use).
-fn with_scratch<T>(bytes: usize, f: impl FnOnce(&mut [u8]) -> T) -> T {
-    SCRATCH.with(|cell| {
-        let mut scratch = cell.try_borrow_mut().ok();
-        let mut own = Vec::new();
-        let buffer = scratch.as_deref_mut().unwrap_or(&mut own);
-        if buffer.len() < bytes {
-            buffer.resize(bytes, 0);
-        }
-        f(&mut buffer[..bytes])
-    })
 }

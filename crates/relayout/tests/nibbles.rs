@@ -13,51 +13,13 @@
     clippy::cast_sign_loss
 )]
 
-use index_util::TiledLayout;
-use relayout::rayon::ThreadPoolBuilder;
-use relayout::{FromTo, RelayoutPlan, Strategy, detected_simd_level, force_simd_level};
-use schema::Shape;
+mod positions;
 
-fn shape(text: &str) -> Shape {
-    text.parse().unwrap_or_else(|e| panic!("{text}: {e}"))
-}
+use relayout::{Strategy, detected_simd_level, force_simd_level};
 
-/// The buffer of `shape` with element `r` (row-major number) holding a
-/// value of `bits` that differs from its neighbours' at its position
-/// under the index function, every other bit zero.
-fn buffer(shape: &Shape, bits: usize) -> Vec<u8> {
-    let layout = TiledLayout::new(shape).unwrap();
-    let mut out = vec![0_u8; layout.buffer_size_in_bytes() as usize];
-    layout.for_each_position(|k, element| {
-        let (Some(r), k) = (element, k as usize) else {
-            return;
-        };
-        let value = (r as u64).wrapping_mul(2_654_435_761) % ((1_u64 << bits) - 1) + 1;
-        let bit = k * bits;
-        out[bit / 8] |= (value as u8) << (bit % 8);
-    });
-    out
-}
-
-/// Relays `from` into `to` on one thread and on a pool of 2, checks both
-/// against the positions, and returns the strategy.
+/// Checked on one thread and on pools, against the positions.
 fn check(from: &str, to: &str, bits: usize) -> Strategy {
-    let (from, to) = (shape(from), shape(to));
-    let plan = RelayoutPlan::xla(FromTo {
-        from: &from,
-        to: &to,
-    })
-    .unwrap();
-    let src = buffer(&from, bits);
-    let want = buffer(&to, bits);
-    let mut got = vec![0_u8; want.len()];
-    plan.run(&src, &mut got).unwrap();
-    assert!(got == want, "{from:?} -> {to:?} ({})", plan.strategy());
-    let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-    let mut got = vec![0_u8; want.len()];
-    plan.run_in(&pool, &src, &mut got).unwrap();
-    assert!(got == want, "{from:?} -> {to:?} on a pool");
-    plan.strategy()
+    positions::check(from, to, bits, &[2])
 }
 
 const LAYOUTS: [&str; 6] = [

@@ -83,50 +83,40 @@ impl Frame {
     }
 }
 
-/// Relays `block` of the untiled `src` into the tiles of `dst` (see the
-/// module documentation and [`Block`]), with streaming stores where
+/// Relays `block` of the untiled `src` into the tiles of `dst` if
+/// `into_tiles`, else of the tiles of `src` into the untiled `dst` (see
+/// the module documentation and [`Block`]), with streaming stores where
 /// `stream` (the caller fences); `false` (nothing written) where this CPU
 /// lacks AVX-512 or the block does not fit (see [`Frame`]).
-pub(crate) fn into_tiles(
+pub(crate) fn transpose(
     src: &[u8],
     dst: &mut [u8],
     frame: Frame,
-    block: &Block,
+    (block, into_tiles): (&Block, bool),
     stream: bool,
 ) -> bool {
-    if simd_level() < SimdLevel::Avx512 || !frame.fits(block, src.len(), dst.len()) {
+    let (untiled, tiled) = if into_tiles {
+        (src.len(), dst.len())
+    } else {
+        (dst.len(), src.len())
+    };
+    if simd_level() < SimdLevel::Avx512 || !frame.fits(block, untiled, tiled) {
         return false;
     }
     // SAFETY: `simd_level()` is `Avx512` only if `is_x86_feature_detected!`
     // found AVX-512 F, BW and VBMI (forcing can only lower it).
     #[allow(unsafe_code)]
     unsafe {
-        into_tiles_avx512(src, dst, frame, block, stream);
+        if into_tiles {
+            into_tiles_avx512(src, dst, frame, block, stream);
+        } else {
+            out_of_tiles_avx512(src, dst, frame, block, stream);
+        }
     }
     true
 }
 
-/// The inverse of [`into_tiles`]: `block` of the tiles of `src` into the
-/// untiled `dst`.
-pub(crate) fn out_of_tiles(
-    src: &[u8],
-    dst: &mut [u8],
-    frame: Frame,
-    block: &Block,
-    stream: bool,
-) -> bool {
-    if simd_level() < SimdLevel::Avx512 || !frame.fits(block, dst.len(), src.len()) {
-        return false;
-    }
-    // SAFETY: as in `into_tiles`.
-    #[allow(unsafe_code)]
-    unsafe {
-        out_of_tiles_avx512(src, dst, frame, block, stream);
-    }
-    true
-}
-
-/// [`into_tiles`] from rows that packed 4-bit tiles hold in pairs: the
+/// [`transpose`] into tiles from rows that packed 4-bit tiles hold in pairs: the
 /// untiled rows (of `frame.w` bytes, `2 · frame.w` elements) are the
 /// nibble exchange (`avx512_nibbles.rs`) of units of pairs of rows in full
 /// tiles of `paired.0` unit rows by `paired.1` units (a multiple of 128),
@@ -150,7 +140,7 @@ pub(crate) fn into_tiles_exchanged(
     if simd_level() < SimdLevel::Avx512 || !takes || !frame.fits(block, src.len(), dst.len()) {
         return false;
     }
-    // SAFETY: as in `into_tiles`.
+    // SAFETY: as in `transpose`.
     #[allow(unsafe_code)]
     unsafe {
         into_tiles_exchanged_avx512(src, dst, frame, block, paired, stream);
@@ -158,77 +148,83 @@ pub(crate) fn into_tiles_exchanged(
     true
 }
 
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-fn into_tiles_avx512(src: &[u8], dst: &mut [u8], frame: Frame, block: &Block, stream: bool) {
-    let gather = load(&const { gather_indices() });
-    let (Frame { w, c, .. }, Block { rows, quads }) = (frame, block);
-    let mut columns = [_mm512_setzero_si512(); 64];
-    for group in rows.clone().step_by(c) {
-        for m0 in quads.clone().step_by(16) {
-            for i0 in (group..group + c).step_by(ROWS) {
-                // Untiled rows `i0..i0 + 64` at quads `m0..` in, the tile
-                // rows of quads `m0..` (4 each) at rows `i0..` out.
-                let first = (i0 - rows.start) * w + 4 * m0;
-                transpose64(
-                    &mut columns,
-                    gather,
-                    |s, lines| {
-                        for (j, reg) in lines.iter_mut().enumerate() {
-                            // SAFETY: row `i0 + 16s + j` of the block, bytes `4 m0..4 m0 + 64`
-                            // of it: inside `src` (`Frame::fits`).
-                            #[allow(unsafe_code)]
-                            let bytes = unsafe { line(src, first + (16 * s + j) * w) };
-                            *reg = load(bytes);
-                        }
-                    },
-                    |x, reg| {
-                        let at = frame.tile_row(quads.start, m0 + x / 4, i0, x % 4);
-                        // SAFETY: a tile row of the block's quad columns,
-                        // 64 of its bytes: inside `dst` (`Frame::fits`).
-                        #[allow(unsafe_code)]
-                        let bytes = unsafe { line_mut(dst, at) };
-                        store(reg, bytes, stream);
-                    },
-                );
+/// `f(m0, i0)` for each 64 × 64 block of `block`: quad columns `m0..m0 +
+/// 16`, untiled rows `i0..i0 + 64`; a tile column (`c` rows) at a time,
+/// across the block's quad columns.
+#[inline(always)]
+fn for_each_block(frame: Frame, block: &Block, mut f: impl FnMut(usize, usize)) {
+    for group in block.rows.clone().step_by(frame.c) {
+        for m0 in block.quads.clone().step_by(16) {
+            for i0 in (group..group + frame.c).step_by(ROWS) {
+                f(m0, i0);
             }
         }
     }
 }
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+fn into_tiles_avx512(src: &[u8], dst: &mut [u8], frame: Frame, block: &Block, stream: bool) {
+    let gather = load(&const { gather_indices() });
+    let (w, Block { rows, quads }) = (frame.w, block);
+    let mut columns = [_mm512_setzero_si512(); 64];
+    for_each_block(frame, block, |m0, i0| {
+        // Untiled rows `i0..i0 + 64` at quads `m0..` in, the tile
+        // rows of quads `m0..` (4 each) at rows `i0..` out.
+        let first = (i0 - rows.start) * w + 4 * m0;
+        transpose64(
+            &mut columns,
+            gather,
+            |s, lines| {
+                for (j, reg) in lines.iter_mut().enumerate() {
+                    // SAFETY: row `i0 + 16s + j` of the block, bytes `4 m0..4 m0 + 64`
+                    // of it: inside `src` (`Frame::fits`).
+                    #[allow(unsafe_code)]
+                    let bytes = unsafe { line(src, first + (16 * s + j) * w) };
+                    *reg = load(bytes);
+                }
+            },
+            |x, reg| {
+                let at = frame.tile_row(quads.start, m0 + x / 4, i0, x % 4);
+                // SAFETY: a tile row of the block's quad columns,
+                // 64 of its bytes: inside `dst` (`Frame::fits`).
+                #[allow(unsafe_code)]
+                let bytes = unsafe { line_mut(dst, at) };
+                store(reg, bytes, stream);
+            },
+        );
+    });
+}
+
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 fn out_of_tiles_avx512(src: &[u8], dst: &mut [u8], frame: Frame, block: &Block, stream: bool) {
     let gather = load(&const { gather_indices() });
-    let (Frame { w, c, .. }, Block { rows, quads }) = (frame, block);
+    let (w, Block { rows, quads }) = (frame.w, block);
     let mut columns = [_mm512_setzero_si512(); 64];
-    for group in rows.clone().step_by(c) {
-        for m0 in quads.clone().step_by(16) {
-            for i0 in (group..group + c).step_by(ROWS) {
-                // The tile rows of quads `m0..` at rows `i0..` in, untiled
-                // rows `i0..i0 + 64` at quads `m0..` out.
-                let first = (i0 - rows.start) * w + 4 * m0;
-                transpose64(
-                    &mut columns,
-                    gather,
-                    |s, lines| {
-                        for (j, reg) in lines.iter_mut().enumerate() {
-                            let x = 16 * s + j;
-                            let at = frame.tile_row(quads.start, m0 + x / 4, i0, x % 4);
-                            // SAFETY: as the stores into tiles.
-                            #[allow(unsafe_code)]
-                            let bytes = unsafe { line(src, at) };
-                            *reg = load(bytes);
-                        }
-                    },
-                    |j, reg| {
-                        // SAFETY: as the loads of untiled rows into tiles.
-                        #[allow(unsafe_code)]
-                        let bytes = unsafe { line_mut(dst, first + j * w) };
-                        store(reg, bytes, stream);
-                    },
-                );
-            }
-        }
-    }
+    for_each_block(frame, block, |m0, i0| {
+        // The tile rows of quads `m0..` at rows `i0..` in, untiled
+        // rows `i0..i0 + 64` at quads `m0..` out.
+        let first = (i0 - rows.start) * w + 4 * m0;
+        transpose64(
+            &mut columns,
+            gather,
+            |s, lines| {
+                for (j, reg) in lines.iter_mut().enumerate() {
+                    let x = 16 * s + j;
+                    let at = frame.tile_row(quads.start, m0 + x / 4, i0, x % 4);
+                    // SAFETY: as the stores into tiles.
+                    #[allow(unsafe_code)]
+                    let bytes = unsafe { line(src, at) };
+                    *reg = load(bytes);
+                }
+            },
+            |j, reg| {
+                // SAFETY: as the loads of untiled rows into tiles.
+                #[allow(unsafe_code)]
+                let bytes = unsafe { line_mut(dst, first + j * w) };
+                store(reg, bytes, stream);
+            },
+        );
+    });
 }
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
@@ -242,45 +238,40 @@ fn into_tiles_exchanged_avx512(
 ) {
     let gather = load(&const { gather_indices() });
     let [first_half, second_half] = const { unzip_indices::<1>() }.map(|v| load(&v));
-    let (Frame { w, c, .. }, Block { rows, quads }) = (frame, block);
+    let (w, Block { rows, quads }) = (frame.w, block);
     let tile = tile_rows * tile_width;
     let across = 2 * w / tile_width;
     let mut columns = [_mm512_setzero_si512(); 64];
-    for group in rows.clone().step_by(c) {
-        for m0 in quads.clone().step_by(16) {
-            // Untiled bytes `4 m0..` are the units `8 m0..8 m0 + 128` of
-            // each unit row: in tile `t`, from `at`.
-            let (t, at) = (8 * m0 / tile_width, 8 * m0 % tile_width);
-            for i0 in (group..group + c).step_by(ROWS) {
-                transpose64(
-                    &mut columns,
-                    gather,
-                    |s, lines| {
-                        for (pair, regs) in lines.chunks_exact_mut(2).enumerate() {
-                            // Unit row `p`, relative to the block's first.
-                            let p = (i0 - rows.start + 16 * s) / 2 + pair;
-                            let start = ((p / tile_rows) * across + t) * tile
-                                + (p % tile_rows) * tile_width
-                                + at;
-                            // SAFETY: 128 units of a unit row of the block
-                            // (`into_tiles_exchanged` checked that the rows'
-                            // tiles hold 128 units from `at` and that `src`
-                            // holds the block's rows).
-                            #[allow(unsafe_code)]
-                            let (a, b) = unsafe { (line(src, start), line(src, start + 64)) };
-                            let (even, odd) = unzip::<1>(load(a), load(b), first_half, second_half);
-                            (regs[0], regs[1]) = exchange(even, odd);
-                        }
-                    },
-                    |x, reg| {
-                        let at = frame.tile_row(quads.start, m0 + x / 4, i0, x % 4);
-                        // SAFETY: as in `into_tiles_avx512`.
-                        #[allow(unsafe_code)]
-                        let bytes = unsafe { line_mut(dst, at) };
-                        store(reg, bytes, stream);
-                    },
-                );
-            }
-        }
-    }
+    for_each_block(frame, block, |m0, i0| {
+        // Untiled bytes `4 m0..` are the units `8 m0..8 m0 + 128` of
+        // each unit row: in tile `t`, from `at`.
+        let (t, at) = (8 * m0 / tile_width, 8 * m0 % tile_width);
+        transpose64(
+            &mut columns,
+            gather,
+            |s, lines| {
+                for (pair, regs) in lines.chunks_exact_mut(2).enumerate() {
+                    // Unit row `p`, relative to the block's first.
+                    let p = (i0 - rows.start + 16 * s) / 2 + pair;
+                    let start =
+                        ((p / tile_rows) * across + t) * tile + (p % tile_rows) * tile_width + at;
+                    // SAFETY: 128 units of a unit row of the block
+                    // (`into_tiles_exchanged` checked that the rows'
+                    // tiles hold 128 units from `at` and that `src`
+                    // holds the block's rows).
+                    #[allow(unsafe_code)]
+                    let (a, b) = unsafe { (line(src, start), line(src, start + 64)) };
+                    let (even, odd) = unzip::<1>(load(a), load(b), first_half, second_half);
+                    (regs[0], regs[1]) = exchange(even, odd);
+                }
+            },
+            |x, reg| {
+                let at = frame.tile_row(quads.start, m0 + x / 4, i0, x % 4);
+                // SAFETY: as in `into_tiles_avx512`.
+                #[allow(unsafe_code)]
+                let bytes = unsafe { line_mut(dst, at) };
+                store(reg, bytes, stream);
+            },
+        );
+    });
 }
