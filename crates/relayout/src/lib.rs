@@ -68,6 +68,7 @@ mod simd;
 #[cfg(test)]
 mod stream_tests;
 mod sub_byte;
+mod tile_rows;
 mod tiled;
 mod tiled_xla;
 mod typed;

@@ -12,6 +12,7 @@ use super::nibbles::Nibbles;
 use super::quads::Quads;
 use super::relayout_plan::{FromTo, Padding, Path, RelayoutPlan, check_pair};
 use super::repack::{Repack, packed_width};
+use super::tile_rows;
 use super::tiled_xla::TiledPlan;
 use super::{RelayoutError, padding_pattern};
 
@@ -103,10 +104,17 @@ impl RelayoutPlan {
                 path: Path::Quads(Box::new(quads)),
             });
         }
-        if [src_shape, dst_shape]
-            .iter()
-            .any(|s| s.layout.as_ref().is_some_and(|l| !l.tiles.is_empty()))
+        let tiled = |s: &Shape| s.layout.as_ref().is_some_and(|l| !l.tiles.is_empty());
+        if !tiled(dst_shape)
+            && let Some(untiled) = tile_rows::as_padded(src_shape)
         {
+            // Tiles as wide as their rows: a strided relayout.
+            return Self::xla(FromTo {
+                from: &untiled,
+                to: dst_shape,
+            });
+        }
+        if tiled(src_shape) || tiled(dst_shape) {
             let tiled = TiledPlan::new(src_shape, dst_shape)?;
             return Ok(Self {
                 path: Path::Tiled(Box::new(tiled)),

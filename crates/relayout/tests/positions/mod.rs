@@ -14,7 +14,8 @@ pub fn shape(text: &str) -> Shape {
 
 /// The buffer of `shape` with element `r` (row-major number) holding a
 /// value of `bits` that differs from its neighbours' at its position
-/// under the index function, every other bit zero.
+/// under the index function (elements of whole bytes: the low bytes of
+/// `r`'s hash), every other bit zero.
 pub fn buffer(shape: &Shape, bits: usize) -> Vec<u8> {
     let layout = TiledLayout::new(shape).unwrap();
     let mut out = vec![0_u8; layout.buffer_size_in_bytes() as usize];
@@ -22,6 +23,16 @@ pub fn buffer(shape: &Shape, bits: usize) -> Vec<u8> {
         let (Some(r), k) = (element, k as usize) else {
             return;
         };
+        if bits >= 8 {
+            // Whole bytes: the element's number, little-endian.
+            let size = bits / 8;
+            let value = (r as u64).wrapping_mul(2_654_435_761).wrapping_add(1);
+            let bytes = value.to_le_bytes();
+            for (i, byte) in out[k * size..(k + 1) * size].iter_mut().enumerate() {
+                *byte = bytes[i % 8];
+            }
+            return;
+        }
         let value = (r as u64).wrapping_mul(2_654_435_761) % ((1_u64 << bits) - 1) + 1;
         let bit = k * bits;
         out[bit / 8] |= (value as u8) << (bit % 8);
