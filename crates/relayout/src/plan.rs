@@ -100,9 +100,11 @@ pub enum Strategy {
     /// with streaming stores. Also packed tiles into packed tiles of the
     /// other order (`{1,0:T(8,128)(2,1)}` into `{0,1:T(8,128)(2,1)}`),
     /// whose units are the squares of 2 × 2 or 4 × 4 elements contiguous
-    /// on both sides, each transposed in an SSE2 register on its way (by
-    /// one byte shuffle where the CPU has AVX2, large ones then written
-    /// with streaming stores).
+    /// on both sides, each transposed in a register on its way: where the
+    /// CPU has AVX-512, blocks of a line's units along both axes, 64-byte
+    /// source row pieces transposed as units into 64-byte destination row
+    /// pieces; else in SSE2 registers (by one byte shuffle where the CPU
+    /// has AVX2); large ones written with streaming stores.
     TileTranspose,
     /// Packed 4-bit elements (`E(4)`) whose bytes pair neighbours along
     /// different dimensions on the two sides (an untiled layout pairs

@@ -58,6 +58,32 @@ fn every_simd_level_matches_the_index_function() {
             "u8[1029,774]{1,0:T(32,128)(4,1)}",
             1,
         ),
+        // Packed squares both ways, whole tiles and partial ones.
+        (
+            "bf16[1031,770]{0,1:T(8,128)(2,1)}",
+            "bf16[1031,770]{1,0:T(8,128)(2,1)}",
+            2,
+        ),
+        (
+            "bf16[256,512]{1,0:T(8,128)(2,1)}",
+            "bf16[256,512]{0,1:T(8,128)(2,1)}",
+            2,
+        ),
+        (
+            "u8[1029,774]{1,0:T(32,128)(4,1)}",
+            "u8[1029,774]{0,1:T(32,128)(4,1)}",
+            1,
+        ),
+        (
+            "u8[512,256]{0,1:T(32,128)(4,1)}",
+            "u8[512,256]{1,0:T(32,128)(4,1)}",
+            1,
+        ),
+        (
+            "u8[3,4,100,136]{3,2,1,0:T(32,128)(4,1)}",
+            "u8[3,4,100,136]{2,3,1,0:T(32,128)(4,1)}",
+            1,
+        ),
     ];
     for level in detected_simd_level().and_below() {
         assert_eq!(force_simd_level(Some(level)), level);
@@ -73,6 +99,51 @@ fn every_simd_level_matches_the_index_function() {
             let mut out = vec![0xA5_u8; expected.len()];
             plan.run(&buffer(&from, n), &mut out).unwrap();
             assert!(out == expected, "{from:?} -> {to:?} at {level:?}");
+        }
+    }
+    force_simd_level(None);
+}
+
+/// Packed squares large enough to stream (8 MiB and more), into a
+/// destination on a 64-byte line and one 16 bytes off it, at the detected
+/// level and at AVX2.
+#[test]
+fn large_packed_squares_match_the_index_function() {
+    let pairs = [
+        (
+            "bf16[2100,2048]{1,0:T(8,128)(2,1)}",
+            "bf16[2100,2048]{0,1:T(8,128)(2,1)}",
+            2,
+        ),
+        (
+            "u8[3000,2900]{0,1:T(32,128)(4,1)}",
+            "u8[3000,2900]{1,0:T(32,128)(4,1)}",
+            1,
+        ),
+    ];
+    for (from, to, n) in pairs {
+        let (from, to): (Shape, Shape) = (from.parse().unwrap(), to.parse().unwrap());
+        let plan = RelayoutPlan::xla(FromTo {
+            from: &from,
+            to: &to,
+        })
+        .unwrap();
+        assert_eq!(plan.strategy(), Strategy::TileTranspose);
+        let (source, expected) = (buffer(&from, n), buffer(&to, n));
+        let mut storage = vec![0xA5_u8; expected.len() + 128];
+        let line = storage.as_ptr().align_offset(64);
+        let levels: Vec<_> = detected_simd_level().and_below().collect();
+        for &level in levels.iter().rev().take(2) {
+            assert_eq!(force_simd_level(Some(level)), level);
+            for start in [line, line + 16] {
+                let out = &mut storage[start..start + expected.len()];
+                out.fill(0xA5);
+                plan.run(&source, out).unwrap();
+                assert!(
+                    *out == expected[..],
+                    "{from:?} -> {to:?} at {level:?}, {start}"
+                );
+            }
         }
     }
     force_simd_level(None);

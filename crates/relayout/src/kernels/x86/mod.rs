@@ -5,7 +5,8 @@
 //! (`avx512.rs`), the AVX-512 interleaving of XLA's packing tiles
 //! (`avx512_interleave.rs`), the AVX-512 nibble exchange of packed 4-bit
 //! elements (`avx512_nibbles.rs`) and the blocks of the tile transposes
-//! (`tile_blocks.rs`, with AVX-512 `avx512/tile_blocks.rs`). They share the kernel
+//! (`tile_blocks.rs`, with AVX-512 `avx512/tile_blocks.rs`), and the AVX-512
+//! blocks of packed squares (`avx512/packed_squares.rs`). They share the kernel
 //! types of [`super::block`].
 
 pub(crate) mod avx2;
