@@ -34,6 +34,8 @@ pub(crate) struct PackedTranspose {
     unit: usize,
     src_p: Vec<usize>,
     dst_q: Vec<usize>,
+    /// The largest of `src_p` and of `dst_q`.
+    farthest: (usize, usize),
     outer: Vec<Dim>,
     src_offset: i64,
     dst_offset: i64,
@@ -88,10 +90,13 @@ impl PackedTranspose {
                 .map(|o| usize::try_from(o).unwrap_or(usize::MAX))
                 .collect()
         };
+        let (src_p, dst_q): (Vec<usize>, Vec<usize>) =
+            (offsets(&p, |d| d.src), offsets(&q, |d| d.dst));
         Some(Self {
             unit: usize::try_from(k).ok()? * size,
-            src_p: offsets(&p, |d| d.src),
-            dst_q: offsets(&q, |d| d.dst),
+            farthest: (src_p.iter().copied().max()?, dst_q.iter().copied().max()?),
+            src_p,
+            dst_q,
             outer,
             src_offset,
             dst_offset,
@@ -130,7 +135,10 @@ impl PackedTranspose {
             let (s, d) = (at(s), at(d));
             if p_full > 0 && q_full > 0 {
                 let rows = (&self.src_p[..p_full], &self.dst_q[..q_full]);
-                blocks::<N>(src, dst, (s, d), rows, large);
+                blocks::<N>(src, dst, (s, d), rows, self.farthest, large);
+            }
+            if p_full == p_len && q_full == q_len {
+                return;
             }
             let (src, dst) = (src.as_chunks::<N>().0, dst.as_chunks_mut::<N>().0);
             // The edges: the columns past the whole blocks, then the rows.
@@ -149,16 +157,18 @@ impl PackedTranspose {
 /// of `src_p` (a multiple of a line's units) and `q` of `dst_q` (of a
 /// line's units where the CPU has AVX-512, else of 2): in AVX-512 blocks,
 /// else in SSE2 registers, a line of each destination row at a time.
+/// `farthest`: at least the largest of each side's rows.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 fn blocks<const N: usize>(
     src: &[u8],
     dst: &mut [u8],
     start: (usize, usize),
     rows: (&[usize], &[usize]),
+    farthest: (usize, usize),
     large: bool,
 ) {
     use super::kernels::x86::avx512::packed_squares::transpose_squares;
-    if transpose_squares::<N>(src, dst, start, rows, large) {
+    if transpose_squares::<N>(src, dst, start, rows, farthest, large) {
         if large {
             super::kernels::x86::stream::fence_streaming();
         }
@@ -270,6 +280,7 @@ fn blocks<const N: usize>(
     _: &mut [u8],
     _: (usize, usize),
     _: (&[usize], &[usize]),
+    _: (usize, usize),
     _: bool,
 ) {
 }

@@ -24,7 +24,8 @@ use crate::simd::{SimdLevel, simd_level};
 /// `src`), its square transposed, to unit `p` of destination row `q` (at
 /// unit `d + dst_q[q]` of `dst`), for units of `N` bytes (8 or 16), with
 /// streaming stores if `large` (where every destination row starts on a
-/// line). `false`, nothing written, where the CPU lacks AVX-512, `N` is
+/// line); `farthest` is at least the largest of `src_p` and of `dst_q`.
+/// `false`, nothing written, where the CPU lacks AVX-512, `N` is
 /// neither, either axis is no multiple of `64 / N` units, or a row piece
 /// is outside its buffer.
 pub(crate) fn transpose_squares<const N: usize>(
@@ -32,6 +33,7 @@ pub(crate) fn transpose_squares<const N: usize>(
     dst: &mut [u8],
     (s, d): (usize, usize),
     (src_p, dst_q): (&[usize], &[usize]),
+    (src_max, dst_max): (usize, usize),
     large: bool,
 ) -> bool {
     let c = 64 / N;
@@ -39,8 +41,12 @@ pub(crate) fn transpose_squares<const N: usize>(
     if simd_level() < SimdLevel::Avx512
         || !(N == 8 || N == 16)
         || !whole
-        || !inside::<N>(src_p, s, dst_q.len(), src.len())
-        || !inside::<N>(dst_q, d, src_p.len(), dst.len())
+        || !s
+            .checked_add(src_max)
+            .is_some_and(|far| inside::<N>(far, dst_q.len(), src.len()))
+        || !d
+            .checked_add(dst_max)
+            .is_some_and(|far| inside::<N>(far, src_p.len(), dst.len()))
     {
         return false;
     }
@@ -65,15 +71,13 @@ pub(crate) fn transpose_squares<const N: usize>(
     true
 }
 
-/// Whether rows `rows` of `len` units of `N` bytes, from unit `base`, all
-/// end within `limit` bytes.
-fn inside<const N: usize>(rows: &[usize], base: usize, len: usize, limit: usize) -> bool {
-    rows.iter().all(|&row| {
-        base.checked_add(row)
-            .and_then(|start| start.checked_add(len))
-            .and_then(|end| end.checked_mul(N))
-            .is_some_and(|end| end <= limit)
-    })
+/// Whether a row of `len` units of `N` bytes from unit `farthest` (the
+/// farthest row) ends within `limit` bytes.
+fn inside<const N: usize>(farthest: usize, len: usize, limit: usize) -> bool {
+    farthest
+        .checked_add(len)
+        .and_then(|end| end.checked_mul(N))
+        .is_some_and(|end| end <= limit)
 }
 
 /// The blocks of 4 × 4 squares of 4 × 4 bytes: source rows `src_p` (unit
