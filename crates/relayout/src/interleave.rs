@@ -221,6 +221,9 @@ fn pack<const N: usize, const M: usize>(
         *row = src.get(start..start.checked_add(k)?)?;
     }
     let done = simd_pack::<N, M>(&rows, out, stream);
+    if done == k {
+        return Some(());
+    }
     let (groups, _) = out[done * M..].as_chunks_mut::<M>();
     let row = |i: usize| Some(&rows.get(i)?[done..]);
     // Zipped iterators: no bounds checks, and the loops vectorize.
@@ -296,6 +299,9 @@ fn unpack<const N: usize, const M: usize>(
         rest = tail;
     }
     let done = simd_unpack::<N, M>(packed, &mut rows, stream);
+    if done == k {
+        return Some(());
+    }
     let (groups, _) = packed[done * M..].as_chunks::<M>();
     let packed = &packed[done * M..];
     for row in &mut rows {
