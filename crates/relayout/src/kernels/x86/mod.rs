@@ -3,7 +3,7 @@
 //! block transposes (`sse2.rs`) and the streaming transpose and copy
 //! (`stream.rs`), AVX2 block transposes (`avx2.rs`), AVX-512 transposes
 //! (`avx512.rs`), the AVX-512 interleaving of XLA's packing tiles
-//! (`avx512_interleave.rs`), the AVX-512 nibble exchange of packed 4-bit
+//! (`avx512_interleave.rs`, many runs a call `avx512_interleave_runs.rs`), the AVX-512 nibble exchange of packed 4-bit
 //! elements (`avx512_nibbles.rs`) and the blocks of the tile transposes
 //! (`tile_blocks.rs`, with AVX-512 `avx512/tile_blocks.rs`), and the AVX-512
 //! blocks of packed squares (`avx512/packed_squares.rs`). They share the kernel
@@ -12,6 +12,7 @@
 pub(crate) mod avx2;
 pub(crate) mod avx512;
 pub(crate) mod avx512_interleave;
+pub(crate) mod avx512_interleave_runs;
 pub(crate) mod avx512_nibbles;
 pub(crate) mod sse2;
 pub(crate) mod stream;
