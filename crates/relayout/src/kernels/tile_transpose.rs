@@ -130,21 +130,58 @@ struct Rows {
 }
 
 impl Rows {
-    /// The rows of `axis` on the side whose stride `stride` picks.
+    /// The rows of `axis` on the side whose stride `stride` picks: each
+    /// level's offsets from its lowest one (its last index where its
+    /// stride is negative), in one pass.
     fn new(axis: &Axis, stride: impl Fn(&Dim) -> i64) -> Option<Self> {
-        let mut offsets = Vec::new();
-        axis.offsets(stride, &mut offsets);
-        let shift = offsets.iter().copied().min()?;
-        let offsets = offsets
-            .iter()
-            .map(|&o| usize::try_from(o.checked_sub(shift)?).ok())
-            .collect::<Option<Vec<_>>>()?;
-        let max = offsets.iter().copied().max()?;
+        // A level's lowest offset, its span, and its offsets from the lowest.
+        let level = |dim: &Dim| -> Option<(i64, usize, Level)> {
+            let s = stride(dim);
+            let last = usize::try_from(dim.size.checked_sub(1)?).ok()?;
+            let span = s.checked_mul(dim.size - 1)?;
+            let step = usize::try_from(s.unsigned_abs()).ok()?;
+            let flipped = s < 0;
+            Some((
+                span.min(0),
+                usize::try_from(span.unsigned_abs()).ok()?,
+                Level {
+                    last,
+                    step,
+                    flipped,
+                },
+            ))
+        };
+        let (lo_low, lo_span, lo) = level(&axis.lo)?;
+        let (hi_low, hi_span, hi) = level(&axis.hi)?;
+        let max = lo_span.checked_add(hi_span)?;
+        let mut offsets = Vec::with_capacity((lo.last + 1).checked_mul(hi.last + 1)?);
+        for h in 0..=hi.last {
+            let base = hi.at(h);
+            offsets.extend((0..=lo.last).map(|l| base + lo.at(l)));
+        }
         Some(Self {
             offsets,
-            shift,
+            shift: lo_low.checked_add(hi_low)?,
             max,
         })
+    }
+}
+
+/// One level of an axis's rows: indices `0..=last`, `step` units apart,
+/// in reverse order where `flipped` (a negative stride).
+#[derive(Debug, Clone, Copy)]
+struct Level {
+    last: usize,
+    step: usize,
+    flipped: bool,
+}
+
+impl Level {
+    /// The offset of index `i` (at most `last`) from the level's lowest
+    /// row: at most the level's span, which [`Rows::new`] checked.
+    fn at(self, i: usize) -> usize {
+        let from_lowest = if self.flipped { self.last - i } else { i };
+        from_lowest * self.step
     }
 }
 
