@@ -121,7 +121,15 @@ pub(crate) struct TileTranspose {
 
 /// The rows of one axis on one side, as unit offsets from the axis's
 /// lowest row (`shift` units from the start of the outer index), and the
-/// largest of them.
+/// largest of them: worked out once a plan (a relayout between two
+/// tilings) or once a copy, not once an outer index, and bounds-checked
+/// once a side from the largest. Measured on a 2-core AMD EPYC (Zen 4),
+/// times a plain copy, medians of 4–6 alternating runs of
+/// `relayout_matrix --reps 5` under load: f32[256,256] `T(8,128)` into
+/// `{0,1:T(8,128)}` and back 1.25–1.27 against 1.71 with the rows of
+/// every outer index built and checked row by row; with one tiled side
+/// (a copy each, its rows in one pass into a buffer of their size)
+/// 1.69–1.98 against 2.14–2.51 from growing buffers, sorted and checked.
 #[derive(Debug, Clone)]
 struct Rows {
     offsets: Vec<usize>,
