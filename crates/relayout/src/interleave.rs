@@ -188,6 +188,9 @@ impl Runs {
     /// caller's checks exclude.
     fn copy<const N: usize, const M: usize>(&self, src: &[u8], dst: &mut [u8]) -> bool {
         let (src, dst) = (src.as_chunks::<N>().0, dst.as_chunks_mut::<N>().0);
+        if self.copy_batched::<N, M>(src, dst) {
+            return true;
+        }
         let (k, stride) = (self.pattern.k, self.pattern.row_stride);
         let mut complete = true;
         for_each_outer(&self.outer, self.src_offset, self.dst_offset, |s, d| {
@@ -201,6 +204,71 @@ impl Runs {
         complete
     }
 }
+
+impl Runs {
+    /// Copies every run with the AVX-512 kernels of many runs a call, in
+    /// batches of [`BATCH`] runs, in cache (large copies wait on memory
+    /// either way: bf16\[4096,4096\] out of `T(8,128)(2,1)` measured
+    /// 0.66–0.79 times a plain copy in batches against 0.61–0.67 a call a
+    /// run); `false` (nothing written) where they do not take these runs
+    /// (see `RunShape::applies`) or the copy streams.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    fn copy_batched<const N: usize, const M: usize>(
+        &self,
+        src: &[[u8; N]],
+        dst: &mut [[u8; N]],
+    ) -> bool {
+        use super::kernels::x86::avx512_interleave_runs::{RunShape, pack_runs, unpack_runs};
+        let Some(stride) = at(self.pattern.row_stride).filter(|_| !self.stream) else {
+            return false;
+        };
+        let shape = RunShape {
+            k: self.pattern.k,
+            stride,
+        };
+        let copy = |runs: &[(usize, usize)], dst: &mut [[u8; N]]| {
+            if self.packing {
+                pack_runs::<N, M>(src, dst, runs, shape)
+            } else {
+                unpack_runs::<N, M>(src, dst, runs, shape)
+            }
+        };
+        // No runs: whether the kernels take the shape on this CPU.
+        if !copy(&[], dst) {
+            return false;
+        }
+        // A batch that fails its bounds check (which the caller's checks
+        // exclude) leaves every run to the loops, which write the same
+        // elements again.
+        let (mut batch, mut len, mut done) = ([(0_usize, 0_usize); BATCH], 0, true);
+        for_each_outer(&self.outer, self.src_offset, self.dst_offset, |s, d| {
+            let (Some(s), Some(d), true) = (at(s), at(d), done) else {
+                done = false;
+                return;
+            };
+            batch[len] = (s, d);
+            len += 1;
+            if len == BATCH {
+                done = copy(&batch, dst);
+                len = 0;
+            }
+        });
+        done && copy(&batch[..len], dst)
+    }
+
+    /// Without x86_64 there is no AVX-512 kernel.
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    fn copy_batched<const N: usize, const M: usize>(
+        &self,
+        _: &[[u8; N]],
+        _: &mut [[u8; N]],
+    ) -> bool {
+        false
+    }
+}
+
+/// Runs a call of the AVX-512 kernels of many runs.
+const BATCH: usize = 64;
 
 /// Interleaves the `M` rows of `k` elements at `s + i·stride` into the
 /// `k·M` elements at `d` (AVX-512 as far as it goes, with streaming stores
@@ -221,6 +289,9 @@ fn pack<const N: usize, const M: usize>(
         *row = src.get(start..start.checked_add(k)?)?;
     }
     let done = simd_pack::<N, M>(&rows, out, stream);
+    if done == k {
+        return Some(());
+    }
     let (groups, _) = out[done * M..].as_chunks_mut::<M>();
     let row = |i: usize| Some(&rows.get(i)?[done..]);
     // Zipped iterators: no bounds checks, and the loops vectorize.
@@ -296,6 +367,9 @@ fn unpack<const N: usize, const M: usize>(
         rest = tail;
     }
     let done = simd_unpack::<N, M>(packed, &mut rows, stream);
+    if done == k {
+        return Some(());
+    }
     let (groups, _) = packed[done * M..].as_chunks::<M>();
     let packed = &packed[done * M..];
     for row in &mut rows {

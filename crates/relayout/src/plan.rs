@@ -100,14 +100,17 @@ pub enum Strategy {
     /// with streaming stores. Also packed tiles into packed tiles of the
     /// other order (`{1,0:T(8,128)(2,1)}` into `{0,1:T(8,128)(2,1)}`),
     /// whose units are the squares of 2 × 2 or 4 × 4 elements contiguous
-    /// on both sides, each transposed in an SSE2 register on its way (by
-    /// one byte shuffle where the CPU has AVX2, large ones then written
-    /// with streaming stores). And 1-byte elements between an untiled
-    /// layout and full tiles `T(4,c)` of the other order (the bytes of
-    /// `{1,0:E(4)}` and `{0,1:T(8,128)(2,1)E(4)}`): 64 rows of 64 bytes
-    /// transposed in AVX-512 registers into 64 tile rows, a tile column at
-    /// a time (where the CPU lacks AVX-512, through bands that stay in
-    /// cache: a 4-byte transpose and the split of packing tiles).
+    /// on both sides, each transposed in a register on its way: where the
+    /// CPU has AVX-512, blocks of a line's units along both axes, 64-byte
+    /// source row pieces transposed as units into 64-byte destination row
+    /// pieces; else in SSE2 registers (by one byte shuffle where the CPU
+    /// has AVX2); large ones written with streaming stores. And 1-byte
+    /// elements between an untiled layout and full tiles `T(4,c)` of the
+    /// other order (the bytes of `{1,0:E(4)}` and
+    /// `{0,1:T(8,128)(2,1)E(4)}`): 64 rows of 64 bytes transposed in
+    /// AVX-512 registers into 64 tile rows, a tile column at a time (where
+    /// the CPU lacks AVX-512, through bands that stay in cache: a 4-byte
+    /// transpose and the split of packing tiles).
     TileTranspose,
     /// Packed 4-bit elements (`E(4)`) whose bytes pair neighbours along
     /// different dimensions on the two sides (an untiled layout pairs

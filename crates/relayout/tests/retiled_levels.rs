@@ -1,7 +1,8 @@
 //! Tiles into transposed tiles (`Strategy::TileTranspose` between two
-//! tilings), packed ones included, at every SIMD level the CPU has,
-//! against the element positions of `index_util::TiledLayout`, with
-//! partial tiles on both sides. A file
+//! tilings), packed ones included, and untiled layouts into packing tiles
+//! and back (the interleaved rows of `(2,1)` and `(4,1)`), at every SIMD
+//! level the CPU has, against the element positions of
+//! `index_util::TiledLayout`, with partial tiles on both sides. A file
 //! of its own: forcing a level changes it for every thread of the process.
 #![allow(
     clippy::unwrap_used,
@@ -12,6 +13,10 @@
 use index_util::TiledLayout;
 use relayout::{FromTo, RelayoutPlan, Strategy, detected_simd_level, force_simd_level};
 use schema::Shape;
+use std::sync::Mutex;
+
+/// Held by each test while it forces levels: the level is the process's.
+static LEVELS: Mutex<()> = Mutex::new(());
 
 /// The buffer of `shape` (elements of `n` bytes) with element `r`
 /// (row-major number) holding a value of its own at its position, padding
@@ -31,6 +36,9 @@ fn buffer(shape: &Shape, n: usize) -> Vec<u8> {
 
 #[test]
 fn every_simd_level_matches_the_index_function() {
+    let _levels = LEVELS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let pairs = [
         (
             "f32[1031,777]{1,0:T(8,128)}",
@@ -58,6 +66,32 @@ fn every_simd_level_matches_the_index_function() {
             "u8[1029,774]{1,0:T(32,128)(4,1)}",
             1,
         ),
+        // Packed squares both ways, whole tiles and partial ones.
+        (
+            "bf16[1031,770]{0,1:T(8,128)(2,1)}",
+            "bf16[1031,770]{1,0:T(8,128)(2,1)}",
+            2,
+        ),
+        (
+            "bf16[256,512]{1,0:T(8,128)(2,1)}",
+            "bf16[256,512]{0,1:T(8,128)(2,1)}",
+            2,
+        ),
+        (
+            "u8[1029,774]{1,0:T(32,128)(4,1)}",
+            "u8[1029,774]{0,1:T(32,128)(4,1)}",
+            1,
+        ),
+        (
+            "u8[512,256]{0,1:T(32,128)(4,1)}",
+            "u8[512,256]{1,0:T(32,128)(4,1)}",
+            1,
+        ),
+        (
+            "u8[3,4,100,136]{3,2,1,0:T(32,128)(4,1)}",
+            "u8[3,4,100,136]{2,3,1,0:T(32,128)(4,1)}",
+            1,
+        ),
     ];
     for level in detected_simd_level().and_below() {
         assert_eq!(force_simd_level(Some(level)), level);
@@ -73,6 +107,104 @@ fn every_simd_level_matches_the_index_function() {
             let mut out = vec![0xA5_u8; expected.len()];
             plan.run(&buffer(&from, n), &mut out).unwrap();
             assert!(out == expected, "{from:?} -> {to:?} at {level:?}");
+        }
+    }
+    force_simd_level(None);
+}
+
+/// Packed squares large enough to stream (8 MiB and more), into a
+/// destination on a 64-byte line and one 16 bytes off it, at the detected
+/// level and at AVX2.
+#[test]
+fn large_packed_squares_match_the_index_function() {
+    let _levels = LEVELS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let pairs = [
+        (
+            "bf16[2100,2048]{1,0:T(8,128)(2,1)}",
+            "bf16[2100,2048]{0,1:T(8,128)(2,1)}",
+            2,
+        ),
+        (
+            "u8[3000,2900]{0,1:T(32,128)(4,1)}",
+            "u8[3000,2900]{1,0:T(32,128)(4,1)}",
+            1,
+        ),
+    ];
+    for (from, to, n) in pairs {
+        let (from, to): (Shape, Shape) = (from.parse().unwrap(), to.parse().unwrap());
+        let plan = RelayoutPlan::xla(FromTo {
+            from: &from,
+            to: &to,
+        })
+        .unwrap();
+        assert_eq!(plan.strategy(), Strategy::TileTranspose);
+        let (source, expected) = (buffer(&from, n), buffer(&to, n));
+        let mut storage = vec![0xA5_u8; expected.len() + 128];
+        let line = storage.as_ptr().align_offset(64);
+        let levels: Vec<_> = detected_simd_level().and_below().collect();
+        for &level in levels.iter().rev().take(2) {
+            assert_eq!(force_simd_level(Some(level)), level);
+            for start in [line, line + 16] {
+                let out = &mut storage[start..start + expected.len()];
+                out.fill(0xA5);
+                plan.run(&source, out).unwrap();
+                assert!(
+                    *out == expected[..],
+                    "{from:?} -> {to:?} at {level:?}, {start}"
+                );
+            }
+        }
+    }
+    force_simd_level(None);
+}
+
+/// Untiled layouts into packing tiles of the same order and back, whose
+/// tiles' rows interleave pairs or quads of the array's rows: whole tiles
+/// and partial ones, in cache and large enough to stream (into a
+/// destination on a line and 16 bytes off it), at every SIMD level.
+#[test]
+fn packing_tiles_at_every_level() {
+    let _levels = LEVELS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let pairs = [
+        ("bf16[256,512]{1,0}", "bf16[256,512]{1,0:T(8,128)(2,1)}", 2),
+        ("bf16[37,300]{1,0:T(8,128)(2,1)}", "bf16[37,300]{1,0}", 2),
+        ("u8[512,512]{1,0}", "u8[512,512]{1,0:T(32,128)(4,1)}", 1),
+        ("u8[512,512]{1,0:T(32,128)(4,1)}", "u8[512,512]{1,0}", 1),
+        ("u8[70,260]{0,1}", "u8[70,260]{0,1:T(32,128)(4,1)}", 1),
+        ("f32[64,256]{1,0}", "f32[64,256]{1,0:T(8,128)(2,1)}", 4),
+        ("u8[3000,2900]{1,0}", "u8[3000,2900]{1,0:T(32,128)(4,1)}", 1),
+        (
+            "bf16[2100,2048]{1,0:T(8,128)(2,1)}",
+            "bf16[2100,2048]{1,0}",
+            2,
+        ),
+    ];
+    let levels: Vec<_> = detected_simd_level().and_below().collect();
+    for (from, to, n) in pairs {
+        let (from, to): (Shape, Shape) = (from.parse().unwrap(), to.parse().unwrap());
+        let plan = RelayoutPlan::xla(FromTo {
+            from: &from,
+            to: &to,
+        })
+        .unwrap();
+        let (source, expected) = (buffer(&from, n), buffer(&to, n));
+        let mut storage = vec![0xA5_u8; expected.len() + 128];
+        let line = storage.as_ptr().align_offset(64);
+        for &level in &levels {
+            assert_eq!(force_simd_level(Some(level)), level);
+            for start in [line, line + 16] {
+                let out = &mut storage[start..start + expected.len()];
+                out.fill(0xA5);
+                plan.run(&source, out).unwrap();
+                assert!(
+                    *out == expected[..],
+                    "{from:?} -> {to:?} at {level:?}, {start}"
+                );
+            }
         }
     }
     force_simd_level(None);

@@ -148,22 +148,26 @@ pub(crate) const BLOCK: usize = 64 / UNIT;
 pub(crate) struct Grid<'a> {
     pub(crate) src_rows: &'a [usize],
     pub(crate) dst_rows: &'a [usize],
+    /// At least the largest of `src_rows` and of `dst_rows` (those of the
+    /// whole axes, edges included, worked out with the plan).
+    pub(crate) src_max: usize,
+    pub(crate) dst_max: usize,
     pub(crate) large: bool,
 }
 
 impl Grid<'_> {
-    /// Whether every source row piece of the whole blocks (units `q0..q0
-    /// + BLOCK` of the rows `src_rows`, for the whole blocks along `q`) and
-    /// every destination row piece (likewise) lies inside buffers of
-    /// `src_len` and `dst_len` units.
+    /// Whether every source row piece of the whole blocks (units from
+    /// `q0` to `q0 + BLOCK` of the rows `src_rows`, for the whole blocks
+    /// along `q`) and every destination row piece (likewise) lies inside
+    /// buffers of `src_len` and `dst_len` units: whether the farthest row
+    /// ends inside, on each side.
     // Read by the x86_64 register kernels only.
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(crate) fn inside(&self, src_len: usize, dst_len: usize) -> bool {
-        let ends = |rows: &[usize], len: usize, limit: usize| {
-            rows.iter()
-                .all(|&row| row.checked_add(len).is_some_and(|end| end <= limit))
+        let ends = |rows: &[usize], max: usize, len: usize, limit: usize| {
+            rows.is_empty() || max.checked_add(len).is_some_and(|end| end <= limit)
         };
-        ends(self.src_rows, self.dst_rows.len(), src_len)
-            && ends(self.dst_rows, self.src_rows.len(), dst_len)
+        ends(self.src_rows, self.src_max, self.dst_rows.len(), src_len)
+            && ends(self.dst_rows, self.dst_max, self.src_rows.len(), dst_len)
     }
 }

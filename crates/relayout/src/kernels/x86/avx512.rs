@@ -63,6 +63,7 @@ use core::arch::x86_64::{
 
 mod bands;
 mod in_cache;
+pub(crate) mod packed_squares;
 pub(crate) mod tile_blocks;
 
 use bands::{Band, Carries, MAX_BAND, Wrapped, band_blocks, prefetch_rows};

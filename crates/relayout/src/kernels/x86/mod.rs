@@ -3,18 +3,21 @@
 //! block transposes (`sse2.rs`) and the streaming transpose and copy
 //! (`stream.rs`), AVX2 block transposes (`avx2.rs`), AVX-512 transposes
 //! (`avx512.rs`), the AVX-512 interleaving of XLA's packing tiles
-//! (`avx512_interleave.rs`), the AVX-512 nibble exchange of packed 4-bit
-//! elements (`avx512_nibbles.rs`) and their untiled transpose
+//! (`avx512_interleave.rs`, many runs a call `avx512_interleave_runs.rs`),
+//! the AVX-512 nibble exchange of packed 4-bit elements
+//! (`avx512_nibbles.rs`) and their untiled transpose
 //! (`avx512_nibble_rows.rs`), the AVX-512 quad transpose into and out of
 //! tiles `T(4,c)` (`avx512_quads.rs`), the 64 × 64 byte transpose both
-//! take (`avx512_bytes64.rs`) and the blocks of the tile transposes
-//! (`tile_blocks.rs`, with AVX-512 `avx512/tile_blocks.rs`). They share the kernel
+//! take (`avx512_bytes64.rs`), the blocks of the tile transposes
+//! (`tile_blocks.rs`, with AVX-512 `avx512/tile_blocks.rs`) and the AVX-512
+//! blocks of packed squares (`avx512/packed_squares.rs`). They share the kernel
 //! types of [`super::block`].
 
 pub(crate) mod avx2;
 pub(crate) mod avx512;
 mod avx512_bytes64;
 pub(crate) mod avx512_interleave;
+pub(crate) mod avx512_interleave_runs;
 pub(crate) mod avx512_nibble_rows;
 pub(crate) mod avx512_nibbles;
 pub(crate) mod avx512_quads;
