@@ -104,7 +104,9 @@ impl Quads {
             ((b2, a2, Some(c)), (a, b, None)) if a == a2 && b == b2 => ((a, b), c, false),
             _ => return Ok(None),
         };
-        let size = |d: usize| usize::try_from(src_shape.dimensions[d]).ok();
+        // Dimensions a malformed layout names outside the shape: no plan
+        // here (the tiled paths report them).
+        let size = |d: usize| usize::try_from(*src_shape.dimensions.get(d)?).ok();
         let (Some(h), Some(w)) = (size(untiled.0), size(untiled.1)) else {
             return Ok(None);
         };

@@ -162,3 +162,18 @@ fn empty_arrays_take_the_same_plans_and_write_nothing() {
         check(from, to, if from.starts_with("s4") { 4 } else { 8 });
     }
 }
+
+#[test]
+fn layouts_naming_dimensions_outside_the_shape_are_errors() {
+    let mut from = positions::shape("u8[256,256]{1,0}");
+    let mut to = positions::shape("u8[256,256]{0,1:T(4,128)}");
+    for (a, b) in [(&mut from, false), (&mut to, true)] {
+        if let Some(layout) = a.layout.as_deref_mut() {
+            layout.minor_to_major = if b { vec![0, 9] } else { vec![9, 0] };
+        }
+    }
+    for (src, dst) in [(&from, &to), (&to, &from)] {
+        let plan = relayout::RelayoutPlan::xla(relayout::FromTo { from: src, to: dst });
+        assert!(plan.is_err(), "{src} -> {dst}");
+    }
+}
