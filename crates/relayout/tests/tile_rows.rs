@@ -61,3 +61,22 @@ fn narrower_tiles_and_tiled_destinations_keep_the_tiled_paths() {
         positions::check(from, to, bits, &[2]);
     }
 }
+
+#[test]
+fn tiles_too_wide_for_any_buffer_are_errors_not_overflows() {
+    for (from, to) in [
+        ("f32[3,5]{1,0:T(2,4611686018427387904)}", "f32[3,5]{0,1}"),
+        ("u8[2,3]{1,0:T(1,9223372036854775807)}", "u8[2,3]{0,1}"),
+        (
+            "u8[4,2,3]{2,1,0:T(3,4611686018427387904)}",
+            "u8[4,2,3]{0,1,2}",
+        ),
+    ] {
+        let (from, to) = (positions::shape(from), positions::shape(to));
+        let plan = relayout::RelayoutPlan::xla(relayout::FromTo {
+            from: &from,
+            to: &to,
+        });
+        assert!(plan.is_err(), "{from} -> {to}");
+    }
+}
