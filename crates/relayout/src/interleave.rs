@@ -268,6 +268,7 @@ impl Runs {
 }
 
 /// Runs a call of the AVX-512 kernels of many runs.
+#[cfg(target_arch = "x86_64")]
 const BATCH: usize = 64;
 
 /// Interleaves the `M` rows of `k` elements at `s + i·stride` into the

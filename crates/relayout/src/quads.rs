@@ -194,7 +194,7 @@ impl Quads {
                 }
             }
             #[cfg(not(target_arch = "x86_64"))]
-            let _ = (rows, paired, stream);
+            let _ = (src, rows, paired, stream);
             fallback(quads, part)
         })
     }
