@@ -18,6 +18,7 @@ use core::arch::x86_64::{
 };
 
 use super::{store_row, unpack_qwords};
+use crate::kernels::x86::row_at;
 use crate::simd::{SimdLevel, simd_level};
 
 /// Copies unit `q` of every source row `p` (at unit `s + src_p[p]` of
@@ -103,7 +104,7 @@ unsafe fn quads(src: *const u8, dst: *mut u8, (src_p, dst_q): (&[usize], &[usize
             let q0 = qb * 4;
             // SAFETY: 64 bytes of a source row (the caller's contract).
             let r: [__m512i; 4] = core::array::from_fn(|k| unsafe {
-                _mm512_loadu_si512(src.wrapping_add((rows[k] + q0) * 16).cast())
+                _mm512_loadu_si512(src.wrapping_add((row_at(&rows[k]) + q0) * 16).cast())
             });
             // Lanes 0, 1 (`a`, `c`) and 2, 3 (`b`, `d`) of rows 0, 1 and 2, 3.
             let a = _mm512_shuffle_i64x2::<0x44>(r[0], r[1]);
@@ -117,13 +118,13 @@ unsafe fn quads(src: *const u8, dst: *mut u8, (src_p, dst_q): (&[usize], &[usize
                 _mm512_shuffle_i64x2::<0x88>(b, d),
                 _mm512_shuffle_i64x2::<0xDD>(b, d),
             ];
-            for (&column, &row) in columns.iter().zip(outs) {
+            for (&column, row) in columns.iter().zip(outs) {
                 // SAFETY: 64 bytes of a destination row, on a line if
                 // `stream` (the caller's contract).
                 unsafe {
                     store_row(
                         _mm512_shuffle_epi8(column, order),
-                        dst.wrapping_add((row + p0) * 16),
+                        dst.wrapping_add((row_at(row) + p0) * 16),
                         stream,
                         None,
                     );
@@ -152,15 +153,15 @@ unsafe fn pairs(src: *const u8, dst: *mut u8, (src_p, dst_q): (&[usize], &[usize
             let q0 = qb * 8;
             // SAFETY: 64 bytes of a source row (the caller's contract).
             let r: [__m512i; 8] = core::array::from_fn(|k| unsafe {
-                _mm512_loadu_si512(src.wrapping_add((rows[k] + q0) * 8).cast())
+                _mm512_loadu_si512(src.wrapping_add((row_at(&rows[k]) + q0) * 8).cast())
             });
-            for (&column, &row) in unpack_qwords(r).iter().zip(outs) {
+            for (&column, row) in unpack_qwords(r).iter().zip(outs) {
                 // SAFETY: 64 bytes of a destination row, on a line if
                 // `stream` (the caller's contract).
                 unsafe {
                     store_row(
                         _mm512_shuffle_epi8(column, order),
-                        dst.wrapping_add((row + p0) * 8),
+                        dst.wrapping_add((row_at(row) + p0) * 8),
                         stream,
                         None,
                     );

@@ -25,6 +25,7 @@ use core::arch::x86_64::{__m512i, _mm512_loadu_si512, _mm512_setzero_si512};
 
 use super::{store_row, unpack_dwords};
 use crate::kernels::block::{BLOCK, Grid, UNIT};
+use crate::kernels::x86::row_at;
 use crate::kernels::x86::tile_blocks::each_block;
 use crate::simd::{SimdLevel, simd_level};
 
@@ -98,16 +99,17 @@ unsafe fn block(
     stream: bool,
 ) {
     let mut rows: [__m512i; BLOCK] = [_mm512_setzero_si512(); BLOCK];
-    for (reg, &row) in rows.iter_mut().zip(p_rows) {
+    let (src, dst) = (src.wrapping_add(q0 * UNIT), dst.wrapping_add(p0 * UNIT));
+    for (reg, row) in rows.iter_mut().zip(p_rows) {
         // SAFETY: a source row piece (the caller's contract).
-        *reg = unsafe { _mm512_loadu_si512(src.wrapping_add((row + q0) * UNIT).cast()) };
+        *reg = unsafe { _mm512_loadu_si512(src.wrapping_add(row_at(row) * UNIT).cast()) };
     }
     let columns = unpack_dwords(rows);
-    for (&reg, &row) in columns.iter().zip(q_rows) {
+    for (&reg, row) in columns.iter().zip(q_rows) {
         // SAFETY: a destination row piece, on a line if `stream` (the
         // caller's contract).
         unsafe {
-            store_row(reg, dst.wrapping_add((row + p0) * UNIT), stream, None);
+            store_row(reg, dst.wrapping_add(row_at(row) * UNIT), stream, None);
         }
     }
 }
