@@ -218,7 +218,7 @@ impl Runs {
         src: &[[u8; N]],
         dst: &mut [[u8; N]],
     ) -> bool {
-        use super::kernels::x86::avx512_interleave_runs::{RunShape, pack_runs, unpack_runs};
+        use super::kernels::x86::avx512_interleave_runs::{RunShape, copy_runs};
         let Some(stride) = at(self.pattern.row_stride).filter(|_| !self.stream) else {
             return false;
         };
@@ -227,11 +227,7 @@ impl Runs {
             stride,
         };
         let copy = |runs: &[(usize, usize)], dst: &mut [[u8; N]]| {
-            if self.packing {
-                pack_runs::<N, M>(src, dst, runs, shape)
-            } else {
-                unpack_runs::<N, M>(src, dst, runs, shape)
-            }
+            copy_runs::<N, M>(src, dst, runs, shape, self.packing)
         };
         // No runs: whether the kernels take the shape on this CPU.
         if !copy(&[], dst) {

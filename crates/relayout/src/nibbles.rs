@@ -45,7 +45,7 @@ use super::kernels::x86::avx512_nibbles::{self as avx512, Runs};
 use super::parallel::in_unit_parts;
 use super::quads::Quads;
 use super::scratch::{Scratch, with_scratch};
-use super::tiled_xla::{check_lengths, slice_len};
+use super::tiled_xla::{checked_buffers, slice_len};
 use super::{RelayoutError, relayout_with_tail};
 
 thread_local! {
@@ -328,11 +328,10 @@ impl Nibbles {
         dst: &mut [u8],
         relay: impl Fn(&[u8], &mut [u8]) -> Result<(), RelayoutError>,
     ) -> Result<(), RelayoutError> {
-        check_lengths(
-            (&self.src_shape, self.src_bytes, src.len()),
-            (&self.dst_shape, self.dst_bytes, dst.len()),
+        let (src, dst) = checked_buffers(
+            (&self.src_shape, self.src_bytes, src),
+            (&self.dst_shape, self.dst_bytes, dst),
         )?;
-        let (src, dst) = (&src[..self.src_bytes], &mut dst[..self.dst_bytes]);
         match &self.route {
             Route::Units => relay(src, dst),
             Route::Exchange { src: from, dst: to } => {

@@ -27,7 +27,7 @@ use stride_util::StridedView;
 use super::kernels::is_large_bytes;
 use super::parallel::in_unit_parts;
 use super::scratch::{Scratch, with_scratch};
-use super::tiled_xla::{check_lengths, slice_len};
+use super::tiled_xla::{checked_buffers, slice_len};
 use super::{RelayoutError, interleave, relayout_with_tail};
 
 thread_local! {
@@ -147,11 +147,10 @@ impl Quads {
         src: &[u8],
         dst: &mut [u8],
     ) -> Result<(), RelayoutError> {
-        check_lengths(
-            (&self.src_shape, self.src_bytes, src.len()),
-            (&self.dst_shape, self.dst_bytes, dst.len()),
+        let (src, dst) = checked_buffers(
+            (&self.src_shape, self.src_bytes, src),
+            (&self.dst_shape, self.dst_bytes, dst),
         )?;
-        let (src, dst) = (&src[..self.src_bytes], &mut dst[..self.dst_bytes]);
         let whole = u64::try_from(dst.len()).unwrap_or(u64::MAX);
         self.in_parts(pool, dst, |rows, quads, part| {
             self.run_block(src, part, rows, quads, whole)

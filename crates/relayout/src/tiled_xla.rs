@@ -200,11 +200,10 @@ impl TiledPlan {
         dst: &mut [u8],
     ) -> Result<(), RelayoutError> {
         let (src_shape, dst_shape, bits) = (&self.src_shape, &self.dst_shape, self.bits);
-        check_lengths(
-            (src_shape, self.src_bytes, src.len()),
-            (dst_shape, self.dst_bytes, dst.len()),
+        let (src, dst) = checked_buffers(
+            (src_shape, self.src_bytes, src),
+            (dst_shape, self.dst_bytes, dst),
         )?;
-        let (src, dst) = (&src[..self.src_bytes], &mut dst[..self.dst_bytes]);
         let Some(tilings) = &self.tilings else {
             by_element(src, &self.src_layout, dst, &self.dst_layout, bits)?;
             return self.fill_untiled_padding(dst);
@@ -274,26 +273,28 @@ impl TiledPlan {
     }
 }
 
-/// Errs, naming the side, its shape and both lengths, if the source or the
-/// destination buffer (each `(shape, bytes needed, bytes given)`) is short.
-pub(crate) fn check_lengths(
-    (src_shape, src_need, src_len): (&Shape, usize, usize),
-    (dst_shape, dst_need, dst_len): (&Shape, usize, usize),
-) -> Result<(), RelayoutError> {
-    for (side, shape, need, len) in [
-        ("source", src_shape, src_need, src_len),
-        ("destination", dst_shape, dst_need, dst_len),
-    ] {
-        if len < need {
-            return Err(RelayoutError::BufferTooSmall {
-                side,
-                shape: Box::new(shape.clone()),
-                expected: need,
-                actual: len,
-            });
-        }
-    }
-    Ok(())
+/// `src` and `dst` cut to the bytes their shapes take (each `(shape,
+/// bytes needed, buffer)`); errs, naming the side, its shape and both
+/// lengths, if the source or the destination buffer is short.
+pub(crate) fn checked_buffers<'s, 'd>(
+    (src_shape, src_need, src): (&Shape, usize, &'s [u8]),
+    (dst_shape, dst_need, dst): (&Shape, usize, &'d mut [u8]),
+) -> Result<(&'s [u8], &'d mut [u8]), RelayoutError> {
+    let short = |side, shape: &Shape, expected, actual| RelayoutError::BufferTooSmall {
+        side,
+        shape: Box::new(shape.clone()),
+        expected,
+        actual,
+    };
+    let src_len = src.len();
+    let src = src
+        .get(..src_need)
+        .ok_or_else(|| short("source", src_shape, src_need, src_len))?;
+    let dst_len = dst.len();
+    let dst = dst
+        .get_mut(..dst_need)
+        .ok_or_else(|| short("destination", dst_shape, dst_need, dst_len))?;
+    Ok((src, dst))
 }
 
 /// How the relayout from `src_shape` into `dst_shape`, one of them tiled

@@ -6,33 +6,18 @@
 //! of its own: forcing a level changes it for every thread of the process.
 #![allow(
     clippy::unwrap_used,
+    clippy::panic,
     clippy::cast_possible_truncation,
     clippy::cast_sign_loss
 )]
 
-use index_util::TiledLayout;
-use relayout::{FromTo, RelayoutPlan, Strategy, detected_simd_level, force_simd_level};
-use schema::Shape;
+mod positions;
+
+use relayout::{Strategy, detected_simd_level, force_simd_level};
 use std::sync::Mutex;
 
 /// Held by each test while it forces levels: the level is the process's.
 static LEVELS: Mutex<()> = Mutex::new(());
-
-/// The buffer of `shape` (elements of `n` bytes) with element `r`
-/// (row-major number) holding a value of its own at its position, padding
-/// zero.
-fn buffer(shape: &Shape, n: usize) -> Vec<u8> {
-    let layout = TiledLayout::new(shape).unwrap();
-    let mut out = vec![0_u8; layout.buffer_size_in_bytes() as usize];
-    layout.for_each_position(|k, element| {
-        if let Some(r) = element {
-            let k = k as usize;
-            let value = (r as u32).wrapping_mul(2_654_435_761) % 251 + 1 + (r as u32 % 7) * 256;
-            out[k * n..(k + 1) * n].copy_from_slice(&value.to_le_bytes()[..n]);
-        }
-    });
-    out
-}
 
 #[test]
 fn every_simd_level_matches_the_index_function() {
@@ -43,70 +28,63 @@ fn every_simd_level_matches_the_index_function() {
         (
             "f32[1031,777]{1,0:T(8,128)}",
             "f32[1031,777]{0,1:T(8,128)}",
-            4,
+            32,
         ),
         (
             "f32[1031,777]{0,1:T(8,128)}",
             "f32[1031,777]{1,0:T(8,128)}",
-            4,
+            32,
         ),
         (
             "f32[5,70,131]{2,1,0:T(8,128)}",
             "f32[5,70,131]{1,0,2:T(8,128)}",
-            4,
+            32,
         ),
-        ("f32[300,40]{1,0:T(4,16)}", "f32[300,40]{0,1:T(16,64)}", 4),
+        ("f32[300,40]{1,0:T(4,16)}", "f32[300,40]{0,1:T(16,64)}", 32),
         (
             "bf16[1031,770]{1,0:T(8,128)(2,1)}",
             "bf16[1031,770]{0,1:T(8,128)(2,1)}",
-            2,
+            16,
         ),
         (
             "u8[1029,774]{0,1:T(32,128)(4,1)}",
             "u8[1029,774]{1,0:T(32,128)(4,1)}",
-            1,
+            8,
         ),
         // Packed squares both ways, whole tiles and partial ones.
         (
             "bf16[1031,770]{0,1:T(8,128)(2,1)}",
             "bf16[1031,770]{1,0:T(8,128)(2,1)}",
-            2,
+            16,
         ),
         (
             "bf16[256,512]{1,0:T(8,128)(2,1)}",
             "bf16[256,512]{0,1:T(8,128)(2,1)}",
-            2,
+            16,
         ),
         (
             "u8[1029,774]{1,0:T(32,128)(4,1)}",
             "u8[1029,774]{0,1:T(32,128)(4,1)}",
-            1,
+            8,
         ),
         (
             "u8[512,256]{0,1:T(32,128)(4,1)}",
             "u8[512,256]{1,0:T(32,128)(4,1)}",
-            1,
+            8,
         ),
         (
             "u8[3,4,100,136]{3,2,1,0:T(32,128)(4,1)}",
             "u8[3,4,100,136]{2,3,1,0:T(32,128)(4,1)}",
-            1,
+            8,
         ),
     ];
     for level in detected_simd_level().and_below() {
         assert_eq!(force_simd_level(Some(level)), level);
-        for (from, to, n) in pairs {
-            let (from, to): (Shape, Shape) = (from.parse().unwrap(), to.parse().unwrap());
-            let plan = RelayoutPlan::xla(FromTo {
-                from: &from,
-                to: &to,
-            })
-            .unwrap();
-            assert_eq!(plan.strategy(), Strategy::TileTranspose);
-            let expected = buffer(&to, n);
-            let mut out = vec![0xA5_u8; expected.len()];
-            plan.run(&buffer(&from, n), &mut out).unwrap();
-            assert!(out == expected, "{from:?} -> {to:?} at {level:?}");
+        for (from, to, bits) in pairs {
+            let relayout = positions::relayout(from, to, bits);
+            assert_eq!(relayout.plan.strategy(), Strategy::TileTranspose);
+            let mut out = vec![0xA5_u8; relayout.want.len()];
+            relayout.check_into(&mut out, format_args!("at {level:?}"));
         }
     }
     force_simd_level(None);
@@ -124,37 +102,21 @@ fn large_packed_squares_match_the_index_function() {
         (
             "bf16[2100,2048]{1,0:T(8,128)(2,1)}",
             "bf16[2100,2048]{0,1:T(8,128)(2,1)}",
-            2,
+            16,
         ),
         (
             "u8[3000,2900]{0,1:T(32,128)(4,1)}",
             "u8[3000,2900]{1,0:T(32,128)(4,1)}",
-            1,
+            8,
         ),
     ];
-    for (from, to, n) in pairs {
-        let (from, to): (Shape, Shape) = (from.parse().unwrap(), to.parse().unwrap());
-        let plan = RelayoutPlan::xla(FromTo {
-            from: &from,
-            to: &to,
-        })
-        .unwrap();
-        assert_eq!(plan.strategy(), Strategy::TileTranspose);
-        let (source, expected) = (buffer(&from, n), buffer(&to, n));
-        let mut storage = vec![0xA5_u8; expected.len() + 128];
-        let line = storage.as_ptr().align_offset(64);
+    for (from, to, bits) in pairs {
+        let relayout = positions::relayout(from, to, bits);
+        assert_eq!(relayout.plan.strategy(), Strategy::TileTranspose);
         let levels: Vec<_> = detected_simd_level().and_below().collect();
         for &level in levels.iter().rev().take(2) {
             assert_eq!(force_simd_level(Some(level)), level);
-            for start in [line, line + 16] {
-                let out = &mut storage[start..start + expected.len()];
-                out.fill(0xA5);
-                plan.run(&source, out).unwrap();
-                assert!(
-                    *out == expected[..],
-                    "{from:?} -> {to:?} at {level:?}, {start}"
-                );
-            }
+            relayout.check_on_and_off_lines(format_args!("at {level:?}"));
         }
     }
     force_simd_level(None);
@@ -170,41 +132,25 @@ fn packing_tiles_at_every_level() {
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let pairs = [
-        ("bf16[256,512]{1,0}", "bf16[256,512]{1,0:T(8,128)(2,1)}", 2),
-        ("bf16[37,300]{1,0:T(8,128)(2,1)}", "bf16[37,300]{1,0}", 2),
-        ("u8[512,512]{1,0}", "u8[512,512]{1,0:T(32,128)(4,1)}", 1),
-        ("u8[512,512]{1,0:T(32,128)(4,1)}", "u8[512,512]{1,0}", 1),
-        ("u8[70,260]{0,1}", "u8[70,260]{0,1:T(32,128)(4,1)}", 1),
-        ("f32[64,256]{1,0}", "f32[64,256]{1,0:T(8,128)(2,1)}", 4),
-        ("u8[3000,2900]{1,0}", "u8[3000,2900]{1,0:T(32,128)(4,1)}", 1),
+        ("bf16[256,512]{1,0}", "bf16[256,512]{1,0:T(8,128)(2,1)}", 16),
+        ("bf16[37,300]{1,0:T(8,128)(2,1)}", "bf16[37,300]{1,0}", 16),
+        ("u8[512,512]{1,0}", "u8[512,512]{1,0:T(32,128)(4,1)}", 8),
+        ("u8[512,512]{1,0:T(32,128)(4,1)}", "u8[512,512]{1,0}", 8),
+        ("u8[70,260]{0,1}", "u8[70,260]{0,1:T(32,128)(4,1)}", 8),
+        ("f32[64,256]{1,0}", "f32[64,256]{1,0:T(8,128)(2,1)}", 32),
+        ("u8[3000,2900]{1,0}", "u8[3000,2900]{1,0:T(32,128)(4,1)}", 8),
         (
             "bf16[2100,2048]{1,0:T(8,128)(2,1)}",
             "bf16[2100,2048]{1,0}",
-            2,
+            16,
         ),
     ];
     let levels: Vec<_> = detected_simd_level().and_below().collect();
-    for (from, to, n) in pairs {
-        let (from, to): (Shape, Shape) = (from.parse().unwrap(), to.parse().unwrap());
-        let plan = RelayoutPlan::xla(FromTo {
-            from: &from,
-            to: &to,
-        })
-        .unwrap();
-        let (source, expected) = (buffer(&from, n), buffer(&to, n));
-        let mut storage = vec![0xA5_u8; expected.len() + 128];
-        let line = storage.as_ptr().align_offset(64);
+    for (from, to, bits) in pairs {
+        let relayout = positions::relayout(from, to, bits);
         for &level in &levels {
             assert_eq!(force_simd_level(Some(level)), level);
-            for start in [line, line + 16] {
-                let out = &mut storage[start..start + expected.len()];
-                out.fill(0xA5);
-                plan.run(&source, out).unwrap();
-                assert!(
-                    *out == expected[..],
-                    "{from:?} -> {to:?} at {level:?}, {start}"
-                );
-            }
+            relayout.check_on_and_off_lines(format_args!("at {level:?}"));
         }
     }
     force_simd_level(None);

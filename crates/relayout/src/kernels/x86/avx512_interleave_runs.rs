@@ -50,66 +50,52 @@ fn fits(start: usize, len: usize, limit: usize) -> bool {
     start.checked_add(len).is_some_and(|end| end <= limit)
 }
 
-/// Zips, for each `(s, d)` of `runs`, the `M` rows of `shape.k` elements
-/// at `s + i · shape.stride` of `src` into the `k · M` elements at `d` of
-/// `dst` (element `j` of row `i` at `d + j · M + i`). `false`, nothing
-/// written, where the kernels do not take the shape (see
+/// Zips, if `packing`, for each `(s, d)` of `runs`, the `M` rows of
+/// `shape.k` elements at `s + i · shape.stride` of `src` into the `k · M`
+/// elements at `d` of `dst` (element `j` of row `i` at `d + j · M + i`);
+/// else splits the `k · M` elements at `s` of `src` into the `M` rows of
+/// `k` elements at `d + i · shape.stride` of `dst`, the inverse. `false`,
+/// nothing written, where the kernels do not take the shape (see
 /// [`RunShape::applies`]) or a run is outside its buffer.
-pub(crate) fn pack_runs<const N: usize, const M: usize>(
+pub(crate) fn copy_runs<const N: usize, const M: usize>(
     src: &[[u8; N]],
     dst: &mut [[u8; N]],
     runs: &[(usize, usize)],
     shape: RunShape,
+    packing: bool,
 ) -> bool {
     let Some((rows, zipped)) = shape.spans::<M>() else {
         return false;
     };
+    let (from, to) = if packing {
+        (rows, zipped)
+    } else {
+        (zipped, rows)
+    };
     if !shape.applies::<N, M>()
         || !runs
             .iter()
-            .all(|&(s, d)| fits(s, rows, src.len()) && fits(d, zipped, dst.len()))
+            .all(|&(s, d)| fits(s, from, src.len()) && fits(d, to, dst.len()))
     {
         return false;
     }
+    let (src, dst) = (src.as_ptr().cast(), dst.as_mut_ptr().cast());
     // SAFETY: `applies` found AVX-512 F, BW and VBMI on this CPU
     // (`simd_level()` is `Avx512` only then; forcing can only lower it);
     // every run's rows and its zipped run are inside the buffers (checked
     // above), and `dst` is borrowed exclusively.
     #[allow(unsafe_code)]
     unsafe {
-        pack_avx512::<N, M>(src.as_ptr().cast(), dst.as_mut_ptr().cast(), runs, shape);
+        if packing {
+            pack_avx512::<N, M>(src, dst, runs, shape);
+        } else {
+            unpack_avx512::<N, M>(src, dst, runs, shape);
+        }
     }
     true
 }
 
-/// Splits, for each `(s, d)` of `runs`, the `shape.k · M` elements at `s`
-/// of `src` into the `M` rows of `k` elements at `d + i · shape.stride` of
-/// `dst`: the inverse of [`pack_runs`], `false` likewise.
-pub(crate) fn unpack_runs<const N: usize, const M: usize>(
-    src: &[[u8; N]],
-    dst: &mut [[u8; N]],
-    runs: &[(usize, usize)],
-    shape: RunShape,
-) -> bool {
-    let Some((rows, zipped)) = shape.spans::<M>() else {
-        return false;
-    };
-    if !shape.applies::<N, M>()
-        || !runs
-            .iter()
-            .all(|&(s, d)| fits(s, zipped, src.len()) && fits(d, rows, dst.len()))
-    {
-        return false;
-    }
-    // SAFETY: as in `pack_runs`.
-    #[allow(unsafe_code)]
-    unsafe {
-        unpack_avx512::<N, M>(src.as_ptr().cast(), dst.as_mut_ptr().cast(), runs, shape);
-    }
-    true
-}
-
-/// The runs of [`pack_runs`], at the bytes `src` and `dst`.
+/// The runs of [`copy_runs`] packing, at the bytes `src` and `dst`.
 ///
 /// # Safety
 ///
@@ -156,7 +142,7 @@ unsafe fn pack_avx512<const N: usize, const M: usize>(
     }
 }
 
-/// The runs of [`unpack_runs`], at the bytes `src` and `dst`.
+/// The runs of [`copy_runs`] not packing, at the bytes `src` and `dst`.
 ///
 /// # Safety
 ///

@@ -16,7 +16,7 @@
 //! `avx512_interleave.rs`), each on a reference to exactly the 64 bytes it
 //! moves.
 
-use core::arch::x86_64::_mm512_setzero_si512;
+use core::arch::x86_64::{__m512i, _mm512_setzero_si512};
 use core::ops::Range;
 
 use super::avx512::load;
@@ -162,6 +162,29 @@ fn for_each_block(frame: Frame, block: &Block, mut f: impl FnMut(usize, usize)) 
     }
 }
 
+/// The stores of [`transpose64`]'s lines into tiles: line `x` into the
+/// tile row that holds byte `x % 4` of quad column `m0 + x / 4` at
+/// untiled rows `i0..` (a block's, from quad column `first`'s tile rows
+/// on).
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+#[inline]
+fn into_tile_rows(
+    dst: &mut [u8],
+    frame: Frame,
+    first: usize,
+    (m0, i0): (usize, usize),
+    stream: bool,
+) -> impl FnMut(usize, __m512i) {
+    move |x, reg| {
+        let at = frame.tile_row(first, m0 + x / 4, i0, x % 4);
+        // SAFETY: a tile row of the block's quad columns, 64 of its
+        // bytes: inside `dst` (`Frame::fits`).
+        #[allow(unsafe_code)]
+        let bytes = unsafe { line_mut(dst, at) };
+        store(reg, bytes, stream);
+    }
+}
+
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 fn into_tiles_avx512(src: &[u8], dst: &mut [u8], frame: Frame, block: &Block, stream: bool) {
     let gather = load(&const { gather_indices() });
@@ -183,14 +206,7 @@ fn into_tiles_avx512(src: &[u8], dst: &mut [u8], frame: Frame, block: &Block, st
                     *reg = load(bytes);
                 }
             },
-            |x, reg| {
-                let at = frame.tile_row(quads.start, m0 + x / 4, i0, x % 4);
-                // SAFETY: a tile row of the block's quad columns,
-                // 64 of its bytes: inside `dst` (`Frame::fits`).
-                #[allow(unsafe_code)]
-                let bytes = unsafe { line_mut(dst, at) };
-                store(reg, bytes, stream);
-            },
+            into_tile_rows(dst, frame, quads.start, (m0, i0), stream),
         );
     });
 }
@@ -265,13 +281,7 @@ fn into_tiles_exchanged_avx512(
                     (regs[0], regs[1]) = exchange(even, odd);
                 }
             },
-            |x, reg| {
-                let at = frame.tile_row(quads.start, m0 + x / 4, i0, x % 4);
-                // SAFETY: as in `into_tiles_avx512`.
-                #[allow(unsafe_code)]
-                let bytes = unsafe { line_mut(dst, at) };
-                store(reg, bytes, stream);
-            },
+            into_tile_rows(dst, frame, quads.start, (m0, i0), stream),
         );
     });
 }
