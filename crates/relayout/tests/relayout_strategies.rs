@@ -685,7 +685,7 @@ fn avx512_blocks_and_their_edges() {
     // buffers start on a line (or 16 bytes past one), so that whole blocks
     // start there: the destination rows of the last shape are one line
     // each.
-    for n in [4_usize, 8] {
+    for n in [2_usize, 4, 8] {
         let (c, stride) = (64 / n as i64, 4096 / n as i64);
         for (rows, cols) in [
             (3 * c + 5, stride - 24 / n as i64),
@@ -705,7 +705,11 @@ fn avx512_blocks_and_their_edges() {
     // columns, the last ones partial both ways, in diagonals (source rows
     // 4 KiB apart) and in bands.
     // (element bytes, source rows, columns, source row strides)
-    for (n, rows, cols, strides) in [(4, 645, 179, [1024, 180]), (8, 563, 299, [512, 301])] {
+    for (n, rows, cols, strides) in [
+        (2, 609, 227, [2048, 229]),
+        (4, 645, 179, [1024, 180]),
+        (8, 563, 299, [512, 301]),
+    ] {
         for stride in strides {
             for flipped in [false, true] {
                 let (src, dst) = transpose_views(rows, cols, flipped, 0, 0, stride - cols);
@@ -714,9 +718,9 @@ fn avx512_blocks_and_their_edges() {
         }
     }
     // Destination rows back to back, whole lines each, at every offset
-    // from a line: the wrapped blocks of 4 and 8-byte elements (the rows'
-    // tail and the next rows' head in one block), small and large.
-    for n in [4_usize, 8] {
+    // from a line: the wrapped blocks of 2, 4 and 8-byte elements (the
+    // rows' tail and the next rows' head in one block), small and large.
+    for n in [2_usize, 4, 8] {
         let c = 64 / n as i64;
         for (rows, cols) in [(c, c + 1), (2 * c, 3 * c + 2), (4 * c, 2 * c)] {
             for offset in 0..c {
@@ -727,7 +731,7 @@ fn avx512_blocks_and_their_edges() {
             }
         }
     }
-    for (n, rows, cols, offset) in [(4, 64, 33_000, 4), (8, 32, 33_001, 3)] {
+    for (n, rows, cols, offset) in [(2, 128, 33_000, 5), (4, 64, 33_000, 4), (8, 32, 33_001, 3)] {
         let (src, dst) = transpose_views(rows, cols, false, 0, offset, 0);
         let strategy = check(&src, &dst, n);
         if detected_simd_level() >= SimdLevel::Avx512 {
@@ -738,7 +742,7 @@ fn avx512_blocks_and_their_edges() {
     // of columns before and after the aligned ones): the first tile's
     // first whole blocks are streamed with the wrapped blocks before them.
     // (element bytes, source rows, columns, source row padding)
-    for (n, rows, cols, src_pad) in [(4, 1040, 2100, 12), (8, 1032, 1040, 0)] {
+    for (n, rows, cols, src_pad) in [(2, 2080, 2100, 12), (4, 1040, 2100, 12), (8, 1032, 1040, 0)] {
         for flipped in [false, true] {
             let (src, dst) = transpose_views(rows, cols, flipped, 0, 1, src_pad);
             let strategy = check_on_lines(&src, &dst, n, (16, 0));

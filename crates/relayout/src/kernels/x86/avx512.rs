@@ -9,14 +9,12 @@
 //!
 //! A *block* is `C = 64 / N` source rows by `C` columns: the source rows'
 //! 64-byte pieces in, `C` whole 64-byte destination row pieces out. It is
-//! read as 64-byte loads (`S` source rows at a time, `S = 16`, 8 for 8-byte
-//! elements), transposed in registers ([`transpose_group`]: 1, 4 and
-//! 8-byte elements with in-lane unpacks and lane shuffles, 2-byte ones
-//! with `log2(S)` rounds of two-table permutes, `vpermt2w`, whose index
-//! vectors [`round_indices`] works out at compile time), and written as
-//! 64-byte stores; for 1 and 2-byte elements the `C / S`
-//! register groups of a block are stored whole in a 4 KiB stack buffer
-//! first and meet there ([`write_groups`]). Blocks start on the source
+//! read as 64-byte loads (`S` source rows at a time: `S = C` but for
+//! bytes, whose 64 rows go in groups of 16), transposed in registers
+//! ([`transpose_group`]: in-lane unpacks, then lane shuffles), and
+//! written as 64-byte stores; for bytes the 4 register groups of a block
+//! are stored whole in a 4 KiB stack buffer first and meet there
+//! ([`write_groups`]). Blocks start on the source
 //! rows' and the destination rows' 64-byte lines where all rows share
 //! their place in a line: every line is then read once, whole, and
 //! written whole with a streaming store (no read for ownership). Where the
@@ -146,22 +144,22 @@ fn transpose_avx512<const N: usize>(
     large: bool,
 ) -> Option<Done> {
     match N {
-        1 => blocks::<N, 16, 4>(src, dst, t, large),
-        2 => blocks::<N, 16, 4>(src, dst, t, large),
-        4 => blocks::<N, 16, 4>(src, dst, t, large),
-        8 => blocks::<N, 8, 3>(src, dst, t, large),
+        1 => blocks::<N, 16>(src, dst, t, large),
+        2 => blocks::<N, 32>(src, dst, t, large),
+        4 => blocks::<N, 16>(src, dst, t, large),
+        8 => blocks::<N, 8>(src, dst, t, large),
         _ => None,
     }
 }
 
-/// The 64-byte aligned scratch where the register groups of a block of 1
-/// or 2-byte elements meet: each group's `S` registers stored whole, group
-/// after group (see [`write_groups`]).
+/// The 64-byte aligned scratch where the register groups of a block of
+/// bytes meet: each group's `S` registers stored whole, group after group
+/// (see [`write_groups`]).
 #[repr(align(64))]
 struct Lines([[u8; 64]; 64]);
 
 /// The blocks of `t` for `N`-byte elements, `S` source rows per register
-/// group, `R = log2(S)` permute rounds.
+/// group.
 ///
 /// One long function on purpose: its pieces as helpers compile to other
 /// code. rustc inlines early only callees with the same target features,
@@ -170,7 +168,7 @@ struct Lines([[u8; 64]; 64]);
 /// and helpers with them stay out of line (measured by disassembly: 2–10%
 /// more instructions in each of the four instances).
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-fn blocks<const N: usize, const S: usize, const R: usize>(
+fn blocks<const N: usize, const S: usize>(
     src: &[[u8; N]],
     dst: &mut [[u8; N]],
     t: &Transpose,
@@ -203,7 +201,7 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
     let stream = large && aligned.is_some();
     // In cache: one block per band, ordinary stores, and no software
     // prefetching of the next block's source (its destination lines are:
-    // `prefetch_lines`); the whole blocks of 4 and 8-byte elements take
+    // `prefetch_lines`); the whole blocks of 2, 4 and 8-byte elements take
     // `blocks_in_cache`, the rest the whole height per tile. Measured when
     // chosen, times a plain copy, before the plain loop and the diagonals
     // of `blocks_in_cache` (whose docs give today's figures): f32 1024²
@@ -230,9 +228,8 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
         src.as_flattened().as_ptr(),
         dst.as_flattened_mut().as_mut_ptr(),
     );
-    let indices = const { round_indices::<N, S, R>() };
-    // Only 1 and 2-byte elements (`S < c`) meet their register groups in
-    // lines (`write_groups`).
+    // Only bytes (`S < c`) meet their register groups in lines
+    // (`write_groups`).
     let mut lines = if S < c {
         Some(Lines([[0; 64]; 64]))
     } else {
@@ -295,8 +292,8 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
     // In cache, the general loop below prefetches the next block's
     // destination lines where they stay in L1 until written.
     let prefetch_out = !large && lines_stay_in_l1(row_stride * N, c);
-    // In cache, the whole blocks of the aligned columns of 4 and 8-byte
-    // elements take a plain loop of their own first.
+    // In cache, the whole blocks of the aligned columns of 2, 4 and
+    // 8-byte elements take a plain loop of their own first.
     let in_cache = !large && S == c;
     if in_cache {
         // SAFETY: source rows `head..rows_end` (whole blocks) and columns
@@ -304,14 +301,13 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
         // rows, are inside `src` and `dst` (checked by `inside`).
         #[allow(unsafe_code)]
         unsafe {
-            blocks_in_cache::<N, S, R>(
+            blocks_in_cache::<N, S>(
                 src.wrapping_add(step(src_base, 0, t.a.src) * N),
                 row_bytes,
                 dst.add(dst_base * N),
                 row_stride * N,
                 head..rows_end,
                 first_col..cols_end,
-                &indices,
             );
         }
     }
@@ -363,7 +359,7 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
                 #[allow(unsafe_code)]
                 unsafe {
                     let scratch = lines.as_mut().zip(second.as_mut());
-                    band_blocks::<N, S, R>(&band, &indices, scratch, carries.as_mut());
+                    band_blocks::<N, S>(&band, scratch, carries.as_mut());
                 }
                 0
             } else {
@@ -421,7 +417,7 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
                                 tail,
                             )
                         };
-                        let regs = transpose_group::<N, S, R>(regs, &indices);
+                        let regs = transpose_group::<N, S>(regs);
                         // SAFETY: destination rows `j0..j0 + c` from column
                         // `rows_end`, 64 bytes each: their last `tail`
                         // elements and the first `head` of the rows after
@@ -442,10 +438,10 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
                         // `inside`), aligned where streamed (`head`).
                         #[allow(unsafe_code)]
                         unsafe {
-                            block_groups::<N, S, R>(first, row_bytes, count, lines, &indices);
+                            block_groups::<N, S>(first, row_bytes, count, lines);
                         }
                         let out = dst.wrapping_add(first_out);
-                        write_groups::<N, S>(&[lines], |row, _, reg| {
+                        write_groups::<S>(&[lines], |row, _, reg| {
                             // SAFETY: as above, row `row`.
                             #[allow(unsafe_code)]
                             unsafe {
@@ -461,7 +457,7 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
                             } else {
                                 load_some_rows::<S>(first, row_bytes, count)
                             };
-                            let regs = transpose_group::<N, S, R>(regs, &indices);
+                            let regs = transpose_group::<N, S>(regs);
                             store_rows(&regs, dst.add(first_out), row_stride * N, stream, mask);
                         }
                     }
@@ -480,10 +476,10 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
     })
 }
 
-/// The `C / S` register groups of a block of 1 or 2-byte elements (`count`
-/// source rows of 64 bytes from `first`, `row_bytes` apart; the missing
-/// rows of a partial block are zeros), transposed and stored group after
-/// group in `lines` (see [`write_groups`]).
+/// The `C / S` register groups of a block of bytes (`count` source rows
+/// of 64 bytes from `first`, `row_bytes` apart; the missing rows of a
+/// partial block are zeros), transposed and stored group after group in
+/// `lines` (see [`write_groups`]).
 ///
 /// # Safety
 ///
@@ -491,12 +487,11 @@ fn blocks<const N: usize, const S: usize, const R: usize>(
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline]
 #[allow(unsafe_code)]
-unsafe fn block_groups<const N: usize, const S: usize, const R: usize>(
+unsafe fn block_groups<const N: usize, const S: usize>(
     first: *const u8,
     row_bytes: isize,
     count: usize,
     lines: &mut Lines,
-    indices: &[[[u8; 64]; 2]; R],
 ) {
     for group in 0..64 / N / S {
         // The group's first row (only formed as an address: a group past
@@ -511,7 +506,7 @@ unsafe fn block_groups<const N: usize, const S: usize, const R: usize>(
                 load_some_rows::<S>(start, row_bytes, rows)
             }
         };
-        let regs = transpose_group::<N, S, R>(regs, indices);
+        let regs = transpose_group::<N, S>(regs);
         for (line, reg) in lines.0[group * S..].iter_mut().zip(regs) {
             store64(reg, line);
         }
@@ -530,18 +525,17 @@ unsafe fn block_groups<const N: usize, const S: usize, const R: usize>(
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline]
 #[allow(unsafe_code)]
-unsafe fn whole_block<const N: usize, const S: usize, const R: usize>(
+unsafe fn whole_block<const N: usize, const S: usize>(
     first: *const u8,
     row_bytes: isize,
     out: *mut u8,
     dst_row_bytes: usize,
     stream: bool,
-    indices: &[[[u8; 64]; 2]; R],
 ) {
     // SAFETY: the caller's contract.
     unsafe {
         let regs = load_rows::<S>(first, row_bytes);
-        let regs = transpose_group::<N, S, R>(regs, indices);
+        let regs = transpose_group::<N, S>(regs);
         store_rows(&regs, out, dst_row_bytes, stream, None);
     }
 }
@@ -730,58 +724,40 @@ unsafe fn store_row(reg: __m512i, at: *mut u8, stream: bool, mask: Option<u64>) 
     }
 }
 
-/// The destination row pieces of one block of 1 or 2-byte elements, or
-/// of two one under the other, from their register groups in `blocks`
-/// (`C / S` groups of `S` registers each; see [`blocks`]), each handed to
-/// `put(row, block, piece)`: a destination row piece is one 16-byte
-/// (32-byte) piece from each of the 4 (2) groups, at the same place in
-/// their registers, so a transpose of those pieces across the groups'
-/// registers makes whole row pieces. For bytes, register `k` of a group
-/// holds the pieces of rows `k`, `k + 16`, `k + 32` and `k + 48` (see
-/// [`unpack_bytes`]); for 2-byte elements, register `r` those of rows `2r`
-/// and `2r + 1` (see [`round_indices`]). The blocks' pieces of a row come
-/// one after the other (see [`band_blocks`]).
+/// The destination row pieces of one block of bytes, or of two one under
+/// the other, from their register groups in `blocks` (4 groups of `S =
+/// 16` registers each; see [`blocks`]), each handed to `put(row, block,
+/// piece)`: a destination row piece is one 16-byte piece from each of the
+/// 4 groups, at the same place in their registers, so a transpose of
+/// those pieces across the groups' registers makes whole row pieces.
+/// Register `k` of a group holds the pieces of rows `k`, `k + 16`, `k +
+/// 32` and `k + 48` (see [`unpack_bytes`]). The blocks' pieces of a row
+/// come one after the other (see [`band_blocks`]).
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline]
-fn write_groups<const N: usize, const S: usize>(
-    blocks: &[&Lines],
-    mut put: impl FnMut(usize, usize, __m512i),
-) {
+fn write_groups<const S: usize>(blocks: &[&Lines], mut put: impl FnMut(usize, usize, __m512i)) {
     for k in 0..S {
-        // Each block's row pieces of register `k`: 4 for bytes, 2 for
-        // 2-byte elements.
+        // Each block's 4 row pieces of register `k`.
         let mut pieces = [[_mm512_setzero_si512(); 4]; 2];
         for (rows, lines) in pieces.iter_mut().zip(blocks) {
             let line = |k: usize| load(&lines.0[k]);
-            *rows = if N == 1 {
-                let [a, b, c, d] = [k, S + k, 2 * S + k, 3 * S + k].map(line);
-                let (ab_low, ab_high) = (
-                    _mm512_shuffle_i64x2::<0x44>(a, b),
-                    _mm512_shuffle_i64x2::<0xEE>(a, b),
-                );
-                let (cd_low, cd_high) = (
-                    _mm512_shuffle_i64x2::<0x44>(c, d),
-                    _mm512_shuffle_i64x2::<0xEE>(c, d),
-                );
-                [
-                    _mm512_shuffle_i64x2::<0x88>(ab_low, cd_low),
-                    _mm512_shuffle_i64x2::<0xDD>(ab_low, cd_low),
-                    _mm512_shuffle_i64x2::<0x88>(ab_high, cd_high),
-                    _mm512_shuffle_i64x2::<0xDD>(ab_high, cd_high),
-                ]
-            } else {
-                let [a, b] = [k, S + k].map(line);
-                let zero = _mm512_setzero_si512();
-                [
-                    _mm512_shuffle_i64x2::<0x44>(a, b),
-                    _mm512_shuffle_i64x2::<0xEE>(a, b),
-                    zero,
-                    zero,
-                ]
-            };
+            let [a, b, c, d] = [k, S + k, 2 * S + k, 3 * S + k].map(line);
+            let (ab_low, ab_high) = (
+                _mm512_shuffle_i64x2::<0x44>(a, b),
+                _mm512_shuffle_i64x2::<0xEE>(a, b),
+            );
+            let (cd_low, cd_high) = (
+                _mm512_shuffle_i64x2::<0x44>(c, d),
+                _mm512_shuffle_i64x2::<0xEE>(c, d),
+            );
+            *rows = [
+                _mm512_shuffle_i64x2::<0x88>(ab_low, cd_low),
+                _mm512_shuffle_i64x2::<0xDD>(ab_low, cd_low),
+                _mm512_shuffle_i64x2::<0x88>(ab_high, cd_high),
+                _mm512_shuffle_i64x2::<0xDD>(ab_high, cd_high),
+            ];
         }
-        for q in 0..64 / N / S {
-            let row = if N == 1 { k + S * q } else { 2 * k + q };
+        for (q, row) in (k..64).step_by(S).enumerate() {
             for (block, rows) in pieces.iter().take(blocks.len()).enumerate() {
                 put(row, block, rows[q]);
             }
@@ -834,6 +810,53 @@ fn unpack_bytes<const S: usize>(rows: [__m512i; S]) -> [__m512i; S] {
         pair[0] = _mm512_unpacklo_epi64(a, b);
         pair[1] = _mm512_unpackhi_epi64(a, b);
     }
+    out
+}
+
+/// A block of 32 rows of 2-byte elements transposed: register `r` of the
+/// result holds column `r`, in row order. Three rounds of in-lane unpacks
+/// make each 128-bit lane of each group of 8 rows an 8 × 8 transpose,
+/// then two rounds of 128-bit lane shuffles move the lanes across the
+/// four groups: 160 instructions, all in registers. Measured on the
+/// 2-core AMD EPYC (Zen 4) against four rounds of two-table permutes
+/// (`vpermt2w`) on groups of 16 rows, met in the stack buffer as bytes'
+/// are (fastest of 40 batches of 100 calls ÷ a plain copy, the two builds
+/// alternating, two runs): bf16\[256,512\] row-major into column-major
+/// 1.55–1.58 against 2.50–2.82, back 1.64 against 2.28–2.29;
+/// bf16\[1000,1000\] 2.09–2.17 against 2.79–2.82; bf16\[64,32,128\]
+/// `{2,1,0}` into `{1,0,2}` 2.28–2.44 against 2.94–3.15; streamed
+/// bf16\[4096,4096\] 1.48–1.52 against 1.42–1.56.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn unpack_words<const S: usize>(rows: [__m512i; S]) -> [__m512i; S] {
+    let mut out = [_mm512_setzero_si512(); S];
+    if S != 32 {
+        // Not a 2-byte block: never called so (`transpose_group`).
+        return out;
+    }
+    // Register `8 g + k` holds, in each lane `L`, column `8 L + k` of rows
+    // `8 g..8 g + 8`.
+    let mut lanes = [_mm512_setzero_si512(); S];
+    for (group, found) in rows.chunks_exact(8).zip(lanes.chunks_exact_mut(8)) {
+        // Rows `2x` and `2x + 1` interleaved, the low (`h1 = 0`) or high
+        // four columns of each lane.
+        let pairs: [[__m512i; 2]; 4] = core::array::from_fn(|x| {
+            let (a, b) = (group[2 * x], group[2 * x + 1]);
+            [_mm512_unpacklo_epi16(a, b), _mm512_unpackhi_epi16(a, b)]
+        });
+        // Rows `4y..4y + 4`, columns `4 h1 + 2 h2` and the one after.
+        let quads: [[[__m512i; 2]; 2]; 2] = core::array::from_fn(|y| {
+            core::array::from_fn(|h1| {
+                let (a, b) = (pairs[2 * y][h1], pairs[2 * y + 1][h1]);
+                [_mm512_unpacklo_epi32(a, b), _mm512_unpackhi_epi32(a, b)]
+            })
+        });
+        for (k, reg) in found.iter_mut().enumerate() {
+            let (a, b) = (quads[0][k / 4][k / 2 % 2], quads[1][k / 4][k / 2 % 2]);
+            *reg = unpack::<8>(a, b, k % 2 == 1);
+        }
+    }
+    lanes_to_columns(&lanes, &mut out);
     out
 }
 
@@ -951,40 +974,16 @@ pub(super) fn transpose_lanes([a, b, x, y]: [__m512i; 4]) -> [__m512i; 4] {
 /// A register group of `S` source rows transposed, each function saying
 /// what its registers then hold: in-lane unpacks for bytes
 /// ([`unpack_bytes`]), 4-byte ([`unpack_dwords`]) and 8-byte elements
-/// ([`unpack_qwords`]), two-table permutes for 2-byte elements
-/// ([`permute_rounds`]).
+/// ([`unpack_qwords`]) and 2-byte elements ([`unpack_words`]).
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline]
-fn transpose_group<const N: usize, const S: usize, const R: usize>(
-    regs: [__m512i; S],
-    indices: &[[[u8; 64]; 2]; R],
-) -> [__m512i; S] {
+fn transpose_group<const N: usize, const S: usize>(regs: [__m512i; S]) -> [__m512i; S] {
     match N {
         1 => unpack_bytes(regs),
-        2 => permute_rounds::<N, S, R>(regs, indices),
+        2 => unpack_words(regs),
         4 => unpack_dwords(regs),
         _ => unpack_qwords(regs),
     }
-}
-
-/// The `R` permute rounds: round `k` makes registers `2i` and `2i + 1`
-/// from registers `i` and `i + S/2` with the round's two index vectors.
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-#[inline]
-fn permute_rounds<const N: usize, const S: usize, const R: usize>(
-    mut regs: [__m512i; S],
-    indices: &[[[u8; 64]; 2]; R],
-) -> [__m512i; S] {
-    for [low, high] in indices {
-        let (low, high) = (load(low), load(high));
-        let old = regs;
-        for i in 0..S / 2 {
-            let (x, y) = (old[i], old[i + S / 2]);
-            regs[2 * i] = permute::<N>(x, low, y);
-            regs[2 * i + 1] = permute::<N>(x, high, y);
-        }
-    }
-    regs
 }
 
 /// The element `index` picks from the 128 bytes of `a` then `b`, element
@@ -997,141 +996,6 @@ pub(crate) fn permute<const N: usize>(a: __m512i, index: __m512i, b: __m512i) ->
         2 => _mm512_permutex2var_epi16(a, index, b),
         4 => _mm512_permutex2var_epi32(a, index, b),
         _ => _mm512_permutex2var_epi64(a, index, b),
-    }
-}
-
-/// The index vectors of the permute rounds transposing `S` registers, each
-/// one source row of `C = 64 / N` elements, into `S` registers where
-/// register `r` holds the `P = C / S` destination rows (source columns)
-/// `r · P..r · P + P`, each as its `S` elements in source row order.
-///
-/// Worked out by following every element: round `k` sends to register
-/// `2i + h` the elements of registers `i` and `i + S/2` whose column has
-/// bit `C / 2^(k+1)` equal to `h`, ordered by (column, row). The rounds
-/// thus sort the columns' high bits into the register number; after
-/// `log2(S)` rounds each register holds its `P` columns in order. Every
-/// register pair needs the same indices (checked: compilation fails
-/// otherwise, as it does if the result is not the transpose). All zeros
-/// but for 2-byte elements (the others transpose with unpacks: see
-/// [`transpose_group`]) and for the sizes without blocks (never used: see
-/// [`transpose_avx512`]).
-const fn round_indices<const N: usize, const S: usize, const R: usize>() -> [[[u8; 64]; 2]; R] {
-    let mut indices = [[[0_u8; 64]; 2]; R];
-    if N != 2 || S > 64 / N || 1 << R != S {
-        return indices;
-    }
-    let c = 64 / N;
-    // (column, row) of the element at each place of each register.
-    let mut at = [[(0_usize, 0_usize); 64]; 16];
-    let mut r = 0;
-    while r < S {
-        let mut place = 0;
-        while place < c {
-            at[r][place] = (place, r);
-            place += 1;
-        }
-        r += 1;
-    }
-    let mut round = 0;
-    while round < R {
-        let bit = c >> (round + 1);
-        let mut next = [[(0_usize, 0_usize); 64]; 16];
-        let mut i = 0;
-        while i < S / 2 {
-            let mut h = 0;
-            while h < 2 {
-                let chosen = chosen_by_column::<S>(&at, (i, h), bit, c);
-                let mut place = 0;
-                while place < c {
-                    next[2 * i + h][place] = (chosen[place].0, chosen[place].1);
-                    set_index::<N>(&mut indices[round][h], place, chosen[place].2 as u8, i == 0);
-                    place += 1;
-                }
-                h += 1;
-            }
-            i += 1;
-        }
-        at = next;
-        round += 1;
-    }
-    check_transposed::<S>(&at, c);
-    indices
-}
-
-/// The elements round `k` of [`round_indices`] sends to register `2i + h`
-/// (`i, h`): those of registers `i` and `i + S/2` of `at` ((column, row)
-/// at each of the `c` places) whose column has `bit` equal to `h`, as
-/// (column, row, index into the two registers), ordered by (column, row).
-const fn chosen_by_column<const S: usize>(
-    at: &[[(usize, usize); 64]; 16],
-    (i, h): (usize, usize),
-    bit: usize,
-    c: usize,
-) -> [(usize, usize, usize); 64] {
-    let mut chosen = [(0_usize, 0_usize, 0_usize); 64];
-    let mut count = 0;
-    let mut side = 0;
-    while side < 2 {
-        let mut place = 0;
-        while place < c {
-            let (column, row) = at[i + side * (S / 2)][place];
-            if (column & bit != 0) == (h == 1) {
-                chosen[count] = (column, row, side * c + place);
-                count += 1;
-            }
-            place += 1;
-        }
-        side += 1;
-    }
-    // Insertion sort by (column, row).
-    let mut k = 1;
-    while k < count {
-        let mut m = k;
-        while m > 0
-            && (chosen[m - 1].0 > chosen[m].0
-                || (chosen[m - 1].0 == chosen[m].0 && chosen[m - 1].1 > chosen[m].1))
-        {
-            let moved = chosen[m - 1];
-            chosen[m - 1] = chosen[m];
-            chosen[m] = moved;
-            m -= 1;
-        }
-        k += 1;
-    }
-    assert!(count == c, "a round keeps every element");
-    chosen
-}
-
-/// Writes `value` as the index of element `place` of `N` bytes into
-/// `indices`, little-endian (at most 127: one byte); unless `first` (the
-/// first register pair), checks that it is the index already there.
-const fn set_index<const N: usize>(indices: &mut [u8; 64], place: usize, value: u8, first: bool) {
-    let mut byte = 0;
-    while byte < N {
-        let value = if byte == 0 { value } else { 0 };
-        let slot = &mut indices[place * N + byte];
-        assert!(first || *slot == value, "register pairs share indices");
-        *slot = value;
-        byte += 1;
-    }
-}
-
-/// Checks that after the rounds each of the `S` registers of `at` holds
-/// its `c / S` columns in order, each as its `S` rows in order.
-const fn check_transposed<const S: usize>(at: &[[(usize, usize); 64]; 16], c: usize) {
-    let p = c / S;
-    let mut r = 0;
-    while r < S {
-        let mut place = 0;
-        while place < c {
-            assert!(
-                at[r][place].0 == r * p + place / S,
-                "the columns end in order"
-            );
-            assert!(at[r][place].1 == place % S, "the rows end in order");
-            place += 1;
-        }
-        r += 1;
     }
 }
 

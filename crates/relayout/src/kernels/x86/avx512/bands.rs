@@ -52,7 +52,7 @@ pub(super) struct Band {
 /// band pair with: in each destination row, the line of the wrapped block
 /// of the columns one before the block's comes right before the block's
 /// first line, so the two are streamed one after the other (see
-/// [`band_blocks`]). Only for 4 and 8-byte elements (`S = C`). Measured
+/// [`band_blocks`]). Only for 2, 4 and 8-byte elements (`S = C`). Measured
 /// (NCHW→NHWC f32\[32,64,56,56\], one thread, times a plain copy, fastest of
 /// 21 calls, two processes, against the wrapped blocks streamed alone, a
 /// line a row): the source on a line and the destination 16 bytes off
@@ -77,8 +77,8 @@ pub(super) struct Wrapped {
 /// left), each pair left to right, written with streaming stores:
 /// straight to the destination if its rows share their place in a line
 /// (the blocks start on lines), else realigned through `carries` (see
-/// [`put_piece`]); `scratch` holds the register groups of 1 and 2-byte
-/// elements (see [`write_groups`]).
+/// [`put_piece`]); `scratch` holds the register groups of bytes (see
+/// [`write_groups`]).
 ///
 /// Two blocks one under the other make `C` destination row pieces of two
 /// lines each, stored line after line (see [`stacked_blocks`]): streaming
@@ -95,13 +95,12 @@ pub(super) struct Wrapped {
 /// Every source row piece and destination row piece of the band's blocks
 /// must be inside its buffer, and on a line unless `carries` is given
 /// (then `band.cols` is at most [`MAX_BAND`]); `scratch` must be given
-/// for 1 and 2-byte elements (`S < C`).
+/// for bytes (`S < C`).
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline(never)]
 #[allow(unsafe_code)]
-pub(super) unsafe fn band_blocks<const N: usize, const S: usize, const R: usize>(
+pub(super) unsafe fn band_blocks<const N: usize, const S: usize>(
     band: &Band,
-    indices: &[[[u8; 64]; 2]; R],
     mut scratch: Option<(&mut Lines, &mut Lines)>,
     mut carries: Option<&mut Carries>,
 ) {
@@ -123,7 +122,7 @@ pub(super) unsafe fn band_blocks<const N: usize, const S: usize, const R: usize>
         for j0 in (0..band.cols).step_by(c) {
             if let Some(w) = wrapped.filter(|w| j0 > 0 || !w.first_column) {
                 // SAFETY: the caller's contract.
-                unsafe { wrapped_pair::<N, S, R>(band, &w, src, j0, indices) };
+                unsafe { wrapped_pair::<N, S>(band, &w, src, j0) };
                 continue;
             }
             let out = Out {
@@ -137,12 +136,11 @@ pub(super) unsafe fn band_blocks<const N: usize, const S: usize, const R: usize>
             // `j0..j0 + C`, `stacked` pieces of 64 bytes each, from the
             // first block's column.
             unsafe {
-                stacked_blocks::<N, S, R>(
+                stacked_blocks::<N, S>(
                     src.wrapping_add(j0 * N),
                     band.row_bytes,
                     out,
                     stacked,
-                    indices,
                     scratch.as_mut().map(|(a, b)| (&mut **a, &mut **b)),
                 );
             }
@@ -205,12 +203,11 @@ unsafe fn prefetch_ahead<const N: usize>(
 /// blocks.
 #[inline(always)]
 #[allow(unsafe_code)]
-unsafe fn wrapped_pair<const N: usize, const S: usize, const R: usize>(
+unsafe fn wrapped_pair<const N: usize, const S: usize>(
     band: &Band,
     w: &Wrapped,
     src: *const u8,
     j0: usize,
-    indices: &[[[u8; 64]; 2]; R],
 ) {
     // SAFETY: the caller's contract: the block as below, and
     // the wrapped block of the columns from `j0 - 1`, whose
@@ -223,9 +220,9 @@ unsafe fn wrapped_pair<const N: usize, const S: usize, const R: usize>(
             band.row_bytes,
             w.rows,
         );
-        let before = transpose_group::<N, S, R>(regs, indices);
+        let before = transpose_group::<N, S>(regs);
         let regs = load_rows::<S>(src.wrapping_add(j0 * N), band.row_bytes);
-        let block = transpose_group::<N, S, R>(regs, indices);
+        let block = transpose_group::<N, S>(regs);
         let out = band.dst.add(j0 * band.dst_row_bytes);
         store_pairs(&before, &block, out.sub(64), band.dst_row_bytes, true);
     }
@@ -364,9 +361,8 @@ const SHIFTS: [[u8; 64]; 64] = {
 /// `stacked` (1 or 2) whole blocks, one under the other: source rows of
 /// 64 bytes from `first`, `row_bytes` apart (the second block's `C` rows
 /// further), transposed into `C` destination row pieces of `64 ·
-/// stacked` bytes, written through `out` line after line. 1 and 2-byte
-/// elements meet their register groups in `scratch` (one `Lines` a
-/// block).
+/// stacked` bytes, written through `out` line after line. Bytes meet
+/// their register groups in `scratch` (one `Lines` a block).
 ///
 /// # Safety
 ///
@@ -375,12 +371,11 @@ const SHIFTS: [[u8; 64]; 64] = {
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline]
 #[allow(unsafe_code)]
-unsafe fn stacked_blocks<const N: usize, const S: usize, const R: usize>(
+unsafe fn stacked_blocks<const N: usize, const S: usize>(
     first: *const u8,
     row_bytes: isize,
     mut out: Out<'_>,
     stacked: usize,
-    indices: &[[[u8; 64]; 2]; R],
     scratch: Option<(&mut Lines, &mut Lines)>,
 ) {
     let c = 64 / N;
@@ -389,14 +384,14 @@ unsafe fn stacked_blocks<const N: usize, const S: usize, const R: usize>(
         // SAFETY: the caller's contract (the second block's rows only
         // where `stacked` is 2).
         unsafe {
-            let upper = transpose_group::<N, S, R>(load_rows::<S>(first, row_bytes), indices);
+            let upper = transpose_group::<N, S>(load_rows::<S>(first, row_bytes));
             if stacked == 1 {
                 for (row, &reg) in upper.iter().enumerate() {
                     out.put(row, 0, reg);
                 }
                 return;
             }
-            let lower = transpose_group::<N, S, R>(load_rows::<S>(second, row_bytes), indices);
+            let lower = transpose_group::<N, S>(load_rows::<S>(second, row_bytes));
             for (row, (&upper, &lower)) in upper.iter().zip(&lower).enumerate() {
                 out.put(row, 0, upper);
                 out.put(row, 1, lower);
@@ -405,9 +400,9 @@ unsafe fn stacked_blocks<const N: usize, const S: usize, const R: usize>(
     } else if let Some((upper, lower)) = scratch {
         // SAFETY: the caller's contract.
         unsafe {
-            block_groups::<N, S, R>(first, row_bytes, c, upper, indices);
+            block_groups::<N, S>(first, row_bytes, c, upper);
             if stacked == 2 {
-                block_groups::<N, S, R>(second, row_bytes, c, lower, indices);
+                block_groups::<N, S>(second, row_bytes, c, lower);
             }
         }
         let blocks: &[&Lines] = if stacked == 1 {
@@ -416,7 +411,7 @@ unsafe fn stacked_blocks<const N: usize, const S: usize, const R: usize>(
             &[upper, lower]
         };
         // SAFETY: the caller's contract, for each piece.
-        write_groups::<N, S>(blocks, |row, piece, reg| unsafe {
+        write_groups::<S>(blocks, |row, piece, reg| unsafe {
             out.put(row, piece, reg)
         });
     }

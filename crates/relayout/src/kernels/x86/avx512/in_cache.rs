@@ -17,7 +17,7 @@ use super::whole_block;
 ///
 /// Each block prefetches the destination lines of the tile's block after
 /// it, in its pass or the next (see [`prefetch_lines`]). The rows start on
-/// whole blocks, the columns are a multiple of `C = S` (4 and 8-byte
+/// whole blocks, the columns are a multiple of `C = S` (2, 4 and 8-byte
 /// elements). `src` is the transpose's first source element, `row_bytes`
 /// apart (either sign); `dst` its first destination element,
 /// `dst_row_bytes` apart. A plain loop of its own, so that the compiler
@@ -38,14 +38,13 @@ use super::whole_block;
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline(never)]
 #[allow(unsafe_code)]
-pub(super) unsafe fn blocks_in_cache<const N: usize, const S: usize, const R: usize>(
+pub(super) unsafe fn blocks_in_cache<const N: usize, const S: usize>(
     src: *const u8,
     row_bytes: isize,
     dst: *mut u8,
     dst_row_bytes: usize,
     rows: core::ops::Range<usize>,
     cols: core::ops::Range<usize>,
-    indices: &[[[u8; 64]; 2]; R],
 ) {
     let c = 64 / N;
     let (row_blocks, col_blocks) = (rows.len() / c, cols.len() / c);
@@ -93,14 +92,7 @@ pub(super) unsafe fn blocks_in_cache<const N: usize, const S: usize, const R: us
                     // bytes are inside the buffers (the caller's
                     // contract).
                     unsafe {
-                        whole_block::<N, S, R>(
-                            first,
-                            row_bytes,
-                            out,
-                            dst_row_bytes,
-                            false,
-                            indices,
-                        );
+                        whole_block::<N, S>(first, row_bytes, out, dst_row_bytes, false);
                     }
                     ((first, out), j) = (next, next_j);
                 }
