@@ -69,18 +69,58 @@ pub(super) unsafe fn line_mut(bytes: &mut [u8], at: usize) -> &mut [u8; 64] {
 /// A 64 × 64 byte transpose: `load(s, lines)` gives input lines from
 /// `16s` on, 16 of them (`s` from 0 to 3, in order), `store(x, line)`
 /// takes output line `x`, byte `x` of each input line in order (`x` from
-/// 0 to 63, in order). Each group of 16 lines is a 16 × 16 transpose of 4-byte quads,
-/// whose columns a byte permute (`gather`, [`gather_indices`]) turns
-/// into four 16-byte lanes of one byte of each quad, kept in `columns`
-/// (`16s + k` for quad column `k`); the lanes of a column's four groups
-/// then exchange into its four output lines.
+/// 0 to 63, in order). Each group of 16 lines is a 16 × 16 transpose of
+/// 4-byte quads, whose columns a byte permute (`gather`,
+/// [`gather_indices`]) turns into four 16-byte lanes of one byte of each
+/// quad, kept in `columns` (`16s + k` for quad column `k`, see
+/// [`gather_columns`]); the lanes of a column's four groups then exchange
+/// into its four output lines ([`column_lines`]).
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline]
 pub(super) fn transpose64(
     columns: &mut [__m512i; 64],
     gather: __m512i,
-    mut load: impl FnMut(usize, &mut [__m512i; 16]),
+    load: impl FnMut(usize, &mut [__m512i; 16]),
     mut store: impl FnMut(usize, __m512i),
+) {
+    gather_columns(columns, gather, load);
+    for k in 0..16 {
+        for (r, reg) in column_lines(columns, k).into_iter().enumerate() {
+            store(4 * k + r, reg);
+        }
+    }
+}
+
+/// Two 64 × 64 byte transposes side by side, as [`transpose64`] each:
+/// `load(t, s, lines)` gives transpose `t`'s input lines from `16s` on,
+/// `store(x, [a, b])` output line `x` of each.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+#[inline]
+pub(super) fn transpose64_pair(
+    columns: &mut [[__m512i; 64]; 2],
+    gather: __m512i,
+    mut load: impl FnMut(usize, usize, &mut [__m512i; 16]),
+    mut store: impl FnMut(usize, [__m512i; 2]),
+) {
+    for (t, columns) in columns.iter_mut().enumerate() {
+        gather_columns(columns, gather, |s, lines| load(t, s, lines));
+    }
+    for k in 0..16 {
+        let [a, b] = [column_lines(&columns[0], k), column_lines(&columns[1], k)];
+        for (r, pair) in a.into_iter().zip(b).enumerate() {
+            store(4 * k + r, pair.into());
+        }
+    }
+}
+
+/// The first half of [`transpose64`]: each group of 16 input lines
+/// transposed as quads, each quad column's bytes gathered into lanes.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+#[inline]
+fn gather_columns(
+    columns: &mut [__m512i; 64],
+    gather: __m512i,
+    mut load: impl FnMut(usize, &mut [__m512i; 16]),
 ) {
     let mut lines = [_mm512_setzero_si512(); 16];
     for s in 0..4 {
@@ -90,15 +130,17 @@ pub(super) fn transpose64(
             columns[16 * s + k] = _mm512_permutexvar_epi8(gather, quads);
         }
     }
-    for k in 0..16 {
-        let groups = [
-            columns[k],
-            columns[16 + k],
-            columns[32 + k],
-            columns[48 + k],
-        ];
-        for (r, &reg) in transpose_lanes(groups).iter().enumerate() {
-            store(4 * k + r, reg);
-        }
-    }
+}
+
+/// The second half of [`transpose64`]: output lines `4k..4k + 4`, from
+/// quad column `k` of the four groups.
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn column_lines(columns: &[__m512i; 64], k: usize) -> [__m512i; 4] {
+    transpose_lanes([
+        columns[k],
+        columns[16 + k],
+        columns[32 + k],
+        columns[48 + k],
+    ])
 }

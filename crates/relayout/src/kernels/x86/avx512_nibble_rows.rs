@@ -3,10 +3,12 @@
 //! AVX-512 registers. The source holds `h` rows of `w` elements, two to a
 //! byte along its rows; the destination `w` rows of `h / 2` bytes, each
 //! byte two neighbouring source rows at one column. A block is 64 pairs
-//! of source rows by 128 columns: each pair's two 64-byte lines exchange
-//! their nibbles and zip into 128 bytes of units (`avx512_nibbles.rs`),
-//! and the block's units are two 64 × 64 byte transposes
-//! (`avx512_bytes64.rs`) into 128 destination lines of 64 bytes. Blocks go
+//! of source rows by 128 columns: the 64-byte lines of the even rows and
+//! those of the odd rows are two 64 × 64 byte transposes
+//! (`avx512_bytes64.rs`), line `x` of each holding columns `2x` and `2x +
+//! 1` of its rows; the two lines exchange their nibbles
+//! (`avx512_nibbles.rs`) into destination rows `2x` and `2x + 1`, 128
+//! lines of 64 bytes. Blocks go
 //! 64 pairs of rows at a time, across the columns (or a part's), so that
 //! the source rows being read stay in a core's L2 cache. Run only where
 //! `simd_level()` found AVX-512 F, BW and VBMI (see `simd.rs`).
@@ -20,8 +22,8 @@ use core::arch::x86_64::_mm512_setzero_si512;
 use core::ops::Range;
 
 use super::avx512::load;
-use super::avx512_bytes64::{gather_indices, line, line_mut, transpose64};
-use super::avx512_interleave::{store, zip, zip_indices};
+use super::avx512_bytes64::{gather_indices, line, line_mut, transpose64_pair};
+use super::avx512_interleave::store;
 use super::avx512_nibbles::exchange;
 use crate::simd::{SimdLevel, simd_level};
 
@@ -82,40 +84,40 @@ fn rows_to_pairs_avx512(
     stream: bool,
 ) {
     let gather = load(&const { gather_indices() });
-    let [low, high] = const { zip_indices::<1>() }.map(|v| load(&v));
     // Source and destination row bytes.
     let (row, pairs) = (w / 2, h / 2);
-    let mut buffer = [_mm512_setzero_si512(); 64];
+    let mut buffer = [[_mm512_setzero_si512(); 64]; 2];
     for p0 in (0..pairs).step_by(PAIRS) {
         for x0 in columns.clone().step_by(COLUMNS) {
-            // The units of columns `x0 + 64 half..`, one transpose each.
-            for half in 0..2 {
-                transpose64(
-                    &mut buffer,
-                    gather,
-                    |s, lines| {
-                        for (j, reg) in lines.iter_mut().enumerate() {
-                            let at = 2 * (p0 + 16 * s + j) * row + x0 / 2;
-                            // SAFETY: 64 bytes of source rows `2p` and `2p + 1`
-                            // (`p < h / 2`) from byte `x0 / 2`, `x0 + 128 <= w`:
-                            // inside `src` (`rows_to_pairs` checked its length).
-                            #[allow(unsafe_code)]
-                            let (a, b) = unsafe { (line(src, at), line(src, at + row)) };
-                            let (lo, hi) = exchange(load(a), load(b));
-                            let (first, second) = zip::<1>(lo, hi, low, high);
-                            *reg = if half == 0 { first } else { second };
-                        }
-                    },
-                    |x, reg| {
-                        let at = (x0 - columns.start + 64 * half + x) * pairs + p0;
+            // The even source rows of the pairs, and the odd ones.
+            transpose64_pair(
+                &mut buffer,
+                gather,
+                |odd, s, lines| {
+                    for (j, reg) in lines.iter_mut().enumerate() {
+                        let at = (2 * (p0 + 16 * s + j) + odd) * row + x0 / 2;
+                        // SAFETY: 64 bytes of source row `2p + odd` (`p < h
+                        // / 2`) from byte `x0 / 2`, `x0 + 128 <= w`: inside
+                        // `src` (`rows_to_pairs` checked its length).
+                        #[allow(unsafe_code)]
+                        let bytes = unsafe { line(src, at) };
+                        *reg = load(bytes);
+                    }
+                },
+                |x, [even, odd]| {
+                    // Byte `x` of the rows: columns `x0 + 2x` (low nibbles)
+                    // and `x0 + 2x + 1`.
+                    let (low, high) = exchange(even, odd);
+                    for (k, reg) in [low, high].into_iter().enumerate() {
+                        let at = (x0 - columns.start + 2 * x + k) * pairs + p0;
                         // SAFETY: 64 bytes from byte `p0` of a destination
                         // row of the part (`p0 + 64 <= h / 2`): inside `dst`.
                         #[allow(unsafe_code)]
                         let bytes = unsafe { line_mut(dst, at) };
                         store(reg, bytes, stream);
-                    },
-                );
-            }
+                    }
+                },
+            );
         }
     }
 }
