@@ -776,7 +776,7 @@ fn write_groups<const S: usize>(blocks: &[&Lines], mut put: impl FnMut(usize, us
 /// 8.4–9.6 ms; u16 1024² (only `write_groups`) 131–145 µs against 138–154.
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline]
-fn unpack_bytes<const S: usize>(rows: [__m512i; S]) -> [__m512i; S] {
+pub(super) fn unpack_bytes<const S: usize>(rows: [__m512i; S]) -> [__m512i; S] {
     let mut out = [_mm512_setzero_si512(); S];
     if S != 16 {
         // Not a byte group: never called so (`blocks` unpacks only 1-byte

@@ -1,35 +1,32 @@
 //! A 64 × 64 byte transpose in AVX-512 registers, between the caller's
 //! loads and stores: 64 lines of 64 bytes in, 64 lines out, line `x` of
-//! the result byte `x` of each line in. Four groups of 16 lines are each a
-//! 16 × 16 transpose of 4-byte quads (`unpack_dwords`), after which one
-//! byte permute (`vpermb`) puts byte `r` of the 16 quads of one column
-//! into lane `r`; four such registers, one per group, exchange their
-//! 128-bit lanes (`transpose_lanes`) into four output lines: 7 shuffles a
-//! line, and one store and load of a 4 KiB stack buffer where the groups
-//! meet. The quad transposes into and out of tiles (`avx512_quads.rs`)
-//! and the packed 4-bit transposes (`avx512_nibble_rows.rs`) are this
-//! with their own loads and stores. Run only from code that
-//! `simd_level()` found AVX-512 F, BW and VBMI for (see `simd.rs`).
+//! the result byte `x` of each line in. Four groups of 16 lines are each
+//! transposed within their 128-bit lanes (`unpack_bytes`: four rounds of
+//! in-lane unpacks), after which register `k` of a group holds, in lane
+//! `L`, column `16 L + k` of the group's rows; the four groups' registers
+//! `k` exchange their lanes (`transpose_lanes`) into four output lines: 6
+//! shuffles a line, and one store and load of a 4 KiB stack buffer where
+//! the groups meet. The quad transposes into and out of tiles
+//! (`avx512_quads.rs`) and the packed 4-bit transposes
+//! (`avx512_nibble_rows.rs`) are this with their own loads and stores.
+//! Run only from code that `simd_level()` found AVX-512 F, BW and VBMI
+//! for (see `simd.rs`).
+//!
+//! Measured on the 2-core AMD EPYC (Zen 4) against 16 × 16 transposes of
+//! 4-byte quads and a byte permute a line (7 shuffles a line): both in
+//! one build, alternating batches of 20 calls (fastest of 300 ÷ a plain
+//! copy), s4\[512,1024\] row-major into column-major 2.66 against 2.99,
+//! `{1,0:T(8,128)(2,1)E(4)}` into `{0,1:T(8,128)(2,1)E(4)}` 2.46 against
+//! 2.76 (the run-time switch between the two slowed both); two builds
+//! alternating (fastest two of five processes), the first 1.89 and 1.81
+//! back against 2.32 and 1.90.
 //!
 //! The `unsafe` here: the lines the callers load and store, without
 //! bounds checks, each inside its buffer by the caller's checks.
 
-use core::arch::x86_64::{__m512i, _mm512_permutexvar_epi8, _mm512_setzero_si512};
+use core::arch::x86_64::{__m512i, _mm512_setzero_si512};
 
-use super::avx512::{transpose_lanes, unpack_dwords};
-
-/// The byte permute of a transposed column of 16 quads: byte `r` of quad
-/// `j` (at `4j + r`) to `16r + j`.
-pub(super) const fn gather_indices() -> [u8; 64] {
-    let mut indices = [0; 64];
-    let mut at = 0;
-    while at < 64 {
-        let (r, j) = (at / 16, at % 16);
-        indices[at] = (4 * j + r) as u8;
-        at += 1;
-    }
-    indices
-}
+use super::avx512::{transpose_lanes, unpack_bytes};
 
 /// The 64-byte line at `at`, without a bounds check (which, inside the
 /// kernels' loops, measured up to 1.7 times their time in cache).
@@ -68,72 +65,73 @@ pub(super) unsafe fn line_mut(bytes: &mut [u8], at: usize) -> &mut [u8; 64] {
 
 /// A 64 × 64 byte transpose: `load(s, lines)` gives input lines from
 /// `16s` on, 16 of them (`s` from 0 to 3, in order), `store(x, line)`
-/// takes output line `x`, byte `x` of each input line in order (`x` from
-/// 0 to 63, in order). Each group of 16 lines is a 16 × 16 transpose of
-/// 4-byte quads, whose columns a byte permute (`gather`,
-/// [`gather_indices`]) turns into four 16-byte lanes of one byte of each
-/// quad, kept in `columns` (`16s + k` for quad column `k`, see
-/// [`gather_columns`]); the lanes of a column's four groups then exchange
-/// into its four output lines ([`column_lines`]).
+/// takes output line `x`, byte `x` of each input line in order, every
+/// line once, in runs of four consecutive lines (`4y..4y + 4`). Each
+/// group of 16 lines is transposed within its lanes and kept in `columns`
+/// (`16s + k` for register `k`, see [`group_columns`]); the lanes of the
+/// four groups' registers `k` then exchange into output lines `k`, `16 +
+/// k`, `32 + k` and `48 + k` ([`column_lines`]).
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline]
 pub(super) fn transpose64(
     columns: &mut [__m512i; 64],
-    gather: __m512i,
     load: impl FnMut(usize, &mut [__m512i; 16]),
     mut store: impl FnMut(usize, __m512i),
 ) {
-    gather_columns(columns, gather, load);
-    for k in 0..16 {
-        for (r, reg) in column_lines(columns, k).into_iter().enumerate() {
-            store(4 * k + r, reg);
+    group_columns(columns, load);
+    for k0 in (0..16).step_by(4) {
+        // A loop, not `core::array::from_fn`: its closure would not be
+        // compiled for this function's target features, nor inline
+        // `column_lines`.
+        let mut lines = [[_mm512_setzero_si512(); 4]; 4];
+        for (i, regs) in lines.iter_mut().enumerate() {
+            *regs = column_lines(columns, k0 + i);
+        }
+        for lane in 0..4 {
+            for (i, regs) in lines.iter().enumerate() {
+                store(16 * lane + k0 + i, regs[lane]);
+            }
         }
     }
 }
 
 /// Two 64 × 64 byte transposes side by side, as [`transpose64`] each:
 /// `load(t, s, lines)` gives transpose `t`'s input lines from `16s` on,
-/// `store(x, [a, b])` output line `x` of each.
+/// `store(x, [a, b])` output line `x` of each, every `x` once, in the
+/// order `k`, `16 + k`, `32 + k`, `48 + k` for each `k` (the runs of four
+/// of [`transpose64`] would hold 32 registers).
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline]
 pub(super) fn transpose64_pair(
     columns: &mut [[__m512i; 64]; 2],
-    gather: __m512i,
     mut load: impl FnMut(usize, usize, &mut [__m512i; 16]),
     mut store: impl FnMut(usize, [__m512i; 2]),
 ) {
     for (t, columns) in columns.iter_mut().enumerate() {
-        gather_columns(columns, gather, |s, lines| load(t, s, lines));
+        group_columns(columns, |s, lines| load(t, s, lines));
     }
     for k in 0..16 {
         let [a, b] = [column_lines(&columns[0], k), column_lines(&columns[1], k)];
-        for (r, pair) in a.into_iter().zip(b).enumerate() {
-            store(4 * k + r, pair.into());
+        for (lane, pair) in a.into_iter().zip(b).enumerate() {
+            store(16 * lane + k, pair.into());
         }
     }
 }
 
 /// The first half of [`transpose64`]: each group of 16 input lines
-/// transposed as quads, each quad column's bytes gathered into lanes.
+/// transposed within its lanes into `columns`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline]
-fn gather_columns(
-    columns: &mut [__m512i; 64],
-    gather: __m512i,
-    mut load: impl FnMut(usize, &mut [__m512i; 16]),
-) {
+fn group_columns(columns: &mut [__m512i; 64], mut load: impl FnMut(usize, &mut [__m512i; 16])) {
     let mut lines = [_mm512_setzero_si512(); 16];
-    for s in 0..4 {
+    for (s, group) in columns.chunks_exact_mut(16).enumerate() {
         load(s, &mut lines);
-        let transposed = unpack_dwords::<16>(lines);
-        for (k, &quads) in transposed.iter().enumerate() {
-            columns[16 * s + k] = _mm512_permutexvar_epi8(gather, quads);
-        }
+        group.copy_from_slice(&unpack_bytes::<16>(lines));
     }
 }
 
-/// The second half of [`transpose64`]: output lines `4k..4k + 4`, from
-/// quad column `k` of the four groups.
+/// The second half of [`transpose64`]: output lines `k`, `16 + k`, `32 +
+/// k` and `48 + k`, from register `k` of the four groups.
 #[target_feature(enable = "avx512f")]
 #[inline]
 fn column_lines(columns: &[__m512i; 64], k: usize) -> [__m512i; 4] {

@@ -22,7 +22,7 @@ use core::arch::x86_64::_mm512_setzero_si512;
 use core::ops::Range;
 
 use super::avx512::load;
-use super::avx512_bytes64::{gather_indices, line, line_mut, transpose64_pair};
+use super::avx512_bytes64::{line, line_mut, transpose64_pair};
 use super::avx512_interleave::store;
 use super::avx512_nibbles::exchange;
 use crate::simd::{SimdLevel, simd_level};
@@ -83,7 +83,6 @@ fn rows_to_pairs_avx512(
     columns: &Range<usize>,
     stream: bool,
 ) {
-    let gather = load(&const { gather_indices() });
     // Source and destination row bytes.
     let (row, pairs) = (w / 2, h / 2);
     let mut buffer = [[_mm512_setzero_si512(); 64]; 2];
@@ -92,7 +91,6 @@ fn rows_to_pairs_avx512(
             // The even source rows of the pairs, and the odd ones.
             transpose64_pair(
                 &mut buffer,
-                gather,
                 |odd, s, lines| {
                     for (j, reg) in lines.iter_mut().enumerate() {
                         let at = (2 * (p0 + 16 * s + j) + odd) * row + x0 / 2;

@@ -20,7 +20,7 @@ use core::arch::x86_64::{__m512i, _mm512_setzero_si512};
 use core::ops::Range;
 
 use super::avx512::load;
-use super::avx512_bytes64::{gather_indices, line, line_mut, transpose64};
+use super::avx512_bytes64::{line, line_mut, transpose64};
 use super::avx512_interleave::{store, unzip, unzip_indices};
 use super::avx512_nibbles::exchange;
 use crate::simd::{SimdLevel, simd_level};
@@ -187,7 +187,6 @@ fn into_tile_rows(
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 fn into_tiles_avx512(src: &[u8], dst: &mut [u8], frame: Frame, block: &Block, stream: bool) {
-    let gather = load(&const { gather_indices() });
     let (w, Block { rows, quads }) = (frame.w, block);
     let mut columns = [_mm512_setzero_si512(); 64];
     for_each_block(frame, block, |m0, i0| {
@@ -196,7 +195,6 @@ fn into_tiles_avx512(src: &[u8], dst: &mut [u8], frame: Frame, block: &Block, st
         let first = (i0 - rows.start) * w + 4 * m0;
         transpose64(
             &mut columns,
-            gather,
             |s, lines| {
                 for (j, reg) in lines.iter_mut().enumerate() {
                     // SAFETY: row `i0 + 16s + j` of the block, bytes `4 m0..4 m0 + 64`
@@ -213,7 +211,6 @@ fn into_tiles_avx512(src: &[u8], dst: &mut [u8], frame: Frame, block: &Block, st
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 fn out_of_tiles_avx512(src: &[u8], dst: &mut [u8], frame: Frame, block: &Block, stream: bool) {
-    let gather = load(&const { gather_indices() });
     let (w, Block { rows, quads }) = (frame.w, block);
     let mut columns = [_mm512_setzero_si512(); 64];
     for_each_block(frame, block, |m0, i0| {
@@ -222,7 +219,6 @@ fn out_of_tiles_avx512(src: &[u8], dst: &mut [u8], frame: Frame, block: &Block, 
         let first = (i0 - rows.start) * w + 4 * m0;
         transpose64(
             &mut columns,
-            gather,
             |s, lines| {
                 for (j, reg) in lines.iter_mut().enumerate() {
                     let x = 16 * s + j;
@@ -252,7 +248,6 @@ fn into_tiles_exchanged_avx512(
     (tile_rows, tile_width): (usize, usize),
     stream: bool,
 ) {
-    let gather = load(&const { gather_indices() });
     let [first_half, second_half] = const { unzip_indices::<1>() }.map(|v| load(&v));
     let (w, Block { rows, quads }) = (frame.w, block);
     let tile = tile_rows * tile_width;
@@ -264,7 +259,6 @@ fn into_tiles_exchanged_avx512(
         let (t, at) = (8 * m0 / tile_width, 8 * m0 % tile_width);
         transpose64(
             &mut columns,
-            gather,
             |s, lines| {
                 for (pair, regs) in lines.chunks_exact_mut(2).enumerate() {
                     // Unit row `p`, relative to the block's first.
