@@ -16,9 +16,10 @@ use super::whole_block;
 /// rows and columns, tile by tile.
 ///
 /// Each block prefetches the destination lines of the tile's block after
-/// it, in its pass or the next (see [`prefetch_lines`]). The rows start on
-/// whole blocks, the columns are a multiple of `C = S` (2, 4 and 8-byte
-/// elements). `src` is the transpose's first source element, `row_bytes`
+/// it, in its pass or the next (see [`prefetch_lines`]; 2-byte elements
+/// only where those lines stay in L1, [`lines_stay_in_l1`]). The rows
+/// start on whole blocks, the columns are a multiple of `C = S` (2, 4 and
+/// 8-byte elements). `src` is the transpose's first source element, `row_bytes`
 /// apart (either sign); `dst` its first destination element,
 /// `dst_row_bytes` apart. A plain loop of its own, so that the compiler
 /// keeps the block's addresses in registers.
@@ -54,6 +55,9 @@ pub(super) unsafe fn blocks_in_cache<const N: usize, const S: usize>(
     } else {
         usize::MAX
     };
+    // The next block's destination lines are prefetched but for 2-byte
+    // elements whose lines crowd a few L1 sets (see `prefetch_lines`).
+    let prefetch = N >= 4 || lines_stay_in_l1(dst_row_bytes, c);
     // Block columns from one block row to the next: 1 in diagonals.
     let shift = usize::from(row_bytes.unsigned_abs().is_multiple_of(SET_PERIOD));
     // Where block `(k, j)` (block row, block column) starts: its first
@@ -85,7 +89,9 @@ pub(super) unsafe fn blocks_in_cache<const N: usize, const S: usize>(
                         // after its last: a harmless prefetch).
                         block(k0, j0 + (pass + 1) % width)
                     };
-                    prefetch_lines(next.1, dst_row_bytes, c);
+                    if prefetch {
+                        prefetch_lines(next.1, dst_row_bytes, c);
+                    }
                     // SAFETY: block `(k, j0 + j)` is a whole block of
                     // `rows` and `cols` (`k < row_blocks`, `j < width`),
                     // whose source and destination row pieces of 64
@@ -151,8 +157,10 @@ const SET_PERIOD: usize = 4096;
 /// Bytes and 2-byte elements whose destination rows crowd their lines
 /// into a few L1 sets (u8 and u16 512² to 2048²) measured up to 12%
 /// slower with it, so they keep none (see [`lines_stay_in_l1`]); f32 256²
-/// (256 KiB) measured 2–4% slower, f64 128² the same. Into L2 (`T1`) measured slower
-/// than into L1; two blocks ahead, no better. (`PREFETCHW` needs the
+/// (256 KiB) measured 2–4% slower, f64 128² the same. The 2-byte blocks of
+/// `blocks_in_cache` likewise: bf16\[1024,1024\] 2.89–2.99 times a copy
+/// without against 3.06–3.18 with (fastest of four processes). Into L2
+/// (`T1`) measured slower than into L1; two blocks ahead, no better. (`PREFETCHW` needs the
 /// `prfchw` target feature, not stable in Rust yet: without it
 /// `_MM_HINT_ET0` compiles to this same `prefetcht0`.)
 #[target_feature(enable = "avx512f")]
