@@ -139,7 +139,7 @@ impl Retiled {
         let large = kernels::is_large_bytes(self.whole_bytes);
         for piece in &self.pieces {
             if let Some(packed) = &piece.packed {
-                packed.copy(src, dst, large);
+                packed.copy_in(pool, src, dst, large)?;
                 continue;
             }
             match (&piece.transpose, pool) {

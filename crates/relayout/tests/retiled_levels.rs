@@ -122,6 +122,46 @@ fn large_packed_squares_match_the_index_function() {
     force_simd_level(None);
 }
 
+/// Packed squares on pools of 2 and 3 threads, split into parts of whole
+/// blocks of destination rows: in cache (1 MiB and more, two parts or
+/// three), streamed, with partial tiles (whose rows the last part's
+/// edges take), and a 3-D array whose outer dimension keeps them on one
+/// thread.
+#[test]
+fn packed_squares_on_pools_match_the_index_function() {
+    let pairs = [
+        (
+            "bf16[1024,1024]{1,0:T(8,128)(2,1)}",
+            "bf16[1024,1024]{0,1:T(8,128)(2,1)}",
+            16,
+        ),
+        (
+            "bf16[1031,1290]{0,1:T(8,128)(2,1)}",
+            "bf16[1031,1290]{1,0:T(8,128)(2,1)}",
+            16,
+        ),
+        (
+            "u8[1029,1500]{1,0:T(32,128)(4,1)}",
+            "u8[1029,1500]{0,1:T(32,128)(4,1)}",
+            8,
+        ),
+        (
+            "bf16[2100,2048]{0,1:T(8,128)(2,1)}",
+            "bf16[2100,2048]{1,0:T(8,128)(2,1)}",
+            16,
+        ),
+        (
+            "u8[3,4,300,536]{3,2,1,0:T(32,128)(4,1)}",
+            "u8[3,4,300,536]{2,3,1,0:T(32,128)(4,1)}",
+            8,
+        ),
+    ];
+    for (from, to, bits) in pairs {
+        let strategy = positions::check(from, to, bits, &[2, 3]);
+        assert_eq!(strategy, Strategy::TileTranspose, "{from} -> {to}");
+    }
+}
+
 /// Untiled layouts into packing tiles of the same order and back, whose
 /// tiles' rows interleave pairs or quads of the array's rows: whole tiles
 /// and partial ones, in cache and large enough to stream (into a
