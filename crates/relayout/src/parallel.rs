@@ -155,6 +155,32 @@ pub(crate) fn on_pool(
     element_size: usize,
     count: usize,
 ) -> Result<(), RelayoutError> {
+    let engine = |src: &[u8], from: &StridedView, part: &mut [u8], to: &StridedView, whole| {
+        relayout_with_tail(src, from, part, to, element_size, None, Some(whole)).map(|_| ())
+    };
+    on_pool_with(
+        pool,
+        (src, src_view),
+        (dst, dst_view),
+        element_size,
+        count,
+        engine,
+    )
+}
+
+/// [`on_pool`] with each chunk copied by `copy(src, src_view, part,
+/// part_view, whole_bytes)`: the source, the chunk's part of the
+/// destination with its view there, and the bytes of the whole copy
+/// (which decide whether the stores stream); a copy that cannot be split
+/// is one chunk, on the calling thread.
+pub(crate) fn on_pool_with(
+    pool: Option<&ThreadPool>,
+    (src, src_view): (&[u8], &StridedView),
+    (dst, dst_view): (&mut [u8], &StridedView),
+    element_size: usize,
+    count: usize,
+    copy: impl Fn(&[u8], &StridedView, &mut [u8], &StridedView, u64) -> Result<(), RelayoutError> + Sync,
+) -> Result<(), RelayoutError> {
     // The checks of `relayout`, in its order (so the errors are the same).
     check_views(
         (src_view, elements_in(src.len(), element_size)),
@@ -165,17 +191,13 @@ pub(crate) fn on_pool(
         dst_address: dst.as_ptr() as usize,
         element_size,
     };
+    let whole_bytes = u64::try_from(element_size)
+        .ok()
+        .and_then(|n| src_view.num_elements().unsigned_abs().checked_mul(n))
+        .unwrap_or(u64::MAX);
     match chunks(src_view, dst_view, count.min(MAX_THREADS), &place)? {
-        Some(chunks) => {
-            let whole_bytes = u64::try_from(element_size)
-                .ok()
-                .and_then(|n| src_view.num_elements().unsigned_abs().checked_mul(n))
-                .unwrap_or(u64::MAX);
-            run(pool, src, dst, &chunks, element_size, whole_bytes)
-        }
-        None => {
-            relayout_with_tail(src, src_view, dst, dst_view, element_size, None, None).map(|_| ())
-        }
+        Some(chunks) => run(pool, src, dst, &chunks, element_size, whole_bytes, copy),
+        None => copy(src, src_view, dst, dst_view, whole_bytes),
     }
 }
 
@@ -406,8 +428,8 @@ fn shift(view: &StridedView, by: i64) -> Result<StridedView, RelayoutError> {
     )?)
 }
 
-/// Runs the chunks, each into its own sub-slice of `dst`: all but the
-/// first as one task spawned on `pool` (the current pool if `None`), which
+/// Runs the chunks, each into its own sub-slice of `dst` by `copy` (see
+/// [`on_pool_with`]): all but the first as one task spawned on `pool` (the current pool if `None`), which
 /// its threads split among themselves, the first meanwhile on the thread
 /// that spawned them, which then waits for the others (a worker of the
 /// pool takes other tasks of its pool while it waits); returns the first
@@ -437,6 +459,7 @@ fn run(
     chunks: &[Chunk],
     element_size: usize,
     whole_bytes: u64,
+    copy: impl Fn(&[u8], &StridedView, &mut [u8], &StridedView, u64) -> Result<(), RelayoutError> + Sync,
 ) -> Result<(), RelayoutError> {
     let mut parts = Vec::with_capacity(chunks.len());
     let mut rest = dst;
@@ -451,19 +474,9 @@ fn run(
         rest = tail;
         parts.push((chunk, part));
     }
-    let copy = |chunk: &&Chunk, part: &mut [u8]| {
-        relayout_with_tail(
-            src,
-            &chunk.src,
-            part,
-            &chunk.dst,
-            element_size,
-            None,
-            Some(whole_bytes),
-        )
-        .map(|_| ())
-    };
-    run_parts(pool, !is_large_bytes(whole_bytes), &mut parts, copy)
+    let copy_chunk =
+        |chunk: &&Chunk, part: &mut [u8]| copy(src, &chunk.src, part, &chunk.dst, whole_bytes);
+    run_parts(pool, !is_large_bytes(whole_bytes), &mut parts, copy_chunk)
 }
 
 /// `op(span, part)` on parts of `dst`, a destination of `units` units of

@@ -375,9 +375,10 @@ pub(crate) fn to_tiled(
     Ok(())
 }
 
-/// One piece: the interleaving kernel where it applies, else the engine
-/// (split over `pool` if given and the piece is large enough), or the
-/// sub-byte element loop.
+/// One piece: the interleaving kernel where it applies, else the engine,
+/// split over `pool` if given and the piece of whole-byte elements is
+/// large enough (each part interleaved where it can be), or the sub-byte
+/// element loop.
 pub(crate) fn copy(
     pool: Option<&ThreadPool>,
     src: &[u8],
@@ -386,6 +387,26 @@ pub(crate) fn copy(
     dst_view: &StridedView,
     bits: u32,
 ) -> Result<(), RelayoutError> {
+    let size = usize::try_from(bits / 8).unwrap_or(0);
+    if let Some(pool) = pool
+        && bits.is_multiple_of(8)
+        && let Some(count) = parallel::chunk_count(Some(pool), src_view, dst_view, size)
+    {
+        let part = |src: &[u8], from: &StridedView, part: &mut [u8], to: &StridedView, whole| {
+            if interleave::try_copy_part(src, from, part, to, bits, Some(whole))? {
+                return Ok(());
+            }
+            relayout_with_tail(src, from, part, to, size, None, Some(whole)).map(|_| ())
+        };
+        return parallel::on_pool_with(
+            Some(pool),
+            (src, src_view),
+            (dst, dst_view),
+            size,
+            count,
+            part,
+        );
+    }
     if interleave::try_copy(src, src_view, dst, dst_view, bits)? {
         return Ok(());
     }
@@ -397,11 +418,7 @@ pub(crate) fn copy(
         sub_byte::copy(src, src_view, dst, dst_view, bits);
         return Ok(());
     }
-    let size = usize::try_from(bits / 8).unwrap_or(0);
-    match pool {
-        Some(pool) => parallel::sized(Some(pool), src, src_view, dst, dst_view, size),
-        None => relayout_with_tail(src, src_view, dst, dst_view, size, None, None).map(|_| ()),
-    }
+    relayout_with_tail(src, src_view, dst, dst_view, size, None, None).map(|_| ())
 }
 
 /// The slow path, for tilings the pieces do not model (a `*` entry): the

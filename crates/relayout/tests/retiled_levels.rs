@@ -162,6 +162,38 @@ fn packed_squares_on_pools_match_the_index_function() {
     }
 }
 
+/// Untiled layouts into packing tiles and back on pools of 2 and 3
+/// threads, each part of the destination interleaved on its own thread:
+/// large enough to split (1 MiB and more) in cache and streamed (from
+/// 8 MiB), with partial tiles, both orders.
+#[test]
+fn packing_tiles_on_pools_match_the_index_function() {
+    let pairs = [
+        (
+            "bf16[1031,1290]{1,0}",
+            "bf16[1031,1290]{1,0:T(8,128)(2,1)}",
+            16,
+        ),
+        (
+            "bf16[1031,1290]{1,0:T(8,128)(2,1)}",
+            "bf16[1031,1290]{1,0}",
+            16,
+        ),
+        ("u8[1029,1500]{0,1}", "u8[1029,1500]{0,1:T(32,128)(4,1)}", 8),
+        ("u8[1029,1500]{0,1:T(32,128)(4,1)}", "u8[1029,1500]{0,1}", 8),
+        (
+            "bf16[2100,2048]{1,0}",
+            "bf16[2100,2048]{1,0:T(8,128)(2,1)}",
+            16,
+        ),
+        ("u8[3000,2900]{1,0:T(32,128)(4,1)}", "u8[3000,2900]{1,0}", 8),
+    ];
+    for (from, to, bits) in pairs {
+        let strategy = positions::check(from, to, bits, &[2, 3]);
+        assert_eq!(strategy, Strategy::TilePieces, "{from} -> {to}");
+    }
+}
+
 /// Untiled layouts into packing tiles of the same order and back, whose
 /// tiles' rows interleave pairs or quads of the array's rows: whole tiles
 /// and partial ones, in cache and large enough to stream (into a
