@@ -1,13 +1,15 @@
 //! Relayout throughput, each case beside a plain `copy_from_slice` of the
-//! same number of bytes in the same run (compare the two times: the ratio
-//! is the relayout's cost over a memcpy), and beside the same relayout by
+//! same number of bytes and a streaming-store copy of them in the same run
+//! (the ratio to the faster of the two is the relayout's cost over a
+//! copy), and beside the same relayout by
 //! the peers: the `transpose` crate (one 2-D transpose, or one per batch
 //! entry for NCHW->NHWC) and ndarray (`assign` from a permuted view). The
 //! peers move `u32`/`u64` for f32/f64 (the same bytes, no float
 //! canonicalisation); every peer's output is checked equal to ours before
 //! timing. The `threads N:` groups compare `relayout_in_pool` on a rayon
-//! pool of N threads with a plain copy split over the same pool (rayon's
-//! `par_chunks_mut`; the pool is built once, outside the timing).
+//! pool of N threads with a plain copy and a streaming-store copy split
+//! over the same pool (rayon's `par_chunks_mut`; the pool is built once,
+//! outside the timing).
 //!
 //! The plain copy is glibc's memcpy: `rep movsb` at these sizes on the
 //! 2-core benchmark VM (its non-temporal threshold there is 192 MiB; forced
@@ -36,7 +38,7 @@ use schema::{PaddingValue, PrimitiveType, Shape};
 use stride_util::StridedView;
 
 mod common;
-use common::{Buffer, buffers_for, group_beside_plain_copy};
+use common::{Buffer, buffers_for, group_beside_plain_copy, streaming_copy};
 
 /// An element type the peers move, with its little-endian bytes.
 trait Element: Copy + Default + Send + Sync {
@@ -241,6 +243,36 @@ fn padded(c: &mut Criterion) {
     group.finish();
 }
 
+/// A streaming-store copy of `len` bytes on a pool, split as
+/// [`plain_copy_on`] splits: one plan (see [`streaming_copy`]) a share.
+struct StreamedOn {
+    share: usize,
+    plans: Vec<relayout::RelayoutPlan>,
+}
+
+impl StreamedOn {
+    fn new(pool: &ThreadPool, len: usize) -> Self {
+        let share = len
+            .div_ceil(pool.current_num_threads())
+            .next_multiple_of(64);
+        let plans = (0..len)
+            .step_by(share)
+            .map(|start| streaming_copy(share.min(len - start)))
+            .collect();
+        Self { share, plans }
+    }
+
+    /// `src` copied into `dst` (the same length) on `pool`.
+    fn run(&self, pool: &ThreadPool, src: &[u8], dst: &mut [u8]) {
+        pool.install(|| {
+            dst.par_chunks_mut(self.share)
+                .zip(src.par_chunks(self.share))
+                .zip(self.plans.par_iter())
+                .for_each(|((to, from), plan)| plan.run_part(from, to, u64::MAX).unwrap());
+        });
+    }
+}
+
 /// `src` copied into `dst` (the same length) on `pool`, in as many
 /// chunks as it has threads, each a `copy_from_slice` of its own 64-byte
 /// aligned share.
@@ -285,10 +317,20 @@ fn threads(c: &mut Criterion) {
         assert!(*dst == *expected, "{count} threads");
         plain_copy_on(&pool, &plain_src, &mut plain_dst);
         assert!(*plain_dst == *plain_src, "plain copy on {count} threads");
+        let streamed = StreamedOn::new(&pool, bytes);
+        let mut streamed_dst = Buffer::zeroed(bytes);
+        streamed.run(&pool, &plain_src, &mut streamed_dst);
+        assert!(
+            *streamed_dst == *plain_src,
+            "streamed copy on {count} threads"
+        );
         let mut group = c.benchmark_group(format!("threads {count}: f32[4096,4096] axes swapped"));
         group.throughput(Throughput::Bytes(bytes as u64));
         group.bench_function(format!("plain copy {on}"), |b| {
             b.iter(|| plain_copy_on(&pool, black_box(&plain_src), &mut plain_dst));
+        });
+        group.bench_function(format!("plain copy streamed {on}"), |b| {
+            b.iter(|| streamed.run(&pool, black_box(&plain_src), &mut streamed_dst));
         });
         group.bench_function(format!("relayout {on}"), |b| {
             b.iter(|| {

@@ -1,7 +1,8 @@
 //! Benchmark buffers that start on a 64-byte cache line, as XLA's CPU
 //! client and the usual ML allocators give (a large `Vec` starts 16 bytes
-//! past a page boundary instead), and the plain copy every relayout group
-//! is measured beside. `BENCH_SHIFT=k` starts every buffer `k`
+//! past a page boundary instead), and the two copies every relayout group
+//! is measured beside: a plain `copy_from_slice`, and a streaming-store
+//! copy (the faster of the two is the group's baseline). `BENCH_SHIFT=k` starts every buffer `k`
 //! bytes past the line (the plain copies' too), to measure misaligned
 //! buffers.
 
@@ -55,8 +56,10 @@ impl DerefMut for Buffer {
     }
 }
 
-/// A benchmark group of `bytes` bytes, its baseline already measured: a
-/// plain `copy_from_slice` of as many bytes.
+/// A benchmark group of `bytes` bytes, its baselines already measured: a
+/// plain `copy_from_slice` of as many bytes (`plain copy`), and a
+/// streaming-store copy (`plain copy streamed`: see [`streaming_copy`])
+/// into a destination of its own.
 pub fn group_beside_plain_copy<'a>(
     c: &'a mut Criterion,
     name: &str,
@@ -64,12 +67,38 @@ pub fn group_beside_plain_copy<'a>(
 ) -> BenchmarkGroup<'a, WallTime> {
     let plain_src = Buffer::pattern(bytes);
     let mut plain_dst = Buffer::zeroed(bytes);
+    let mut streamed_dst = Buffer::zeroed(bytes);
+    let streaming = streaming_copy(bytes);
+    streaming
+        .run_part(&plain_src[..], &mut streamed_dst[..], u64::MAX)
+        .unwrap();
+    assert!(*streamed_dst == *plain_src, "the streaming copy copies");
     let mut group = c.benchmark_group(name);
     group.throughput(Throughput::Bytes(bytes as u64));
     group.bench_function("plain copy", |b| {
         b.iter(|| plain_dst.copy_from_slice(black_box(&plain_src)));
     });
+    group.bench_function("plain copy streamed", |b| {
+        b.iter(|| {
+            streaming
+                .run_part(black_box(&plain_src[..]), &mut streamed_dst[..], u64::MAX)
+                .unwrap();
+        });
+    });
     group
+}
+
+/// A streaming-store copy of `len` bytes: the engine's copy of one run,
+/// told that the whole is large (`RelayoutPlan::run_part` with a whole of
+/// `u64::MAX` bytes), so that it writes whole lines past the caches at any
+/// size.
+pub fn streaming_copy(len: usize) -> relayout::RelayoutPlan {
+    let bytes: schema::Shape = format!("u8[{len}]{{0}}").parse().unwrap();
+    relayout::RelayoutPlan::xla(relayout::FromTo {
+        from: &bytes,
+        to: &bytes,
+    })
+    .unwrap()
 }
 
 /// The source (patterned) and destination (zeroed) buffers of a relayout
