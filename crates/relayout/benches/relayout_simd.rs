@@ -1,8 +1,8 @@
 //! The relayout kernels at every SIMD level this CPU has (SSE2 and up),
 //! side by side in one run beside a plain `copy_from_slice` of the same
-//! bytes and a streaming-store copy of them, so that each level's time over the copy's compares without the
-//! drift between runs of a shared machine: `cargo bench -p xla-relayout
-//! --bench relayout_simd`. Every buffer starts on a 64-byte line;
+//! bytes and a streaming-store copy of them, so that each level's time
+//! over the copies' compares without the drift between runs of a shared
+//! machine: `cargo bench -p xla-relayout --bench relayout_simd`. Every buffer starts on a 64-byte line;
 //! `BENCH_SHIFT=16` moves them all 16 bytes on (see `common/mod.rs`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

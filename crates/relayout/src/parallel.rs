@@ -429,13 +429,13 @@ fn shift(view: &StridedView, by: i64) -> Result<StridedView, RelayoutError> {
 }
 
 /// Runs the chunks, each into its own sub-slice of `dst` by `copy` (see
-/// [`on_pool_with`]): all but the first as one task spawned on `pool` (the current pool if `None`), which
-/// its threads split among themselves, the first meanwhile on the thread
-/// that spawned them, which then waits for the others (a worker of the
-/// pool takes other tasks of its pool while it waits); returns the first
-/// error in chunk order, if any. Each chunk writes with streaming stores
-/// if the whole relayout is large enough, whatever its own share
-/// (`whole_bytes`).
+/// [`on_pool_with`]): all but the first as one task spawned on `pool`
+/// (the current pool if `None`), which its threads split among themselves,
+/// the first meanwhile on the thread that spawned them, which then waits
+/// for the others (a worker of the pool takes other tasks of its pool
+/// while it waits); returns the first error in chunk order, if any. Each
+/// chunk writes with streaming stores if the whole relayout is large
+/// enough, whatever its own share (`whole_bytes`).
 ///
 /// Below [`STREAM_MIN_BYTES`](super::kernels::STREAM_MIN_BYTES) that thread is the calling one, which thus
 /// works instead of waiting for a woken worker to start: on a pool of 2

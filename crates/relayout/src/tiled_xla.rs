@@ -392,19 +392,20 @@ pub(crate) fn copy(
         && bits.is_multiple_of(8)
         && let Some(count) = parallel::chunk_count(Some(pool), src_view, dst_view, size)
     {
-        let part = |src: &[u8], from: &StridedView, part: &mut [u8], to: &StridedView, whole| {
-            if interleave::try_copy_part(src, from, part, to, bits, Some(whole))? {
-                return Ok(());
-            }
-            relayout_with_tail(src, from, part, to, size, None, Some(whole)).map(|_| ())
-        };
+        let copy_part =
+            |src: &[u8], from: &StridedView, part: &mut [u8], to: &StridedView, whole| {
+                if interleave::try_copy_part(src, from, part, to, bits, Some(whole))? {
+                    return Ok(());
+                }
+                relayout_with_tail(src, from, part, to, size, None, Some(whole)).map(|_| ())
+            };
         return parallel::on_pool_with(
             Some(pool),
             (src, src_view),
             (dst, dst_view),
             size,
             count,
-            part,
+            copy_part,
         );
     }
     if interleave::try_copy(src, src_view, dst, dst_view, bits)? {

@@ -2,9 +2,9 @@
 //! client and the usual ML allocators give (a large `Vec` starts 16 bytes
 //! past a page boundary instead), and the two copies every relayout group
 //! is measured beside: a plain `copy_from_slice`, and a streaming-store
-//! copy (the faster of the two is the group's baseline). `BENCH_SHIFT=k` starts every buffer `k`
-//! bytes past the line (the plain copies' too), to measure misaligned
-//! buffers.
+//! copy (the faster of the two is the group's baseline). `BENCH_SHIFT=k`
+//! starts every buffer `k` bytes past the line (the copies' too), to
+//! measure misaligned buffers.
 
 use std::hint::black_box;
 use std::ops::{Deref, DerefMut};
