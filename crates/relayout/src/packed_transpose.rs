@@ -229,11 +229,12 @@ impl PackedTranspose {
             (0, 0)
         };
         let at = |o: i64| usize::try_from(o).unwrap_or(usize::MAX);
-        for_each_outer(&self.outer, self.src_offset, self.dst_offset, |s, d| {
-            let (s, d) = (at(s), at(d));
+        // Each outer index's transpose runs once the next one's source
+        // start is known (a large one prefetches its first lines).
+        let mut run = |(s, d): (usize, usize), next: Option<usize>| {
             if p_full > 0 && q_full > 0 {
                 let rows = (&self.src_p[..p_full], &self.dst_q[..q_full]);
-                blocks::<N>(src, dst, (s, d), rows, self.farthest, large);
+                blocks::<N>(src, dst, (s, d), rows, self.farthest, (large, next));
             }
             if p_full == p_len && q_full == q_len {
                 return;
@@ -246,7 +247,17 @@ impl PackedTranspose {
                     dst[d + to + p] = U::transposed(src[s + from + q]);
                 }
             }
+        };
+        let mut pending = None;
+        for_each_outer(&self.outer, self.src_offset, self.dst_offset, |s, d| {
+            let here = (at(s), at(d));
+            if let Some(before) = pending.replace(here) {
+                run(before, Some(here.0));
+            }
         });
+        if let Some(last) = pending {
+            run(last, None);
+        }
     }
 }
 
@@ -255,7 +266,9 @@ impl PackedTranspose {
 /// of `src_p` (a multiple of a line's units) and `q` of `dst_q` (of a
 /// line's units where the CPU has AVX-512, else of 2): in AVX-512 blocks,
 /// else in SSE2 registers, a line of each destination row at a time.
-/// `farthest`: at least the largest of each side's rows.
+/// `farthest`: at least the largest of each side's rows; `large` whether
+/// the relayout is, with the source start of the transpose that comes
+/// next (whose first lines a large one prefetches).
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 fn blocks<const N: usize>(
     src: &[u8],
@@ -263,10 +276,10 @@ fn blocks<const N: usize>(
     start: (usize, usize),
     rows: (&[usize], &[usize]),
     farthest: (usize, usize),
-    large: bool,
+    (large, next): (bool, Option<usize>),
 ) {
     use super::kernels::x86::avx512::packed_squares::transpose_squares;
-    if transpose_squares::<N>(src, dst, start, rows, farthest, large) {
+    if transpose_squares::<N>(src, dst, start, rows, farthest, (large, next)) {
         if large {
             super::kernels::x86::stream::fence_streaming();
         }
@@ -379,7 +392,7 @@ fn blocks<const N: usize>(
     _: (usize, usize),
     _: (&[usize], &[usize]),
     _: (usize, usize),
-    _: bool,
+    _: (bool, Option<usize>),
 ) {
 }
 

@@ -141,7 +141,9 @@ pub(crate) const BLOCK: usize = 64 / UNIT;
 
 /// The whole blocks of a tile transpose: `src_rows` and `dst_rows` (see
 /// `tile_transpose::transpose`) are multiples of [`BLOCK`] long; `large` says whether
-/// to write with streaming stores.
+/// to write with streaming stores; `next` is the source of the grid the
+/// caller transposes next (the same rows from another start), whose first
+/// lines a large relayout prefetches while it ends this one.
 #[derive(Debug, Clone, Copy)]
 // `large` is read by the x86_64 register kernels only.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
@@ -153,6 +155,7 @@ pub(crate) struct Grid<'a> {
     pub(crate) src_max: usize,
     pub(crate) dst_max: usize,
     pub(crate) large: bool,
+    pub(crate) next: Option<&'a [[u8; UNIT]]>,
 }
 
 impl Grid<'_> {

@@ -234,12 +234,23 @@ impl TileTranspose {
     pub(crate) fn copy(&self, src: &[u8], dst: &mut [u8], large: bool) {
         let (src, dst) = (src.as_chunks::<UNIT>().0, dst.as_chunks_mut::<UNIT>().0);
         let (src_p, dst_q) = (&self.src_p, &self.dst_q);
-        for_each_outer(&self.outer, self.src_offset, self.dst_offset, |s, d| {
-            let (s, d) = (at(s + src_p.shift), at(d + dst_q.shift));
+        // Each outer index's transpose runs once the next one's source
+        // start is known (its first lines prefetched at the end).
+        let mut pending: Option<(usize, usize)> = None;
+        let mut run = |(s, d): (usize, usize), next: Option<&[[u8; UNIT]]>| {
             if let (Some(src), Some(dst)) = (src.get(s..), dst.get_mut(d..)) {
-                transpose(src, dst, (src_p, dst_q), large);
+                transpose(src, dst, (src_p, dst_q), large, next);
+            }
+        };
+        for_each_outer(&self.outer, self.src_offset, self.dst_offset, |s, d| {
+            let here = (at(s + src_p.shift), at(d + dst_q.shift));
+            if let Some(before) = pending.replace(here) {
+                run(before, src.get(here.0..));
             }
         });
+        if let Some(last) = pending {
+            run(last, None);
+        }
     }
 }
 
@@ -252,6 +263,7 @@ fn transpose(
     dst: &mut [[u8; UNIT]],
     (src_p, dst_q): (&Rows, &Rows),
     large: bool,
+    next: Option<&[[u8; UNIT]]>,
 ) {
     let (src_rows, dst_rows) = (&src_p.offsets[..], &dst_q.offsets[..]);
     let (p_len, q_len) = (src_rows.len(), dst_rows.len());
@@ -262,6 +274,7 @@ fn transpose(
         src_max: src_p.max,
         dst_max: dst_q.max,
         large,
+        next,
     };
     if !register_blocks(src, dst, &grid) {
         for (qb, rows) in grid.dst_rows.chunks_exact(BLOCK).enumerate() {

@@ -10,7 +10,8 @@
 //! tiles `T(4,c)` (`avx512_quads.rs`), the 64 × 64 byte transpose both
 //! take (`avx512_bytes64.rs`), the blocks of the tile transposes
 //! (`tile_blocks.rs`, with AVX-512 `avx512/tile_blocks.rs`) and the AVX-512
-//! blocks of packed squares (`avx512/packed_squares.rs`). They share the kernel
+//! blocks of packed squares (`avx512/packed_squares.rs`), large ones walked
+//! in regions (`regions.rs`). They share the kernel
 //! types of [`super::block`].
 
 pub(crate) mod avx2;
@@ -21,6 +22,7 @@ pub(crate) mod avx512_interleave_runs;
 pub(crate) mod avx512_nibble_rows;
 pub(crate) mod avx512_nibbles;
 pub(crate) mod avx512_quads;
+mod regions;
 pub(crate) mod sse2;
 pub(crate) mod stream;
 pub(crate) mod tile_blocks;

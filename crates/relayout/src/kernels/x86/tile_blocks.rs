@@ -7,13 +7,16 @@
 //! into whole lines; SSE2: sixteen 4 × 4 transposes of `sse2.rs`. With
 //! AVX-512, the 64-byte blocks of `avx512/tile_blocks.rs`.
 //!
-//! The blocks go in groups of [`Q_GROUP`] along the source-side axis `q`,
-//! each group along the destination-side axis `p`, the group's blocks
-//! along `q` for each: 16 source rows are read on for 8 lines, then the
-//! next 16, while the group's 128 destination rows fill 64 bytes at a
-//! time, front to back. Large relayouts prefetch the source lines of the
-//! block [`AHEAD`] blocks on and write with streaming stores where every
-//! destination row starts on 32 bytes (AVX2) or its pieces on 16 (SSE2).
+//! The blocks go in regions of [`Q_GROUP`] blocks along the source-side
+//! axis `q` by (in large relayouts) 4 along the destination-side
+//! axis `p`, each group along `q` cut into runs along `p`: a region's 64
+//! source rows are read on for 8 lines while its 128 destination rows fill
+//! 4 lines at a time, front to back. Large relayouts prefetch the next
+//! region's source lines row by row into L2 (or, where that many rows
+//! crowd the L2 sets, the source lines of the block [`AHEAD`] blocks on
+//! into L1: see [`each_block`]) and write with streaming stores where
+//! every destination row starts on 32 bytes (AVX2) or its pieces on 16
+//! (SSE2).
 //! Measured on a 2-vCPU AMD EPYC (Zen 3, AVX2) with one block along `q`
 //! for each group, f32[4096,4096] column-major into `{1,0:T(8,128)}` and
 //! back, times a plain copy in the same run (medians of 3 or 4 alternating
@@ -41,6 +44,7 @@ use core::arch::x86_64::{
     _mm256_storeu_si256,
 };
 
+use super::regions::{Ahead, Region, Regions, region_run, rows_fit_l2};
 use super::sse2::{self, bit_reversed, load};
 use super::stream::{fence_streaming, stream};
 use super::{avx2, avx512};
@@ -88,15 +92,19 @@ pub(crate) fn transpose_blocks(
 }
 
 /// Calls `block(source rows, destination rows, p0, q0)` for every whole
-/// block of `grid`: for each group of [`Q_GROUP`] blocks along `q`, the
-/// blocks along `p`, the group's blocks along `q` for each (each source row
-/// piece then read on for a few lines, each destination row filled a
-/// group's pieces at a time); in a large relayout each block first
-/// prefetches the source lines of the block [`AHEAD`] blocks after it. In
-/// cache, where a block's source lines spread over the L1 sets
-/// ([`lines_spread`]), groups of one block: each band of 16 destination
-/// rows is then filled front to back, as the plain transposes in cache
-/// fill theirs.
+/// block of `grid`, region by region ([`Regions`]): each region's blocks
+/// along `q`, and for each the region's blocks along `p`, so that each
+/// source row piece is read on for a few lines and each destination row
+/// filled a few lines at a time. In cache, runs of one block along `p`;
+/// where a block's source lines spread over the L1 sets
+/// ([`lines_spread`]), groups of one block along `q` too: each band of 16
+/// destination rows is then filled front to back, as the plain transposes
+/// in cache fill theirs. A large relayout prefetches: with regions of 64
+/// source rows (`regions.rs`), each block a block's worth of the next
+/// region's source lines into L2, row by row (after a grid's last region,
+/// the first one of the next grid, `grid.next`); where that many source
+/// rows would crowd the L2 sets, runs of one block, each block the source
+/// lines of the block [`AHEAD`] blocks on into L1.
 #[inline(always)]
 pub(super) fn each_block(
     src: &[[u8; UNIT]],
@@ -111,68 +119,38 @@ pub(super) fn each_block(
         Some(rows) if !grid.large && lines_spread(rows) => 1,
         _ => Q_GROUP,
     };
-    let walk = Walk::new(p_blocks.len(), q_blocks.len(), group);
-    let mut ahead = walk.clone().skip(AHEAD);
-    for (pb, qb) in walk {
-        if let Some((pn, qn)) = ahead.next()
-            && grid.large
-        {
-            prefetch_rows(src, &p_blocks[pn], qn * BLOCK);
-        }
-        block(&p_blocks[pb], &q_blocks[qb], pb * BLOCK, qb * BLOCK);
-    }
-}
-
-/// The walk over `p_count` × `q_count` blocks, as `(along p, along q)`:
-/// groups of `group` blocks along `q` (the last one the rest), each
-/// walked along `p`, its blocks along `q` for each block along `p`.
-#[derive(Clone)]
-struct Walk {
-    p_count: usize,
-    q_count: usize,
-    /// The next block, and the end of its group along `q`.
-    p: usize,
-    q: usize,
-    group_start: usize,
-    group_end: usize,
-    /// Blocks along `q` a group.
-    group: usize,
-}
-
-impl Walk {
-    fn new(p_count: usize, q_count: usize, group: usize) -> Self {
-        Self {
-            p_count,
-            q_count,
-            p: 0,
-            q: 0,
-            group_start: 0,
-            group_end: group.min(q_count),
-            group,
-        }
-    }
-}
-
-impl Iterator for Walk {
-    type Item = (usize, usize);
-
-    #[inline(always)]
-    fn next(&mut self) -> Option<(usize, usize)> {
-        if self.p == self.p_count || self.q == self.q_count {
-            return None;
-        }
-        let block = (self.p, self.q);
-        self.q += 1;
-        if self.q == self.group_end {
-            self.p += 1;
-            self.q = self.group_start;
-            if self.p == self.p_count {
-                self.group_start = self.group_end;
-                self.group_end = (self.group_end + self.group).min(self.q_count);
-                (self.p, self.q) = (0, self.group_start);
+    let by_regions = grid.large && rows_fit_l2(grid.src_rows, UNIT);
+    let run = if by_regions { region_run(UNIT) } else { 1 };
+    let regions = Regions::new(p_blocks.len(), q_blocks.len(), group, run);
+    // The region after each: the next one of this grid, after the last
+    // the first one of the next grid.
+    let mut next_region = regions
+        .clone()
+        .skip(1)
+        .map(|region| (region, src))
+        .chain(
+            grid.next
+                .and_then(|next| Some((regions.clone().next()?, next))),
+        )
+        .filter(|_| by_regions);
+    // The block `AHEAD` blocks on, where not prefetching by regions.
+    let mut next_block = regions
+        .clone()
+        .flat_map(Region::blocks)
+        .skip(AHEAD)
+        .filter(|_| grid.large && !by_regions);
+    for region in regions {
+        let mut ahead = next_region
+            .next()
+            .map(|(next, src)| Ahead::new(&next, src.as_flattened(), grid.src_rows, UNIT));
+        for (pb, qb) in region.blocks() {
+            if let Some(ahead) = &mut ahead {
+                ahead.prefetch(BLOCK);
+            } else if let Some((pn, qn)) = next_block.next() {
+                prefetch_rows(src, &p_blocks[pn], qn * BLOCK);
             }
+            block(&p_blocks[pb], &q_blocks[qb], pb * BLOCK, qb * BLOCK);
         }
-        Some(block)
     }
 }
 
@@ -214,7 +192,8 @@ fn lines_spread(rows: &[usize; BLOCK]) -> bool {
     })
 }
 
-/// How many blocks ahead a large relayout prefetches the source lines.
+/// How many blocks ahead a large relayout whose source rows crowd the L2
+/// sets prefetches the source lines (see [`each_block`]).
 const AHEAD: usize = 8;
 
 /// Prefetches unit `at` of each of the source rows `p_rows` into L1.
@@ -395,21 +374,7 @@ unsafe fn stream32(reg: __m256i, at: *mut u8) {
 
 #[cfg(test)]
 mod tests {
-    use super::{BLOCK, Q_GROUP, Walk, lines_spread};
-
-    #[test]
-    fn every_block_once_in_groups_of_one_or_more() {
-        for group in [1, Q_GROUP] {
-            for (p_count, q_count) in [(3, 5), (1, 1), (2, 17), (0, 4), (4, 0)] {
-                let mut seen: Vec<_> = Walk::new(p_count, q_count, group).collect();
-                seen.sort_unstable();
-                let all: Vec<_> = (0..p_count)
-                    .flat_map(|p| (0..q_count).map(move |q| (p, q)))
-                    .collect();
-                assert_eq!(seen, all, "{p_count}x{q_count} in groups of {group}");
-            }
-        }
-    }
+    use super::{BLOCK, lines_spread};
 
     #[test]
     fn source_lines_in_l1_sets() {
