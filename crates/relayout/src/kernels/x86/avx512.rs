@@ -121,7 +121,13 @@ const fn tile_blocks(n: usize) -> usize {
 /// with bands of 128 columns against 1.66–1.95 with 64, on one thread at
 /// 0:0, 16:48 and in `Vec`s, two alternating runs of the peer harness
 /// (1.46–1.62 against 1.64–2.16 on two threads, one outlier 2.22); 256
-/// measured as 128.
+/// measured as 128. Two-byte elements take four blocks a band: on the
+/// 2-core AMD EPYC (Zen 4), bf16[4096,4096] row-major into column-major
+/// and back, `relayout_matrix --size large --reps 9`, times the faster
+/// copy, three alternating runs: 1.69–2.04 and 1.75–1.78 with bands of
+/// 128 columns, 1.69–2.19 and 1.84–2.03 with 64, 2.04–2.24 and 2.11–2.46
+/// with 32; f32 there 1.52–1.62 and 1.69–1.79 with 64 against 1.77–1.83
+/// and 1.73–1.88 with 128.
 const fn band(n: usize) -> usize {
     let block = 64 / n;
     if SMALL_THRESHOLDS {
@@ -130,7 +136,6 @@ const fn band(n: usize) -> usize {
         match n {
             8 => 32,
             4 => 64,
-            2 => 32,
             _ => 128,
         }
     }

@@ -119,37 +119,46 @@ pub(super) fn each_block(
         Some(rows) if !grid.large && lines_spread(rows) => 1,
         _ => Q_GROUP,
     };
-    let by_regions = grid.large && rows_fit_l2(grid.src_rows, UNIT);
+    if !grid.large {
+        // In cache: no prefetching, groups along `q` down the whole of `p`.
+        for q0 in (0..q_blocks.len()).step_by(group) {
+            let q_end = q_blocks.len().min(q0 + group);
+            for (pb, p_rows) in p_blocks.iter().enumerate() {
+                for (qb, q_rows) in q_blocks[q0..q_end].iter().enumerate() {
+                    block(p_rows, q_rows, pb * BLOCK, (q0 + qb) * BLOCK);
+                }
+            }
+        }
+        return;
+    }
+    let by_regions = rows_fit_l2(grid.src_rows, UNIT);
     let run = if by_regions { region_run(UNIT) } else { 1 };
     let regions = Regions::new(p_blocks.len(), q_blocks.len(), group, run);
     // The region after each: the next one of this grid, after the last
     // the first one of the next grid.
-    let mut next_region = regions
-        .clone()
-        .skip(1)
-        .map(|region| (region, src))
-        .chain(
+    let mut next_region = by_regions.then(|| {
+        regions.clone().skip(1).map(|region| (region, src)).chain(
             grid.next
                 .and_then(|next| Some((regions.clone().next()?, next))),
         )
-        .filter(|_| by_regions);
+    });
     // The block `AHEAD` blocks on, where not prefetching by regions.
-    let mut next_block = regions
-        .clone()
-        .flat_map(Region::blocks)
-        .skip(AHEAD)
-        .filter(|_| grid.large && !by_regions);
+    let mut next_block =
+        (grid.large && !by_regions).then(|| regions.clone().flat_map(Region::blocks).skip(AHEAD));
     for region in regions {
         let mut ahead = next_region
-            .next()
+            .as_mut()
+            .and_then(Iterator::next)
             .map(|(next, src)| Ahead::new(&next, src.as_flattened(), grid.src_rows, UNIT));
-        for (pb, qb) in region.blocks() {
-            if let Some(ahead) = &mut ahead {
-                ahead.prefetch(BLOCK);
-            } else if let Some((pn, qn)) = next_block.next() {
-                prefetch_rows(src, &p_blocks[pn], qn * BLOCK);
+        for qb in region.q {
+            for pb in region.p.clone() {
+                if let Some(ahead) = &mut ahead {
+                    ahead.prefetch(BLOCK);
+                } else if let Some((pn, qn)) = next_block.as_mut().and_then(Iterator::next) {
+                    prefetch_rows(src, &p_blocks[pn], qn * BLOCK);
+                }
+                block(&p_blocks[pb], &q_blocks[qb], pb * BLOCK, qb * BLOCK);
             }
-            block(&p_blocks[pb], &q_blocks[qb], pb * BLOCK, qb * BLOCK);
         }
     }
 }

@@ -119,24 +119,28 @@ impl Walk<'_> {
             Regions::new(p_blocks, self.q_blocks, self.q_blocks, 1)
         };
         // After the last region, the next transpose's first one.
-        let mut next = regions
-            .clone()
-            .skip(1)
-            .map(|region| (region, self.src))
-            .chain(
-                self.next
-                    .and_then(|next| Some((regions.clone().next()?, next))),
-            )
-            .filter(|_| by_regions);
+        let mut next = by_regions.then(|| {
+            regions
+                .clone()
+                .skip(1)
+                .map(|region| (region, self.src))
+                .chain(
+                    self.next
+                        .and_then(|next| Some((regions.clone().next()?, next))),
+                )
+        });
         for region in regions {
             let mut ahead = next
-                .next()
+                .as_mut()
+                .and_then(Iterator::next)
                 .map(|(next, src)| Ahead::new(&next, src, self.src_p, N));
-            for (pb, qb) in region.blocks() {
-                if let Some(ahead) = &mut ahead {
-                    ahead.prefetch(c);
+            for qb in region.q {
+                for pb in region.p.clone() {
+                    if let Some(ahead) = &mut ahead {
+                        ahead.prefetch(c);
+                    }
+                    block(pb, qb);
                 }
-                block(pb, qb);
             }
         }
     }
