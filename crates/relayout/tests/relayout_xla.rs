@@ -169,3 +169,48 @@ proptest! {
         prop_assert_eq!(actual, expected);
     }
 }
+
+/// Large enough to stream (8 MiB of f32 elements), into rows padded by
+/// whole lines, by 16 bytes and by 12: every run and its tail streamed
+/// or, off 16 bytes, stored as they come.
+#[test]
+fn large_rows_into_padded_rows() {
+    let dims = [1024_i64, 2048];
+    let src_side = Side {
+        minor_to_major: vec![1, 0],
+        extra: vec![0, 0],
+    };
+    let src: Vec<u8> = (0..src_side.len(&dims) * 4)
+        .map(|i| (i * 37 % 251) as u8)
+        .collect();
+    for (extra, value) in [
+        (16, PaddingValue::OnePad),
+        (4, PaddingValue::LowestPad),
+        (3, PaddingValue::ZeroPad),
+    ] {
+        let dst_side = Side {
+            minor_to_major: vec![1, 0],
+            extra: vec![0, extra],
+        };
+        let ty = PrimitiveType::F32;
+        let pattern = padding_pattern(ty, value).unwrap().unwrap();
+        let row = (dims[1] + extra) as usize * 4;
+        let mut expected = vec![0_u8; dst_side.len(&dims) as usize * 4];
+        for (i, out) in expected.chunks_exact_mut(row).enumerate() {
+            let (run, tail) = out.split_at_mut(dims[1] as usize * 4);
+            run.copy_from_slice(&src[i * run.len()..][..run.len()]);
+            for element in tail.chunks_exact_mut(4) {
+                element.copy_from_slice(&pattern);
+            }
+        }
+        let mut actual = vec![0xA5_u8; expected.len()];
+        relayout_xla(
+            &src,
+            &src_side.shape(ty, 32, &dims, value),
+            &mut actual,
+            &dst_side.shape(ty, 32, &dims, value),
+        )
+        .unwrap();
+        assert!(actual == expected, "rows padded by {extra}");
+    }
+}

@@ -150,8 +150,8 @@ fn copy_runs<const N: usize>(
         return;
     };
     let n = at(inner.size);
-    if large && runs_stream::<N>(dst, plan, tail.is_some()) {
-        stream_runs(src, dst, plan, n);
+    if large && runs_stream::<N>(dst, plan, tail.as_ref().map_or(0, |tail| tail.count)) {
+        stream_runs(src, dst, plan, n, tail.as_ref());
     } else {
         for_each_outer(outer, plan.src_offset, plan.dst_offset, |s, d| {
             let (s, d) = (at(s), at(d));
@@ -234,30 +234,42 @@ fn copy_tiled<const N: usize>(
 }
 
 /// Whether the runs of a large relayout `plan` (one run, or runs of the
-/// innermost dimension) are written with streaming stores: where the
-/// target has them, with no padding tail to write between runs, and
-/// either the runs fill the destination without gaps from a 16-byte
-/// aligned start (each run then completes the lines the one before left
-/// partial, in the write-combining buffers) or every run is whole cache
-/// lines. A run that ends inside a line otherwise would leave it to an
-/// ordinary store later, which stalls behind the streaming ones. Measured
-/// (2 KiB runs of a 64 MiB copy, this machine's AMD EPYC, best of 15):
-/// 0.70× a plain `copy_from_slice` of the whole, against 2.3× with
-/// ordinary stores.
-pub(super) fn runs_stream<const N: usize>(dst: &[[u8; N]], plan: &Plan, tail: bool) -> bool {
+/// innermost dimension), each followed by `tail` elements of padding, are
+/// written with streaming stores: where the target has them and either
+/// the runs and their tails fill the destination without gaps from a
+/// 16-byte aligned start (each run then completes the lines the one
+/// before left partial, in the write-combining buffers) or every run and
+/// every tail is whole cache lines. A run that ends inside a line
+/// otherwise would leave it to an ordinary store later, which stalls
+/// behind the streaming ones. Measured (2 KiB runs of a 64 MiB copy, this
+/// machine's AMD EPYC, best of 15): 0.70× a plain `copy_from_slice` of the
+/// whole, against 2.3× with ordinary stores; f32[4096,4096] row-major into
+/// rows padded by 64 elements (`relayout_matrix --size large --reps 9`,
+/// times the faster copy, two runs): 1.05–1.07 with the tails streamed
+/// too, against 1.50–1.57 with runs and tails written by ordinary stores.
+pub(super) fn runs_stream<const N: usize>(dst: &[[u8; N]], plan: &Plan, tail: usize) -> bool {
     let start = (dst.as_ptr() as usize).wrapping_add(at(plan.dst_offset).wrapping_mul(N));
+    let lines = |elements: i64| at(elements).wrapping_mul(N).is_multiple_of(64);
+    let Some(tail) = i64::try_from(tail).ok() else {
+        return false;
+    };
+    // A destination row: a run and its tail.
     let mut filled = 1_i64;
-    let gapless = plan.dims.iter().rev().all(|dim| {
+    let gapless = plan.dims.iter().rev().enumerate().all(|(k, dim)| {
         let next = dim.dst == filled;
-        filled = filled.saturating_mul(dim.size);
+        let row = if k == 0 {
+            dim.size.saturating_add(tail)
+        } else {
+            dim.size
+        };
+        filled = filled.saturating_mul(row);
         next
     });
-    let lines = |elements: i64| at(elements).wrapping_mul(N).is_multiple_of(64);
     let whole_lines = start.is_multiple_of(64)
         && plan.dims.iter().all(|dim| dim.dst == 1 || lines(dim.dst))
-        && plan.dims.last().is_some_and(|inner| lines(inner.size));
+        && plan.dims.last().is_some_and(|inner| lines(inner.size))
+        && lines(tail);
     cfg!(all(target_arch = "x86_64", target_feature = "sse2"))
-        && !tail
         && ((gapless && start.is_multiple_of(16)) || whole_lines)
 }
 
@@ -272,27 +284,42 @@ pub(super) fn runs_stream<const N: usize>(dst: &[[u8; N]], plan: &Plan, tail: bo
 /// `{0,1:T(8,128)}` into column-major 0.60–0.62 against 1.63–1.81,
 /// row-major into `T(8,128)` 0.69–0.70 against 0.79–1.01; f32[256,256,256]
 /// row-major into `T(8,128)` 0.64–0.71 against 1.74–1.83.
-fn stream_runs<const N: usize>(src: &[[u8; N]], dst: &mut [[u8; N]], plan: &Plan, n: usize) {
+fn stream_runs<const N: usize>(
+    src: &[[u8; N]],
+    dst: &mut [[u8; N]],
+    plan: &Plan,
+    n: usize,
+    tail: Option<&Tail<N>>,
+) {
     let mut outer = plan.dims[..plan.dims.len().saturating_sub(1)].to_vec();
     outer.sort_by_key(|dim| std::cmp::Reverse(dim.src.unsigned_abs()));
-    let mut pending: Option<(usize, usize)> = None;
-    for_each_outer(&outer, plan.src_offset, plan.dst_offset, |s, d| {
-        let (s, d) = (at(s), at(d));
-        if let Some((from, to)) = pending.replace((s, d)) {
-            let next = src[s..s + n].as_flattened();
-            copy_streaming(
-                src[from..from + n].as_flattened(),
-                dst[to..to + n].as_flattened_mut(),
-                next,
-            );
-        }
-    });
-    if let Some((from, to)) = pending {
+    // Each run's tail streams from a copy of its padding.
+    let padding = tail.map_or_else(Vec::new, |tail| vec![tail.element; tail.count]);
+    let padding = padding.as_flattened();
+    let mut run = |(from, to): (usize, usize), next: &[u8]| {
         copy_streaming(
             src[from..from + n].as_flattened(),
             dst[to..to + n].as_flattened_mut(),
-            &[],
+            next,
         );
+        if !padding.is_empty() {
+            let end = to + n;
+            copy_streaming(
+                padding,
+                dst[end..end + padding.len() / N].as_flattened_mut(),
+                &[],
+            );
+        }
+    };
+    let mut pending: Option<(usize, usize)> = None;
+    for_each_outer(&outer, plan.src_offset, plan.dst_offset, |s, d| {
+        let (s, d) = (at(s), at(d));
+        if let Some(before) = pending.replace((s, d)) {
+            run(before, src[s..s + n].as_flattened());
+        }
+    });
+    if let Some(last) = pending {
+        run(last, &[]);
     }
     fence_streaming();
 }
