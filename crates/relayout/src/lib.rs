@@ -291,9 +291,11 @@ pub(crate) fn copy_planned(
             })
     });
     let large = whole_bytes.map(kernels::is_large_bytes);
-    if let Some(transpose) = kernels::TileTranspose::find(plan, element_size) {
-        let large = large.unwrap_or_else(|| kernels::is_large_plan(plan, element_size));
-        transpose.copy(src, dst, large);
+    let is_large = large.unwrap_or_else(|| kernels::is_large_plan(plan, element_size));
+    if let Some(transpose) = kernels::TileTranspose::find_for(plan, element_size, is_large)
+        && transpose.takes(src, dst)
+    {
+        transpose.copy(src, dst, is_large);
         return false;
     }
     match element_size {
@@ -349,7 +351,8 @@ pub(crate) fn strategy_of(
 /// The strategy of the canonical `plan` with elements of `element_size`
 /// bytes.
 pub(crate) fn strategy_of_plan(plan: &Plan, element_size: usize) -> Strategy {
-    if kernels::TileTranspose::find(plan, element_size).is_some() {
+    let large = kernels::is_large_plan(plan, element_size);
+    if kernels::TileTranspose::find_for(plan, element_size, large).is_some() {
         return Strategy::TileTranspose;
     }
     match element_size {

@@ -47,8 +47,10 @@ pub enum Strategy {
     /// and 8-byte elements, else 16-byte SSE2 ones; see
     /// [`simd_level`](crate::simd_level)).
     Tiled,
-    /// A transpose of at least 8 MiB of 1, 2, 4 or 8-byte elements,
-    /// written with streaming stores: where the CPU has AVX-512, 64-byte
+    /// A transpose of at least 8 MiB of 1, 2, 4 or 8-byte elements (4-byte
+    /// ones where their rows do not all start on lines: see
+    /// [`TileTranspose`](Self::TileTranspose)), written with streaming
+    /// stores: where the CPU has AVX-512, 64-byte
     /// register blocks straight from the source, each destination line
     /// written whole (both sides at least one block, `64 / N` elements;
     /// ordinary stores where the destination rows cannot start on a line);
@@ -97,7 +99,11 @@ pub enum Strategy {
     /// as `(2,1)` and `(4,1)` interleave), each 16 source row pieces of 64
     /// bytes transposed in registers straight into 16 destination row
     /// pieces of 64 bytes, wherever each row starts; large ones written
-    /// with streaming stores. Also packed tiles into packed tiles of the
+    /// with streaming stores. Also, from 8 MiB, the plain transposes of
+    /// 4-byte elements whose rows start on lines on both sides (f32
+    /// row-major into column-major; on buffers that start on a line, else
+    /// as [`Streaming`](Self::Streaming)), there faster than the
+    /// streaming transpose. Also packed tiles into packed tiles of the
     /// other order (`{1,0:T(8,128)(2,1)}` into `{0,1:T(8,128)(2,1)}`),
     /// whose units are the squares of 2 × 2 or 4 × 4 elements contiguous
     /// on both sides, each transposed in a register on its way: where the

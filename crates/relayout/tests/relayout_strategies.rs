@@ -190,13 +190,26 @@ fn transpose_of_a_flipped_source_issue_12() {
 #[cfg_attr(miri, ignore = "too large for Miri: see `small_cases_of_every_kernel`")]
 fn nchw_to_nhwc_with_the_channels_flipped_issue_12() {
     let _level = Level::lock();
-    // f32[8,64,64,64]: 8 MiB, the streaming kernel, reading its source
-    // rows (one per channel) backwards.
-    let sizes = [8, 64, 64, 64];
-    let nchw = StridedView::nchw(&sizes).unwrap();
-    let nhwc = StridedView::nhwc(&sizes).unwrap();
-    let flipped = nchw.flip_axes(&[1]).unwrap();
-    assert_eq!(check(&flipped, &nhwc, 4), Strategy::Streaming);
+    // f32[8,64,64,64]: 8 MiB, its rows on lines, the tile transpose's
+    // blocks; f16[16,64,64,64] the streaming kernel; both reading their
+    // source rows (one per channel) backwards.
+    for (batch, n, strategy) in [
+        (8, 4, Strategy::TileTranspose),
+        (16, 2, Strategy::Streaming),
+    ] {
+        let sizes = [batch, 64, 64, 64];
+        let nchw = StridedView::nchw(&sizes).unwrap();
+        let nhwc = StridedView::nhwc(&sizes).unwrap();
+        let flipped = nchw.flip_axes(&[1]).unwrap();
+        // Buffers on lines: where they are not, the streaming kernel
+        // takes the 4-byte one too.
+        assert_eq!(
+            check_on_lines(&flipped, &nhwc, n, (0, 0)),
+            strategy,
+            "{n}-byte"
+        );
+        assert_eq!(check(&flipped, &nhwc, n), strategy, "{n}-byte");
+    }
 }
 
 /// A small deterministic generator (xorshift64*), so that the test draws
@@ -772,6 +785,16 @@ fn avx512_blocks_and_their_edges() {
             if detected_simd_level() >= SimdLevel::Avx512 {
                 assert_eq!(strategy, Strategy::Streaming, "{n}-byte {rows}x{cols}");
             }
+        }
+    }
+    // Large 4-byte transposes whose rows all start on lines, on buffers
+    // that start on one: the tile transpose's blocks, with edges of rows
+    // and columns past the whole blocks.
+    for (rows, cols, pad, src_pad) in [(1029, 2051, 11, 13), (1040, 2048, 0, 0)] {
+        for flipped in [false, true] {
+            let (src, dst) = transpose_views(rows, cols, flipped, pad, 0, src_pad);
+            let strategy = check_on_lines(&src, &dst, 4, (0, 0));
+            assert_eq!(strategy, Strategy::TileTranspose, "{rows}x{cols}");
         }
     }
 }
