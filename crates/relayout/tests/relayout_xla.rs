@@ -171,8 +171,8 @@ proptest! {
 }
 
 /// Large enough to stream (8 MiB of f32 elements), into rows padded by
-/// whole lines, by 16 bytes and by 12: every run and its tail streamed
-/// or, off 16 bytes, stored as they come.
+/// whole lines (every run and its tail streamed), by 16 bytes and by 12
+/// (stored as they come).
 #[test]
 fn large_rows_into_padded_rows() {
     let dims = [1024_i64, 2048];

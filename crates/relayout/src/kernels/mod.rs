@@ -236,10 +236,10 @@ fn copy_tiled<const N: usize>(
 /// Whether the runs of a large relayout `plan` (one run, or runs of the
 /// innermost dimension), each followed by `tail` elements of padding, are
 /// written with streaming stores: where the target has them and either
-/// the runs and their tails fill the destination without gaps from a
-/// 16-byte aligned start (each run then completes the lines the one
-/// before left partial, in the write-combining buffers) or every run and
-/// every tail is whole cache lines. A run that ends inside a line
+/// every run and every tail is whole cache lines, or (without tails) the
+/// runs fill the destination without gaps from a 16-byte aligned start
+/// (each run then completes the lines the one before left partial, in the
+/// write-combining buffers). A run that ends inside a line
 /// otherwise would leave it to an ordinary store later, which stalls
 /// behind the streaming ones. Measured (2 KiB runs of a 64 MiB copy, this
 /// machine's AMD EPYC, best of 15): 0.70× a plain `copy_from_slice` of the
@@ -269,8 +269,12 @@ pub(super) fn runs_stream<const N: usize>(dst: &[[u8; N]], plan: &Plan, tail: us
         && plan.dims.iter().all(|dim| dim.dst == 1 || lines(dim.dst))
         && plan.dims.last().is_some_and(|inner| lines(inner.size))
         && lines(tail);
+    // With tails, whole lines only: the short rows of a padded NCHW array
+    // (f32[32,64,56,56] rows 56 → 64, 224 bytes a run) streamed as
+    // gapless runs and tails took 2.39× the faster copy, against 1.21–1.30×
+    // with ordinary stores.
     cfg!(all(target_arch = "x86_64", target_feature = "sse2"))
-        && ((gapless && start.is_multiple_of(16)) || whole_lines)
+        && ((gapless && tail == 0 && start.is_multiple_of(16)) || whole_lines)
 }
 
 /// The runs of `plan` (each `n` elements) with streaming stores, each
