@@ -576,42 +576,55 @@ fn exchange(src: &[u8], from: Frame, dst: &mut [u8], to: Frame, stream: bool) {
     let (h, w) = (from.h, from.w);
     match (from.tiles, to.tiles) {
         (None, Some(tiles)) => {
-            let (_, width) = tiles;
+            let (tile_rows, width) = tiles;
             let half = width / 2;
-            for (row, pair) in src[..h * w / 2].chunks_exact(w).enumerate() {
-                let (even, odd) = pair.split_at(w / 2);
-                let (start, step) = to.unit_row(tiles, row);
+            // A tile row's pairs of rows at a time (see `avx512::pack`).
+            for (group, rows) in src[..h * w / 2].chunks(tile_rows * w).enumerate() {
+                let first = group * tile_rows;
                 #[cfg(target_arch = "x86_64")]
-                if avx512::pack(even, odd, dst, Runs { half, start, step }, stream) {
-                    continue;
-                }
-                for (t, (a, b)) in even
-                    .chunks_exact(half)
-                    .zip(odd.chunks_exact(half))
-                    .enumerate()
                 {
-                    let at = start + t * step;
-                    pack_run(a, b, &mut dst[at..at + width], stream);
+                    let (start, step) = to.unit_row(tiles, first);
+                    if avx512::pack(rows, w / 2, dst, Runs { half, start, step }, stream) {
+                        continue;
+                    }
+                }
+                for (row, pair) in (first..).zip(rows.chunks_exact(w)) {
+                    let (even, odd) = pair.split_at(w / 2);
+                    let (start, step) = to.unit_row(tiles, row);
+                    for (t, (a, b)) in even
+                        .chunks_exact(half)
+                        .zip(odd.chunks_exact(half))
+                        .enumerate()
+                    {
+                        let at = start + t * step;
+                        pack_run(a, b, &mut dst[at..at + width], stream);
+                    }
                 }
             }
         }
         (Some(tiles), None) => {
-            let (_, width) = tiles;
+            let (tile_rows, width) = tiles;
             let half = width / 2;
-            for (row, pair) in dst[..h * w / 2].chunks_exact_mut(w).enumerate() {
-                let (even, odd) = pair.split_at_mut(w / 2);
-                let (start, step) = from.unit_row(tiles, row);
+            for (group, rows) in dst[..h * w / 2].chunks_mut(tile_rows * w).enumerate() {
+                let first = group * tile_rows;
                 #[cfg(target_arch = "x86_64")]
-                if avx512::unpack(src, even, odd, Runs { half, start, step }, stream) {
-                    continue;
-                }
-                for (t, (a, b)) in even
-                    .chunks_exact_mut(half)
-                    .zip(odd.chunks_exact_mut(half))
-                    .enumerate()
                 {
-                    let at = start + t * step;
-                    unpack_run(&src[at..at + width], a, b, stream);
+                    let (start, step) = from.unit_row(tiles, first);
+                    if avx512::unpack(src, rows, w / 2, Runs { half, start, step }, stream) {
+                        continue;
+                    }
+                }
+                for (row, pair) in (first..).zip(rows.chunks_exact_mut(w)) {
+                    let (even, odd) = pair.split_at_mut(w / 2);
+                    let (start, step) = from.unit_row(tiles, row);
+                    for (t, (a, b)) in even
+                        .chunks_exact_mut(half)
+                        .zip(odd.chunks_exact_mut(half))
+                        .enumerate()
+                    {
+                        let at = start + t * step;
+                        unpack_run(&src[at..at + width], a, b, stream);
+                    }
                 }
             }
         }
