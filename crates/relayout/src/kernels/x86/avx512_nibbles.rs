@@ -202,3 +202,39 @@ fn unpack_avx512(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Runs;
+
+    #[test]
+    fn runs_count_the_pairs_of_a_tile_row_that_fit() {
+        // Rows of 256 bytes (512 elements) in tiles of 4 unit rows of 128
+        // bytes: 4 runs of 64 bytes of each row, four tiles across, 512
+        // bytes a tile.
+        let runs = Runs {
+            half: 64,
+            start: 0,
+            step: 512,
+        };
+        // A whole tile row: 4 pairs, every run inside the four tiles.
+        assert_eq!(runs.pairs(4 * 512, 256, 2048), Some(4));
+        // A byte short of what their runs need, or a partial pair.
+        assert_eq!(runs.pairs(4 * 512, 256, 2047), None);
+        assert_eq!(runs.pairs(4 * 512 + 1, 256, 2048), None);
+        // The tile row's last pair alone, 3 unit rows in; two from there
+        // would end past the tiles.
+        let last = Runs { start: 384, ..runs };
+        assert_eq!(last.pairs(512, 256, 2048), Some(1));
+        assert_eq!(last.pairs(1024, 256, 2048), None);
+        // Runs off 64 bytes, empty rows, no pair, offsets that overflow.
+        assert_eq!(Runs { half: 32, ..runs }.pairs(512, 256, 2048), None);
+        assert_eq!(runs.pairs(0, 256, 2048), None);
+        assert_eq!(runs.pairs(512, 0, 2048), None);
+        let far = Runs {
+            start: usize::MAX - 10,
+            ..runs
+        };
+        assert_eq!(far.pairs(512, 256, usize::MAX), None);
+    }
+}
