@@ -214,3 +214,36 @@ fn large_rows_into_padded_rows() {
         assert!(actual == expected, "rows padded by {extra}");
     }
 }
+
+/// Large enough to stream (8 MiB and more of bytes): row-major into
+/// column-major, in bands of four blocks where the destination rows
+/// start on lines (4096 and 4160 bytes; 2112 columns leave a last band of
+/// one block) and of two realigned through carries (4100 bytes).
+#[test]
+fn large_byte_transposes_in_bands() {
+    let ty = PrimitiveType::U8;
+    let value = PaddingValue::ZeroPad;
+    let side = |minor_to_major: Vec<i64>| Side {
+        minor_to_major,
+        extra: vec![0, 0],
+    };
+    for (rows, cols) in [(4096_usize, 2112_usize), (4160, 2048), (4100, 2050)] {
+        let dims = [rows as i64, cols as i64];
+        let src: Vec<u8> = (0..rows * cols).map(|i| (i * 37 % 251) as u8).collect();
+        let mut expected = vec![0_u8; rows * cols];
+        for (i, row) in src.chunks_exact(cols).enumerate() {
+            for (j, &byte) in row.iter().enumerate() {
+                expected[j * rows + i] = byte;
+            }
+        }
+        let mut actual = vec![0xA5_u8; expected.len()];
+        relayout_xla(
+            &src,
+            &side(vec![1, 0]).shape(ty, 8, &dims, value),
+            &mut actual,
+            &side(vec![0, 1]).shape(ty, 8, &dims, value),
+        )
+        .unwrap();
+        assert!(actual == expected, "u8[{rows},{cols}] into column-major");
+    }
+}

@@ -115,20 +115,28 @@ const fn tile_blocks(n: usize) -> usize {
 }
 
 /// Source columns (destination rows) per band for `N`-byte elements (see
-/// the module docs); one block under fuzzing and Miri, so that small
-/// arrays take several bands. Bytes take two blocks a band: on the Xeon
-/// (48 KiB L1d, 2 MiB L2 a core), u8 8192² took 1.35–1.61 times a copy
-/// with bands of 128 columns against 1.66–1.95 with 64, on one thread at
-/// 0:0, 16:48 and in `Vec`s, two alternating runs of the peer harness
-/// (1.46–1.62 against 1.64–2.16 on two threads, one outlier 2.22); 256
-/// measured as 128. Two-byte elements take four blocks a band: on the
-/// 2-core AMD EPYC (Zen 4), bf16[4096,4096] row-major into column-major
-/// and back, `relayout_matrix --size large --reps 9`, times the faster
-/// copy, three alternating runs: 1.69–2.04 and 1.75–1.78 with bands of
-/// 128 columns, 1.69–2.19 and 1.84–2.03 with 64, 2.04–2.24 and 2.11–2.46
-/// with 32; f32 there 1.52–1.62 and 1.69–1.79 with 64 against 1.77–1.83
-/// and 1.73–1.88 with 128.
-const fn band(n: usize) -> usize {
+/// the module docs), whose destination rows are `realigned` through
+/// carries or start on lines; one block under fuzzing and Miri, so that
+/// small arrays take several bands. Bytes take four blocks a band on
+/// lines, two realigned: on the 2-core AMD EPYC (Zen 4), u8[4096,4096]
+/// row-major into column-major and back, `relayout_matrix --size large
+/// --reps 21`, times the faster copy, seven alternating runs: 1.12–2.14
+/// with bands of 256 columns against 1.77–2.48 with 128 (512: 2.12–2.38);
+/// `time_relayout` (best of 30, three runs) 1.43–1.62 ms against
+/// 1.59–1.96 ms, but rows realigned (u8[4100,4096] into column-major)
+/// 2.55–2.98 ms against 2.33–3.11 ms. On the Xeon (48 KiB L1d, 2 MiB L2 a
+/// core), u8 8192² took 1.35–1.61 times a copy with bands of 128 columns
+/// against 1.66–1.95 with 64, on one thread at 0:0, 16:48 and in `Vec`s,
+/// two alternating runs of the peer harness (1.46–1.62 against 1.64–2.16
+/// on two threads, one outlier 2.22); 256 measured as 128. Two-byte
+/// elements take four blocks a band: on the AMD EPYC, bf16[4096,4096]
+/// row-major into column-major and back, `relayout_matrix --size large
+/// --reps 9`, times the faster copy, three alternating runs: 1.69–2.04 and
+/// 1.75–1.78 with bands of 128 columns, 1.69–2.19 and 1.84–2.03 with 64,
+/// 2.04–2.24 and 2.11–2.46 with 32 (256: 1.63–2.45 against 1.51–1.91); f32
+/// there 1.52–1.62 and 1.69–1.79 with 64 against 1.77–1.83 and 1.73–1.88
+/// with 128.
+const fn band(n: usize, realigned: bool) -> usize {
     let block = 64 / n;
     if SMALL_THRESHOLDS {
         block
@@ -136,6 +144,7 @@ const fn band(n: usize) -> usize {
         match n {
             8 => 32,
             4 => 64,
+            1 if !realigned => 256,
             _ => 128,
         }
     }
@@ -218,7 +227,7 @@ fn blocks<const N: usize, const S: usize>(
     // against 2.95–3.10, u8 1024² 3.49–3.57 against 4.01–4.04, u16 1024²
     // 3.46–3.47 against 3.85–3.91.
     let (band_n, per_tile) = if large {
-        (band(N), tile_blocks(N))
+        (band(N, aligned.is_none()), tile_blocks(N))
     } else {
         (c, usize::MAX)
     };

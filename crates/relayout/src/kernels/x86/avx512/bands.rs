@@ -253,13 +253,17 @@ unsafe fn last_pieces(band: &Band, carries: &mut Carries) {
     }
 }
 
-/// The widest band of a large transpose, in destination rows (128 bytes
-/// of the source rows: [`band`] for bytes).
+/// The widest band of a large transpose whose destination rows are
+/// realigned through carries, in destination rows (128 bytes of the
+/// source rows: [`band`] for bytes).
 pub(super) const MAX_BAND: usize = 128;
 
 const _: () = assert!(
-    band(1) <= MAX_BAND && band(2) <= MAX_BAND && band(4) <= MAX_BAND && band(8) <= MAX_BAND,
-    "every band fits the carries"
+    band(1, true) <= MAX_BAND
+        && band(2, true) <= MAX_BAND
+        && band(4, true) <= MAX_BAND
+        && band(8, true) <= MAX_BAND,
+    "every realigned band fits the carries"
 );
 
 /// A 64-byte carry for each destination row of a band (see
