@@ -215,35 +215,45 @@ fn large_rows_into_padded_rows() {
     }
 }
 
-/// Large enough to stream (8 MiB and more of bytes): row-major into
-/// column-major, in bands of four blocks where the destination rows
-/// start on lines (4096 and 4160 bytes; 2112 columns leave a last band of
-/// one block) and of two realigned through carries (4100 bytes).
+/// Large enough to stream (8 MiB and more): bytes and 2-byte elements
+/// row-major into column-major, in bands of four blocks where the
+/// destination rows start on lines (4096 and 4160 bytes; 2112 columns
+/// leave a last band of one block) and realigned through carries (4100
+/// bytes), each band's next lines prefetched a part a block column.
 #[test]
-fn large_byte_transposes_in_bands() {
-    let ty = PrimitiveType::U8;
+fn large_narrow_transposes_in_bands() {
     let value = PaddingValue::ZeroPad;
     let side = |minor_to_major: Vec<i64>| Side {
         minor_to_major,
         extra: vec![0, 0],
     };
-    for (rows, cols) in [(4096_usize, 2112_usize), (4160, 2048), (4100, 2050)] {
+    for (ty, n, rows, cols) in [
+        (PrimitiveType::U8, 1, 4096_usize, 2112_usize),
+        (PrimitiveType::U8, 1, 4160, 2048),
+        (PrimitiveType::U8, 1, 4100, 2050),
+        (PrimitiveType::Bf16, 2, 2048, 2112),
+        (PrimitiveType::Bf16, 2, 2050, 2048),
+    ] {
         let dims = [rows as i64, cols as i64];
-        let src: Vec<u8> = (0..rows * cols).map(|i| (i * 37 % 251) as u8).collect();
-        let mut expected = vec![0_u8; rows * cols];
-        for (i, row) in src.chunks_exact(cols).enumerate() {
-            for (j, &byte) in row.iter().enumerate() {
-                expected[j * rows + i] = byte;
+        let src: Vec<u8> = (0..rows * cols * n).map(|i| (i * 37 % 251) as u8).collect();
+        let mut expected = vec![0_u8; src.len()];
+        for (i, row) in src.chunks_exact(cols * n).enumerate() {
+            for (j, element) in row.chunks_exact(n).enumerate() {
+                expected[(j * rows + i) * n..][..n].copy_from_slice(element);
             }
         }
         let mut actual = vec![0xA5_u8; expected.len()];
+        let bits = 8 * n as i64;
         relayout_xla(
             &src,
-            &side(vec![1, 0]).shape(ty, 8, &dims, value),
+            &side(vec![1, 0]).shape(ty, bits, &dims, value),
             &mut actual,
-            &side(vec![0, 1]).shape(ty, 8, &dims, value),
+            &side(vec![0, 1]).shape(ty, bits, &dims, value),
         )
         .unwrap();
-        assert!(actual == expected, "u8[{rows},{cols}] into column-major");
+        assert!(
+            actual == expected,
+            "{ty:?}[{rows},{cols}] into column-major"
+        );
     }
 }
