@@ -565,6 +565,45 @@ fn large_transpose(rng: &mut Rng) -> (StridedView, StridedView) {
     (src.view(&sizes), dst.view(&sizes))
 }
 
+/// Transposes of 1 and 2-byte elements of at least 8 MiB (streamed in
+/// bands: of 256 columns for bytes whose destination rows start on lines,
+/// each band's prefetches spread over its block columns), flipped along
+/// random axes on both sides: on 64-byte lines with rows of whole lines,
+/// and at random offsets and row lengths (realigned through carries).
+#[test]
+#[cfg_attr(miri, ignore = "too large for Miri")]
+fn large_narrow_transposes_flipped_equal_the_naive_copy() {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut strategies = BTreeMap::<String, usize>::new();
+    for n in [1_usize, 2] {
+        for on_lines in [true, false] {
+            // The destination's rows (its minor dimension 1): whole lines
+            // or not; the source's (dimension 0) as many as make 8 MiB.
+            let line = 64 / n as i64;
+            let dst_row = if on_lines {
+                line * rng.range(32, 40)
+            } else {
+                rng.range(2048, 2100)
+            };
+            let src_row = (8 << 20) / (n as i64 * dst_row) + 1 + rng.range(0, 70);
+            let sizes = [src_row, dst_row];
+            let src = Layout::random(&mut rng, vec![1, 0], false, &[true, true]);
+            let mut dst = Layout::random(&mut rng, vec![0, 1], false, &[true, true]);
+            // Both sides walk each axis the same way (else: strided).
+            dst.flips.clone_from(&src.flips);
+            if on_lines {
+                dst.offset = 0;
+            }
+            let (src_view, dst_view) = (src.view(&sizes), dst.view(&sizes));
+            let strategy = check_on_lines(&src_view, &dst_view, n, (0, 0));
+            *strategies
+                .entry(format!("{strategy:?} {n}-byte"))
+                .or_default() += 1;
+        }
+    }
+    println!("large narrow transposes per strategy: {strategies:?}");
+}
+
 /// Fails unless every SIMD level up to this CPU's got a tiled case of
 /// every element size with register blocks (at the AVX2 level, 2 and
 /// 4-byte elements take the SSE2 blocks: see `kernels::register_blocks`),
