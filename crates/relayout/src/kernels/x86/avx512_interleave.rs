@@ -211,13 +211,13 @@ pub(super) const fn unzip_indices<const N: usize>() -> [[u8; 64]; 2] {
 /// alternating runs): no prefetch 1.6; 256 bytes ahead 1.1; 512 0.89,
 /// 0.98, 0.90; 1024 1.3; 2048 0.94, 1.09, 1.08. Only relayouts large
 /// enough to stream prefetch: in cache the lines are there already.
-const PREFETCH_AHEAD: usize = 512;
+pub(super) const PREFETCH_AHEAD: usize = 512;
 
 /// Prefetches the line at `address` into all cache levels (a hint: never
 /// faults, whatever the address).
 #[target_feature(enable = "avx512f")]
 #[inline]
-fn prefetch(address: *const u8) {
+pub(super) fn prefetch(address: *const u8) {
     // A safe intrinsic: a prefetch reads nothing architecturally.
     _mm_prefetch::<_MM_HINT_T0>(address.cast());
 }

@@ -18,11 +18,11 @@
 //! `avx512_interleave.rs`), each on a reference to exactly the 64 bytes it
 //! moves.
 
-use core::arch::x86_64::{_MM_HINT_T1, _mm_prefetch, _mm512_setzero_si512};
+use core::arch::x86_64::_mm512_setzero_si512;
 use core::ops::Range;
 
 use super::avx512::load;
-use super::avx512_bytes64::{line, line_mut, transpose64_pair};
+use super::avx512_bytes64::{line, line_mut, prefetch_l2, transpose64_pair};
 use super::avx512_interleave::store;
 use super::avx512_nibbles::exchange;
 use crate::simd::{SimdLevel, simd_level};
@@ -89,7 +89,7 @@ fn rows_to_pairs_avx512(
     for p0 in (0..pairs).step_by(PAIRS) {
         for x0 in columns.clone().step_by(COLUMNS) {
             // Large ones prefetch each source line of the next block along
-            // the rows (see `prefetch_next`).
+            // the rows (see `prefetch_l2`).
             let ahead = stream && x0 + COLUMNS < columns.end;
             // The even source rows of the pairs, and the odd ones.
             transpose64_pair(
@@ -104,7 +104,8 @@ fn rows_to_pairs_avx512(
                         let bytes = unsafe { line(src, at) };
                         *reg = load(bytes);
                         if ahead {
-                            prefetch_next(bytes);
+                            // The line the next block along the rows reads.
+                            prefetch_l2(bytes.as_ptr().wrapping_add(64));
                         }
                     }
                 },
@@ -124,20 +125,4 @@ fn rows_to_pairs_avx512(
             );
         }
     }
-}
-
-/// Prefetches into L2 the source line after `line`, the one the next
-/// block along the rows reads: a block reads one line of each of its 128
-/// rows, more streams than the hardware prefetchers follow. Measured on
-/// the 2-core AMD EPYC (Zen 4), one thread, `relayout_matrix --size large
-/// --reps 9`, times the faster copy, builds alternating: s4\[4096,4096\]
-/// row-major into column-major and back 1.91–2.25 and 1.91–2.13 against
-/// 2.06–3.66 and 2.22–4.83 without; prefetching two blocks on, or
-/// writing two blocks (each destination row two lines a visit, the first
-/// block's lines staged), within the noise of it.
-#[target_feature(enable = "avx512f")]
-#[inline]
-fn prefetch_next(line: &[u8; 64]) {
-    // A hint: never faults, whatever the address.
-    _mm_prefetch::<_MM_HINT_T1>(line.as_ptr().wrapping_add(64).cast());
 }

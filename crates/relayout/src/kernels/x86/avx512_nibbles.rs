@@ -13,12 +13,13 @@
 //! bytes it moves.
 
 use core::arch::x86_64::{
-    __m512i, _MM_HINT_T0, _mm_prefetch, _mm512_set1_epi8, _mm512_slli_epi16, _mm512_srli_epi16,
-    _mm512_ternarylogic_epi32,
+    __m512i, _mm512_set1_epi8, _mm512_slli_epi16, _mm512_srli_epi16, _mm512_ternarylogic_epi32,
 };
 
 use super::avx512::load;
-use super::avx512_interleave::{store, unzip, unzip_indices, zip, zip_indices};
+use super::avx512_interleave::{
+    PREFETCH_AHEAD, prefetch, store, unzip, unzip_indices, zip, zip_indices,
+};
 use crate::simd::{SimdLevel, simd_level};
 
 /// Where the runs of the rows of one tile row go: `runs` runs of `half`
@@ -70,7 +71,12 @@ impl Runs {
 /// tile's eight lines a visit): s4\[4096,4096\] `T(8,128)(2,1)E(4)` into
 /// row-major 1.33–1.51 against 2.21–2.86, `{0,1:T(8,128)(2,1)E(4)}` into
 /// column-major 1.06–1.34 against 2.50–2.76; into the tiles 1.96–2.14
-/// against 1.89–2.48, and with [`PREFETCH_AHEAD`] below that.
+/// against 1.89–2.48. Large ones prefetch each source row
+/// [`PREFETCH_AHEAD`] bytes ahead, as the packing of `avx512_interleave.rs`
+/// does (four alternating runs: row-major into `T(8,128)(2,1)E(4)`
+/// 1.40–1.87 against 1.65–1.91 without, column-major into
+/// `{0,1:T(8,128)(2,1)E(4)}` 1.30–1.67 against 1.49–1.96; 1024 bytes
+/// ahead within the noise).
 pub(crate) fn pack(pairs: &[u8], row: usize, units: &mut [u8], runs: Runs, stream: bool) -> bool {
     if simd_level() < SimdLevel::Avx512 {
         return false;
@@ -101,22 +107,6 @@ pub(crate) fn unpack(units: &[u8], pairs: &mut [u8], row: usize, runs: Runs, str
         unpack_avx512(units, pairs, (row, count), runs, stream);
     }
     true
-}
-
-/// How far ahead along each source row [`pack`] of a large relayout
-/// prefetches (into L1): a tile row's rows are read a run at a time, 8 or
-/// more at once. Measured (as for [`pack`], four alternating runs):
-/// s4\[4096,4096\] row-major into `T(8,128)(2,1)E(4)` 1.40–1.87 against
-/// 1.65–1.91 without, column-major into `{0,1:T(8,128)(2,1)E(4)}`
-/// 1.30–1.67 against 1.49–1.96; 1024 bytes ahead within the noise.
-const PREFETCH_AHEAD: usize = 512;
-
-/// Prefetches the line [`PREFETCH_AHEAD`] bytes after `line` (a hint:
-/// never faults, whatever the address).
-#[target_feature(enable = "avx512f")]
-#[inline]
-fn prefetch_ahead(line: &[u8; 64]) {
-    _mm_prefetch::<_MM_HINT_T0>(line.as_ptr().wrapping_add(PREFETCH_AHEAD).cast());
 }
 
 /// The exchange of 64 pairs of bytes: the low nibbles of `x` with those
@@ -162,8 +152,8 @@ fn pack_avx512(
             let b = pairs[odd..odd + half].as_chunks::<64>().0;
             for ((pair, x), y) in out.chunks_exact_mut(2).zip(a).zip(b) {
                 if stream {
-                    prefetch_ahead(x);
-                    prefetch_ahead(y);
+                    prefetch(x.as_ptr().wrapping_add(PREFETCH_AHEAD));
+                    prefetch(y.as_ptr().wrapping_add(PREFETCH_AHEAD));
                 }
                 let (lo, hi) = exchange(load(x), load(y));
                 let (first, second) = zip::<1>(lo, hi, low, high);

@@ -16,11 +16,11 @@
 //! `avx512_interleave.rs`), each on a reference to exactly the 64 bytes it
 //! moves.
 
-use core::arch::x86_64::{__m512i, _MM_HINT_T1, _mm_prefetch, _mm512_setzero_si512};
+use core::arch::x86_64::{__m512i, _mm512_setzero_si512};
 use core::ops::Range;
 
 use super::avx512::load;
-use super::avx512_bytes64::{line, line_mut, transpose64};
+use super::avx512_bytes64::{line, line_mut, prefetch_l2, transpose64};
 use super::avx512_interleave::{store, unzip, unzip_indices};
 use super::avx512_nibbles::exchange;
 use crate::simd::{SimdLevel, simd_level};
@@ -148,24 +148,6 @@ pub(crate) fn into_tiles_exchanged(
     true
 }
 
-/// Prefetches the line at `address` into L2 (a hint: never faults,
-/// whatever the address): in large relayouts, each source line of the
-/// next block along the quad columns as its block reads the one before,
-/// since a block's 64 lines come from 64 rows or 16 tile columns, more
-/// streams than the hardware prefetchers follow. Measured on the 2-core
-/// AMD EPYC (Zen 4), one thread, `relayout_matrix --size large --reps 9`,
-/// times the faster copy, two runs against none: s4\[4096,4096\] row-major
-/// into `{0,1:T(8,128)(2,1)E(4)}` 1.42–1.48 against 2.43–2.74,
-/// column-major into `T(8,128)(2,1)E(4)` 1.38–1.69 against 2.54–2.75,
-/// `T(8,128)(2,1)E(4)` out into column-major 2.01–2.32 against 2.95–3.38,
-/// `{0,1:T(8,128)(2,1)E(4)}` into row-major 1.92–2.24 against 2.80–2.87,
-/// the tiles into tiles of the other pairing 1.58–1.94 against 1.96–2.37.
-#[target_feature(enable = "avx512f")]
-#[inline]
-fn prefetch(address: *const u8) {
-    _mm_prefetch::<_MM_HINT_T1>(address.cast());
-}
-
 /// `f(m0, i0)` for each 64 × 64 block of `block`: quad columns `m0..m0 +
 /// 16`, untiled rows `i0..i0 + 64`; a tile column (`c` rows) at a time,
 /// across the block's quad columns.
@@ -222,7 +204,7 @@ fn into_tiles_avx512(src: &[u8], dst: &mut [u8], frame: Frame, block: &Block, st
                     let bytes = unsafe { line(src, first + (16 * s + j) * w) };
                     *reg = load(bytes);
                     if ahead {
-                        prefetch(bytes.as_ptr().wrapping_add(64));
+                        prefetch_l2(bytes.as_ptr().wrapping_add(64));
                     }
                 }
             },
@@ -252,7 +234,7 @@ fn out_of_tiles_avx512(src: &[u8], dst: &mut [u8], frame: Frame, block: &Block, 
                     *reg = load(bytes);
                     if ahead {
                         // Quad columns `m0 + 16..`: 16 tile columns on.
-                        prefetch(bytes.as_ptr().wrapping_add(64 * frame.h));
+                        prefetch_l2(bytes.as_ptr().wrapping_add(64 * frame.h));
                     }
                 }
             },
@@ -305,8 +287,8 @@ fn into_tiles_exchanged_avx512(
                             + (p % tile_rows) * tile_width
                             + at_next;
                         let next = src.as_ptr().wrapping_add(next);
-                        prefetch(next);
-                        prefetch(next.wrapping_add(64));
+                        prefetch_l2(next);
+                        prefetch_l2(next.wrapping_add(64));
                     }
                     let (even, odd) = unzip::<1>(load(a), load(b), first_half, second_half);
                     (regs[0], regs[1]) = exchange(even, odd);
