@@ -315,17 +315,27 @@ fn equals_two_plans(from: &str, middle: &str, to: &str) -> Strategy {
     let mut two = vec![0_u8; len(&to)];
     plan(&middle, &to).run(&half, &mut two).unwrap();
     let one = plan(&from, &to);
-    let mut out = vec![0xFF_u8; two.len()];
-    one.run(&source, &mut out).unwrap();
     let name = format!(
         "{} -> {}",
         from.human_string_with_layout(),
         to.human_string_with_layout()
     );
-    assert!(out == two, "{name}");
-    let mut pooled = vec![0xFF_u8; two.len()];
-    one.run_in(&pool(2), &source, &mut pooled).unwrap();
-    assert!(pooled == two, "{name} on 2 threads");
+    // The destination wherever `Vec` puts it, and on a 64-byte line (where
+    // large register transposes stream every row piece).
+    for line in [false, true] {
+        let mut buffer = vec![0xFF_u8; two.len() + 64];
+        let start = if line {
+            buffer.as_ptr().align_offset(64)
+        } else {
+            0
+        };
+        let out = &mut buffer[start..start + two.len()];
+        one.run(&source, out).unwrap();
+        assert!(*out == two, "{name} (on a line: {line})");
+        out.fill(0xFF);
+        one.run_in(&pool(2), &source, out).unwrap();
+        assert!(*out == two, "{name} on 2 threads (on a line: {line})");
+    }
     one.strategy()
 }
 
@@ -379,6 +389,14 @@ fn large_tile_transposes_equal_two_plans() {
             "f32[40,256,300]{1,0,2}",
             "f32[40,256,300]{2,1,0}",
             "f32[40,256,300]{2,1,0:T(8,128)}",
+        ),
+        // Source rows 128 KiB apart (the tiles of one index of the major
+        // dimension), all starting in one L2 set: the blocks prefetch
+        // their source lines block by block, not region by region.
+        (
+            "f32[128,256,72]{1,0,2:T(8,128)}",
+            "f32[128,256,72]{1,0,2}",
+            "f32[128,256,72]{2,1,0}",
         ),
         // Tiles into transposed tiles, partial ones on both sides.
         (
