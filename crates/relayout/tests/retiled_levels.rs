@@ -109,6 +109,14 @@ fn large_packed_squares_match_the_index_function() {
             "u8[3000,2900]{1,0:T(32,128)(4,1)}",
             8,
         ),
+        // Tiles 128 KiB apart (64 along each row of tiles), so that the
+        // source rows of 16 of them start in one L2 set: the blocks are
+        // walked without prefetching by regions.
+        (
+            "bf16[516,8192]{1,0:T(8,128)(2,1)}",
+            "bf16[516,8192]{0,1:T(8,128)(2,1)}",
+            16,
+        ),
     ];
     for (from, to, bits) in pairs {
         let relayout = positions::relayout(from, to, bits);
