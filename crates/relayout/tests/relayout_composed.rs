@@ -14,6 +14,8 @@
     clippy::cast_sign_loss
 )]
 
+mod positions;
+
 use index_util::TiledLayout;
 use proptest::prelude::*;
 use proptest::strategy::Strategy as _;
@@ -320,19 +322,13 @@ fn equals_two_plans(from: &str, middle: &str, to: &str) -> Strategy {
         from.human_string_with_layout(),
         to.human_string_with_layout()
     );
-    // The destination 16 bytes off a 64-byte line and on one (where large
-    // register transposes stream every row piece), as `positions` places it.
-    let mut buffer = vec![0xFF_u8; two.len() + 128];
-    let line = buffer.as_ptr().align_offset(64);
-    for start in [line + 16, line] {
-        let out = &mut buffer[start..start + two.len()];
-        out.fill(0xFF);
+    positions::on_and_off_lines(two.len(), 0xFF, |out, start| {
         one.run(&source, out).unwrap();
         assert!(*out == two, "{name} (from byte {start})");
         out.fill(0xFF);
         one.run_in(&pool(2), &source, out).unwrap();
         assert!(*out == two, "{name} on 2 threads (from byte {start})");
-    }
+    });
     one.strategy()
 }
 

@@ -95,14 +95,23 @@ impl Relayout {
     /// bytes off it, each filled with `0xA5` first (the padding too is to
     /// be written).
     pub fn check_on_and_off_lines(&self, context: impl Display) {
-        let len = self.want.len();
-        let mut storage = vec![0xA5_u8; len + 128];
-        let line = storage.as_ptr().align_offset(64);
-        for start in [line, line + 16] {
-            let out = &mut storage[start..start + len];
-            out.fill(0xA5);
+        on_and_off_lines(self.want.len(), 0xA5, |out, start| {
             self.check_into(out, format_args!("{context}, {start}"));
-        }
+        });
+    }
+}
+
+/// Calls `each` with a destination of `len` bytes on a 64-byte line and
+/// with one 16 bytes off it (where large register transposes stream every
+/// row piece, and where they cannot), each filled with `fill` first, and
+/// the byte of its storage it starts at.
+pub fn on_and_off_lines(len: usize, fill: u8, mut each: impl FnMut(&mut [u8], usize)) {
+    let mut storage = vec![fill; len + 128];
+    let line = storage.as_ptr().align_offset(64);
+    for start in [line, line + 16] {
+        let out = &mut storage[start..start + len];
+        out.fill(fill);
+        each(out, start);
     }
 }
 
