@@ -192,3 +192,38 @@ fn write_the_large_modules() {
     write("wide.hlo", wide_module(100_000));
     write("chain.hlo", chain_module(1_000_000));
 }
+
+#[test]
+fn a_parameter_number_out_of_range_is_an_error_not_an_allocation() {
+    // The numbers are kept as read until the text reader checks them
+    // against the signature: this one once took 7 GB of parameter slots.
+    let text = format!(
+        "{HEAD}ENTRY %e (p: f32[], q: f32[]) -> f32[] {{\n  %p = f32[] parameter(0)\n  %q = f32[] parameter(900672826)\n  ROOT %r = f32[] add(%p, %q)\n}}\n"
+    );
+    let error = memory_from_module_text(&text).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "line 7, column 1: computation `e` has no parameter(1) or two of it"
+    );
+    let memory = memory_from_module_text(&text.replace("(900672826)", "(1)")).unwrap();
+    assert_eq!(memory.peak.static_bytes, 12);
+}
+
+#[test]
+fn a_parameter_number_taken_twice_is_an_error() {
+    let text = format!(
+        "{HEAD}%f (a: f32[], b: f32[]) -> f32[] {{\n  %b = f32[] parameter(1)\n  %a = f32[] parameter(1)\n  ROOT %c = f32[] add(%a, %b)\n}}\n\nENTRY %e (p: f32[]) -> f32[] {{\n  %p = f32[] parameter(0)\n  ROOT %c = f32[] call(%p, %p), to_apply=%f\n}}\n"
+    );
+    let error = memory_from_module_text(&text).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "line 7, column 1: computation `f` has no parameter(0) or two of it"
+    );
+    // Numbered out of the order of the text, they read.
+    let text = text.replacen("parameter(1)", "parameter(0)", 2).replacen(
+        "parameter(0)",
+        "parameter(1)",
+        1,
+    );
+    assert!(memory_from_module_text(&text).is_ok());
+}

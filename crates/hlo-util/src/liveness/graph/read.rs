@@ -26,8 +26,9 @@ use crate::scan::{computation_names, split_top};
 struct Reading {
     computations: HashMap<String, usize>,
     local: HashMap<String, usize>,
-    /// The current computation's parameters by number.
-    parameters: Vec<usize>,
+    /// The current computation's parameters: each one's number and
+    /// instruction, in the order of the text.
+    parameters: Vec<(u32, usize)>,
     shapes: HashMap<String, u32>,
     opcodes: HashMap<String, u16>,
     origins: HashMap<InstOrigin, u32>,
@@ -132,11 +133,35 @@ impl Reading {
             })
     }
 
-    /// Gives the current computation its parameters.
-    fn close_computation(&mut self, graph: &mut Graph) {
-        if let Some(comp) = graph.comps.last_mut() {
-            comp.parameters = std::mem::take(&mut self.parameters).into_boxed_slice();
+    /// Gives the current computation its parameters by number. The text
+    /// reader has checked them against the computation's signature (its
+    /// `n` parameters numbered 0 to `n - 1`, each once) when it closes the
+    /// computation; they are kept as read until then, so that a number out
+    /// of range allocates nothing before that error.
+    fn close_computation(&mut self, graph: &mut Graph) -> Result<(), LivenessError> {
+        let mut parameters = std::mem::take(&mut self.parameters);
+        parameters.sort_unstable();
+        let count = parameters.len();
+        if let Some(&(number, id)) = parameters
+            .iter()
+            .enumerate()
+            .find_map(|(k, p)| (p.0 as usize != k).then_some(p))
+        {
+            return Err(LivenessError::Malformed {
+                instruction: graph
+                    .insts
+                    .get(id)
+                    .map_or_else(String::new, |i| graph.name(i).to_owned()),
+                message: format!(
+                    "parameter number {number}: the computation's {count} parameters are not numbered 0 to {}, each once",
+                    count - 1
+                ),
+            });
         }
+        if let Some(comp) = graph.comps.last_mut() {
+            comp.parameters = parameters.into_iter().map(|(_, id)| id).collect();
+        }
+        Ok(())
     }
 
     /// Starts the computation `name`, after the current one: a second
@@ -145,7 +170,7 @@ impl Reading {
         if self.computations.contains_key(name) {
             return Err(LivenessError::Duplicate(name.to_owned()));
         }
-        self.close_computation(graph);
+        self.close_computation(graph)?;
         self.computations.insert(name.to_owned(), graph.comps.len());
         self.local.clear();
         self.elements.clear();
@@ -159,14 +184,9 @@ impl Reading {
     }
 
     /// Makes instruction `id` the current computation's parameter
-    /// `number`.
-    fn add_parameter(&mut self, number: usize, id: usize) {
-        if self.parameters.len() <= number {
-            self.parameters.resize(number.saturating_add(1), usize::MAX);
-        }
-        if let Some(slot) = self.parameters.get_mut(number) {
-            *slot = id;
-        }
+    /// `number` (checked when the computation closes).
+    fn add_parameter(&mut self, number: u32, id: usize) {
+        self.parameters.push((number, id));
     }
 
     /// The origin that instruction `id`'s `metadata` `value` gives (see
@@ -349,7 +369,7 @@ pub(crate) fn read_graph(input: impl std::io::BufRead) -> Result<Graph, Liveness
     if let Some(error) = r.error.take() {
         return Err(error);
     }
-    r.close_computation(&mut graph);
+    r.close_computation(&mut graph)?;
     graph.scheduled = summary.is_scheduled;
     graph.warnings = summary.warnings;
     graph.warnings.append(&mut warnings);
@@ -407,7 +427,7 @@ fn add_instruction(
         }
     }
     if i.opcode == "parameter" {
-        r.add_parameter(inst.parameter(), id);
+        r.add_parameter(inst.parameter, id);
     }
     if r.local.insert(i.name.to_owned(), id).is_some() {
         return Err(LivenessError::Duplicate(i.name.to_owned()));
@@ -545,8 +565,8 @@ fn operand_aliasing(
     small(graph.aliasing.len(), "the alias lists").map(Some)
 }
 
-/// Counts each instruction's users, checks the parameters, and gives back
-/// the storage of what the fusion bodies dropped.
+/// Counts each instruction's users and gives back the storage of what
+/// the fusion bodies dropped.
 fn finish(graph: &mut Graph) -> Result<(), LivenessError> {
     let mut users = vec![0_u32; graph.insts.len()];
     for inst in &graph.insts {
@@ -558,14 +578,6 @@ fn finish(graph: &mut Graph) -> Result<(), LivenessError> {
     }
     for (inst, users) in graph.insts.iter_mut().zip(users) {
         inst.users = users;
-    }
-    for comp in &graph.comps {
-        if comp.parameters.contains(&usize::MAX) {
-            return Err(LivenessError::Malformed {
-                instruction: comp.name.clone(),
-                message: "a parameter number is missing".to_owned(),
-            });
-        }
     }
     compact_names(graph);
     compact_shapes(graph);
